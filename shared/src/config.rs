@@ -1,0 +1,441 @@
+//! Typed configuration, loaded once and validated at start (STYLE.md practice 9).
+//!
+//! The same names mean the same thing everywhere: the CLI flag `--public-url` and the Lambda
+//! environment variable `SCANID_PUBLIC_URL` both fill [`RawSettings::public_url`]. A missing or
+//! malformed setting fails with a [`ConfigError`] that names it.
+
+use std::path::PathBuf;
+
+use crate::keys::Alg;
+
+/// A setting that is missing or malformed.
+#[derive(Debug, thiserror::Error)]
+#[error("configuration: {setting}: {reason}")]
+pub struct ConfigError {
+    /// The setting's environment variable name, e.g. `SCANID_PUBLIC_URL`.
+    pub setting: &'static str,
+    pub reason: String,
+}
+
+fn bad(setting: &'static str, reason: impl Into<String>) -> ConfigError {
+    ConfigError {
+        setting,
+        reason: reason.into(),
+    }
+}
+
+/// Every setting, as text, before validation. Each field's doc names its variable.
+#[derive(Debug, Clone, Default)]
+pub struct RawSettings {
+    /// `SCANID_REALM`, default `scanid`.
+    pub realm: Option<String>,
+    /// `SCANID_PUBLIC_URL`: `{auth_url}`, e.g. `https://id.example.com`. Required in Lambda;
+    /// `scanid serve` defaults to `http://{addr}`.
+    pub public_url: Option<String>,
+    /// `SCANID_DIRECTORY_URL`: `{base_url}`, default the public URL.
+    pub directory_url: Option<String>,
+    /// `SCANID_DATA_DIR`: the embedded store and local keys, default `./.scanid`.
+    pub data_dir: Option<String>,
+    /// `SCANID_TABLE`: a DynamoDB table name; selects the DynamoDB store.
+    pub table: Option<String>,
+    /// `SCANID_SIGNING`: `local` (default), `kms` or `kms-envelope`.
+    pub signing: Option<String>,
+    /// `SCANID_KMS_KEY_ID`: the KMS key for `kms` and `kms-envelope`.
+    pub kms_key_id: Option<String>,
+    /// `SCANID_SIGNING_ALG`: the default token signing algorithm, `RS256` (default) or `ES256`.
+    pub signing_alg: Option<String>,
+    /// `SCANID_ACCESS_TOKEN_TTL`: seconds, default 300.
+    pub access_token_ttl: Option<String>,
+    /// `SCANID_REFRESH_TOKEN_TTL`: seconds, default 1800.
+    pub refresh_token_ttl: Option<String>,
+    /// `SCANID_OFFLINE_TOKEN_TTL`: seconds, default 2592000 (30 days).
+    pub offline_token_ttl: Option<String>,
+    /// `SCANID_CODE_TTL`: seconds, default 60 (SECURITY.md T3: at most 60).
+    pub code_ttl: Option<String>,
+    /// `SCANID_SSO_IDLE_TTL`: seconds, default 1800.
+    pub sso_idle_ttl: Option<String>,
+    /// `SCANID_SSO_MAX_TTL`: seconds, default 36000.
+    pub sso_max_ttl: Option<String>,
+}
+
+/// Every variable name, for `--help` texts, docs and the template test.
+pub const VARIABLES: &[&str] = &[
+    "SCANID_REALM",
+    "SCANID_PUBLIC_URL",
+    "SCANID_DIRECTORY_URL",
+    "SCANID_DATA_DIR",
+    "SCANID_TABLE",
+    "SCANID_SIGNING",
+    "SCANID_KMS_KEY_ID",
+    "SCANID_SIGNING_ALG",
+    "SCANID_ACCESS_TOKEN_TTL",
+    "SCANID_REFRESH_TOKEN_TTL",
+    "SCANID_OFFLINE_TOKEN_TTL",
+    "SCANID_CODE_TTL",
+    "SCANID_SSO_IDLE_TTL",
+    "SCANID_SSO_MAX_TTL",
+];
+
+impl RawSettings {
+    /// Reads the `SCANID_*` variables through `lookup` (`std::env::var` in Lambda).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let get = |name: &str| lookup(name).filter(|v| !v.is_empty());
+        Self {
+            realm: get("SCANID_REALM"),
+            public_url: get("SCANID_PUBLIC_URL"),
+            directory_url: get("SCANID_DIRECTORY_URL"),
+            data_dir: get("SCANID_DATA_DIR"),
+            table: get("SCANID_TABLE"),
+            signing: get("SCANID_SIGNING"),
+            kms_key_id: get("SCANID_KMS_KEY_ID"),
+            signing_alg: get("SCANID_SIGNING_ALG"),
+            access_token_ttl: get("SCANID_ACCESS_TOKEN_TTL"),
+            refresh_token_ttl: get("SCANID_REFRESH_TOKEN_TTL"),
+            offline_token_ttl: get("SCANID_OFFLINE_TOKEN_TTL"),
+            code_ttl: get("SCANID_CODE_TTL"),
+            sso_idle_ttl: get("SCANID_SSO_IDLE_TTL"),
+            sso_max_ttl: get("SCANID_SSO_MAX_TTL"),
+        }
+    }
+
+    pub fn from_env() -> Self {
+        Self::from_lookup(|n| std::env::var(n).ok())
+    }
+}
+
+/// Where state lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreSettings {
+    /// SQLite in the data dir.
+    Embedded { data_dir: PathBuf },
+    /// One DynamoDB table.
+    DynamoDb { table: String },
+}
+
+/// How tokens are signed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SigningMode {
+    /// Key files in the data dir.
+    Local,
+    /// Every signature by KMS `Sign`; the key never leaves KMS.
+    Kms { key_id: String },
+    /// A private key decrypted with KMS once per cold start, then signing locally.
+    KmsEnvelope { key_id: String },
+}
+
+/// Token and session lifetimes, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lifetimes {
+    pub access_token: i64,
+    pub refresh_token: i64,
+    pub offline_token: i64,
+    pub code: i64,
+    pub sso_idle: i64,
+    pub sso_max: i64,
+}
+
+impl Default for Lifetimes {
+    fn default() -> Self {
+        Self {
+            access_token: 300,
+            refresh_token: 1800,
+            offline_token: 30 * 24 * 3600,
+            code: 60,
+            sso_idle: 1800,
+            sso_max: 36000,
+        }
+    }
+}
+
+/// Validated settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub realm: String,
+    /// `{auth_url}`, no trailing slash.
+    pub public_url: String,
+    /// `{base_url}`, no trailing slash.
+    pub directory_url: String,
+    /// The data dir: the embedded store (when selected) and local key files.
+    pub data_dir: PathBuf,
+    pub store: StoreSettings,
+    pub signing: SigningMode,
+    pub signing_alg: Alg,
+    pub lifetimes: Lifetimes,
+}
+
+impl Settings {
+    /// `{auth_url}/realms/{realm}`, exactly, without a trailing slash (CONTRACT.md, Names).
+    pub fn issuer(&self) -> String {
+        format!("{}/realms/{}", self.public_url, self.realm)
+    }
+
+    /// Validates every setting; the first bad one is named in the error.
+    pub fn from_raw(raw: &RawSettings) -> Result<Self, ConfigError> {
+        let realm = raw.realm.clone().unwrap_or_else(|| "scanid".to_owned());
+        if realm.is_empty()
+            || realm.len() > 64
+            || !realm
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(bad("SCANID_REALM", "1 to 64 of A-Z a-z 0-9 - _"));
+        }
+        let public_url = match &raw.public_url {
+            Some(u) => base_url("SCANID_PUBLIC_URL", u)?,
+            None => return Err(bad("SCANID_PUBLIC_URL", "missing")),
+        };
+        let directory_url = match &raw.directory_url {
+            Some(u) => base_url("SCANID_DIRECTORY_URL", u)?,
+            None => public_url.clone(),
+        };
+        let data_dir = PathBuf::from(raw.data_dir.clone().unwrap_or_else(|| "./.scanid".into()));
+        let store = match &raw.table {
+            Some(t) => {
+                if t.len() < 3
+                    || t.len() > 255
+                    || !t
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+                {
+                    return Err(bad(
+                        "SCANID_TABLE",
+                        "a DynamoDB table name: 3 to 255 of A-Z a-z 0-9 _ - .",
+                    ));
+                }
+                StoreSettings::DynamoDb { table: t.clone() }
+            }
+            None => StoreSettings::Embedded {
+                data_dir: data_dir.clone(),
+            },
+        };
+        let key_id = || {
+            raw.kms_key_id.clone().ok_or_else(|| {
+                bad(
+                    "SCANID_KMS_KEY_ID",
+                    "required with SCANID_SIGNING=kms or kms-envelope",
+                )
+            })
+        };
+        let signing = match raw.signing.as_deref().unwrap_or("local") {
+            "local" => SigningMode::Local,
+            "kms" => SigningMode::Kms { key_id: key_id()? },
+            "kms-envelope" => SigningMode::KmsEnvelope { key_id: key_id()? },
+            other => {
+                return Err(bad(
+                    "SCANID_SIGNING",
+                    format!("{other:?}: expected local, kms or kms-envelope"),
+                ))
+            }
+        };
+        let signing_alg = match raw.signing_alg.as_deref().unwrap_or("RS256") {
+            "RS256" => Alg::RS256,
+            "ES256" => Alg::ES256,
+            other => {
+                return Err(bad(
+                    "SCANID_SIGNING_ALG",
+                    format!("{other:?}: expected RS256 or ES256"),
+                ))
+            }
+        };
+        let d = Lifetimes::default();
+        let lifetimes = Lifetimes {
+            access_token: seconds(
+                "SCANID_ACCESS_TOKEN_TTL",
+                &raw.access_token_ttl,
+                d.access_token,
+                30,
+                86_400,
+            )?,
+            refresh_token: seconds(
+                "SCANID_REFRESH_TOKEN_TTL",
+                &raw.refresh_token_ttl,
+                d.refresh_token,
+                60,
+                31_536_000,
+            )?,
+            offline_token: seconds(
+                "SCANID_OFFLINE_TOKEN_TTL",
+                &raw.offline_token_ttl,
+                d.offline_token,
+                60,
+                315_360_000,
+            )?,
+            code: seconds("SCANID_CODE_TTL", &raw.code_ttl, d.code, 5, 60)?,
+            sso_idle: seconds(
+                "SCANID_SSO_IDLE_TTL",
+                &raw.sso_idle_ttl,
+                d.sso_idle,
+                60,
+                31_536_000,
+            )?,
+            sso_max: seconds(
+                "SCANID_SSO_MAX_TTL",
+                &raw.sso_max_ttl,
+                d.sso_max,
+                60,
+                31_536_000,
+            )?,
+        };
+        Ok(Self {
+            realm,
+            public_url,
+            directory_url,
+            data_dir,
+            store,
+            signing,
+            signing_alg,
+            lifetimes,
+        })
+    }
+}
+
+/// An absolute http(s) URL without query, fragment or credentials; returned without the
+/// trailing slash.
+fn base_url(setting: &'static str, value: &str) -> Result<String, ConfigError> {
+    let url =
+        url::Url::parse(value).map_err(|e| bad(setting, format!("{value:?} is not a URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad(
+            setting,
+            format!("{value:?}: the scheme must be http or https"),
+        ));
+    }
+    if url.query().is_some()
+        || url.fragment().is_some()
+        || !url.username().is_empty()
+        || url.password().is_some()
+    {
+        return Err(bad(
+            setting,
+            format!("{value:?}: no query, fragment or credentials"),
+        ));
+    }
+    if url.host_str().is_none() {
+        return Err(bad(setting, format!("{value:?}: a host is required")));
+    }
+    Ok(value.trim_end_matches('/').to_owned())
+}
+
+fn seconds(
+    setting: &'static str,
+    value: &Option<String>,
+    default: i64,
+    min: i64,
+    max: i64,
+) -> Result<i64, ConfigError> {
+    let Some(v) = value else { return Ok(default) };
+    let n: i64 = v
+        .trim()
+        .parse()
+        .map_err(|_| bad(setting, format!("{v:?} is not a whole number of seconds")))?;
+    if n < min || n > max {
+        return Err(bad(
+            setting,
+            format!("{n} is outside {min}..={max} seconds"),
+        ));
+    }
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw() -> RawSettings {
+        RawSettings {
+            public_url: Some("http://127.0.0.1:8080/".into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn defaults_are_the_contract() {
+        let s = Settings::from_raw(&raw()).unwrap();
+        assert_eq!(s.realm, "scanid");
+        assert_eq!(s.issuer(), "http://127.0.0.1:8080/realms/scanid");
+        assert_eq!(s.directory_url, "http://127.0.0.1:8080");
+        assert_eq!(s.signing, SigningMode::Local);
+        assert_eq!(s.signing_alg, Alg::RS256);
+        assert_eq!(s.lifetimes, Lifetimes::default());
+        assert!(matches!(s.store, StoreSettings::Embedded { .. }));
+    }
+
+    #[test]
+    fn each_bad_setting_is_named() {
+        type Mutation = Box<dyn Fn(&mut RawSettings)>;
+        let cases: Vec<(&str, Mutation)> = vec![
+            ("SCANID_PUBLIC_URL", Box::new(|r| r.public_url = None)),
+            (
+                "SCANID_PUBLIC_URL",
+                Box::new(|r| r.public_url = Some("ftp://x".into())),
+            ),
+            (
+                "SCANID_PUBLIC_URL",
+                Box::new(|r| r.public_url = Some("not a url".into())),
+            ),
+            (
+                "SCANID_PUBLIC_URL",
+                Box::new(|r| r.public_url = Some("https://u:p@x".into())),
+            ),
+            (
+                "SCANID_DIRECTORY_URL",
+                Box::new(|r| r.directory_url = Some("https://x/?q".into())),
+            ),
+            ("SCANID_REALM", Box::new(|r| r.realm = Some("a/b".into()))),
+            ("SCANID_TABLE", Box::new(|r| r.table = Some("x".into()))),
+            (
+                "SCANID_SIGNING",
+                Box::new(|r| r.signing = Some("hsm".into())),
+            ),
+            (
+                "SCANID_KMS_KEY_ID",
+                Box::new(|r| r.signing = Some("kms".into())),
+            ),
+            (
+                "SCANID_SIGNING_ALG",
+                Box::new(|r| r.signing_alg = Some("HS256".into())),
+            ),
+            (
+                "SCANID_ACCESS_TOKEN_TTL",
+                Box::new(|r| r.access_token_ttl = Some("5m".into())),
+            ),
+            (
+                "SCANID_CODE_TTL",
+                Box::new(|r| r.code_ttl = Some("600".into())),
+            ),
+        ];
+        for (setting, mutate) in cases {
+            let mut r = raw();
+            mutate(&mut r);
+            let err = Settings::from_raw(&r).unwrap_err();
+            assert_eq!(err.setting, setting, "{err}");
+            assert!(err.to_string().contains(setting));
+        }
+    }
+
+    #[test]
+    fn env_lookup_uses_the_documented_names() {
+        let r = RawSettings::from_lookup(|n| match n {
+            "SCANID_PUBLIC_URL" => Some("https://id.example.com".into()),
+            "SCANID_TABLE" => Some("scanid-prod".into()),
+            "SCANID_SIGNING" => Some("kms-envelope".into()),
+            "SCANID_KMS_KEY_ID" => Some("alias/scanid".into()),
+            "SCANID_REALM" => Some(String::new()),
+            _ => None,
+        });
+        let s = Settings::from_raw(&r).unwrap();
+        assert_eq!(s.realm, "scanid");
+        assert_eq!(
+            s.store,
+            StoreSettings::DynamoDb {
+                table: "scanid-prod".into()
+            }
+        );
+        assert_eq!(
+            s.signing,
+            SigningMode::KmsEnvelope {
+                key_id: "alias/scanid".into()
+            }
+        );
+    }
+}

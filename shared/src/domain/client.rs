@@ -1,0 +1,447 @@
+//! Registered clients (relying parties): the model, registration rules and authentication.
+//!
+//! Redirect URIs are validated at registration (SECURITY.md A4) and matched by exact string
+//! comparison, with only the port of a loopback redirect allowed to vary (A1; RFC 8252 §7.3,
+//! RFC 9700 §2.1).
+
+use aws_lc_rs::constant_time::verify_slices_are_equal;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+
+use crate::clock::Timestamp;
+use crate::random::{self, Random};
+
+/// Confidential clients authenticate with a secret; public clients (SPAs, native apps) do not
+/// and must use PKCE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientType {
+    Confidential,
+    Public,
+}
+
+/// The grants a client may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantType {
+    AuthorizationCode,
+    RefreshToken,
+    ClientCredentials,
+}
+
+/// A registered client.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Client {
+    pub client_id: String,
+    /// The registered name, shown on the consent page and in the app.
+    pub name: String,
+    pub client_type: ClientType,
+    /// SHA-256 of the secret, base64url; `None` for public clients.
+    pub secret_hash: Option<String>,
+    pub redirect_uris: Vec<String>,
+    #[serde(default)]
+    pub post_logout_redirect_uris: Vec<String>,
+    pub grant_types: Vec<GrantType>,
+    pub created_at: Timestamp,
+}
+
+/// A client secret in the clear: shown once at registration, never stored, never logged.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ClientSecret(String);
+
+impl std::fmt::Debug for ClientSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ClientSecret(<redacted>)")
+    }
+}
+
+impl ClientSecret {
+    /// 256 random bits, base64url.
+    pub fn generate(rng: &dyn Random) -> Self {
+        Self(random::token(rng, 32))
+    }
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+    /// What is stored. Secrets are high-entropy, so a fast hash is enough (no password hash).
+    pub fn hash(&self) -> String {
+        hash_secret(&self.0)
+    }
+}
+
+fn hash_secret(secret: &str) -> String {
+    URL_SAFE_NO_PAD.encode(aws_lc_rs::digest::digest(
+        &aws_lc_rs::digest::SHA256,
+        secret.as_bytes(),
+    ))
+}
+
+impl Client {
+    /// Does `presented` match this client's secret? Compared in constant time.
+    pub fn secret_matches(&self, presented: &str) -> bool {
+        match &self.secret_hash {
+            Some(stored) => {
+                verify_slices_are_equal(hash_secret(presented).as_bytes(), stored.as_bytes())
+                    .is_ok()
+            }
+            None => false,
+        }
+    }
+
+    pub fn allows(&self, grant: GrantType) -> bool {
+        self.grant_types.contains(&grant)
+    }
+
+    /// SECURITY.md A1: exact match, except that the port of a loopback (127.0.0.1, [::1])
+    /// http redirect may vary (RFC 8252 §7.3).
+    pub fn redirect_uri_matches(&self, presented: &str) -> bool {
+        self.redirect_uris
+            .iter()
+            .any(|r| redirect_uri_matches(r, presented))
+    }
+}
+
+fn redirect_uri_matches(registered: &str, presented: &str) -> bool {
+    if registered == presented {
+        return true;
+    }
+    // Loopback: compare everything but the port, on the exact strings.
+    match (split_loopback(registered), split_loopback(presented)) {
+        (Some((h1, rest1)), Some((h2, rest2))) => h1 == h2 && rest1 == rest2,
+        _ => false,
+    }
+}
+
+/// For `http://127.0.0.1[:port]/rest` or `http://[::1][:port]/rest`, the host and the rest.
+fn split_loopback(uri: &str) -> Option<(&'static str, &str)> {
+    for host in ["127.0.0.1", "[::1]"] {
+        let Some(after) = uri
+            .strip_prefix("http://")
+            .and_then(|u| u.strip_prefix(host))
+        else {
+            continue;
+        };
+        let rest = match after.strip_prefix(':') {
+            Some(p) => {
+                let end = p.find(|c: char| !c.is_ascii_digit()).unwrap_or(p.len());
+                if end == 0 || end > 5 {
+                    return None;
+                }
+                &p[end..]
+            }
+            None => after,
+        };
+        if rest.is_empty() || rest.starts_with('/') {
+            return Some((host, rest));
+        }
+    }
+    None
+}
+
+/// What an operator asks for.
+#[derive(Debug, Clone, Default)]
+pub struct NewClient {
+    pub name: String,
+    pub redirect_uris: Vec<String>,
+    pub post_logout_redirect_uris: Vec<String>,
+    pub public: bool,
+    /// Allow the `client_credentials` grant (confidential clients only).
+    pub client_credentials: bool,
+    /// A chosen client id; default a random UUID.
+    pub client_id: Option<String>,
+}
+
+/// Why a registration was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RegistrationError {
+    #[error("name: 1 to 100 printable characters")]
+    Name,
+    #[error("client_id: 1 to 128 of A-Z a-z 0-9 . _ - : and not only dots")]
+    ClientId,
+    #[error("at least one redirect URI is required")]
+    NoRedirectUri,
+    #[error("redirect URI {uri:?}: {reason}")]
+    RedirectUri { uri: String, reason: &'static str },
+    #[error("a public client cannot use client_credentials")]
+    PublicClientCredentials,
+}
+
+/// Validates a registration and returns the client with its one-time secret.
+pub fn register(
+    new: NewClient,
+    now: Timestamp,
+    rng: &dyn Random,
+) -> Result<(Client, Option<ClientSecret>), RegistrationError> {
+    let name = new.name.trim().to_owned();
+    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+        return Err(RegistrationError::Name);
+    }
+    let client_id = match new.client_id {
+        Some(id) => {
+            validate_client_id(&id)?;
+            id
+        }
+        None => random::uuid_v4(rng).to_string(),
+    };
+    if new.redirect_uris.is_empty() {
+        return Err(RegistrationError::NoRedirectUri);
+    }
+    for uri in new
+        .redirect_uris
+        .iter()
+        .chain(&new.post_logout_redirect_uris)
+    {
+        validate_redirect_uri(uri).map_err(|reason| RegistrationError::RedirectUri {
+            uri: uri.clone(),
+            reason,
+        })?;
+    }
+    if new.public && new.client_credentials {
+        return Err(RegistrationError::PublicClientCredentials);
+    }
+    let mut grant_types = vec![GrantType::AuthorizationCode, GrantType::RefreshToken];
+    if new.client_credentials {
+        grant_types.push(GrantType::ClientCredentials);
+    }
+    let (client_type, secret) = if new.public {
+        (ClientType::Public, None)
+    } else {
+        (ClientType::Confidential, Some(ClientSecret::generate(rng)))
+    };
+    let client = Client {
+        client_id,
+        name,
+        client_type,
+        secret_hash: secret.as_ref().map(ClientSecret::hash),
+        redirect_uris: dedup(new.redirect_uris),
+        post_logout_redirect_uris: dedup(new.post_logout_redirect_uris),
+        grant_types,
+        created_at: now,
+    };
+    Ok((client, secret))
+}
+
+fn dedup(mut v: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    v.retain(|u| seen.insert(u.clone()));
+    v
+}
+
+/// A client id as it may appear in a request or a store key.
+pub fn validate_client_id(id: &str) -> Result<(), RegistrationError> {
+    let ok = !id.is_empty()
+        && id.len() <= 128
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b':'))
+        && !id.bytes().all(|b| b == b'.');
+    if ok {
+        Ok(())
+    } else {
+        Err(RegistrationError::ClientId)
+    }
+}
+
+/// SECURITY.md A4: https anywhere; http only on loopback; a private-use scheme (reverse domain
+/// name, RFC 8252 §7.1) for native apps; never `javascript:`/`data:`/`file:`; no fragment, no
+/// credentials, and no `code`, `state` or `iss` already in the query.
+pub fn validate_redirect_uri(uri: &str) -> Result<(), &'static str> {
+    if uri.len() > 2000 {
+        return Err("longer than 2000 characters");
+    }
+    if uri.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err("contains white space or control characters");
+    }
+    let url = url::Url::parse(uri).map_err(|_| "not an absolute URI")?;
+    if url.fragment().is_some() || uri.contains('#') {
+        return Err("must not contain a fragment");
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("must not contain credentials");
+    }
+    match url.scheme() {
+        "https" => {
+            if url.host_str().is_none_or(str::is_empty) {
+                return Err("https needs a host");
+            }
+        }
+        "http" => {
+            let loopback = matches!(
+                url.host(),
+                Some(url::Host::Ipv4(ip)) if ip.is_loopback()
+            ) || matches!(url.host(), Some(url::Host::Ipv6(ip)) if ip.is_loopback())
+                || url.host_str() == Some("localhost");
+            if !loopback {
+                return Err("http is allowed only on loopback (127.0.0.1, [::1], localhost)");
+            }
+        }
+        "javascript" | "data" | "file" | "vbscript" | "blob" | "about" => {
+            return Err("this scheme is never allowed");
+        }
+        s if s.contains('.') => {} // RFC 8252 §7.1 private-use scheme, e.g. com.example.app
+        _ => {
+            return Err(
+                "the scheme must be https, loopback http, or a reverse-domain private-use scheme",
+            )
+        }
+    }
+    if url
+        .query_pairs()
+        .any(|(k, _)| matches!(k.as_ref(), "code" | "state" | "iss" | "error"))
+    {
+        return Err("must not already carry code, state, iss or error");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::SeededRandom;
+
+    fn client(uris: &[&str]) -> Client {
+        let (c, _) = register(
+            NewClient {
+                name: "RP".into(),
+                redirect_uris: uris.iter().map(|s| s.to_string()).collect(),
+                ..Default::default()
+            },
+            Timestamp::from_secs(0),
+            &SeededRandom::new(1),
+        )
+        .unwrap();
+        c
+    }
+
+    #[test]
+    fn a1_exact_match_only() {
+        let c = client(&[
+            "https://rp.example.com/cb",
+            "http://127.0.0.1:8000/cb",
+            "http://[::1]/cb",
+        ]);
+        assert!(c.redirect_uri_matches("https://rp.example.com/cb"));
+        for bad in [
+            "https://rp.example.com/cb/",
+            "https://RP.example.com/cb",
+            "https://rp.example.com/CB",
+            "https://rp.example.com/cb?x=1",
+            "https://rp.example.com/cb#f",
+            "https://rp.example.com/cb/..;/",
+            "https://rp.example.com/cb/%2E%2E/evil",
+            "https://rp.example.com/cb%252F",
+            "https://rp.example.com.evil/cb",
+            "https://rp.example.com@evil/cb",
+            "https://rp.example.com@@evil/cb",
+            "https://rp.example.com:443/cb",
+            "http://rp.example.com/cb",
+            "",
+        ] {
+            assert!(!c.redirect_uri_matches(bad), "{bad}");
+        }
+        // Loopback: only the port may vary.
+        assert!(c.redirect_uri_matches("http://127.0.0.1:51234/cb"));
+        assert!(c.redirect_uri_matches("http://127.0.0.1/cb"));
+        assert!(c.redirect_uri_matches("http://[::1]:9/cb"));
+        assert!(!c.redirect_uri_matches("http://127.0.0.1:51234/cb2"));
+        assert!(!c.redirect_uri_matches("http://127.0.0.1:51234@evil/cb"));
+        assert!(!c.redirect_uri_matches("http://127.0.0.1:x/cb"));
+        assert!(!c.redirect_uri_matches("http://[::1]:9/cb?x"));
+        assert!(!c.redirect_uri_matches("http://localhost:8000/cb"));
+    }
+
+    #[test]
+    fn a4_registration_rules() {
+        for ok in [
+            "https://rp.example.com/cb",
+            "https://rp.example.com/cb?tenant=1",
+            "http://127.0.0.1/cb",
+            "http://[::1]:8080/cb",
+            "http://localhost:3000/callback",
+            "com.example.app:/oauth2redirect",
+        ] {
+            assert_eq!(validate_redirect_uri(ok), Ok(()), "{ok}");
+        }
+        for bad in [
+            "javascript:alert(1)",
+            "JAVASCRIPT:alert(1)",
+            "data:text/html,x",
+            "file:///etc/passwd",
+            "http://rp.example.com/cb",
+            "https://rp.example.com/cb#frag",
+            "https://rp.example.com/cb#",
+            "https://user:pw@rp.example.com/cb",
+            "https://rp.example.com@evil.example/cb",
+            "https://rp.example.com/cb?code=x",
+            "https://rp.example.com/cb?state=x",
+            "https://rp.example.com/cb?iss=x",
+            "/relative",
+            "myapp:/cb",
+            "https://rp.example.com/c b",
+        ] {
+            assert!(validate_redirect_uri(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn secrets_are_shown_once_and_stored_hashed() {
+        let rng = SeededRandom::new(9);
+        let (c, secret) = register(
+            NewClient {
+                name: "x".into(),
+                redirect_uris: vec!["https://a.example/cb".into()],
+                ..Default::default()
+            },
+            Timestamp::from_secs(0),
+            &rng,
+        )
+        .unwrap();
+        let secret = secret.unwrap();
+        assert_eq!(secret.expose().len(), 43);
+        assert_ne!(c.secret_hash.as_deref(), Some(secret.expose()));
+        assert!(c.secret_matches(secret.expose()));
+        assert!(!c.secret_matches("wrong"));
+        assert!(!c.secret_matches(""));
+        assert_eq!(format!("{secret:?}"), "ClientSecret(<redacted>)");
+        assert_eq!(c.client_type, ClientType::Confidential);
+        assert!(!c.allows(GrantType::ClientCredentials));
+    }
+
+    #[test]
+    fn registration_errors() {
+        let rng = SeededRandom::new(9);
+        let base = NewClient {
+            name: "x".into(),
+            redirect_uris: vec!["https://a.example/cb".into()],
+            ..Default::default()
+        };
+        let now = Timestamp::from_secs(0);
+        let mut n = base.clone();
+        n.name = " ".into();
+        assert_eq!(register(n, now, &rng).unwrap_err(), RegistrationError::Name);
+        let mut n = base.clone();
+        n.redirect_uris.clear();
+        assert_eq!(
+            register(n, now, &rng).unwrap_err(),
+            RegistrationError::NoRedirectUri
+        );
+        let mut n = base.clone();
+        n.client_id = Some("a b".into());
+        assert_eq!(
+            register(n, now, &rng).unwrap_err(),
+            RegistrationError::ClientId
+        );
+        let mut n = base.clone();
+        n.public = true;
+        n.client_credentials = true;
+        assert_eq!(
+            register(n, now, &rng).unwrap_err(),
+            RegistrationError::PublicClientCredentials
+        );
+        let mut n = base;
+        n.public = true;
+        let (c, s) = register(n, now, &rng).unwrap();
+        assert!(s.is_none() && c.secret_hash.is_none() && !c.secret_matches(""));
+    }
+}

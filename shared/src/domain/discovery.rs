@@ -1,0 +1,115 @@
+//! The discovery document (OpenID Connect Discovery 1.0; spec 2.1, 4.1), built once at start
+//! from the configuration: it lists only what scanid really implements.
+
+use crate::config::Settings;
+use crate::keys::Alg;
+use crate::protocol::discovery::OpenIdConfiguration;
+
+/// The scopes scanid understands.
+pub const SCOPES: &[&str] = &["openid", "profile", "groups", "offline_access"];
+
+/// The claims scanid can put in tokens and userinfo.
+pub const CLAIMS: &[&str] = &[
+    "iss",
+    "sub",
+    "aud",
+    "exp",
+    "iat",
+    "auth_time",
+    "nonce",
+    "acr",
+    "azp",
+    "sid",
+    "at_hash",
+    "name",
+    "preferred_username",
+    "peferred_username",
+    "username",
+    "groups",
+    "service_id",
+    "picture",
+    "locale",
+];
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| (*s).to_owned()).collect()
+}
+
+/// The discovery document for `settings`, advertising the algorithms in `algs`.
+pub fn openid_configuration(settings: &Settings, algs: &[Alg]) -> OpenIdConfiguration {
+    let issuer = settings.issuer();
+    let oidc = |p: &str| format!("{issuer}/protocol/openid-connect/{p}");
+    let client_auth = strings(&["client_secret_basic", "client_secret_post"]);
+    OpenIdConfiguration {
+        authorization_endpoint: oidc("auth"),
+        token_endpoint: oidc("token"),
+        userinfo_endpoint: oidc("userinfo"),
+        introspection_endpoint: oidc("introspect"),
+        jwks_uri: oidc("certs"),
+        end_session_endpoint: oidc("logout"),
+        revocation_endpoint: oidc("revoke"),
+        issuer,
+        response_types_supported: strings(&["code"]),
+        subject_types_supported: strings(&["public"]),
+        id_token_signing_alg_values_supported: algs.iter().map(|a| a.as_str().to_owned()).collect(),
+        token_endpoint_auth_methods_supported: strings(&[
+            "client_secret_basic",
+            "client_secret_post",
+            "none",
+        ]),
+        claims_supported: strings(CLAIMS),
+        grant_types_supported: strings(&[
+            "authorization_code",
+            "refresh_token",
+            "client_credentials",
+        ]),
+        code_challenge_methods_supported: strings(&["S256"]),
+        scopes_supported: strings(SCOPES),
+        response_modes_supported: strings(&["query", "fragment", "form_post"]),
+        token_endpoint_auth_signing_alg_values_supported: Vec::new(),
+        request_parameter_supported: false,
+        request_uri_parameter_supported: false,
+        require_request_uri_registration: false,
+        tls_client_certificate_bound_access_tokens: false,
+        introspection_endpoint_auth_methods_supported: client_auth.clone(),
+        revocation_endpoint_auth_methods_supported: strings(&[
+            "client_secret_basic",
+            "client_secret_post",
+            "none",
+        ]),
+        authorization_response_iss_parameter_supported: true,
+        prompt_values_supported: strings(&["none", "login", "consent"]),
+        claims_parameter_supported: false,
+        userinfo_signing_alg_values_supported: Vec::new(),
+        frontchannel_logout_supported: false,
+        backchannel_logout_supported: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{RawSettings, Settings};
+
+    #[test]
+    fn endpoints_hang_off_the_issuer() {
+        let s = Settings::from_raw(&RawSettings {
+            public_url: Some("https://id.example.com".into()),
+            realm: Some("acme".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        let d = openid_configuration(&s, &[Alg::ES256, Alg::RS256]);
+        assert_eq!(d.issuer, "https://id.example.com/realms/acme");
+        assert_eq!(
+            d.jwks_uri,
+            "https://id.example.com/realms/acme/protocol/openid-connect/certs"
+        );
+        assert_eq!(
+            d.id_token_signing_alg_values_supported,
+            vec!["ES256", "RS256"]
+        );
+        assert!(d.authorization_response_iss_parameter_supported);
+        assert!(!d.grant_types_supported.contains(&"password".to_owned()));
+    }
+}

@@ -1,0 +1,136 @@
+//! The one mapping from errors to responses (STYLE.md practice 7).
+//!
+//! OAuth endpoints answer RFC 6749 §5.2 JSON; a store or signer outage is 503 with
+//! `Retry-After` (SECURITY.md F1). The cause of an internal error is logged where it is
+//! converted, never sent to the client.
+
+use lambda_http::Body;
+
+use super::{base, finish, Response};
+use crate::keys::SignError;
+use crate::protocol::{OAuthError, OAuthErrorCode};
+use crate::store::StoreError;
+
+/// Seconds a client should wait after a 503.
+pub const RETRY_AFTER_SECS: u32 = 5;
+
+/// Every error an edge handler can end with.
+#[derive(Debug)]
+pub enum HttpError {
+    /// No such resource (unknown path, other realm): JSON 404.
+    NotFound,
+    /// The path exists, the method does not: 405 with `Allow`.
+    MethodNotAllowed(Vec<&'static str>),
+    /// The request body is larger than accepted.
+    PayloadTooLarge,
+    /// An OAuth error, rendered as RFC 6749 §5.2 JSON.
+    OAuth(OAuthError),
+    /// Client authentication failed on an endpoint that takes HTTP Basic: 401 with
+    /// `WWW-Authenticate: Basic` (RFC 6749 §5.2).
+    InvalidClient(&'static str),
+    /// The store or the signer is down: 503 + `Retry-After`.
+    Unavailable,
+    /// A bug: 500, details only in the log.
+    Internal,
+}
+
+impl From<OAuthError> for HttpError {
+    fn from(e: OAuthError) -> Self {
+        HttpError::OAuth(e)
+    }
+}
+
+impl From<StoreError> for HttpError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Unavailable(cause) => {
+                tracing::error!(%cause, "store unavailable");
+                HttpError::Unavailable
+            }
+            StoreError::Corrupt(cause) => {
+                tracing::error!(%cause, "corrupt record");
+                HttpError::Internal
+            }
+            StoreError::ConditionFailed => {
+                tracing::error!("unhandled store condition failure");
+                HttpError::Internal
+            }
+        }
+    }
+}
+
+impl From<SignError> for HttpError {
+    fn from(e: SignError) -> Self {
+        tracing::error!(cause = %e, "signing failed");
+        match e {
+            SignError::Unavailable(_) => HttpError::Unavailable,
+            SignError::Key(_) | SignError::NoKey(_) => HttpError::Internal,
+        }
+    }
+}
+
+fn oauth_json(status: u16) -> http::response::Builder {
+    let b = base(status)
+        .header("content-type", "application/json")
+        .header("cache-control", "no-store")
+        .header("pragma", "no-cache");
+    if status == 503 {
+        b.header("retry-after", RETRY_AFTER_SECS.to_string())
+    } else {
+        b
+    }
+}
+
+fn body(e: &OAuthError) -> Body {
+    Body::Binary(serde_json::to_vec(e).unwrap_or_default())
+}
+
+impl HttpError {
+    pub fn into_response(self) -> Response {
+        match self {
+            HttpError::NotFound => finish(
+                base(404).header("content-type", "application/json"),
+                json_error("not_found", "no such resource"),
+            ),
+            HttpError::MethodNotAllowed(allow) => finish(
+                base(405)
+                    .header("content-type", "application/json")
+                    .header("allow", allow.join(", ")),
+                json_error("method_not_allowed", "method not allowed"),
+            ),
+            HttpError::PayloadTooLarge => finish(
+                base(413).header("content-type", "application/json"),
+                json_error("invalid_request", "request body too large"),
+            ),
+            HttpError::OAuth(e) => {
+                let status = e.error.status();
+                finish(oauth_json(status), body(&e))
+            }
+            HttpError::InvalidClient(description) => {
+                let e = OAuthError::new(OAuthErrorCode::InvalidClient, description);
+                finish(
+                    oauth_json(401).header("www-authenticate", "Basic realm=\"scanid\""),
+                    body(&e),
+                )
+            }
+            HttpError::Unavailable => {
+                let e = OAuthError::unavailable();
+                finish(oauth_json(503), body(&e))
+            }
+            HttpError::Internal => {
+                let e = OAuthError::new(OAuthErrorCode::ServerError, "internal error");
+                finish(oauth_json(500), body(&e))
+            }
+        }
+    }
+}
+
+/// `{"error": ..., "error_description": ...}` for non-OAuth errors.
+pub fn json_error(error: &str, description: &str) -> Body {
+    Body::Binary(
+        serde_json::to_vec(
+            &serde_json::json!({ "error": error, "error_description": description }),
+        )
+        .unwrap_or_default(),
+    )
+}

@@ -1,0 +1,34 @@
+//! Discovery (spec 4.1; OpenID Connect Discovery 1.0 §4) and the JWKS (RFC 7517 §5), both
+//! served from bytes prepared once at start.
+
+use lambda_http::Body;
+
+use crate::http::{base, check_realm, finish, HttpError, Request, Response};
+use crate::App;
+
+/// Clients may cache both documents for five minutes: a new key is published as `next` at
+/// least that long before it signs (see [`crate::keys`]).
+const CACHE: &str = "public, max-age=300";
+
+fn cached_json(bytes: &bytes::Bytes) -> Response {
+    finish(
+        base(200)
+            .header("content-type", "application/json")
+            .header("cache-control", CACHE)
+            // Public metadata: browser-based relying parties read it cross-origin.
+            .header("access-control-allow-origin", "*"),
+        Body::Binary(bytes.to_vec()),
+    )
+}
+
+/// `GET /realms/{realm}/.well-known/openid-configuration`
+pub async fn discovery(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    Ok(cached_json(&app.discovery_json))
+}
+
+/// `GET /realms/{realm}/protocol/openid-connect/certs`: public members only (SECURITY.md D2).
+pub async fn jwks(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    Ok(cached_json(&app.keys.jwks_json()))
+}

@@ -1,0 +1,88 @@
+//! OAuth 2.0 error codes (RFC 6749 §4.1.2.1, §5.2; RFC 6750 §3.1; OIDC Core §3.1.2.6) and the
+//! one error type every OAuth endpoint answers with.
+
+use std::borrow::Cow;
+
+use serde::Serialize;
+
+/// The RFC error codes scanid uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OAuthErrorCode {
+    InvalidRequest,
+    InvalidClient,
+    InvalidGrant,
+    UnauthorizedClient,
+    UnsupportedGrantType,
+    UnsupportedResponseType,
+    InvalidScope,
+    AccessDenied,
+    ServerError,
+    TemporarilyUnavailable,
+    LoginRequired,
+    ConsentRequired,
+    InteractionRequired,
+    InvalidToken,
+    InsufficientScope,
+    UnsupportedTokenType,
+}
+
+impl OAuthErrorCode {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidRequest => "invalid_request",
+            Self::InvalidClient => "invalid_client",
+            Self::InvalidGrant => "invalid_grant",
+            Self::UnauthorizedClient => "unauthorized_client",
+            Self::UnsupportedGrantType => "unsupported_grant_type",
+            Self::UnsupportedResponseType => "unsupported_response_type",
+            Self::InvalidScope => "invalid_scope",
+            Self::AccessDenied => "access_denied",
+            Self::ServerError => "server_error",
+            Self::TemporarilyUnavailable => "temporarily_unavailable",
+            Self::LoginRequired => "login_required",
+            Self::ConsentRequired => "consent_required",
+            Self::InteractionRequired => "interaction_required",
+            Self::InvalidToken => "invalid_token",
+            Self::InsufficientScope => "insufficient_scope",
+            Self::UnsupportedTokenType => "unsupported_token_type",
+        }
+    }
+
+    /// The HTTP status of a token-endpoint style JSON error (RFC 6749 §5.2, RFC 6750 §3.1).
+    pub const fn status(self) -> u16 {
+        match self {
+            Self::InvalidClient | Self::InvalidToken => 401,
+            Self::InsufficientScope | Self::AccessDenied => 403,
+            Self::ServerError => 500,
+            Self::TemporarilyUnavailable => 503,
+            _ => 400,
+        }
+    }
+}
+
+/// An OAuth error as the client sees it: the code and a public description. Internal causes
+/// are logged where they happen, never put here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OAuthError {
+    pub error: OAuthErrorCode,
+    pub error_description: Cow<'static, str>,
+}
+
+impl OAuthError {
+    pub fn new(error: OAuthErrorCode, description: impl Into<Cow<'static, str>>) -> Self {
+        Self {
+            error,
+            error_description: description.into(),
+        }
+    }
+    pub fn invalid_request(d: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(OAuthErrorCode::InvalidRequest, d)
+    }
+    pub fn unavailable() -> Self {
+        Self::new(
+            OAuthErrorCode::TemporarilyUnavailable,
+            "the service is temporarily unavailable; retry later",
+        )
+    }
+}

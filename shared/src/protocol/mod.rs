@@ -1,0 +1,6 @@
+//! Wire types: the exact field names of the specification and the RFCs.
+
+pub mod discovery;
+pub mod error;
+
+pub use error::{OAuthError, OAuthErrorCode};

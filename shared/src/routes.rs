@@ -1,0 +1,186 @@
+//! The one route table (method, path, handler, Lambda function).
+//!
+//! `scanid serve` routes with it; each Lambda binary serves the routes of its function; a test
+//! holds `template.yaml` and `events/` to it. Paths use API Gateway's `{param}` syntax.
+
+use std::collections::HashMap;
+
+use crate::http::{handlers, HttpError, Request, Response};
+use crate::App;
+
+/// Which handler serves a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Handler {
+    Discovery,
+    Jwks,
+}
+
+/// One route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route {
+    pub method: &'static str,
+    pub path: &'static str,
+    pub handler: Handler,
+    /// The Lambda function (and `functions/<name>` binary) that serves it.
+    pub function: &'static str,
+}
+
+const fn route(
+    method: &'static str,
+    path: &'static str,
+    handler: Handler,
+    function: &'static str,
+) -> Route {
+    Route {
+        method,
+        path,
+        handler,
+        function,
+    }
+}
+
+/// Every route of the service.
+pub const ROUTES: &[Route] = &[
+    route(
+        "GET",
+        "/realms/{realm}/.well-known/openid-configuration",
+        Handler::Discovery,
+        "discovery",
+    ),
+    route(
+        "GET",
+        "/realms/{realm}/protocol/openid-connect/certs",
+        Handler::Jwks,
+        "jwks",
+    ),
+];
+
+/// Runs `handler`; every error becomes its response here.
+pub async fn dispatch(handler: Handler, app: &App, req: Request) -> Response {
+    let result = match handler {
+        Handler::Discovery => handlers::metadata::discovery(app, req).await,
+        Handler::Jwks => handlers::metadata::jwks(app, req).await,
+    };
+    result.unwrap_or_else(HttpError::into_response)
+}
+
+/// The handler of a Lambda function, by its name.
+pub fn function_handler(function: &str) -> Option<Handler> {
+    ROUTES
+        .iter()
+        .find(|r| r.function == function)
+        .map(|r| r.handler)
+}
+
+/// The distinct function names, in table order.
+pub fn functions() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = Vec::new();
+    for r in ROUTES {
+        if !v.contains(&r.function) {
+            v.push(r.function);
+        }
+    }
+    v
+}
+
+/// The result of routing a request.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Matched {
+    Found(&'static Route, HashMap<String, String>),
+    MethodNotAllowed(Vec<&'static str>),
+    NotFound,
+}
+
+/// Finds the route for `method` and `path` (the raw, still percent-encoded path).
+pub fn match_route(method: &str, path: &str) -> Matched {
+    let mut allowed = Vec::new();
+    for r in ROUTES {
+        if let Some(params) = match_path(r.path, path) {
+            if r.method == method {
+                return Matched::Found(r, params);
+            }
+            allowed.push(r.method);
+        }
+    }
+    if allowed.is_empty() {
+        Matched::NotFound
+    } else {
+        allowed.dedup();
+        Matched::MethodNotAllowed(allowed)
+    }
+}
+
+/// Matches `/a/{x}/b` against `/a/1/b`; parameters are percent-decoded, as API Gateway does.
+fn match_path(template: &str, path: &str) -> Option<HashMap<String, String>> {
+    let mut params = HashMap::new();
+    let mut t = template.split('/');
+    let mut p = path.split('/');
+    loop {
+        match (t.next(), p.next()) {
+            (None, None) => return Some(params),
+            (Some(ts), Some(ps)) => {
+                if let Some(name) = ts.strip_prefix('{').and_then(|n| n.strip_suffix('}')) {
+                    if ps.is_empty() {
+                        return None;
+                    }
+                    let value = percent_encoding::percent_decode_str(ps)
+                        .decode_utf8()
+                        .ok()?;
+                    params.insert(name.to_owned(), value.into_owned());
+                } else if ts != ps {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_templates_and_decodes_params() {
+        match match_route("GET", "/realms/scanid/protocol/openid-connect/certs") {
+            Matched::Found(r, p) => {
+                assert_eq!(r.handler, Handler::Jwks);
+                assert_eq!(p["realm"], "scanid");
+            }
+            other => panic!("{other:?}"),
+        }
+        match match_route("GET", "/realms/a%20b/.well-known/openid-configuration") {
+            Matched::Found(_, p) => assert_eq!(p["realm"], "a b"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            match_route("POST", "/realms/x/protocol/openid-connect/certs"),
+            Matched::MethodNotAllowed(vec!["GET"])
+        );
+        assert_eq!(
+            match_route("GET", "/realms//protocol/openid-connect/certs"),
+            Matched::NotFound
+        );
+        assert_eq!(
+            match_route("GET", "/realms/x/protocol/openid-connect/certs/"),
+            Matched::NotFound
+        );
+        assert_eq!(match_route("GET", "/"), Matched::NotFound);
+        assert_eq!(
+            match_route("GET", "/realms/%ff/protocol/openid-connect/certs"),
+            Matched::NotFound
+        );
+    }
+
+    #[test]
+    fn every_function_has_one_handler() {
+        for f in functions() {
+            let handlers: std::collections::HashSet<_> = ROUTES
+                .iter()
+                .filter(|r| r.function == f)
+                .map(|r| r.handler)
+                .collect();
+            assert_eq!(handlers.len(), 1, "{f}");
+        }
+    }
+}

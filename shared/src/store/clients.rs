@@ -1,0 +1,87 @@
+//! Client storage, over any [`Backend`].
+
+use async_trait::async_trait;
+
+use super::{Backend, Cond, Key, Kind, Record, StoreError};
+use crate::clock::Timestamp;
+use crate::domain::client::Client;
+
+/// Reading and writing registered clients.
+#[async_trait]
+pub trait ClientStore: Send + Sync {
+    /// Creates the client; [`StoreError::ConditionFailed`] when the id is taken.
+    async fn create_client(&self, client: &Client, now: Timestamp) -> Result<(), StoreError>;
+    /// The client and its version.
+    async fn client(
+        &self,
+        client_id: &str,
+        now: Timestamp,
+    ) -> Result<Option<(Client, u64)>, StoreError>;
+    /// Replaces the client if it is still at `version`.
+    async fn update_client(
+        &self,
+        client: &Client,
+        version: u64,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
+    /// `true` when a client was deleted.
+    async fn delete_client(&self, client_id: &str, now: Timestamp) -> Result<bool, StoreError>;
+    async fn clients(&self, now: Timestamp) -> Result<Vec<Client>, StoreError>;
+}
+
+fn key(client_id: &str) -> Key {
+    Key::new(Kind::Client, client_id)
+}
+
+#[async_trait]
+impl<B: Backend + ?Sized> ClientStore for B {
+    async fn create_client(&self, client: &Client, now: Timestamp) -> Result<(), StoreError> {
+        self.put(
+            Record::new(key(&client.client_id), client, None)?,
+            Cond::Absent,
+            now,
+        )
+        .await
+    }
+
+    async fn client(
+        &self,
+        client_id: &str,
+        now: Timestamp,
+    ) -> Result<Option<(Client, u64)>, StoreError> {
+        match self.get(&key(client_id), now).await? {
+            Some(r) => Ok(Some((r.value()?, r.version))),
+            None => Ok(None),
+        }
+    }
+
+    async fn update_client(
+        &self,
+        client: &Client,
+        version: u64,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let mut r = Record::new(key(&client.client_id), client, None)?;
+        r.version = version + 1;
+        self.put(r, Cond::Version(version), now).await
+    }
+
+    async fn delete_client(&self, client_id: &str, now: Timestamp) -> Result<bool, StoreError> {
+        match self.get(&key(client_id), now).await? {
+            Some(r) => match self.delete(&r.key, Cond::Version(r.version), now).await {
+                Ok(()) => Ok(true),
+                Err(StoreError::ConditionFailed) => Ok(false),
+                Err(e) => Err(e),
+            },
+            None => Ok(false),
+        }
+    }
+
+    async fn clients(&self, now: Timestamp) -> Result<Vec<Client>, StoreError> {
+        self.list(Kind::Client, now)
+            .await?
+            .iter()
+            .map(Record::value)
+            .collect()
+    }
+}
