@@ -72,14 +72,7 @@ impl App {
     /// Builds the store and the keys that `settings` select, with the real clock and CSPRNG.
     pub async fn from_settings(settings: Settings) -> Result<Self, StartError> {
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-        let store: Arc<dyn Backend> = match &settings.store {
-            StoreSettings::Embedded { data_dir } => Arc::new(EmbeddedStore::open(data_dir)?),
-            StoreSettings::DynamoDb { .. } => {
-                return Err(StartError::Unsupported(
-                    "SCANID_TABLE: the DynamoDB store is not built into this version".into(),
-                ))
-            }
-        };
+        let store = open_store(&settings).await?;
         let keys = match &settings.signing {
             SigningMode::Local => {
                 KeyFile::load_or_create(&settings.data_dir, clock.now())?.keyring()?
@@ -97,5 +90,15 @@ impl App {
             clock,
             Arc::new(SystemRandom::new()),
         )
+    }
+}
+
+/// Opens the store `settings` select (operator commands use the same store as the server).
+pub async fn open_store(settings: &Settings) -> Result<Arc<dyn Backend>, StartError> {
+    match &settings.store {
+        StoreSettings::Embedded { data_dir } => Ok(Arc::new(EmbeddedStore::open(data_dir)?)),
+        StoreSettings::DynamoDb { .. } => Err(StartError::Unsupported(
+            "SCANID_TABLE: the DynamoDB store is not built into this version".into(),
+        )),
     }
 }

@@ -55,6 +55,7 @@ pub async fn serve(
                     async move { Ok::<_, Infallible>(handle(&app, req, remote).await) }
                 });
                 let conn = hyper::server::conn::http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
                     .header_read_timeout(Duration::from_secs(30))
                     .serve_connection(TokioIo::new(stream), svc);
                 let conn = graceful.watch(conn);

@@ -60,6 +60,13 @@ impl EmbeddedStore {
             StoreError::Unavailable(format!("data dir {}: {e}", data_dir.display()))
         })?;
         let path = data_dir.join("scanid.db");
+        // Create the file readable by the owner only; SQLite gives its -wal and -shm the same mode.
+        let mut opts = std::fs::OpenOptions::new();
+        opts.create(true).append(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+        opts.open(&path)
+            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
         let conn = Self::connect(&path)?;
         conn.execute_batch(SCHEMA).map_err(unavailable)?;
         Ok(Self {

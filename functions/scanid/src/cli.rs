@@ -1,0 +1,153 @@
+//! Command-line arguments. Every setting flag has the environment variable of the same name
+//! that the Lambda functions read (`--public-url` / `SCANID_PUBLIC_URL`).
+
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use scanid::app::StartError;
+use scanid::config::{ConfigError, RawSettings, Settings};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "scanid",
+    version,
+    about = "scanid: OpenID Connect login by QR code, and a public identity directory"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run every endpoint in one process on the embedded store.
+    Serve(crate::serve::ServeArgs),
+    /// Manage registered clients (relying parties).
+    #[command(subcommand)]
+    Client(crate::operator::ClientCommand),
+    /// Manage signing keys: list, rotate (publish next, then activate), remove retired keys.
+    #[command(subcommand)]
+    Keys(crate::keys::KeysCommand),
+}
+
+/// The settings shared by `serve` and the operator commands.
+#[derive(Debug, Clone, Args)]
+pub struct ConfigArgs {
+    /// Realm name; the issuer is {public-url}/realms/{realm}.
+    #[arg(long, env = "SCANID_REALM", global = true)]
+    pub realm: Option<String>,
+    /// Public base URL ({auth_url}); `serve` defaults to http://{addr}.
+    #[arg(long, env = "SCANID_PUBLIC_URL", global = true)]
+    pub public_url: Option<String>,
+    /// Base URL of the directory API ({base_url}); default the public URL.
+    #[arg(long, env = "SCANID_DIRECTORY_URL", global = true)]
+    pub directory_url: Option<String>,
+    /// Data directory: embedded store and local signing keys.
+    #[arg(long, env = "SCANID_DATA_DIR", global = true)]
+    pub data_dir: Option<String>,
+    /// DynamoDB table name (selects the DynamoDB store).
+    #[arg(long, env = "SCANID_TABLE", global = true)]
+    pub table: Option<String>,
+    /// Signing mode: local, kms or kms-envelope.
+    #[arg(long, env = "SCANID_SIGNING", global = true)]
+    pub signing: Option<String>,
+    /// KMS key id or alias for kms and kms-envelope.
+    #[arg(long, env = "SCANID_KMS_KEY_ID", global = true)]
+    pub kms_key_id: Option<String>,
+    /// Default token signing algorithm: RS256 or ES256.
+    #[arg(long, env = "SCANID_SIGNING_ALG", global = true)]
+    pub signing_alg: Option<String>,
+    /// Access token lifetime in seconds.
+    #[arg(long, env = "SCANID_ACCESS_TOKEN_TTL", global = true)]
+    pub access_token_ttl: Option<String>,
+    /// Refresh token lifetime in seconds.
+    #[arg(long, env = "SCANID_REFRESH_TOKEN_TTL", global = true)]
+    pub refresh_token_ttl: Option<String>,
+    /// Offline (offline_access) token lifetime in seconds.
+    #[arg(long, env = "SCANID_OFFLINE_TOKEN_TTL", global = true)]
+    pub offline_token_ttl: Option<String>,
+    /// Authorization code lifetime in seconds (at most 60).
+    #[arg(long, env = "SCANID_CODE_TTL", global = true)]
+    pub code_ttl: Option<String>,
+    /// SSO session idle timeout in seconds.
+    #[arg(long, env = "SCANID_SSO_IDLE_TTL", global = true)]
+    pub sso_idle_ttl: Option<String>,
+    /// SSO session maximum lifetime in seconds.
+    #[arg(long, env = "SCANID_SSO_MAX_TTL", global = true)]
+    pub sso_max_ttl: Option<String>,
+}
+
+impl ConfigArgs {
+    /// Validated settings; `default_public_url` fills a missing public URL.
+    pub fn settings(&self, default_public_url: &str) -> Result<Settings, CliError> {
+        let raw = RawSettings {
+            realm: self.realm.clone(),
+            public_url: Some(
+                self.public_url
+                    .clone()
+                    .unwrap_or_else(|| default_public_url.to_owned()),
+            ),
+            directory_url: self.directory_url.clone(),
+            data_dir: self.data_dir.clone(),
+            table: self.table.clone(),
+            signing: self.signing.clone(),
+            kms_key_id: self.kms_key_id.clone(),
+            signing_alg: self.signing_alg.clone(),
+            access_token_ttl: self.access_token_ttl.clone(),
+            refresh_token_ttl: self.refresh_token_ttl.clone(),
+            offline_token_ttl: self.offline_token_ttl.clone(),
+            code_ttl: self.code_ttl.clone(),
+            sso_idle_ttl: self.sso_idle_ttl.clone(),
+            sso_max_ttl: self.sso_max_ttl.clone(),
+        };
+        Ok(Settings::from_raw(&raw)?)
+    }
+}
+
+/// Why a command failed, with its exit code: 2 for bad input or configuration, 1 otherwise.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("{0}")]
+    Start(#[from] StartError),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl CliError {
+    pub fn exit_code(&self) -> ExitCode {
+        match self {
+            CliError::Config(_) | CliError::Usage(_) => ExitCode::from(2),
+            CliError::Start(StartError::Config(_)) => ExitCode::from(2),
+            CliError::Start(_) | CliError::Failed(_) => ExitCode::FAILURE,
+        }
+    }
+}
+
+impl From<scanid::store::StoreError> for CliError {
+    fn from(e: scanid::store::StoreError) -> Self {
+        CliError::Failed(format!("store: {e}"))
+    }
+}
+
+impl From<scanid::keys::SignError> for CliError {
+    fn from(e: scanid::keys::SignError) -> Self {
+        CliError::Failed(format!("signing keys: {e}"))
+    }
+}
+
+/// Prints one JSON object on stdout.
+pub fn print_json(value: &serde_json::Value) {
+    println!("{value}");
+}
+
+pub async fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Serve(args) => crate::serve::run(args).await,
+        Command::Client(cmd) => crate::operator::run(cmd).await,
+        Command::Keys(cmd) => crate::keys::run(cmd).await,
+    }
+}

@@ -1,0 +1,150 @@
+//! `scanid client ...`: registered clients, on the same store the server uses.
+
+use clap::{Args, Subcommand};
+use scanid::clock::{Clock, SystemClock};
+use scanid::domain::client::{self, ClientSecret, ClientType, NewClient};
+use scanid::random::SystemRandom;
+use scanid::store::{ClientStore, StoreError};
+use serde_json::json;
+
+use crate::cli::{print_json, CliError, ConfigArgs};
+
+#[derive(Debug, Subcommand)]
+pub enum ClientCommand {
+    /// Register a client; prints its id and (once) its secret.
+    Create(CreateArgs),
+    /// List registered clients.
+    List(StoreArgs),
+    /// Delete a client.
+    Delete(IdArgs),
+    /// Replace a confidential client's secret; prints the new secret (once).
+    RotateSecret(IdArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StoreArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct IdArgs {
+    #[arg(long)]
+    pub client_id: String,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CreateArgs {
+    /// The name users see on the consent page.
+    #[arg(long)]
+    pub name: String,
+    /// A redirect URI (repeatable); https, loopback http, or a private-use scheme.
+    #[arg(long = "redirect-uri", required = true)]
+    pub redirect_uris: Vec<String>,
+    /// Where RP-initiated logout may send the user back (repeatable).
+    #[arg(long = "post-logout-redirect-uri")]
+    pub post_logout_redirect_uris: Vec<String>,
+    /// A public client (no secret; PKCE required).
+    #[arg(long)]
+    pub public: bool,
+    /// Allow the client_credentials grant (confidential clients).
+    #[arg(long)]
+    pub client_credentials: bool,
+    /// Choose the client id instead of a random UUID.
+    #[arg(long)]
+    pub client_id: Option<String>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// Operator commands do not serve, so the public URL only needs to be well-formed.
+const OPERATOR_URL: &str = "http://127.0.0.1:8080";
+
+pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
+    let clock = SystemClock;
+    let now = clock.now();
+    match cmd {
+        ClientCommand::Create(a) => {
+            let store = scanid::app::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+            let (client, secret) = client::register(
+                NewClient {
+                    name: a.name,
+                    redirect_uris: a.redirect_uris,
+                    post_logout_redirect_uris: a.post_logout_redirect_uris,
+                    public: a.public,
+                    client_credentials: a.client_credentials,
+                    client_id: a.client_id,
+                },
+                now,
+                &SystemRandom::new(),
+            )
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+            match store.create_client(&client, now).await {
+                Ok(()) => {}
+                Err(StoreError::ConditionFailed) => {
+                    return Err(CliError::Usage(format!(
+                        "client id {:?} is taken",
+                        client.client_id
+                    )))
+                }
+                Err(e) => return Err(e.into()),
+            }
+            let mut out = json!({ "client_id": client.client_id });
+            if let Some(s) = secret {
+                out["client_secret"] = json!(s.expose());
+            }
+            print_json(&out);
+        }
+        ClientCommand::List(a) => {
+            let store = scanid::app::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+            let clients: Vec<_> = store
+                .clients(now)
+                .await?
+                .into_iter()
+                .map(|c| {
+                    json!({
+                        "client_id": c.client_id,
+                        "name": c.name,
+                        "client_type": c.client_type,
+                        "redirect_uris": c.redirect_uris,
+                        "post_logout_redirect_uris": c.post_logout_redirect_uris,
+                        "grant_types": c.grant_types,
+                        "created_at": c.created_at.to_rfc3339_millis(),
+                    })
+                })
+                .collect();
+            print_json(&json!({ "clients": clients }));
+        }
+        ClientCommand::Delete(a) => {
+            let store = scanid::app::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+            if !store.delete_client(&a.client_id, now).await? {
+                return Err(CliError::Usage(format!("no client {:?}", a.client_id)));
+            }
+            print_json(&json!({ "client_id": a.client_id, "deleted": true }));
+        }
+        ClientCommand::RotateSecret(a) => {
+            let store = scanid::app::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+            let Some((mut c, version)) = store.client(&a.client_id, now).await? else {
+                return Err(CliError::Usage(format!("no client {:?}", a.client_id)));
+            };
+            if c.client_type == ClientType::Public {
+                return Err(CliError::Usage("a public client has no secret".into()));
+            }
+            let secret = ClientSecret::generate(&SystemRandom::new());
+            c.secret_hash = Some(secret.hash());
+            match store.update_client(&c, version, now).await {
+                Ok(()) => {}
+                Err(StoreError::ConditionFailed) => {
+                    return Err(CliError::Failed(
+                        "the client changed meanwhile; try again".into(),
+                    ))
+                }
+                Err(e) => return Err(e.into()),
+            }
+            print_json(&json!({ "client_id": c.client_id, "client_secret": secret.expose() }));
+        }
+    }
+    Ok(())
+}

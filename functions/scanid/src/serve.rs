@@ -1,0 +1,65 @@
+//! `scanid serve`.
+
+use std::sync::Arc;
+
+use clap::Args;
+use scanid::App;
+use serde_json::json;
+
+use crate::cli::{print_json, CliError, ConfigArgs};
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; port 0 picks a free port (printed on start).
+    #[arg(long, default_value = "127.0.0.1:8080", env = "SCANID_ADDR")]
+    pub addr: String,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+pub async fn run(args: ServeArgs) -> Result<(), CliError> {
+    let listener = tokio::net::TcpListener::bind(&args.addr)
+        .await
+        .map_err(|e| CliError::Failed(format!("--addr {}: {e}", args.addr)))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| CliError::Failed(format!("--addr: {e}")))?;
+    let settings = args.config.settings(&format!("http://{addr}"))?;
+    let app = Arc::new(App::from_settings(settings).await?);
+    let issuer = app.settings.issuer();
+    print_json(&json!({
+        "addr": addr.to_string(),
+        "issuer": issuer,
+        "discovery": format!("{issuer}/.well-known/openid-configuration"),
+        "jwks_uri": format!("{issuer}/protocol/openid-connect/certs"),
+        "data_dir": app.settings.data_dir.display().to_string(),
+    }));
+    tracing::info!(%addr, %issuer, "scanid serving; Ctrl-C to stop");
+    scanid::http::server::serve(app, listener, shutdown_signal())
+        .await
+        .map_err(|e| CliError::Failed(format!("server: {e}")))?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
+}

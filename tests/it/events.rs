@@ -1,0 +1,149 @@
+//! `events/*.json` and `template.yaml` are held to the route table: every function has a sample
+//! event its handler answers (fed through `lambda_http::request::from_str`, as Lambda would),
+//! and the template declares exactly the table's routes.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use scanid::clock::{Clock, SystemClock};
+use scanid::config::{RawSettings, Settings};
+use scanid::keys::local::KeyFile;
+use scanid::random::SystemRandom;
+use scanid::routes::{self, ROUTES};
+use scanid::store::embedded::EmbeddedStore;
+use scanid::App;
+use scanid_tests::repo_root;
+
+fn app(dir: &std::path::Path) -> App {
+    let settings = Settings::from_raw(&RawSettings {
+        public_url: Some("https://id.example.com".into()),
+        data_dir: Some(dir.to_str().unwrap().into()),
+        ..Default::default()
+    })
+    .unwrap();
+    let keys = KeyFile::load_or_create(dir, SystemClock.now())
+        .unwrap()
+        .keyring()
+        .unwrap();
+    App::new(
+        settings,
+        Arc::new(EmbeddedStore::open(dir).unwrap()),
+        Arc::new(keys),
+        Arc::new(SystemClock),
+        Arc::new(SystemRandom::new()),
+    )
+    .unwrap()
+}
+
+fn event_files() -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = std::fs::read_dir(repo_root().join("events"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| {
+            (
+                p.file_stem().unwrap().to_str().unwrap().to_owned(),
+                std::fs::read_to_string(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[tokio::test]
+async fn every_function_has_an_event_its_handler_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path());
+    let files = event_files();
+    let names: BTreeSet<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    let functions: BTreeSet<&str> = routes::functions().into_iter().collect();
+    assert_eq!(
+        names, functions,
+        "events/ and the route table name the same functions"
+    );
+    for (name, text) in &files {
+        let raw: serde_json::Value = serde_json::from_str(text).unwrap();
+        let route_key = raw["routeKey"].as_str().unwrap();
+        assert!(
+            ROUTES
+                .iter()
+                .any(|r| r.function == name && format!("{} {}", r.method, r.path) == route_key),
+            "{name}: routeKey {route_key} is not a route of the function"
+        );
+        let req = lambda_http::request::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let handler = routes::function_handler(name).unwrap();
+        let resp = routes::dispatch(handler, &app, req).await;
+        assert_eq!(resp.status(), 200, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn discovery_event_answers_with_the_configured_issuer() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app(dir.path());
+    let text = std::fs::read_to_string(repo_root().join("events/discovery.json")).unwrap();
+    let resp = routes::dispatch(
+        routes::Handler::Discovery,
+        &app,
+        lambda_http::request::from_str(&text).unwrap(),
+    )
+    .await;
+    let body: serde_json::Value = serde_json::from_slice(resp.body().as_ref()).unwrap();
+    assert_eq!(body["issuer"], "https://id.example.com/realms/scanid");
+    // The same event for another realm is a 404.
+    let other = text.replace("\"realm\": \"scanid\"", "\"realm\": \"other\"");
+    let resp = routes::dispatch(
+        routes::Handler::Discovery,
+        &app,
+        lambda_http::request::from_str(&other).unwrap(),
+    )
+    .await;
+    assert_eq!(resp.status(), 404);
+}
+
+/// `(function, METHOD path)` pairs declared in template.yaml: each function's
+/// `BuildProperties: Binary:` and the `Method:`/`Path:` of its HttpApi events.
+fn template_routes() -> BTreeSet<(String, String)> {
+    let text = std::fs::read_to_string(repo_root().join("template.yaml")).unwrap();
+    let mut out = BTreeSet::new();
+    let mut function = None;
+    let mut method = None;
+    for line in text.lines() {
+        let t = line.trim();
+        if let Some(b) = t.strip_prefix("Binary:") {
+            function = Some(b.trim().to_owned());
+        } else if let Some(m) = t.strip_prefix("Method:") {
+            method = Some(m.trim().to_owned());
+        } else if let Some(p) = t.strip_prefix("Path:") {
+            let f = function.clone().expect("Path before Binary");
+            let m = method.take().expect("Path without Method");
+            out.insert((f, format!("{m} {}", p.trim())));
+        }
+    }
+    out
+}
+
+#[test]
+fn template_declares_exactly_the_route_table() {
+    let table: BTreeSet<(String, String)> = ROUTES
+        .iter()
+        .map(|r| (r.function.to_owned(), format!("{} {}", r.method, r.path)))
+        .collect();
+    assert_eq!(template_routes(), table);
+}
+
+#[test]
+fn every_function_has_a_binary_crate() {
+    for f in routes::functions() {
+        let main = repo_root().join("functions").join(f).join("src/main.rs");
+        let text = std::fs::read_to_string(&main)
+            .unwrap_or_else(|_| panic!("{} is missing", main.display()));
+        assert!(
+            text.contains(&format!("scanid::lambda::run(\"{f}\")")),
+            "{f}: main.rs must run its own function"
+        );
+        assert!(text.lines().count() <= 20, "{f}: main.rs is wiring only");
+    }
+}
