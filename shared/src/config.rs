@@ -56,6 +56,15 @@ pub struct RawSettings {
     pub sso_idle_ttl: Option<String>,
     /// `SCANID_SSO_MAX_TTL`: seconds, default 36000.
     pub sso_max_ttl: Option<String>,
+    /// `SCANID_LOGIN_RATE_PER_MINUTE`: login requests per client IP and minute, default 30.
+    pub login_rate_per_minute: Option<String>,
+    /// `SCANID_DECISION_RATE_PER_MINUTE`: app approvals/denials per identity and minute,
+    /// default 10.
+    pub decision_rate_per_minute: Option<String>,
+    /// `SCANID_APP_STORE_URL_IOS`: where people without the app get it (iOS).
+    pub app_store_url_ios: Option<String>,
+    /// `SCANID_APP_STORE_URL_ANDROID`: where people without the app get it (Android).
+    pub app_store_url_android: Option<String>,
 }
 
 /// Every variable name, for `--help` texts, docs and the template test.
@@ -74,6 +83,10 @@ pub const VARIABLES: &[&str] = &[
     "SCANID_CODE_TTL",
     "SCANID_SSO_IDLE_TTL",
     "SCANID_SSO_MAX_TTL",
+    "SCANID_LOGIN_RATE_PER_MINUTE",
+    "SCANID_DECISION_RATE_PER_MINUTE",
+    "SCANID_APP_STORE_URL_IOS",
+    "SCANID_APP_STORE_URL_ANDROID",
 ];
 
 impl RawSettings {
@@ -95,6 +108,10 @@ impl RawSettings {
             code_ttl: get("SCANID_CODE_TTL"),
             sso_idle_ttl: get("SCANID_SSO_IDLE_TTL"),
             sso_max_ttl: get("SCANID_SSO_MAX_TTL"),
+            login_rate_per_minute: get("SCANID_LOGIN_RATE_PER_MINUTE"),
+            decision_rate_per_minute: get("SCANID_DECISION_RATE_PER_MINUTE"),
+            app_store_url_ios: get("SCANID_APP_STORE_URL_IOS"),
+            app_store_url_android: get("SCANID_APP_STORE_URL_ANDROID"),
         }
     }
 
@@ -147,6 +164,13 @@ impl Default for Lifetimes {
     }
 }
 
+/// Rate limits (SECURITY.md Q4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub logins_per_minute: u64,
+    pub decisions_per_minute: u64,
+}
+
 /// Validated settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
@@ -161,9 +185,17 @@ pub struct Settings {
     pub signing: SigningMode,
     pub signing_alg: Alg,
     pub lifetimes: Lifetimes,
+    pub limits: Limits,
+    /// App store links shown to people without the app: (iOS, Android).
+    pub app_store_urls: (String, String),
 }
 
 impl Settings {
+    /// Cookies get `Secure` unless the service runs on plain-HTTP (local development).
+    pub fn secure_cookies(&self) -> bool {
+        self.public_url.starts_with("https://")
+    }
+
     /// `{auth_url}/realms/{realm}`, exactly, without a trailing slash (CONTRACT.md, Names).
     pub fn issuer(&self) -> String {
         format!("{}/realms/{}", self.public_url, self.realm)
@@ -276,6 +308,30 @@ impl Settings {
                 31_536_000,
             )?,
         };
+        let limits = Limits {
+            logins_per_minute: count(
+                "SCANID_LOGIN_RATE_PER_MINUTE",
+                &raw.login_rate_per_minute,
+                30,
+            )?,
+            decisions_per_minute: count(
+                "SCANID_DECISION_RATE_PER_MINUTE",
+                &raw.decision_rate_per_minute,
+                10,
+            )?,
+        };
+        let app_store_urls = (
+            store_url(
+                "SCANID_APP_STORE_URL_IOS",
+                &raw.app_store_url_ios,
+                "https://apps.apple.com/app/scanid",
+            )?,
+            store_url(
+                "SCANID_APP_STORE_URL_ANDROID",
+                &raw.app_store_url_android,
+                "https://play.google.com/store/apps/details?id=app.scanid",
+            )?,
+        );
         Ok(Self {
             realm,
             public_url,
@@ -285,6 +341,8 @@ impl Settings {
             signing,
             signing_alg,
             lifetimes,
+            limits,
+            app_store_urls,
         })
     }
 }
@@ -314,6 +372,35 @@ fn base_url(setting: &'static str, value: &str) -> Result<String, ConfigError> {
         return Err(bad(setting, format!("{value:?}: a host is required")));
     }
     Ok(value.trim_end_matches('/').to_owned())
+}
+
+fn store_url(
+    setting: &'static str,
+    v: &Option<String>,
+    default: &str,
+) -> Result<String, ConfigError> {
+    match v {
+        Some(u) => {
+            let parsed =
+                url::Url::parse(u).map_err(|_| bad(setting, format!("{u:?} is not a URL")))?;
+            if parsed.scheme() != "https" {
+                return Err(bad(setting, "must be an https URL"));
+            }
+            Ok(u.clone())
+        }
+        None => Ok(default.to_owned()),
+    }
+}
+
+fn count(setting: &'static str, value: &Option<String>, default: u64) -> Result<u64, ConfigError> {
+    let Some(v) = value else { return Ok(default) };
+    match v.trim().parse::<u64>() {
+        Ok(n) if (1..=1_000_000).contains(&n) => Ok(n),
+        _ => Err(bad(
+            setting,
+            format!("{v:?}: a whole number from 1 to 1000000"),
+        )),
+    }
 }
 
 fn seconds(

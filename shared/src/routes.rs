@@ -13,6 +13,12 @@ use crate::App;
 pub enum Handler {
     Discovery,
     Jwks,
+    Authorize,
+    LoginStatus,
+    Consent,
+    AppSignup,
+    AppScan,
+    AppDecide,
 }
 
 /// One route.
@@ -40,19 +46,18 @@ const fn route(
 }
 
 /// Every route of the service.
+#[rustfmt::skip]
 pub const ROUTES: &[Route] = &[
-    route(
-        "GET",
-        "/realms/{realm}/.well-known/openid-configuration",
-        Handler::Discovery,
-        "discovery",
-    ),
-    route(
-        "GET",
-        "/realms/{realm}/protocol/openid-connect/certs",
-        Handler::Jwks,
-        "jwks",
-    ),
+    route("GET",  "/realms/{realm}/.well-known/openid-configuration", Handler::Discovery, "discovery"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize"),
+    route("GET",  "/realms/{realm}/login-actions/status", Handler::LoginStatus, "login-status"),
+    route("GET",  "/realms/{realm}/login-actions/consent", Handler::Consent, "consent"),
+    route("POST", "/realms/{realm}/login-actions/consent", Handler::Consent, "consent"),
+    route("POST", "/realms/{realm}/app/identities", Handler::AppSignup, "app-signup"),
+    route("GET",  "/realms/{realm}/app/scan", Handler::AppScan, "app-scan"),
+    route("POST", "/realms/{realm}/app/login-sessions/{login_session_id}", Handler::AppDecide, "app-decide"),
 ];
 
 /// Runs `handler`; every error becomes its response here.
@@ -60,6 +65,12 @@ pub async fn dispatch(handler: Handler, app: &App, req: Request) -> Response {
     let result = match handler {
         Handler::Discovery => handlers::metadata::discovery(app, req).await,
         Handler::Jwks => handlers::metadata::jwks(app, req).await,
+        Handler::Authorize => handlers::login::authorize(app, req).await,
+        Handler::LoginStatus => handlers::login::status(app, req).await,
+        Handler::Consent => handlers::login::consent(app, req).await,
+        Handler::AppSignup => handlers::app::signup(app, req).await,
+        Handler::AppScan => handlers::app::scan(app, req).await,
+        Handler::AppDecide => handlers::app::decide(app, req).await,
     };
     result.unwrap_or_else(HttpError::into_response)
 }

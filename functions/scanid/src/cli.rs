@@ -75,6 +75,18 @@ pub struct ConfigArgs {
     /// SSO session maximum lifetime in seconds.
     #[arg(long, env = "SCANID_SSO_MAX_TTL", global = true)]
     pub sso_max_ttl: Option<String>,
+    /// Login requests allowed per client IP and minute.
+    #[arg(long, env = "SCANID_LOGIN_RATE_PER_MINUTE", global = true)]
+    pub login_rate_per_minute: Option<String>,
+    /// App approvals/denials allowed per identity and minute.
+    #[arg(long, env = "SCANID_DECISION_RATE_PER_MINUTE", global = true)]
+    pub decision_rate_per_minute: Option<String>,
+    /// App Store link shown to people without the app.
+    #[arg(long, env = "SCANID_APP_STORE_URL_IOS", global = true)]
+    pub app_store_url_ios: Option<String>,
+    /// Google Play link shown to people without the app.
+    #[arg(long, env = "SCANID_APP_STORE_URL_ANDROID", global = true)]
+    pub app_store_url_android: Option<String>,
 }
 
 impl ConfigArgs {
@@ -99,6 +111,10 @@ impl ConfigArgs {
             code_ttl: self.code_ttl.clone(),
             sso_idle_ttl: self.sso_idle_ttl.clone(),
             sso_max_ttl: self.sso_max_ttl.clone(),
+            login_rate_per_minute: self.login_rate_per_minute.clone(),
+            decision_rate_per_minute: self.decision_rate_per_minute.clone(),
+            app_store_url_ios: self.app_store_url_ios.clone(),
+            app_store_url_android: self.app_store_url_android.clone(),
         };
         Ok(Settings::from_raw(&raw)?)
     }

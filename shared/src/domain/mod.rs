@@ -1,4 +1,10 @@
 //! The decisions. Nothing here knows about HTTP, Lambda or AWS (STYLE.md practice 5).
 
+pub mod app_jws;
+pub mod authorize;
 pub mod client;
 pub mod discovery;
+pub mod flow;
+pub mod identity;
+pub mod login;
+pub mod ratelimit;

@@ -4,6 +4,8 @@
 //! `Retry-After` (SECURITY.md F1). The cause of an internal error is logged where it is
 //! converted, never sent to the client.
 
+use std::borrow::Cow;
+
 use lambda_http::Body;
 
 use super::{base, finish, Response};
@@ -30,6 +32,22 @@ pub enum HttpError {
     InvalidClient(&'static str),
     /// The store or the signer is down: 503 + `Retry-After`.
     Unavailable,
+    /// A JSON error with its own status (app API, directory): `{"error", "error_description"}`.
+    Json {
+        status: u16,
+        error: &'static str,
+        description: Cow<'static, str>,
+    },
+    /// An HTML error page (login pages): never a redirect.
+    Page {
+        status: u16,
+        title: &'static str,
+        message: Cow<'static, str>,
+    },
+    /// The store or signer is down while serving a login page: an HTML 503 + `Retry-After`.
+    PageUnavailable,
+    /// Too many requests: 429 + `Retry-After` (HTML on login pages, JSON elsewhere).
+    RateLimited { html: bool },
     /// A bug: 500, details only in the log.
     Internal,
 }
@@ -86,8 +104,87 @@ fn body(e: &OAuthError) -> Body {
 }
 
 impl HttpError {
+    pub fn json(
+        status: u16,
+        error: &'static str,
+        description: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        HttpError::Json {
+            status,
+            error,
+            description: description.into(),
+        }
+    }
+
+    pub fn page(status: u16, title: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
+        HttpError::Page {
+            status,
+            title,
+            message: message.into(),
+        }
+    }
+
+    /// Store failures on a login page: an HTML 503 for outages, a logged 500 page otherwise.
+    pub fn from_page_store(e: StoreError) -> Self {
+        match HttpError::from(e) {
+            HttpError::Unavailable => HttpError::PageUnavailable,
+            _ => HttpError::page(500, "Something went wrong", "Please try again."),
+        }
+    }
+
     pub fn into_response(self) -> Response {
+        let rng = crate::random::SystemRandom::new();
         match self {
+            HttpError::Json {
+                status,
+                error,
+                description,
+            } => {
+                let b = base(status)
+                    .header("content-type", "application/json")
+                    .header("cache-control", "no-store");
+                let b = if status == 503 || status == 429 {
+                    b.header("retry-after", RETRY_AFTER_SECS.to_string())
+                } else {
+                    b
+                };
+                finish(b, json_error(error, &description))
+            }
+            HttpError::Page {
+                status,
+                title,
+                message,
+            } => super::pages::error_page(status, title, &message, &rng),
+            HttpError::PageUnavailable => {
+                let mut r = super::pages::error_page(
+                    503,
+                    "Temporarily unavailable",
+                    "scanid cannot complete this step right now. Please try again in a moment.",
+                    &rng,
+                );
+                if let Ok(v) = http::HeaderValue::from_str(&RETRY_AFTER_SECS.to_string()) {
+                    r.headers_mut().insert("retry-after", v);
+                }
+                r
+            }
+            HttpError::RateLimited { html: true } => {
+                let mut r = super::pages::error_page(
+                    429,
+                    "Too many login attempts",
+                    "Please wait a minute and try again.",
+                    &rng,
+                );
+                if let Ok(v) = http::HeaderValue::from_str("60") {
+                    r.headers_mut().insert("retry-after", v);
+                }
+                r
+            }
+            HttpError::RateLimited { html: false } => finish(
+                base(429)
+                    .header("content-type", "application/json")
+                    .header("retry-after", "60"),
+                json_error("rate_limited", "too many requests; retry later"),
+            ),
             HttpError::NotFound => finish(
                 base(404).header("content-type", "application/json"),
                 json_error("not_found", "no such resource"),

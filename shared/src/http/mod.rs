@@ -1,8 +1,10 @@
 //! The edge: a `lambda_http::Request` in, a response out. Handlers parse, call the domain and
 //! render; every error becomes a response in one place ([`error::HttpError`]).
 
+pub mod cookies;
 pub mod error;
 pub mod handlers;
+pub mod pages;
 pub mod server;
 
 use lambda_http::{Body, RequestExt};
@@ -61,4 +63,78 @@ pub fn check_realm(app: &crate::App, req: &Request) -> Result<(), HttpError> {
         Some(r) if r == app.settings.realm => Ok(()),
         _ => Err(HttpError::NotFound),
     }
+}
+
+/// The client's IP as API Gateway saw it (the local server fills in the same field).
+pub fn source_ip(req: &Request) -> String {
+    match req.request_context_ref() {
+        Some(lambda_http::request::RequestContext::ApiGatewayV2(c)) => {
+            c.http.source_ip.clone().unwrap_or_default()
+        }
+        _ => String::new(),
+    }
+}
+
+/// The `User-Agent` header, if text.
+pub fn user_agent(req: &Request) -> String {
+    req.headers()
+        .get(http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// Name/value pairs of the raw query string.
+pub fn query_pairs(req: &Request) -> Vec<(String, String)> {
+    url::form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
+        .into_owned()
+        .collect()
+}
+
+/// Name/value pairs of an `application/x-www-form-urlencoded` body.
+pub fn form_pairs(req: &Request) -> Result<Vec<(String, String)>, HttpError> {
+    let ct = req
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !ct
+        .to_ascii_lowercase()
+        .starts_with("application/x-www-form-urlencoded")
+    {
+        return Err(HttpError::json(
+            415,
+            "invalid_request",
+            "Content-Type must be application/x-www-form-urlencoded",
+        ));
+    }
+    Ok(url::form_urlencoded::parse(req.body().as_ref())
+        .into_owned()
+        .collect())
+}
+
+/// The JSON body, for the app API.
+pub fn json_body<T: serde::de::DeserializeOwned>(req: &Request) -> Result<T, HttpError> {
+    let ct = req
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if !ct.to_ascii_lowercase().starts_with("application/json") {
+        return Err(HttpError::json(
+            415,
+            "invalid_request",
+            "Content-Type must be application/json",
+        ));
+    }
+    serde_json::from_slice(req.body().as_ref())
+        .map_err(|_| HttpError::json(400, "invalid_request", "malformed JSON body"))
+}
+
+/// `true` when the client asks for JSON.
+pub fn wants_json(req: &Request) -> bool {
+    req.headers()
+        .get(http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("application/json"))
 }

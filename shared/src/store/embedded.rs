@@ -283,6 +283,29 @@ impl Backend for EmbeddedStore {
         .await
     }
 
+    async fn incr(&self, key: &Key, expires_at: i64, now: Timestamp) -> Result<u64, StoreError> {
+        let pk = key.pk();
+        let kind = key.kind.as_str();
+        self.with_conn(move |c| {
+            let body: String = c
+                .query_row(
+                    "INSERT INTO records (pk, kind, body, ver, expires_at) VALUES (?1, ?2, '1', 1, ?3)
+                     ON CONFLICT (pk) DO UPDATE SET
+                       body = CASE WHEN records.expires_at IS NOT NULL AND records.expires_at <= ?4
+                                   THEN '1' ELSE CAST(CAST(records.body AS INTEGER) + 1 AS TEXT) END,
+                       expires_at = CASE WHEN records.expires_at IS NOT NULL AND records.expires_at <= ?4
+                                   THEN excluded.expires_at ELSE records.expires_at END,
+                       ver = records.ver + 1
+                     RETURNING body",
+                    params![pk, kind, expires_at, now.secs()],
+                    |r| r.get(0),
+                )
+                .map_err(unavailable)?;
+            body.parse().map_err(|_| StoreError::Corrupt(format!("counter {pk}: {body:?}")))
+        })
+        .await
+    }
+
     async fn list(&self, kind: Kind, now: Timestamp) -> Result<Vec<Record>, StoreError> {
         self.with_conn(move |c| {
             let mut s = c

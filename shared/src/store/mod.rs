@@ -15,8 +15,10 @@
 
 pub mod clients;
 pub mod embedded;
+pub mod identities;
 #[cfg(test)]
 pub mod suite;
+pub mod typed;
 
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
@@ -25,11 +27,30 @@ use serde::Serialize;
 use crate::clock::Timestamp;
 
 pub use clients::ClientStore;
+pub use identities::{IdentityStore, NewIdentityError};
+pub use typed::Typed;
 
 /// What a record is; the prefix of its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
     Client,
+    Identity,
+    /// Uniqueness marker: `name` -> `sub`.
+    IdentityName,
+    /// Uniqueness marker: `service_id` -> `sub`.
+    ServiceId,
+    /// A login session (the QR page's state).
+    Login,
+    /// A JWS `jti` the service has accepted (replay protection).
+    Jti,
+    /// An SSO session.
+    Sso,
+    /// A remembered consent: `sub:client_id`.
+    Consent,
+    /// An authorization code, keyed by its hash.
+    Code,
+    /// A rate-limit counter.
+    Rate,
     /// Used by the adapter test suite.
     Test,
 }
@@ -38,6 +59,15 @@ impl Kind {
     pub const fn as_str(self) -> &'static str {
         match self {
             Kind::Client => "client",
+            Kind::Identity => "identity",
+            Kind::IdentityName => "name",
+            Kind::ServiceId => "service_id",
+            Kind::Login => "login",
+            Kind::Jti => "jti",
+            Kind::Sso => "sso",
+            Kind::Consent => "consent",
+            Kind::Code => "code",
+            Kind::Rate => "rate",
             Kind::Test => "test",
         }
     }
@@ -157,4 +187,7 @@ pub trait Backend: Send + Sync {
     async fn transact(&self, writes: Vec<Write>, now: Timestamp) -> Result<(), StoreError>;
     /// Every live record of a kind (operator listings; not for request paths).
     async fn list(&self, kind: Kind, now: Timestamp) -> Result<Vec<Record>, StoreError>;
+    /// Atomically adds one to the counter under `key` and returns the new count. A counter that
+    /// does not exist or has expired starts again at 1 and lives until `expires_at` (Unix s).
+    async fn incr(&self, key: &Key, expires_at: i64, now: Timestamp) -> Result<u64, StoreError>;
 }

@@ -20,7 +20,8 @@ macro_rules! adapter_suite {
                 get_put_absent, expiry_is_checked_on_every_read, version_conditions,
                 consume_is_single_use, concurrent_consume_has_one_winner,
                 concurrent_updates_have_one_winner, transactions_are_all_or_nothing,
-                conditional_delete, list_by_kind, client_store_round_trip);
+                conditional_delete, list_by_kind, client_store_round_trip, counters_are_atomic_and_expire,
+                identity_uniqueness_is_enforced, concurrent_signups_claiming_one_service_id_have_one_winner);
         }
     };
     (@tests $factory:expr; $($name:ident),*) => {
@@ -282,4 +283,126 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
     assert!(s.delete_client(&client.client_id, T0).await.unwrap());
     assert!(!s.delete_client(&client.client_id, T0).await.unwrap());
     assert_eq!(s.client(&client.client_id, T0).await.unwrap(), None);
+}
+
+pub async fn counters_are_atomic_and_expire<B: Backend + 'static>(s: Arc<B>) {
+    let key = Key::new(Kind::Rate, id("ctr"));
+    let exp = T0.secs() + 60;
+    let mut tasks = Vec::new();
+    for _ in 0..20 {
+        let s = s.clone();
+        let key = key.clone();
+        tasks.push(tokio::spawn(
+            async move { s.incr(&key, exp, T0).await.unwrap() },
+        ));
+    }
+    let mut seen: Vec<u64> = Vec::new();
+    for t in tasks {
+        seen.push(t.await.unwrap());
+    }
+    seen.sort_unstable();
+    assert_eq!(
+        seen,
+        (1..=20).collect::<Vec<u64>>(),
+        "every increment counted once"
+    );
+    // After expiry the window starts again.
+    assert_eq!(s.incr(&key, exp + 60, T0.plus_secs(60)).await.unwrap(), 1);
+    assert_eq!(s.incr(&key, exp + 999, T0.plus_secs(61)).await.unwrap(), 2);
+    assert_eq!(
+        s.incr(&key, exp + 999, T0.plus_secs(120)).await.unwrap(),
+        1,
+        "the first window's expiry holds"
+    );
+}
+
+fn identity(name: &str, service_id: &str) -> crate::domain::identity::Identity {
+    crate::domain::identity::Identity {
+        sub: uuid::Uuid::new_v4().to_string(),
+        service_id: service_id.to_owned(),
+        name: name.to_owned(),
+        display_name: "Suite".into(),
+        profile_photo: None,
+        created_at: T0,
+        public_key: "pk".into(),
+        country_code: "SE".into(),
+        kind: crate::domain::identity::IdentityType::User,
+        groups: vec![],
+        disabled: false,
+    }
+}
+
+fn short(prefix: &str) -> String {
+    let mut s = id(prefix).replace('-', "");
+    s.truncate(30);
+    s
+}
+
+pub async fn identity_uniqueness_is_enforced<B: Backend>(s: Arc<B>) {
+    use super::{IdentityStore, NewIdentityError};
+    let (name, sid) = (short("n"), short("s"));
+    let a = identity(&name, &sid);
+    s.create_identity(&a, None, T0).await.unwrap();
+    let (got, _) = s.identity(&a.sub, T0).await.unwrap().unwrap();
+    assert_eq!(got, a);
+    assert_eq!(
+        s.identity_by_service_id(&sid, T0)
+            .await
+            .unwrap()
+            .unwrap()
+            .sub,
+        a.sub
+    );
+    assert_eq!(
+        s.identity_by_name(&name, T0).await.unwrap().unwrap().sub,
+        a.sub
+    );
+    let same_name = identity(&name, &short("s"));
+    assert!(matches!(
+        s.create_identity(&same_name, None, T0).await,
+        Err(NewIdentityError::NameTaken)
+    ));
+    let same_sid = identity(&short("n"), &sid);
+    assert!(matches!(
+        s.create_identity(&same_sid, None, T0).await,
+        Err(NewIdentityError::ServiceIdTaken)
+    ));
+    // A jti is accepted once.
+    let jti = (format!("reg:{}", short("j")), T0.secs() + 300);
+    let b = identity(&short("n"), &short("s"));
+    s.create_identity(&b, Some(jti.clone()), T0).await.unwrap();
+    let c = identity(&short("n"), &short("s"));
+    assert!(matches!(
+        s.create_identity(&c, Some(jti), T0).await,
+        Err(NewIdentityError::Replay)
+    ));
+    assert!(
+        s.identity(&c.sub, T0).await.unwrap().is_none(),
+        "nothing half-written"
+    );
+    assert!(s.identity(&same_name.sub, T0).await.unwrap().is_none());
+}
+
+pub async fn concurrent_signups_claiming_one_service_id_have_one_winner<B: Backend + 'static>(
+    s: Arc<B>,
+) {
+    use super::{IdentityStore, NewIdentityError};
+    let sid = short("race");
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let s = s.clone();
+        let ident = identity(&short("n"), &sid);
+        tasks.push(tokio::spawn(async move {
+            s.create_identity(&ident, None, T0).await
+        }));
+    }
+    let mut winners = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(()) => winners += 1,
+            Err(NewIdentityError::ServiceIdTaken) => {}
+            Err(e) => panic!("unexpected {e:?}"),
+        }
+    }
+    assert_eq!(winners, 1);
 }

@@ -1,3 +1,5 @@
 //! One module per group of endpoints. Each handler: parse, call the domain, render.
 
+pub mod app;
+pub mod login;
 pub mod metadata;

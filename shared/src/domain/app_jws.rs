@@ -1,0 +1,269 @@
+//! The app's signed requests (app protocol, Keys): compact JWS, ES256 with the identity's
+//! P-256 device key, with `typ`, `aud` = issuer, `iat`, `exp` (at most 5 minutes after `iat`)
+//! and a `jti` the caller records so it is refused the second time.
+
+use aws_lc_rs::signature::{ParsedPublicKey, ECDSA_P256_SHA256_FIXED};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::clock::Timestamp;
+
+/// How far in the future `iat` may be (clock skew between phone and server).
+pub const MAX_SKEW_SECS: i64 = 60;
+/// The longest a signed request may live.
+pub const MAX_LIFETIME_SECS: i64 = 300;
+
+/// Why a signed request was refused (the text goes to the app).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum AppJwsError {
+    #[error("not a compact JWS")]
+    Malformed,
+    #[error("alg must be ES256")]
+    Alg,
+    #[error("wrong typ")]
+    Typ,
+    #[error("bad signature")]
+    Signature,
+    #[error("aud must be the issuer")]
+    Audience,
+    #[error("expired or not yet valid (exp must be within 5 minutes of iat)")]
+    Time,
+    #[error("jti is required (1 to 128 characters)")]
+    Jti,
+}
+
+/// A JWS whose structure parsed; not yet verified.
+#[derive(Debug, Clone)]
+pub struct Unverified {
+    signing_input: String,
+    signature: Vec<u8>,
+    /// The payload's claims.
+    pub claims: Map<String, Value>,
+}
+
+#[derive(Deserialize)]
+struct Header {
+    alg: String,
+    typ: Option<String>,
+}
+
+/// Parses the JWS and checks its header (`alg` ES256, `typ`).
+pub fn parse(token: &str, typ: &str) -> Result<Unverified, AppJwsError> {
+    if token.len() > 8192 {
+        return Err(AppJwsError::Malformed);
+    }
+    let mut parts = token.split('.');
+    let (Some(h), Some(p), Some(s), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(AppJwsError::Malformed);
+    };
+    let decode = |x: &str| {
+        URL_SAFE_NO_PAD
+            .decode(x)
+            .map_err(|_| AppJwsError::Malformed)
+    };
+    let header: Header = serde_json::from_slice(&decode(h)?).map_err(|_| AppJwsError::Malformed)?;
+    if header.alg != "ES256" {
+        return Err(AppJwsError::Alg);
+    }
+    if header.typ.as_deref() != Some(typ) {
+        return Err(AppJwsError::Typ);
+    }
+    let claims: Map<String, Value> =
+        serde_json::from_slice(&decode(p)?).map_err(|_| AppJwsError::Malformed)?;
+    let signature = decode(s)?;
+    Ok(Unverified {
+        signing_input: format!("{h}.{p}"),
+        signature,
+        claims,
+    })
+}
+
+/// What a verified request carries besides its own claims.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verified {
+    pub claims: Map<String, Value>,
+    pub jti: String,
+    pub exp: i64,
+}
+
+impl Unverified {
+    /// A string claim.
+    pub fn str_claim(&self, name: &str) -> Option<&str> {
+        self.claims.get(name).and_then(Value::as_str)
+    }
+
+    /// Verifies the signature with the P-256 SubjectPublicKeyInfo `spki`, then `aud`, the
+    /// times and `jti`.
+    pub fn verify(
+        self,
+        spki: &[u8],
+        issuer: &str,
+        now: Timestamp,
+    ) -> Result<Verified, AppJwsError> {
+        let key = ParsedPublicKey::new(&ECDSA_P256_SHA256_FIXED, spki)
+            .map_err(|_| AppJwsError::Signature)?;
+        key.verify_sig(self.signing_input.as_bytes(), &self.signature)
+            .map_err(|_| AppJwsError::Signature)?;
+        if self.str_claim("aud") != Some(issuer) {
+            return Err(AppJwsError::Audience);
+        }
+        let int = |n: &str| self.claims.get(n).and_then(Value::as_i64);
+        let (Some(iat), Some(exp)) = (int("iat"), int("exp")) else {
+            return Err(AppJwsError::Time);
+        };
+        let t = now.secs();
+        if exp <= t || iat > t + MAX_SKEW_SECS || exp - iat > MAX_LIFETIME_SECS || exp < iat {
+            return Err(AppJwsError::Time);
+        }
+        let jti = match self.str_claim("jti") {
+            Some(j) if (1..=128).contains(&j.len()) && !j.chars().any(char::is_control) => {
+                j.to_owned()
+            }
+            _ => return Err(AppJwsError::Jti),
+        };
+        Ok(Verified {
+            claims: self.claims,
+            jti,
+            exp,
+        })
+    }
+}
+
+/// Signs `claims` as the app does (the reference app and tests use this).
+pub fn sign(
+    key: &aws_lc_rs::signature::EcdsaKeyPair,
+    typ: &str,
+    claims: &Value,
+) -> Result<String, AppJwsError> {
+    let header = serde_json::json!({ "alg": "ES256", "typ": typ });
+    let h =
+        URL_SAFE_NO_PAD.encode(serde_json::to_vec(&header).map_err(|_| AppJwsError::Malformed)?);
+    let p = URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims).map_err(|_| AppJwsError::Malformed)?);
+    let input = format!("{h}.{p}");
+    let sig = key
+        .sign(&aws_lc_rs::rand::SystemRandom::new(), input.as_bytes())
+        .map_err(|_| AppJwsError::Signature)?;
+    Ok(format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig.as_ref())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use aws_lc_rs::encoding::AsDer;
+    use aws_lc_rs::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
+    use serde_json::json;
+
+    const ISS: &str = "http://127.0.0.1:8080/realms/scanid";
+
+    fn key() -> (EcdsaKeyPair, Vec<u8>) {
+        let k = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
+        let spki = k.public_key().as_der().unwrap().as_ref().to_vec();
+        (k, spki)
+    }
+
+    #[test]
+    fn verifies_and_refuses_every_bad_case() {
+        let now = Timestamp::from_secs(1_800_000_000);
+        let t = now.secs();
+        let (k, spki) = key();
+        let (_, other) = key();
+        assert_eq!(spki.len(), 91);
+        let good = json!({ "aud": ISS, "iat": t, "exp": t + 120, "jti": "j1", "x": 1 });
+        let tok = sign(&k, "approval+jwt", &good).unwrap();
+        let v = parse(&tok, "approval+jwt")
+            .unwrap()
+            .verify(&spki, ISS, now)
+            .unwrap();
+        assert_eq!(v.jti, "j1");
+        assert_eq!(v.claims["x"], 1);
+
+        assert_eq!(
+            parse(&tok, "registration+jwt").unwrap_err(),
+            AppJwsError::Typ
+        );
+        assert_eq!(
+            parse(&tok, "approval+jwt")
+                .unwrap()
+                .verify(&other, ISS, now)
+                .unwrap_err(),
+            AppJwsError::Signature
+        );
+        assert_eq!(
+            parse("a.b", "approval+jwt").unwrap_err(),
+            AppJwsError::Malformed
+        );
+        assert_eq!(
+            parse("", "approval+jwt").unwrap_err(),
+            AppJwsError::Malformed
+        );
+        let cases = [
+            (
+                json!({ "aud": "https://evil", "iat": t, "exp": t + 60, "jti": "j" }),
+                AppJwsError::Audience,
+            ),
+            (
+                json!({ "aud": ISS, "iat": t - 400, "exp": t - 1, "jti": "j" }),
+                AppJwsError::Time,
+            ),
+            (
+                json!({ "aud": ISS, "iat": t, "exp": t + 301, "jti": "j" }),
+                AppJwsError::Time,
+            ),
+            (
+                json!({ "aud": ISS, "iat": t + 120, "exp": t + 200, "jti": "j" }),
+                AppJwsError::Time,
+            ),
+            (
+                json!({ "aud": ISS, "exp": t + 60, "jti": "j" }),
+                AppJwsError::Time,
+            ),
+            (
+                json!({ "aud": ISS, "iat": t, "exp": t + 60 }),
+                AppJwsError::Jti,
+            ),
+            (
+                json!({ "aud": ISS, "iat": t, "exp": t + 60, "jti": "" }),
+                AppJwsError::Jti,
+            ),
+        ];
+        for (claims, want) in cases {
+            let tok = sign(&k, "approval+jwt", &claims).unwrap();
+            assert_eq!(
+                parse(&tok, "approval+jwt")
+                    .unwrap()
+                    .verify(&spki, ISS, now)
+                    .unwrap_err(),
+                want,
+                "{claims}"
+            );
+        }
+        // A tampered payload fails the signature.
+        let tok = sign(&k, "approval+jwt", &good).unwrap();
+        let (h, rest) = tok.split_once('.').unwrap();
+        let (_, s) = rest.split_once('.').unwrap();
+        let mut changed = good.clone();
+        changed["x"] = json!(2);
+        let forged = format!(
+            "{h}.{}.{s}",
+            URL_SAFE_NO_PAD.encode(serde_json::to_vec(&changed).unwrap())
+        );
+        assert_eq!(
+            parse(&forged, "approval+jwt")
+                .unwrap()
+                .verify(&spki, ISS, now)
+                .unwrap_err(),
+            AppJwsError::Signature
+        );
+        // alg none.
+        let none = format!(
+            "{}.{}.",
+            URL_SAFE_NO_PAD.encode(r#"{"alg":"none","typ":"approval+jwt"}"#),
+            URL_SAFE_NO_PAD.encode(good.to_string())
+        );
+        assert_eq!(parse(&none, "approval+jwt").unwrap_err(), AppJwsError::Alg);
+    }
+}

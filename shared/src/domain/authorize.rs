@@ -1,0 +1,479 @@
+//! The authorization request (RFC 6749 §4.1.1, OIDC Core §3.1.2.1, spec 4.2): parsing and
+//! validation, in the order that keeps errors safe.
+//!
+//! 1. `client_id` and `redirect_uri` first. If either is missing, repeated, unknown or not
+//!    registered, the answer is never a redirect (SECURITY.md A1-A3, RFC 6749 §4.1.2.1).
+//! 2. Everything else is checked only once the redirect URI is trusted; its errors go back to
+//!    the client as a redirect with `error`, `error_description`, `state` and `iss` (A7).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::client::{Client, ClientType};
+use crate::domain::discovery::SCOPES;
+use crate::protocol::{OAuthError, OAuthErrorCode};
+
+/// How the authorization response is delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseMode {
+    Query,
+    Fragment,
+    FormPost,
+}
+
+/// `prompt` (OIDC Core §3.1.2.1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Prompt {
+    pub none: bool,
+    pub login: bool,
+    pub consent: bool,
+}
+
+/// A validated authorization request.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuthorizationRequest {
+    pub client_id: String,
+    pub redirect_uri: String,
+    pub response_mode: ResponseMode,
+    pub state: String,
+    pub nonce: String,
+    pub scopes: Vec<String>,
+    /// S256 challenge (RFC 7636), 43 base64url characters.
+    pub code_challenge: Option<String>,
+    pub prompt: Prompt,
+    pub max_age: Option<i64>,
+    #[serde(default)]
+    pub login_hint: Option<String>,
+    #[serde(default)]
+    pub ui_locales: Option<String>,
+}
+
+impl AuthorizationRequest {
+    pub fn scope(&self) -> String {
+        self.scopes.join(" ")
+    }
+}
+
+/// Where an error may be sent once the redirect URI is trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorTarget {
+    pub redirect_uri: String,
+    pub response_mode: ResponseMode,
+    pub state: Option<String>,
+}
+
+/// Why an authorization request was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthorizeError {
+    /// `client_id` or `redirect_uri` is bad: show an error page, never redirect.
+    Untrusted(&'static str),
+    /// Redirect the error to the client.
+    Redirect(ErrorTarget, OAuthError),
+}
+
+/// The request's parameters: every value of every name, in order.
+#[derive(Debug, Clone, Default)]
+pub struct Params(HashMap<String, Vec<String>>);
+
+impl Params {
+    pub fn from_pairs<I: IntoIterator<Item = (String, String)>>(pairs: I) -> Self {
+        let mut m: HashMap<String, Vec<String>> = HashMap::new();
+        for (k, v) in pairs {
+            m.entry(k).or_default().push(v);
+        }
+        Self(m)
+    }
+    /// The single value of `name`: `Err` if repeated (RFC 6749 §3.1), `Ok(None)` if absent or
+    /// empty (an empty parameter is treated as omitted).
+    pub fn one(&self, name: &'static str) -> Result<Option<&str>, &'static str> {
+        match self.0.get(name).map(Vec::as_slice) {
+            None | Some([]) => Ok(None),
+            Some([v]) => Ok(Some(v.as_str()).filter(|v| !v.is_empty())),
+            Some(_) => Err(name),
+        }
+    }
+    fn repeated(&self) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(_, v)| v.len() > 1)
+            .map(|(k, _)| k.as_str())
+    }
+}
+
+/// Step 1: the client and its redirect URI.
+pub fn trusted_target<'c>(
+    params: &Params,
+    client: Option<&'c Client>,
+) -> Result<(&'c Client, String), AuthorizeError> {
+    let client_id = params
+        .one("client_id")
+        .map_err(|_| AuthorizeError::Untrusted("client_id is repeated"))?
+        .ok_or(AuthorizeError::Untrusted("client_id is missing"))?;
+    let client = client
+        .filter(|c| c.client_id == client_id)
+        .ok_or(AuthorizeError::Untrusted("unknown client_id"))?;
+    let redirect_uri = params
+        .one("redirect_uri")
+        .map_err(|_| AuthorizeError::Untrusted("redirect_uri is repeated"))?
+        .ok_or(AuthorizeError::Untrusted("redirect_uri is missing"))?;
+    if !client.redirect_uri_matches(redirect_uri) {
+        return Err(AuthorizeError::Untrusted(
+            "redirect_uri is not registered for this client",
+        ));
+    }
+    Ok((client, redirect_uri.to_owned()))
+}
+
+fn base64url_43(s: &str) -> bool {
+    s.len() == 43
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Steps 1 and 2: a validated request, or where and what to answer.
+pub fn validate(
+    params: &Params,
+    client: Option<&Client>,
+) -> Result<AuthorizationRequest, AuthorizeError> {
+    let (client, redirect_uri) = trusted_target(params, client)?;
+    // The response mode decides how errors travel, so read it before anything else.
+    let mode_param = params.one("response_mode");
+    let response_mode = match mode_param {
+        Ok(Some("fragment")) => ResponseMode::Fragment,
+        Ok(Some("form_post")) => ResponseMode::FormPost,
+        _ => ResponseMode::Query,
+    };
+    let state = params.one("state").ok().flatten().map(str::to_owned);
+    let target = ErrorTarget {
+        redirect_uri: redirect_uri.clone(),
+        response_mode,
+        state: state.clone(),
+    };
+    let fail = |code: OAuthErrorCode, d: &'static str| {
+        AuthorizeError::Redirect(target.clone(), OAuthError::new(code, d))
+    };
+    let invalid = |d: &'static str| fail(OAuthErrorCode::InvalidRequest, d);
+
+    if let Some(name) = params.repeated() {
+        let _ = name;
+        return Err(invalid("a parameter is repeated"));
+    }
+    match mode_param {
+        Ok(None | Some("query" | "fragment" | "form_post")) => {}
+        _ => {
+            return Err(invalid(
+                "response_mode must be query, fragment or form_post",
+            ))
+        }
+    }
+    match params.one("response_type") {
+        Ok(Some("code")) => {}
+        Ok(None) => return Err(invalid("response_type is required")),
+        _ => {
+            return Err(fail(
+                OAuthErrorCode::UnsupportedResponseType,
+                "only response_type=code is supported",
+            ))
+        }
+    }
+    if params.one("request").ok().flatten().is_some() {
+        return Err(fail(
+            OAuthErrorCode::InvalidRequest,
+            "request objects are not supported",
+        ));
+    }
+    if params.one("request_uri").ok().flatten().is_some() {
+        return Err(fail(
+            OAuthErrorCode::InvalidRequest,
+            "request_uri is not supported",
+        ));
+    }
+    let Some(state) = state else {
+        return Err(invalid("state is required"));
+    };
+    if state.len() > 2048 {
+        return Err(invalid("state is longer than 2048 characters"));
+    }
+    let nonce = match params.one("nonce") {
+        Ok(Some(n)) if n.len() <= 2048 => n.to_owned(),
+        Ok(Some(_)) => return Err(invalid("nonce is longer than 2048 characters")),
+        _ => return Err(invalid("nonce is required")),
+    };
+    let scope = params.one("scope").ok().flatten().unwrap_or("openid");
+    let mut scopes: Vec<String> = Vec::new();
+    for s in scope.split(' ').filter(|s| !s.is_empty()) {
+        if !SCOPES.contains(&s) {
+            return Err(fail(
+                OAuthErrorCode::InvalidScope,
+                "unknown scope; supported: openid profile groups offline_access",
+            ));
+        }
+        if !scopes.iter().any(|x| x == s) {
+            scopes.push(s.to_owned());
+        }
+    }
+    let method = params.one("code_challenge_method").ok().flatten();
+    let code_challenge = match (params.one("code_challenge").ok().flatten(), method) {
+        (None, None) => None,
+        (None, Some(_)) => return Err(invalid("code_challenge_method without code_challenge")),
+        (Some(_), Some(m)) if m != "S256" => {
+            return Err(invalid("code_challenge_method must be S256"))
+        }
+        (Some(_), None) => {
+            return Err(invalid(
+                "code_challenge_method must be S256 (plain is not supported)",
+            ))
+        }
+        (Some(c), Some(_)) if !base64url_43(c) => {
+            return Err(invalid("code_challenge must be 43 base64url characters"))
+        }
+        (Some(c), Some(_)) => Some(c.to_owned()),
+    };
+    if client.client_type == ClientType::Public && code_challenge.is_none() {
+        return Err(invalid(
+            "public clients must use PKCE (code_challenge with S256)",
+        ));
+    }
+    let mut prompt = Prompt::default();
+    for p in params
+        .one("prompt")
+        .ok()
+        .flatten()
+        .unwrap_or("")
+        .split(' ')
+        .filter(|p| !p.is_empty())
+    {
+        match p {
+            "none" => prompt.none = true,
+            "login" => prompt.login = true,
+            "consent" => prompt.consent = true,
+            "select_account" => {}
+            _ => return Err(invalid("prompt must be none, login or consent")),
+        }
+    }
+    if prompt.none && (prompt.login || prompt.consent) {
+        return Err(invalid("prompt=none cannot be combined with other values"));
+    }
+    let max_age = match params.one("max_age").ok().flatten() {
+        None => None,
+        Some(v) => match v.parse::<i64>() {
+            Ok(n) if n >= 0 => Some(n),
+            _ => return Err(invalid("max_age must be a non-negative integer")),
+        },
+    };
+    let short = |name: &'static str| {
+        params
+            .one(name)
+            .ok()
+            .flatten()
+            .filter(|v| v.len() <= 256)
+            .map(str::to_owned)
+    };
+    Ok(AuthorizationRequest {
+        client_id: client.client_id.clone(),
+        redirect_uri,
+        response_mode,
+        state,
+        nonce,
+        scopes,
+        code_challenge,
+        prompt,
+        max_age,
+        login_hint: short("login_hint"),
+        ui_locales: short("ui_locales"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Timestamp;
+    use crate::domain::client::{register, NewClient};
+    use crate::random::SeededRandom;
+
+    const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+
+    fn client(public: bool, uris: &[&str]) -> Client {
+        register(
+            NewClient {
+                name: "RP".into(),
+                redirect_uris: uris.iter().map(|u| u.to_string()).collect(),
+                public,
+                client_id: Some("rp".into()),
+                ..Default::default()
+            },
+            Timestamp::from_secs(0),
+            &SeededRandom::new(1),
+        )
+        .unwrap()
+        .0
+    }
+
+    fn params(pairs: &[(&str, &str)]) -> Params {
+        Params::from_pairs(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())))
+    }
+
+    fn good() -> Vec<(&'static str, &'static str)> {
+        vec![
+            ("client_id", "rp"),
+            ("redirect_uri", "https://rp.example/cb"),
+            ("response_type", "code"),
+            ("state", "s1"),
+            ("nonce", "n1"),
+            ("scope", "openid profile"),
+        ]
+    }
+
+    fn with(
+        mut base: Vec<(&'static str, &'static str)>,
+        k: &'static str,
+        v: &'static str,
+    ) -> Vec<(&'static str, &'static str)> {
+        base.retain(|(n, _)| *n != k);
+        base.push((k, v));
+        base
+    }
+
+    fn without(
+        mut base: Vec<(&'static str, &'static str)>,
+        k: &str,
+    ) -> Vec<(&'static str, &'static str)> {
+        base.retain(|(n, _)| *n != k);
+        base
+    }
+
+    fn code_of(r: Result<AuthorizationRequest, AuthorizeError>) -> String {
+        match r {
+            Err(AuthorizeError::Redirect(_, e)) => e.error.as_str().to_owned(),
+            Err(AuthorizeError::Untrusted(m)) => format!("untrusted: {m}"),
+            Ok(_) => "ok".into(),
+        }
+    }
+
+    #[test]
+    fn a_good_request_validates() {
+        let c = client(false, &["https://rp.example/cb"]);
+        let r = validate(&params(&good()), Some(&c)).unwrap();
+        assert_eq!(r.scopes, vec!["openid", "profile"]);
+        assert_eq!(r.response_mode, ResponseMode::Query);
+        assert_eq!(r.state, "s1");
+    }
+
+    #[test]
+    fn a2_bad_client_or_redirect_never_redirects_whatever_else_is_wrong() {
+        let c = client(false, &["https://rp.example/cb"]);
+        let bad_all = with(good(), "response_type", "token");
+        for p in [
+            without(bad_all.clone(), "client_id"),
+            with(bad_all.clone(), "client_id", "other"),
+            without(bad_all.clone(), "redirect_uri"),
+            with(bad_all.clone(), "redirect_uri", "https://rp.example/cb/"),
+            with(bad_all.clone(), "redirect_uri", "https://evil.example/cb"),
+        ] {
+            assert!(
+                code_of(validate(&params(&p), Some(&c))).starts_with("untrusted"),
+                "{p:?}"
+            );
+        }
+        let mut dup = good();
+        dup.push(("redirect_uri", "https://rp.example/cb"));
+        assert!(code_of(validate(&params(&dup), Some(&c))).starts_with("untrusted"));
+        assert!(code_of(validate(&params(&good()), None)).starts_with("untrusted"));
+    }
+
+    #[test]
+    fn errors_after_the_redirect_is_trusted() {
+        let c = client(false, &["https://rp.example/cb"]);
+        let cases: Vec<(Vec<(&str, &str)>, &str)> = vec![
+            (
+                with(good(), "response_type", "token"),
+                "unsupported_response_type",
+            ),
+            (without(good(), "response_type"), "invalid_request"),
+            (without(good(), "state"), "invalid_request"),
+            (without(good(), "nonce"), "invalid_request"),
+            (with(good(), "scope", "openid admin"), "invalid_scope"),
+            (with(good(), "response_mode", "jwt"), "invalid_request"),
+            (
+                with(
+                    with(good(), "code_challenge", CHALLENGE),
+                    "code_challenge_method",
+                    "plain",
+                ),
+                "invalid_request",
+            ),
+            (with(good(), "code_challenge", CHALLENGE), "invalid_request"),
+            (
+                with(
+                    with(good(), "code_challenge", "short"),
+                    "code_challenge_method",
+                    "S256",
+                ),
+                "invalid_request",
+            ),
+            (
+                with(good(), "code_challenge_method", "S256"),
+                "invalid_request",
+            ),
+            (with(good(), "prompt", "none login"), "invalid_request"),
+            (with(good(), "prompt", "bogus"), "invalid_request"),
+            (with(good(), "max_age", "-1"), "invalid_request"),
+            (with(good(), "request", "eyJ..."), "invalid_request"),
+        ];
+        for (p, want) in cases {
+            assert_eq!(code_of(validate(&params(&p), Some(&c))), want, "{p:?}");
+        }
+        let mut dup = good();
+        dup.push(("scope", "openid"));
+        assert_eq!(
+            code_of(validate(&params(&dup), Some(&c))),
+            "invalid_request",
+            "A6"
+        );
+        // Unknown parameters are ignored.
+        assert_eq!(
+            code_of(validate(&params(&with(good(), "foo", "bar")), Some(&c))),
+            "ok"
+        );
+    }
+
+    #[test]
+    fn a5_public_clients_must_use_s256() {
+        let c = client(true, &["https://rp.example/cb"]);
+        assert_eq!(
+            code_of(validate(&params(&good()), Some(&c))),
+            "invalid_request"
+        );
+        let p = with(
+            with(good(), "code_challenge", CHALLENGE),
+            "code_challenge_method",
+            "S256",
+        );
+        assert_eq!(
+            validate(&params(&p), Some(&c))
+                .unwrap()
+                .code_challenge
+                .as_deref(),
+            Some(CHALLENGE)
+        );
+    }
+
+    #[test]
+    fn error_target_keeps_state_and_mode() {
+        let c = client(false, &["https://rp.example/cb"]);
+        let p = with(
+            with(good(), "response_mode", "fragment"),
+            "response_type",
+            "id_token",
+        );
+        match validate(&params(&p), Some(&c)) {
+            Err(AuthorizeError::Redirect(t, _)) => {
+                assert_eq!(t.response_mode, ResponseMode::Fragment);
+                assert_eq!(t.state.as_deref(), Some("s1"));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,380 @@
+//! The authorization flow's decisions: what the authorization endpoint does with a request,
+//! and how a login ends (code issued, or an error sent back to the client).
+//!
+//! Every step that changes state is one conditional write or one transaction, so nothing is
+//! half-written and nothing happens twice (SECURITY.md F2).
+
+use crate::app::App;
+use crate::clock::Timestamp;
+use crate::domain::authorize::{
+    self, AuthorizationRequest, AuthorizeError, ErrorTarget, Params, ResponseMode,
+};
+use crate::domain::client::{validate_client_id, Client};
+use crate::domain::login::{self, AuthCode, Consent, LoginSession, LoginStatus, SsoSession};
+use crate::domain::ratelimit;
+use crate::protocol::{OAuthError, OAuthErrorCode};
+use crate::random;
+use crate::store::typed::Versioned;
+use crate::store::{ClientStore, Cond, IdentityStore, Key, Kind, Record, StoreError, Typed, Write};
+
+/// An authorization response: where to send the browser, how, and with which parameters.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthResponse {
+    pub redirect_uri: String,
+    pub mode: ResponseMode,
+    pub params: Vec<(&'static str, String)>,
+}
+
+impl AuthResponse {
+    /// An error response (RFC 6749 §4.1.2.1) with `iss` (RFC 9207).
+    pub fn error(target: &ErrorTarget, e: &OAuthError, issuer: &str) -> Self {
+        let mut params = vec![
+            ("error", e.error.as_str().to_owned()),
+            ("error_description", e.error_description.to_string()),
+        ];
+        if let Some(s) = &target.state {
+            params.push(("state", s.clone()));
+        }
+        params.push(("iss", issuer.to_owned()));
+        Self {
+            redirect_uri: target.redirect_uri.clone(),
+            mode: target.response_mode,
+            params,
+        }
+    }
+
+    fn for_request(req: &AuthorizationRequest, e: OAuthError, issuer: &str) -> Self {
+        let target = ErrorTarget {
+            redirect_uri: req.redirect_uri.clone(),
+            response_mode: req.response_mode,
+            state: Some(req.state.clone()),
+        };
+        Self::error(&target, &e, issuer)
+    }
+}
+
+/// What the browser carries.
+#[derive(Debug, Clone, Default)]
+pub struct BrowserCookies {
+    /// The browser-binding secret.
+    pub browser: Option<String>,
+    /// The SSO session cookie (`sid.secret`).
+    pub sso: Option<String>,
+}
+
+/// The authorization endpoint's decision.
+#[derive(Debug)]
+pub enum AuthorizeDecision {
+    /// Show the QR page for this new session; set the browser cookie if it is new.
+    ShowQr {
+        session: LoginSession,
+        client: Client,
+        new_browser_secret: Option<String>,
+    },
+    /// An SSO session vouched for the identity; ask for consent on this (approved) session.
+    AskConsent {
+        session: LoginSession,
+        new_browser_secret: Option<String>,
+    },
+    /// Send the browser back to the client (a code, or an error).
+    Respond(AuthResponse),
+    /// Bad client_id or redirect_uri: an error page, never a redirect.
+    ErrorPage(&'static str),
+    /// Too many login requests from this address.
+    RateLimited,
+}
+
+/// A live SSO session from the cookie, if the cookie proves one and its identity may log in.
+pub async fn sso_session(
+    app: &App,
+    cookie: Option<&str>,
+    now: Timestamp,
+) -> Result<Option<Versioned<SsoSession>>, StoreError> {
+    let Some((sid, secret)) = cookie.and_then(SsoSession::parse_cookie) else {
+        return Ok(None);
+    };
+    let Some(s) = app.store.read::<SsoSession>(Kind::Sso, sid, now).await? else {
+        return Ok(None);
+    };
+    if !login::hash_matches(secret, &s.value.secret_hash) {
+        return Ok(None);
+    }
+    match app.store.identity(&s.value.sub, now).await? {
+        Some((i, _)) if !i.disabled => Ok(Some(s)),
+        _ => Ok(None),
+    }
+}
+
+async fn remembered(
+    app: &App,
+    sub: &str,
+    req: &AuthorizationRequest,
+    now: Timestamp,
+) -> Result<bool, StoreError> {
+    if req.prompt.consent {
+        return Ok(false);
+    }
+    Ok(app
+        .store
+        .read::<Consent>(Kind::Consent, &Consent::key(sub, &req.client_id), now)
+        .await?
+        .is_some_and(|c| c.value.covers(&req.scopes)))
+}
+
+/// `GET|POST .../auth`.
+pub async fn authorize(
+    app: &App,
+    params: &Params,
+    cookies: &BrowserCookies,
+    ip: &str,
+    user_agent: &str,
+    restart_query: String,
+) -> Result<AuthorizeDecision, StoreError> {
+    let now = app.clock.now();
+    let issuer = app.settings.issuer();
+    let client = match params.one("client_id") {
+        Ok(Some(id)) if validate_client_id(id).is_ok() => {
+            app.store.client(id, now).await?.map(|(c, _)| c)
+        }
+        _ => None,
+    };
+    let req = match authorize::validate(params, client.as_ref()) {
+        Ok(r) => r,
+        Err(AuthorizeError::Untrusted(why)) => return Ok(AuthorizeDecision::ErrorPage(why)),
+        Err(AuthorizeError::Redirect(t, e)) => {
+            return Ok(AuthorizeDecision::Respond(AuthResponse::error(
+                &t, &e, &issuer,
+            )))
+        }
+    };
+    let Some(client) = client else {
+        return Ok(AuthorizeDecision::ErrorPage("unknown client_id"));
+    };
+
+    let mut sso = sso_session(app, cookies.sso.as_deref(), now).await?;
+    let too_old = |s: &Versioned<SsoSession>| {
+        req.max_age
+            .is_some_and(|m| now.secs() - s.value.auth_time.secs() > m)
+    };
+    if req.prompt.login || sso.as_ref().is_some_and(too_old) {
+        sso = None;
+    }
+    let (browser_secret, new_browser_secret) = match &cookies.browser {
+        Some(b) if (16..=64).contains(&b.len()) => (b.clone(), None),
+        _ => {
+            let b = random::token(app.random.as_ref(), 32);
+            (b.clone(), Some(b))
+        }
+    };
+    if let Some(s) = sso {
+        let (sub, auth_time, sid) = (s.value.sub.clone(), s.value.auth_time, s.value.sid.clone());
+        if remembered(app, &sub, &req, now).await? {
+            let done = complete(app, &req, &sub, auth_time, Some(sid), None, None).await?;
+            return Ok(AuthorizeDecision::Respond(done.response));
+        }
+        if req.prompt.none {
+            return Ok(AuthorizeDecision::Respond(AuthResponse::for_request(
+                &req,
+                OAuthError::new(OAuthErrorCode::ConsentRequired, "consent is required"),
+                &issuer,
+            )));
+        }
+        let mut session = LoginSession::new(
+            req,
+            restart_query,
+            &browser_secret,
+            ip.to_owned(),
+            user_agent.to_owned(),
+            now,
+            app.random.as_ref(),
+        );
+        session.status = LoginStatus::Approved { sub, auth_time };
+        session.sso_sid = Some(sid);
+        app.store
+            .create(
+                Kind::Login,
+                &session.id,
+                &session,
+                Some(session.expires_at.secs()),
+                now,
+            )
+            .await?;
+        return Ok(AuthorizeDecision::AskConsent {
+            session,
+            new_browser_secret,
+        });
+    }
+    if req.prompt.none {
+        return Ok(AuthorizeDecision::Respond(AuthResponse::for_request(
+            &req,
+            OAuthError::new(
+                OAuthErrorCode::LoginRequired,
+                "no session: the user must log in",
+            ),
+            &issuer,
+        )));
+    }
+    if !ratelimit::allow(
+        app.store.as_ref(),
+        &format!("login:{ip}"),
+        app.settings.limits.logins_per_minute,
+        60,
+        now,
+    )
+    .await?
+    {
+        return Ok(AuthorizeDecision::RateLimited);
+    }
+    let session = LoginSession::new(
+        req,
+        restart_query,
+        &browser_secret,
+        ip.to_owned(),
+        user_agent.to_owned(),
+        now,
+        app.random.as_ref(),
+    );
+    app.store
+        .create(
+            Kind::Login,
+            &session.id,
+            &session,
+            Some(session.expires_at.secs()),
+            now,
+        )
+        .await?;
+    Ok(AuthorizeDecision::ShowQr {
+        session,
+        client,
+        new_browser_secret,
+    })
+}
+
+/// A finished login.
+#[derive(Debug)]
+pub struct Completed {
+    pub response: AuthResponse,
+    /// A new SSO cookie value to set, when this login started an SSO session.
+    pub sso_cookie: Option<String>,
+}
+
+/// Why a login could not be completed.
+#[derive(Debug, thiserror::Error)]
+pub enum CompleteError {
+    /// Someone completed or changed the session meanwhile.
+    #[error("the login session was completed already")]
+    AlreadyCompleted,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<CompleteError> for StoreError {
+    fn from(e: CompleteError) -> Self {
+        match e {
+            CompleteError::AlreadyCompleted => StoreError::ConditionFailed,
+            CompleteError::Store(s) => s,
+        }
+    }
+}
+
+/// Issues the code: in one transaction, marks the login session completed (if any), starts the
+/// SSO session (if none), remembers the consent (if given) and stores the code.
+pub async fn complete(
+    app: &App,
+    req: &AuthorizationRequest,
+    sub: &str,
+    auth_time: Timestamp,
+    sid: Option<String>,
+    login: Option<&Versioned<LoginSession>>,
+    consent: Option<Consent>,
+) -> Result<Completed, CompleteError> {
+    let now = app.clock.now();
+    let lifetimes = app.settings.lifetimes;
+    let mut writes = Vec::new();
+    if let Some(l) = login {
+        let mut done = l.value.clone();
+        done.status = LoginStatus::Completed;
+        writes.push(l.replace_with(&done)?);
+    }
+    let (sid, sso_cookie) = match sid {
+        Some(sid) => (sid, None),
+        None => {
+            let (s, cookie) = SsoSession::new(sub, auth_time, now, app.random.as_ref());
+            let exp = s.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
+            writes.push(Write::Put(
+                Record::new(Key::new(Kind::Sso, &s.sid), &s, Some(exp))?,
+                Cond::Absent,
+            ));
+            (s.sid, Some(cookie))
+        }
+    };
+    if let Some(c) = consent {
+        writes.push(Write::Put(
+            Record::new(
+                Key::new(Kind::Consent, Consent::key(sub, &req.client_id)),
+                &c,
+                None,
+            )?,
+            Cond::Any,
+        ));
+    }
+    let code = random::token(app.random.as_ref(), 32);
+    let grant = AuthCode {
+        client_id: req.client_id.clone(),
+        redirect_uri: req.redirect_uri.clone(),
+        scopes: req.scopes.clone(),
+        nonce: req.nonce.clone(),
+        code_challenge: req.code_challenge.clone(),
+        sub: sub.to_owned(),
+        sid: sid.clone(),
+        auth_time,
+        issued_at: now,
+    };
+    writes.push(Write::Put(
+        Record::new(
+            Key::new(Kind::Code, login::hash(&code)),
+            &grant,
+            Some(now.plus_secs(lifetimes.code).secs()),
+        )?,
+        Cond::Absent,
+    ));
+    match app.store.transact(writes, now).await {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => return Err(CompleteError::AlreadyCompleted),
+        Err(e) => return Err(e.into()),
+    }
+    let response = AuthResponse {
+        redirect_uri: req.redirect_uri.clone(),
+        mode: req.response_mode,
+        params: vec![
+            ("code", code),
+            ("state", req.state.clone()),
+            ("session_state", sid),
+            ("iss", app.settings.issuer()),
+        ],
+    };
+    Ok(Completed {
+        response,
+        sso_cookie,
+    })
+}
+
+/// Ends a login with `access_denied` (a denial on the phone or on the consent page).
+pub async fn deny(
+    app: &App,
+    login: &Versioned<LoginSession>,
+) -> Result<AuthResponse, CompleteError> {
+    let now = app.clock.now();
+    let mut done = login.value.clone();
+    done.status = LoginStatus::Completed;
+    match app.store.replace(login, &done, now).await {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => return Err(CompleteError::AlreadyCompleted),
+        Err(e) => return Err(e.into()),
+    }
+    Ok(AuthResponse::for_request(
+        &login.value.request,
+        OAuthError::new(OAuthErrorCode::AccessDenied, "the user denied the request"),
+        &app.settings.issuer(),
+    ))
+}

@@ -1,0 +1,301 @@
+//! Identities: the person behind a scanid app, and the profile the directory publishes
+//! (spec 2.5; app protocol §1).
+//!
+//! `sub` = `service_uuid`, a random UUID v4. `service_id` is a second, shorter public
+//! identifier, unique and never reassigned: the store enforces both uniqueness of `name` and of
+//! `service_id` with marker records written in the same transaction as the identity.
+
+use serde::{Deserialize, Serialize};
+
+use crate::clock::Timestamp;
+use crate::random::{self, Random};
+
+/// The identity's kind (spec 2.5 shows `USER`; the enum has room for more).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum IdentityType {
+    User,
+}
+
+/// One identity.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Identity {
+    /// `sub` and `service_uuid`.
+    pub sub: String,
+    pub service_id: String,
+    /// The unique handle: `username` and `preferred_username`.
+    pub name: String,
+    pub display_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_photo: Option<String>,
+    pub created_at: Timestamp,
+    /// The device key: standard base64 of the P-256 DER SubjectPublicKeyInfo.
+    pub public_key: String,
+    pub country_code: String,
+    #[serde(rename = "type")]
+    pub kind: IdentityType,
+    #[serde(default)]
+    pub groups: Vec<String>,
+    #[serde(default)]
+    pub disabled: bool,
+}
+
+/// The public profile (spec 2.5) with exactly the spec's field names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PublicProfile {
+    pub service_uuid: String,
+    pub name: String,
+    pub display_name: String,
+    pub profile_photo: Option<String>,
+    /// ISO 8601 with milliseconds and `Z`.
+    pub created_at: String,
+    pub public_key: String,
+    pub country_code: String,
+    #[serde(rename = "type")]
+    pub kind: IdentityType,
+}
+
+impl Identity {
+    pub fn public_profile(&self) -> PublicProfile {
+        PublicProfile {
+            service_uuid: self.sub.clone(),
+            name: self.name.clone(),
+            display_name: self.display_name.clone(),
+            profile_photo: self.profile_photo.clone(),
+            created_at: self.created_at.to_rfc3339_millis(),
+            public_key: self.public_key.clone(),
+            country_code: self.country_code.clone(),
+            kind: self.kind,
+        }
+    }
+}
+
+/// A validation failure: which field and why (the text goes to the client).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{field}: {reason}")]
+pub struct FieldError {
+    pub field: &'static str,
+    pub reason: &'static str,
+}
+
+fn field(field: &'static str, reason: &'static str) -> FieldError {
+    FieldError { field, reason }
+}
+
+/// `name`: 3 to 32 of `a-z 0-9 . _ -`.
+pub fn validate_name(name: &str) -> Result<(), FieldError> {
+    let ok = (3..=32).contains(&name.len())
+        && name.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'-')
+        });
+    if ok {
+        Ok(())
+    } else {
+        Err(field("name", "3 to 32 of a-z 0-9 . _ -"))
+    }
+}
+
+/// `display_name`: 1 to 64 printable characters.
+pub fn validate_display_name(s: &str) -> Result<(), FieldError> {
+    let n = s.chars().count();
+    if (1..=64).contains(&n) && !s.chars().any(char::is_control) && !s.trim().is_empty() {
+        Ok(())
+    } else {
+        Err(field("display_name", "1 to 64 printable characters"))
+    }
+}
+
+/// `country_code`: an assigned ISO 3166-1 alpha-2 code, upper case.
+pub fn validate_country_code(s: &str) -> Result<(), FieldError> {
+    if s.len() == 2 && ISO_3166_ALPHA2.split(' ').any(|c| c == s) {
+        Ok(())
+    } else {
+        Err(field(
+            "country_code",
+            "an ISO 3166-1 alpha-2 code in upper case",
+        ))
+    }
+}
+
+/// `profile_photo`: an `https` URL with a host, no credentials, at most 2048 characters
+/// (SECURITY.md DIR1: the avatar redirect can never be an open redirector to other schemes).
+pub fn validate_photo_url(s: &str) -> Result<(), FieldError> {
+    let bad = || {
+        field(
+            "profile_photo",
+            "an https URL with a host, no credentials, at most 2048 characters",
+        )
+    };
+    // Checked on the raw text too: the parser would read `https:///x` as host `x`.
+    let raw_ok = s
+        .strip_prefix("https://")
+        .is_some_and(|rest| !rest.starts_with('/') && !rest.starts_with('\\'));
+    if !raw_ok || s.len() > 2048 || s.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(bad());
+    }
+    let url = url::Url::parse(s).map_err(|_| bad())?;
+    if url.scheme() != "https"
+        || url.host_str().is_none_or(str::is_empty)
+        || !url.username().is_empty()
+        || url.password().is_some()
+    {
+        return Err(bad());
+    }
+    Ok(())
+}
+
+/// `public_key`: standard base64 of a P-256 SubjectPublicKeyInfo (91 bytes of DER); returns the
+/// DER.
+pub fn parse_public_key(s: &str) -> Result<Vec<u8>, FieldError> {
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
+    let bad = || {
+        field(
+            "public_key",
+            "standard base64 of a P-256 DER SubjectPublicKeyInfo",
+        )
+    };
+    let der = STANDARD.decode(s).map_err(|_| bad())?;
+    // SEQUENCE { SEQUENCE { id-ecPublicKey, prime256v1 }, BIT STRING (04 || x || y) }
+    const PREFIX: [u8; 27] = [
+        0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08,
+        0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00, 0x04,
+    ];
+    if der.len() != 91 || der[..27] != PREFIX {
+        return Err(bad());
+    }
+    // The point must be on the curve: let aws-lc parse it.
+    aws_lc_rs::signature::ParsedPublicKey::new(
+        &aws_lc_rs::signature::ECDSA_P256_SHA256_FIXED,
+        &der,
+    )
+    .map_err(|_| bad())?;
+    Ok(der)
+}
+
+/// A new `service_id`: 12 characters of lower-case Crockford base32 (60 random bits).
+pub fn new_service_id(rng: &dyn Random) -> String {
+    const ALPHABET: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
+    let mut b = [0u8; 12];
+    rng.fill(&mut b);
+    b.iter()
+        .map(|x| ALPHABET[usize::from(x & 31)] as char)
+        .collect()
+}
+
+/// A `service_id` as it may appear in a request (for a clean 404 before any store call).
+pub fn is_service_id(s: &str) -> bool {
+    s.len() == 12
+        && s.bytes()
+            .all(|b| b"0123456789abcdefghjkmnpqrstvwxyz".contains(&b))
+}
+
+/// What the app asks for at sign-up (app protocol §1), before validation.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Registration {
+    pub name: Option<String>,
+    pub display_name: Option<String>,
+    pub country_code: Option<String>,
+    pub profile_photo: Option<String>,
+    pub public_key: Option<String>,
+}
+
+/// Validates a registration and builds the identity.
+pub fn new_identity(
+    reg: &Registration,
+    now: Timestamp,
+    rng: &dyn Random,
+) -> Result<Identity, FieldError> {
+    let name = reg.name.as_deref().ok_or(field("name", "required"))?;
+    validate_name(name)?;
+    let display_name = reg
+        .display_name
+        .as_deref()
+        .ok_or(field("display_name", "required"))?;
+    validate_display_name(display_name)?;
+    let country = reg
+        .country_code
+        .as_deref()
+        .ok_or(field("country_code", "required"))?;
+    validate_country_code(country)?;
+    if let Some(p) = &reg.profile_photo {
+        validate_photo_url(p)?;
+    }
+    let key = reg
+        .public_key
+        .as_deref()
+        .ok_or(field("public_key", "required"))?;
+    parse_public_key(key)?;
+    Ok(Identity {
+        sub: random::uuid_v4(rng).to_string(),
+        service_id: new_service_id(rng),
+        name: name.to_owned(),
+        display_name: display_name.to_owned(),
+        profile_photo: reg.profile_photo.clone(),
+        created_at: now,
+        public_key: key.to_owned(),
+        country_code: country.to_owned(),
+        kind: IdentityType::User,
+        groups: Vec::new(),
+        disabled: false,
+    })
+}
+
+/// The officially assigned ISO 3166-1 alpha-2 codes.
+const ISO_3166_ALPHA2: &str = "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::random::SeededRandom;
+
+    #[test]
+    fn field_rules() {
+        assert!(validate_name("alice").is_ok());
+        assert!(validate_name("a.b_c-9").is_ok());
+        for bad in [
+            "al",
+            "Alice",
+            "a b",
+            "x".repeat(33).as_str(),
+            "ali\u{e9}",
+            "",
+        ] {
+            assert!(validate_name(bad).is_err(), "{bad}");
+        }
+        assert!(validate_display_name("Alice Ångström").is_ok());
+        assert!(validate_display_name("").is_err());
+        assert!(validate_display_name(" ").is_err());
+        assert!(validate_display_name("a\nb").is_err());
+        assert!(validate_display_name(&"x".repeat(65)).is_err());
+        assert!(validate_country_code("SE").is_ok());
+        for bad in ["se", "XX", "SWE", "", "S"] {
+            assert!(validate_country_code(bad).is_err(), "{bad}");
+        }
+        assert!(validate_photo_url("https://cdn.example.com/a.png").is_ok());
+        for bad in [
+            "http://cdn.example.com/a.png",
+            "javascript:alert(1)",
+            "https://user:pw@cdn.example.com/a.png",
+            "https://user@cdn.example.com/a.png",
+            "//cdn.example.com/a.png",
+            "https:///a.png",
+            "data:image/png;base64,AAAA",
+        ] {
+            assert!(validate_photo_url(bad).is_err(), "{bad}");
+        }
+        assert!(validate_photo_url(&format!("https://a.example/{}", "x".repeat(2048))).is_err());
+        assert!(parse_public_key("AAAA").is_err());
+        assert!(parse_public_key("not base64!").is_err());
+    }
+
+    #[test]
+    fn service_ids_are_short_and_recognisable() {
+        let rng = SeededRandom::new(3);
+        let a = new_service_id(&rng);
+        assert!(is_service_id(&a), "{a}");
+        assert_ne!(a, new_service_id(&rng));
+        assert!(!is_service_id("ABCDEFGHJKMN"));
+        assert!(!is_service_id("short"));
+    }
+}

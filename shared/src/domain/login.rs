@@ -1,0 +1,401 @@
+//! The login session behind the QR page (app protocol §2-§5; SECURITY.md Q1-Q3).
+//!
+//! * Bound to the browser that opened it: the browser holds a random secret in an HttpOnly
+//!   cookie; the session stores only its SHA-256 (Q1).
+//! * The QR's challenge rotates BankID-style: `HMAC-SHA256(session secret, time step)`, a step
+//!   of [`CHALLENGE_STEP`] seconds, a scan accepted for the last [`CHALLENGE_WINDOW`] steps (Q2).
+//! * Decided at most once: `Pending` -> `Approved`/`Denied` -> `Completed`, each step a
+//!   conditional write on the session's version.
+
+use aws_lc_rs::constant_time::verify_slices_are_equal;
+use aws_lc_rs::hmac;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+
+use crate::clock::Timestamp;
+use crate::domain::authorize::AuthorizationRequest;
+use crate::random::{self, Random};
+
+/// A login session lives at most five minutes.
+pub const LOGIN_TTL_SECS: i64 = 300;
+/// The QR redraws with a new challenge every few seconds.
+pub const CHALLENGE_STEP_SECS: i64 = 5;
+/// A scan must present one of the last three steps (at most 15 s old).
+pub const CHALLENGE_WINDOW: i64 = 3;
+
+/// Where the session is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum LoginStatus {
+    Pending,
+    /// The identity approved on the phone (or an SSO session vouched for it).
+    Approved {
+        sub: String,
+        auth_time: Timestamp,
+    },
+    /// Denied on the phone.
+    Denied,
+    /// The browser was sent back to the client (with a code or an error).
+    Completed,
+}
+
+/// One login session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoginSession {
+    pub id: String,
+    pub request: AuthorizationRequest,
+    /// The original authorization query, to offer a fresh start when this one expires.
+    pub restart_query: String,
+    /// SHA-256 of the browser-binding secret, base64url.
+    pub browser_hash: String,
+    /// The HMAC key of the rotating challenge; never leaves the server.
+    pub secret: String,
+    pub browser_ip: String,
+    pub user_agent: String,
+    pub created_at: Timestamp,
+    pub expires_at: Timestamp,
+    /// Challenges accepted at scan time; a decision must present one of them.
+    #[serde(default)]
+    pub scanned: Vec<String>,
+    pub status: LoginStatus,
+    /// An SSO session (sid) that vouched for the identity, when the QR step was skipped.
+    #[serde(default)]
+    pub sso_sid: Option<String>,
+}
+
+/// SHA-256, base64url.
+pub fn hash(s: &str) -> String {
+    URL_SAFE_NO_PAD.encode(aws_lc_rs::digest::digest(
+        &aws_lc_rs::digest::SHA256,
+        s.as_bytes(),
+    ))
+}
+
+/// Constant-time comparison of `hash(secret)` with a stored hash.
+pub fn hash_matches(secret: &str, stored: &str) -> bool {
+    verify_slices_are_equal(hash(secret).as_bytes(), stored.as_bytes()).is_ok()
+}
+
+impl LoginSession {
+    /// A new pending session.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        request: AuthorizationRequest,
+        restart_query: String,
+        browser_secret: &str,
+        browser_ip: String,
+        user_agent: String,
+        now: Timestamp,
+        rng: &dyn Random,
+    ) -> Self {
+        Self {
+            id: random::token(rng, 16),
+            request,
+            restart_query,
+            browser_hash: hash(browser_secret),
+            secret: random::token(rng, 32),
+            browser_ip,
+            user_agent: user_agent.chars().take(512).collect(),
+            created_at: now,
+            expires_at: now.plus_secs(LOGIN_TTL_SECS),
+            scanned: Vec::new(),
+            status: LoginStatus::Pending,
+            sso_sid: None,
+        }
+    }
+
+    pub fn expired(&self, now: Timestamp) -> bool {
+        now >= self.expires_at
+    }
+
+    /// Is `browser_secret` the one that opened this session?
+    pub fn bound_to(&self, browser_secret: Option<&str>) -> bool {
+        browser_secret.is_some_and(|s| hash_matches(s, &self.browser_hash))
+    }
+
+    fn challenge_at(&self, step: i64) -> String {
+        let key = hmac::Key::new(hmac::HMAC_SHA256, self.secret.as_bytes());
+        let tag = hmac::sign(&key, &step.to_be_bytes());
+        URL_SAFE_NO_PAD.encode(&tag.as_ref()[..16])
+    }
+
+    /// The challenge the QR shows now.
+    pub fn current_challenge(&self, now: Timestamp) -> String {
+        self.challenge_at(now.secs().div_euclid(CHALLENGE_STEP_SECS))
+    }
+
+    /// When the current challenge stops being the newest (the page redraws then).
+    pub fn next_rotation(now: Timestamp) -> Timestamp {
+        Timestamp::from_secs((now.secs().div_euclid(CHALLENGE_STEP_SECS) + 1) * CHALLENGE_STEP_SECS)
+    }
+
+    /// Does `challenge` belong to one of the last [`CHALLENGE_WINDOW`] steps?
+    pub fn challenge_is_fresh(&self, challenge: &str, now: Timestamp) -> bool {
+        let step = now.secs().div_euclid(CHALLENGE_STEP_SECS);
+        (0..CHALLENGE_WINDOW).any(|i| {
+            verify_slices_are_equal(self.challenge_at(step - i).as_bytes(), challenge.as_bytes())
+                .is_ok()
+        })
+    }
+
+    /// The app scanned `challenge`: accept it if the session is pending, live and the challenge
+    /// fresh, and remember it for the decision. `false` means "not found" to the app.
+    pub fn accept_scan(&mut self, challenge: &str, now: Timestamp) -> bool {
+        if self.status != LoginStatus::Pending
+            || self.expired(now)
+            || !self.challenge_is_fresh(challenge, now)
+        {
+            return false;
+        }
+        if !self.scanned.iter().any(|c| c == challenge) {
+            self.scanned.push(challenge.to_owned());
+            if self.scanned.len() > 8 {
+                self.scanned.remove(0);
+            }
+        }
+        true
+    }
+
+    /// The app decided. Errors say what to answer.
+    pub fn decide(
+        &mut self,
+        sub: &str,
+        challenge: &str,
+        approve: bool,
+        now: Timestamp,
+    ) -> Result<(), DecideError> {
+        if self.expired(now)
+            || !self
+                .scanned
+                .iter()
+                .any(|c| verify_slices_are_equal(c.as_bytes(), challenge.as_bytes()).is_ok())
+        {
+            return Err(DecideError::NotFound);
+        }
+        if self.status != LoginStatus::Pending {
+            return Err(DecideError::AlreadyDecided);
+        }
+        self.status = if approve {
+            LoginStatus::Approved {
+                sub: sub.to_owned(),
+                auth_time: now,
+            }
+        } else {
+            LoginStatus::Denied
+        };
+        Ok(())
+    }
+
+    /// What the browser's poll reports.
+    pub fn public_status(&self, now: Timestamp) -> &'static str {
+        match &self.status {
+            LoginStatus::Pending if self.expired(now) => "expired",
+            LoginStatus::Pending => "pending",
+            LoginStatus::Approved { .. } | LoginStatus::Completed => "approved",
+            LoginStatus::Denied => "denied",
+        }
+    }
+}
+
+/// Why a decision was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecideError {
+    /// Unknown or expired session, or a challenge it never accepted.
+    NotFound,
+    /// The session was decided already.
+    AlreadyDecided,
+}
+
+/// An SSO session: who logged in in this browser, and when.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SsoSession {
+    /// Public id: `sid` in tokens, `session_state` in responses.
+    pub sid: String,
+    pub sub: String,
+    pub auth_time: Timestamp,
+    pub created_at: Timestamp,
+    /// SHA-256 of the cookie's secret part.
+    pub secret_hash: String,
+}
+
+impl SsoSession {
+    /// A new session and the cookie value (`sid.secret`) that proves it.
+    pub fn new(
+        sub: &str,
+        auth_time: Timestamp,
+        now: Timestamp,
+        rng: &dyn Random,
+    ) -> (Self, String) {
+        let sid = random::uuid_v4(rng).to_string();
+        let secret = random::token(rng, 32);
+        let cookie = format!("{sid}.{secret}");
+        (
+            Self {
+                sid,
+                sub: sub.to_owned(),
+                auth_time,
+                created_at: now,
+                secret_hash: hash(&secret),
+            },
+            cookie,
+        )
+    }
+
+    /// Splits a cookie value into `(sid, secret)`.
+    pub fn parse_cookie(value: &str) -> Option<(&str, &str)> {
+        let (sid, secret) = value.split_once('.')?;
+        (sid.len() == 36 && !secret.is_empty() && secret.len() <= 64).then_some((sid, secret))
+    }
+
+    /// Expiry: idle timeout from `now`, capped by the absolute maximum.
+    pub fn expires_at(&self, now: Timestamp, idle: i64, max: i64) -> i64 {
+        now.plus_secs(idle)
+            .secs()
+            .min(self.created_at.plus_secs(max).secs())
+    }
+}
+
+/// A remembered consent: the scopes an identity granted a client.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Consent {
+    pub scopes: Vec<String>,
+    pub granted_at: Timestamp,
+}
+
+impl Consent {
+    pub fn covers(&self, scopes: &[String]) -> bool {
+        scopes.iter().all(|s| self.scopes.contains(s))
+    }
+    pub fn key(sub: &str, client_id: &str) -> String {
+        format!("{sub}:{client_id}")
+    }
+}
+
+/// An authorization code's grant, stored under the code's hash; single use, short-lived.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuthCode {
+    pub client_id: String,
+    pub redirect_uri: String,
+    pub scopes: Vec<String>,
+    pub nonce: String,
+    pub code_challenge: Option<String>,
+    pub sub: String,
+    pub sid: String,
+    pub auth_time: Timestamp,
+    pub issued_at: Timestamp,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::authorize::{Prompt, ResponseMode};
+    use crate::random::SeededRandom;
+
+    fn session(now: Timestamp) -> LoginSession {
+        session_seeded(now, 5)
+    }
+
+    fn session_seeded(now: Timestamp, seed: u64) -> LoginSession {
+        let req = AuthorizationRequest {
+            client_id: "rp".into(),
+            redirect_uri: "https://rp.example/cb".into(),
+            response_mode: ResponseMode::Query,
+            state: "s".into(),
+            nonce: "n".into(),
+            scopes: vec!["openid".into()],
+            code_challenge: None,
+            prompt: Prompt::default(),
+            max_age: None,
+            login_hint: None,
+            ui_locales: None,
+        };
+        LoginSession::new(
+            req,
+            String::new(),
+            "browser-secret",
+            "127.0.0.1".into(),
+            "ua".into(),
+            now,
+            &SeededRandom::new(seed),
+        )
+    }
+
+    #[test]
+    fn q2_challenges_rotate_and_age_out() {
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let s = session(t0);
+        let c0 = s.current_challenge(t0);
+        assert_eq!(c0.len(), 22, "128 bits");
+        assert_eq!(s.current_challenge(t0.plus_secs(4)), c0, "same step");
+        assert_ne!(s.current_challenge(t0.plus_secs(5)), c0, "rotates");
+        assert!(s.challenge_is_fresh(&c0, t0.plus_secs(14)));
+        assert!(
+            !s.challenge_is_fresh(&c0, t0.plus_secs(15)),
+            "older than three steps is dead"
+        );
+        assert!(!s.challenge_is_fresh("AAAAAAAAAAAAAAAAAAAAAA", t0));
+        let other = session_seeded(t0, 6);
+        assert_ne!(other.current_challenge(t0), c0, "per-session secret");
+    }
+
+    #[test]
+    fn decided_once_and_only_for_a_scanned_challenge() {
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let mut s = session(t0);
+        let c = s.current_challenge(t0);
+        assert_eq!(
+            s.decide("alice", &c, true, t0),
+            Err(DecideError::NotFound),
+            "not scanned yet"
+        );
+        assert!(s.accept_scan(&c, t0));
+        // The decision may come after the challenge rotated: it was accepted at scan time.
+        s.decide("alice", &c, true, t0.plus_secs(60)).unwrap();
+        assert!(matches!(s.status, LoginStatus::Approved { .. }));
+        assert_eq!(
+            s.decide("alice", &c, false, t0.plus_secs(61)),
+            Err(DecideError::AlreadyDecided)
+        );
+        assert!(
+            !s.accept_scan(&s.current_challenge(t0.plus_secs(62)), t0.plus_secs(62)),
+            "decided sessions cannot be scanned"
+        );
+        assert_eq!(s.public_status(t0), "approved");
+    }
+
+    #[test]
+    fn expires_after_five_minutes() {
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let mut s = session(t0);
+        let late = t0.plus_secs(LOGIN_TTL_SECS);
+        assert!(!s.accept_scan(&s.current_challenge(late), late));
+        assert_eq!(s.public_status(late), "expired");
+    }
+
+    #[test]
+    fn q1_bound_to_the_opening_browser() {
+        let s = session(Timestamp::from_secs(0));
+        assert!(s.bound_to(Some("browser-secret")));
+        assert!(!s.bound_to(Some("other")));
+        assert!(!s.bound_to(None));
+        assert_ne!(s.browser_hash, "browser-secret", "stored hashed");
+    }
+
+    #[test]
+    fn sso_cookie_round_trip_and_expiry() {
+        let rng = SeededRandom::new(1);
+        let t0 = Timestamp::from_secs(1000);
+        let (s, cookie) = SsoSession::new("alice", t0, t0, &rng);
+        let (sid, secret) = SsoSession::parse_cookie(&cookie).unwrap();
+        assert_eq!(sid, s.sid);
+        assert!(hash_matches(secret, &s.secret_hash));
+        assert!(SsoSession::parse_cookie("garbage").is_none());
+        assert_eq!(s.expires_at(t0, 1800, 36000), 2800);
+        assert_eq!(
+            s.expires_at(t0.plus_secs(35000), 1800, 36000),
+            37000,
+            "capped by the maximum"
+        );
+    }
+}

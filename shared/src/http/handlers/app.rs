@@ -1,0 +1,268 @@
+//! The mobile app's API (app protocol §1, §3, §4): sign-up, reading a scanned login session,
+//! and approving or denying it. Every write is a JWS signed by the device key; its `jti` is
+//! recorded in the same transaction as the write, so a replay is refused.
+
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::domain::app_jws::{self, AppJwsError};
+use crate::domain::identity::{self, Registration};
+use crate::domain::login::{DecideError, LoginSession};
+use crate::domain::ratelimit;
+use crate::http::pages::{escape, Page};
+use crate::http::{
+    check_realm, json, json_body, path_param, query_pairs, wants_json, HttpError, Request, Response,
+};
+use crate::store::{
+    Cond, IdentityStore, Key, Kind, NewIdentityError, Record, StoreError, Typed, Write,
+};
+use crate::App;
+
+fn invalid(e: impl std::fmt::Display) -> HttpError {
+    HttpError::json(400, "invalid_request", e.to_string())
+}
+
+fn jws_error(e: AppJwsError) -> HttpError {
+    invalid(e)
+}
+
+#[derive(Deserialize)]
+struct SignupBody {
+    registration: String,
+}
+
+/// `POST .../app/identities`: sign-up with proof of possession of the device key.
+pub async fn signup(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let now = app.clock.now();
+    let body: SignupBody = json_body(&req)?;
+    let jws = app_jws::parse(&body.registration, "registration+jwt").map_err(jws_error)?;
+    let key = jws
+        .str_claim("public_key")
+        .ok_or_else(|| invalid("public_key: required"))?;
+    let spki = identity::parse_public_key(key).map_err(invalid)?;
+    let verified = jws
+        .verify(&spki, &app.settings.issuer(), now)
+        .map_err(jws_error)?;
+    let reg: Registration =
+        serde_json::from_value(serde_json::Value::Object(verified.claims.clone()))
+            .map_err(|_| invalid("registration claims must be strings"))?;
+    // A fresh service_id on the rare collision; name and jti conflicts are final.
+    for _ in 0..3 {
+        let ident = identity::new_identity(&reg, now, app.random.as_ref()).map_err(invalid)?;
+        match app
+            .store
+            .create_identity(
+                &ident,
+                Some((format!("reg:{}", verified.jti), verified.exp)),
+                now,
+            )
+            .await
+        {
+            Ok(()) => {
+                let mut out = serde_json::to_value(ident.public_profile())
+                    .map_err(|_| HttpError::Internal)?;
+                out["sub"] = json!(ident.sub);
+                out["service_id"] = json!(ident.service_id);
+                return Ok(json(201, &out));
+            }
+            Err(NewIdentityError::ServiceIdTaken) => continue,
+            Err(NewIdentityError::NameTaken) => {
+                return Err(HttpError::json(409, "name_taken", "this name is taken"))
+            }
+            Err(NewIdentityError::Replay) => return Err(invalid("jti was already used")),
+            Err(NewIdentityError::Store(e)) => return Err(e.into()),
+        }
+    }
+    Err(HttpError::Unavailable)
+}
+
+fn not_found() -> HttpError {
+    HttpError::json(
+        404,
+        "not_found",
+        "unknown or expired login session, or a wrong challenge",
+    )
+}
+
+fn one(pairs: &[(String, String)], name: &str) -> Option<String> {
+    let mut it = pairs.iter().filter(|(k, _)| k == name);
+    match (it.next(), it.next()) {
+        (Some((_, v)), None) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+/// `GET .../app/scan?session=&challenge=`: what the app shows before approving (Q3). A
+/// browser (no `Accept: application/json`) gets the "get the app" page instead.
+pub async fn scan(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    if !wants_json(&req) {
+        return Ok(get_the_app(app));
+    }
+    let now = app.clock.now();
+    let pairs = query_pairs(&req);
+    let (Some(id), Some(challenge)) = (one(&pairs, "session"), one(&pairs, "challenge")) else {
+        return Err(not_found());
+    };
+    if id.len() > 64 || challenge.len() > 64 {
+        return Err(not_found());
+    }
+    // Accept the scan (remember the challenge); retry if a concurrent scan won the write.
+    for _ in 0..3 {
+        let Some(s) = app
+            .store
+            .read::<LoginSession>(Kind::Login, &id, now)
+            .await?
+        else {
+            return Err(not_found());
+        };
+        let mut next = s.value.clone();
+        if !next.accept_scan(&challenge, now) {
+            return Err(not_found());
+        }
+        match app.store.replace(&s, &next, now).await {
+            Ok(()) => {}
+            Err(StoreError::ConditionFailed) => continue,
+            Err(e) => return Err(e.into()),
+        }
+        let client =
+            crate::store::ClientStore::client(app.store.as_ref(), &next.request.client_id, now)
+                .await?
+                .map(|(c, _)| c)
+                .ok_or_else(not_found)?;
+        let host = url::Url::parse(&next.request.redirect_uri)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_default();
+        return Ok(json(
+            200,
+            &json!({
+                "session": next.id,
+                "client": { "client_id": client.client_id, "name": client.name, "redirect_host": host },
+                "scopes": next.request.scopes,
+                "browser": { "ip": next.browser_ip, "user_agent": next.user_agent },
+                "expires_at": next.expires_at.to_rfc3339_millis(),
+            }),
+        ));
+    }
+    Err(HttpError::Unavailable)
+}
+
+fn get_the_app(app: &App) -> Response {
+    let (ios, android) = &app.settings.app_store_urls;
+    Page {
+        status: 200,
+        title: "Get the scanid app",
+        body: format!(
+            "<h1>Log in with the scanid app</h1>\
+             <p>This code is meant for the scanid app. Install it, sign up, then scan the code on the login page again.</p>\
+             <p class=\"stores\"><a href=\"{}\">App Store</a> <a href=\"{}\">Google Play</a></p>",
+            escape(ios),
+            escape(android)
+        ),
+        script: None,
+        form_action: "'none'".into(),
+        cookies: Vec::new(),
+    }
+    .render(app.random.as_ref())
+}
+
+#[derive(Deserialize)]
+struct DecideBody {
+    approval: String,
+}
+
+/// `POST .../app/login-sessions/{login_session_id}`: approve or deny, signed by the device key.
+pub async fn decide(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let now = app.clock.now();
+    let id = path_param(&req, "login_session_id")
+        .filter(|i| i.len() <= 64)
+        .ok_or_else(not_found)?;
+    let body: DecideBody = json_body(&req)?;
+    let jws = app_jws::parse(&body.approval, "approval+jwt").map_err(jws_error)?;
+    let sub = jws
+        .str_claim("sub")
+        .ok_or_else(|| invalid("sub: required"))?
+        .to_owned();
+    if sub.len() > 64 {
+        return Err(not_found());
+    }
+    let ident = match app.store.identity(&sub, now).await? {
+        Some((i, _)) if !i.disabled => i,
+        _ => return Err(HttpError::json(404, "not_found", "unknown identity")),
+    };
+    if !ratelimit::allow(
+        app.store.as_ref(),
+        &format!("decide:{sub}"),
+        app.settings.limits.decisions_per_minute,
+        60,
+        now,
+    )
+    .await?
+    {
+        return Err(HttpError::RateLimited { html: false });
+    }
+    let spki = identity::parse_public_key(&ident.public_key).map_err(|_| HttpError::Internal)?;
+    let v = jws
+        .verify(&spki, &app.settings.issuer(), now)
+        .map_err(jws_error)?;
+    let claim = |n: &str| {
+        v.claims
+            .get(n)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+    };
+    if claim("session").as_deref() != Some(id.as_str()) {
+        return Err(invalid("session must name this login session"));
+    }
+    let challenge = claim("challenge").ok_or_else(|| invalid("challenge: required"))?;
+    let approve = match claim("decision").as_deref() {
+        Some("approve") => true,
+        Some("deny") => false,
+        _ => return Err(invalid("decision must be approve or deny")),
+    };
+    let Some(s) = app
+        .store
+        .read::<LoginSession>(Kind::Login, &id, now)
+        .await?
+    else {
+        return Err(not_found());
+    };
+    let mut next = s.value.clone();
+    match next.decide(&sub, &challenge, approve, now) {
+        Ok(()) => {}
+        Err(DecideError::NotFound) => return Err(not_found()),
+        Err(DecideError::AlreadyDecided) => {
+            return Err(HttpError::json(
+                409,
+                "already_decided",
+                "this login session was decided already",
+            ))
+        }
+    }
+    let jti_key = Key::new(Kind::Jti, format!("{sub}:{}", v.jti));
+    let writes = vec![
+        s.replace_with(&next)?,
+        Write::Put(Record::new(jti_key.clone(), &1, Some(v.exp))?, Cond::Absent),
+    ];
+    match app.store.transact(writes, now).await {
+        Ok(()) => Ok(json(
+            200,
+            &json!({ "status": if approve { "approved" } else { "denied" } }),
+        )),
+        Err(StoreError::ConditionFailed) => {
+            if app.store.get(&jti_key, now).await?.is_some() {
+                Err(invalid("jti was already used"))
+            } else {
+                Err(HttpError::json(
+                    409,
+                    "already_decided",
+                    "this login session was decided already",
+                ))
+            }
+        }
+        Err(e) => Err(e.into()),
+    }
+}

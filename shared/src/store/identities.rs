@@ -1,0 +1,179 @@
+//! Identity storage: `name` and `service_id` are unique, enforced by marker records created in
+//! the same transaction as the identity (never a check, then a write).
+
+use async_trait::async_trait;
+
+use super::{Backend, Cond, Key, Kind, Record, StoreError, Write};
+use crate::clock::Timestamp;
+use crate::domain::identity::Identity;
+
+/// Why an identity was not created. Nothing was written in any case.
+#[derive(Debug, thiserror::Error)]
+pub enum NewIdentityError {
+    #[error("name taken")]
+    NameTaken,
+    #[error("service_id taken")]
+    ServiceIdTaken,
+    #[error("jti already used")]
+    Replay,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Marker {
+    sub: String,
+}
+
+#[async_trait]
+pub trait IdentityStore: Send + Sync {
+    /// Creates the identity with its markers and, if given, records `(jti, expires_at)` as used.
+    async fn create_identity(
+        &self,
+        identity: &Identity,
+        jti: Option<(String, i64)>,
+        now: Timestamp,
+    ) -> Result<(), NewIdentityError>;
+    async fn identity(
+        &self,
+        sub: &str,
+        now: Timestamp,
+    ) -> Result<Option<(Identity, u64)>, StoreError>;
+    async fn identity_by_service_id(
+        &self,
+        service_id: &str,
+        now: Timestamp,
+    ) -> Result<Option<Identity>, StoreError>;
+    async fn identity_by_name(
+        &self,
+        name: &str,
+        now: Timestamp,
+    ) -> Result<Option<Identity>, StoreError>;
+    /// Replaces the identity if still at `version` (name and service_id never change).
+    async fn update_identity(
+        &self,
+        identity: &Identity,
+        version: u64,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
+    async fn identities(&self, now: Timestamp) -> Result<Vec<Identity>, StoreError>;
+}
+
+#[async_trait]
+impl<B: Backend + ?Sized> IdentityStore for B {
+    async fn create_identity(
+        &self,
+        identity: &Identity,
+        jti: Option<(String, i64)>,
+        now: Timestamp,
+    ) -> Result<(), NewIdentityError> {
+        let marker = Marker {
+            sub: identity.sub.clone(),
+        };
+        let mut writes = vec![
+            Write::Put(
+                Record::new(Key::new(Kind::Identity, &identity.sub), identity, None)?,
+                Cond::Absent,
+            ),
+            Write::Put(
+                Record::new(Key::new(Kind::IdentityName, &identity.name), &marker, None)?,
+                Cond::Absent,
+            ),
+            Write::Put(
+                Record::new(
+                    Key::new(Kind::ServiceId, &identity.service_id),
+                    &marker,
+                    None,
+                )?,
+                Cond::Absent,
+            ),
+        ];
+        if let Some((jti, exp)) = &jti {
+            writes.push(Write::Put(
+                Record::new(Key::new(Kind::Jti, jti), &1, Some(*exp))?,
+                Cond::Absent,
+            ));
+        }
+        match self.transact(writes, now).await {
+            Ok(()) => Ok(()),
+            Err(StoreError::ConditionFailed) => {
+                // Say which condition failed; the transaction wrote nothing.
+                if self
+                    .get(&Key::new(Kind::IdentityName, &identity.name), now)
+                    .await?
+                    .is_some()
+                {
+                    Err(NewIdentityError::NameTaken)
+                } else if let Some((jti, _)) = jti {
+                    if self.get(&Key::new(Kind::Jti, &jti), now).await?.is_some() {
+                        Err(NewIdentityError::Replay)
+                    } else {
+                        Err(NewIdentityError::ServiceIdTaken)
+                    }
+                } else {
+                    Err(NewIdentityError::ServiceIdTaken)
+                }
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn identity(
+        &self,
+        sub: &str,
+        now: Timestamp,
+    ) -> Result<Option<(Identity, u64)>, StoreError> {
+        match self.get(&Key::new(Kind::Identity, sub), now).await? {
+            Some(r) => Ok(Some((r.value()?, r.version))),
+            None => Ok(None),
+        }
+    }
+
+    async fn identity_by_service_id(
+        &self,
+        service_id: &str,
+        now: Timestamp,
+    ) -> Result<Option<Identity>, StoreError> {
+        by_marker(self, Kind::ServiceId, service_id, now).await
+    }
+
+    async fn identity_by_name(
+        &self,
+        name: &str,
+        now: Timestamp,
+    ) -> Result<Option<Identity>, StoreError> {
+        by_marker(self, Kind::IdentityName, name, now).await
+    }
+
+    async fn update_identity(
+        &self,
+        identity: &Identity,
+        version: u64,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let mut r = Record::new(Key::new(Kind::Identity, &identity.sub), identity, None)?;
+        r.version = version + 1;
+        self.put(r, Cond::Version(version), now).await
+    }
+
+    async fn identities(&self, now: Timestamp) -> Result<Vec<Identity>, StoreError> {
+        self.list(Kind::Identity, now)
+            .await?
+            .iter()
+            .map(Record::value)
+            .collect()
+    }
+}
+
+async fn by_marker<B: Backend + ?Sized>(
+    s: &B,
+    kind: Kind,
+    id: &str,
+    now: Timestamp,
+) -> Result<Option<Identity>, StoreError> {
+    let Some(m) = s.get(&Key::new(kind, id), now).await? else {
+        return Ok(None);
+    };
+    let m: Marker = m.value()?;
+    Ok(s.identity(&m.sub, now).await?.map(|(i, _)| i))
+}
