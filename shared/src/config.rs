@@ -56,6 +56,8 @@ pub struct RawSettings {
     pub sso_idle_ttl: Option<String>,
     /// `SCANID_SSO_MAX_TTL`: seconds, default 36000.
     pub sso_max_ttl: Option<String>,
+    /// `SCANID_LOGIN_TTL`: how long a QR login session lives, seconds, default 300.
+    pub login_ttl: Option<String>,
     /// `SCANID_LOGIN_RATE_PER_MINUTE`: login requests per client IP and minute, default 30.
     pub login_rate_per_minute: Option<String>,
     /// `SCANID_DECISION_RATE_PER_MINUTE`: app approvals/denials per identity and minute,
@@ -83,6 +85,7 @@ pub const VARIABLES: &[&str] = &[
     "SCANID_CODE_TTL",
     "SCANID_SSO_IDLE_TTL",
     "SCANID_SSO_MAX_TTL",
+    "SCANID_LOGIN_TTL",
     "SCANID_LOGIN_RATE_PER_MINUTE",
     "SCANID_DECISION_RATE_PER_MINUTE",
     "SCANID_APP_STORE_URL_IOS",
@@ -108,6 +111,7 @@ impl RawSettings {
             code_ttl: get("SCANID_CODE_TTL"),
             sso_idle_ttl: get("SCANID_SSO_IDLE_TTL"),
             sso_max_ttl: get("SCANID_SSO_MAX_TTL"),
+            login_ttl: get("SCANID_LOGIN_TTL"),
             login_rate_per_minute: get("SCANID_LOGIN_RATE_PER_MINUTE"),
             decision_rate_per_minute: get("SCANID_DECISION_RATE_PER_MINUTE"),
             app_store_url_ios: get("SCANID_APP_STORE_URL_IOS"),
@@ -149,6 +153,7 @@ pub struct Lifetimes {
     pub code: i64,
     pub sso_idle: i64,
     pub sso_max: i64,
+    pub login: i64,
 }
 
 impl Default for Lifetimes {
@@ -160,6 +165,7 @@ impl Default for Lifetimes {
             code: 60,
             sso_idle: 1800,
             sso_max: 36000,
+            login: 300,
         }
     }
 }
@@ -307,6 +313,7 @@ impl Settings {
                 60,
                 31_536_000,
             )?,
+            login: seconds("SCANID_LOGIN_TTL", &raw.login_ttl, d.login, 10, 600)?,
         };
         let limits = Limits {
             logins_per_minute: count(

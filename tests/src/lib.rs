@@ -225,3 +225,219 @@ pub fn repo_root() -> PathBuf {
         .unwrap()
         .to_owned()
 }
+
+/// A browser: keeps cookies, does not follow redirects.
+#[derive(Debug, Default, Clone)]
+pub struct Browser {
+    pub jar: std::collections::BTreeMap<String, String>,
+    pub user_agent: String,
+}
+
+impl Browser {
+    pub fn new() -> Self {
+        Self {
+            jar: Default::default(),
+            user_agent: "scanid-test-browser/1.0".into(),
+        }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.jar
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    fn remember(&mut self, r: &Resp) {
+        for (k, v) in &r.headers {
+            if k == "set-cookie" {
+                let pair = v.split(';').next().unwrap_or("");
+                if let Some((name, value)) = pair.split_once('=') {
+                    if value.is_empty() || v.contains("Max-Age=0") {
+                        self.jar.remove(name);
+                    } else {
+                        self.jar.insert(name.to_owned(), value.to_owned());
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn send(&mut self, method: &str, url: &str, extra: &[(&str, &str)], body: &[u8]) -> Resp {
+        let cookie = self.cookie_header();
+        let mut headers: Vec<(&str, &str)> = vec![("User-Agent", self.user_agent.as_str())];
+        if !cookie.is_empty() {
+            headers.push(("Cookie", cookie.as_str()));
+        }
+        headers.extend_from_slice(extra);
+        let r = request(method, url, &headers, body);
+        self.remember(&r);
+        r
+    }
+
+    pub fn get(&mut self, url: &str) -> Resp {
+        self.send("GET", url, &[], b"")
+    }
+
+    pub fn post_form(&mut self, url: &str, pairs: &[(&str, &str)]) -> Resp {
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(pairs)
+            .finish();
+        self.send(
+            "POST",
+            url,
+            &[("Content-Type", "application/x-www-form-urlencoded")],
+            body.as_bytes(),
+        )
+    }
+}
+
+/// The value of attribute `attr` on the first element whose text contains `marker`.
+pub fn attr(html: &str, marker: &str, attr: &str) -> Option<String> {
+    let at = html.find(marker)?;
+    let start = html[..at].rfind('<')?;
+    let end = at + html[at..].find('>')?;
+    let tag = &html[start..end];
+    let key = format!("{attr}=\"");
+    let v = tag.find(&key)? + key.len();
+    let value = &tag[v..v + tag[v..].find('"')?];
+    Some(
+        value
+            .replace("&amp;", "&")
+            .replace("&quot;", "\"")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&#39;", "'"),
+    )
+}
+
+/// Query (or fragment) parameters of a URL.
+pub fn params_of(url: &str) -> std::collections::HashMap<String, String> {
+    let q = url
+        .split_once('?')
+        .or_else(|| url.split_once('#'))
+        .map(|(_, q)| q)
+        .unwrap_or("");
+    let q = q.split('#').next().unwrap_or("");
+    url::form_urlencoded::parse(q.as_bytes())
+        .into_owned()
+        .collect()
+}
+
+/// A second, independent implementation of the phone app: its own P-256 key and JWS signing.
+pub struct TestApp {
+    pub key: aws_lc_rs::signature::EcdsaKeyPair,
+    pub public_key: String,
+    pub sub: String,
+    pub service_id: String,
+    pub issuer: String,
+}
+
+static JTI: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl TestApp {
+    pub fn key() -> (aws_lc_rs::signature::EcdsaKeyPair, String) {
+        use aws_lc_rs::encoding::AsDer;
+        use aws_lc_rs::signature::KeyPair;
+        use base64::Engine;
+        let key = aws_lc_rs::signature::EcdsaKeyPair::generate(
+            &aws_lc_rs::signature::ECDSA_P256_SHA256_FIXED_SIGNING,
+        )
+        .unwrap();
+        let spki = base64::engine::general_purpose::STANDARD
+            .encode(key.public_key().as_der().unwrap().as_ref());
+        (key, spki)
+    }
+
+    pub fn jti() -> String {
+        format!(
+            "jti-{}-{}",
+            std::process::id(),
+            JTI.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+        )
+    }
+
+    pub fn now() -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64
+    }
+
+    /// Signs a compact JWS (ES256) over `claims`.
+    pub fn sign(
+        key: &aws_lc_rs::signature::EcdsaKeyPair,
+        typ: &str,
+        claims: &serde_json::Value,
+    ) -> String {
+        scanid::domain::app_jws::sign(key, typ, claims).unwrap()
+    }
+
+    /// Signs up `name` on `server`; panics unless 201.
+    pub fn enroll(server: &TestServer, name: &str) -> Self {
+        let (key, public_key) = Self::key();
+        let now = Self::now();
+        let claims = serde_json::json!({
+            "name": name, "display_name": format!("{name} display"), "country_code": "SE",
+            "public_key": public_key, "aud": server.issuer, "iat": now, "exp": now + 120, "jti": Self::jti(),
+        });
+        let jws = Self::sign(&key, "registration+jwt", &claims);
+        let r = request(
+            "POST",
+            &format!("{}/app/identities", server.issuer),
+            &[("Content-Type", "application/json")],
+            serde_json::json!({ "registration": jws })
+                .to_string()
+                .as_bytes(),
+        );
+        assert_eq!(r.status, 201, "enroll {name}: {}", r.text());
+        let v = r.json();
+        Self {
+            key,
+            public_key,
+            sub: v["sub"].as_str().unwrap().to_owned(),
+            service_id: v["service_id"].as_str().unwrap().to_owned(),
+            issuer: server.issuer.clone(),
+        }
+    }
+
+    /// What the app reads after scanning `payload`.
+    pub fn scan(&self, payload: &str) -> Resp {
+        request("GET", payload, &[("Accept", "application/json")], b"")
+    }
+
+    /// The signed approval JWS for a payload.
+    pub fn approval(&self, payload: &str, decision: &str) -> String {
+        let p = params_of(payload);
+        let now = Self::now();
+        Self::sign(
+            &self.key,
+            "approval+jwt",
+            &serde_json::json!({
+                "sub": self.sub, "session": p["session"], "challenge": p["challenge"], "decision": decision,
+                "aud": self.issuer, "iat": now, "exp": now + 120, "jti": Self::jti(),
+            }),
+        )
+    }
+
+    /// Posts an approval JWS for `session`.
+    pub fn post_decision(&self, session: &str, jws: &str) -> Resp {
+        request(
+            "POST",
+            &format!("{}/app/login-sessions/{session}", self.issuer),
+            &[("Content-Type", "application/json")],
+            serde_json::json!({ "approval": jws })
+                .to_string()
+                .as_bytes(),
+        )
+    }
+
+    /// Scans and decides, as the phone does.
+    pub fn decide(&self, payload: &str, decision: &str) -> Resp {
+        let scanned = self.scan(payload);
+        assert_eq!(scanned.status, 200, "scan: {}", scanned.text());
+        let jws = self.approval(payload, decision);
+        self.post_decision(&params_of(payload)["session"], &jws)
+    }
+}

@@ -28,6 +28,9 @@ pub enum Command {
     /// Manage signing keys: list, rotate (publish next, then activate), remove retired keys.
     #[command(subcommand)]
     Keys(crate::keys::KeysCommand),
+    /// The reference app: enroll a device key, approve or deny a QR login.
+    #[command(subcommand)]
+    App(crate::app::AppCommand),
 }
 
 /// The settings shared by `serve` and the operator commands.
@@ -75,6 +78,9 @@ pub struct ConfigArgs {
     /// SSO session maximum lifetime in seconds.
     #[arg(long, env = "SCANID_SSO_MAX_TTL", global = true)]
     pub sso_max_ttl: Option<String>,
+    /// How long a QR login session lives, in seconds.
+    #[arg(long, env = "SCANID_LOGIN_TTL", global = true)]
+    pub login_ttl: Option<String>,
     /// Login requests allowed per client IP and minute.
     #[arg(long, env = "SCANID_LOGIN_RATE_PER_MINUTE", global = true)]
     pub login_rate_per_minute: Option<String>,
@@ -111,6 +117,7 @@ impl ConfigArgs {
             code_ttl: self.code_ttl.clone(),
             sso_idle_ttl: self.sso_idle_ttl.clone(),
             sso_max_ttl: self.sso_max_ttl.clone(),
+            login_ttl: self.login_ttl.clone(),
             login_rate_per_minute: self.login_rate_per_minute.clone(),
             decision_rate_per_minute: self.decision_rate_per_minute.clone(),
             app_store_url_ios: self.app_store_url_ios.clone(),
@@ -165,5 +172,6 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Serve(args) => crate::serve::run(args).await,
         Command::Client(cmd) => crate::operator::run(cmd).await,
         Command::Keys(cmd) => crate::keys::run(cmd).await,
+        Command::App(cmd) => crate::app::run(cmd).await,
     }
 }

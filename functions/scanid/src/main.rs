@@ -2,6 +2,7 @@
 //! work on the same store while it runs. Commands that return data print one JSON object on
 //! stdout; logs and errors go to stderr.
 
+mod app;
 mod cli;
 mod keys;
 mod operator;

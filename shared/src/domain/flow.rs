@@ -152,9 +152,10 @@ pub async fn authorize(
     };
 
     let mut sso = sso_session(app, cookies.sso.as_deref(), now).await?;
+    // OIDC Core §3.1.2.1: re-authenticate once max_age seconds have passed (max_age=0: always).
     let too_old = |s: &Versioned<SsoSession>| {
         req.max_age
-            .is_some_and(|m| now.secs() - s.value.auth_time.secs() > m)
+            .is_some_and(|m| now.secs() - s.value.auth_time.secs() >= m)
     };
     if req.prompt.login || sso.as_ref().is_some_and(too_old) {
         sso = None;
@@ -180,6 +181,7 @@ pub async fn authorize(
             )));
         }
         let mut session = LoginSession::new(
+            app.settings.lifetimes.login,
             req,
             restart_query,
             &browser_secret,
@@ -226,6 +228,7 @@ pub async fn authorize(
         return Ok(AuthorizeDecision::RateLimited);
     }
     let session = LoginSession::new(
+        app.settings.lifetimes.login,
         req,
         restart_query,
         &browser_secret,

@@ -17,7 +17,7 @@ use crate::clock::Timestamp;
 use crate::domain::authorize::AuthorizationRequest;
 use crate::random::{self, Random};
 
-/// A login session lives at most five minutes.
+/// A login session lives at most five minutes (the default of `SCANID_LOGIN_TTL`).
 pub const LOGIN_TTL_SECS: i64 = 300;
 /// The QR redraws with a new challenge every few seconds.
 pub const CHALLENGE_STEP_SECS: i64 = 5;
@@ -81,6 +81,7 @@ impl LoginSession {
     /// A new pending session.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
+        ttl_secs: i64,
         request: AuthorizationRequest,
         restart_query: String,
         browser_secret: &str,
@@ -98,7 +99,7 @@ impl LoginSession {
             browser_ip,
             user_agent: user_agent.chars().take(512).collect(),
             created_at: now,
-            expires_at: now.plus_secs(LOGIN_TTL_SECS),
+            expires_at: now.plus_secs(ttl_secs),
             scanned: Vec::new(),
             status: LoginStatus::Pending,
             sso_sid: None,
@@ -311,6 +312,7 @@ mod tests {
             ui_locales: None,
         };
         LoginSession::new(
+            LOGIN_TTL_SECS,
             req,
             String::new(),
             "browser-secret",

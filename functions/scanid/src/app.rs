@@ -1,0 +1,264 @@
+//! `scanid app ...`: the reference stand-in for the phone app (app protocol §6). It talks HTTP
+//! to the app API exactly as the phone would, and keeps its P-256 device key in a key file
+//! (mode 0600).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use aws_lc_rs::encoding::AsDer;
+use aws_lc_rs::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use clap::{Args, Subcommand};
+use scanid::clock::{Clock, SystemClock};
+use scanid::domain::app_jws;
+use scanid::random::{self, SystemRandom};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::cli::{print_json, CliError};
+
+#[derive(Debug, Subcommand)]
+pub enum AppCommand {
+    /// Sign up: create a device key in KEY_FILE and register an identity with it.
+    Enroll(EnrollArgs),
+    /// Approve (or deny) the login shown by a QR code, given the QR's text.
+    Approve(ApproveArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct Common {
+    /// The device key file (created by enroll, mode 0600).
+    #[arg(long)]
+    pub key_file: PathBuf,
+    /// The service's base URL.
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    pub server: String,
+    /// The realm.
+    #[arg(long, env = "SCANID_REALM", default_value = "scanid")]
+    pub realm: String,
+}
+
+#[derive(Debug, Args)]
+pub struct EnrollArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Unique handle: 3 to 32 of a-z 0-9 . _ -
+    #[arg(long)]
+    pub name: String,
+    #[arg(long)]
+    pub display_name: String,
+    /// ISO 3166-1 alpha-2 country code, e.g. SE.
+    #[arg(long)]
+    pub country: String,
+    /// An https URL of a profile photo.
+    #[arg(long)]
+    pub photo: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ApproveArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Deny instead of approving.
+    #[arg(long)]
+    pub deny: bool,
+    /// The QR code's text: {issuer}/app/scan?session=...&challenge=...
+    pub qr_payload: String,
+}
+
+/// What the key file holds.
+#[derive(Serialize, Deserialize)]
+struct KeyFile {
+    /// PKCS#8 of the P-256 device key, standard base64.
+    pkcs8: String,
+    public_key: String,
+    sub: String,
+    service_id: String,
+    issuer: String,
+}
+
+fn issuer(c: &Common) -> String {
+    format!("{}/realms/{}", c.server.trim_end_matches('/'), c.realm)
+}
+
+fn failed(what: &str, e: impl std::fmt::Display) -> CliError {
+    CliError::Failed(format!("{what}: {e}"))
+}
+
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    let mut f = opts
+        .open(path)
+        .map_err(|e| failed(&path.display().to_string(), e))?;
+    f.write_all(bytes)
+        .map_err(|e| failed(&path.display().to_string(), e))?;
+    f.sync_all()
+        .map_err(|e| failed(&path.display().to_string(), e))
+}
+
+fn claims_base(issuer: &str) -> Value {
+    let now = SystemClock.now().secs();
+    json!({ "aud": issuer, "iat": now, "exp": now + 120, "jti": random::token(&SystemRandom::new(), 16) })
+}
+
+async fn post_json(url: &str, body: &Value) -> Result<(u16, Value), CliError> {
+    let r = reqwest::Client::new()
+        .post(url)
+        .json(body)
+        .send()
+        .await
+        .map_err(|e| failed(url, e))?;
+    let status = r.status().as_u16();
+    let v = r.json::<Value>().await.unwrap_or(Value::Null);
+    Ok((status, v))
+}
+
+fn refused(status: u16, body: &Value) -> CliError {
+    let msg = format!(
+        "the service answered {status}: {} {}",
+        body["error"].as_str().unwrap_or(""),
+        body["error_description"].as_str().unwrap_or("")
+    );
+    if (400..500).contains(&status) {
+        CliError::Usage(msg)
+    } else {
+        CliError::Failed(msg)
+    }
+}
+
+pub async fn run(cmd: AppCommand) -> Result<(), CliError> {
+    match cmd {
+        AppCommand::Enroll(a) => enroll(a).await,
+        AppCommand::Approve(a) => approve(a).await,
+    }
+}
+
+async fn enroll(a: EnrollArgs) -> Result<(), CliError> {
+    if a.common.key_file.exists() {
+        return Err(CliError::Usage(format!(
+            "{} exists; it holds an identity already",
+            a.common.key_file.display()
+        )));
+    }
+    let key =
+        EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).map_err(|e| failed("key", e))?;
+    let pkcs8 = STANDARD.encode(key.to_pkcs8v1().map_err(|e| failed("key", e))?.as_ref());
+    let public_key = STANDARD.encode(
+        key.public_key()
+            .as_der()
+            .map_err(|e| failed("key", e))?
+            .as_ref(),
+    );
+    let iss = issuer(&a.common);
+    let mut claims = claims_base(&iss);
+    claims["name"] = json!(a.name);
+    claims["display_name"] = json!(a.display_name);
+    claims["country_code"] = json!(a.country);
+    claims["public_key"] = json!(public_key);
+    if let Some(p) = &a.photo {
+        claims["profile_photo"] = json!(p);
+    }
+    let jws = app_jws::sign(&key, "registration+jwt", &claims).map_err(|e| failed("sign", e))?;
+    let (status, body) = post_json(
+        &format!("{iss}/app/identities"),
+        &json!({ "registration": jws }),
+    )
+    .await?;
+    if status != 201 {
+        return Err(refused(status, &body));
+    }
+    let sub = body["sub"].as_str().unwrap_or_default().to_owned();
+    let service_id = body["service_id"].as_str().unwrap_or_default().to_owned();
+    let file = KeyFile {
+        pkcs8,
+        public_key,
+        sub: sub.clone(),
+        service_id: service_id.clone(),
+        issuer: iss,
+    };
+    write_private(
+        &a.common.key_file,
+        &serde_json::to_vec_pretty(&file).map_err(|e| failed("key file", e))?,
+    )?;
+    print_json(&json!({ "sub": sub, "service_id": service_id }));
+    Ok(())
+}
+
+async fn approve(a: ApproveArgs) -> Result<(), CliError> {
+    let text = std::fs::read(&a.common.key_file)
+        .map_err(|e| failed(&a.common.key_file.display().to_string(), e))?;
+    let file: KeyFile = serde_json::from_slice(&text).map_err(|e| failed("key file", e))?;
+    let der = STANDARD
+        .decode(&file.pkcs8)
+        .map_err(|e| failed("key file", e))?;
+    let key = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &der)
+        .map_err(|e| failed("key file", e))?;
+    let iss = issuer(&a.common);
+    // Only codes of the service this identity belongs to.
+    let prefix = format!("{iss}/app/scan?");
+    if !a.qr_payload.starts_with(&prefix) {
+        return Err(CliError::Usage(format!("not a login code of {iss}")));
+    }
+    let url =
+        url::Url::parse(&a.qr_payload).map_err(|e| CliError::Usage(format!("QR payload: {e}")))?;
+    let q = |n: &str| {
+        url.query_pairs()
+            .find(|(k, _)| k == n)
+            .map(|(_, v)| v.into_owned())
+    };
+    let (Some(session), Some(challenge)) = (q("session"), q("challenge")) else {
+        return Err(CliError::Usage(
+            "QR payload without session and challenge".into(),
+        ));
+    };
+    // Show the person what they are about to approve (SECURITY.md Q3).
+    let r = reqwest::Client::new()
+        .get(a.qr_payload.as_str())
+        .header("accept", "application/json")
+        .send()
+        .await
+        .map_err(|e| failed("scan", e))?;
+    let status = r.status().as_u16();
+    let info: Value = r.json().await.unwrap_or(Value::Null);
+    if status != 200 {
+        return Err(refused(status, &info));
+    }
+    eprintln!(
+        "{} login to {} ({}) asking for [{}], from {} ({})",
+        if a.deny { "Denying" } else { "Approving" },
+        info["client"]["name"].as_str().unwrap_or("?"),
+        info["client"]["redirect_host"].as_str().unwrap_or("?"),
+        info["scopes"]
+            .as_array()
+            .map(|s| s
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" "))
+            .unwrap_or_default(),
+        info["browser"]["ip"].as_str().unwrap_or("?"),
+        info["browser"]["user_agent"].as_str().unwrap_or("?"),
+    );
+    let mut claims = claims_base(&iss);
+    claims["sub"] = json!(file.sub);
+    claims["session"] = json!(session);
+    claims["challenge"] = json!(challenge);
+    claims["decision"] = json!(if a.deny { "deny" } else { "approve" });
+    let jws = app_jws::sign(&key, "approval+jwt", &claims).map_err(|e| failed("sign", e))?;
+    let (status, body) = post_json(
+        &format!("{iss}/app/login-sessions/{session}"),
+        &json!({ "approval": jws }),
+    )
+    .await?;
+    if status != 200 {
+        return Err(refused(status, &body));
+    }
+    print_json(
+        &json!({ "status": body["status"], "client": info["client"], "scopes": info["scopes"] }),
+    );
+    Ok(())
+}
