@@ -440,7 +440,8 @@ fn b1_b4_page_headers_csrf_and_escaping() {
     let app = TestApp::enroll(s, "dave");
     let mut b = Browser::new();
     let (page, payload) = open(&mut b, &url_of(s, &good("b")));
-    for r in [&page] {
+    let error_page = b.get(&url_of(s, &with(good("b"), "client_id", "nobody")));
+    for r in [&page, &error_page] {
         let csp = r.header("content-security-policy").unwrap();
         assert!(csp.contains("frame-ancestors 'none'"), "B1");
         assert_eq!(r.header("x-frame-options"), Some("DENY"));
