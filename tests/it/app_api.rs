@@ -56,7 +56,8 @@ fn signup_returns_the_profile_and_enforces_every_rule() {
     assert_eq!(r.status, 409);
     assert_eq!(r.json()["error"], "name_taken");
 
-    let bad: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
+    type Edit = Box<dyn Fn(&mut Value)>;
+    let bad: Vec<(&str, Edit)> = vec![
         ("short name", Box::new(|c| c["name"] = json!("ab"))),
         ("upper-case name", Box::new(|c| c["name"] = json!("Alice"))),
         ("long name", Box::new(|c| c["name"] = json!("a".repeat(33)))),
