@@ -19,6 +19,11 @@ pub enum Handler {
     AppSignup,
     AppScan,
     AppDecide,
+    Token,
+    Introspect,
+    Userinfo,
+    Revoke,
+    Logout,
 }
 
 /// One route.
@@ -58,6 +63,13 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/app/identities", Handler::AppSignup, "app-signup"),
     route("GET",  "/realms/{realm}/app/scan", Handler::AppScan, "app-scan"),
     route("POST", "/realms/{realm}/app/login-sessions/{login_session_id}", Handler::AppDecide, "app-decide"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/token", Handler::Token, "token"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Revoke, "revoke"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout"),
 ];
 
 /// Runs `handler`; every error becomes its response here.
@@ -71,6 +83,11 @@ pub async fn dispatch(handler: Handler, app: &App, req: Request) -> Response {
         Handler::AppSignup => handlers::app::signup(app, req).await,
         Handler::AppScan => handlers::app::scan(app, req).await,
         Handler::AppDecide => handlers::app::decide(app, req).await,
+        Handler::Token => handlers::token::token(app, req).await,
+        Handler::Introspect => handlers::token::introspect(app, req).await,
+        Handler::Userinfo => handlers::token::userinfo(app, req).await,
+        Handler::Revoke => handlers::token::revoke(app, req).await,
+        Handler::Logout => handlers::token::logout(app, req).await,
     };
     result.unwrap_or_else(HttpError::into_response)
 }

@@ -60,6 +60,10 @@ fn expected_status(function: &str) -> u16 {
         "authorize" => 400,
         // A syntactically bad JWS.
         "app-signup" | "app-decide" => 400,
+        // Unknown client credentials; no token.
+        "token" | "introspect" | "revoke" | "userinfo" => 401,
+        // No id_token_hint: the confirmation page.
+        "logout" => 200,
         // Unknown login sessions.
         "login-status" | "consent" | "app-scan" => 404,
         other => panic!("no expected status for {other}"),

@@ -55,6 +55,9 @@ pub struct CreateArgs {
     /// Choose the client id instead of a random UUID.
     #[arg(long)]
     pub client_id: Option<String>,
+    /// Sign this client's tokens with RS256 or ES256 (default: the service's --signing-alg).
+    #[arg(long)]
+    pub token_alg: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -68,6 +71,12 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
     match cmd {
         ClientCommand::Create(a) => {
             let store = scanid::app::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+            let token_alg = match a.token_alg.as_deref() {
+                None => None,
+                Some(s) => Some(scanid::keys::Alg::parse(s).ok_or_else(|| {
+                    CliError::Usage(format!("--token-alg {s:?}: RS256 or ES256"))
+                })?),
+            };
             let (client, secret) = client::register(
                 NewClient {
                     name: a.name,
@@ -76,6 +85,7 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
                     public: a.public,
                     client_credentials: a.client_credentials,
                     client_id: a.client_id,
+                    token_alg,
                 },
                 now,
                 &SystemRandom::new(),
@@ -111,6 +121,7 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
                         "redirect_uris": c.redirect_uris,
                         "post_logout_redirect_uris": c.post_logout_redirect_uris,
                         "grant_types": c.grant_types,
+                        "token_alg": c.token_alg,
                         "created_at": c.created_at.to_rfc3339_millis(),
                     })
                 })

@@ -44,6 +44,9 @@ pub struct Client {
     pub post_logout_redirect_uris: Vec<String>,
     pub grant_types: Vec<GrantType>,
     pub created_at: Timestamp,
+    /// The algorithm this client's tokens are signed with; default the service's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_alg: Option<crate::keys::Alg>,
 }
 
 /// A client secret in the clear: shown once at registration, never stored, never logged.
@@ -150,6 +153,8 @@ pub struct NewClient {
     pub client_credentials: bool,
     /// A chosen client id; default a random UUID.
     pub client_id: Option<String>,
+    /// Sign this client's tokens with this algorithm instead of the service default.
+    pub token_alg: Option<crate::keys::Alg>,
 }
 
 /// Why a registration was refused.
@@ -218,6 +223,7 @@ pub fn register(
         post_logout_redirect_uris: dedup(new.post_logout_redirect_uris),
         grant_types,
         created_at: now,
+        token_alg: new.token_alg,
     };
     Ok((client, secret))
 }

@@ -48,6 +48,12 @@ pub enum HttpError {
     PageUnavailable,
     /// Too many requests: 429 + `Retry-After` (HTML on login pages, JSON elsewhere).
     RateLimited { html: bool },
+    /// A bearer-token error (RFC 6750 §3): `WWW-Authenticate: Bearer` with the code, if any.
+    Bearer {
+        status: u16,
+        error: Option<&'static str>,
+        description: &'static str,
+    },
     /// A bug: 500, details only in the log.
     Internal,
 }
@@ -179,6 +185,23 @@ impl HttpError {
                 }
                 r
             }
+            HttpError::Bearer {
+                status,
+                error,
+                description,
+            } => {
+                let challenge = match error {
+                    Some(e) => format!("Bearer realm=\"scanid\", error=\"{e}\", error_description=\"{description}\""),
+                    None => "Bearer realm=\"scanid\"".to_owned(),
+                };
+                finish(
+                    base(status)
+                        .header("content-type", "application/json")
+                        .header("www-authenticate", challenge)
+                        .header("cache-control", "no-store"),
+                    json_error(error.unwrap_or("invalid_request"), description),
+                )
+            }
             HttpError::RateLimited { html: false } => finish(
                 base(429)
                     .header("content-type", "application/json")
@@ -230,4 +253,16 @@ pub fn json_error(error: &str, description: &str) -> Body {
         )
         .unwrap_or_default(),
     )
+}
+
+impl From<crate::domain::token::TokenError> for HttpError {
+    fn from(e: crate::domain::token::TokenError) -> Self {
+        use crate::domain::token::TokenError;
+        match e {
+            TokenError::OAuth(o) => HttpError::OAuth(o),
+            TokenError::InvalidClient(d) => HttpError::InvalidClient(d),
+            TokenError::Store(s) => s.into(),
+            TokenError::Sign(s) => s.into(),
+        }
+    }
 }

@@ -51,6 +51,12 @@ pub enum Kind {
     Code,
     /// A rate-limit counter.
     Rate,
+    /// A grant: the family of tokens issued from one code or client-credentials request.
+    Grant,
+    /// A refresh token, keyed by its hash.
+    Refresh,
+    /// A redeemed code's hash -> its grant (to revoke on a second redemption).
+    CodeUsed,
     /// Used by the adapter test suite.
     Test,
 }
@@ -68,6 +74,9 @@ impl Kind {
             Kind::Consent => "consent",
             Kind::Code => "code",
             Kind::Rate => "rate",
+            Kind::Grant => "grant",
+            Kind::Refresh => "refresh",
+            Kind::CodeUsed => "code_used",
             Kind::Test => "test",
         }
     }

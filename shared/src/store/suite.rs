@@ -264,6 +264,7 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         post_logout_redirect_uris: vec![],
         grant_types: vec![GrantType::AuthorizationCode, GrantType::RefreshToken],
         created_at: T0,
+        token_alg: None,
     };
     s.create_client(&client, T0).await.unwrap();
     assert!(matches!(

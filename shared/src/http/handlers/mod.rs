@@ -3,3 +3,4 @@
 pub mod app;
 pub mod login;
 pub mod metadata;
+pub mod token;

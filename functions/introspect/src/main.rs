@@ -1,0 +1,7 @@
+//! Lambda function `introspect`: POST /realms/{realm}/protocol/openid-connect/introspect.
+//! Wiring only; the handler lives in the common crate (`scanid::routes`).
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    scanid::lambda::run("introspect").await
+}

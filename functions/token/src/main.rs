@@ -1,0 +1,7 @@
+//! Lambda function `token`: POST /realms/{realm}/protocol/openid-connect/token.
+//! Wiring only; the handler lives in the common crate (`scanid::routes`).
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    scanid::lambda::run("token").await
+}

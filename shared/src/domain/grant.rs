@@ -1,0 +1,309 @@
+//! Grants and the tokens issued from them (RFC 6749 §4.1.3, §6; OIDC Core §2, §3.1.3.6).
+//!
+//! A grant is the family of tokens issued from one authorization code (or one
+//! client-credentials request). Access tokens and id tokens are JWTs naming the grant (`gid`);
+//! refresh tokens are opaque, stored hashed, and rotate with a generation counter: the grant
+//! holds the current generation, and presenting an older one revokes the whole family
+//! (SECURITY.md R3), except right after a rotation (a short grace period for a lost response).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use crate::app::App;
+use crate::clock::Timestamp;
+use crate::domain::identity::Identity;
+use crate::domain::login;
+use crate::keys::{jwt, Alg, SignError};
+use crate::random;
+
+/// How a grant started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantKind {
+    AuthorizationCode,
+    ClientCredentials,
+}
+
+/// One grant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Grant {
+    pub id: String,
+    pub kind: GrantKind,
+    pub client_id: String,
+    /// The identity; for client credentials, the client id.
+    pub sub: String,
+    /// The SSO session, for user grants.
+    pub sid: Option<String>,
+    pub scopes: Vec<String>,
+    pub auth_time: Timestamp,
+    pub nonce: Option<String>,
+    pub created_at: Timestamp,
+    /// `offline_access`: the grant outlives the SSO session.
+    pub offline: bool,
+    /// The current refresh token generation.
+    pub generation: u64,
+    pub rotated_at: Timestamp,
+    pub revoked: bool,
+    /// The algorithm the client's tokens are signed with.
+    pub alg: Alg,
+}
+
+/// A refresh token as stored (under the hash of the token).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefreshRecord {
+    pub grant_id: String,
+    pub client_id: String,
+    pub generation: u64,
+}
+
+/// What a refresh token's generation means for its grant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefreshCheck {
+    /// The current token: rotate.
+    Current,
+    /// The token just replaced, within the grace period: rotate again (the response was lost).
+    Grace,
+    /// An older token: reuse; revoke the family.
+    Reused,
+}
+
+/// How long the token before the current one is still accepted after a rotation.
+pub const REFRESH_GRACE_SECS: i64 = 10;
+
+impl Grant {
+    pub fn check(&self, presented_generation: u64, now: Timestamp) -> RefreshCheck {
+        if presented_generation == self.generation {
+            RefreshCheck::Current
+        } else if presented_generation + 1 == self.generation
+            && now.secs() - self.rotated_at.secs() <= REFRESH_GRACE_SECS
+        {
+            RefreshCheck::Grace
+        } else {
+            RefreshCheck::Reused
+        }
+    }
+
+    /// Seconds the grant's refresh tokens live.
+    pub fn refresh_ttl(&self, app: &App) -> i64 {
+        if self.offline {
+            app.settings.lifetimes.offline_token
+        } else {
+            app.settings.lifetimes.refresh_token
+        }
+    }
+}
+
+/// RFC 7636 §4.6: BASE64URL(SHA256(verifier)) == challenge, in constant time; the verifier
+/// must be 43 to 128 unreserved characters.
+pub fn pkce_matches(verifier: &str, challenge: &str) -> bool {
+    let well_formed = (43..=128).contains(&verifier.len())
+        && verifier
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'));
+    well_formed && login::hash_matches(verifier, challenge)
+}
+
+/// `at_hash` (OIDC Core §3.1.3.6): the left half of SHA-256 of the access token, base64url.
+pub fn at_hash(access_token: &str) -> String {
+    use base64::Engine;
+    let d = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, access_token.as_bytes());
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&d.as_ref()[..16])
+}
+
+/// The tokens of one issuance.
+#[derive(Debug, Clone)]
+pub struct Issued {
+    pub access_token: String,
+    pub id_token: Option<String>,
+    pub refresh_token: Option<String>,
+    pub expires_in: i64,
+    pub refresh_expires_in: i64,
+    pub scope: String,
+    pub session_state: Option<String>,
+}
+
+impl Issued {
+    /// The token response of spec 2.2.
+    pub fn response(&self) -> Value {
+        let mut v = json!({
+            "access_token": self.access_token,
+            "expires_in": self.expires_in,
+            "refresh_expires_in": self.refresh_expires_in,
+            "token_type": "Bearer",
+            "not-before-policy": 0,
+            "scope": self.scope,
+        });
+        if let Some(r) = &self.refresh_token {
+            v["refresh_token"] = json!(r);
+        }
+        if let Some(i) = &self.id_token {
+            v["id_token"] = json!(i);
+        }
+        if let Some(s) = &self.session_state {
+            v["session_state"] = json!(s);
+        }
+        v
+    }
+}
+
+/// A new opaque refresh token and its storage key (the hash).
+pub fn new_refresh_token(app: &App) -> (String, String) {
+    let t = random::token(app.random.as_ref(), 32);
+    let h = login::hash(&t);
+    (t, h)
+}
+
+/// Signs the access token (and the id token when `openid` is in scope) for `grant` with
+/// `scopes` (which may be narrower than the grant's).
+pub async fn sign_tokens(
+    app: &App,
+    grant: &Grant,
+    scopes: &[String],
+    identity: Option<&Identity>,
+    refresh_token: Option<String>,
+    now: Timestamp,
+) -> Result<Issued, SignError> {
+    let issuer = app.settings.issuer();
+    let ttl = app.settings.lifetimes.access_token;
+    let signer = app.keys.signer(grant.alg)?;
+    let scope = scopes.join(" ");
+    let mut at = Map::new();
+    at.insert("exp".into(), json!(now.secs() + ttl));
+    at.insert("iat".into(), json!(now.secs()));
+    at.insert("auth_time".into(), json!(grant.auth_time.secs()));
+    at.insert(
+        "jti".into(),
+        json!(random::uuid_v4(app.random.as_ref()).to_string()),
+    );
+    at.insert("iss".into(), json!(issuer));
+    at.insert("aud".into(), json!(grant.client_id));
+    at.insert("sub".into(), json!(grant.sub));
+    at.insert("typ".into(), json!("Bearer"));
+    at.insert("azp".into(), json!(grant.client_id));
+    at.insert("acr".into(), json!("1"));
+    at.insert("scope".into(), json!(scope));
+    at.insert("gid".into(), json!(grant.id));
+    if let Some(sid) = &grant.sid {
+        at.insert("session_state".into(), json!(sid));
+        at.insert("sid".into(), json!(sid));
+    }
+    if grant.kind == GrantKind::ClientCredentials {
+        at.insert("gty".into(), json!("client_credentials"));
+        at.insert("client_id".into(), json!(grant.client_id));
+    }
+    if let Some(i) = identity {
+        at.insert("service_id".into(), json!(i.service_id));
+        at.insert("groups".into(), json!(i.groups));
+        at.insert("preferred_username".into(), json!(i.name));
+    }
+    let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
+    let id_token = match identity {
+        Some(i) if scopes.iter().any(|s| s == "openid") => {
+            let mut id = Map::new();
+            id.insert("iss".into(), json!(issuer));
+            id.insert("sub".into(), json!(grant.sub));
+            id.insert("aud".into(), json!(grant.client_id));
+            id.insert("exp".into(), json!(now.secs() + ttl));
+            id.insert("iat".into(), json!(now.secs()));
+            id.insert("auth_time".into(), json!(grant.auth_time.secs()));
+            if let Some(n) = &grant.nonce {
+                id.insert("nonce".into(), json!(n));
+            }
+            id.insert("at_hash".into(), json!(at_hash(&access_token)));
+            id.insert("azp".into(), json!(grant.client_id));
+            id.insert("acr".into(), json!("1"));
+            if let Some(sid) = &grant.sid {
+                id.insert("sid".into(), json!(sid));
+                id.insert("session_state".into(), json!(sid));
+            }
+            id.insert("service_id".into(), json!(i.service_id));
+            profile_claims(&mut id, i, scopes);
+            Some(jwt::encode(signer.as_ref(), "JWT", &id).await?)
+        }
+        _ => None,
+    };
+    let refresh_expires_in = match (&refresh_token, grant.offline) {
+        (Some(_), true) => 0, // Keycloak reports 0 for offline tokens
+        (Some(_), false) => grant.refresh_ttl(app),
+        (None, _) => 0,
+    };
+    Ok(Issued {
+        access_token,
+        id_token,
+        refresh_token,
+        expires_in: ttl,
+        refresh_expires_in,
+        scope,
+        session_state: grant.sid.clone(),
+    })
+}
+
+/// Claims by scope, for the id token and userinfo.
+pub fn profile_claims(out: &mut Map<String, Value>, i: &Identity, scopes: &[String]) {
+    if scopes.iter().any(|s| s == "profile") {
+        out.insert("name".into(), json!(i.display_name));
+        out.insert("preferred_username".into(), json!(i.name));
+        if let Some(p) = &i.profile_photo {
+            out.insert("picture".into(), json!(p));
+        }
+    }
+    if scopes.iter().any(|s| s == "groups") {
+        out.insert("groups".into(), json!(i.groups));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pkce_s256_rfc7636_appendix_b() {
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+        let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+        assert!(pkce_matches(verifier, challenge));
+        assert!(!pkce_matches(
+            "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXj",
+            challenge
+        ));
+        assert!(!pkce_matches("short", challenge));
+        assert!(!pkce_matches(&format!("{verifier}!"), challenge));
+    }
+
+    #[test]
+    fn at_hash_is_the_left_half() {
+        // OIDC Core example shape: 16 bytes -> 22 base64url characters.
+        assert_eq!(at_hash("token").len(), 22);
+    }
+
+    #[test]
+    fn generations() {
+        let t0 = Timestamp::from_secs(1000);
+        let g = Grant {
+            id: "g".into(),
+            kind: GrantKind::AuthorizationCode,
+            client_id: "c".into(),
+            sub: "s".into(),
+            sid: None,
+            scopes: vec![],
+            auth_time: t0,
+            nonce: None,
+            created_at: t0,
+            offline: false,
+            generation: 3,
+            rotated_at: t0,
+            revoked: false,
+            alg: Alg::RS256,
+        };
+        assert_eq!(g.check(3, t0), RefreshCheck::Current);
+        assert_eq!(
+            g.check(2, t0.plus_secs(REFRESH_GRACE_SECS)),
+            RefreshCheck::Grace
+        );
+        assert_eq!(
+            g.check(2, t0.plus_secs(REFRESH_GRACE_SECS + 1)),
+            RefreshCheck::Reused
+        );
+        assert_eq!(g.check(1, t0), RefreshCheck::Reused);
+        assert_eq!(g.check(4, t0), RefreshCheck::Reused);
+    }
+}

@@ -1,0 +1,235 @@
+//! What resource servers and relying parties ask about tokens: is an access token live
+//! (introspection, RFC 7662; userinfo, OIDC Core §5.3), revocation (RFC 7009), and the end of
+//! a session (OIDC RP-Initiated Logout 1.0).
+//!
+//! A token is live only if its signature, `exp` and issuer check out AND its grant is neither
+//! revoked nor expired AND (for a user's non-offline grant) its SSO session still exists AND
+//! its identity is not disabled. Logout and revocation therefore take effect at once, though
+//! the tokens are stateless JWTs.
+
+use serde_json::{json, Map, Value};
+
+use crate::app::App;
+use crate::clock::Timestamp;
+use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
+use crate::domain::identity::Identity;
+use crate::domain::login::{self, SsoSession};
+use crate::domain::token::revoke_grant;
+use crate::keys::jwt;
+use crate::store::{Cond, IdentityStore, Key, Kind, StoreError, Typed};
+
+/// A live access token: its claims, grant and identity (none for client credentials).
+#[derive(Debug, Clone)]
+pub struct LiveToken {
+    pub claims: Map<String, Value>,
+    pub grant: Grant,
+    pub identity: Option<Identity>,
+}
+
+async fn live_grant(
+    app: &App,
+    grant_id: &str,
+    now: Timestamp,
+) -> Result<Option<(Grant, Option<Identity>)>, StoreError> {
+    let Some(g) = app.store.read::<Grant>(Kind::Grant, grant_id, now).await? else {
+        return Ok(None);
+    };
+    let g = g.value;
+    if g.revoked {
+        return Ok(None);
+    }
+    if g.kind == GrantKind::ClientCredentials {
+        return Ok(Some((g, None)));
+    }
+    if !g.offline {
+        let sid = g.sid.clone().unwrap_or_default();
+        if app
+            .store
+            .read::<SsoSession>(Kind::Sso, &sid, now)
+            .await?
+            .is_none()
+        {
+            return Ok(None);
+        }
+    }
+    match app.store.identity(&g.sub, now).await? {
+        Some((i, _)) if !i.disabled => Ok(Some((g, Some(i)))),
+        _ => Ok(None),
+    }
+}
+
+/// The access token, if live.
+pub async fn live_access_token(
+    app: &App,
+    token: &str,
+    now: Timestamp,
+) -> Result<Option<LiveToken>, StoreError> {
+    let Ok(claims) =
+        jwt::verify::<Map<String, Value>>(&app.keys, token, &app.settings.issuer(), now)
+    else {
+        return Ok(None);
+    };
+    if claims.get("typ").and_then(Value::as_str) != Some("Bearer") {
+        return Ok(None);
+    }
+    let Some(gid) = claims.get("gid").and_then(Value::as_str) else {
+        return Ok(None);
+    };
+    Ok(live_grant(app, gid, now)
+        .await?
+        .map(|(grant, identity)| LiveToken {
+            claims,
+            grant,
+            identity,
+        }))
+}
+
+/// The refresh token's grant, if the token is live (current generation).
+async fn live_refresh_token(
+    app: &App,
+    token: &str,
+    now: Timestamp,
+) -> Result<Option<(RefreshRecord, Grant, Option<Identity>)>, StoreError> {
+    if token.len() > 256 {
+        return Ok(None);
+    }
+    let Some(r) = app
+        .store
+        .read::<RefreshRecord>(Kind::Refresh, &login::hash(token), now)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let Some((g, i)) = live_grant(app, &r.value.grant_id, now).await? else {
+        return Ok(None);
+    };
+    if r.value.generation != g.generation {
+        return Ok(None);
+    }
+    Ok(Some((r.value, g, i)))
+}
+
+/// RFC 7662 §2.2: the response for `token`; exactly `{"active": false}` for anything not live
+/// (SECURITY.md I2). The hint is not trusted (I3): both kinds are tried.
+pub async fn introspect(app: &App, token: &str, now: Timestamp) -> Result<Value, StoreError> {
+    if let Some(t) = live_access_token(app, token, now).await? {
+        let c = &t.claims;
+        let mut out = Map::new();
+        out.insert("active".into(), json!(true));
+        for k in [
+            "exp",
+            "iat",
+            "auth_time",
+            "jti",
+            "iss",
+            "aud",
+            "sub",
+            "typ",
+            "azp",
+            "session_state",
+            "acr",
+            "scope",
+            "sid",
+            "service_id",
+            "groups",
+        ] {
+            if let Some(v) = c.get(k) {
+                out.insert(k.into(), v.clone());
+            }
+        }
+        out.insert("client_id".into(), json!(t.grant.client_id));
+        if let Some(i) = &t.identity {
+            out.insert("username".into(), json!(i.name));
+        }
+        out.insert("token_type".into(), json!("Bearer"));
+        return Ok(Value::Object(out));
+    }
+    if let Some((_, g, i)) = live_refresh_token(app, token, now).await? {
+        let mut out = json!({
+            "active": true,
+            "iat": g.rotated_at.secs(),
+            "iss": app.settings.issuer(),
+            "aud": g.client_id,
+            "sub": g.sub,
+            "typ": if g.offline { "Offline" } else { "Refresh" },
+            "azp": g.client_id,
+            "scope": g.scopes.join(" "),
+            "client_id": g.client_id,
+            "token_type": "refresh_token",
+        });
+        if let Some(sid) = &g.sid {
+            out["sid"] = json!(sid);
+            out["session_state"] = json!(sid);
+        }
+        if let Some(i) = i {
+            out["username"] = json!(i.name);
+            out["service_id"] = json!(i.service_id);
+            out["groups"] = json!(i.groups);
+        }
+        return Ok(out);
+    }
+    Ok(json!({ "active": false }))
+}
+
+/// RFC 7009 §2.1: revokes `token` if it belongs to `client_id`; unknown or foreign tokens are
+/// ignored (the answer is 200 either way). Revoking either kind revokes the grant, so a
+/// refresh token's access tokens die with it (SECURITY.md V1).
+pub async fn revoke(
+    app: &App,
+    client_id: &str,
+    token: &str,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    if token.len() <= 256 {
+        if let Some(r) = app
+            .store
+            .read::<RefreshRecord>(Kind::Refresh, &login::hash(token), now)
+            .await?
+        {
+            if r.value.client_id == client_id {
+                revoke_grant(app.store.as_ref(), &r.value.grant_id, now).await?;
+            }
+            return Ok(());
+        }
+    }
+    if let Ok(claims) =
+        jwt::verify::<Map<String, Value>>(&app.keys, token, &app.settings.issuer(), now)
+    {
+        if claims.get("azp").and_then(Value::as_str) == Some(client_id) {
+            if let Some(gid) = claims.get("gid").and_then(Value::as_str) {
+                revoke_grant(app.store.as_ref(), gid, now).await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Ends the SSO session `sid` (its non-offline tokens become inactive at once).
+pub async fn end_session(app: &App, sid: &str, now: Timestamp) -> Result<(), StoreError> {
+    app.store
+        .delete(&Key::new(Kind::Sso, sid), Cond::Any, now)
+        .await
+}
+
+/// The userinfo response (spec 2.4, with the spec's spelling `peferred_username` next to the
+/// standard `preferred_username`).
+pub fn userinfo(t: &LiveToken, identity: &Identity) -> Value {
+    let scopes: Vec<String> = t
+        .claims
+        .get("scope")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .split(' ')
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect();
+    let mut out = Map::new();
+    out.insert("sub".into(), json!(identity.sub));
+    crate::domain::grant::profile_claims(&mut out, identity, &scopes);
+    out.insert("groups".into(), json!(identity.groups));
+    out.insert("preferred_username".into(), json!(identity.name));
+    out.insert("peferred_username".into(), json!(identity.name));
+    out.insert("username".into(), json!(identity.name));
+    out.insert("service_id".into(), json!(identity.service_id));
+    Value::Object(out)
+}

@@ -1,0 +1,499 @@
+//! The token endpoint's decisions (RFC 6749 §3.2, §4.1.3, §4.4, §6; RFC 7636 §4.6) and client
+//! authentication for every endpoint that takes a client secret.
+
+use std::borrow::Cow;
+
+use crate::app::App;
+use crate::clock::Timestamp;
+use crate::domain::authorize::Params;
+use crate::domain::client::{Client, ClientType, GrantType};
+use crate::domain::discovery::SCOPES;
+use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshCheck, RefreshRecord};
+use crate::domain::identity::Identity;
+use crate::domain::login::{self, AuthCode, SsoSession};
+use crate::keys::SignError;
+use crate::protocol::{OAuthError, OAuthErrorCode};
+use crate::random;
+use crate::store::{
+    Backend, ClientStore, Cond, IdentityStore, Key, Kind, Record, StoreError, Typed, Write,
+};
+
+/// Why a token request failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenError {
+    #[error("{0:?}")]
+    OAuth(OAuthError),
+    /// Client authentication failed: 401 `invalid_client` with `WWW-Authenticate`.
+    #[error("invalid client: {0}")]
+    InvalidClient(&'static str),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(transparent)]
+    Sign(#[from] SignError),
+}
+
+fn oauth(code: OAuthErrorCode, d: impl Into<Cow<'static, str>>) -> TokenError {
+    TokenError::OAuth(OAuthError::new(code, d))
+}
+
+fn invalid_grant(d: &'static str) -> TokenError {
+    oauth(OAuthErrorCode::InvalidGrant, d)
+}
+
+/// Failed authentications allowed per client and minute before it is locked (SECURITY.md T2).
+pub const AUTH_FAILURES_PER_MINUTE: u64 = 10;
+
+/// Credentials as presented: HTTP Basic (already decoded) and/or the body.
+#[derive(Debug, Clone, Default)]
+pub struct Presented {
+    pub basic: Option<(String, String)>,
+    pub body_id: Option<String>,
+    pub body_secret: Option<String>,
+}
+
+impl Presented {
+    pub fn from_params(
+        basic: Option<(String, String)>,
+        params: &Params,
+    ) -> Result<Self, TokenError> {
+        let one = |n: &'static str| {
+            params
+                .one(n)
+                .map_err(|_| oauth(OAuthErrorCode::InvalidRequest, "a parameter is repeated"))
+        };
+        Ok(Self {
+            basic,
+            body_id: one("client_id")?.map(str::to_owned),
+            body_secret: one("client_secret")?.map(str::to_owned),
+        })
+    }
+}
+
+fn failure_key(client_id: &str, now: Timestamp) -> Key {
+    Key::new(
+        Kind::Rate,
+        format!("authfail:{client_id}:{}", now.secs().div_euclid(60)),
+    )
+}
+
+/// Authenticates the client (client_secret_basic, client_secret_post, or none for public
+/// clients when `allow_public`). Repeated failures slow down, then lock the client for the
+/// rest of the minute (T2).
+pub async fn authenticate(
+    app: &App,
+    p: &Presented,
+    allow_public: bool,
+) -> Result<Client, TokenError> {
+    let now = app.clock.now();
+    let (id, secret) = match (&p.basic, &p.body_secret) {
+        (Some(_), Some(_)) => {
+            return Err(oauth(
+                OAuthErrorCode::InvalidRequest,
+                "use one client authentication method",
+            ))
+        }
+        (Some((id, secret)), None) => {
+            if p.body_id.as_deref().is_some_and(|b| b != id) {
+                return Err(oauth(
+                    OAuthErrorCode::InvalidRequest,
+                    "client_id differs from the authenticated client",
+                ));
+            }
+            (id.clone(), Some(secret.clone()))
+        }
+        (None, secret) => match &p.body_id {
+            Some(id) => (id.clone(), secret.clone()),
+            None => {
+                return Err(TokenError::InvalidClient(
+                    "client authentication is required",
+                ))
+            }
+        },
+    };
+    if crate::domain::client::validate_client_id(&id).is_err() {
+        return Err(TokenError::InvalidClient(
+            "unknown client or bad credentials",
+        ));
+    }
+    let locked = app
+        .store
+        .get(&failure_key(&id, now), now)
+        .await?
+        .and_then(|r| r.value::<u64>().ok())
+        .is_some_and(|n| n >= AUTH_FAILURES_PER_MINUTE);
+    if locked {
+        return Err(TokenError::InvalidClient(
+            "too many failed attempts; try again in a minute",
+        ));
+    }
+    let client = app.store.client(&id, now).await?.map(|(c, _)| c);
+    let ok = match (&client, &secret) {
+        (Some(c), Some(s)) if c.client_type == ClientType::Confidential => c.secret_matches(s),
+        (Some(c), None) if c.client_type == ClientType::Public => allow_public,
+        _ => false,
+    };
+    match (ok, client) {
+        (true, Some(c)) => Ok(c),
+        _ => {
+            let window_end = (now.secs().div_euclid(60) + 2) * 60;
+            let n = app
+                .store
+                .incr(&failure_key(&id, now), window_end, now)
+                .await?;
+            // Slow down repeated failures: 100 ms per failure this minute, at most 1 s.
+            let delay = 100 * n.min(10);
+            tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+            Err(TokenError::InvalidClient(
+                "unknown client or bad credentials",
+            ))
+        }
+    }
+}
+
+/// `POST .../token`: one variant per grant type.
+pub async fn token(
+    app: &App,
+    params: &Params,
+    presented: &Presented,
+) -> Result<Issued, TokenError> {
+    let grant_type = params
+        .one("grant_type")
+        .map_err(|_| oauth(OAuthErrorCode::InvalidRequest, "grant_type is repeated"))?
+        .ok_or_else(|| oauth(OAuthErrorCode::InvalidRequest, "grant_type is required"))?;
+    let kind = match grant_type {
+        "authorization_code" => GrantType::AuthorizationCode,
+        "refresh_token" => GrantType::RefreshToken,
+        "client_credentials" => GrantType::ClientCredentials,
+        _ => {
+            return Err(oauth(
+                OAuthErrorCode::UnsupportedGrantType,
+                "supported: authorization_code, refresh_token, client_credentials",
+            ))
+        }
+    };
+    let client = authenticate(app, presented, kind != GrantType::ClientCredentials).await?;
+    if !client.allows(kind) {
+        return Err(oauth(
+            OAuthErrorCode::UnauthorizedClient,
+            "this client may not use this grant type",
+        ));
+    }
+    let one = |n: &'static str| {
+        params
+            .one(n)
+            .map_err(|_| oauth(OAuthErrorCode::InvalidRequest, "a parameter is repeated"))
+    };
+    match kind {
+        GrantType::AuthorizationCode => {
+            let code = one("code")?
+                .ok_or_else(|| oauth(OAuthErrorCode::InvalidRequest, "code is required"))?;
+            let redirect_uri = one("redirect_uri")?
+                .ok_or_else(|| oauth(OAuthErrorCode::InvalidRequest, "redirect_uri is required"))?;
+            code_grant(app, &client, code, redirect_uri, one("code_verifier")?).await
+        }
+        GrantType::RefreshToken => {
+            let rt = one("refresh_token")?.ok_or_else(|| {
+                oauth(OAuthErrorCode::InvalidRequest, "refresh_token is required")
+            })?;
+            refresh_grant(app, &client, rt, one("scope")?).await
+        }
+        GrantType::ClientCredentials => client_credentials(app, &client, one("scope")?).await,
+    }
+}
+
+async fn live_identity(app: &App, sub: &str, now: Timestamp) -> Result<Identity, TokenError> {
+    match app.store.identity(sub, now).await? {
+        Some((i, _)) if !i.disabled => Ok(i),
+        _ => Err(invalid_grant("the identity can no longer log in")),
+    }
+}
+
+/// Revokes a grant (every token issued from it). Idempotent.
+pub async fn revoke_grant(
+    store: &dyn Backend,
+    grant_id: &str,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    for _ in 0..3 {
+        let Some(g) = store.read::<Grant>(Kind::Grant, grant_id, now).await? else {
+            return Ok(());
+        };
+        if g.value.revoked {
+            return Ok(());
+        }
+        let mut next = g.value.clone();
+        next.revoked = true;
+        match store.replace(&g, &next, now).await {
+            Ok(()) => return Ok(()),
+            Err(StoreError::ConditionFailed) => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(StoreError::Unavailable(
+        "grant kept changing during revocation".into(),
+    ))
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CodeUsed {
+    grant_id: String,
+}
+
+/// A code redeemed twice: revoke what the first redemption issued (SECURITY.md T3).
+async fn replayed_code(
+    app: &App,
+    code_hash: &str,
+    now: Timestamp,
+) -> Result<TokenError, StoreError> {
+    if let Some(u) = app
+        .store
+        .read::<CodeUsed>(Kind::CodeUsed, code_hash, now)
+        .await?
+    {
+        tracing::warn!(grant = %u.value.grant_id, "authorization code replayed; revoking its grant");
+        revoke_grant(app.store.as_ref(), &u.value.grant_id, now).await?;
+    }
+    Ok(invalid_grant("invalid, expired or already used code"))
+}
+
+async fn code_grant(
+    app: &App,
+    client: &Client,
+    code: &str,
+    redirect_uri: &str,
+    verifier: Option<&str>,
+) -> Result<Issued, TokenError> {
+    let now = app.clock.now();
+    if code.len() > 256 {
+        return Err(invalid_grant("invalid, expired or already used code"));
+    }
+    let code_hash = login::hash(code);
+    let key = Key::new(Kind::Code, &code_hash);
+    let Some(rec) = app.store.get(&key, now).await? else {
+        return Err(replayed_code(app, &code_hash, now).await?);
+    };
+    let c: AuthCode = rec.value()?;
+    let problem = if c.client_id != client.client_id {
+        Some("the code was issued to another client")
+    } else if c.redirect_uri != redirect_uri {
+        Some("redirect_uri differs from the authorization request")
+    } else {
+        match (&c.code_challenge, verifier) {
+            (Some(ch), Some(v)) if grant::pkce_matches(v, ch) => None,
+            (Some(_), Some(_)) => Some("code_verifier does not match the code_challenge"),
+            (Some(_), None) => Some("code_verifier is required"),
+            (None, Some(_)) => {
+                Some("code_verifier without a code_challenge in the authorization request")
+            }
+            (None, None) => None,
+        }
+    };
+    if let Some(why) = problem {
+        // A code presented wrongly is burned: it may be known to an attacker.
+        let _ = app
+            .store
+            .delete(&key, Cond::Version(rec.version), now)
+            .await;
+        return Err(invalid_grant(why));
+    }
+    let identity = live_identity(app, &c.sub, now).await?;
+    let offline = c.scopes.iter().any(|s| s == "offline_access");
+    let g = Grant {
+        id: random::token(app.random.as_ref(), 16),
+        kind: GrantKind::AuthorizationCode,
+        client_id: client.client_id.clone(),
+        sub: c.sub.clone(),
+        sid: Some(c.sid.clone()),
+        scopes: c.scopes.clone(),
+        auth_time: c.auth_time,
+        nonce: Some(c.nonce.clone()),
+        created_at: now,
+        offline,
+        generation: 1,
+        rotated_at: now,
+        revoked: false,
+        alg: client.token_alg.unwrap_or(app.settings.signing_alg),
+    };
+    let ttl = g.refresh_ttl(app);
+    let exp = now.plus_secs(ttl).secs();
+    let (rt, rt_hash) = grant::new_refresh_token(app);
+    let refresh = RefreshRecord {
+        grant_id: g.id.clone(),
+        client_id: g.client_id.clone(),
+        generation: 1,
+    };
+    let writes = vec![
+        // The single use: one conditional delete, in the transaction that creates the grant.
+        Write::Delete(key, Cond::Version(rec.version)),
+        Write::Put(
+            Record::new(Key::new(Kind::Grant, &g.id), &g, Some(exp))?,
+            Cond::Absent,
+        ),
+        Write::Put(
+            Record::new(
+                Key::new(Kind::CodeUsed, &code_hash),
+                &CodeUsed {
+                    grant_id: g.id.clone(),
+                },
+                Some(exp),
+            )?,
+            Cond::Absent,
+        ),
+        Write::Put(
+            Record::new(Key::new(Kind::Refresh, rt_hash), &refresh, Some(exp))?,
+            Cond::Absent,
+        ),
+    ];
+    match app.store.transact(writes, now).await {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => return Err(replayed_code(app, &code_hash, now).await?),
+        Err(e) => return Err(e.into()),
+    }
+    Ok(grant::sign_tokens(app, &g, &g.scopes, Some(&identity), Some(rt), now).await?)
+}
+
+fn narrowed(requested: Option<&str>, granted: &[String]) -> Result<Vec<String>, TokenError> {
+    match requested {
+        None => Ok(granted.to_vec()),
+        Some(s) => {
+            let mut out: Vec<String> = Vec::new();
+            for sc in s.split(' ').filter(|x| !x.is_empty()) {
+                if !granted.iter().any(|g| g == sc) {
+                    return Err(oauth(
+                        OAuthErrorCode::InvalidScope,
+                        "scope may only narrow the granted scope",
+                    ));
+                }
+                if !out.iter().any(|o| o == sc) {
+                    out.push(sc.to_owned());
+                }
+            }
+            Ok(out)
+        }
+    }
+}
+
+async fn refresh_grant(
+    app: &App,
+    client: &Client,
+    rt: &str,
+    scope: Option<&str>,
+) -> Result<Issued, TokenError> {
+    let now = app.clock.now();
+    if rt.len() > 256 {
+        return Err(invalid_grant("invalid refresh token"));
+    }
+    let Some(r) = app
+        .store
+        .read::<RefreshRecord>(Kind::Refresh, &login::hash(rt), now)
+        .await?
+    else {
+        return Err(invalid_grant("invalid or expired refresh token"));
+    };
+    if r.value.client_id != client.client_id {
+        return Err(invalid_grant(
+            "the refresh token was issued to another client",
+        ));
+    }
+    let Some(g) = app
+        .store
+        .read::<Grant>(Kind::Grant, &r.value.grant_id, now)
+        .await?
+    else {
+        return Err(invalid_grant("invalid or expired refresh token"));
+    };
+    if g.value.revoked {
+        return Err(invalid_grant("the grant was revoked"));
+    }
+    let scopes = narrowed(scope, &g.value.scopes)?;
+    let identity = live_identity(app, &g.value.sub, now).await?;
+    if !g.value.offline {
+        let sid = g.value.sid.clone().unwrap_or_default();
+        if app
+            .store
+            .read::<SsoSession>(Kind::Sso, &sid, now)
+            .await?
+            .is_none()
+        {
+            return Err(invalid_grant("the session has ended"));
+        }
+    }
+    match g.value.check(r.value.generation, now) {
+        RefreshCheck::Reused => {
+            tracing::warn!(grant = %g.value.id, "rotated refresh token reused; revoking the family");
+            revoke_grant(app.store.as_ref(), &g.value.id, now).await?;
+            return Err(invalid_grant(
+                "the refresh token was already used; the grant is revoked",
+            ));
+        }
+        RefreshCheck::Current | RefreshCheck::Grace => {}
+    }
+    let mut next = g.value.clone();
+    next.generation += 1;
+    next.rotated_at = now;
+    let exp = now.plus_secs(next.refresh_ttl(app)).secs();
+    let (new_rt, new_hash) = grant::new_refresh_token(app);
+    let rec = RefreshRecord {
+        grant_id: next.id.clone(),
+        client_id: next.client_id.clone(),
+        generation: next.generation,
+    };
+    let mut grant_record = g.record.next(&next)?;
+    grant_record.expires_at = Some(exp);
+    let writes = vec![
+        Write::Put(grant_record, Cond::Version(g.record.version)),
+        Write::Put(
+            Record::new(Key::new(Kind::Refresh, new_hash), &rec, Some(exp))?,
+            Cond::Absent,
+        ),
+    ];
+    match app.store.transact(writes, now).await {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => {
+            return Err(invalid_grant("the refresh token was used concurrently"))
+        }
+        Err(e) => return Err(e.into()),
+    }
+    Ok(grant::sign_tokens(app, &next, &scopes, Some(&identity), Some(new_rt), now).await?)
+}
+
+async fn client_credentials(
+    app: &App,
+    client: &Client,
+    scope: Option<&str>,
+) -> Result<Issued, TokenError> {
+    let now = app.clock.now();
+    let mut scopes = Vec::new();
+    for s in scope.unwrap_or("").split(' ').filter(|s| !s.is_empty()) {
+        if !SCOPES.contains(&s) || s == "offline_access" {
+            return Err(oauth(
+                OAuthErrorCode::InvalidScope,
+                "unknown scope, or offline_access (no refresh token here)",
+            ));
+        }
+        if !scopes.iter().any(|x| x == s) {
+            scopes.push(s.to_owned());
+        }
+    }
+    let g = Grant {
+        id: random::token(app.random.as_ref(), 16),
+        kind: GrantKind::ClientCredentials,
+        client_id: client.client_id.clone(),
+        sub: client.client_id.clone(),
+        sid: None,
+        scopes: scopes.clone(),
+        auth_time: now,
+        nonce: None,
+        created_at: now,
+        offline: false,
+        generation: 0,
+        rotated_at: now,
+        revoked: false,
+        alg: client.token_alg.unwrap_or(app.settings.signing_alg),
+    };
+    let exp = now.plus_secs(app.settings.lifetimes.access_token).secs();
+    app.store
+        .create(Kind::Grant, &g.id, &g, Some(exp), now)
+        .await?;
+    Ok(grant::sign_tokens(app, &g, &scopes, None, None, now).await?)
+}

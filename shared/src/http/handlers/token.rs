@@ -1,0 +1,353 @@
+//! Token endpoint (spec 4.3), introspection (4.4, RFC 7662), userinfo (4.5), revocation
+//! (RFC 7009) and RP-initiated logout.
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
+use lambda_http::Body;
+use serde_json::{Map, Value};
+
+use crate::domain::authorize::Params;
+use crate::domain::flow::sso_session;
+use crate::domain::resource::{self, LiveToken};
+use crate::domain::token::{self, Presented};
+use crate::http::pages::{self, escape, Page};
+use crate::http::{
+    base, check_realm, cookies, finish, form_pairs, json, query_pairs, HttpError, Request, Response,
+};
+use crate::keys::jwt;
+use crate::protocol::OAuthError;
+use crate::store::ClientStore;
+use crate::App;
+
+/// RFC 6749 §2.3.1 / App. B: `Authorization: Basic base64(urlencode(id):urlencode(secret))`.
+pub fn basic_credentials(req: &Request) -> Result<Option<(String, String)>, HttpError> {
+    let Some(h) = req.headers().get(http::header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let h = h
+        .to_str()
+        .map_err(|_| HttpError::InvalidClient("malformed Authorization header"))?;
+    let Some((scheme, rest)) = h.split_once(' ') else {
+        return Err(HttpError::InvalidClient("malformed Authorization header"));
+    };
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return Ok(None);
+    }
+    let decoded = STANDARD
+        .decode(rest.trim())
+        .map_err(|_| HttpError::InvalidClient("malformed Basic credentials"))?;
+    let text = String::from_utf8(decoded)
+        .map_err(|_| HttpError::InvalidClient("malformed Basic credentials"))?;
+    let (id, secret) = text
+        .split_once(':')
+        .ok_or(HttpError::InvalidClient("malformed Basic credentials"))?;
+    let dec = |s: &str| -> String {
+        url::form_urlencoded::parse(format!("x={s}").as_bytes())
+            .next()
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default()
+    };
+    Ok(Some((dec(id), dec(secret))))
+}
+
+/// A token-endpoint style JSON answer: `no-store` (SECURITY.md T6).
+fn no_store(status: u16, v: &Value) -> Response {
+    let mut r = json(status, v);
+    r.headers_mut()
+        .insert("cache-control", http::HeaderValue::from_static("no-store"));
+    r.headers_mut()
+        .insert("pragma", http::HeaderValue::from_static("no-cache"));
+    r
+}
+
+/// `POST .../token`
+pub async fn token(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
+        OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
+    })?);
+    let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
+    let issued = token::token(app, &params, &presented).await?;
+    Ok(no_store(200, &issued.response()))
+}
+
+/// `POST .../introspect`: client authentication required (SECURITY.md I1).
+pub async fn introspect(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
+        OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
+    })?);
+    let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
+    token::authenticate(app, &presented, false).await?;
+    let t = params
+        .one("token")
+        .map_err(|_| OAuthError::invalid_request("token is repeated"))?
+        .ok_or_else(|| OAuthError::invalid_request("token is required"))?;
+    let now = app.clock.now();
+    Ok(no_store(200, &resource::introspect(app, t, now).await?))
+}
+
+/// `POST .../revoke` (RFC 7009): 200 for unknown and foreign tokens alike (SECURITY.md V1).
+pub async fn revoke(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
+        OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
+    })?);
+    let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
+    let client = token::authenticate(app, &presented, true).await?;
+    let t = params
+        .one("token")
+        .map_err(|_| OAuthError::invalid_request("token is repeated"))?
+        .ok_or_else(|| OAuthError::invalid_request("token is required"))?;
+    resource::revoke(app, &client.client_id, t, app.clock.now()).await?;
+    Ok(finish(
+        base(200).header("cache-control", "no-store"),
+        Body::Empty,
+    ))
+}
+
+/// The bearer token, from exactly one place (RFC 6750 §2; SECURITY.md U3).
+fn bearer(req: &Request) -> Result<String, HttpError> {
+    let mut found: Vec<String> = Vec::new();
+    if let Some(h) = req.headers().get(http::header::AUTHORIZATION) {
+        let h = h.to_str().unwrap_or("");
+        match h.split_once(' ') {
+            Some((scheme, t)) if scheme.eq_ignore_ascii_case("bearer") && !t.trim().is_empty() => {
+                found.push(t.trim().to_owned())
+            }
+            _ => {
+                return Err(HttpError::Bearer {
+                    status: 401,
+                    error: Some("invalid_token"),
+                    description: "malformed Authorization header",
+                })
+            }
+        }
+    }
+    if req.method() == http::Method::POST {
+        if let Ok(pairs) = form_pairs(req) {
+            found.extend(
+                pairs
+                    .into_iter()
+                    .filter(|(k, _)| k == "access_token")
+                    .map(|(_, v)| v),
+            );
+        }
+    }
+    found.extend(
+        query_pairs(req)
+            .into_iter()
+            .filter(|(k, _)| k == "access_token")
+            .map(|(_, v)| v),
+    );
+    match found.len() {
+        0 => Err(HttpError::Bearer {
+            status: 401,
+            error: None,
+            description: "an access token is required",
+        }),
+        1 => Ok(found.remove(0)),
+        _ => Err(HttpError::Bearer {
+            status: 400,
+            error: Some("invalid_request"),
+            description: "the access token was sent more than one way",
+        }),
+    }
+}
+
+/// `GET|POST .../userinfo` (SECURITY.md U1-U4, C1).
+pub async fn userinfo(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let t = bearer(&req)?;
+    let now = app.clock.now();
+    let Some(live) = resource::live_access_token(app, &t, now).await? else {
+        return Err(HttpError::Bearer {
+            status: 401,
+            error: Some("invalid_token"),
+            description: "the access token is invalid, expired or revoked",
+        });
+    };
+    let LiveToken { identity, .. } = &live;
+    let Some(identity) = identity else {
+        return Err(HttpError::Bearer {
+            status: 401,
+            error: Some("invalid_token"),
+            description: "userinfo needs a user's access token",
+        });
+    };
+    let scope = live
+        .claims
+        .get("scope")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if !scope.split(' ').any(|s| s == "openid") {
+        return Err(HttpError::Bearer {
+            status: 403,
+            error: Some("insufficient_scope"),
+            description: "the openid scope is required",
+        });
+    }
+    let mut r = json(200, &resource::userinfo(&live, identity));
+    r.headers_mut()
+        .insert("cache-control", http::HeaderValue::from_static("no-store"));
+    Ok(r)
+}
+
+fn one(pairs: &[(String, String)], name: &str) -> Result<Option<String>, HttpError> {
+    let mut it = pairs.iter().filter(|(k, _)| k == name);
+    match (it.next(), it.next()) {
+        (Some((_, v)), None) => Ok(Some(v.clone()).filter(|v| !v.is_empty())),
+        (None, _) => Ok(None),
+        _ => Err(HttpError::page(
+            400,
+            "Invalid logout request",
+            "A parameter is repeated.",
+        )),
+    }
+}
+
+/// `GET|POST .../logout` (OIDC RP-Initiated Logout 1.0).
+pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let after_post = req.method() == http::Method::POST;
+    let pairs = if after_post {
+        form_pairs(&req)?
+    } else {
+        query_pairs(&req)
+    };
+    let now = app.clock.now();
+    let hint = match one(&pairs, "id_token_hint")? {
+        Some(h) => Some(
+            jwt::verify_ignoring_expiry::<Map<String, Value>>(
+                &app.keys,
+                &h,
+                &app.settings.issuer(),
+            )
+            .map_err(|_| {
+                HttpError::page(
+                    400,
+                    "Invalid logout request",
+                    "The id_token_hint is not a token of this service.",
+                )
+            })?,
+        ),
+        None => None,
+    };
+    let hint_client = hint
+        .as_ref()
+        .and_then(|c| c.get("aud"))
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let client_id = match (one(&pairs, "client_id")?, hint_client) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(HttpError::page(
+                400,
+                "Invalid logout request",
+                "client_id does not match the id_token_hint.",
+            ))
+        }
+        (a, b) => a.or(b),
+    };
+    let redirect = match one(&pairs, "post_logout_redirect_uri")? {
+        None => None,
+        Some(uri) => {
+            let client = match &client_id {
+                Some(id) => app
+                    .store
+                    .client(id, now)
+                    .await
+                    .map_err(HttpError::from_page_store)?
+                    .map(|(c, _)| c),
+                None => None,
+            };
+            match client {
+                Some(c) if c.post_logout_redirect_uris.iter().any(|u| *u == uri) => Some(uri),
+                _ => {
+                    return Err(HttpError::page(
+                        400,
+                        "Invalid logout request",
+                        "post_logout_redirect_uri is not registered for this client.",
+                    ))
+                }
+            }
+        }
+    };
+    let state = one(&pairs, "state")?;
+    // Without an id_token_hint, ask first: a stray link must not log anyone out.
+    if hint.is_none() && !after_post {
+        let mut hidden = String::new();
+        for (k, v) in [
+            ("post_logout_redirect_uri", &redirect),
+            ("state", &state),
+            ("client_id", &client_id),
+        ] {
+            if let Some(v) = v {
+                hidden.push_str(&format!(
+                    "<input type=\"hidden\" name=\"{k}\" value=\"{}\">",
+                    escape(v)
+                ));
+            }
+        }
+        return Ok(Page {
+            status: 200,
+            title: "Log out",
+            body: format!(
+                "<h1>Log out of scanid?</h1><form method=\"post\" action=\"{}\">{hidden}\
+                 <div class=\"buttons\"><button class=\"allow\" type=\"submit\">Log out</button></div></form>",
+                escape(&format!("{}/protocol/openid-connect/logout", app.settings.issuer()))
+            ),
+            script: None,
+            form_action: pages::form_targets(redirect.as_deref()),
+            cookies: Vec::new(),
+        }
+        .render(app.random.as_ref()));
+    }
+    let cookie = cookies::get(&req, cookies::SSO);
+    if let Some(s) = sso_session(app, cookie.as_deref(), now)
+        .await
+        .map_err(HttpError::from_page_store)?
+    {
+        resource::end_session(app, &s.value.sid, now)
+            .await
+            .map_err(HttpError::from_page_store)?;
+    }
+    if let Some(sid) = hint
+        .as_ref()
+        .and_then(|c| c.get("sid"))
+        .and_then(Value::as_str)
+    {
+        resource::end_session(app, sid, now)
+            .await
+            .map_err(HttpError::from_page_store)?;
+    }
+    let clear = cookies::clear(app, cookies::SSO);
+    match redirect {
+        Some(uri) => {
+            let mut location = uri.clone();
+            if let Some(st) = state {
+                let sep = if uri.contains('?') { '&' } else { '?' };
+                location.push(sep);
+                location.push_str(
+                    &url::form_urlencoded::Serializer::new(String::new())
+                        .append_pair("state", &st)
+                        .finish(),
+                );
+            }
+            Ok(finish(
+                pages::security_headers(base(if after_post { 303 } else { 302 }))
+                    .header("location", location)
+                    .header("set-cookie", clear),
+                Body::Empty,
+            ))
+        }
+        None => Ok(Page {
+            status: 200,
+            title: "Logged out",
+            body: "<h1>You are logged out</h1><p>You can close this window.</p>".into(),
+            script: None,
+            form_action: "'none'".into(),
+            cookies: vec![clear],
+        }
+        .render(app.random.as_ref())),
+    }
+}
