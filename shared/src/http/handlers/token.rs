@@ -261,7 +261,7 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
                 None => None,
             };
             match client {
-                Some(c) if c.post_logout_redirect_uris.iter().any(|u| *u == uri) => Some(uri),
+                Some(c) if c.post_logout_redirect_uris.contains(&uri) => Some(uri),
                 _ => {
                     return Err(HttpError::page(
                         400,
