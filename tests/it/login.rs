@@ -2,7 +2,10 @@
 //! SECURITY.md A1-A13, B1-B4, Q1-Q4 with the requests they name.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use scanid_tests::{attr, params_of, request, scanid_json, Browser, Resp, TestApp, TestServer};
+use scanid_tests::{
+    attr, consent_url, location, login, open, params_of, request, scanid_json, Browser, Resp,
+    TestApp, TestServer,
+};
 
 const CB: &str = "https://shop.example/cb";
 const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
@@ -89,46 +92,6 @@ fn with(
     v.retain(|(n, _)| *n != k);
     v.push((k, val.into()));
     v
-}
-
-/// Opens the authorization URL; returns the QR page and its app link.
-fn open(b: &mut Browser, url: &str) -> (Resp, String) {
-    let page = b.get(url);
-    assert_eq!(page.status, 200, "{}", page.text());
-    let payload =
-        attr(&page.text(), "id=\"app-link\"", "data-qr-payload").expect("data-qr-payload");
-    (page, payload)
-}
-
-fn consent_url(s: &TestServer, payload: &str) -> String {
-    format!(
-        "{}/login-actions/consent?session={}",
-        s.issuer,
-        params_of(payload)["session"]
-    )
-}
-
-/// Approve on the phone, then allow on the consent page: the final redirect.
-fn login(b: &mut Browser, s: &TestServer, app: &TestApp, url: &str) -> Resp {
-    let (_, payload) = open(b, url);
-    assert_eq!(app.decide(&payload, "approve").status, 200);
-    let page = b.get(&consent_url(s, &payload));
-    let html = page.text();
-    // A remembered consent skips the page: the response is already the way back.
-    let Some(csrf) = attr(&html, "name=\"csrf\"", "value") else {
-        return page;
-    };
-    let session = params_of(&payload)["session"].clone();
-    b.post_form(
-        &format!("{}/login-actions/consent", s.issuer),
-        &[("session", &session), ("csrf", &csrf), ("consent", "allow")],
-    )
-}
-
-fn location(r: &Resp) -> String {
-    r.header("location")
-        .unwrap_or_else(|| panic!("no Location ({}): {}", r.status, r.text()))
-        .to_owned()
 }
 
 #[test]

@@ -441,3 +441,88 @@ impl TestApp {
         self.post_decision(&params_of(payload)["session"], &jws)
     }
 }
+
+/// Opens the authorization URL; returns the QR page and its app link.
+pub fn open(b: &mut Browser, url: &str) -> (Resp, String) {
+    let page = b.get(url);
+    assert_eq!(page.status, 200, "{}", page.text());
+    let payload =
+        attr(&page.text(), "id=\"app-link\"", "data-qr-payload").expect("data-qr-payload");
+    (page, payload)
+}
+
+/// The consent page of the login session in `payload`.
+pub fn consent_url(s: &TestServer, payload: &str) -> String {
+    format!(
+        "{}/login-actions/consent?session={}",
+        s.issuer,
+        params_of(payload)["session"]
+    )
+}
+
+/// Approve on the phone, then allow on the consent page (unless consent is remembered): the
+/// response that sends the browser back to the client.
+pub fn login(b: &mut Browser, s: &TestServer, app: &TestApp, url: &str) -> Resp {
+    let (_, payload) = open(b, url);
+    assert_eq!(app.decide(&payload, "approve").status, 200);
+    let page = b.get(&consent_url(s, &payload));
+    let html = page.text();
+    let Some(csrf) = attr(&html, "name=\"csrf\"", "value") else {
+        return page;
+    };
+    let session = params_of(&payload)["session"].clone();
+    b.post_form(
+        &format!("{}/login-actions/consent", s.issuer),
+        &[("session", &session), ("csrf", &csrf), ("consent", "allow")],
+    )
+}
+
+/// The `Location` header (panics if absent).
+pub fn location(r: &Resp) -> String {
+    r.header("location")
+        .unwrap_or_else(|| panic!("no Location ({}): {}", r.status, r.text()))
+        .to_owned()
+}
+
+/// An authorization URL for `pairs`.
+pub fn auth_url(s: &TestServer, pairs: &[(&str, &str)]) -> String {
+    let q = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish();
+    format!("{}/protocol/openid-connect/auth?{q}", s.issuer)
+}
+
+/// Posts a form with optional HTTP Basic client authentication.
+pub fn post_form(url: &str, basic: Option<(&str, &str)>, pairs: &[(&str, &str)]) -> Resp {
+    use base64::Engine;
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish();
+    let auth;
+    let mut headers = vec![("Content-Type", "application/x-www-form-urlencoded")];
+    if let Some((id, secret)) = basic {
+        let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+        auth = format!(
+            "Basic {}",
+            base64::engine::general_purpose::STANDARD.encode(format!(
+                "{}:{}",
+                enc(id),
+                enc(secret)
+            ))
+        );
+        headers.push(("Authorization", auth.as_str()));
+    }
+    request("POST", url, &headers, body.as_bytes())
+}
+
+/// Decodes a JWT's payload without verifying it (tests verify with independent libraries).
+pub fn jwt_claims(token: &str) -> serde_json::Value {
+    use base64::Engine;
+    let payload = token.split('.').nth(1).expect("a JWT");
+    serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(payload)
+            .unwrap(),
+    )
+    .unwrap()
+}
