@@ -13,6 +13,9 @@ pub struct ServeArgs {
     /// Address to listen on; port 0 picks a free port (printed on start).
     #[arg(long, default_value = "127.0.0.1:8080", env = "SCANID_ADDR")]
     pub addr: String,
+    /// Do not serve the demo relying party at /demo.
+    #[arg(long)]
+    pub no_demo: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -27,7 +30,20 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
     let settings = args.config.settings(&format!("http://{addr}"))?;
     let app = Arc::new(App::from_settings(settings).await?);
     let issuer = app.settings.issuer();
+    let demo = if args.no_demo {
+        None
+    } else {
+        Some(
+            scanid::http::demo::Demo::install(&app)
+                .await
+                .map_err(|e| CliError::Failed(format!("demo client: {e}")))?,
+        )
+    };
+    let demo_url = demo
+        .as_ref()
+        .map(|_| format!("{}/demo", app.settings.public_url));
     print_json(&json!({
+        "demo": demo_url,
         "addr": addr.to_string(),
         "issuer": issuer,
         "discovery": format!("{issuer}/.well-known/openid-configuration"),
@@ -35,7 +51,10 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
         "data_dir": app.settings.data_dir.display().to_string(),
     }));
     tracing::info!(%addr, %issuer, "scanid serving; Ctrl-C to stop");
-    scanid::http::server::serve(app, listener, shutdown_signal())
+    if let Some(d) = &demo_url {
+        tracing::info!("demo relying party: {d}");
+    }
+    scanid::http::server::serve(app, demo, listener, shutdown_signal())
         .await
         .map_err(|e| CliError::Failed(format!("server: {e}")))?;
     tracing::info!("stopped");

@@ -54,7 +54,8 @@ h1{font-size:1.3rem;margin-top:0}.qr svg{display:block;margin:1rem auto;width:25
 .muted{color:#5b6478;font-size:.9rem}ul.scopes{padding-left:1.2rem}
 .buttons{display:flex;gap:.75rem;margin-top:1.5rem}button{flex:1;padding:.7rem;border-radius:8px;border:1px solid #1d4ed8;font-size:1rem;cursor:pointer}
 button.allow{background:#1d4ed8;color:#fff}button.deny{background:#fff;color:#1d4ed8}
-a{color:#1d4ed8}.stores a{margin-right:1rem}.applink{word-break:break-all;font-size:.8rem}";
+a{color:#1d4ed8}a.button{display:inline-block;background:#1d4ed8;color:#fff;padding:.7rem 1.2rem;border-radius:8px;text-decoration:none}
+pre{background:#f4f5f7;padding:.75rem;border-radius:8px;overflow:auto;font-size:.8rem}.stores a{margin-right:1rem}.applink{word-break:break-all;font-size:.8rem}";
 
 /// Where forms on a page may go: this service and the client's redirect origin (browsers apply
 /// `form-action` to the redirect that follows a form post).

@@ -32,6 +32,7 @@ pub const MAX_BODY: usize = 64 * 1024;
 /// Serves until `shutdown` resolves, then lets in-flight requests finish (at most 10 s).
 pub async fn serve(
     app: Arc<App>,
+    demo: Option<Arc<crate::http::demo::Demo>>,
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
@@ -50,9 +51,11 @@ pub async fn serve(
                 };
                 let _ = stream.set_nodelay(true);
                 let app = app.clone();
+                let demo = demo.clone();
                 let svc = hyper::service::service_fn(move |req| {
                     let app = app.clone();
-                    async move { Ok::<_, Infallible>(handle(&app, req, remote).await) }
+                    let demo = demo.clone();
+                    async move { Ok::<_, Infallible>(handle(&app, demo.as_deref(), req, remote).await) }
                 });
                 let conn = hyper::server::conn::http1::Builder::new()
                     .timer(hyper_util::rt::TokioTimer::new())
@@ -80,9 +83,20 @@ pub async fn serve(
 
 async fn handle(
     app: &App,
+    demo: Option<&crate::http::demo::Demo>,
     req: hyper::Request<Incoming>,
     remote: SocketAddr,
 ) -> hyper::Response<Full<Bytes>> {
+    if let Some(demo) = demo.filter(|_| req.uri().path().starts_with("/demo")) {
+        return match to_lambda(req, remote, HashMap::new()).await {
+            Ok(r) => to_hyper(
+                demo.handle(app, &r)
+                    .await
+                    .unwrap_or_else(|| HttpError::NotFound.into_response()),
+            ),
+            Err(e) => to_hyper(e.into_response()),
+        };
+    }
     let (route, params) = match routes::match_route(req.method().as_str(), req.uri().path()) {
         Matched::Found(r, p) => (r, p),
         Matched::MethodNotAllowed(allow) => {
