@@ -197,7 +197,7 @@ pub async fn authorize(
                 Kind::Login,
                 &session.id,
                 &session,
-                Some(session.expires_at.secs()),
+                Some(session.expires_at.secs() + login::RECORD_GRACE_SECS),
                 now,
             )
             .await?;
@@ -242,7 +242,7 @@ pub async fn authorize(
             Kind::Login,
             &session.id,
             &session,
-            Some(session.expires_at.secs()),
+            Some(session.expires_at.secs() + login::RECORD_GRACE_SECS),
             now,
         )
         .await?;

@@ -19,6 +19,9 @@ use crate::random::{self, Random};
 
 /// A login session lives at most five minutes (the default of `SCANID_LOGIN_TTL`).
 pub const LOGIN_TTL_SECS: i64 = 300;
+/// The record outlives the session by this long, so the page can still learn "expired" and
+/// offer a fresh start; every decision checks the session's own expiry.
+pub const RECORD_GRACE_SECS: i64 = 600;
 /// The QR redraws with a new challenge every few seconds.
 pub const CHALLENGE_STEP_SECS: i64 = 5;
 /// A scan must present one of the last three steps (at most 15 s old).

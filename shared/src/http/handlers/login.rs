@@ -256,6 +256,13 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
     let now = app.clock.now();
     let rng = app.random.as_ref();
     let (sub, auth_time) = match &s.value.status {
+        LoginStatus::Approved { .. } if s.value.expired(now) => {
+            return Err(HttpError::page(
+                400,
+                "Login request expired",
+                "This login request has expired. Start again from the application.",
+            ))
+        }
         LoginStatus::Approved { sub, auth_time } => (sub.clone(), *auth_time),
         LoginStatus::Denied => {
             let r = flow::deny(app, &s).await.map_err(complete_error)?;

@@ -1,0 +1,139 @@
+// The QR login in a real browser (Chromium via playwright-core): the page, the reference app
+// approving, the page moving on by itself, consent, and the redirect; plus deny, an expired
+// QR, a replayed approval and completion from a second browser context.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
+
+let server, rp, browser, alice, client;
+
+before(async () => {
+  server = await startServer(['--login-ttl', '12']);
+  rp = await startCallback();
+  browser = await launchBrowser();
+  client = await cli(['client', 'create', '--data-dir', server.dataDir, '--name', 'Browser Test RP',
+    '--client-id', 'browser-rp', '--redirect-uri', rp.url]);
+  alice = await enroll(server, 'alice');
+});
+
+after(async () => {
+  await browser?.close();
+  await rp?.close();
+  await server?.stop();
+});
+
+function authUrl(state, extra = {}) {
+  const u = new URL(`${server.issuer}/protocol/openid-connect/auth`);
+  const p = { client_id: 'browser-rp', redirect_uri: rp.url, response_type: 'code', scope: 'openid profile',
+    state, nonce: `nonce-${state}`, ...extra };
+  for (const [k, v] of Object.entries(p)) u.searchParams.set(k, v);
+  return u.toString();
+}
+
+async function qrPayload(page) {
+  const link = page.locator('#app-link');
+  await link.waitFor();
+  return link.getAttribute('data-qr-payload');
+}
+
+test('log in by QR: the page moves on by itself, consent, back to the RP with code, state, session_state, iss', async () => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(authUrl('happy'));
+  assert.match(await page.textContent('h1'), /Log in to Browser Test RP/);
+  assert.ok(await page.locator('#qr svg').count() === 1, 'inline SVG QR code');
+  const payload = await qrPayload(page);
+  assert.ok(payload.startsWith(`${server.issuer}/app/scan?session=`), payload);
+  const res = await approve(server, alice, payload);
+  assert.equal(res.status, 'approved', JSON.stringify(res));
+  // No click: the page polls and moves to the consent page by itself.
+  await page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
+  assert.match(await page.textContent('h1'), /Browser Test RP wants to access/);
+  await page.click('button[name="consent"][value="allow"]');
+  await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
+  const landed = new URL(page.url());
+  assert.ok(landed.searchParams.get('code').length >= 43);
+  assert.equal(landed.searchParams.get('state'), 'happy');
+  assert.equal(landed.searchParams.get('iss'), server.issuer);
+  assert.ok(landed.searchParams.get('session_state'));
+  await page.screenshot({ path: process.env.SCANID_SCREENSHOT ?? '/tmp/scanid-consent-done.png' });
+  await ctx.close();
+});
+
+test('the QR rotates while the page is open', async () => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(authUrl('rotate'));
+  const first = await qrPayload(page);
+  await page.screenshot({ path: '/tmp/scanid-qr-page.png' });
+  await page.waitForFunction((old) => document.getElementById('app-link').getAttribute('data-qr-payload') !== old,
+    first, { timeout: 12_000 });
+  const second = await qrPayload(page);
+  assert.notEqual(second, first);
+  assert.equal(new URL(second).searchParams.get('session'), new URL(first).searchParams.get('session'));
+  await ctx.close();
+});
+
+test('deny on the phone: the page moves on and the RP gets access_denied', async () => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(authUrl('deny'));
+  const res = await approve(server, alice, await qrPayload(page), true);
+  assert.equal(res.status, 'denied');
+  await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
+  const landed = new URL(page.url());
+  assert.equal(landed.searchParams.get('error'), 'access_denied');
+  assert.equal(landed.searchParams.get('state'), 'deny');
+  assert.equal(landed.searchParams.get('iss'), server.issuer);
+  assert.equal(landed.searchParams.get('code'), null);
+  await ctx.close();
+});
+
+test('an expired QR offers a fresh start and cannot be approved', async () => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(authUrl('expire'));
+  const payload = await qrPayload(page);
+  await page.locator('#restart').waitFor({ timeout: 20_000 });
+  assert.match(await page.textContent('#state'), /expired/);
+  const res = await approve(server, alice, payload);
+  assert.ok(res.error, 'approving an expired QR fails');
+  // Start again: a new session with a new QR.
+  await page.click('#restart');
+  const fresh = await qrPayload(page);
+  assert.notEqual(new URL(fresh).searchParams.get('session'), new URL(payload).searchParams.get('session'));
+  await ctx.close();
+});
+
+test('a replayed approval is refused', async () => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(authUrl('replay'));
+  const payload = await qrPayload(page);
+  assert.equal((await approve(server, alice, payload)).status, 'approved');
+  const again = await approve(server, alice, payload);
+  assert.ok(again.error, 'second approval of the same QR');
+  await ctx.close();
+});
+
+test('completion from a second browser context is refused (403, no code)', async () => {
+  const victim = await browser.newContext();
+  const attacker = await browser.newContext();
+  const page = await victim.newPage();
+  await page.goto(authUrl('steal'));
+  const payload = await qrPayload(page);
+  const session = new URL(payload).searchParams.get('session');
+  const other = await attacker.newPage();
+  await other.goto(authUrl('attacker'));
+  assert.equal((await approve(server, alice, payload)).status, 'approved');
+  const resp = await other.goto(`${server.issuer}/login-actions/consent?session=${session}`);
+  assert.equal(resp.status(), 403);
+  assert.ok(!other.url().startsWith(rp.url));
+  const hitsBefore = rp.hits.filter((h) => h.searchParams.get('state') === 'steal').length;
+  assert.equal(hitsBefore, 0, 'no code reached the RP');
+  // The rightful browser still finishes (consent is remembered from the first test).
+  await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
+  assert.equal(new URL(page.url()).searchParams.get('state'), 'steal');
+  await victim.close();
+  await attacker.close();
+});

@@ -1,0 +1,119 @@
+// Interoperability with relying-party libraries nobody here wrote: openid-client does discovery,
+// the code flow with PKCE (the login page driven in Chromium, approved with the reference app),
+// validates the id_token against the JWKS, calls userinfo, refreshes, introspects and revokes;
+// jose validates the access token as a resource server would, with the JWKS only.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as oidc from 'openid-client';
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
+
+let server, rp, browser, bob, secret;
+
+before(async () => {
+  server = await startServer();
+  rp = await startCallback();
+  browser = await launchBrowser();
+  const c = await cli(['client', 'create', '--data-dir', server.dataDir, '--name', 'openid-client RP',
+    '--client-id', 'node-rp', '--redirect-uri', rp.url]);
+  secret = c.client_secret;
+  bob = await enroll(server, 'bob');
+});
+
+after(async () => {
+  await browser?.close();
+  await rp?.close();
+  await server?.stop();
+});
+
+/** Logs in in the browser; resolves to the callback URL the RP received. */
+async function browserLogin(url) {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(url.toString());
+  const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
+  assert.equal((await approve(server, bob, payload)).status, 'approved');
+  await page.waitForURL((u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()), { timeout: 10_000 });
+  if (!page.url().startsWith(rp.url)) {
+    await page.click('button[name="consent"][value="allow"]');
+    await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
+  }
+  const landed = new URL(page.url());
+  await ctx.close();
+  return landed;
+}
+
+for (const method of ['client_secret_post', 'client_secret_basic']) {
+  test(`openid-client (${method}): discovery, code + PKCE, id_token, userinfo, refresh, introspect, revoke`, async () => {
+    const auth = method === 'client_secret_basic' ? oidc.ClientSecretBasic(secret) : oidc.ClientSecretPost(secret);
+    const config = await oidc.discovery(new URL(server.issuer), 'node-rp', undefined, auth, {
+      execute: [oidc.allowInsecureRequests],
+    });
+    assert.equal(config.serverMetadata().issuer, server.issuer);
+
+    const verifier = oidc.randomPKCECodeVerifier();
+    const challenge = await oidc.calculatePKCECodeChallenge(verifier);
+    const state = oidc.randomState();
+    const nonce = oidc.randomNonce();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: rp.url, scope: 'openid profile offline_access', code_challenge: challenge,
+      code_challenge_method: 'S256', state, nonce,
+    });
+    const callback = await browserLogin(url);
+    // Validates iss (RFC 9207), state, the code exchange, the id_token signature (JWKS), nonce, at_hash.
+    const tokens = await oidc.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true,
+    });
+    const claims = tokens.claims();
+    assert.equal(claims.iss, server.issuer);
+    assert.equal(claims.aud, 'node-rp');
+    assert.equal(claims.preferred_username, 'bob');
+    assert.equal(tokens.token_type.toLowerCase(), 'bearer');
+    assert.equal(tokens.refresh_expires_in, 0, 'offline_access');
+    assert.equal(typeof tokens.session_state, 'string');
+
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
+    assert.equal(info.sub, claims.sub);
+    assert.equal(info.peferred_username, 'bob');
+
+    // Resource server: jose with the JWKS only.
+    const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri));
+    const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: server.issuer });
+    assert.equal(payload.sub, claims.sub);
+    assert.equal(payload.azp, 'node-rp');
+    assert.ok(payload.service_id);
+
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token);
+    assert.notEqual(refreshed.refresh_token, tokens.refresh_token, 'rotation');
+    assert.equal(refreshed.claims().sub, claims.sub);
+
+    const active = await oidc.tokenIntrospection(config, refreshed.access_token);
+    assert.equal(active.active, true);
+    assert.equal(active.client_id, 'node-rp');
+    assert.equal(active.username, 'bob');
+
+    await oidc.tokenRevocation(config, refreshed.refresh_token);
+    const after = await oidc.tokenIntrospection(config, refreshed.access_token);
+    assert.deepEqual(after, { active: false });
+    await assert.rejects(oidc.refreshTokenGrant(config, refreshed.refresh_token));
+  });
+}
+
+test('openid-client: a public client with PKCE and no secret', async () => {
+  await cli(['client', 'create', '--data-dir', server.dataDir, '--name', 'SPA', '--client-id', 'node-spa',
+    '--public', '--redirect-uri', rp.url]);
+  const config = await oidc.discovery(new URL(server.issuer), 'node-spa', undefined, oidc.None(), {
+    execute: [oidc.allowInsecureRequests],
+  });
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: rp.url, scope: 'openid', code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256', state, nonce,
+  });
+  const tokens = await oidc.authorizationCodeGrant(config, await browserLogin(url), {
+    pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce,
+  });
+  assert.ok(tokens.claims().sub);
+});
