@@ -49,9 +49,10 @@ def main():
     ap.add_argument("--body")
     ap.add_argument("--content-type")
     ap.add_argument("--param", action="append", default=[])
+    ap.add_argument("--no-realm", action="store_true", help="the route has no {realm} (directory)")
     a = ap.parse_args()
     method, template = a.route.split(" ", 1)
-    params = {"realm": "scanid"}
+    params = {} if a.no_realm else {"realm": "scanid"}
     params.update(dict(p.split("=", 1) for p in a.param))
     path = template
     for k, v in params.items():

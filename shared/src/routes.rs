@@ -24,6 +24,11 @@ pub enum Handler {
     Userinfo,
     Revoke,
     Logout,
+    DirectoryBySub,
+    DirectoryByServiceId,
+    DirectoryAvatar,
+    AppProfile,
+    AppKey,
 }
 
 /// One route.
@@ -70,6 +75,11 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Revoke, "revoke"),
     route("GET",  "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout"),
     route("POST", "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout"),
+    route("PATCH", "/realms/{realm}/app/identities/{sub}", Handler::AppProfile, "app-profile"),
+    route("POST", "/realms/{realm}/app/identities/{sub}/key", Handler::AppKey, "app-key"),
+    route("GET",  "/v1/directory/profile/{service_id}", Handler::DirectoryByServiceId, "directory-by-service-id"),
+    route("GET",  "/v1/directory/{sub}/avatar", Handler::DirectoryAvatar, "directory-avatar"),
+    route("GET",  "/v1/directory/{sub}", Handler::DirectoryBySub, "directory-profile"),
 ];
 
 /// Runs `handler`; every error becomes its response here.
@@ -88,6 +98,11 @@ pub async fn dispatch(handler: Handler, app: &App, req: Request) -> Response {
         Handler::Userinfo => handlers::token::userinfo(app, req).await,
         Handler::Revoke => handlers::token::revoke(app, req).await,
         Handler::Logout => handlers::token::logout(app, req).await,
+        Handler::DirectoryBySub => handlers::directory::by_sub(app, req).await,
+        Handler::DirectoryByServiceId => handlers::directory::by_service_id(app, req).await,
+        Handler::DirectoryAvatar => handlers::directory::avatar(app, req).await,
+        Handler::AppProfile => handlers::app::update_profile(app, req).await,
+        Handler::AppKey => handlers::app::rotate_key(app, req).await,
     };
     result.unwrap_or_else(HttpError::into_response)
 }
@@ -151,9 +166,8 @@ fn match_path(template: &str, path: &str) -> Option<HashMap<String, String>> {
                     if ps.is_empty() {
                         return None;
                     }
-                    let value = percent_encoding::percent_decode_str(ps)
-                        .decode_utf8()
-                        .ok()?;
+                    // Like API Gateway: the route matches; the handler judges the value.
+                    let value = percent_encoding::percent_decode_str(ps).decode_utf8_lossy();
                     params.insert(name.to_owned(), value.into_owned());
                 } else if ts != ps {
                     return None;
@@ -194,10 +208,13 @@ mod tests {
             Matched::NotFound
         );
         assert_eq!(match_route("GET", "/"), Matched::NotFound);
-        assert_eq!(
-            match_route("GET", "/realms/%ff/protocol/openid-connect/certs"),
-            Matched::NotFound
-        );
+        match match_route("GET", "/realms/%ff/protocol/openid-connect/certs") {
+            Matched::Found(_, p) => assert_eq!(
+                p["realm"], "\u{fffd}",
+                "bad UTF-8 reaches the handler, which 404s"
+            ),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

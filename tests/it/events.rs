@@ -64,6 +64,10 @@ fn expected_status(function: &str) -> u16 {
         "token" | "introspect" | "revoke" | "userinfo" => 401,
         // No id_token_hint: the confirmation page.
         "logout" => 200,
+        // Unknown identities.
+        "directory-profile" | "directory-by-service-id" | "directory-avatar" => 404,
+        // A syntactically bad JWS.
+        "app-profile" | "app-key" => 400,
         // Unknown login sessions.
         "login-status" | "consent" | "app-scan" => 404,
         other => panic!("no expected status for {other}"),

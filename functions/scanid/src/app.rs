@@ -24,6 +24,25 @@ pub enum AppCommand {
     Enroll(EnrollArgs),
     /// Approve (or deny) the login shown by a QR code, given the QR's text.
     Approve(ApproveArgs),
+    /// Update the profile (display name, country, photo).
+    Profile(ProfileArgs),
+    /// Replace the device key (the new key is proven, the change signed by the old key).
+    RotateKey(Common),
+}
+
+#[derive(Debug, Args)]
+pub struct ProfileArgs {
+    #[command(flatten)]
+    pub common: Common,
+    #[arg(long)]
+    pub display_name: Option<String>,
+    #[arg(long)]
+    pub country: Option<String>,
+    /// An https URL of a profile photo.
+    #[arg(long, conflicts_with = "remove_photo")]
+    pub photo: Option<String>,
+    #[arg(long)]
+    pub remove_photo: bool,
 }
 
 #[derive(Debug, Args)]
@@ -134,6 +153,8 @@ pub async fn run(cmd: AppCommand) -> Result<(), CliError> {
     match cmd {
         AppCommand::Enroll(a) => enroll(a).await,
         AppCommand::Approve(a) => approve(a).await,
+        AppCommand::Profile(a) => profile(a).await,
+        AppCommand::RotateKey(a) => rotate_key(a).await,
     }
 }
 
@@ -260,5 +281,102 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
     print_json(
         &json!({ "status": body["status"], "client": info["client"], "scopes": info["scopes"] }),
     );
+    Ok(())
+}
+
+fn load(c: &Common) -> Result<(KeyFile, EcdsaKeyPair), CliError> {
+    let text =
+        std::fs::read(&c.key_file).map_err(|e| failed(&c.key_file.display().to_string(), e))?;
+    let file: KeyFile = serde_json::from_slice(&text).map_err(|e| failed("key file", e))?;
+    let der = STANDARD
+        .decode(&file.pkcs8)
+        .map_err(|e| failed("key file", e))?;
+    let key = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &der)
+        .map_err(|e| failed("key file", e))?;
+    Ok((file, key))
+}
+
+async fn send(method: reqwest::Method, url: &str, body: &Value) -> Result<(u16, Value), CliError> {
+    let r = reqwest::Client::new()
+        .request(method, url)
+        .json(body)
+        .send()
+        .await
+        .map_err(|e| failed(url, e))?;
+    let status = r.status().as_u16();
+    Ok((status, r.json::<Value>().await.unwrap_or(Value::Null)))
+}
+
+async fn profile(a: ProfileArgs) -> Result<(), CliError> {
+    let (file, key) = load(&a.common)?;
+    let iss = issuer(&a.common);
+    let mut claims = claims_base(&iss);
+    claims["sub"] = json!(file.sub);
+    if let Some(d) = &a.display_name {
+        claims["display_name"] = json!(d);
+    }
+    if let Some(c) = &a.country {
+        claims["country_code"] = json!(c);
+    }
+    if let Some(p) = &a.photo {
+        claims["profile_photo"] = json!(p);
+    }
+    if a.remove_photo {
+        claims["profile_photo"] = Value::Null;
+    }
+    let jws = app_jws::sign(&key, "profile+jwt", &claims).map_err(|e| failed("sign", e))?;
+    let (status, body) = send(
+        reqwest::Method::PATCH,
+        &format!("{iss}/app/identities/{}", file.sub),
+        &json!({ "update": jws }),
+    )
+    .await?;
+    if status != 200 {
+        return Err(refused(status, &body));
+    }
+    print_json(&body);
+    Ok(())
+}
+
+async fn rotate_key(c: Common) -> Result<(), CliError> {
+    let (mut file, old) = load(&c)?;
+    let iss = issuer(&c);
+    let new =
+        EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).map_err(|e| failed("key", e))?;
+    let new_pkcs8 = STANDARD.encode(new.to_pkcs8v1().map_err(|e| failed("key", e))?.as_ref());
+    let new_public = STANDARD.encode(
+        new.public_key()
+            .as_der()
+            .map_err(|e| failed("key", e))?
+            .as_ref(),
+    );
+    let mut proof = claims_base(&iss);
+    proof["sub"] = json!(file.sub);
+    let proof = app_jws::sign(&new, "key-proof+jwt", &proof).map_err(|e| failed("sign", e))?;
+    let mut claims = claims_base(&iss);
+    claims["sub"] = json!(file.sub);
+    claims["public_key"] = json!(new_public);
+    claims["proof"] = json!(proof);
+    let jws = app_jws::sign(&old, "key-rotation+jwt", &claims).map_err(|e| failed("sign", e))?;
+    let (status, body) = send(
+        reqwest::Method::POST,
+        &format!("{iss}/app/identities/{}/key", file.sub),
+        &json!({ "rotation": jws }),
+    )
+    .await?;
+    if status != 200 {
+        return Err(refused(status, &body));
+    }
+    // Keep the old key file until the new one is safely written.
+    file.pkcs8 = new_pkcs8;
+    file.public_key = new_public;
+    let tmp = c.key_file.with_extension("new");
+    let _ = std::fs::remove_file(&tmp);
+    write_private(
+        &tmp,
+        &serde_json::to_vec_pretty(&file).map_err(|e| failed("key file", e))?,
+    )?;
+    std::fs::rename(&tmp, &c.key_file).map_err(|e| failed(&c.key_file.display().to_string(), e))?;
+    print_json(&json!({ "sub": file.sub, "public_key": file.public_key }));
     Ok(())
 }

@@ -28,9 +28,12 @@ pub enum Command {
     /// Manage signing keys: list, rotate (publish next, then activate), remove retired keys.
     #[command(subcommand)]
     Keys(crate::keys::KeysCommand),
-    /// The reference app: enroll a device key, approve or deny a QR login.
+    /// The reference app: enroll a device key, approve or deny a QR login, update the profile.
     #[command(subcommand)]
     App(crate::app::AppCommand),
+    /// Manage identities: list, show, groups, disable.
+    #[command(subcommand)]
+    Identity(crate::identity::IdentityCommand),
 }
 
 /// The settings shared by `serve` and the operator commands.
@@ -173,5 +176,6 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Client(cmd) => crate::operator::run(cmd).await,
         Command::Keys(cmd) => crate::keys::run(cmd).await,
         Command::App(cmd) => crate::app::run(cmd).await,
+        Command::Identity(cmd) => crate::identity::run(cmd).await,
     }
 }

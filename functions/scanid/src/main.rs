@@ -4,6 +4,7 @@
 
 mod app;
 mod cli;
+mod identity;
 mod keys;
 mod operator;
 mod serve;

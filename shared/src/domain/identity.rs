@@ -241,6 +241,57 @@ pub fn new_identity(
     })
 }
 
+/// Applies a profile update from the app (`PATCH .../app/identities/{sub}`): `display_name`,
+/// `country_code` and `profile_photo` (a string, or `null` to remove it) may change; `name`,
+/// `sub`, `service_id` and `public_key` may not (the key changes by rotation only).
+pub fn apply_update(
+    i: &Identity,
+    claims: &serde_json::Map<String, serde_json::Value>,
+) -> Result<Identity, FieldError> {
+    use serde_json::Value;
+    const PROTOCOL: [&str; 5] = ["sub", "aud", "iat", "exp", "jti"];
+    let mut next = i.clone();
+    let mut changed = false;
+    for (k, v) in claims {
+        match (k.as_str(), v) {
+            (k, _) if PROTOCOL.contains(&k) => {}
+            ("display_name", Value::String(s)) => {
+                validate_display_name(s)?;
+                next.display_name = s.clone();
+                changed = true;
+            }
+            ("country_code", Value::String(s)) => {
+                validate_country_code(s)?;
+                next.country_code = s.clone();
+                changed = true;
+            }
+            ("profile_photo", Value::String(s)) => {
+                validate_photo_url(s)?;
+                next.profile_photo = Some(s.clone());
+                changed = true;
+            }
+            ("profile_photo", Value::Null) => {
+                next.profile_photo = None;
+                changed = true;
+            }
+            ("display_name" | "country_code" | "profile_photo", _) => {
+                return Err(field("update", "fields must be strings"))
+            }
+            ("name" | "service_id" | "public_key" | "created_at" | "type" | "groups", _) => {
+                return Err(field(
+                    "update",
+                    "only display_name, country_code and profile_photo can change",
+                ))
+            }
+            _ => return Err(field("update", "unknown field")),
+        }
+    }
+    if !changed {
+        return Err(field("update", "nothing to change"));
+    }
+    Ok(next)
+}
+
 /// The officially assigned ISO 3166-1 alpha-2 codes.
 const ISO_3166_ALPHA2: &str = "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ CA CC CD CF CG CH CI CK CL CM CN CO CR CU CV CW CX CY CZ DE DJ DK DM DO DZ EC EE EG EH ER ES ET FI FJ FK FM FO FR GA GB GD GE GF GG GH GI GL GM GN GP GQ GR GS GT GU GW GY HK HM HN HR HT HU ID IE IL IM IN IO IQ IR IS IT JE JM JO JP KE KG KH KI KM KN KP KR KW KY KZ LA LB LC LI LK LR LS LT LU LV LY MA MC MD ME MF MG MH MK ML MM MN MO MP MQ MR MS MT MU MV MW MX MY MZ NA NC NE NF NG NI NL NO NP NR NU NZ OM PA PE PF PG PH PK PL PM PN PR PS PT PW PY QA RE RO RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW";
 

@@ -115,12 +115,15 @@ pub async fn authenticate(
             "unknown client or bad credentials",
         ));
     }
-    let locked = app
-        .store
-        .get(&failure_key(&id, now), now)
-        .await?
-        .and_then(|r| r.value::<u64>().ok())
-        .is_some_and(|n| n >= AUTH_FAILURES_PER_MINUTE);
+    // Failures of this minute and the one before: a lockout cannot be split by a boundary.
+    let mut recent = 0u64;
+    for minutes_ago in [0, 1] {
+        let at = now.plus_secs(-60 * minutes_ago);
+        if let Some(r) = app.store.get(&failure_key(&id, at), now).await? {
+            recent += r.value::<u64>().unwrap_or(0);
+        }
+    }
+    let locked = recent >= AUTH_FAILURES_PER_MINUTE;
     if locked {
         return Err(TokenError::InvalidClient(
             "too many failed attempts; try again in a minute",

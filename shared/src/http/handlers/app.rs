@@ -266,3 +266,128 @@ pub async fn decide(app: &App, req: Request) -> Result<Response, HttpError> {
         Err(e) => Err(e.into()),
     }
 }
+
+#[derive(Deserialize)]
+struct UpdateBody {
+    update: String,
+}
+
+/// The identity named in the path, if it exists and may act.
+async fn acting_identity(
+    app: &App,
+    req: &Request,
+    now: crate::clock::Timestamp,
+) -> Result<(crate::domain::identity::Identity, u64), HttpError> {
+    let sub = path_param(req, "sub")
+        .filter(|s| s.len() <= 64)
+        .ok_or_else(|| HttpError::json(404, "not_found", "unknown identity"))?;
+    match app.store.identity(&sub, now).await? {
+        Some((i, v)) if !i.disabled => Ok((i, v)),
+        _ => Err(HttpError::json(404, "not_found", "unknown identity")),
+    }
+}
+
+/// Writes the changed identity and records the `jti`s, in one transaction.
+async fn commit_identity(
+    app: &App,
+    next: &crate::domain::identity::Identity,
+    version: u64,
+    jtis: &[(String, i64)],
+    now: crate::clock::Timestamp,
+) -> Result<Response, HttpError> {
+    let mut record = Record::new(Key::new(Kind::Identity, &next.sub), next, None)?;
+    record.version = version + 1;
+    let mut writes = vec![Write::Put(record, Cond::Version(version))];
+    for (jti, exp) in jtis {
+        writes.push(Write::Put(
+            Record::new(
+                Key::new(Kind::Jti, format!("{}:{jti}", next.sub)),
+                &1,
+                Some(*exp),
+            )?,
+            Cond::Absent,
+        ));
+    }
+    match app.store.transact(writes, now).await {
+        Ok(()) => {
+            let mut out =
+                serde_json::to_value(next.public_profile()).map_err(|_| HttpError::Internal)?;
+            out["sub"] = json!(next.sub);
+            out["service_id"] = json!(next.service_id);
+            Ok(json(200, &out))
+        }
+        Err(StoreError::ConditionFailed) => Err(HttpError::json(
+            409,
+            "conflict",
+            "jti already used, or the identity changed meanwhile; sign a new request",
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `PATCH .../app/identities/{sub}`: a profile update signed by the device key.
+pub async fn update_profile(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let now = app.clock.now();
+    let body: UpdateBody = json_body(&req)?;
+    let jws = app_jws::parse(&body.update, "profile+jwt").map_err(jws_error)?;
+    let (ident, version) = acting_identity(app, &req, now).await?;
+    if jws.str_claim("sub") != Some(ident.sub.as_str()) {
+        return Err(invalid("sub must name this identity"));
+    }
+    let spki = identity::parse_public_key(&ident.public_key).map_err(|_| HttpError::Internal)?;
+    let v = jws
+        .verify(&spki, &app.settings.issuer(), now)
+        .map_err(jws_error)?;
+    let next = identity::apply_update(&ident, &v.claims).map_err(invalid)?;
+    commit_identity(app, &next, version, &[(v.jti, v.exp)], now).await
+}
+
+#[derive(Deserialize)]
+struct RotationBody {
+    rotation: String,
+}
+
+/// `POST .../app/identities/{sub}/key`: device-key rotation. The request is signed by the old
+/// key and carries the new key with a proof of possession signed by the new key.
+pub async fn rotate_key(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let now = app.clock.now();
+    let body: RotationBody = json_body(&req)?;
+    let outer = app_jws::parse(&body.rotation, "key-rotation+jwt").map_err(jws_error)?;
+    let (ident, version) = acting_identity(app, &req, now).await?;
+    if outer.str_claim("sub") != Some(ident.sub.as_str()) {
+        return Err(invalid("sub must name this identity"));
+    }
+    let old = identity::parse_public_key(&ident.public_key).map_err(|_| HttpError::Internal)?;
+    let v = outer
+        .verify(&old, &app.settings.issuer(), now)
+        .map_err(jws_error)?;
+    let claim = |n: &str| {
+        v.claims
+            .get(n)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+    };
+    let new_key = claim("public_key").ok_or_else(|| invalid("public_key: required"))?;
+    let new_spki = identity::parse_public_key(&new_key).map_err(invalid)?;
+    if new_key == ident.public_key {
+        return Err(invalid(
+            "public_key: the new key must differ from the old one",
+        ));
+    }
+    let proof = app_jws::parse(
+        &claim("proof").ok_or_else(|| invalid("proof: required"))?,
+        "key-proof+jwt",
+    )
+    .map_err(jws_error)?;
+    if proof.str_claim("sub") != Some(ident.sub.as_str()) {
+        return Err(invalid("proof: sub must name this identity"));
+    }
+    let p = proof
+        .verify(&new_spki, &app.settings.issuer(), now)
+        .map_err(jws_error)?;
+    let mut next = ident.clone();
+    next.public_key = new_key;
+    commit_identity(app, &next, version, &[(v.jti, v.exp), (p.jti, p.exp)], now).await
+}

@@ -1,6 +1,7 @@
 //! One module per group of endpoints. Each handler: parse, call the domain, render.
 
 pub mod app;
+pub mod directory;
 pub mod login;
 pub mod metadata;
 pub mod token;

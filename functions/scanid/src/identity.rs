@@ -1,0 +1,152 @@
+//! `scanid identity ...`: identities, on the same store the server uses. A disabled identity
+//! disappears from the directory, cannot log in, and its live tokens introspect as inactive.
+
+use clap::{Args, Subcommand};
+use scanid::clock::{Clock, SystemClock};
+use scanid::domain::identity::Identity;
+use scanid::store::{IdentityStore, StoreError};
+use serde_json::{json, Value};
+
+use crate::cli::{print_json, CliError, ConfigArgs};
+
+#[derive(Debug, Subcommand)]
+pub enum IdentityCommand {
+    /// List identities.
+    List(ListArgs),
+    /// Show one identity (by sub, service_id or name).
+    Show(WhoArgs),
+    /// Add a group (appears in tokens, userinfo and introspection).
+    AddGroup(GroupArgs),
+    /// Remove a group.
+    RemoveGroup(GroupArgs),
+    /// Disable: hidden from the directory, no login, tokens inactive.
+    Disable(WhoArgs),
+    /// Enable a disabled identity again.
+    Enable(WhoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct WhoArgs {
+    /// sub, service_id or name.
+    pub who: String,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct GroupArgs {
+    /// sub, service_id or name.
+    pub who: String,
+    /// The group: 1 to 64 of A-Z a-z 0-9 . _ - : /
+    pub group: String,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+fn describe(i: &Identity) -> Value {
+    let mut v = serde_json::to_value(i.public_profile()).unwrap_or(Value::Null);
+    v["sub"] = json!(i.sub);
+    v["service_id"] = json!(i.service_id);
+    v["groups"] = json!(i.groups);
+    v["disabled"] = json!(i.disabled);
+    v
+}
+
+async fn find(store: &dyn scanid::store::Backend, who: &str) -> Result<(Identity, u64), CliError> {
+    let now = SystemClock.now();
+    if let Some(found) = store.identity(who, now).await? {
+        return Ok(found);
+    }
+    let by = match store.identity_by_service_id(who, now).await? {
+        Some(i) => Some(i),
+        None => store.identity_by_name(who, now).await?,
+    };
+    match by {
+        Some(i) => store
+            .identity(&i.sub, now)
+            .await?
+            .ok_or_else(|| CliError::Usage(format!("no identity {who:?}"))),
+        None => Err(CliError::Usage(format!("no identity {who:?}"))),
+    }
+}
+
+fn valid_group(g: &str) -> bool {
+    (1..=64).contains(&g.len())
+        && g.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b':' | b'/'))
+}
+
+/// Applies `change` with optimistic concurrency (retried if the app updated meanwhile).
+async fn modify(
+    config: &ConfigArgs,
+    who: &str,
+    change: impl Fn(&mut Identity),
+) -> Result<Identity, CliError> {
+    let store = scanid::app::open_store(&config.settings("http://127.0.0.1:8080")?).await?;
+    for _ in 0..3 {
+        let (mut i, version) = find(store.as_ref(), who).await?;
+        change(&mut i);
+        match store.update_identity(&i, version, SystemClock.now()).await {
+            Ok(()) => return Ok(i),
+            Err(StoreError::ConditionFailed) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(CliError::Failed(
+        "the identity kept changing; try again".into(),
+    ))
+}
+
+pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
+    match cmd {
+        IdentityCommand::List(a) => {
+            let store =
+                scanid::app::open_store(&a.config.settings("http://127.0.0.1:8080")?).await?;
+            let all: Vec<Value> = store
+                .identities(SystemClock.now())
+                .await?
+                .iter()
+                .map(describe)
+                .collect();
+            print_json(&json!({ "identities": all }));
+        }
+        IdentityCommand::Show(a) => {
+            let store =
+                scanid::app::open_store(&a.config.settings("http://127.0.0.1:8080")?).await?;
+            print_json(&describe(&find(store.as_ref(), &a.who).await?.0));
+        }
+        IdentityCommand::AddGroup(a) => {
+            if !valid_group(&a.group) {
+                return Err(CliError::Usage(
+                    "group: 1 to 64 of A-Z a-z 0-9 . _ - : /".into(),
+                ));
+            }
+            let g = a.group.clone();
+            let i = modify(&a.config, &a.who, |i| {
+                if !i.groups.contains(&g) {
+                    i.groups.push(g.clone());
+                }
+            })
+            .await?;
+            print_json(&describe(&i));
+        }
+        IdentityCommand::RemoveGroup(a) => {
+            let g = a.group.clone();
+            let i = modify(&a.config, &a.who, |i| i.groups.retain(|x| *x != g)).await?;
+            print_json(&describe(&i));
+        }
+        IdentityCommand::Disable(a) => print_json(&describe(
+            &modify(&a.config, &a.who, |i| i.disabled = true).await?,
+        )),
+        IdentityCommand::Enable(a) => print_json(&describe(
+            &modify(&a.config, &a.who, |i| i.disabled = false).await?,
+        )),
+    }
+    Ok(())
+}
