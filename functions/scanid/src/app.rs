@@ -210,14 +210,7 @@ async fn enroll(a: EnrollArgs) -> Result<(), CliError> {
 }
 
 async fn approve(a: ApproveArgs) -> Result<(), CliError> {
-    let text = std::fs::read(&a.common.key_file)
-        .map_err(|e| failed(&a.common.key_file.display().to_string(), e))?;
-    let file: KeyFile = serde_json::from_slice(&text).map_err(|e| failed("key file", e))?;
-    let der = STANDARD
-        .decode(&file.pkcs8)
-        .map_err(|e| failed("key file", e))?;
-    let key = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &der)
-        .map_err(|e| failed("key file", e))?;
+    let (file, key) = load(&a.common)?;
     let iss = issuer(&a.common);
     // Only codes of the service this identity belongs to.
     let prefix = format!("{iss}/app/scan?");

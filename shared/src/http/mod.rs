@@ -139,3 +139,12 @@ pub fn wants_json(req: &Request) -> bool {
         .and_then(|v| v.to_str().ok())
         .is_some_and(|a| a.contains("application/json"))
 }
+
+/// The single value of `name` among `pairs`: `None` when absent or repeated.
+pub fn single(pairs: &[(String, String)], name: &str) -> Option<String> {
+    let mut it = pairs.iter().filter(|(k, _)| k == name);
+    match (it.next(), it.next()) {
+        (Some((_, v)), None) => Some(v.clone()),
+        _ => None,
+    }
+}

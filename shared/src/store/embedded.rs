@@ -135,17 +135,20 @@ fn get_live(c: &Connection, key: &Key, now: i64) -> Result<Option<Record>, Store
          WHERE pk = ?1 AND (expires_at IS NULL OR expires_at > ?2)",
     )
     .and_then(|mut s| {
-        s.query_row(params![key.pk(), now], |r| {
-            Ok(Record {
-                key: key.clone(),
-                body: r.get(0)?,
-                version: u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0),
-                expires_at: r.get(2)?,
-            })
-        })
-        .optional()
+        s.query_row(params![key.pk(), now], |r| row(key.clone(), r, 0))
+            .optional()
     })
     .map_err(unavailable)
+}
+
+/// A record from the columns `body, ver, expires_at` starting at column `first`.
+fn row(key: Key, r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Record> {
+    Ok(Record {
+        key,
+        body: r.get(first)?,
+        version: u64::try_from(r.get::<_, i64>(first + 1)?).unwrap_or(0),
+        expires_at: r.get(first + 2)?,
+    })
 }
 
 fn ver_i64(v: u64) -> i64 {
@@ -246,15 +249,8 @@ impl Backend for EmbeddedStore {
                  RETURNING body, ver, expires_at",
             )
             .and_then(|mut s| {
-                s.query_row(params![key.pk(), now.secs()], |r| {
-                    Ok(Record {
-                        key: key.clone(),
-                        body: r.get(0)?,
-                        version: u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0),
-                        expires_at: r.get(2)?,
-                    })
-                })
-                .optional()
+                s.query_row(params![key.pk(), now.secs()], |r| row(key.clone(), r, 0))
+                    .optional()
             })
             .map_err(unavailable)
         })
@@ -320,12 +316,7 @@ impl Backend for EmbeddedStore {
                     let id = pk
                         .split_once('#')
                         .map_or(String::new(), |(_, id)| id.to_owned());
-                    Ok(Record {
-                        key: Key::new(kind, id),
-                        body: r.get(1)?,
-                        version: u64::try_from(r.get::<_, i64>(2)?).unwrap_or(0),
-                        expires_at: r.get(3)?,
-                    })
+                    row(Key::new(kind, id), r, 1)
                 })
                 .map_err(unavailable)?;
             rows.collect::<Result<Vec<_>, _>>().map_err(unavailable)

@@ -11,7 +11,8 @@ use crate::domain::login::{DecideError, LoginSession};
 use crate::domain::ratelimit;
 use crate::http::pages::{escape, Page};
 use crate::http::{
-    check_realm, json, json_body, path_param, query_pairs, wants_json, HttpError, Request, Response,
+    check_realm, json, json_body, path_param, query_pairs, single, wants_json, HttpError, Request,
+    Response,
 };
 use crate::store::{
     Cond, IdentityStore, Key, Kind, NewIdentityError, Record, StoreError, Typed, Write,
@@ -85,14 +86,6 @@ fn not_found() -> HttpError {
     )
 }
 
-fn one(pairs: &[(String, String)], name: &str) -> Option<String> {
-    let mut it = pairs.iter().filter(|(k, _)| k == name);
-    match (it.next(), it.next()) {
-        (Some((_, v)), None) => Some(v.clone()),
-        _ => None,
-    }
-}
-
 /// `GET .../app/scan?session=&challenge=`: what the app shows before approving (Q3). A
 /// browser (no `Accept: application/json`) gets the "get the app" page instead.
 pub async fn scan(app: &App, req: Request) -> Result<Response, HttpError> {
@@ -102,7 +95,8 @@ pub async fn scan(app: &App, req: Request) -> Result<Response, HttpError> {
     }
     let now = app.clock.now();
     let pairs = query_pairs(&req);
-    let (Some(id), Some(challenge)) = (one(&pairs, "session"), one(&pairs, "challenge")) else {
+    let (Some(id), Some(challenge)) = (single(&pairs, "session"), single(&pairs, "challenge"))
+    else {
         return Err(not_found());
     };
     if id.len() > 64 || challenge.len() > 64 {
@@ -325,13 +319,17 @@ async fn commit_identity(
     }
 }
 
-/// `PATCH .../app/identities/{sub}`: a profile update signed by the device key.
-pub async fn update_profile(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
-    let now = app.clock.now();
-    let body: UpdateBody = json_body(&req)?;
-    let jws = app_jws::parse(&body.update, "profile+jwt").map_err(jws_error)?;
-    let (ident, version) = acting_identity(app, &req, now).await?;
+/// Parses `jws` of type `typ`, finds the identity in the path, and verifies the JWS with its
+/// device key; the JWS's `sub` must name that identity.
+async fn signed_by_identity(
+    app: &App,
+    req: &Request,
+    jws: &str,
+    typ: &str,
+    now: crate::clock::Timestamp,
+) -> Result<(crate::domain::identity::Identity, u64, app_jws::Verified), HttpError> {
+    let jws = app_jws::parse(jws, typ).map_err(jws_error)?;
+    let (ident, version) = acting_identity(app, req, now).await?;
     if jws.str_claim("sub") != Some(ident.sub.as_str()) {
         return Err(invalid("sub must name this identity"));
     }
@@ -339,6 +337,16 @@ pub async fn update_profile(app: &App, req: Request) -> Result<Response, HttpErr
     let v = jws
         .verify(&spki, &app.settings.issuer(), now)
         .map_err(jws_error)?;
+    Ok((ident, version, v))
+}
+
+/// `PATCH .../app/identities/{sub}`: a profile update signed by the device key.
+pub async fn update_profile(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let now = app.clock.now();
+    let body: UpdateBody = json_body(&req)?;
+    let (ident, version, v) =
+        signed_by_identity(app, &req, &body.update, "profile+jwt", now).await?;
     let next = identity::apply_update(&ident, &v.claims).map_err(invalid)?;
     commit_identity(app, &next, version, &[(v.jti, v.exp)], now).await
 }
@@ -354,15 +362,8 @@ pub async fn rotate_key(app: &App, req: Request) -> Result<Response, HttpError> 
     check_realm(app, &req)?;
     let now = app.clock.now();
     let body: RotationBody = json_body(&req)?;
-    let outer = app_jws::parse(&body.rotation, "key-rotation+jwt").map_err(jws_error)?;
-    let (ident, version) = acting_identity(app, &req, now).await?;
-    if outer.str_claim("sub") != Some(ident.sub.as_str()) {
-        return Err(invalid("sub must name this identity"));
-    }
-    let old = identity::parse_public_key(&ident.public_key).map_err(|_| HttpError::Internal)?;
-    let v = outer
-        .verify(&old, &app.settings.issuer(), now)
-        .map_err(jws_error)?;
+    let (ident, version, v) =
+        signed_by_identity(app, &req, &body.rotation, "key-rotation+jwt", now).await?;
     let claim = |n: &str| {
         v.claims
             .get(n)

@@ -53,17 +53,22 @@ fn profile_response(req: &Request, i: &Identity) -> Result<Response, HttpError> 
     })
 }
 
-/// `GET /v1/directory/{sub}`
-pub async fn by_sub(app: &App, req: Request) -> Result<Response, HttpError> {
-    let sub = path_param(&req, "sub")
+/// The live identity named by the `{sub}` path parameter.
+async fn by_path_sub(app: &App, req: &Request) -> Result<Identity, HttpError> {
+    let sub = path_param(req, "sub")
         .filter(|s| is_uuid(s))
         .ok_or_else(not_found)?;
-    let i = live(
+    live(
         app.store
             .identity(&sub, app.clock.now())
             .await?
             .map(|(i, _)| i),
-    )?;
+    )
+}
+
+/// `GET /v1/directory/{sub}`
+pub async fn by_sub(app: &App, req: Request) -> Result<Response, HttpError> {
+    let i = by_path_sub(app, &req).await?;
     profile_response(&req, &i)
 }
 
@@ -82,15 +87,7 @@ pub async fn by_service_id(app: &App, req: Request) -> Result<Response, HttpErro
 
 /// `GET /v1/directory/{sub}/avatar`: 302 to the photo, 404 when there is none.
 pub async fn avatar(app: &App, req: Request) -> Result<Response, HttpError> {
-    let sub = path_param(&req, "sub")
-        .filter(|s| is_uuid(s))
-        .ok_or_else(not_found)?;
-    let i = live(
-        app.store
-            .identity(&sub, app.clock.now())
-            .await?
-            .map(|(i, _)| i),
-    )?;
+    let i = by_path_sub(app, &req).await?;
     let photo = i
         .profile_photo
         .filter(|p| identity::validate_photo_url(p).is_ok())

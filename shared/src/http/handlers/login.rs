@@ -10,8 +10,8 @@ use crate::domain::identity::Identity;
 use crate::domain::login::{self, Consent, LoginSession, LoginStatus};
 use crate::http::pages::{self, escape, Page};
 use crate::http::{
-    base, check_realm, cookies, finish, form_pairs, json, query_pairs, source_ip, user_agent,
-    HttpError, Request, Response,
+    base, check_realm, cookies, finish, form_pairs, json, query_pairs, single, source_ip,
+    user_agent, HttpError, Request, Response,
 };
 use crate::store::typed::Versioned;
 use crate::store::{ClientStore, IdentityStore, Kind, Typed};
@@ -207,19 +207,11 @@ async fn bound_session(
     Ok(s)
 }
 
-fn param(pairs: &[(String, String)], name: &str) -> Option<String> {
-    let mut it = pairs.iter().filter(|(k, _)| k == name);
-    match (it.next(), it.next()) {
-        (Some((_, v)), None) => Some(v.clone()),
-        _ => None,
-    }
-}
-
 /// `GET .../login-actions/status?session=`: what the QR page polls.
 pub async fn status(app: &App, req: Request) -> Result<Response, HttpError> {
     check_realm(app, &req)?;
     let pairs = query_pairs(&req);
-    let s = bound_session(app, &req, param(&pairs, "session").as_deref(), false).await?;
+    let s = bound_session(app, &req, single(&pairs, "session").as_deref(), false).await?;
     let now = app.clock.now();
     let status = s.value.public_status(now);
     let body = match status {
@@ -252,7 +244,7 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
     } else {
         query_pairs(&req)
     };
-    let s = bound_session(app, &req, param(&pairs, "session").as_deref(), true).await?;
+    let s = bound_session(app, &req, single(&pairs, "session").as_deref(), true).await?;
     let now = app.clock.now();
     let rng = app.random.as_ref();
     let (sub, auth_time) = match &s.value.status {
@@ -323,7 +315,7 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
     }
     // POST: the browser's own form, or nothing (B3).
     let browser = cookies::get(&req, cookies::BROWSER).unwrap_or_default();
-    let presented = param(&pairs, "csrf").unwrap_or_default();
+    let presented = single(&pairs, "csrf").unwrap_or_default();
     let expected = csrf_token(&browser, &s.value.id);
     if aws_lc_rs::constant_time::verify_slices_are_equal(presented.as_bytes(), expected.as_bytes())
         .is_err()
@@ -334,7 +326,7 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
             "This form was not submitted from the consent page.",
         ));
     }
-    match param(&pairs, "consent").as_deref() {
+    match single(&pairs, "consent").as_deref() {
         Some("allow") => {
             let consent = Consent {
                 scopes: req_scopes.clone(),
