@@ -50,23 +50,24 @@ check_jwt() { # URL BASIC EXTRA ALG
 echo "| measure | scanid | oidc-provider | ratio |"
 echo "|---|---|---|---|"
 for ALG in RS256 ES256; do
-  start_scanid "$ALG" 18601
-  start_peer "$ALG" 18602
+  SP=$([ "$ALG" = RS256 ] && echo 18601 || echo 18611); PP=$([ "$ALG" = RS256 ] && echo 18602 || echo 18612)
+  start_scanid "$ALG" "$SP"
+  start_peer "$ALG" "$PP"
   S_BASIC=$(printf 'bench:%s' "$secret" | base64 -w0)
   P_BASIC=$(printf 'bench:bench-secret' | base64 -w0)
-  check_jwt http://127.0.0.1:18601/realms/scanid/protocol/openid-connect/token "bench:$secret" "" "$ALG"
-  check_jwt http://127.0.0.1:18602/token "bench:bench-secret" "&resource=urn%3Abench%3Aapi" "$ALG"
+  check_jwt http://127.0.0.1:$SP/realms/scanid/protocol/openid-connect/token "bench:$secret" "" "$ALG"
+  check_jwt http://127.0.0.1:$PP/token "bench:bench-secret" "&resource=urn%3Abench%3Aapi" "$ALG"
   # Warm both up, then measure alternately.
-  BASIC=$S_BASIC TOKEN_PATH=/realms/scanid/protocol/openid-connect/token wrk -t1 -c8 -d2s -s token.lua http://127.0.0.1:18601 >/dev/null
-  BASIC=$P_BASIC TOKEN_PATH=/token EXTRA="&resource=urn%3Abench%3Aapi" wrk -t1 -c8 -d2s -s token.lua http://127.0.0.1:18602 >/dev/null
-  S=$(BASIC=$S_BASIC TOKEN_PATH=/realms/scanid/protocol/openid-connect/token rps -t2 -c32 -d"${SECS}s" -s token.lua http://127.0.0.1:18601)
-  P=$(BASIC=$P_BASIC TOKEN_PATH=/token EXTRA="&resource=urn%3Abench%3Aapi" rps -t2 -c32 -d"${SECS}s" -s token.lua http://127.0.0.1:18602)
+  BASIC=$S_BASIC TOKEN_PATH=/realms/scanid/protocol/openid-connect/token wrk -t1 -c8 -d2s -s token.lua http://127.0.0.1:$SP >/dev/null
+  BASIC=$P_BASIC TOKEN_PATH=/token EXTRA="&resource=urn%3Abench%3Aapi" wrk -t1 -c8 -d2s -s token.lua http://127.0.0.1:$PP >/dev/null
+  S=$(BASIC=$S_BASIC TOKEN_PATH=/realms/scanid/protocol/openid-connect/token rps -t2 -c32 -d"${SECS}s" -s token.lua http://127.0.0.1:$SP)
+  P=$(BASIC=$P_BASIC TOKEN_PATH=/token EXTRA="&resource=urn%3Abench%3Aapi" rps -t2 -c32 -d"${SECS}s" -s token.lua http://127.0.0.1:$PP)
   echo "| token issuance, $ALG (req/s) | $S | $P | $(python3 -c "print(f'{$S/$P:.2f}x')") |"
   if [ "$ALG" = RS256 ]; then
     for P_ in ".well-known/openid-configuration" "protocol/openid-connect/certs"; do
-      S=$(rps -t2 -c64 -d"${SECS}s" "http://127.0.0.1:18601/realms/scanid/$P_")
-      case $P_ in .well*) PP=".well-known/openid-configuration";; *) PP="jwks";; esac
-      P=$(rps -t2 -c64 -d"${SECS}s" "http://127.0.0.1:18602/$PP")
+      S=$(rps -t2 -c64 -d"${SECS}s" "http://127.0.0.1:$SP/realms/scanid/$P_")
+      case $P_ in .well*) PPATH=".well-known/openid-configuration";; *) PPATH="jwks";; esac
+      P=$(rps -t2 -c64 -d"${SECS}s" "http://127.0.0.1:$PP/$PPATH")
       echo "| ${P_##*/} (req/s) | $S | $P | $(python3 -c "print(f'{$S/$P:.2f}x')") |"
     done
     echo "| scanid peak RSS (MB) | $(awk '/VmHWM/ {printf "%.1f", $2/1024}' /proc/$SCANID_PID/status) | | |"

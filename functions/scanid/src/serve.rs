@@ -44,6 +44,7 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
         .map(|_| format!("{}/demo", app.settings.public_url));
     print_json(&json!({
         "demo": demo_url,
+        "demo_client_id": demo.as_ref().map(|_| scanid::http::demo::CLIENT_ID),
         "addr": addr.to_string(),
         "issuer": issuer,
         "discovery": format!("{issuer}/.well-known/openid-configuration"),

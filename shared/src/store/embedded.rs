@@ -38,7 +38,12 @@ pub struct EmbeddedStore {
 
 struct Inner {
     path: PathBuf,
+    /// Readers: WAL lets them run alongside the writer.
     pool: Mutex<Vec<Connection>>,
+    /// The one writing connection of this process. SQLite admits one writer at a time anyway;
+    /// queueing on a mutex here beats colliding and sleeping in SQLite's busy handler. Other
+    /// processes (operator commands) still wait through the busy timeout.
+    writer: Mutex<Connection>,
 }
 
 impl std::fmt::Debug for EmbeddedStore {
@@ -69,10 +74,12 @@ impl EmbeddedStore {
             .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
         let conn = Self::connect(&path)?;
         conn.execute_batch(SCHEMA).map_err(unavailable)?;
+        let writer = Self::connect(&path)?;
         Ok(Self {
             inner: Arc::new(Inner {
                 path,
                 pool: Mutex::new(vec![conn]),
+                writer: Mutex::new(writer),
             }),
         })
     }
@@ -111,10 +118,28 @@ impl EmbeddedStore {
         .map_err(|e| StoreError::Unavailable(format!("blocking task: {e}")))?
     }
 
+    /// Runs a write with this process's writer connection, on the blocking pool.
+    async fn with_writer<T, F>(&self, f: F) -> Result<T, StoreError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&mut Connection) -> Result<T, StoreError> + Send + 'static,
+    {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = inner
+                .writer
+                .lock()
+                .map_err(|_| StoreError::Unavailable("writer connection poisoned".into()))?;
+            f(&mut conn)
+        })
+        .await
+        .map_err(|e| StoreError::Unavailable(format!("blocking task: {e}")))?
+    }
+
     /// Deletes expired records (reads already ignore them); returns how many.
     pub async fn sweep(&self, now: Timestamp) -> Result<usize, StoreError> {
         let now = now.secs();
-        self.with_conn(move |c| {
+        self.with_writer(move |c| {
             c.execute(
                 "DELETE FROM records WHERE expires_at IS NOT NULL AND expires_at <= ?1",
                 [now],
@@ -231,19 +256,19 @@ impl Backend for EmbeddedStore {
     }
 
     async fn put(&self, record: Record, cond: Cond, now: Timestamp) -> Result<(), StoreError> {
-        self.with_conn(move |c| fail_unless(put_one(c, &record, cond, now.secs())?))
+        self.with_writer(move |c| fail_unless(put_one(c, &record, cond, now.secs())?))
             .await
     }
 
     async fn delete(&self, key: &Key, cond: Cond, now: Timestamp) -> Result<(), StoreError> {
         let key = key.clone();
-        self.with_conn(move |c| fail_unless(delete_one(c, &key, cond, now.secs())?))
+        self.with_writer(move |c| fail_unless(delete_one(c, &key, cond, now.secs())?))
             .await
     }
 
     async fn consume(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError> {
         let key = key.clone();
-        self.with_conn(move |c| {
+        self.with_writer(move |c| {
             c.prepare_cached(
                 "DELETE FROM records WHERE pk = ?1 AND (expires_at IS NULL OR expires_at > ?2)
                  RETURNING body, ver, expires_at",
@@ -258,7 +283,7 @@ impl Backend for EmbeddedStore {
     }
 
     async fn transact(&self, writes: Vec<Write>, now: Timestamp) -> Result<(), StoreError> {
-        self.with_conn(move |c| {
+        self.with_writer(move |c| {
             let now = now.secs();
             let tx = c
                 .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -282,7 +307,7 @@ impl Backend for EmbeddedStore {
     async fn incr(&self, key: &Key, expires_at: i64, now: Timestamp) -> Result<u64, StoreError> {
         let pk = key.pk();
         let kind = key.kind.as_str();
-        self.with_conn(move |c| {
+        self.with_writer(move |c| {
             let body: String = c
                 .query_row(
                     "INSERT INTO records (pk, kind, body, ver, expires_at) VALUES (?1, ?2, '1', 1, ?3)
