@@ -13,6 +13,7 @@ const provider = new Provider(issuer, {
   clients: [{
     client_id: 'bench', client_secret: 'bench-secret', grant_types: ['client_credentials'],
     redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic',
+    id_token_signed_response_alg: alg,
   }],
   features: {
     devInteractions: { enabled: false },
