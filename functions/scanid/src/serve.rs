@@ -52,6 +52,19 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
         "data_dir": app.settings.data_dir.display().to_string(),
     }));
     tracing::info!(%addr, %issuer, "scanid serving; Ctrl-C to stop");
+    // Expired records are invisible already; purge them so the file does not grow.
+    let purger = app.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(300));
+        loop {
+            every.tick().await;
+            match purger.store.purge_expired(purger.clock.now()).await {
+                Ok(n) if n > 0 => tracing::info!(purged = n, "expired records purged"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "purging expired records failed"),
+            }
+        }
+    });
     if let Some(d) = &demo_url {
         tracing::info!("demo relying party: {d}");
     }

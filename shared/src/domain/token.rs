@@ -40,7 +40,8 @@ fn invalid_grant(d: &'static str) -> TokenError {
     oauth(OAuthErrorCode::InvalidGrant, d)
 }
 
-/// Failed authentications allowed per client and minute before it is locked (SECURITY.md T2).
+/// Failed authentications allowed per client in [`LOCKOUT_WINDOW_SECS`] before it is locked
+/// (SECURITY.md T2).
 pub const AUTH_FAILURES_PER_MINUTE: u64 = 10;
 
 /// Credentials as presented: HTTP Basic (already decoded) and/or the body.
@@ -69,12 +70,14 @@ impl Presented {
     }
 }
 
-fn failure_key(client_id: &str, now: Timestamp) -> Key {
-    Key::new(
-        Kind::Rate,
-        format!("authfail:{client_id}:{}", now.secs().div_euclid(60)),
-    )
+/// Failed authentications of a client are counted in one window that opens at the first
+/// failure and lasts [`LOCKOUT_WINDOW_SECS`]: one read on every authentication.
+fn failure_key(client_id: &str) -> Key {
+    Key::new(Kind::Rate, format!("authfail:{client_id}"))
 }
+
+/// How long failures are remembered (and a locked client stays locked).
+pub const LOCKOUT_WINDOW_SECS: i64 = 120;
 
 /// Authenticates the client (client_secret_basic, client_secret_post, or none for public
 /// clients when `allow_public`). Repeated failures slow down, then lock the client for the
@@ -115,18 +118,15 @@ pub async fn authenticate(
             "unknown client or bad credentials",
         ));
     }
-    // Failures of this minute and the one before: a lockout cannot be split by a boundary.
-    let mut recent = 0u64;
-    for minutes_ago in [0, 1] {
-        let at = now.plus_secs(-60 * minutes_ago);
-        if let Some(r) = app.store.get(&failure_key(&id, at), now).await? {
-            recent += r.value::<u64>().unwrap_or(0);
-        }
-    }
-    let locked = recent >= AUTH_FAILURES_PER_MINUTE;
+    let locked = app
+        .store
+        .get(&failure_key(&id), now)
+        .await?
+        .and_then(|r| r.value::<u64>().ok())
+        .is_some_and(|n| n >= AUTH_FAILURES_PER_MINUTE);
     if locked {
         return Err(TokenError::InvalidClient(
-            "too many failed attempts; try again in a minute",
+            "too many failed attempts; try again in two minutes",
         ));
     }
     let client = app.store.client(&id, now).await?.map(|(c, _)| c);
@@ -138,12 +138,9 @@ pub async fn authenticate(
     match (ok, client) {
         (true, Some(c)) => Ok(c),
         _ => {
-            let window_end = (now.secs().div_euclid(60) + 2) * 60;
-            let n = app
-                .store
-                .incr(&failure_key(&id, now), window_end, now)
-                .await?;
-            // Slow down repeated failures: 100 ms per failure this minute, at most 1 s.
+            let window_end = now.plus_secs(LOCKOUT_WINDOW_SECS).secs();
+            let n = app.store.incr(&failure_key(&id), window_end, now).await?;
+            // Slow down repeated failures: 100 ms per failure in the window, at most 1 s.
             let delay = 100 * n.min(10);
             tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
             Err(TokenError::InvalidClient(

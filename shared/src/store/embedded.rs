@@ -6,8 +6,12 @@
 //! writer commits; `synchronous=NORMAL` in WAL mode survives process crashes and keeps the
 //! database consistent across power loss (the last commits before a power cut may be lost).
 //!
-//! Connections are pooled (one per concurrent request at most); every call runs on tokio's
-//! blocking pool, so no request holds a lock across an await.
+//! Reads use pooled connections and run inline: WAL readers never wait for a lock. Writes go
+//! through one writer connection per process on tokio's blocking pool (they may wait for
+//! another process's write, or a checkpoint); SQLite admits one writer at a time anyway, and
+//! queueing on a mutex beats colliding in SQLite's sleeping busy handler. No lock is held
+//! across an await. Expired records are purged by [`EmbeddedStore::sweep`] (`scanid serve`
+//! runs it every five minutes).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -322,6 +326,10 @@ impl Backend for EmbeddedStore {
             body.parse().map_err(|_| StoreError::Corrupt(format!("counter {pk}: {body:?}")))
         })
         .await
+    }
+
+    async fn purge_expired(&self, now: Timestamp) -> Result<usize, StoreError> {
+        self.sweep(now).await
     }
 
     async fn list(&self, kind: Kind, now: Timestamp) -> Result<Vec<Record>, StoreError> {

@@ -199,4 +199,9 @@ pub trait Backend: Send + Sync {
     /// Atomically adds one to the counter under `key` and returns the new count. A counter that
     /// does not exist or has expired starts again at 1 and lives until `expires_at` (Unix s).
     async fn incr(&self, key: &Key, expires_at: i64, now: Timestamp) -> Result<u64, StoreError>;
+    /// Deletes records that expired (reads ignore them already); returns how many. Stores that
+    /// expire records themselves (DynamoDB TTL) have nothing to do.
+    async fn purge_expired(&self, _now: Timestamp) -> Result<usize, StoreError> {
+        Ok(0)
+    }
 }
