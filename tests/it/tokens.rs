@@ -696,6 +696,18 @@ fn c1_client_credentials_has_no_refresh_token_and_no_userinfo() {
         .header("www-authenticate")
         .unwrap()
         .contains("invalid_token"));
+    // Revocation (V1) works for these stateless tokens too, and only by their own client.
+    let revoke_url = format!("{}/protocol/openid-connect/revoke", e.s.issuer);
+    assert_eq!(
+        post_form(&revoke_url, Some(("other", &e.other)), &[("token", at)]).status,
+        200
+    );
+    assert_eq!(introspect(&e, at)["active"], true);
+    assert_eq!(
+        post_form(&revoke_url, Some(("shop", &e.shop)), &[("token", at)]).status,
+        200
+    );
+    assert_eq!(introspect(&e, at), json!({ "active": false }));
     let r = exchange(
         &e,
         Some(("shop", &e.shop)),

@@ -16,7 +16,7 @@ use crate::domain::identity::Identity;
 use crate::domain::login::{self, SsoSession};
 use crate::domain::token::revoke_grant;
 use crate::keys::jwt;
-use crate::store::{Cond, IdentityStore, Key, Kind, StoreError, Typed};
+use crate::store::{Cond, IdentityStore, Key, Kind, Record, StoreError, Typed};
 
 /// A live access token: its claims, grant and identity (none for client credentials).
 #[derive(Debug, Clone)]
@@ -75,6 +75,22 @@ pub async fn live_access_token(
     let Some(gid) = claims.get("gid").and_then(Value::as_str) else {
         return Ok(None);
     };
+    if claims.get("gty").and_then(Value::as_str) == Some("client_credentials") {
+        if app
+            .store
+            .get(&Key::new(Kind::Revoked, gid), now)
+            .await?
+            .is_some()
+        {
+            return Ok(None);
+        }
+        let grant = client_credentials_grant(app, gid, &claims);
+        return Ok(Some(LiveToken {
+            claims,
+            grant,
+            identity: None,
+        }));
+    }
     Ok(live_grant(app, gid, now)
         .await?
         .map(|(grant, identity)| LiveToken {
@@ -82,6 +98,38 @@ pub async fn live_access_token(
             grant,
             identity,
         }))
+}
+
+/// The (unstored) grant a client-credentials token stands for, rebuilt from its claims.
+fn client_credentials_grant(app: &App, gid: &str, claims: &Map<String, Value>) -> Grant {
+    let str_claim = |k: &str| {
+        claims
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let time = |k: &str| Timestamp::from_secs(claims.get(k).and_then(Value::as_i64).unwrap_or(0));
+    Grant {
+        id: gid.to_owned(),
+        kind: GrantKind::ClientCredentials,
+        client_id: str_claim("azp"),
+        sub: str_claim("sub"),
+        sid: None,
+        scopes: str_claim("scope")
+            .split(' ')
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        auth_time: time("auth_time"),
+        nonce: None,
+        created_at: time("iat"),
+        offline: false,
+        generation: 0,
+        rotated_at: time("iat"),
+        revoked: false,
+        alg: app.settings.signing_alg,
+    }
 }
 
 /// The refresh token's grant, if the token is live (current generation).
@@ -197,7 +245,16 @@ pub async fn revoke(
     {
         if claims.get("azp").and_then(Value::as_str) == Some(client_id) {
             if let Some(gid) = claims.get("gid").and_then(Value::as_str) {
-                revoke_grant(app.store.as_ref(), gid, now).await?;
+                if claims.get("gty").and_then(Value::as_str) == Some("client_credentials") {
+                    let exp = claims
+                        .get("exp")
+                        .and_then(Value::as_i64)
+                        .unwrap_or(now.secs());
+                    let marker = Record::new(Key::new(Kind::Revoked, gid), &1, Some(exp))?;
+                    app.store.put(marker, Cond::Any, now).await?;
+                } else {
+                    revoke_grant(app.store.as_ref(), gid, now).await?;
+                }
             }
         }
     }

@@ -491,9 +491,7 @@ async fn client_credentials(
         revoked: false,
         alg: client.token_alg.unwrap_or(app.settings.signing_alg),
     };
-    let exp = now.plus_secs(app.settings.lifetimes.access_token).secs();
-    app.store
-        .create(Kind::Grant, &g.id, &g, Some(exp), now)
-        .await?;
+    // Stateless: nothing is stored at issuance (no refresh token, no session); a revocation
+    // writes a marker that introspection checks until the token would have expired.
     Ok(grant::sign_tokens(app, &g, &scopes, None, None, now).await?)
 }

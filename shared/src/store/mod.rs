@@ -57,6 +57,8 @@ pub enum Kind {
     Refresh,
     /// A redeemed code's hash -> its grant (to revoke on a second redemption).
     CodeUsed,
+    /// A revoked stateless token (client credentials), until it would have expired.
+    Revoked,
     /// Used by the adapter test suite.
     Test,
 }
@@ -77,6 +79,7 @@ impl Kind {
             Kind::Grant => "grant",
             Kind::Refresh => "refresh",
             Kind::CodeUsed => "code_used",
+            Kind::Revoked => "revoked",
             Kind::Test => "test",
         }
     }
