@@ -114,6 +114,15 @@ pub fn form_pairs(req: &Request) -> Result<Vec<(String, String)>, HttpError> {
         .collect())
 }
 
+/// The parameters of a GET (query) or POST (form body) request, and whether it was a POST.
+pub fn get_or_post_params(req: &Request) -> Result<(Vec<(String, String)>, bool), HttpError> {
+    if req.method() == http::Method::POST {
+        Ok((form_pairs(req)?, true))
+    } else {
+        Ok((query_pairs(req), false))
+    }
+}
+
 /// The JSON body, for the app API.
 pub fn json_body<T: serde::de::DeserializeOwned>(req: &Request) -> Result<T, HttpError> {
     let ct = req

@@ -10,7 +10,7 @@ use crate::domain::identity::Identity;
 use crate::domain::login::{self, Consent, LoginSession, LoginStatus};
 use crate::http::pages::{self, escape, Page};
 use crate::http::{
-    base, check_realm, cookies, finish, form_pairs, json, query_pairs, single, source_ip,
+    base, check_realm, cookies, finish, get_or_post_params, json, query_pairs, single, source_ip,
     user_agent, HttpError, Request, Response,
 };
 use crate::store::typed::Versioned;
@@ -20,12 +20,7 @@ use crate::App;
 /// `GET|POST .../protocol/openid-connect/auth`
 pub async fn authorize(app: &App, req: Request) -> Result<Response, HttpError> {
     check_realm(app, &req)?;
-    let after_post = req.method() == http::Method::POST;
-    let pairs = if after_post {
-        form_pairs(&req)?
-    } else {
-        query_pairs(&req)
-    };
+    let (pairs, after_post) = get_or_post_params(&req)?;
     let restart = {
         let mut s = url::form_urlencoded::Serializer::new(String::new());
         for (k, v) in &pairs {
@@ -238,12 +233,7 @@ fn csrf_token(browser_secret: &str, session: &str) -> String {
 /// `GET|POST .../login-actions/consent`
 pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
     check_realm(app, &req)?;
-    let after_post = req.method() == http::Method::POST;
-    let pairs = if after_post {
-        form_pairs(&req)?
-    } else {
-        query_pairs(&req)
-    };
+    let (pairs, after_post) = get_or_post_params(&req)?;
     let s = bound_session(app, &req, single(&pairs, "session").as_deref(), true).await?;
     let now = app.clock.now();
     let rng = app.random.as_ref();

@@ -12,7 +12,8 @@ use crate::domain::resource::{self, LiveToken};
 use crate::domain::token::{self, Presented};
 use crate::http::pages::{self, escape, Page};
 use crate::http::{
-    base, check_realm, cookies, finish, form_pairs, json, query_pairs, HttpError, Request, Response,
+    base, check_realm, cookies, finish, form_pairs, get_or_post_params, json, query_pairs,
+    HttpError, Request, Response,
 };
 use crate::keys::jwt;
 use crate::protocol::OAuthError;
@@ -209,12 +210,7 @@ fn one(pairs: &[(String, String)], name: &str) -> Result<Option<String>, HttpErr
 /// `GET|POST .../logout` (OIDC RP-Initiated Logout 1.0).
 pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
     check_realm(app, &req)?;
-    let after_post = req.method() == http::Method::POST;
-    let pairs = if after_post {
-        form_pairs(&req)?
-    } else {
-        query_pairs(&req)
-    };
+    let (pairs, after_post) = get_or_post_params(&req)?;
     let now = app.clock.now();
     let hint = match one(&pairs, "id_token_hint")? {
         Some(h) => Some(
