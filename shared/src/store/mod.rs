@@ -15,6 +15,7 @@
 
 pub mod clients;
 pub mod embedded;
+pub mod faulty;
 pub mod identities;
 #[cfg(test)]
 pub mod suite;

@@ -1,0 +1,84 @@
+//! A store that fails on demand: wraps another adapter and answers
+//! [`StoreError::Unavailable`] to reads and/or writes while told to. Used by the fault-injection
+//! tests (SECURITY.md F1, F2) for every adapter alike.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use super::{Backend, Cond, Key, Kind, Record, StoreError, Write};
+use crate::clock::Timestamp;
+
+/// The switches of a [`FaultyStore`].
+#[derive(Debug, Default)]
+pub struct Faults {
+    pub reads: AtomicBool,
+    pub writes: AtomicBool,
+}
+
+impl Faults {
+    pub fn set(&self, reads: bool, writes: bool) {
+        self.reads.store(reads, Ordering::SeqCst);
+        self.writes.store(writes, Ordering::SeqCst);
+    }
+}
+
+/// `inner`, failing while `faults` say so.
+pub struct FaultyStore {
+    pub inner: Arc<dyn Backend>,
+    pub faults: Arc<Faults>,
+}
+
+fn down() -> StoreError {
+    StoreError::Unavailable("injected fault".into())
+}
+
+impl FaultyStore {
+    fn read(&self) -> Result<(), StoreError> {
+        if self.faults.reads.load(Ordering::SeqCst) {
+            Err(down())
+        } else {
+            Ok(())
+        }
+    }
+    fn write(&self) -> Result<(), StoreError> {
+        if self.faults.writes.load(Ordering::SeqCst) {
+            Err(down())
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[async_trait]
+impl Backend for FaultyStore {
+    async fn get(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError> {
+        self.read()?;
+        self.inner.get(key, now).await
+    }
+    async fn put(&self, record: Record, cond: Cond, now: Timestamp) -> Result<(), StoreError> {
+        self.write()?;
+        self.inner.put(record, cond, now).await
+    }
+    async fn delete(&self, key: &Key, cond: Cond, now: Timestamp) -> Result<(), StoreError> {
+        self.write()?;
+        self.inner.delete(key, cond, now).await
+    }
+    async fn consume(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError> {
+        self.write()?;
+        self.inner.consume(key, now).await
+    }
+    async fn transact(&self, writes: Vec<Write>, now: Timestamp) -> Result<(), StoreError> {
+        self.write()?;
+        self.inner.transact(writes, now).await
+    }
+    async fn list(&self, kind: Kind, now: Timestamp) -> Result<Vec<Record>, StoreError> {
+        self.read()?;
+        self.inner.list(kind, now).await
+    }
+    async fn incr(&self, key: &Key, expires_at: i64, now: Timestamp) -> Result<u64, StoreError> {
+        self.write()?;
+        self.inner.incr(key, expires_at, now).await
+    }
+}
