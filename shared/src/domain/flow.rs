@@ -180,27 +180,17 @@ pub async fn authorize(
                 &issuer,
             )));
         }
-        let mut session = LoginSession::new(
-            app.settings.lifetimes.login,
+        let approved = Some((sub, auth_time, sid));
+        let session = create_login(
+            app,
             req,
             restart_query,
             &browser_secret,
-            ip.to_owned(),
-            user_agent.to_owned(),
-            now,
-            app.random.as_ref(),
-        );
-        session.status = LoginStatus::Approved { sub, auth_time };
-        session.sso_sid = Some(sid);
-        app.store
-            .create(
-                Kind::Login,
-                &session.id,
-                &session,
-                Some(session.expires_at.secs() + login::RECORD_GRACE_SECS),
-                now,
-            )
-            .await?;
+            ip,
+            user_agent,
+            approved,
+        )
+        .await?;
         return Ok(AuthorizeDecision::AskConsent {
             session,
             new_browser_secret,
@@ -227,30 +217,55 @@ pub async fn authorize(
     {
         return Ok(AuthorizeDecision::RateLimited);
     }
-    let session = LoginSession::new(
-        app.settings.lifetimes.login,
+    let session = create_login(
+        app,
         req,
         restart_query,
         &browser_secret,
-        ip.to_owned(),
-        user_agent.to_owned(),
-        now,
-        app.random.as_ref(),
-    );
-    app.store
-        .create(
-            Kind::Login,
-            &session.id,
-            &session,
-            Some(session.expires_at.secs() + login::RECORD_GRACE_SECS),
-            now,
-        )
-        .await?;
+        ip,
+        user_agent,
+        None,
+    )
+    .await?;
     Ok(AuthorizeDecision::ShowQr {
         session,
         client,
         new_browser_secret,
     })
+}
+
+/// Creates and stores a login session. `approved` is `(sub, auth_time, sid)` when an SSO
+/// session vouched for the identity, so the QR step is skipped. The record outlives the
+/// session by [`login::RECORD_GRACE_SECS`] so the page can still learn "expired".
+async fn create_login(
+    app: &App,
+    req: AuthorizationRequest,
+    restart_query: String,
+    browser_secret: &str,
+    ip: &str,
+    user_agent: &str,
+    approved: Option<(String, Timestamp, String)>,
+) -> Result<LoginSession, StoreError> {
+    let now = app.clock.now();
+    let mut session = LoginSession::new(
+        app.settings.lifetimes.login,
+        req,
+        restart_query,
+        browser_secret,
+        ip.to_owned(),
+        user_agent.to_owned(),
+        now,
+        app.random.as_ref(),
+    );
+    if let Some((sub, auth_time, sid)) = approved {
+        session.status = LoginStatus::Approved { sub, auth_time };
+        session.sso_sid = Some(sid);
+    }
+    let record_expiry = session.expires_at.secs() + login::RECORD_GRACE_SECS;
+    app.store
+        .create(Kind::Login, &session.id, &session, Some(record_expiry), now)
+        .await?;
+    Ok(session)
 }
 
 /// A finished login.
