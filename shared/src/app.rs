@@ -5,12 +5,15 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use crate::clock::Timestamp;
 use crate::clock::{Clock, SystemClock};
 use crate::config::{ConfigError, Settings, SigningMode, StoreSettings};
 use crate::domain::discovery::openid_configuration;
+use crate::keys::kms::{load_or_create_set, load_set, Bootstrap, Kms};
 use crate::keys::local::KeyFile;
 use crate::keys::{Keyring, SignError};
 use crate::random::{Random, SystemRandom};
+use crate::store::dynamo::DynamoStore;
 use crate::store::embedded::EmbeddedStore;
 use crate::store::{Backend, StoreError};
 
@@ -71,18 +74,17 @@ impl App {
 
     /// Builds the store and the keys that `settings` select, with the real clock and CSPRNG.
     pub async fn from_settings(settings: Settings) -> Result<Self, StartError> {
+        Self::from_settings_with(settings, KeySetup::CreateIfMissing).await
+    }
+
+    /// As [`App::from_settings`], saying whether a missing key set may be created.
+    pub async fn from_settings_with(
+        settings: Settings,
+        keys: KeySetup,
+    ) -> Result<Self, StartError> {
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let store = open_store(&settings).await?;
-        let keys = match &settings.signing {
-            SigningMode::Local => {
-                KeyFile::load_or_create(&settings.data_dir, clock.now())?.keyring()?
-            }
-            SigningMode::Kms { .. } | SigningMode::KmsEnvelope { .. } => {
-                return Err(StartError::Unsupported(
-                    "SCANID_SIGNING: KMS signing is not built into this version".into(),
-                ))
-            }
-        };
+        let keys = keyring(&settings, store.as_ref(), clock.now(), keys).await?;
         Self::new(
             settings,
             store,
@@ -93,12 +95,86 @@ impl App {
     }
 }
 
+/// Whether a start may create the key set in the store when there is none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeySetup {
+    /// `scanid serve` and the operator commands (`scanid aws init` makes it explicitly).
+    CreateIfMissing,
+    /// Lambda functions: they may not write keys (least privilege); the operator runs
+    /// `scanid aws init` once after the first deploy.
+    MustExist,
+}
+
+/// The signing keys `settings` select: the local key file, or the key set in the store with KMS.
+pub async fn keyring(
+    settings: &Settings,
+    store: &dyn Backend,
+    now: Timestamp,
+    setup: KeySetup,
+) -> Result<Keyring, StartError> {
+    Ok(match &settings.signing {
+        SigningMode::Local => KeyFile::load_or_create(&settings.data_dir, now)?.keyring()?,
+        SigningMode::Kms { .. } | SigningMode::KmsEnvelope { .. } => {
+            let kms = Kms::from_config(&aws_config().await?);
+            let set =
+                match setup {
+                    KeySetup::CreateIfMissing => {
+                        load_or_create_set(store, &kms, bootstrap(&settings.signing), now).await?
+                    }
+                    KeySetup::MustExist => match load_set(store, now).await? {
+                        Some((set, _)) => set,
+                        None => return Err(StartError::Unsupported(
+                            "no signing keys in the store yet: run `scanid aws init --table TABLE \
+                             --signing MODE --kms-key-id ID` once (see infra/README.md)"
+                                .into(),
+                        )),
+                    },
+                };
+            kms.keyring(&set).await?
+        }
+    })
+}
+
+/// What a first start creates the store's key set from.
+pub fn bootstrap(signing: &SigningMode) -> Bootstrap<'_> {
+    match signing {
+        SigningMode::Kms { key_ids } => Bootstrap::Kms(key_ids),
+        SigningMode::KmsEnvelope { key_id } => Bootstrap::Envelope(key_id),
+        SigningMode::Local => Bootstrap::Kms(&[]),
+    }
+}
+
 /// Opens the store `settings` select (operator commands use the same store as the server).
 pub async fn open_store(settings: &Settings) -> Result<Arc<dyn Backend>, StartError> {
     match &settings.store {
         StoreSettings::Embedded { data_dir } => Ok(Arc::new(EmbeddedStore::open(data_dir)?)),
-        StoreSettings::DynamoDb { .. } => Err(StartError::Unsupported(
-            "SCANID_TABLE: the DynamoDB store is not built into this version".into(),
-        )),
+        StoreSettings::DynamoDb { table } => {
+            let config = aws_config().await?;
+            let store = DynamoStore::from_config(&config, table);
+            // Pay the TLS handshake now, not on the first request; a failure is logged (with
+            // its detail) and the requests that need the table answer 503 until it is back.
+            if let Err(e) = store.warm().await {
+                tracing::warn!(table = %table, error = %e, "DynamoDB is not reachable yet");
+            }
+            Ok(Arc::new(store))
+        }
     }
+}
+
+/// The AWS SDK configuration from the standard environment, loaded once per process.
+pub async fn aws_config() -> Result<aws_config::SdkConfig, StartError> {
+    static CONFIG: tokio::sync::OnceCell<Option<aws_config::SdkConfig>> =
+        tokio::sync::OnceCell::const_new();
+    CONFIG
+        .get_or_init(crate::aws::load)
+        .await
+        .clone()
+        .ok_or_else(|| {
+            StartError::Config(ConfigError {
+                setting: "AWS_REGION",
+                reason: "no AWS region is configured (set AWS_REGION, or a region in the AWS \
+                         profile); the DynamoDB store and KMS signing need one"
+                    .into(),
+            })
+        })
 }

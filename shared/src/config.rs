@@ -138,9 +138,11 @@ pub enum StoreSettings {
 pub enum SigningMode {
     /// Key files in the data dir.
     Local,
-    /// Every signature by KMS `Sign`; the key never leaves KMS.
-    Kms { key_id: String },
-    /// A private key decrypted with KMS once per cold start, then signing locally.
+    /// Every signature by KMS `Sign`; the key never leaves KMS. One KMS key per algorithm
+    /// (`SCANID_KMS_KEY_ID` is comma-separated); they make the key set on first start.
+    Kms { key_ids: Vec<String> },
+    /// A private key decrypted with KMS once per cold start, then signing locally;
+    /// `key_id` is the (symmetric) KMS key that wraps the private keys.
     KmsEnvelope { key_id: String },
 }
 
@@ -256,8 +258,24 @@ impl Settings {
         };
         let signing = match raw.signing.as_deref().unwrap_or("local") {
             "local" => SigningMode::Local,
-            "kms" => SigningMode::Kms { key_id: key_id()? },
-            "kms-envelope" => SigningMode::KmsEnvelope { key_id: key_id()? },
+            "kms" => SigningMode::Kms {
+                key_ids: key_id()?
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|k| !k.is_empty())
+                    .map(str::to_owned)
+                    .collect(),
+            },
+            "kms-envelope" => {
+                let key_id = key_id()?;
+                if key_id.contains(',') || key_id.trim().is_empty() {
+                    return Err(bad(
+                        "SCANID_KMS_KEY_ID",
+                        "kms-envelope takes one (symmetric) KMS key",
+                    ));
+                }
+                SigningMode::KmsEnvelope { key_id }
+            }
             other => {
                 return Err(bad(
                     "SCANID_SIGNING",

@@ -9,6 +9,7 @@ use lambda_http::service_fn;
 
 use crate::config::{RawSettings, Settings};
 use crate::routes;
+use crate::store::read_only::ReadOnly;
 use crate::App;
 
 /// Runs the Lambda function `function` (a name from the route table).
@@ -19,9 +20,24 @@ pub async fn run(function: &'static str) -> Result<(), lambda_http::Error> {
     let settings = Settings::from_raw(&RawSettings::from_env()).inspect_err(|e| {
         tracing::error!(error = %e, "bad configuration");
     })?;
-    let app = Arc::new(App::from_settings(settings).await.inspect_err(|e| {
-        tracing::error!(error = %e, "init failed");
-    })?);
+    let mut app = App::from_settings_with(settings, crate::app::KeySetup::MustExist)
+        .await
+        .inspect_err(|e| {
+            tracing::error!(error = %e, "init failed");
+        })?;
+    match handler.access() {
+        // Least privilege, as the template's IAM policies: a reader cannot write.
+        routes::Access::Read => app.store = Arc::new(ReadOnly(app.store.clone())),
+        routes::Access::Write => {}
+        // Decrypt the envelope key now (init), not on the first token request; a failure
+        // here is retried at the first signature (503 until KMS answers).
+        routes::Access::Sign => {
+            if let Err(e) = app.keys.warm().await {
+                tracing::warn!(error = %e, "signing keys not ready yet");
+            }
+        }
+    }
+    let app = Arc::new(app);
     lambda_http::run(service_fn(move |req| {
         let app = app.clone();
         async move { Ok::<_, Infallible>(routes::dispatch(handler, &app, req).await) }

@@ -107,6 +107,44 @@ pub async fn dispatch(handler: Handler, app: &App, req: Request) -> Response {
     result.unwrap_or_else(HttpError::into_response)
 }
 
+/// What a handler needs besides reading the table. The template's IAM policies grant exactly
+/// this per function (a test holds them to it), and a Lambda function of a read-only handler
+/// runs on a store that refuses writes, so a handler that starts writing fails its tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reads only: `GetItem` (and the key set).
+    Read,
+    /// Reads and writes the table.
+    Write,
+    /// Writes the table and signs tokens (`kms:Sign`, or `kms:Decrypt` in kms-envelope mode).
+    Sign,
+}
+
+impl Handler {
+    pub const fn access(self) -> Access {
+        match self {
+            Handler::Discovery
+            | Handler::Jwks
+            | Handler::LoginStatus
+            | Handler::Userinfo
+            | Handler::DirectoryBySub
+            | Handler::DirectoryByServiceId
+            | Handler::DirectoryAvatar => Access::Read,
+            Handler::Token => Access::Sign,
+            Handler::Authorize
+            | Handler::Consent
+            | Handler::AppSignup
+            | Handler::AppScan
+            | Handler::AppDecide
+            | Handler::Introspect
+            | Handler::Revoke
+            | Handler::Logout
+            | Handler::AppProfile
+            | Handler::AppKey => Access::Write,
+        }
+    }
+}
+
 /// The handler of a Lambda function, by its name.
 pub fn function_handler(function: &str) -> Option<Handler> {
     ROUTES

@@ -10,8 +10,9 @@ use scanid::clock::{Clock, SystemClock};
 use scanid::config::{RawSettings, Settings};
 use scanid::keys::local::KeyFile;
 use scanid::random::SystemRandom;
-use scanid::routes::{self, ROUTES};
+use scanid::routes::{self, Access, ROUTES};
 use scanid::store::embedded::EmbeddedStore;
+use scanid::store::read_only::ReadOnly;
 use scanid::App;
 use scanid_tests::repo_root;
 
@@ -77,7 +78,6 @@ fn expected_status(function: &str) -> u16 {
 #[tokio::test]
 async fn every_function_has_an_event_its_handler_answers() {
     let dir = tempfile::tempdir().unwrap();
-    let app = app(dir.path());
     let files = event_files();
     let names: BTreeSet<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
     let functions: BTreeSet<&str> = routes::functions().into_iter().collect();
@@ -96,6 +96,11 @@ async fn every_function_has_an_event_its_handler_answers() {
         );
         let req = lambda_http::request::from_str(text).unwrap_or_else(|e| panic!("{name}: {e}"));
         let handler = routes::function_handler(name).unwrap();
+        // As in Lambda: a read-only function runs on a store that refuses writes.
+        let mut app = app(dir.path());
+        if handler.access() == Access::Read {
+            app.store = Arc::new(ReadOnly(app.store.clone()));
+        }
         let resp = routes::dispatch(handler, &app, req).await;
         assert_eq!(resp.status().as_u16(), expected_status(name), "{name}");
     }
@@ -167,5 +172,85 @@ fn every_function_has_a_binary_crate() {
             "{f}: main.rs must run its own function"
         );
         assert!(text.lines().count() <= 20, "{f}: main.rs is wiring only");
+    }
+}
+
+/// Each function's block of template.yaml, by its binary name.
+fn template_functions() -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(repo_root().join("template.yaml")).unwrap();
+    // A resource starts at a line indented by exactly two spaces.
+    let mut blocks: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let top = line.starts_with("  ") && !line.starts_with("   ");
+        match blocks.last_mut() {
+            Some(b) if !top => {
+                b.push_str(line);
+                b.push('\n');
+            }
+            _ => blocks.push(format!("{line}\n")),
+        }
+    }
+    let mut out = Vec::new();
+    for block in blocks
+        .iter()
+        .filter(|b| b.contains("Type: AWS::Serverless::Function"))
+    {
+        let binary = block
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Binary:"))
+            .expect("every function names its binary")
+            .trim()
+            .to_owned();
+        out.push((binary, block.to_owned()));
+    }
+    out
+}
+
+#[test]
+fn template_iam_is_least_privilege_per_the_route_table() {
+    let functions = template_functions();
+    assert_eq!(functions.len(), routes::functions().len());
+    for (name, block) in &functions {
+        let handler = routes::function_handler(name).unwrap();
+        let writes = [
+            "dynamodb:PutItem",
+            "dynamodb:UpdateItem",
+            "dynamodb:DeleteItem",
+        ]
+        .iter()
+        .any(|a| block.contains(a));
+        let kms = block.contains("kms:");
+        assert!(block.contains("dynamodb:GetItem"), "{name} reads the table");
+        assert!(
+            !block.contains("dynamodb:*") && !block.contains("kms:*"),
+            "{name}: no wildcards"
+        );
+        match handler.access() {
+            Access::Read => assert!(!writes && !kms, "{name} is read-only"),
+            Access::Write => assert!(writes && !kms, "{name} writes but never signs"),
+            Access::Sign => {
+                assert!(writes && kms, "{name} writes and signs");
+                assert!(
+                    block.contains("aws:ResourceTag/scanid-table"),
+                    "{name}: only the table's own keys"
+                );
+            }
+        }
+    }
+    let text = std::fs::read_to_string(repo_root().join("template.yaml")).unwrap();
+    for needed in [
+        "TimeToLiveSpecification",
+        "AttributeName: expires_at",
+        "PointInTimeRecoveryEnabled: true",
+        "DeletionProtectionEnabled: !Ref TableDeletionProtection",
+        "BillingMode: PAY_PER_REQUEST",
+        "ThrottlingRateLimit",
+        "LogFormat: JSON",
+        "RetentionInDays",
+        "Runtime: provided.al2023",
+        "Architectures: [arm64]",
+        "SCANID_TABLE: !Ref Table",
+    ] {
+        assert!(text.contains(needed), "template.yaml lacks {needed}");
     }
 }

@@ -4,6 +4,7 @@
 //! half-written: after recovery the same code and the same name still work.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use lambda_http::Body;
@@ -12,13 +13,17 @@ use scanid::config::{RawSettings, Settings};
 use scanid::domain::client::{register, NewClient};
 use scanid::domain::login::{self, AuthCode, SsoSession};
 use scanid::keys::local::KeyFile;
+use scanid::keys::{Alg, JwkSet, Keyring, SignError, Signer};
 use scanid::random::SystemRandom;
 use scanid::routes::{self, Matched};
 use scanid::store::embedded::EmbeddedStore;
 use scanid::store::faulty::{Faults, FaultyStore};
 use scanid::store::{Backend, ClientStore, Cond, Key, Kind, Record};
 use scanid::App;
-use scanid_tests::TestApp;
+use scanid_tests::{
+    attr, auth_url, consent_url, location, params_of, post_form, scanid_json, Browser, Resp,
+    TestApp, TestServer,
+};
 use serde_json::{json, Value};
 
 const ISS: &str = "https://id.example.com/realms/scanid";
@@ -296,4 +301,305 @@ async fn outages_are_503_with_retry_after_and_nothing_half_written() {
     )
     .await;
     assert_eq!(r.status(), 201, "{:?}", json_of(&r));
+}
+
+/// A signer that fails (as KMS does when it is down) while told to.
+struct FlakySigner {
+    inner: Arc<dyn Signer>,
+    down: Arc<AtomicBool>,
+}
+
+#[async_trait::async_trait]
+impl Signer for FlakySigner {
+    fn alg(&self) -> Alg {
+        self.inner.alg()
+    }
+    fn kid(&self) -> &str {
+        self.inner.kid()
+    }
+    async fn sign(&self, input: &[u8]) -> Result<Vec<u8>, SignError> {
+        if self.down.load(Ordering::SeqCst) {
+            return Err(SignError::Unavailable("injected KMS fault".into()));
+        }
+        self.inner.sign(input).await
+    }
+}
+
+/// The real HTTP server in this process, on a store and a signer that fail on demand.
+struct Live {
+    s: TestServer,
+    faults: Arc<Faults>,
+    kms_down: Arc<AtomicBool>,
+    secret: String,
+    app: TestApp,
+    _dir: tempfile::TempDir,
+}
+
+fn live() -> Live {
+    let dir = tempfile::tempdir().unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let settings = Settings::from_raw(&RawSettings {
+        public_url: Some(base.clone()),
+        data_dir: Some(dir.path().to_str().unwrap().into()),
+        ..Default::default()
+    })
+    .unwrap();
+    let issuer = settings.issuer();
+    let inner: Arc<dyn Backend> = Arc::new(EmbeddedStore::open(dir.path()).unwrap());
+    let faults = Arc::new(Faults::default());
+    let store = Arc::new(FaultyStore {
+        inner,
+        faults: faults.clone(),
+    });
+    let ring = KeyFile::load_or_create(dir.path(), SystemClock.now())
+        .unwrap()
+        .keyring()
+        .unwrap();
+    let kms_down = Arc::new(AtomicBool::new(false));
+    let signers: Vec<Arc<dyn Signer>> = [Alg::RS256, Alg::ES256]
+        .into_iter()
+        .map(|alg| {
+            Arc::new(FlakySigner {
+                inner: ring.signer(alg).unwrap().clone(),
+                down: kms_down.clone(),
+            }) as Arc<dyn Signer>
+        })
+        .collect();
+    let published: JwkSet = serde_json::from_slice(&ring.jwks_json()).unwrap();
+    let keys = Keyring::new(signers, published.keys).unwrap();
+    let app = App::new(
+        settings,
+        store,
+        Arc::new(keys),
+        Arc::new(SystemClock),
+        Arc::new(SystemRandom::new()),
+    )
+    .unwrap();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            scanid::http::server::serve(Arc::new(app), None, listener, std::future::pending())
+                .await
+                .unwrap();
+        });
+    });
+    let d = dir.path().to_str().unwrap();
+    let secret = scanid_json(&[
+        "client",
+        "create",
+        "--data-dir",
+        d,
+        "--name",
+        "Shop",
+        "--client-id",
+        "shop",
+        "--redirect-uri",
+        CB,
+    ])["client_secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let s = TestServer::in_process(&base, &issuer, dir.path());
+    let app = TestApp::enroll(&s, "flow-user");
+    Live {
+        s,
+        faults,
+        kms_down,
+        secret,
+        app,
+        _dir: dir,
+    }
+}
+
+const CB: &str = "https://shop.example/cb";
+
+/// A step of the login and token flows that failed: its name and response.
+#[derive(Debug)]
+struct Failed {
+    step: usize,
+    resp: Resp,
+}
+
+/// Where a flow is, so a failed step can be tried again (with fresh app signatures, as the
+/// app would) from where it stopped.
+#[derive(Default)]
+struct Progress {
+    payload: String,
+    csrf: String,
+    code: String,
+}
+
+const STEPS: [&str; 6] = [
+    "authorize",
+    "app scan",
+    "app decision",
+    "consent page",
+    "consent",
+    "token",
+];
+
+/// Runs the flow from step `from`; on success returns the token response.
+fn flow(l: &Live, b: &mut Browser, p: &mut Progress, from: usize) -> Result<Value, Failed> {
+    let fail = |step: usize, resp: Resp| Err(Failed { step, resp });
+    let url = auth_url(
+        &l.s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("state", "st"),
+            ("nonce", "n"),
+            ("scope", "openid"),
+            ("prompt", "login consent"),
+        ],
+    );
+    for step in from..STEPS.len() {
+        match step {
+            0 => {
+                let page = b.get(&url);
+                if page.status != 200 {
+                    return fail(step, page);
+                }
+                p.payload = attr(&page.text(), "id=\"app-link\"", "data-qr-payload").unwrap();
+            }
+            1 => {
+                let r = l.app.scan(&p.payload);
+                if r.status != 200 {
+                    return fail(step, r);
+                }
+            }
+            2 => {
+                let jws = l.app.approval(&p.payload, "approve");
+                let r = l.app.post_decision(&params_of(&p.payload)["session"], &jws);
+                if r.status != 200 {
+                    return fail(step, r);
+                }
+            }
+            3 => {
+                let page = b.get(&consent_url(&l.s, &p.payload));
+                match page.status {
+                    200 => p.csrf = attr(&page.text(), "name=\"csrf\"", "value").unwrap(),
+                    // Remembered consent: straight back to the client.
+                    302 | 303 => {
+                        p.code = params_of(&location(&page))["code"].clone();
+                        p.csrf.clear();
+                    }
+                    _ => return fail(step, page),
+                }
+            }
+            4 => {
+                if p.csrf.is_empty() {
+                    continue;
+                }
+                let session = params_of(&p.payload)["session"].clone();
+                let r = b.post_form(
+                    &format!("{}/login-actions/consent", l.s.issuer),
+                    &[
+                        ("session", &session),
+                        ("csrf", &p.csrf),
+                        ("consent", "allow"),
+                    ],
+                );
+                if !(r.status == 302 || r.status == 303) {
+                    return fail(step, r);
+                }
+                p.code = params_of(&location(&r))
+                    .get("code")
+                    .cloned()
+                    .unwrap_or_else(|| panic!("no code: {}", location(&r)));
+            }
+            _ => {
+                let r = post_form(
+                    &format!("{}/protocol/openid-connect/token", l.s.issuer),
+                    Some(("shop", &l.secret)),
+                    &[
+                        ("grant_type", "authorization_code"),
+                        ("code", &p.code),
+                        ("redirect_uri", CB),
+                    ],
+                );
+                if r.status != 200 {
+                    return fail(step, r);
+                }
+                return Ok(r.json());
+            }
+        }
+    }
+    unreachable!("the last step returns")
+}
+
+fn assert_outage(f: &Failed, what: &str) {
+    let r = &f.resp;
+    assert_eq!(
+        r.status,
+        503,
+        "{what}: {} answered {}",
+        STEPS[f.step],
+        r.text()
+    );
+    assert!(r.header("retry-after").is_some(), "{what}: Retry-After");
+    assert!(r.header("location").is_none(), "{what}: never a redirect");
+    let text = r.text();
+    assert!(
+        !text.contains("access_token") && !text.contains("id_token"),
+        "{what}: no token"
+    );
+    assert!(
+        !text.contains("injected") && !text.contains("sqlite"),
+        "{what}: no internal detail: {text}"
+    );
+    if STEPS[f.step] == "token" {
+        assert_eq!(r.json()["error"], "temporarily_unavailable", "{what}");
+    }
+}
+
+#[test]
+fn every_write_of_the_login_and_token_flows_failing_gives_503_and_nothing_half_written() {
+    let l = live();
+    // A clean run counts the writes.
+    let before = l.faults.writes_seen.load(Ordering::SeqCst);
+    let mut p = Progress::default();
+    flow(&l, &mut Browser::new(), &mut p, 0).unwrap();
+    let writes = l.faults.writes_seen.load(Ordering::SeqCst) - before;
+    assert!(writes >= 6, "the flow writes at every step ({writes})");
+
+    let mut steps_hit = std::collections::BTreeSet::new();
+    for n in 1..=writes {
+        let what = format!("write {n} of {writes} failing");
+        let b = &mut Browser::new();
+        let mut p = Progress::default();
+        l.faults.fail_nth_write(n);
+        let failed = flow(&l, b, &mut p, 0).expect_err(&what);
+        assert_outage(&failed, &what);
+        steps_hit.insert(STEPS[failed.step]);
+        // Nothing half-written: the same step, tried again, carries the flow to its tokens
+        // (for the token step: the very same code, which the failure did not consume).
+        let tokens = flow(&l, b, &mut p, failed.step).unwrap_or_else(|f| {
+            panic!("{what}: retrying {} gave {}", STEPS[f.step], f.resp.text())
+        });
+        assert!(tokens["access_token"].is_string(), "{what}");
+    }
+    // Every step that writes was hit (the consent page itself only reads).
+    assert_eq!(
+        steps_hit.into_iter().collect::<Vec<_>>(),
+        ["app decision", "app scan", "authorize", "consent", "token"]
+    );
+
+    // KMS down at the signature: 503, and the code is still unredeemed afterwards.
+    let b = &mut Browser::new();
+    let mut p = Progress::default();
+    l.kms_down.store(true, Ordering::SeqCst);
+    let failed = flow(&l, b, &mut p, 0).expect_err("KMS down");
+    assert_eq!(STEPS[failed.step], "token");
+    assert_outage(&failed, "KMS down");
+    l.kms_down.store(false, Ordering::SeqCst);
+    let tokens = flow(&l, b, &mut p, failed.step).unwrap();
+    assert!(tokens["id_token"].is_string());
 }

@@ -28,9 +28,35 @@ pub fn scanid_bin() -> PathBuf {
 pub fn scanid(args: &[&str]) -> Output {
     Command::new(scanid_bin())
         .args(args)
+        .envs(aws_env())
         .env("RUST_LOG", "warn")
         .output()
         .unwrap()
+}
+
+/// The AWS environment for child processes: the emulator the test command started
+/// (`SCANID_TEST_AWS_ENDPOINT`) with dummy credentials; empty when there is none (only the
+/// AWS tests need it, and they say so).
+pub fn aws_env() -> Vec<(&'static str, String)> {
+    match std::env::var("SCANID_TEST_AWS_ENDPOINT") {
+        Ok(e) if !e.is_empty() => vec![
+            ("AWS_ENDPOINT_URL", e),
+            ("AWS_REGION", "us-east-1".into()),
+            ("AWS_ACCESS_KEY_ID", "testing".into()),
+            ("AWS_SECRET_ACCESS_KEY", "testing".into()),
+            ("AWS_EC2_METADATA_DISABLED", "true".into()),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// Fails the test with how to start the emulator unless the test command started it.
+pub fn require_emulator() {
+    assert!(
+        !aws_env().is_empty(),
+        "SCANID_TEST_AWS_ENDPOINT is not set: the AWS tests need the emulator; run `bash tests/run`, \
+         or `infra/emulator.sh start` and export SCANID_TEST_AWS_ENDPOINT to the URL it prints"
+    );
 }
 
 /// Runs `scanid ARGS`, asserts success, and parses its JSON stdout.
@@ -62,6 +88,7 @@ impl TestServer {
             .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
             .arg(data_dir)
             .args(extra)
+            .envs(aws_env())
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -79,6 +106,18 @@ impl TestServer {
             data_dir: data_dir.to_owned(),
             child: Some(child),
             banner,
+        }
+    }
+
+    /// A server running in this process (its `App` built by the test, e.g. on a failing
+    /// store), at `base`, for the same helpers.
+    pub fn in_process(base: &str, issuer: &str, data_dir: &Path) -> Self {
+        Self {
+            child: None,
+            base: base.to_owned(),
+            issuer: issuer.to_owned(),
+            data_dir: data_dir.to_owned(),
+            banner: serde_json::Value::Null,
         }
     }
 

@@ -34,6 +34,9 @@ pub enum Command {
     /// Manage identities: list, show, groups, disable.
     #[command(subcommand)]
     Identity(crate::identity::IdentityCommand),
+    /// AWS resources for operators not deploying with SAM (and for the emulator).
+    #[command(subcommand)]
+    Aws(crate::aws::AwsCommand),
 }
 
 /// The settings shared by `serve` and the operator commands.
@@ -177,5 +180,6 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Keys(cmd) => crate::keys::run(cmd).await,
         Command::App(cmd) => crate::app::run(cmd).await,
         Command::Identity(cmd) => crate::identity::run(cmd).await,
+        Command::Aws(cmd) => crate::aws::run(cmd).await,
     }
 }

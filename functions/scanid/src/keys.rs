@@ -1,16 +1,24 @@
-//! `scanid keys ...`: the local signing keys in the data dir.
+//! `scanid keys ...`: the signing keys: the key file in the data dir (`--signing local`), or the
+//! key set in the store for `--signing kms` (keys in KMS) and `--signing kms-envelope` (keys
+//! encrypted under a KMS key).
 //!
 //! Rotation without breaking a relying party: `keys rotate` publishes a `next` key (it appears
 //! in the JWKS but signs nothing); once every JWKS cache has refreshed (the JWKS is served with
 //! `max-age=300`), `keys rotate` again activates it and retires the old key, which stays
 //! published until tokens it signed have expired; then `keys remove` forgets it. The server
-//! reads the key file at start: restart it (Lambda: new cold starts) after each step.
+//! reads the keys at start: restart it (Lambda: publish a new version, or update the
+//! functions' configuration, so new cold starts read them) after each step.
+
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{Args, Subcommand};
-use scanid::clock::{Clock, SystemClock};
-use scanid::config::SigningMode;
-use scanid::keys::local::KeyFile;
+use scanid::clock::{Clock, SystemClock, Timestamp};
+use scanid::config::{Settings, SigningMode, StoreSettings};
+use scanid::keys::kms::{load_or_create_set, load_set, save_set, Kms};
+use scanid::keys::local::{KeyFile, Material};
 use scanid::keys::{Alg, KeyState};
+use scanid::store::Backend;
 use serde_json::json;
 
 use crate::cli::{print_json, CliError, ConfigArgs};
@@ -42,6 +50,10 @@ pub struct RotateArgs {
     /// Activate a next key even if it was published less than 300 s ago.
     #[arg(long)]
     pub force: bool,
+    /// `--signing kms`: publish this existing KMS key as the next key, instead of creating
+    /// a new one (tagged `scanid-table=<table>`).
+    #[arg(long)]
+    pub new_kms_key_id: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -57,15 +69,78 @@ pub struct RemoveArgs {
     pub config: ConfigArgs,
 }
 
-fn key_file(config: &ConfigArgs) -> Result<(scanid::config::Settings, KeyFile), CliError> {
+/// Where the key set lives.
+enum Home {
+    File(PathBuf),
+    Store {
+        store: Arc<dyn Backend>,
+        kms: Kms,
+        version: u64,
+    },
+}
+
+async fn load(config: &ConfigArgs, now: Timestamp) -> Result<(Settings, KeyFile, Home), CliError> {
     let settings = config.settings("http://127.0.0.1:8080")?;
-    if settings.signing != SigningMode::Local {
-        return Err(CliError::Usage(
-            "keys commands manage local key files (SCANID_SIGNING=local)".into(),
-        ));
+    if settings.signing == SigningMode::Local {
+        let file = KeyFile::load_or_create(&settings.data_dir, now)?;
+        let home = Home::File(settings.data_dir.clone());
+        return Ok((settings, file, home));
     }
-    let file = KeyFile::load_or_create(&settings.data_dir, SystemClock.now())?;
-    Ok((settings, file))
+    let store = scanid::app::open_store(&settings).await?;
+    let kms = Kms::from_config(&scanid::app::aws_config().await?);
+    load_or_create_set(
+        store.as_ref(),
+        &kms,
+        scanid::app::bootstrap(&settings.signing),
+        now,
+    )
+    .await?;
+    let (set, version) = load_set(store.as_ref(), now)
+        .await?
+        .ok_or_else(|| CliError::Failed("the key set vanished".into()))?;
+    let home = Home::Store {
+        store,
+        kms,
+        version,
+    };
+    Ok((settings, set, home))
+}
+
+async fn save(home: &Home, set: &KeyFile, now: Timestamp) -> Result<(), CliError> {
+    match home {
+        Home::File(dir) => set.save(dir)?,
+        Home::Store { store, version, .. } => {
+            save_set(store.as_ref(), set, Some(*version), now).await?
+        }
+    }
+    Ok(())
+}
+
+/// Rotation step 1 in each mode: a new key, published but not signing.
+async fn publish_next(
+    settings: &Settings,
+    home: &Home,
+    set: &mut KeyFile,
+    alg: Alg,
+    new_kms_key_id: Option<&str>,
+    now: Timestamp,
+) -> Result<String, CliError> {
+    let kid = match (&settings.signing, home) {
+        (SigningMode::Kms { .. }, Home::Store { kms, .. }) => {
+            let table = match &settings.store {
+                StoreSettings::DynamoDb { table } => table.as_str(),
+                StoreSettings::Embedded { .. } => "embedded",
+            };
+            let key = kms.new_kms_key(alg, new_kms_key_id, table, now).await?;
+            set.push_next(key)?.kid.clone()
+        }
+        (SigningMode::KmsEnvelope { key_id }, Home::Store { kms, .. }) => {
+            let key = kms.new_envelope_key(alg, key_id, now).await?;
+            set.push_next(key)?.kid.clone()
+        }
+        _ => set.add_next(alg, now)?.kid.clone(),
+    };
+    Ok(kid)
 }
 
 fn describe(file: &KeyFile) -> serde_json::Value {
@@ -80,6 +155,11 @@ fn describe(file: &KeyFile) -> serde_json::Value {
                 "created_at": k.created_at.to_rfc3339_millis(),
                 "activated_at": k.activated_at.map(|t| t.to_rfc3339_millis()),
                 "retired_at": k.retired_at.map(|t| t.to_rfc3339_millis()),
+                "held_by": match &k.material {
+                    Material::Pkcs8(_) => json!("key file"),
+                    Material::Kms { key_id, .. } => json!({ "kms": key_id }),
+                    Material::Envelope { wrapping_key_id, .. } => json!({ "kms_envelope": wrapping_key_id }),
+                },
             })
         })
         .collect();
@@ -90,13 +170,13 @@ pub async fn run(cmd: KeysCommand) -> Result<(), CliError> {
     let now = SystemClock.now();
     match cmd {
         KeysCommand::List(a) => {
-            let (_, file) = key_file(&a.config)?;
+            let (_, file, _) = load(&a.config, now).await?;
             print_json(&describe(&file));
         }
         KeysCommand::Rotate(a) => {
             let alg = Alg::parse(&a.alg)
                 .ok_or_else(|| CliError::Usage(format!("--alg {:?}: RS256 or ES256", a.alg)))?;
-            let (settings, mut file) = key_file(&a.config)?;
+            let (settings, mut file, home) = load(&a.config, now).await?;
             let next = file
                 .keys
                 .iter()
@@ -104,7 +184,15 @@ pub async fn run(cmd: KeysCommand) -> Result<(), CliError> {
                 .cloned();
             let out = match next {
                 None => {
-                    let kid = file.add_next(alg, now)?.kid.clone();
+                    let kid = publish_next(
+                        &settings,
+                        &home,
+                        &mut file,
+                        alg,
+                        a.new_kms_key_id.as_deref(),
+                        now,
+                    )
+                    .await?;
                     json!({ "step": "published", "kid": kid,
                             "activate_after": now.plus_secs(PUBLISH_BEFORE_ACTIVATE_SECS).to_rfc3339_millis() })
                 }
@@ -125,18 +213,18 @@ pub async fn run(cmd: KeysCommand) -> Result<(), CliError> {
                             "remove_retired_after": now.plus_secs(lifetime).to_rfc3339_millis() })
                 }
             };
-            file.save(&settings.data_dir)?;
+            save(&home, &file, now).await?;
             print_json(&out);
         }
         KeysCommand::Remove(a) => {
-            let (settings, mut file) = key_file(&a.config)?;
+            let (settings, mut file, home) = load(&a.config, now).await?;
             let lifetime = settings
                 .lifetimes
                 .access_token
                 .max(settings.lifetimes.refresh_token);
             file.remove(&a.kid, now, lifetime, a.force)
                 .map_err(|e| CliError::Usage(e.to_string()))?;
-            file.save(&settings.data_dir)?;
+            save(&home, &file, now).await?;
             print_json(&json!({ "kid": a.kid, "removed": true }));
         }
     }

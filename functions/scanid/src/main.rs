@@ -3,6 +3,7 @@
 //! stdout; logs and errors go to stderr.
 
 mod app;
+mod aws;
 mod cli;
 mod identity;
 mod keys;

@@ -50,6 +50,15 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
         "discovery": format!("{issuer}/.well-known/openid-configuration"),
         "jwks_uri": format!("{issuer}/protocol/openid-connect/certs"),
         "data_dir": app.settings.data_dir.display().to_string(),
+        "store": match &app.settings.store {
+            scanid::config::StoreSettings::Embedded { data_dir } => format!("embedded:{}", data_dir.display()),
+            scanid::config::StoreSettings::DynamoDb { table } => format!("dynamodb:{table}"),
+        },
+        "signing": match &app.settings.signing {
+            scanid::config::SigningMode::Local => "local",
+            scanid::config::SigningMode::Kms { .. } => "kms",
+            scanid::config::SigningMode::KmsEnvelope { .. } => "kms-envelope",
+        },
     }));
     tracing::info!(%addr, %issuer, "scanid serving; Ctrl-C to stop");
     // Expired records are invisible already; purge them so the file does not grow.

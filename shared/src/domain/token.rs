@@ -344,12 +344,14 @@ async fn code_grant(
             Cond::Absent,
         ),
     ];
+    // Sign first: if KMS is down the code is still unredeemed and the client can retry
+    // (F1, F2); the tokens are handed out only once the transaction has committed.
+    let tokens = grant::sign_tokens(app, &g, &g.scopes, Some(&identity), Some(rt), now).await?;
     match app.store.transact(writes, now).await {
-        Ok(()) => {}
-        Err(StoreError::ConditionFailed) => return Err(replayed_code(app, &code_hash, now).await?),
-        Err(e) => return Err(e.into()),
+        Ok(()) => Ok(tokens),
+        Err(StoreError::ConditionFailed) => Err(replayed_code(app, &code_hash, now).await?),
+        Err(e) => Err(e.into()),
     }
-    Ok(grant::sign_tokens(app, &g, &g.scopes, Some(&identity), Some(rt), now).await?)
 }
 
 fn narrowed(requested: Option<&str>, granted: &[String]) -> Result<Vec<String>, TokenError> {
@@ -447,14 +449,16 @@ async fn refresh_grant(
             Cond::Absent,
         ),
     ];
+    // Sign first, commit second: a KMS outage leaves the refresh token unrotated (F2).
+    let tokens =
+        grant::sign_tokens(app, &next, &scopes, Some(&identity), Some(new_rt), now).await?;
     match app.store.transact(writes, now).await {
-        Ok(()) => {}
+        Ok(()) => Ok(tokens),
         Err(StoreError::ConditionFailed) => {
-            return Err(invalid_grant("the refresh token was used concurrently"))
+            Err(invalid_grant("the refresh token was used concurrently"))
         }
-        Err(e) => return Err(e.into()),
+        Err(e) => Err(e.into()),
     }
-    Ok(grant::sign_tokens(app, &next, &scopes, Some(&identity), Some(new_rt), now).await?)
 }
 
 async fn client_credentials(

@@ -45,8 +45,28 @@ pub struct StoredKey {
     pub activated_at: Option<Timestamp>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retired_at: Option<Timestamp>,
-    /// PKCS#8 DER, standard base64.
-    pkcs8: String,
+    /// Where the private key is.
+    #[serde(flatten)]
+    pub material: Material,
+}
+
+/// Where a key's private half lives.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Material {
+    /// In this file: PKCS#8 DER, standard base64 (`SCANID_SIGNING=local`).
+    Pkcs8(String),
+    /// In KMS; it never leaves it (`SCANID_SIGNING=kms`). The public key came from
+    /// `GetPublicKey` when the key was registered.
+    Kms { key_id: String, public: Jwk },
+    /// PKCS#8 DER encrypted by a KMS key (`SCANID_SIGNING=kms-envelope`); decrypted once per
+    /// cold start, and only while the key is active.
+    Envelope {
+        wrapping_key_id: String,
+        /// The KMS ciphertext blob, standard base64.
+        ciphertext: String,
+        public: Jwk,
+    },
 }
 
 impl std::fmt::Debug for StoredKey {
@@ -235,7 +255,13 @@ impl KeyFile {
         let mut signers: Vec<Arc<dyn Signer>> = Vec::new();
         let mut published = Vec::new();
         for k in &self.keys {
-            let der = STANDARD.decode(&k.pkcs8).map_err(key_err)?;
+            let Material::Pkcs8(pkcs8) = &k.material else {
+                return Err(SignError::Key(format!(
+                    "key {} is held by KMS; set SCANID_SIGNING to kms or kms-envelope",
+                    k.kid
+                )));
+            };
+            let der = STANDARD.decode(pkcs8).map_err(key_err)?;
             let (signer, jwk) = LocalSigner::from_pkcs8(k.alg, &der)?;
             if jwk.kid != k.kid {
                 return Err(SignError::Key(format!(
@@ -253,6 +279,20 @@ impl KeyFile {
 
     /// Rotation step 1: a new key for `alg`, published but not yet signing.
     pub fn add_next(&mut self, alg: Alg, now: Timestamp) -> Result<&StoredKey, SignError> {
+        self.check_no_next(alg)?;
+        self.push_next(new_key(alg, now)?)
+    }
+
+    /// Rotation step 1 with a key made elsewhere (in KMS).
+    pub fn push_next(&mut self, key: StoredKey) -> Result<&StoredKey, SignError> {
+        self.check_no_next(key.alg)?;
+        self.keys.push(key);
+        self.keys
+            .last()
+            .ok_or_else(|| SignError::Key("empty".into()))
+    }
+
+    fn check_no_next(&self, alg: Alg) -> Result<(), SignError> {
         if self
             .keys
             .iter()
@@ -263,10 +303,7 @@ impl KeyFile {
                 alg.as_str()
             )));
         }
-        self.keys.push(new_key(alg, now)?);
-        self.keys
-            .last()
-            .ok_or_else(|| SignError::Key("empty".into()))
+        Ok(())
     }
 
     /// Rotation step 2: `kid` signs from now on; the key it replaces is retired (still
@@ -320,17 +357,34 @@ impl KeyFile {
 }
 
 fn new_key(alg: Alg, now: Timestamp) -> Result<StoredKey, SignError> {
-    let (material, der) = KeyMaterial::generate(alg)?;
-    let jwk = material.jwk()?;
-    Ok(StoredKey {
-        kid: jwk.kid,
+    let (jwk, der) = generate(alg)?;
+    Ok(StoredKey::next(
+        jwk,
         alg,
-        state: KeyState::Next,
-        created_at: now,
-        activated_at: None,
-        retired_at: None,
-        pkcs8: STANDARD.encode(der),
-    })
+        now,
+        Material::Pkcs8(STANDARD.encode(der)),
+    ))
+}
+
+/// A fresh key pair: its public JWK and its PKCS#8 DER.
+pub fn generate(alg: Alg) -> Result<(Jwk, Vec<u8>), SignError> {
+    let (material, der) = KeyMaterial::generate(alg)?;
+    Ok((material.jwk()?, der))
+}
+
+impl StoredKey {
+    /// A key in state `next` (published, not signing).
+    pub fn next(public: Jwk, alg: Alg, now: Timestamp, material: Material) -> Self {
+        Self {
+            kid: public.kid,
+            alg,
+            state: KeyState::Next,
+            created_at: now,
+            activated_at: None,
+            retired_at: None,
+            material,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -359,7 +413,10 @@ mod tests {
         }
         let ring = a.keyring().unwrap();
         assert_eq!(ring.algs(), vec![Alg::ES256, Alg::RS256]);
-        assert!(!format!("{:?}", a.keys[0]).contains(&a.keys[0].pkcs8));
+        let Material::Pkcs8(secret) = &a.keys[0].material else {
+            panic!("local keys are PKCS#8")
+        };
+        assert!(!format!("{:?}", a.keys[0]).contains(secret.as_str()));
     }
 
     #[test]

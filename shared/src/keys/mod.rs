@@ -8,6 +8,7 @@
 
 pub mod jwk;
 pub mod jwt;
+pub mod kms;
 pub mod local;
 
 use std::collections::HashMap;
@@ -77,6 +78,10 @@ pub trait Signer: Send + Sync {
     fn kid(&self) -> &str;
     /// The JWS signature of `signing_input` (for ES256 the raw `r || s`, 64 bytes).
     async fn sign(&self, signing_input: &[u8]) -> Result<Vec<u8>, SignError>;
+    /// Prepares to sign (KMS-envelope: decrypts the key), so the first request does not wait.
+    async fn warm(&self) -> Result<(), SignError> {
+        Ok(())
+    }
 }
 
 /// A key that verifies: its public JWK and jsonwebtoken's decoding key.
@@ -136,6 +141,14 @@ impl Keyring {
             verifiers,
             jwks_json,
         })
+    }
+
+    /// Prepares every active signer (see [`Signer::warm`]).
+    pub async fn warm(&self) -> Result<(), SignError> {
+        for s in self.signers.values() {
+            s.warm().await?;
+        }
+        Ok(())
     }
 
     /// The active signer for `alg`.

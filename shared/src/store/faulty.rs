@@ -2,7 +2,7 @@
 //! [`StoreError::Unavailable`] to reads and/or writes while told to. Used by the fault-injection
 //! tests (SECURITY.md F1, F2) for every adapter alike.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -15,9 +15,19 @@ use crate::clock::Timestamp;
 pub struct Faults {
     pub reads: AtomicBool,
     pub writes: AtomicBool,
+    /// Writes attempted so far (every put, delete, consume, transaction and counter).
+    pub writes_seen: AtomicUsize,
+    /// Fail only the write with this number (1-based; 0: none).
+    pub fail_write_number: AtomicUsize,
 }
 
 impl Faults {
+    /// Fails the `n`th write from now on (1 = the next one), and only it.
+    pub fn fail_nth_write(&self, n: usize) {
+        let seen = self.writes_seen.load(Ordering::SeqCst);
+        self.fail_write_number.store(seen + n, Ordering::SeqCst);
+    }
+
     pub fn set(&self, reads: bool, writes: bool) {
         self.reads.store(reads, Ordering::SeqCst);
         self.writes.store(writes, Ordering::SeqCst);
@@ -43,7 +53,10 @@ impl FaultyStore {
         }
     }
     fn write(&self) -> Result<(), StoreError> {
-        if self.faults.writes.load(Ordering::SeqCst) {
+        let n = self.faults.writes_seen.fetch_add(1, Ordering::SeqCst) + 1;
+        if self.faults.writes.load(Ordering::SeqCst)
+            || self.faults.fail_write_number.load(Ordering::SeqCst) == n
+        {
             Err(down())
         } else {
             Ok(())

@@ -14,9 +14,11 @@
 //! The adapter test suite ([`suite`]) holds every adapter to these rules.
 
 pub mod clients;
+pub mod dynamo;
 pub mod embedded;
 pub mod faulty;
 pub mod identities;
+pub mod read_only;
 #[cfg(test)]
 pub mod suite;
 pub mod typed;
@@ -60,6 +62,8 @@ pub enum Kind {
     CodeUsed,
     /// A revoked stateless token (client credentials), until it would have expired.
     Revoked,
+    /// A signing key held in the table (KMS and KMS-envelope modes).
+    SigningKey,
     /// Used by the adapter test suite.
     Test,
 }
@@ -81,6 +85,7 @@ impl Kind {
             Kind::Refresh => "refresh",
             Kind::CodeUsed => "code_used",
             Kind::Revoked => "revoked",
+            Kind::SigningKey => "signing_key",
             Kind::Test => "test",
         }
     }

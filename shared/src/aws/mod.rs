@@ -1,0 +1,66 @@
+//! The AWS SDK configuration shared by the DynamoDB store and the KMS signers.
+//!
+//! The standard AWS environment is honoured (region, credentials, `AWS_ENDPOINT_URL` and the
+//! per-service `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_KMS`, profiles). On top of it,
+//! scanid sets the time budget of a request (SECURITY.md F3): throttling and transient errors
+//! are retried by the SDK's standard retry strategy (exponential backoff with jitter), and every
+//! call, retries included, ends within [`OPERATION_BUDGET`], so a request that meets a
+//! throttled table answers 503 well before API Gateway's 30 s integration timeout.
+
+use std::time::Duration;
+
+use aws_config::retry::RetryConfig;
+use aws_config::timeout::TimeoutConfig;
+use aws_config::{BehaviorVersion, Region, SdkConfig};
+
+/// The most time one store or KMS call may take, retries included.
+pub const OPERATION_BUDGET: Duration = Duration::from_secs(4);
+/// The most time one attempt may take.
+pub const ATTEMPT_BUDGET: Duration = Duration::from_millis(1500);
+/// Attempts per call (the first try and up to three retries).
+pub const MAX_ATTEMPTS: u32 = 4;
+
+/// The retry policy: standard mode, short backoff (it is a request path, not a batch job).
+pub fn retry_config() -> RetryConfig {
+    RetryConfig::standard()
+        .with_max_attempts(MAX_ATTEMPTS)
+        .with_initial_backoff(Duration::from_millis(20))
+        .with_max_backoff(Duration::from_millis(800))
+}
+
+/// The time budget of one call.
+pub fn timeout_config() -> TimeoutConfig {
+    TimeoutConfig::builder()
+        .connect_timeout(Duration::from_secs(1))
+        .operation_attempt_timeout(ATTEMPT_BUDGET)
+        .operation_timeout(OPERATION_BUDGET)
+        .build()
+}
+
+/// Loads the SDK configuration from the standard AWS environment. `None` when no region is set
+/// (the caller fails fast naming `AWS_REGION`).
+pub async fn load() -> Option<SdkConfig> {
+    let config = aws_config::defaults(BehaviorVersion::latest())
+        .retry_config(retry_config())
+        .timeout_config(timeout_config())
+        .load()
+        .await;
+    config.region().is_some().then_some(config)
+}
+
+/// A configuration for a local emulator (moto) at `endpoint`, with dummy credentials; for tests.
+pub async fn emulator(endpoint: &str) -> SdkConfig {
+    aws_config::defaults(BehaviorVersion::latest())
+        .retry_config(retry_config())
+        .timeout_config(timeout_config())
+        .region(Region::new("us-east-1"))
+        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
+            "testing", "testing", None, None, "emulator",
+        ))
+        .endpoint_url(endpoint)
+        .load()
+        .await
+}
+
+#[cfg(any(test, feature = "test-support"))]
+pub mod fake;

@@ -1,0 +1,360 @@
+//! The whole service on AWS, emulated: `scanid aws init` creates the table and KMS keys in
+//! moto, the operator commands register a client in the table, and `scanid serve --table ...
+//! --signing kms|kms-envelope` runs the QR login and the token flows on DynamoDB with KMS
+//! signatures, which an independent JWT library (PyJWT) verifies from the JWKS alone.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::process::Command;
+
+use scanid_tests::{
+    auth_url, location, login, params_of, post_form, python, repo_root, require_emulator, scanid,
+    scanid_json, Browser, TestApp, TestServer,
+};
+use serde_json::Value;
+
+const CB: &str = "https://shop.example/cb";
+
+struct Aws {
+    table: String,
+    key_id: String,
+    signing: &'static str,
+}
+
+impl Aws {
+    /// A fresh table (and KMS keys for `signing`) in the emulator.
+    fn init(signing: &'static str) -> Self {
+        require_emulator();
+        let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
+        let out = scanid_json(&[
+            "aws",
+            "init",
+            "--table",
+            &table,
+            "--signing",
+            signing,
+            "--create-kms-key",
+        ]);
+        assert_eq!(out["table"], table.as_str());
+        assert_eq!(out["created"], true);
+        assert_eq!(out["signing"], signing);
+        assert_eq!(
+            out["kids"].as_array().map(Vec::len),
+            Some(2),
+            "the key set (RS256 and ES256) is created: {out}"
+        );
+        Self {
+            key_id: out["kms_key_id"].as_str().unwrap().to_owned(),
+            table,
+            signing,
+        }
+    }
+
+    /// The flags that select this table and these keys.
+    fn flags(&self) -> Vec<&str> {
+        vec![
+            "--table",
+            &self.table,
+            "--signing",
+            self.signing,
+            "--kms-key-id",
+            &self.key_id,
+        ]
+    }
+
+    fn cli(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.extend(self.flags());
+        scanid_json(&all)
+    }
+}
+
+fn serve(aws: &Aws, dir: &tempfile::TempDir) -> TestServer {
+    let s = TestServer::start(dir.path(), &aws.flags());
+    assert!(
+        !dir.path().join("signing-keys.json").exists(),
+        "no local key file in KMS modes"
+    );
+    s
+}
+
+fn code(s: &TestServer, app: &TestApp) -> String {
+    let b = &mut Browser::new();
+    let url = auth_url(
+        s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("state", "st"),
+            ("nonce", "n-1"),
+            ("scope", "openid profile"),
+        ],
+    );
+    let r = login(b, s, app, &url);
+    let loc = location(&r);
+    let p = params_of(&loc);
+    assert_eq!(p.get("state").map(String::as_str), Some("st"), "{loc}");
+    p.get("code").cloned().unwrap_or_else(|| panic!("{loc}"))
+}
+
+fn redeem(s: &TestServer, secret: &str, code: &str) -> (u16, Value) {
+    let r = post_form(
+        &format!("{}/protocol/openid-connect/token", s.issuer),
+        Some(("shop", secret)),
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", CB),
+        ],
+    );
+    let status = r.status;
+    (status, if status == 200 { r.json() } else { Value::Null })
+}
+
+/// PyJWT verifies `token` with the JWKS only.
+fn verify_independently(s: &TestServer, token: &str) -> Value {
+    verify_from(s, &s.issuer, token)
+}
+
+/// PyJWT verifies `token`, issued by `issuer`, with the JWKS `s` serves now.
+fn verify_from(s: &TestServer, issuer: &str, token: &str) -> Value {
+    let out = Command::new(python())
+        .arg(repo_root().join("tests/py/verify_jwt.py"))
+        .args([
+            &format!("{}/protocol/openid-connect/certs", s.issuer),
+            issuer,
+            token,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "PyJWT: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn register_shop(aws: &Aws) -> String {
+    aws.cli(&[
+        "client",
+        "create",
+        "--name",
+        "Shop",
+        "--client-id",
+        "shop",
+        "--redirect-uri",
+        CB,
+        "--client-credentials",
+    ])["client_secret"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn login_and_tokens_on_dynamodb_with_kms_signing() {
+    let aws = Aws::init("kms");
+    let secret = register_shop(&aws);
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&aws, &dir);
+    // The operator sees the client the server will use, in the table.
+    let listed = aws.cli(&["client", "list"]);
+    assert!(listed["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["client_id"] == "shop"));
+
+    // Discovery advertises both algorithms: one KMS key each.
+    let jwks = scanid_tests::get(&format!("{}/protocol/openid-connect/certs", s.issuer)).json();
+    let algs: Vec<&str> = jwks["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["alg"].as_str().unwrap())
+        .collect();
+    assert_eq!(algs, ["RS256", "ES256"]);
+
+    let app = TestApp::enroll(&s, "kms-user");
+    let c = code(&s, &app);
+    let (status, t) = redeem(&s, &secret, &c);
+    assert_eq!(status, 200);
+    let at = t["access_token"].as_str().unwrap();
+    let id = t["id_token"].as_str().unwrap();
+    let claims = verify_independently(&s, id);
+    assert_eq!(claims["sub"], app.sub.as_str());
+    assert_eq!(claims["nonce"], "n-1");
+    verify_independently(&s, at);
+    let keys = aws.cli(&["keys", "list"]);
+    let kms_kid = keys["keys"][0]["kid"].as_str().unwrap();
+    assert!(
+        keys["keys"][0]["held_by"]["kms"].is_string(),
+        "signed by KMS: {keys}"
+    );
+    assert_eq!(jwt_header_kid(at), kms_kid);
+
+    // The code is single use (a conditional delete in DynamoDB).
+    assert_eq!(redeem(&s, &secret, &c).0, 400);
+
+    // Introspection, refresh rotation and userinfo, all on the table.
+    let intro = post_form(
+        &format!("{}/protocol/openid-connect/introspect", s.issuer),
+        Some(("shop", &secret)),
+        &[("token", at)],
+    );
+    assert_eq!(intro.status, 200, "{}", intro.text());
+    // (the previous redemption replayed the code, which revokes its grant: F2/T4)
+    assert_eq!(intro.json()["active"], false);
+
+    let c2 = code(&s, &app);
+    let (_, t2) = redeem(&s, &secret, &c2);
+    let at2 = t2["access_token"].as_str().unwrap();
+    let intro = post_form(
+        &format!("{}/protocol/openid-connect/introspect", s.issuer),
+        Some(("shop", &secret)),
+        &[("token", at2)],
+    );
+    assert_eq!(intro.json()["active"], true);
+    let refreshed = post_form(
+        &format!("{}/protocol/openid-connect/token", s.issuer),
+        Some(("shop", &secret)),
+        &[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", t2["refresh_token"].as_str().unwrap()),
+        ],
+    );
+    assert_eq!(refreshed.status, 200, "{}", refreshed.text());
+    let info = scanid_tests::request(
+        "GET",
+        &format!("{}/protocol/openid-connect/userinfo", s.issuer),
+        &[(
+            "authorization",
+            &format!(
+                "Bearer {}",
+                refreshed.json()["access_token"].as_str().unwrap()
+            ),
+        )],
+        b"",
+    );
+    assert_eq!(info.status, 200, "{}", info.text());
+    assert_eq!(info.json()["sub"], app.sub.as_str());
+
+    // The directory reads the profile from the table.
+    let profile = scanid_tests::get(&format!("{}/v1/directory/{}", s.base, app.sub));
+    assert_eq!(profile.status, 200, "{}", profile.text());
+}
+
+fn jwt_header_kid(token: &str) -> String {
+    use base64::Engine;
+    let h = token.split('.').next().unwrap();
+    let h: Value = serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(h)
+            .unwrap(),
+    )
+    .unwrap();
+    h["kid"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn twenty_concurrent_redemptions_on_dynamodb_one_wins() {
+    let aws = Aws::init("kms");
+    let secret = register_shop(&aws);
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&aws, &dir);
+    let app = TestApp::enroll(&s, "race-user");
+    let c = code(&s, &app);
+    let handles: Vec<_> = (0..20)
+        .map(|_| {
+            let (issuer, c, secret) = (s.issuer.clone(), c.clone(), secret.clone());
+            std::thread::spawn(move || {
+                post_form(
+                    &format!("{issuer}/protocol/openid-connect/token"),
+                    Some(("shop", &secret)),
+                    &[
+                        ("grant_type", "authorization_code"),
+                        ("code", &c),
+                        ("redirect_uri", CB),
+                    ],
+                )
+                .status
+            })
+        })
+        .collect();
+    let statuses: Vec<u16> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 400),
+        "{statuses:?}"
+    );
+}
+
+#[test]
+fn kms_envelope_mode_and_key_rotation_on_the_table() {
+    let aws = Aws::init("kms-envelope");
+    let secret = register_shop(&aws);
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&aws, &dir);
+    let cc = |s: &TestServer| {
+        let r = post_form(
+            &format!("{}/protocol/openid-connect/token", s.issuer),
+            Some(("shop", &secret)),
+            &[("grant_type", "client_credentials")],
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()["access_token"].as_str().unwrap().to_owned()
+    };
+    let old_token = cc(&s);
+    let old_issuer = s.issuer.clone();
+    verify_independently(&s, &old_token);
+    let old_kid = jwt_header_kid(&old_token);
+    let keys = aws.cli(&["keys", "list"]);
+    assert!(
+        keys["keys"][0]["held_by"]["kms_envelope"].is_string(),
+        "{keys}"
+    );
+    let stored = keys.to_string();
+    assert!(!stored.contains("pkcs8") && !stored.contains("ciphertext"));
+
+    // Rotation: publish, (restart: the new key is in the JWKS but does not sign), activate.
+    let published = aws.cli(&["keys", "rotate", "--alg", "RS256"]);
+    assert_eq!(published["step"], "published");
+    let next = published["kid"].as_str().unwrap().to_owned();
+    drop(s);
+    let s = serve(&aws, &dir);
+    let jwks = scanid_tests::get(&format!("{}/protocol/openid-connect/certs", s.issuer)).json();
+    assert!(jwks.to_string().contains(&next), "pre-published");
+    assert_eq!(jwt_header_kid(&cc(&s)), old_kid, "next does not sign yet");
+    let activated = aws.cli(&["keys", "rotate", "--alg", "RS256", "--force"]);
+    assert_eq!(activated["step"], "activated");
+    drop(s);
+    let s = serve(&aws, &dir);
+    let new_token = cc(&s);
+    assert_eq!(jwt_header_kid(&new_token), next);
+    verify_independently(&s, &new_token);
+    // The retired key still verifies tokens it signed (the restarted server has a new port).
+    verify_from(&s, &old_issuer, &old_token);
+    // ...and cannot be removed while they may be live.
+    let out = scanid(&[&["keys", "remove", "--kid", &old_kid][..], &aws.flags()[..]].concat());
+    assert!(!out.status.success());
+}
+
+#[test]
+fn misconfiguration_fails_fast_naming_the_setting() {
+    require_emulator();
+    let out = scanid(&["client", "list", "--table", "scanid-x", "--signing", "kms"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("SCANID_KMS_KEY_ID"));
+    let out = scanid(&["aws", "init"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--table"));
+    // A table that does not exist: the command fails with the store's error, not a panic.
+    let out = scanid(&["client", "list", "--table", "scanid-no-such-table"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("store"));
+}
