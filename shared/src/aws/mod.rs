@@ -37,6 +37,24 @@ pub fn timeout_config() -> TimeoutConfig {
         .build()
 }
 
+/// What went wrong in an SDK call, for the logs: the service's error code and message, or the
+/// transport failure.
+pub fn error_detail<E, R>(e: &aws_sdk_dynamodb::error::SdkError<E, R>) -> String
+where
+    E: aws_sdk_dynamodb::error::ProvideErrorMetadata + std::error::Error + 'static,
+    R: std::fmt::Debug,
+{
+    use aws_sdk_dynamodb::error::SdkError;
+    match e {
+        SdkError::ServiceError(se) => format!(
+            "{}: {}",
+            se.err().code().unwrap_or("error"),
+            se.err().message().unwrap_or_default()
+        ),
+        other => format!("{other}"),
+    }
+}
+
 /// Loads the SDK configuration from the standard AWS environment. `None` when no region is set
 /// (the caller fails fast naming `AWS_REGION`).
 pub async fn load() -> Option<SdkConfig> {

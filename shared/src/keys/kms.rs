@@ -45,14 +45,7 @@ where
     E: ProvideErrorMetadata + std::error::Error + 'static,
     R: std::fmt::Debug,
 {
-    let detail = match &e {
-        SdkError::ServiceError(se) => format!(
-            "{}: {}",
-            se.err().code().unwrap_or("error"),
-            se.err().message().unwrap_or_default()
-        ),
-        other => format!("{other}"),
-    };
+    let detail = crate::aws::error_detail(&e);
     tracing::error!(op, error = %detail, "kms call failed");
     SignError::Unavailable(format!("kms {op}: {detail}"))
 }

@@ -75,14 +75,7 @@ where
     if e.code() == Some("ConditionalCheckFailedException") {
         return StoreError::ConditionFailed;
     }
-    let detail = match &e {
-        SdkError::ServiceError(se) => format!(
-            "{}: {}",
-            se.err().code().unwrap_or("error"),
-            se.err().message().unwrap_or_default()
-        ),
-        other => format!("{other}"),
-    };
+    let detail = crate::aws::error_detail(&e);
     tracing::error!(op, error = %detail, "dynamodb call failed");
     StoreError::Unavailable(format!("dynamodb {op}: {detail}"))
 }
