@@ -116,32 +116,22 @@ pub async fn keyring(
         SigningMode::Local => KeyFile::load_or_create(&settings.data_dir, now)?.keyring()?,
         SigningMode::Kms { .. } | SigningMode::KmsEnvelope { .. } => {
             let kms = Kms::from_config(&aws_config().await?);
-            let set =
-                match setup {
-                    KeySetup::CreateIfMissing => {
-                        load_or_create_set(store, &kms, bootstrap(&settings.signing), now).await?
-                    }
-                    KeySetup::MustExist => match load_set(store, now).await? {
-                        Some((set, _)) => set,
-                        None => return Err(StartError::Unsupported(
-                            "no signing keys in the store yet: run `scanid aws init --table TABLE \
-                             --signing MODE --kms-key-id ID` once (see infra/README.md)"
-                                .into(),
-                        )),
-                    },
-                };
+            let found = match (setup, Bootstrap::from_mode(&settings.signing)) {
+                (KeySetup::CreateIfMissing, Some(bootstrap)) => {
+                    Some(load_or_create_set(store, &kms, bootstrap, now).await?)
+                }
+                _ => load_set(store, now).await?,
+            };
+            let Some((set, _)) = found else {
+                return Err(StartError::Unsupported(
+                    "no signing keys in the store yet: run `scanid aws init --table TABLE \
+                     --signing MODE --kms-key-id ID` once (see infra/README.md)"
+                        .into(),
+                ));
+            };
             kms.keyring(&set).await?
         }
     })
-}
-
-/// What a first start creates the store's key set from.
-pub fn bootstrap(signing: &SigningMode) -> Bootstrap<'_> {
-    match signing {
-        SigningMode::Kms { key_ids } => Bootstrap::Kms(key_ids),
-        SigningMode::KmsEnvelope { key_id } => Bootstrap::Envelope(key_id),
-        SigningMode::Local => Bootstrap::Kms(&[]),
-    }
 }
 
 /// Opens the store `settings` select (operator commands use the same store as the server).

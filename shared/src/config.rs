@@ -146,6 +146,17 @@ pub enum SigningMode {
     KmsEnvelope { key_id: String },
 }
 
+impl SigningMode {
+    /// The `SCANID_SIGNING` value that selects this mode.
+    pub const fn as_str(&self) -> &'static str {
+        match self {
+            SigningMode::Local => "local",
+            SigningMode::Kms { .. } => "kms",
+            SigningMode::KmsEnvelope { .. } => "kms-envelope",
+        }
+    }
+}
+
 /// Token and session lifetimes, in seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lifetimes {

@@ -246,15 +246,10 @@ fn login_and_tokens_on_dynamodb_with_kms_signing() {
 }
 
 fn jwt_header_kid(token: &str) -> String {
-    use base64::Engine;
-    let h = token.split('.').next().unwrap();
-    let h: Value = serde_json::from_slice(
-        &base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(h)
-            .unwrap(),
-    )
-    .unwrap();
-    h["kid"].as_str().unwrap().to_owned()
+    scanid_tests::jwt_header(token)["kid"]
+        .as_str()
+        .unwrap()
+        .to_owned()
 }
 
 #[test]

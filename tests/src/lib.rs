@@ -556,8 +556,17 @@ pub fn post_form(url: &str, basic: Option<(&str, &str)>, pairs: &[(&str, &str)])
 
 /// Decodes a JWT's payload without verifying it (tests verify with independent libraries).
 pub fn jwt_claims(token: &str) -> serde_json::Value {
+    jwt_part(token, 1)
+}
+
+/// The decoded (unverified) header of a JWT.
+pub fn jwt_header(token: &str) -> serde_json::Value {
+    jwt_part(token, 0)
+}
+
+fn jwt_part(token: &str, n: usize) -> serde_json::Value {
     use base64::Engine;
-    let payload = token.split('.').nth(1).expect("a JWT");
+    let payload = token.split('.').nth(n).expect("a JWT");
     serde_json::from_slice(
         &base64::engine::general_purpose::URL_SAFE_NO_PAD
             .decode(payload)

@@ -5,7 +5,7 @@
 use clap::{Args, Subcommand};
 use scanid::clock::{Clock, SystemClock};
 use scanid::config::{SigningMode, StoreSettings};
-use scanid::keys::kms::{load_or_create_set, Kms};
+use scanid::keys::kms::{load_or_create_set, Bootstrap, Kms};
 use scanid::keys::Alg;
 use scanid::store::dynamo::DynamoStore;
 use serde_json::json;
@@ -65,9 +65,9 @@ pub async fn run(cmd: AwsCommand) -> Result<(), CliError> {
         config.signing = Some(mode.into());
         config.kms_key_id = Some(key_id.clone());
         let settings = config.settings("http://127.0.0.1:8080")?;
-        let now = SystemClock.now();
-        let set = load_or_create_set(&store, &kms, scanid::app::bootstrap(&settings.signing), now)
-            .await?;
+        let bootstrap = Bootstrap::from_mode(&settings.signing)
+            .ok_or_else(|| CliError::Usage("aws init: a KMS signing mode is needed".into()))?;
+        let (set, _) = load_or_create_set(&store, &kms, bootstrap, SystemClock.now()).await?;
         out["signing"] = json!(mode);
         out["kids"] = json!(set.keys.iter().map(|k| k.kid.clone()).collect::<Vec<_>>());
     }

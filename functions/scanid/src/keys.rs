@@ -15,7 +15,7 @@ use std::sync::Arc;
 use clap::{Args, Subcommand};
 use scanid::clock::{Clock, SystemClock, Timestamp};
 use scanid::config::{Settings, SigningMode, StoreSettings};
-use scanid::keys::kms::{load_or_create_set, load_set, save_set, Kms};
+use scanid::keys::kms::{load_or_create_set, save_set, Bootstrap, Kms};
 use scanid::keys::local::{KeyFile, Material};
 use scanid::keys::{Alg, KeyState};
 use scanid::store::Backend;
@@ -88,16 +88,9 @@ async fn load(config: &ConfigArgs, now: Timestamp) -> Result<(Settings, KeyFile,
     }
     let store = scanid::app::open_store(&settings).await?;
     let kms = Kms::from_config(&scanid::app::aws_config().await?);
-    load_or_create_set(
-        store.as_ref(),
-        &kms,
-        scanid::app::bootstrap(&settings.signing),
-        now,
-    )
-    .await?;
-    let (set, version) = load_set(store.as_ref(), now)
-        .await?
-        .ok_or_else(|| CliError::Failed("the key set vanished".into()))?;
+    let bootstrap = Bootstrap::from_mode(&settings.signing)
+        .ok_or_else(|| CliError::Usage("keys: no key set for local signing".into()))?;
+    let (set, version) = load_or_create_set(store.as_ref(), &kms, bootstrap, now).await?;
     let home = Home::Store {
         store,
         kms,

@@ -54,11 +54,7 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
             scanid::config::StoreSettings::Embedded { data_dir } => format!("embedded:{}", data_dir.display()),
             scanid::config::StoreSettings::DynamoDb { table } => format!("dynamodb:{table}"),
         },
-        "signing": match &app.settings.signing {
-            scanid::config::SigningMode::Local => "local",
-            scanid::config::SigningMode::Kms { .. } => "kms",
-            scanid::config::SigningMode::KmsEnvelope { .. } => "kms-envelope",
-        },
+        "signing": app.settings.signing.as_str(),
     }));
     tracing::info!(%addr, %issuer, "scanid serving; Ctrl-C to stop");
     // Expired records are invisible already; purge them so the file does not grow.

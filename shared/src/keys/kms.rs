@@ -26,6 +26,7 @@ use base64::Engine;
 use super::local::{generate, KeyFile, LocalSigner, Material, StoredKey};
 use super::{Alg, Jwk, KeyState, Keyring, SignError, Signer};
 use crate::clock::Timestamp;
+use crate::config::SigningMode;
 use crate::store::{Backend, Cond, Key, Kind, Record, StoreError};
 
 /// KMS takes at most 4096 bytes as a raw message; longer signing inputs are sent as a digest.
@@ -488,16 +489,27 @@ pub enum Bootstrap<'a> {
     Envelope(&'a str),
 }
 
-/// The key set in the store; on the very first start, creates it (of concurrent first starts,
-/// one creates it and the others read it).
+impl<'a> Bootstrap<'a> {
+    /// What a signing mode creates its key set from; `None` for local key files.
+    pub fn from_mode(mode: &'a SigningMode) -> Option<Self> {
+        match mode {
+            SigningMode::Local => None,
+            SigningMode::Kms { key_ids } => Some(Self::Kms(key_ids)),
+            SigningMode::KmsEnvelope { key_id } => Some(Self::Envelope(key_id)),
+        }
+    }
+}
+
+/// The key set in the store with its version; on the very first start, creates it (of
+/// concurrent first starts, one creates it and the others read it).
 pub async fn load_or_create_set(
     store: &dyn Backend,
     kms: &Kms,
     bootstrap: Bootstrap<'_>,
     now: Timestamp,
-) -> Result<KeyFile, SignError> {
-    if let Some((set, _)) = load_set(store, now).await? {
-        return Ok(set);
+) -> Result<(KeyFile, u64), SignError> {
+    if let Some(found) = load_set(store, now).await? {
+        return Ok(found);
     }
     let mut set = KeyFile::default();
     let fresh = match bootstrap {
@@ -528,10 +540,9 @@ pub async fn load_or_create_set(
         set.activate(&kid, now)?;
     }
     match save_set(store, &set, None, now).await {
-        Ok(()) => Ok(set),
+        Ok(()) => Ok((set, 1)),
         Err(SignError::Key(_)) => load_set(store, now)
             .await?
-            .map(|(s, _)| s)
             .ok_or_else(|| SignError::Key("the key set vanished".into())),
         Err(e) => Err(e),
     }
@@ -638,7 +649,8 @@ mod tests {
         let ids = [rsa.clone(), ec];
         let set = load_or_create_set(&store, &kms, Bootstrap::Kms(&ids), T0)
             .await
-            .unwrap();
+            .unwrap()
+            .0;
         let ring = kms.keyring(&set).await.unwrap();
         assert_eq!(ring.algs(), vec![Alg::ES256, Alg::RS256]);
         sign_and_verify(&ring, Alg::RS256).await;
@@ -646,7 +658,8 @@ mod tests {
         // A second start reads the same set (no new keys).
         let again = load_or_create_set(&store, &kms, Bootstrap::Kms(&[]), T0)
             .await
-            .unwrap();
+            .unwrap()
+            .0;
         assert_eq!(
             again.keys.iter().map(|k| &k.kid).collect::<Vec<_>>(),
             set.keys.iter().map(|k| &k.kid).collect::<Vec<_>>()
@@ -708,7 +721,8 @@ mod tests {
         let store = EmbeddedStore::open(dir.path()).unwrap();
         let set = load_or_create_set(&store, &kms, Bootstrap::Envelope(&wrapping), T0)
             .await
-            .unwrap();
+            .unwrap()
+            .0;
         let stored = serde_json::to_string(&set).unwrap();
         assert!(
             !stored.contains("pkcs8"),
@@ -757,7 +771,8 @@ mod tests {
         let store = EmbeddedStore::open(dir.path()).unwrap();
         let set = load_or_create_set(&store, &kms, Bootstrap::Envelope("wrap"), T0)
             .await
-            .unwrap();
+            .unwrap()
+            .0;
         assert_eq!(fake.count("Encrypt"), 2);
         let ring = kms.keyring(&set).await.unwrap();
         assert_eq!(
@@ -788,7 +803,8 @@ mod tests {
         let ids = ["alias/fake".to_owned()];
         let set = load_or_create_set(&store, &kms, Bootstrap::Kms(&ids), T0)
             .await
-            .unwrap();
+            .unwrap()
+            .0;
         let ring = kms.keyring(&set).await.unwrap();
         sign_and_verify(&ring, Alg::ES256).await;
         assert_eq!(fake.count("Sign"), 3, "two throttled, then signed");

@@ -124,34 +124,25 @@ fn is_live(item: &Item, now: Timestamp) -> Result<bool, StoreError> {
     Ok(num(item, TTL_ATTRIBUTE)?.is_none_or(|e| now.secs() < e))
 }
 
-/// A condition expression with its values.
-struct Condition {
-    expr: &'static str,
-    values: Vec<(&'static str, AttributeValue)>,
-}
-
 const LIVE: &str =
     "attribute_exists(pk) AND (attribute_not_exists(expires_at) OR expires_at > :now)";
 
-fn condition(cond: Cond, now: Timestamp) -> Option<Condition> {
-    match cond {
-        Cond::Any => None,
-        Cond::Absent => Some(Condition {
-            expr: "attribute_not_exists(pk) OR expires_at <= :now",
-            values: vec![(":now", n(now.secs()))],
-        }),
-        Cond::Version(v) => Some(Condition {
-            expr: "attribute_exists(pk) AND ver = :v AND (attribute_not_exists(expires_at) OR expires_at > :now)",
-            values: vec![(":now", n(now.secs())), (":v", n(v))],
-        }),
-    }
-}
-
-fn values(c: &Condition) -> Item {
-    c.values
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), v.clone()))
-        .collect()
+/// The condition expression and its values for `cond`, as the request builders take them
+/// (`None` for [`Cond::Any`]).
+fn condition(cond: Cond, now: Timestamp) -> (Option<String>, Option<Item>) {
+    let (expr, values) = match cond {
+        Cond::Any => return (None, None),
+        Cond::Absent => (
+            "attribute_not_exists(pk) OR expires_at <= :now",
+            vec![(":now", n(now.secs()))],
+        ),
+        Cond::Version(v) => (
+            "attribute_exists(pk) AND ver = :v AND (attribute_not_exists(expires_at) OR expires_at > :now)",
+            vec![(":now", n(now.secs())), (":v", n(v))],
+        ),
+    };
+    let values = values.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    (Some(expr.to_owned()), Some(values))
 }
 
 fn build_err(e: impl std::fmt::Display) -> StoreError {
@@ -287,36 +278,36 @@ impl DynamoStore {
     ) -> Result<Option<TransactWriteItem>, StoreError> {
         let item = match w {
             Write::Put(r, cond) => {
-                let c = condition(cond, now);
+                let (expr, values) = condition(cond, now);
                 let put = Put::builder()
                     .table_name(&self.table)
                     .set_item(Some(item_of(&r)))
-                    .set_condition_expression(c.as_ref().map(|c| c.expr.to_owned()))
-                    .set_expression_attribute_values(c.as_ref().map(values))
+                    .set_condition_expression(expr)
+                    .set_expression_attribute_values(values)
                     .build()
                     .map_err(build_err)?;
                 TransactWriteItem::builder().put(put).build()
             }
             Write::Delete(k, cond) => {
-                let c = condition(cond, now);
+                let (expr, values) = condition(cond, now);
                 let del = Delete::builder()
                     .table_name(&self.table)
                     .key("pk", s(k.pk()))
-                    .set_condition_expression(c.as_ref().map(|c| c.expr.to_owned()))
-                    .set_expression_attribute_values(c.as_ref().map(values))
+                    .set_condition_expression(expr)
+                    .set_expression_attribute_values(values)
                     .build()
                     .map_err(build_err)?;
                 TransactWriteItem::builder().delete(del).build()
             }
             Write::Check(k, cond) => {
-                let Some(c) = condition(cond, now) else {
+                let (Some(expr), values) = condition(cond, now) else {
                     return Ok(None);
                 };
                 let check = ConditionCheck::builder()
                     .table_name(&self.table)
                     .key("pk", s(k.pk()))
-                    .condition_expression(c.expr)
-                    .set_expression_attribute_values(Some(values(&c)))
+                    .condition_expression(expr)
+                    .set_expression_attribute_values(values)
                     .build()
                     .map_err(build_err)?;
                 TransactWriteItem::builder().condition_check(check).build()
@@ -345,13 +336,13 @@ impl Backend for DynamoStore {
     }
 
     async fn put(&self, record: Record, cond: Cond, now: Timestamp) -> Result<(), StoreError> {
-        let c = condition(cond, now);
+        let (expr, values) = condition(cond, now);
         self.client
             .put_item()
             .table_name(&self.table)
             .set_item(Some(item_of(&record)))
-            .set_condition_expression(c.as_ref().map(|c| c.expr.to_owned()))
-            .set_expression_attribute_values(c.as_ref().map(values))
+            .set_condition_expression(expr)
+            .set_expression_attribute_values(values)
             .send()
             .await
             .map(|_| ())
@@ -359,13 +350,13 @@ impl Backend for DynamoStore {
     }
 
     async fn delete(&self, key: &Key, cond: Cond, now: Timestamp) -> Result<(), StoreError> {
-        let c = condition(cond, now);
+        let (expr, values) = condition(cond, now);
         self.client
             .delete_item()
             .table_name(&self.table)
             .key("pk", s(key.pk()))
-            .set_condition_expression(c.as_ref().map(|c| c.expr.to_owned()))
-            .set_expression_attribute_values(c.as_ref().map(values))
+            .set_condition_expression(expr)
+            .set_expression_attribute_values(values)
             .send()
             .await
             .map(|_| ())

@@ -5,7 +5,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::domain::app_jws::{self, AppJwsError};
+use crate::domain::app_jws;
 use crate::domain::identity::{self, Registration};
 use crate::domain::login::{DecideError, LoginSession};
 use crate::domain::ratelimit;
@@ -23,10 +23,6 @@ fn invalid(e: impl std::fmt::Display) -> HttpError {
     HttpError::json(400, "invalid_request", e.to_string())
 }
 
-fn jws_error(e: AppJwsError) -> HttpError {
-    invalid(e)
-}
-
 #[derive(Deserialize)]
 struct SignupBody {
     registration: String,
@@ -37,14 +33,14 @@ pub async fn signup(app: &App, req: Request) -> Result<Response, HttpError> {
     check_realm(app, &req)?;
     let now = app.clock.now();
     let body: SignupBody = json_body(&req)?;
-    let jws = app_jws::parse(&body.registration, "registration+jwt").map_err(jws_error)?;
+    let jws = app_jws::parse(&body.registration, "registration+jwt").map_err(invalid)?;
     let key = jws
         .str_claim("public_key")
         .ok_or_else(|| invalid("public_key: required"))?;
     let spki = identity::parse_public_key(key).map_err(invalid)?;
     let verified = jws
         .verify(&spki, &app.settings.issuer(), now)
-        .map_err(jws_error)?;
+        .map_err(invalid)?;
     let reg: Registration =
         serde_json::from_value(serde_json::Value::Object(verified.claims.clone()))
             .map_err(|_| invalid("registration claims must be strings"))?;
@@ -175,7 +171,7 @@ pub async fn decide(app: &App, req: Request) -> Result<Response, HttpError> {
         .filter(|i| i.len() <= 64)
         .ok_or_else(not_found)?;
     let body: DecideBody = json_body(&req)?;
-    let jws = app_jws::parse(&body.approval, "approval+jwt").map_err(jws_error)?;
+    let jws = app_jws::parse(&body.approval, "approval+jwt").map_err(invalid)?;
     let sub = jws
         .str_claim("sub")
         .ok_or_else(|| invalid("sub: required"))?
@@ -201,7 +197,7 @@ pub async fn decide(app: &App, req: Request) -> Result<Response, HttpError> {
     let spki = identity::parse_public_key(&ident.public_key).map_err(|_| HttpError::Internal)?;
     let v = jws
         .verify(&spki, &app.settings.issuer(), now)
-        .map_err(jws_error)?;
+        .map_err(invalid)?;
     let claim = |n: &str| {
         v.claims
             .get(n)
@@ -328,7 +324,7 @@ async fn signed_by_identity(
     typ: &str,
     now: crate::clock::Timestamp,
 ) -> Result<(crate::domain::identity::Identity, u64, app_jws::Verified), HttpError> {
-    let jws = app_jws::parse(jws, typ).map_err(jws_error)?;
+    let jws = app_jws::parse(jws, typ).map_err(invalid)?;
     let (ident, version) = acting_identity(app, req, now).await?;
     if jws.str_claim("sub") != Some(ident.sub.as_str()) {
         return Err(invalid("sub must name this identity"));
@@ -336,7 +332,7 @@ async fn signed_by_identity(
     let spki = identity::parse_public_key(&ident.public_key).map_err(|_| HttpError::Internal)?;
     let v = jws
         .verify(&spki, &app.settings.issuer(), now)
-        .map_err(jws_error)?;
+        .map_err(invalid)?;
     Ok((ident, version, v))
 }
 
@@ -381,13 +377,13 @@ pub async fn rotate_key(app: &App, req: Request) -> Result<Response, HttpError> 
         &claim("proof").ok_or_else(|| invalid("proof: required"))?,
         "key-proof+jwt",
     )
-    .map_err(jws_error)?;
+    .map_err(invalid)?;
     if proof.str_claim("sub") != Some(ident.sub.as_str()) {
         return Err(invalid("proof: sub must name this identity"));
     }
     let p = proof
         .verify(&new_spki, &app.settings.issuer(), now)
-        .map_err(jws_error)?;
+        .map_err(invalid)?;
     let mut next = ident.clone();
     next.public_key = new_key;
     commit_identity(app, &next, version, &[(v.jti, v.exp), (p.jti, p.exp)], now).await
