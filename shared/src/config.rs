@@ -63,6 +63,18 @@ pub struct RawSettings {
     /// `SCANID_DECISION_RATE_PER_MINUTE`: app approvals/denials per identity and minute,
     /// default 10.
     pub decision_rate_per_minute: Option<String>,
+    /// `SCANID_AUTH_FAILURE_RATE_PER_MINUTE`: failed client authentications per source
+    /// address and minute before that source gets 429, default 10. A correct secret is always
+    /// accepted: failures never lock a client out.
+    pub auth_failure_rate_per_minute: Option<String>,
+    /// `SCANID_SIGNUP_RATE_PER_HOUR`: app sign-ups per source address and hour, default 10.
+    pub signup_rate_per_hour: Option<String>,
+    /// `SCANID_PHOTO_HOSTS`: comma-separated hosts an identity's external `profile_photo` URL
+    /// may point at; default none (the avatar endpoint never redirects elsewhere).
+    pub photo_hosts: Option<String>,
+    /// `SCANID_TRUSTED_PROXIES`: comma-separated IP addresses of reverse proxies in front of
+    /// `scanid serve`; from those, the client address is taken from `X-Forwarded-For`.
+    pub trusted_proxies: Option<String>,
     /// `SCANID_APP_STORE_URL_IOS`: where people without the app get it (iOS).
     pub app_store_url_ios: Option<String>,
     /// `SCANID_APP_STORE_URL_ANDROID`: where people without the app get it (Android).
@@ -88,6 +100,10 @@ pub const VARIABLES: &[&str] = &[
     "SCANID_LOGIN_TTL",
     "SCANID_LOGIN_RATE_PER_MINUTE",
     "SCANID_DECISION_RATE_PER_MINUTE",
+    "SCANID_AUTH_FAILURE_RATE_PER_MINUTE",
+    "SCANID_SIGNUP_RATE_PER_HOUR",
+    "SCANID_PHOTO_HOSTS",
+    "SCANID_TRUSTED_PROXIES",
     "SCANID_APP_STORE_URL_IOS",
     "SCANID_APP_STORE_URL_ANDROID",
 ];
@@ -114,6 +130,10 @@ impl RawSettings {
             login_ttl: get("SCANID_LOGIN_TTL"),
             login_rate_per_minute: get("SCANID_LOGIN_RATE_PER_MINUTE"),
             decision_rate_per_minute: get("SCANID_DECISION_RATE_PER_MINUTE"),
+            auth_failure_rate_per_minute: get("SCANID_AUTH_FAILURE_RATE_PER_MINUTE"),
+            signup_rate_per_hour: get("SCANID_SIGNUP_RATE_PER_HOUR"),
+            photo_hosts: get("SCANID_PHOTO_HOSTS"),
+            trusted_proxies: get("SCANID_TRUSTED_PROXIES"),
             app_store_url_ios: get("SCANID_APP_STORE_URL_IOS"),
             app_store_url_android: get("SCANID_APP_STORE_URL_ANDROID"),
         }
@@ -186,8 +206,14 @@ impl Default for Lifetimes {
 /// Rate limits (SECURITY.md Q4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
+    /// Login requests per source and minute.
     pub logins_per_minute: u64,
+    /// Verified app decisions per identity and minute; unverified ones per source and minute.
     pub decisions_per_minute: u64,
+    /// Failed client authentications per source and minute (SECURITY.md T2).
+    pub auth_failures_per_minute: u64,
+    /// App sign-ups per source and hour.
+    pub signups_per_hour: u64,
 }
 
 /// Validated settings.
@@ -207,6 +233,10 @@ pub struct Settings {
     pub limits: Limits,
     /// App store links shown to people without the app: (iOS, Android).
     pub app_store_urls: (String, String),
+    /// Hosts an external profile photo may live on (lower case); empty: none.
+    pub photo_hosts: Vec<String>,
+    /// Reverse proxies whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl Settings {
@@ -355,7 +385,31 @@ impl Settings {
                 &raw.decision_rate_per_minute,
                 10,
             )?,
+            auth_failures_per_minute: count(
+                "SCANID_AUTH_FAILURE_RATE_PER_MINUTE",
+                &raw.auth_failure_rate_per_minute,
+                10,
+            )?,
+            signups_per_hour: count("SCANID_SIGNUP_RATE_PER_HOUR", &raw.signup_rate_per_hour, 10)?,
         };
+        let photo_hosts = list(&raw.photo_hosts)
+            .map(|h| {
+                let h = h.to_ascii_lowercase();
+                match url::Host::parse(&h) {
+                    Ok(url::Host::Domain(d)) if d == h && d.contains('.') => Ok(h),
+                    _ => Err(bad(
+                        "SCANID_PHOTO_HOSTS",
+                        format!("{h:?}: a DNS host name such as photos.example.com"),
+                    )),
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let trusted_proxies = list(&raw.trusted_proxies)
+            .map(|ip| {
+                ip.parse::<std::net::IpAddr>()
+                    .map_err(|_| bad("SCANID_TRUSTED_PROXIES", format!("{ip:?}: an IP address")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let app_store_urls = (
             store_url(
                 "SCANID_APP_STORE_URL_IOS",
@@ -379,6 +433,8 @@ impl Settings {
             lifetimes,
             limits,
             app_store_urls,
+            photo_hosts,
+            trusted_proxies,
         })
     }
 }
@@ -426,6 +482,16 @@ fn store_url(
         }
         None => Ok(default.to_owned()),
     }
+}
+
+/// The non-empty items of a comma-separated setting.
+fn list(value: &Option<String>) -> impl Iterator<Item = &str> {
+    value
+        .as_deref()
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
 }
 
 fn count(setting: &'static str, value: &Option<String>, default: u64) -> Result<u64, ConfigError> {

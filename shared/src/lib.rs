@@ -10,6 +10,7 @@
 #![forbid(unsafe_code)]
 
 pub mod app;
+pub mod audit;
 pub mod aws;
 pub mod clock;
 pub mod config;

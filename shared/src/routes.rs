@@ -104,7 +104,15 @@ pub async fn dispatch(handler: Handler, app: &App, req: Request) -> Response {
         Handler::AppProfile => handlers::app::update_profile(app, req).await,
         Handler::AppKey => handlers::app::rotate_key(app, req).await,
     };
-    result.unwrap_or_else(HttpError::into_response)
+    let mut response = result.unwrap_or_else(HttpError::into_response);
+    if app.settings.secure_cookies() {
+        // Served over https: browsers must never come back over plain HTTP (RFC 6797).
+        response.headers_mut().insert(
+            "strict-transport-security",
+            http::HeaderValue::from_static("max-age=31536000"),
+        );
+    }
+    response
 }
 
 /// What a handler needs besides reading the table. The template's IAM policies grant exactly

@@ -6,18 +6,31 @@ fn filter() -> EnvFilter {
     EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"))
 }
 
-/// For the `scanid` command: logs to stderr, so stdout carries only the JSON results.
+/// For the `scanid` command: logs to stderr, so stdout carries only the JSON results. With
+/// `SCANID_LOG_FORMAT=json`, one JSON object per line (audit events included, with their fields
+/// at the top level) for a log shipper.
 pub fn init_cli() {
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter())
-        .with_writer(std::io::stderr)
-        .try_init();
+    if std::env::var("SCANID_LOG_FORMAT").is_ok_and(|f| f == "json") {
+        let _ = tracing_subscriber::fmt()
+            .json()
+            .flatten_event(true)
+            .with_current_span(false)
+            .with_env_filter(filter())
+            .with_writer(std::io::stderr)
+            .try_init();
+    } else {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(filter())
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
 }
 
 /// For Lambda: one JSON object per line, no ANSI colours, no timestamp (CloudWatch adds it).
 pub fn init_lambda() {
     let _ = tracing_subscriber::fmt()
         .json()
+        .flatten_event(true)
         .with_env_filter(filter())
         .with_current_span(false)
         .with_ansi(false)

@@ -35,7 +35,16 @@ fn registration(
 #[test]
 fn signup_returns_the_profile_and_enforces_every_rule() {
     let dir = tempfile::tempdir().unwrap();
-    let s = TestServer::start(dir.path(), &[]);
+    // Many sign-ups from one address: raise the per-source limit for this test.
+    let s = TestServer::start(
+        dir.path(),
+        &[
+            "--photo-host",
+            "cdn.example.com",
+            "--signup-rate-per-hour",
+            "1000",
+        ],
+    );
     let (key, pk) = TestApp::key();
     let r = signup(&s, &registration(&s, &key, &pk, |_| {}));
     assert_eq!(r.status, 201, "{}", r.text());

@@ -120,7 +120,7 @@ fn uuid_like() -> String {
 #[test]
 fn avatar_redirects_only_to_a_validated_photo() {
     let dir = tempfile::tempdir().unwrap();
-    let s = TestServer::start(dir.path(), &[]);
+    let s = TestServer::start(dir.path(), &["--photo-host", "cdn.example.com"]);
     let app = TestApp::enroll(&s, "ella");
     let avatar = format!("{}/v1/directory/{}/avatar", s.base, app.sub);
     let r = get(&avatar);
@@ -143,8 +143,9 @@ fn avatar_redirects_only_to_a_validated_photo() {
         Some("https://cdn.example.com/ella.png")
     );
     assert!(r.header("cache-control").unwrap().contains("max-age"));
-    // DIR1: nothing but https URLs with a host and no credentials can be written.
+    // DIR1: nothing but https URLs on an allowed host, without credentials, can be written.
     for bad in [
+        "https://evil.example/x.png",
         "http://cdn.example.com/x.png",
         "javascript:alert(1)",
         "https://user:pw@cdn.example.com/x",

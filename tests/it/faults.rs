@@ -385,9 +385,15 @@ fn live() -> Live {
             .unwrap();
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            scanid::http::server::serve(Arc::new(app), None, listener, std::future::pending())
-                .await
-                .unwrap();
+            scanid::http::server::serve(
+                Arc::new(app),
+                None,
+                listener,
+                scanid::http::server::Limits::default(),
+                std::future::pending(),
+            )
+            .await
+            .unwrap();
         });
     });
     let d = dir.path().to_str().unwrap();

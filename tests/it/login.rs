@@ -414,7 +414,7 @@ fn b1_b4_page_headers_csrf_and_escaping() {
     let cookie = page
         .headers
         .iter()
-        .find(|(k, v)| k == "set-cookie" && v.starts_with("scanid_browser="))
+        .find(|(k, v)| k == "set-cookie" && v.starts_with("scanid_login_"))
         .unwrap()
         .1
         .clone();

@@ -79,6 +79,8 @@ pub struct TestServer {
     pub data_dir: PathBuf,
     /// The JSON line the server printed on start.
     pub banner: serde_json::Value,
+    /// Where the server's log goes when started by [`TestServer::start_with_audit`].
+    pub log: Option<PathBuf>,
 }
 
 impl TestServer {
@@ -106,6 +108,80 @@ impl TestServer {
             data_dir: data_dir.to_owned(),
             child: Some(child),
             banner,
+            log: None,
+        }
+    }
+
+    /// Starts `scanid serve` like [`TestServer::start`], with JSON logs that include the audit
+    /// events (`SCANID_LOG_FORMAT=json`, `RUST_LOG=warn,audit=info`) written to
+    /// `DATA_DIR/audit.log` ([`TestServer::log`]); read them with
+    /// [`TestServer::audit_events`].
+    pub fn start_with_audit(data_dir: &Path, extra: &[&str]) -> Self {
+        let log = data_dir.join("audit.log");
+        let file = std::fs::File::create(&log).unwrap();
+        let mut child = Command::new(scanid_bin())
+            .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+            .arg(data_dir)
+            .args(extra)
+            .envs(aws_env())
+            .env("RUST_LOG", "warn,audit=info")
+            .env("SCANID_LOG_FORMAT", "json")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::from(file))
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let banner: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|e| {
+            panic!(
+                "serve printed {line:?} ({e}); its log: {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            )
+        });
+        Self {
+            base: format!("http://{}", banner["addr"].as_str().unwrap()),
+            issuer: banner["issuer"].as_str().unwrap().to_owned(),
+            data_dir: data_dir.to_owned(),
+            child: Some(child),
+            banner,
+            log: Some(log),
+        }
+    }
+
+    /// The whole log of a server started by [`TestServer::start_with_audit`].
+    pub fn log_text(&self) -> String {
+        let path = self
+            .log
+            .as_ref()
+            .expect("the server was not started with start_with_audit");
+        std::fs::read_to_string(path).unwrap_or_default()
+    }
+
+    /// The audit events logged so far: every log line that is a JSON object with a string
+    /// `event` field at the top level, in order.
+    pub fn audit_events(&self) -> Vec<serde_json::Value> {
+        self.log_text()
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter(|v| v.get("event").is_some_and(serde_json::Value::is_string))
+            .collect()
+    }
+
+    /// [`TestServer::audit_events`], read again for up to 1 s until `done` holds for them (a
+    /// line may reach the file just after the response): the last read either way.
+    pub fn audit_events_until(
+        &self,
+        done: impl Fn(&[serde_json::Value]) -> bool,
+    ) -> Vec<serde_json::Value> {
+        let deadline = std::time::Instant::now() + Duration::from_secs(1);
+        loop {
+            let events = self.audit_events();
+            if done(&events) || std::time::Instant::now() >= deadline {
+                return events;
+            }
+            std::thread::sleep(Duration::from_millis(50));
         }
     }
 
@@ -118,6 +194,7 @@ impl TestServer {
             issuer: issuer.to_owned(),
             data_dir: data_dir.to_owned(),
             banner: serde_json::Value::Null,
+            log: None,
         }
     }
 

@@ -93,6 +93,28 @@ pub struct ConfigArgs {
     /// App approvals/denials allowed per identity and minute.
     #[arg(long, env = "SCANID_DECISION_RATE_PER_MINUTE", global = true)]
     pub decision_rate_per_minute: Option<String>,
+    /// Failed client authentications per source address and minute before 429.
+    #[arg(long, env = "SCANID_AUTH_FAILURE_RATE_PER_MINUTE", global = true)]
+    pub auth_failure_rate_per_minute: Option<String>,
+    /// App sign-ups per source address and hour.
+    #[arg(long, env = "SCANID_SIGNUP_RATE_PER_HOUR", global = true)]
+    pub signup_rate_per_hour: Option<String>,
+    /// A host external profile photos may point at (repeatable; default none).
+    #[arg(
+        long = "photo-host",
+        env = "SCANID_PHOTO_HOSTS",
+        value_delimiter = ',',
+        global = true
+    )]
+    pub photo_hosts: Vec<String>,
+    /// A reverse proxy whose X-Forwarded-For is believed (repeatable IP address).
+    #[arg(
+        long = "trusted-proxy",
+        env = "SCANID_TRUSTED_PROXIES",
+        value_delimiter = ',',
+        global = true
+    )]
+    pub trusted_proxies: Vec<String>,
     /// App Store link shown to people without the app.
     #[arg(long, env = "SCANID_APP_STORE_URL_IOS", global = true)]
     pub app_store_url_ios: Option<String>,
@@ -126,6 +148,10 @@ impl ConfigArgs {
             login_ttl: self.login_ttl.clone(),
             login_rate_per_minute: self.login_rate_per_minute.clone(),
             decision_rate_per_minute: self.decision_rate_per_minute.clone(),
+            auth_failure_rate_per_minute: self.auth_failure_rate_per_minute.clone(),
+            signup_rate_per_hour: self.signup_rate_per_hour.clone(),
+            photo_hosts: Some(self.photo_hosts.join(",")),
+            trusted_proxies: Some(self.trusted_proxies.join(",")),
             app_store_url_ios: self.app_store_url_ios.clone(),
             app_store_url_android: self.app_store_url_android.clone(),
         };

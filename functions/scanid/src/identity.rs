@@ -141,9 +141,14 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
             let i = modify(&a.config, &a.who, |i| i.groups.retain(|x| *x != g)).await?;
             print_json(&describe(&i));
         }
-        IdentityCommand::Disable(a) => print_json(&describe(
-            &modify(&a.config, &a.who, |i| i.disabled = true).await?,
-        )),
+        IdentityCommand::Disable(a) => {
+            let i = modify(&a.config, &a.who, |i| i.disabled = true).await?;
+            scanid::audit::Audit::new(scanid::audit::Event::IdentityDisabled)
+                .subject(&i.sub)
+                .source("operator")
+                .emit();
+            print_json(&describe(&i));
+        }
         IdentityCommand::Enable(a) => print_json(&describe(
             &modify(&a.config, &a.who, |i| i.disabled = false).await?,
         )),

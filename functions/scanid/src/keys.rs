@@ -207,6 +207,14 @@ pub async fn run(cmd: KeysCommand) -> Result<(), CliError> {
                 }
             };
             save(&home, &file, now).await?;
+            scanid::audit::Audit::new(scanid::audit::Event::KeyRotated)
+                .source("operator")
+                .detail(if out["step"] == "published" {
+                    "published"
+                } else {
+                    "activated"
+                })
+                .emit();
             print_json(&out);
         }
         KeysCommand::Remove(a) => {

@@ -58,6 +58,9 @@ pub struct CreateArgs {
     /// Sign this client's tokens with RS256 or ES256 (default: the service's --signing-alg).
     #[arg(long)]
     pub token_alg: Option<String>,
+    /// A resource server (an API): it may introspect access tokens of other clients.
+    #[arg(long)]
+    pub resource_server: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -86,6 +89,7 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
                     client_credentials: a.client_credentials,
                     client_id: a.client_id,
                     token_alg,
+                    resource_server: a.resource_server,
                 },
                 now,
                 &SystemRandom::new(),

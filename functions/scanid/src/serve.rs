@@ -13,9 +13,21 @@ pub struct ServeArgs {
     /// Address to listen on; port 0 picks a free port (printed on start).
     #[arg(long, default_value = "127.0.0.1:8080", env = "SCANID_ADDR")]
     pub addr: String,
-    /// Do not serve the demo relying party at /demo.
+    /// Do not serve the demo relying party at /demo (never served on a DynamoDB table).
     #[arg(long)]
     pub no_demo: bool,
+    /// Seconds a client has to send a request's head, and then its body; else 408.
+    #[arg(long, default_value_t = 30, env = "SCANID_REQUEST_TIMEOUT_SECS",
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub request_timeout_secs: u64,
+    /// The largest request body accepted, in bytes; larger is 413.
+    #[arg(long, default_value_t = 65536, env = "SCANID_MAX_BODY_BYTES",
+          value_parser = clap::value_parser!(u64).range(1024..=10_485_760))]
+    pub max_body_bytes: u64,
+    /// Connections served at once; one more gets 503 + Retry-After.
+    #[arg(long, default_value_t = 1024, env = "SCANID_MAX_CONNECTIONS",
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections: u64,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -30,7 +42,12 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
     let settings = args.config.settings(&format!("http://{addr}"))?;
     let app = Arc::new(App::from_settings(settings).await?);
     let issuer = app.settings.issuer();
-    let demo = if args.no_demo {
+    // The demo writes its client into the store: never into a shared DynamoDB table.
+    let on_table = matches!(
+        app.settings.store,
+        scanid::config::StoreSettings::DynamoDb { .. }
+    );
+    let demo = if args.no_demo || on_table {
         None
     } else {
         Some(
@@ -73,7 +90,12 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
     if let Some(d) = &demo_url {
         tracing::info!("demo relying party: {d}");
     }
-    scanid::http::server::serve(app, demo, listener, shutdown_signal())
+    let limits = scanid::http::server::Limits {
+        request_timeout: std::time::Duration::from_secs(args.request_timeout_secs),
+        max_body: usize::try_from(args.max_body_bytes).unwrap_or(usize::MAX),
+        max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
+    };
+    scanid::http::server::serve(app, demo, listener, limits, shutdown_signal())
         .await
         .map_err(|e| CliError::Failed(format!("server: {e}")))?;
     tracing::info!("stopped");

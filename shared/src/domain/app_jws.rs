@@ -115,8 +115,7 @@ impl Unverified {
         let (Some(iat), Some(exp)) = (int("iat"), int("exp")) else {
             return Err(AppJwsError::Time);
         };
-        let t = now.secs();
-        if exp <= t || iat > t + MAX_SKEW_SECS || exp - iat > MAX_LIFETIME_SECS || exp < iat {
+        if !lifetime_ok(iat, exp, now.secs()) {
             return Err(AppJwsError::Time);
         }
         let jti = match self.str_claim("jti") {
@@ -131,6 +130,23 @@ impl Unverified {
             exp,
         })
     }
+}
+
+/// `iat` not in the future beyond the skew and not older than the longest lifetime; `exp`
+/// after `now` and at most [`MAX_LIFETIME_SECS`] after `iat`. Checked arithmetic: claims are
+/// outside input and may be any `i64`.
+fn lifetime_ok(iat: i64, exp: i64, now: i64) -> bool {
+    let (Some(latest_iat), Some(earliest_iat)) = (
+        now.checked_add(MAX_SKEW_SECS),
+        now.checked_sub(MAX_LIFETIME_SECS),
+    ) else {
+        return false;
+    };
+    exp > now
+        && (earliest_iat..=latest_iat).contains(&iat)
+        && exp
+            .checked_sub(iat)
+            .is_some_and(|life| (0..=MAX_LIFETIME_SECS).contains(&life))
 }
 
 /// Signs `claims` as the app does (the reference app and tests use this).
@@ -148,6 +164,29 @@ pub fn sign(
         .sign(&aws_lc_rs::rand::SystemRandom::new(), input.as_bytes())
         .map_err(|_| AppJwsError::Signature)?;
     Ok(format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig.as_ref())))
+}
+
+#[cfg(test)]
+mod lifetime_tests {
+    use super::*;
+
+    #[test]
+    fn extreme_values_never_pass_or_panic() {
+        let now = 1_800_000_000;
+        for iat in [i64::MIN, i64::MIN + 1, -1, 0, now - 301, now + 61, i64::MAX] {
+            for exp in [i64::MIN, -1, 0, now, now + 1, now + 300, i64::MAX] {
+                let ok = lifetime_ok(iat, exp, now);
+                let expected = (now - 300..=now + 60).contains(&iat)
+                    && exp > now
+                    && exp >= iat
+                    && exp - iat <= 300;
+                assert_eq!(ok, expected, "iat {iat} exp {exp}");
+            }
+        }
+        assert!(!lifetime_ok(0, 1, i64::MAX));
+        assert!(!lifetime_ok(0, 1, i64::MIN));
+        assert!(lifetime_ok(now, now + 300, now));
+    }
 }
 
 #[cfg(test)]
@@ -219,6 +258,20 @@ mod tests {
             ),
             (
                 json!({ "aud": ISS, "exp": t + 60, "jti": "j" }),
+                AppJwsError::Time,
+            ),
+            // exp - iat would overflow (it wrapped to a small number in release builds).
+            (
+                json!({ "aud": ISS, "iat": i64::MIN, "exp": i64::MAX, "jti": "j" }),
+                AppJwsError::Time,
+            ),
+            (
+                json!({ "aud": ISS, "iat": i64::MIN, "exp": t + 60, "jti": "j" }),
+                AppJwsError::Time,
+            ),
+            // iat older than a request may live, exp still in the future.
+            (
+                json!({ "aud": ISS, "iat": t - 1000, "exp": t + 60, "jti": "j" }),
                 AppJwsError::Time,
             ),
             (

@@ -47,6 +47,9 @@ pub struct Client {
     /// The algorithm this client's tokens are signed with; default the service's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_alg: Option<crate::keys::Alg>,
+    /// A resource server (an API): may introspect access tokens issued to other clients.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub resource_server: bool,
 }
 
 /// A client secret in the clear: shown once at registration, never stored, never logged.
@@ -155,12 +158,15 @@ pub struct NewClient {
     pub client_id: Option<String>,
     /// Sign this client's tokens with this algorithm instead of the service default.
     pub token_alg: Option<crate::keys::Alg>,
+    /// Register a resource server (confidential only): it may introspect other clients'
+    /// access tokens.
+    pub resource_server: bool,
 }
 
 /// Why a registration was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RegistrationError {
-    #[error("name: 1 to 100 printable characters")]
+    #[error("name: 1 to 100 printable characters (no control, zero-width or bidi characters)")]
     Name,
     #[error("client_id: 1 to 128 of A-Z a-z 0-9 . _ - : and not only dots")]
     ClientId,
@@ -170,6 +176,8 @@ pub enum RegistrationError {
     RedirectUri { uri: String, reason: &'static str },
     #[error("a public client cannot use client_credentials")]
     PublicClientCredentials,
+    #[error("a resource server authenticates, so it cannot be a public client")]
+    PublicResourceServer,
 }
 
 /// Validates a registration and returns the client with its one-time secret.
@@ -179,7 +187,8 @@ pub fn register(
     rng: &dyn Random,
 ) -> Result<(Client, Option<ClientSecret>), RegistrationError> {
     let name = new.name.trim().to_owned();
-    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+    if name.is_empty() || name.chars().count() > 100 || !crate::domain::text::is_visible_text(&name)
+    {
         return Err(RegistrationError::Name);
     }
     let client_id = match new.client_id {
@@ -205,6 +214,9 @@ pub fn register(
     if new.public && new.client_credentials {
         return Err(RegistrationError::PublicClientCredentials);
     }
+    if new.public && new.resource_server {
+        return Err(RegistrationError::PublicResourceServer);
+    }
     let mut grant_types = vec![GrantType::AuthorizationCode, GrantType::RefreshToken];
     if new.client_credentials {
         grant_types.push(GrantType::ClientCredentials);
@@ -224,6 +236,7 @@ pub fn register(
         grant_types,
         created_at: now,
         token_alg: new.token_alg,
+        resource_server: new.resource_server,
     };
     Ok((client, secret))
 }
@@ -249,9 +262,22 @@ pub fn validate_client_id(id: &str) -> Result<(), RegistrationError> {
     }
 }
 
+/// Every parameter scanid puts in an authorization response (RFC 6749 §4.1.2, §4.1.2.1;
+/// RFC 9207; OIDC Session Management's `session_state`).
+pub const RESPONSE_PARAMETERS: &[&str] = &[
+    "code",
+    "state",
+    "iss",
+    "session_state",
+    "error",
+    "error_description",
+    "error_uri",
+];
+
 /// SECURITY.md A4: https anywhere; http only on loopback; a private-use scheme (reverse domain
 /// name, RFC 8252 §7.1) for native apps; never `javascript:`/`data:`/`file:`; no fragment, no
-/// credentials, and no `code`, `state` or `iss` already in the query.
+/// credentials, and no parameter of an authorization response already in the query, so none
+/// can appear twice in a response (SECURITY.md A8).
 pub fn validate_redirect_uri(uri: &str) -> Result<(), &'static str> {
     if uri.len() > 2000 {
         return Err("longer than 2000 characters");
@@ -294,9 +320,9 @@ pub fn validate_redirect_uri(uri: &str) -> Result<(), &'static str> {
     }
     if url
         .query_pairs()
-        .any(|(k, _)| matches!(k.as_ref(), "code" | "state" | "iss" | "error"))
+        .any(|(k, _)| RESPONSE_PARAMETERS.contains(&k.as_ref()))
     {
-        return Err("must not already carry code, state, iss or error");
+        return Err("must not already carry a parameter of an authorization response (code, state, iss, session_state, error, error_description, error_uri)");
     }
     Ok(())
 }
@@ -382,6 +408,10 @@ mod tests {
             "https://rp.example.com/cb?code=x",
             "https://rp.example.com/cb?state=x",
             "https://rp.example.com/cb?iss=x",
+            "https://rp.example.com/cb?error_description=x",
+            "https://rp.example.com/cb?error_uri=x",
+            "https://rp.example.com/cb?session_state=x",
+            "https://rp.example.com/cb?a=1&error=x",
             "/relative",
             "myapp:/cb",
             "https://rp.example.com/c b",

@@ -5,13 +5,14 @@
 //! half-written and nothing happens twice (SECURITY.md F2).
 
 use crate::app::App;
+use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::domain::authorize::{
     self, AuthorizationRequest, AuthorizeError, ErrorTarget, Params, ResponseMode,
 };
 use crate::domain::client::{validate_client_id, Client};
 use crate::domain::login::{self, AuthCode, Consent, LoginSession, LoginStatus, SsoSession};
-use crate::domain::ratelimit;
+use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::protocol::{OAuthError, OAuthErrorCode};
 use crate::random;
 use crate::store::typed::Versioned;
@@ -56,32 +57,47 @@ impl AuthResponse {
 /// What the browser carries.
 #[derive(Debug, Clone, Default)]
 pub struct BrowserCookies {
-    /// The browser-binding secret.
-    pub browser: Option<String>,
     /// The SSO session cookie (`sid.secret`).
     pub sso: Option<String>,
+}
+
+/// A QR login's browser-binding secret: issued by the server for that login only, sent to
+/// the browser once in a cookie, stored only as a hash (SECURITY.md Q1).
+#[derive(Clone, PartialEq, Eq)]
+pub struct BrowserSecret(String);
+
+impl BrowserSecret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for BrowserSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BrowserSecret(<redacted>)")
+    }
 }
 
 /// The authorization endpoint's decision.
 #[derive(Debug)]
 pub enum AuthorizeDecision {
-    /// Show the QR page for this new session; set the browser cookie if it is new.
+    /// Show the QR page for this new session; bind it to the browser with `browser_secret`.
     ShowQr {
         session: LoginSession,
         client: Client,
-        new_browser_secret: Option<String>,
+        browser_secret: BrowserSecret,
     },
     /// An SSO session vouched for the identity; ask for consent on this (approved) session.
     AskConsent {
         session: LoginSession,
-        new_browser_secret: Option<String>,
+        browser_secret: BrowserSecret,
     },
     /// Send the browser back to the client (a code, or an error).
     Respond(AuthResponse),
     /// Bad client_id or redirect_uri: an error page, never a redirect.
     ErrorPage(&'static str),
     /// Too many login requests from this address.
-    RateLimited,
+    RateLimited { retry_after: i64 },
 }
 
 /// A live SSO session from the cookie, if the cookie proves one and its identity may log in.
@@ -160,13 +176,6 @@ pub async fn authorize(
     if req.prompt.login || sso.as_ref().is_some_and(too_old) {
         sso = None;
     }
-    let (browser_secret, new_browser_secret) = match &cookies.browser {
-        Some(b) if (16..=64).contains(&b.len()) => (b.clone(), None),
-        _ => {
-            let b = random::token(app.random.as_ref(), 32);
-            (b.clone(), Some(b))
-        }
-    };
     if let Some(s) = sso {
         let (sub, auth_time, sid) = (s.value.sub.clone(), s.value.auth_time, s.value.sid.clone());
         if remembered(app, &sub, &req, now).await? {
@@ -181,19 +190,11 @@ pub async fn authorize(
             )));
         }
         let approved = Some((sub, auth_time, sid));
-        let session = create_login(
-            app,
-            req,
-            restart_query,
-            &browser_secret,
-            ip,
-            user_agent,
-            approved,
-        )
-        .await?;
+        let (session, browser_secret) =
+            create_login(app, req, restart_query, ip, user_agent, approved).await?;
         return Ok(AuthorizeDecision::AskConsent {
             session,
-            new_browser_secret,
+            browser_secret,
         });
     }
     if req.prompt.none {
@@ -206,52 +207,51 @@ pub async fn authorize(
             &issuer,
         )));
     }
-    if !ratelimit::allow(
+    let source = Source::from_addr(ip);
+    if let Counted::Limited { retry_after } = ratelimit::count(
         app.store.as_ref(),
-        &format!("login:{ip}"),
+        Limit::Login,
+        source.as_str(),
         app.settings.limits.logins_per_minute,
         60,
         now,
     )
     .await?
     {
-        return Ok(AuthorizeDecision::RateLimited);
+        return Ok(AuthorizeDecision::RateLimited { retry_after });
     }
-    let session = create_login(
-        app,
-        req,
-        restart_query,
-        &browser_secret,
-        ip,
-        user_agent,
-        None,
-    )
-    .await?;
+    let (session, browser_secret) =
+        create_login(app, req, restart_query, ip, user_agent, None).await?;
+    Audit::new(Event::LoginStarted)
+        .client(&client.client_id)
+        .source(source.as_str())
+        .emit();
     Ok(AuthorizeDecision::ShowQr {
         session,
         client,
-        new_browser_secret,
+        browser_secret,
     })
 }
 
-/// Creates and stores a login session. `approved` is `(sub, auth_time, sid)` when an SSO
-/// session vouched for the identity, so the QR step is skipped. The record outlives the
-/// session by [`login::RECORD_GRACE_SECS`] so the page can still learn "expired".
+/// Creates and stores a login session with a fresh browser-binding secret. `approved` is
+/// `(sub, auth_time, sid)` when an SSO session vouched for the identity, so the QR step is
+/// skipped. The record outlives the session by [`login::RECORD_GRACE_SECS`] so the page can
+/// still learn "expired".
 async fn create_login(
     app: &App,
     req: AuthorizationRequest,
     restart_query: String,
-    browser_secret: &str,
     ip: &str,
     user_agent: &str,
     approved: Option<(String, Timestamp, String)>,
-) -> Result<LoginSession, StoreError> {
+) -> Result<(LoginSession, BrowserSecret), StoreError> {
     let now = app.clock.now();
+    let browser_secret = BrowserSecret(random::token(app.random.as_ref(), 32));
     let mut session = LoginSession::new(
         app.settings.lifetimes.login,
         req,
         restart_query,
-        browser_secret,
+        browser_secret.expose(),
         ip.to_owned(),
         user_agent.to_owned(),
         now,
@@ -265,7 +265,7 @@ async fn create_login(
     app.store
         .create(Kind::Login, &session.id, &session, Some(record_expiry), now)
         .await?;
-    Ok(session)
+    Ok((session, browser_secret))
 }
 
 /// A finished login.
@@ -326,6 +326,7 @@ pub async fn complete(
             (s.sid, Some(cookie))
         }
     };
+    let consented = consent.is_some();
     if let Some(c) = consent {
         writes.push(Write::Put(
             Record::new(
@@ -361,6 +362,16 @@ pub async fn complete(
         Err(StoreError::ConditionFailed) => return Err(CompleteError::AlreadyCompleted),
         Err(e) => return Err(e.into()),
     }
+    if consented {
+        Audit::new(Event::ConsentGranted)
+            .client(&req.client_id)
+            .subject(sub)
+            .emit();
+    }
+    Audit::new(Event::CodeIssued)
+        .client(&req.client_id)
+        .subject(sub)
+        .emit();
     let response = AuthResponse {
         redirect_uri: req.redirect_uri.clone(),
         mode: req.response_mode,

@@ -193,8 +193,13 @@ pub async fn sign_tokens(
     }
     if let Some(i) = identity {
         at.insert("service_id".into(), json!(i.service_id));
-        at.insert("groups".into(), json!(i.groups));
-        at.insert("preferred_username".into(), json!(i.name));
+        // Only what the scopes release (SECURITY.md: claims follow consent).
+        if scopes.iter().any(|s| s == "profile") {
+            at.insert("preferred_username".into(), json!(i.name));
+        }
+        if scopes.iter().any(|s| s == "groups") {
+            at.insert("groups".into(), json!(i.groups));
+        }
     }
     let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
     let id_token = match identity {
@@ -238,7 +243,8 @@ pub async fn sign_tokens(
     })
 }
 
-/// Claims by scope, for the id token and userinfo.
+/// Claims by scope, for the id token and userinfo: the one rule of what each scope releases
+/// (the consent page describes the same, [`crate::http::pages::describe_scope`]).
 pub fn profile_claims(out: &mut Map<String, Value>, i: &Identity, scopes: &[String]) {
     if scopes.iter().any(|s| s == "profile") {
         out.insert("name".into(), json!(i.display_name));

@@ -95,13 +95,17 @@ pub fn validate_name(name: &str) -> Result<(), FieldError> {
     }
 }
 
-/// `display_name`: 1 to 64 printable characters.
+/// `display_name`: 1 to 64 printable characters; no zero-width or bidi control characters
+/// ([`crate::domain::text`]), since the name is shown on consent pages and in the directory.
 pub fn validate_display_name(s: &str) -> Result<(), FieldError> {
     let n = s.chars().count();
-    if (1..=64).contains(&n) && !s.chars().any(char::is_control) && !s.trim().is_empty() {
+    if (1..=64).contains(&n) && crate::domain::text::is_visible_text(s) && !s.trim().is_empty() {
         Ok(())
     } else {
-        Err(field("display_name", "1 to 64 printable characters"))
+        Err(field(
+            "display_name",
+            "1 to 64 printable characters (no control, zero-width or bidi characters)",
+        ))
     }
 }
 
@@ -117,13 +121,15 @@ pub fn validate_country_code(s: &str) -> Result<(), FieldError> {
     }
 }
 
-/// `profile_photo`: an `https` URL with a host, no credentials, at most 2048 characters
-/// (SECURITY.md DIR1: the avatar redirect can never be an open redirector to other schemes).
-pub fn validate_photo_url(s: &str) -> Result<(), FieldError> {
+/// `profile_photo`: an `https` URL with a host on the operator's allow-list (`hosts`,
+/// `SCANID_PHOTO_HOSTS`), no credentials, at most 2048 characters. The avatar endpoint
+/// redirects to it, so anything else would make scanid's own domain an open redirector
+/// (SECURITY.md DIR1). Checked when written and again when redirecting (the list may shrink).
+pub fn validate_photo_url(s: &str, hosts: &[String]) -> Result<(), FieldError> {
     let bad = || {
         field(
             "profile_photo",
-            "an https URL with a host, no credentials, at most 2048 characters",
+            "an https URL on an allowed photo host (SCANID_PHOTO_HOSTS), without credentials, at most 2048 characters",
         )
     };
     // Checked on the raw text too: the parser would read `https:///x` as host `x`.
@@ -138,10 +144,14 @@ pub fn validate_photo_url(s: &str) -> Result<(), FieldError> {
         || url.host_str().is_none_or(str::is_empty)
         || !url.username().is_empty()
         || url.password().is_some()
+        || url.port().is_some()
     {
         return Err(bad());
     }
-    Ok(())
+    match url.host() {
+        Some(url::Host::Domain(h)) if hosts.iter().any(|a| a == h) => Ok(()),
+        _ => Err(bad()),
+    }
 }
 
 /// `public_key`: standard base64 of a P-256 SubjectPublicKeyInfo (91 bytes of DER); returns the
@@ -203,6 +213,7 @@ pub struct Registration {
 /// Validates a registration and builds the identity.
 pub fn new_identity(
     reg: &Registration,
+    photo_hosts: &[String],
     now: Timestamp,
     rng: &dyn Random,
 ) -> Result<Identity, FieldError> {
@@ -219,7 +230,7 @@ pub fn new_identity(
         .ok_or(field("country_code", "required"))?;
     validate_country_code(country)?;
     if let Some(p) = &reg.profile_photo {
-        validate_photo_url(p)?;
+        validate_photo_url(p, photo_hosts)?;
     }
     let key = reg
         .public_key
@@ -247,6 +258,7 @@ pub fn new_identity(
 pub fn apply_update(
     i: &Identity,
     claims: &serde_json::Map<String, serde_json::Value>,
+    photo_hosts: &[String],
 ) -> Result<Identity, FieldError> {
     use serde_json::Value;
     const PROTOCOL: [&str; 5] = ["sub", "aud", "iat", "exp", "jti"];
@@ -266,7 +278,7 @@ pub fn apply_update(
                 changed = true;
             }
             ("profile_photo", Value::String(s)) => {
-                validate_photo_url(s)?;
+                validate_photo_url(s, photo_hosts)?;
                 next.profile_photo = Some(s.clone());
                 changed = true;
             }
@@ -323,8 +335,16 @@ mod tests {
         for bad in ["se", "XX", "SWE", "", "S"] {
             assert!(validate_country_code(bad).is_err(), "{bad}");
         }
-        assert!(validate_photo_url("https://cdn.example.com/a.png").is_ok());
+        let hosts = ["cdn.example.com".to_owned()];
+        assert!(validate_photo_url("https://cdn.example.com/a.png", &hosts).is_ok());
+        assert!(validate_photo_url("https://CDN.example.com/a.png", &hosts).is_ok());
+        assert!(validate_photo_url("https://cdn.example.com/a.png", &[]).is_err());
         for bad in [
+            "https://evil.example/a.png",
+            "https://cdn.example.com.evil.example/a.png",
+            "https://evil.example/?u=https://cdn.example.com/a.png",
+            "https://cdn.example.com:8443/a.png",
+            "https://cdn.example.com@evil.example/a.png",
             "http://cdn.example.com/a.png",
             "javascript:alert(1)",
             "https://user:pw@cdn.example.com/a.png",
@@ -333,9 +353,16 @@ mod tests {
             "https:///a.png",
             "data:image/png;base64,AAAA",
         ] {
-            assert!(validate_photo_url(bad).is_err(), "{bad}");
+            assert!(validate_photo_url(bad, &hosts).is_err(), "{bad}");
         }
-        assert!(validate_photo_url(&format!("https://a.example/{}", "x".repeat(2048))).is_err());
+        assert!(validate_photo_url(
+            &format!("https://cdn.example.com/{}", "x".repeat(2048)),
+            &hosts
+        )
+        .is_err());
+        for bad in ["a\u{202E}b", "a\u{200B}b", "\u{2066}a", "\u{FEFF}a"] {
+            assert!(validate_display_name(bad).is_err(), "{bad:?}");
+        }
         assert!(parse_public_key("AAAA").is_err());
         assert!(parse_public_key("not base64!").is_err());
     }

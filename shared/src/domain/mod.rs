@@ -8,6 +8,8 @@ pub mod flow;
 pub mod grant;
 pub mod identity;
 pub mod login;
+pub mod logout;
 pub mod ratelimit;
 pub mod resource;
+pub mod text;
 pub mod token;

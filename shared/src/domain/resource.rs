@@ -2,21 +2,23 @@
 //! (introspection, RFC 7662; userinfo, OIDC Core §5.3), revocation (RFC 7009), and the end of
 //! a session (OIDC RP-Initiated Logout 1.0).
 //!
-//! A token is live only if its signature, `exp` and issuer check out AND its grant is neither
-//! revoked nor expired AND (for a user's non-offline grant) its SSO session still exists AND
-//! its identity is not disabled. Logout and revocation therefore take effect at once, though
+//! A token is live only if its signature, `exp` and issuer check out AND its client still
+//! exists AND its grant is neither revoked nor expired AND (for a user's non-offline grant) its
+//! SSO session still exists AND its identity is not disabled. Logout and revocation therefore take effect at once, though
 //! the tokens are stateless JWTs.
 
 use serde_json::{json, Map, Value};
 
 use crate::app::App;
+use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
+use crate::domain::client::{validate_client_id, Client};
 use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, SsoSession};
 use crate::domain::token::revoke_grant;
 use crate::keys::jwt;
-use crate::store::{Cond, IdentityStore, Key, Kind, Record, StoreError, Typed};
+use crate::store::{ClientStore, Cond, IdentityStore, Key, Kind, Record, StoreError, Typed};
 
 /// A live access token: its claims, grant and identity (none for client credentials).
 #[derive(Debug, Clone)]
@@ -24,6 +26,14 @@ pub struct LiveToken {
     pub claims: Map<String, Value>,
     pub grant: Grant,
     pub identity: Option<Identity>,
+}
+
+/// Does the client still exist? A deleted client's tokens are dead everywhere.
+async fn client_exists(app: &App, client_id: &str, now: Timestamp) -> Result<bool, StoreError> {
+    if validate_client_id(client_id).is_err() {
+        return Ok(false);
+    }
+    Ok(app.store.client(client_id, now).await?.is_some())
 }
 
 async fn live_grant(
@@ -35,7 +45,7 @@ async fn live_grant(
         return Ok(None);
     };
     let g = g.value;
-    if g.revoked {
+    if g.revoked || !client_exists(app, &g.client_id, now).await? {
         return Ok(None);
     }
     if g.kind == GrantKind::ClientCredentials {
@@ -85,6 +95,9 @@ pub async fn live_access_token(
             return Ok(None);
         }
         let grant = client_credentials_grant(app, gid, &claims);
+        if !client_exists(app, &grant.client_id, now).await? {
+            return Ok(None);
+        }
         return Ok(Some(LiveToken {
             claims,
             grant,
@@ -157,10 +170,22 @@ async fn live_refresh_token(
     Ok(Some((r.value, g, i)))
 }
 
-/// RFC 7662 §2.2: the response for `token`; exactly `{"active": false}` for anything not live
-/// (SECURITY.md I2). The hint is not trusted (I3): both kinds are tried.
-pub async fn introspect(app: &App, token: &str, now: Timestamp) -> Result<Value, StoreError> {
+/// RFC 7662 §2.2: the response for `token` to the authenticated `caller`; exactly
+/// `{"active": false}` for anything not live (SECURITY.md I2), and for anything the caller may
+/// not see (RFC 7662 §4): a refresh token only by its own client, an access token by its own
+/// client or by a registered resource server. The hint is not trusted (I3): both kinds are
+/// tried.
+pub async fn introspect(
+    app: &App,
+    caller: &Client,
+    token: &str,
+    now: Timestamp,
+) -> Result<Value, StoreError> {
+    let inactive = json!({ "active": false });
     if let Some(t) = live_access_token(app, token, now).await? {
+        if t.grant.client_id != caller.client_id && !caller.resource_server {
+            return Ok(inactive);
+        }
         let c = &t.claims;
         let mut out = Map::new();
         out.insert("active".into(), json!(true));
@@ -193,6 +218,9 @@ pub async fn introspect(app: &App, token: &str, now: Timestamp) -> Result<Value,
         return Ok(Value::Object(out));
     }
     if let Some((_, g, i)) = live_refresh_token(app, token, now).await? {
+        if g.client_id != caller.client_id {
+            return Ok(inactive);
+        }
         let mut out = json!({
             "active": true,
             "iat": g.rotated_at.secs(),
@@ -212,11 +240,13 @@ pub async fn introspect(app: &App, token: &str, now: Timestamp) -> Result<Value,
         if let Some(i) = i {
             out["username"] = json!(i.name);
             out["service_id"] = json!(i.service_id);
-            out["groups"] = json!(i.groups);
+            if g.scopes.iter().any(|s| s == "groups") {
+                out["groups"] = json!(i.groups);
+            }
         }
         return Ok(out);
     }
-    Ok(json!({ "active": false }))
+    Ok(inactive)
 }
 
 /// RFC 7009 §2.1: revokes `token` if it belongs to `client_id`; unknown or foreign tokens are
@@ -236,6 +266,7 @@ pub async fn revoke(
         {
             if r.value.client_id == client_id {
                 revoke_grant(app.store.as_ref(), &r.value.grant_id, now).await?;
+                Audit::new(Event::TokenRevoked).client(client_id).emit();
             }
             return Ok(());
         }
@@ -255,6 +286,7 @@ pub async fn revoke(
                 } else {
                     revoke_grant(app.store.as_ref(), gid, now).await?;
                 }
+                Audit::new(Event::TokenRevoked).client(client_id).emit();
             }
         }
     }
@@ -269,7 +301,9 @@ pub async fn end_session(app: &App, sid: &str, now: Timestamp) -> Result<(), Sto
 }
 
 /// The userinfo response (spec 2.4, with the spec's spelling `peferred_username` next to the
-/// standard `preferred_username`).
+/// standard `preferred_username`): each claim only with the scope that releases it
+/// ([`crate::domain::grant::profile_claims`]); `sub` and `service_id` identify the person
+/// (`openid`).
 pub fn userinfo(t: &LiveToken, identity: &Identity) -> Value {
     let scopes: Vec<String> = t
         .claims
@@ -282,11 +316,11 @@ pub fn userinfo(t: &LiveToken, identity: &Identity) -> Value {
         .collect();
     let mut out = Map::new();
     out.insert("sub".into(), json!(identity.sub));
-    crate::domain::grant::profile_claims(&mut out, identity, &scopes);
-    out.insert("groups".into(), json!(identity.groups));
-    out.insert("preferred_username".into(), json!(identity.name));
-    out.insert("peferred_username".into(), json!(identity.name));
-    out.insert("username".into(), json!(identity.name));
     out.insert("service_id".into(), json!(identity.service_id));
+    crate::domain::grant::profile_claims(&mut out, identity, &scopes);
+    if scopes.iter().any(|s| s == "profile") {
+        out.insert("peferred_username".into(), json!(identity.name));
+        out.insert("username".into(), json!(identity.name));
+    }
     Value::Object(out)
 }

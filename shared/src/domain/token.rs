@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 
 use crate::app::App;
+use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::domain::authorize::Params;
 use crate::domain::client::{Client, ClientType, GrantType};
@@ -11,6 +12,7 @@ use crate::domain::discovery::SCOPES;
 use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshCheck, RefreshRecord};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, AuthCode, SsoSession};
+use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::keys::SignError;
 use crate::protocol::{OAuthError, OAuthErrorCode};
 use crate::random;
@@ -26,6 +28,9 @@ pub enum TokenError {
     /// Client authentication failed: 401 `invalid_client` with `WWW-Authenticate`.
     #[error("invalid client: {0}")]
     InvalidClient(&'static str),
+    /// Too many failed client authentications from this source: 429 + `Retry-After`.
+    #[error("too many failed client authentications; retry after {retry_after} s")]
+    TooManyFailures { retry_after: i64 },
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error(transparent)]
@@ -40,16 +45,22 @@ fn invalid_grant(d: &'static str) -> TokenError {
     oauth(OAuthErrorCode::InvalidGrant, d)
 }
 
-/// Failed authentications allowed per client in [`LOCKOUT_WINDOW_SECS`] before it is locked
-/// (SECURITY.md T2).
-pub const AUTH_FAILURES_PER_MINUTE: u64 = 10;
-
 /// Credentials as presented: HTTP Basic (already decoded) and/or the body.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Presented {
     pub basic: Option<(String, String)>,
     pub body_id: Option<String>,
     pub body_secret: Option<String>,
+}
+
+impl std::fmt::Debug for Presented {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Presented")
+            .field("basic_id", &self.basic.as_ref().map(|(id, _)| id))
+            .field("body_id", &self.body_id)
+            .field("secret", &"<redacted>")
+            .finish()
+    }
 }
 
 impl Presented {
@@ -70,22 +81,20 @@ impl Presented {
     }
 }
 
-/// Failed authentications of a client are counted in one window that opens at the first
-/// failure and lasts [`LOCKOUT_WINDOW_SECS`]: one read on every authentication.
-fn failure_key(client_id: &str) -> Key {
-    Key::new(Kind::Rate, format!("authfail:{client_id}"))
-}
-
-/// How long failures are remembered (and a locked client stays locked).
-pub const LOCKOUT_WINDOW_SECS: i64 = 120;
-
 /// Authenticates the client (client_secret_basic, client_secret_post, or none for public
-/// clients when `allow_public`). Repeated failures slow down, then lock the client for the
-/// rest of the minute (T2).
+/// clients when `allow_public`).
+///
+/// A correct secret is always accepted: client secrets are service-generated with 256 bits of
+/// entropy, so locking a client after failures would protect nothing and hand anyone who knows
+/// the (public) client_id a switch to lock it out. Failures are counted against the *source*
+/// instead; over [`crate::config::Limits::auth_failures_per_minute`] it gets 429 (SECURITY.md
+/// T2), at no cost to the operator (no sleeping). A public client has no secret to guess, so
+/// its failures are never counted.
 pub async fn authenticate(
     app: &App,
     p: &Presented,
     allow_public: bool,
+    source: &Source,
 ) -> Result<Client, TokenError> {
     let now = app.clock.now();
     let (id, secret) = match (&p.basic, &p.body_secret) {
@@ -113,39 +122,47 @@ pub async fn authenticate(
             }
         },
     };
-    if crate::domain::client::validate_client_id(&id).is_err() {
-        return Err(TokenError::InvalidClient(
-            "unknown client or bad credentials",
-        ));
-    }
-    let locked = app
-        .store
-        .get(&failure_key(&id), now)
-        .await?
-        .and_then(|r| r.value::<u64>().ok())
-        .is_some_and(|n| n >= AUTH_FAILURES_PER_MINUTE);
-    if locked {
-        return Err(TokenError::InvalidClient(
-            "too many failed attempts; try again in two minutes",
-        ));
-    }
-    let client = app.store.client(&id, now).await?.map(|(c, _)| c);
+    let client = if crate::domain::client::validate_client_id(&id).is_ok() {
+        app.store.client(&id, now).await?.map(|(c, _)| c)
+    } else {
+        None
+    };
+    let public = client
+        .as_ref()
+        .is_some_and(|c| c.client_type == ClientType::Public);
     let ok = match (&client, &secret) {
         (Some(c), Some(s)) if c.client_type == ClientType::Confidential => c.secret_matches(s),
         (Some(c), None) if c.client_type == ClientType::Public => allow_public,
         _ => false,
     };
-    match (ok, client) {
-        (true, Some(c)) => Ok(c),
+    match client {
+        Some(c) if ok => Ok(c),
+        _ if public => Err(TokenError::InvalidClient(
+            "this client may not authenticate here without a secret",
+        )),
         _ => {
-            let window_end = now.plus_secs(LOCKOUT_WINDOW_SECS).secs();
-            let n = app.store.incr(&failure_key(&id), window_end, now).await?;
-            // Slow down repeated failures: 100 ms per failure in the window, at most 1 s.
-            let delay = 100 * n.min(10);
-            tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
-            Err(TokenError::InvalidClient(
-                "unknown client or bad credentials",
-            ))
+            Audit::new(Event::ClientAuthFailed)
+                .client(if id.len() <= 128 { &id } else { "" })
+                .source(source.as_str())
+                .outcome("refused")
+                .emit();
+            match ratelimit::count(
+                app.store.as_ref(),
+                Limit::ClientAuthFailure,
+                source.as_str(),
+                app.settings.limits.auth_failures_per_minute,
+                60,
+                now,
+            )
+            .await?
+            {
+                Counted::Allowed => Err(TokenError::InvalidClient(
+                    "unknown client or bad credentials",
+                )),
+                Counted::Limited { retry_after } => {
+                    Err(TokenError::TooManyFailures { retry_after })
+                }
+            }
         }
     }
 }
@@ -155,6 +172,7 @@ pub async fn token(
     app: &App,
     params: &Params,
     presented: &Presented,
+    source: &Source,
 ) -> Result<Issued, TokenError> {
     let grant_type = params
         .one("grant_type")
@@ -171,7 +189,7 @@ pub async fn token(
             ))
         }
     };
-    let client = authenticate(app, presented, kind != GrantType::ClientCredentials).await?;
+    let client = authenticate(app, presented, kind != GrantType::ClientCredentials, source).await?;
     if !client.allows(kind) {
         return Err(oauth(
             OAuthErrorCode::UnauthorizedClient,
@@ -242,6 +260,7 @@ struct CodeUsed {
 /// A code redeemed twice: revoke what the first redemption issued (SECURITY.md T3).
 async fn replayed_code(
     app: &App,
+    client: &Client,
     code_hash: &str,
     now: Timestamp,
 ) -> Result<TokenError, StoreError> {
@@ -252,6 +271,10 @@ async fn replayed_code(
     {
         tracing::warn!(grant = %u.value.grant_id, "authorization code replayed; revoking its grant");
         revoke_grant(app.store.as_ref(), &u.value.grant_id, now).await?;
+        Audit::new(Event::CodeReplayed)
+            .client(&client.client_id)
+            .outcome("grant_revoked")
+            .emit();
     }
     Ok(invalid_grant("invalid, expired or already used code"))
 }
@@ -270,7 +293,7 @@ async fn code_grant(
     let code_hash = login::hash(code);
     let key = Key::new(Kind::Code, &code_hash);
     let Some(rec) = app.store.get(&key, now).await? else {
-        return Err(replayed_code(app, &code_hash, now).await?);
+        return Err(replayed_code(app, client, &code_hash, now).await?);
     };
     let c: AuthCode = rec.value()?;
     let problem = if c.client_id != client.client_id {
@@ -348,8 +371,14 @@ async fn code_grant(
     // (F1, F2); the tokens are handed out only once the transaction has committed.
     let tokens = grant::sign_tokens(app, &g, &g.scopes, Some(&identity), Some(rt), now).await?;
     match app.store.transact(writes, now).await {
-        Ok(()) => Ok(tokens),
-        Err(StoreError::ConditionFailed) => Err(replayed_code(app, &code_hash, now).await?),
+        Ok(()) => {
+            Audit::new(Event::CodeRedeemed)
+                .client(&client.client_id)
+                .subject(&g.sub)
+                .emit();
+            Ok(tokens)
+        }
+        Err(StoreError::ConditionFailed) => Err(replayed_code(app, client, &code_hash, now).await?),
         Err(e) => Err(e.into()),
     }
 }
@@ -424,6 +453,11 @@ async fn refresh_grant(
         RefreshCheck::Reused => {
             tracing::warn!(grant = %g.value.id, "rotated refresh token reused; revoking the family");
             revoke_grant(app.store.as_ref(), &g.value.id, now).await?;
+            Audit::new(Event::RefreshReused)
+                .client(&client.client_id)
+                .subject(&g.value.sub)
+                .outcome("family_revoked")
+                .emit();
             return Err(invalid_grant(
                 "the refresh token was already used; the grant is revoked",
             ));
@@ -453,7 +487,13 @@ async fn refresh_grant(
     let tokens =
         grant::sign_tokens(app, &next, &scopes, Some(&identity), Some(new_rt), now).await?;
     match app.store.transact(writes, now).await {
-        Ok(()) => Ok(tokens),
+        Ok(()) => {
+            Audit::new(Event::RefreshRotated)
+                .client(&client.client_id)
+                .subject(&next.sub)
+                .emit();
+            Ok(tokens)
+        }
         Err(StoreError::ConditionFailed) => {
             Err(invalid_grant("the refresh token was used concurrently"))
         }

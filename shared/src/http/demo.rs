@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::clock::Timestamp;
 use crate::domain::authorize::Params;
 use crate::domain::client::{self, ClientSecret, NewClient};
+use crate::domain::ratelimit::Source;
 use crate::domain::resource;
 use crate::domain::token::{self, Presented};
 use crate::http::pages::{escape, security_headers, Page};
@@ -23,6 +24,9 @@ use crate::App;
 
 /// The demo client's id.
 pub const CLIENT_ID: &str = "scanid-demo";
+
+/// At most this many demo logins in flight; the oldest is forgotten first.
+const MAX_PENDING: usize = 1024;
 
 struct Pending {
     nonce: String,
@@ -104,6 +108,17 @@ impl Demo {
         let now = app.clock.now();
         if let Ok(mut p) = self.pending.lock() {
             p.retain(|_, v| now.secs() - v.started.secs() < 600);
+            // Bounded: a flood of /demo/login costs at most MAX_PENDING entries.
+            while p.len() >= MAX_PENDING {
+                let oldest = p
+                    .iter()
+                    .min_by_key(|(_, v)| v.started)
+                    .map(|(k, _)| k.clone());
+                match oldest {
+                    Some(k) => p.remove(&k),
+                    None => break,
+                };
+            }
             p.insert(
                 state.clone(),
                 Pending {
@@ -192,7 +207,7 @@ impl Demo {
             basic: Some((CLIENT_ID.into(), self.secret.expose().into())),
             ..Default::default()
         };
-        let issued = token::token(app, &params, &presented)
+        let issued = token::token(app, &params, &presented, &Source::from_addr("demo"))
             .await
             .map_err(|e| format!("token request failed: {e}"))?;
         let now = app.clock.now();

@@ -25,6 +25,8 @@ pub enum HttpError {
     MethodNotAllowed(Vec<&'static str>),
     /// The request body is larger than accepted.
     PayloadTooLarge,
+    /// The request did not arrive in time: 408, and the connection closes.
+    RequestTimeout,
     /// An OAuth error, rendered as RFC 6749 §5.2 JSON.
     OAuth(OAuthError),
     /// Client authentication failed on an endpoint that takes HTTP Basic: 401 with
@@ -47,7 +49,10 @@ pub enum HttpError {
     /// The store or signer is down while serving a login page: an HTML 503 + `Retry-After`.
     PageUnavailable,
     /// Too many requests: 429 + `Retry-After` (HTML on login pages, JSON elsewhere).
-    RateLimited { html: bool },
+    RateLimited { html: bool, retry_after: i64 },
+    /// Too many failed client authentications from this source: 429 + `Retry-After`, in
+    /// RFC 6749 §5.2 JSON (`invalid_client`).
+    ClientAuthLimited { retry_after: i64 },
     /// A bearer-token error (RFC 6750 §3): `WWW-Authenticate: Bearer` with the code, if any.
     Bearer {
         status: u16,
@@ -173,14 +178,17 @@ impl HttpError {
                 }
                 r
             }
-            HttpError::RateLimited { html: true } => {
+            HttpError::RateLimited {
+                html: true,
+                retry_after,
+            } => {
                 let mut r = super::pages::error_page(
                     429,
                     "Too many login attempts",
                     "Please wait a minute and try again.",
                     &rng,
                 );
-                if let Ok(v) = http::HeaderValue::from_str("60") {
+                if let Ok(v) = http::HeaderValue::from_str(&retry_after.to_string()) {
                     r.headers_mut().insert("retry-after", v);
                 }
                 r
@@ -202,12 +210,25 @@ impl HttpError {
                     json_error(error.unwrap_or("invalid_request"), description),
                 )
             }
-            HttpError::RateLimited { html: false } => finish(
+            HttpError::RateLimited {
+                html: false,
+                retry_after,
+            } => finish(
                 base(429)
                     .header("content-type", "application/json")
-                    .header("retry-after", "60"),
+                    .header("retry-after", retry_after.to_string()),
                 json_error("rate_limited", "too many requests; retry later"),
             ),
+            HttpError::ClientAuthLimited { retry_after } => {
+                let e = OAuthError::new(
+                    OAuthErrorCode::InvalidClient,
+                    "too many failed client authentications from this address; retry later",
+                );
+                finish(
+                    oauth_json(429).header("retry-after", retry_after.to_string()),
+                    body(&e),
+                )
+            }
             HttpError::NotFound => finish(
                 base(404).header("content-type", "application/json"),
                 json_error("not_found", "no such resource"),
@@ -217,6 +238,12 @@ impl HttpError {
                     .header("content-type", "application/json")
                     .header("allow", allow.join(", ")),
                 json_error("method_not_allowed", "method not allowed"),
+            ),
+            HttpError::RequestTimeout => finish(
+                base(408)
+                    .header("content-type", "application/json")
+                    .header("connection", "close"),
+                json_error("invalid_request", "the request did not arrive in time"),
             ),
             HttpError::PayloadTooLarge => finish(
                 base(413).header("content-type", "application/json"),
@@ -261,6 +288,9 @@ impl From<crate::domain::token::TokenError> for HttpError {
         match e {
             TokenError::OAuth(o) => HttpError::OAuth(o),
             TokenError::InvalidClient(d) => HttpError::InvalidClient(d),
+            TokenError::TooManyFailures { retry_after } => {
+                HttpError::ClientAuthLimited { retry_after }
+            }
             TokenError::Store(s) => s.into(),
             TokenError::Sign(s) => s.into(),
         }

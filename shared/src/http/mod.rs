@@ -76,6 +76,11 @@ pub fn source_ip(req: &Request) -> String {
     }
 }
 
+/// Who is asking, for rate limits and audit lines: the source address, IPv6 grouped by /64.
+pub fn source(req: &Request) -> crate::domain::ratelimit::Source {
+    crate::domain::ratelimit::Source::from_addr(&source_ip(req))
+}
+
 /// The `User-Agent` header, if text.
 pub fn user_agent(req: &Request) -> String {
     req.headers()

@@ -200,8 +200,8 @@ pub fn auth_response(
 /// What each scope means to a person.
 pub fn describe_scope(scope: &str) -> &'static str {
     match scope {
-        "openid" => "Your scanid identifier",
-        "profile" => "Your name, display name and profile photo",
+        "openid" => "Your scanid identifiers (subject and service ID)",
+        "profile" => "Your user name, display name and profile photo",
         "groups" => "The groups you belong to",
         "offline_access" => "Access while you are not using the app (offline access)",
         _ => "Other data",

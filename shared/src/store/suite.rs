@@ -265,6 +265,7 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         grant_types: vec![GrantType::AuthorizationCode, GrantType::RefreshToken],
         created_at: T0,
         token_alg: None,
+        resource_server: false,
     };
     s.create_client(&client, T0).await.unwrap();
     assert!(matches!(

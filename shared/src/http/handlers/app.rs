@@ -5,14 +5,15 @@
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::audit::{Audit, Event};
 use crate::domain::app_jws;
 use crate::domain::identity::{self, Registration};
 use crate::domain::login::{DecideError, LoginSession};
-use crate::domain::ratelimit;
+use crate::domain::ratelimit::{self, Counted, Limit};
 use crate::http::pages::{escape, Page};
 use crate::http::{
-    check_realm, json, json_body, path_param, query_pairs, single, wants_json, HttpError, Request,
-    Response,
+    check_realm, json, json_body, path_param, query_pairs, single, source, wants_json, HttpError,
+    Request, Response,
 };
 use crate::store::{
     Cond, IdentityStore, Key, Kind, NewIdentityError, Record, StoreError, Typed, Write,
@@ -44,9 +45,27 @@ pub async fn signup(app: &App, req: Request) -> Result<Response, HttpError> {
     let reg: Registration =
         serde_json::from_value(serde_json::Value::Object(verified.claims.clone()))
             .map_err(|_| invalid("registration claims must be strings"))?;
+    let who = source(&req);
+    if let Counted::Limited { retry_after } = ratelimit::count(
+        app.store.as_ref(),
+        Limit::Signup,
+        who.as_str(),
+        app.settings.limits.signups_per_hour,
+        3600,
+        now,
+    )
+    .await?
+    {
+        return Err(HttpError::RateLimited {
+            html: false,
+            retry_after,
+        });
+    }
     // A fresh service_id on the rare collision; name and jti conflicts are final.
     for _ in 0..3 {
-        let ident = identity::new_identity(&reg, now, app.random.as_ref()).map_err(invalid)?;
+        let ident =
+            identity::new_identity(&reg, &app.settings.photo_hosts, now, app.random.as_ref())
+                .map_err(invalid)?;
         match app
             .store
             .create_identity(
@@ -57,6 +76,10 @@ pub async fn signup(app: &App, req: Request) -> Result<Response, HttpError> {
             .await
         {
             Ok(()) => {
+                Audit::new(Event::IdentityCreated)
+                    .subject(&ident.sub)
+                    .source(who.as_str())
+                    .emit();
                 let mut out = serde_json::to_value(ident.public_profile())
                     .map_err(|_| HttpError::Internal)?;
                 out["sub"] = json!(ident.sub);
@@ -179,25 +202,39 @@ pub async fn decide(app: &App, req: Request) -> Result<Response, HttpError> {
     if sub.len() > 64 {
         return Err(not_found());
     }
+    let who = source(&req);
     let ident = match app.store.identity(&sub, now).await? {
         Some((i, _)) if !i.disabled => i,
-        _ => return Err(HttpError::json(404, "not_found", "unknown identity")),
+        _ => {
+            unverified(app, &who, now).await?;
+            return Err(HttpError::json(404, "not_found", "unknown identity"));
+        }
     };
-    if !ratelimit::allow(
+    let spki = identity::parse_public_key(&ident.public_key).map_err(|_| HttpError::Internal)?;
+    let v = match jws.verify(&spki, &app.settings.issuer(), now) {
+        Ok(v) => v,
+        Err(e) => {
+            unverified(app, &who, now).await?;
+            return Err(invalid(e));
+        }
+    };
+    // Only a decision the identity's own key signed counts against the identity: a
+    // stranger naming a (public) sub must not be able to block its owner (SECURITY.md Q4).
+    if let Counted::Limited { retry_after } = ratelimit::count(
         app.store.as_ref(),
-        &format!("decide:{sub}"),
+        Limit::Decision,
+        &sub,
         app.settings.limits.decisions_per_minute,
         60,
         now,
     )
     .await?
     {
-        return Err(HttpError::RateLimited { html: false });
+        return Err(HttpError::RateLimited {
+            html: false,
+            retry_after,
+        });
     }
-    let spki = identity::parse_public_key(&ident.public_key).map_err(|_| HttpError::Internal)?;
-    let v = jws
-        .verify(&spki, &app.settings.issuer(), now)
-        .map_err(invalid)?;
     let claim = |n: &str| {
         v.claims
             .get(n)
@@ -238,10 +275,22 @@ pub async fn decide(app: &App, req: Request) -> Result<Response, HttpError> {
         Write::Put(Record::new(jti_key.clone(), &1, Some(v.exp))?, Cond::Absent),
     ];
     match app.store.transact(writes, now).await {
-        Ok(()) => Ok(json(
-            200,
-            &json!({ "status": if approve { "approved" } else { "denied" } }),
-        )),
+        Ok(()) => {
+            Audit::new(if approve {
+                Event::LoginApproved
+            } else {
+                Event::LoginDenied
+            })
+            .client(&next.request.client_id)
+            .subject(&sub)
+            .source(who.as_str())
+            .outcome(if approve { "approved" } else { "denied" })
+            .emit();
+            Ok(json(
+                200,
+                &json!({ "status": if approve { "approved" } else { "denied" } }),
+            ))
+        }
         Err(StoreError::ConditionFailed) => {
             if app.store.get(&jti_key, now).await?.is_some() {
                 Err(invalid("jti was already used"))
@@ -254,6 +303,31 @@ pub async fn decide(app: &App, req: Request) -> Result<Response, HttpError> {
             }
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+/// A signed app request that did not verify counts against its source: past the limit the
+/// source gets 429 instead of 400.
+async fn unverified(
+    app: &App,
+    who: &ratelimit::Source,
+    now: crate::clock::Timestamp,
+) -> Result<(), HttpError> {
+    match ratelimit::count(
+        app.store.as_ref(),
+        Limit::UnverifiedDecision,
+        who.as_str(),
+        app.settings.limits.decisions_per_minute,
+        60,
+        now,
+    )
+    .await?
+    {
+        Counted::Allowed => Ok(()),
+        Counted::Limited { retry_after } => Err(HttpError::RateLimited {
+            html: false,
+            retry_after,
+        }),
     }
 }
 
@@ -343,7 +417,8 @@ pub async fn update_profile(app: &App, req: Request) -> Result<Response, HttpErr
     let body: UpdateBody = json_body(&req)?;
     let (ident, version, v) =
         signed_by_identity(app, &req, &body.update, "profile+jwt", now).await?;
-    let next = identity::apply_update(&ident, &v.claims).map_err(invalid)?;
+    let next =
+        identity::apply_update(&ident, &v.claims, &app.settings.photo_hosts).map_err(invalid)?;
     commit_identity(app, &next, version, &[(v.jti, v.exp)], now).await
 }
 
@@ -384,6 +459,14 @@ pub async fn rotate_key(app: &App, req: Request) -> Result<Response, HttpError> 
     let p = proof
         .verify(&new_spki, &app.settings.issuer(), now)
         .map_err(invalid)?;
+    // One jti, one request: the two JWS must not share one (each is recorded once).
+    if p.jti == v.jti {
+        return Err(HttpError::json(
+            409,
+            "conflict",
+            "the rotation and its proof must carry different jti values",
+        ));
+    }
     let mut next = ident.clone();
     next.public_key = new_key;
     commit_identity(app, &next, version, &[(v.jti, v.exp), (p.jti, p.exp)], now).await

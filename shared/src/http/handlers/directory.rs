@@ -90,7 +90,7 @@ pub async fn avatar(app: &App, req: Request) -> Result<Response, HttpError> {
     let i = by_path_sub(app, &req).await?;
     let photo = i
         .profile_photo
-        .filter(|p| identity::validate_photo_url(p).is_ok())
+        .filter(|p| identity::validate_photo_url(p, &app.settings.photo_hosts).is_ok())
         .ok_or_else(|| HttpError::json(404, "not_found", "profile image not found"))?;
     Ok(finish(
         cors(base(302))

@@ -4,8 +4,9 @@
 use lambda_http::Body;
 use serde_json::json;
 
+use crate::audit::{Audit, Event};
 use crate::domain::authorize::Params;
-use crate::domain::flow::{self, AuthorizeDecision, BrowserCookies, CompleteError};
+use crate::domain::flow::{self, AuthorizeDecision, BrowserCookies, BrowserSecret, CompleteError};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, Consent, LoginSession, LoginStatus};
 use crate::http::pages::{self, escape, Page};
@@ -29,8 +30,7 @@ pub async fn authorize(app: &App, req: Request) -> Result<Response, HttpError> {
         s.finish()
     };
     let cookies = BrowserCookies {
-        browser: cookies::get(&req, cookies::BROWSER),
-        sso: cookies::get(&req, cookies::SSO),
+        sso: cookies::get(&req, &cookies::sso(app)),
     };
     let decision = flow::authorize(
         app,
@@ -43,39 +43,45 @@ pub async fn authorize(app: &App, req: Request) -> Result<Response, HttpError> {
     .await
     .map_err(HttpError::from_page_store)?;
     let rng = app.random.as_ref();
-    let browser_cookie = |secret: Option<String>| {
-        secret
-            .map(|s| cookies::set(app, cookies::BROWSER, &s, None))
-            .into_iter()
-            .collect()
+    // The binding cookie lives as long as the login's record (the page can learn "expired").
+    let browser_cookie = |session: &LoginSession, secret: &BrowserSecret| {
+        cookies::set(
+            app,
+            &cookies::login(app, &session.id),
+            secret.expose(),
+            Some(app.settings.lifetimes.login + login::RECORD_GRACE_SECS),
+        )
     };
     Ok(match decision {
         AuthorizeDecision::ErrorPage(why) => {
             pages::error_page(400, "This login request is not valid", why, rng)
         }
         AuthorizeDecision::Respond(r) => pages::auth_response(&r, after_post, Vec::new(), rng),
-        AuthorizeDecision::RateLimited => return Err(HttpError::RateLimited { html: true }),
+        AuthorizeDecision::RateLimited { retry_after } => {
+            return Err(HttpError::RateLimited {
+                html: true,
+                retry_after,
+            })
+        }
         AuthorizeDecision::ShowQr {
             session,
             client,
-            new_browser_secret,
+            browser_secret,
         } => qr_page(
             app,
             &session,
             &client.name,
-            browser_cookie(new_browser_secret),
+            vec![browser_cookie(&session, &browser_secret)],
         ),
         AuthorizeDecision::AskConsent {
             session,
-            new_browser_secret,
-        } => {
-            let mut b = pages::security_headers(base(if after_post { 303 } else { 302 }))
-                .header("location", consent_url(app, &session.id));
-            for c in browser_cookie(new_browser_secret) {
-                b = b.header("set-cookie", c);
-            }
-            finish(b, Body::Empty)
-        }
+            browser_secret,
+        } => finish(
+            pages::security_headers(base(if after_post { 303 } else { 302 }))
+                .header("location", consent_url(app, &session.id))
+                .header("set-cookie", browser_cookie(&session, &browser_secret)),
+            Body::Empty,
+        ),
     })
 }
 
@@ -187,7 +193,7 @@ async fn bound_session(
         .ok_or_else(not_found)?;
     if !s
         .value
-        .bound_to(cookies::get(req, cookies::BROWSER).as_deref())
+        .bound_to(cookies::get(req, &cookies::login(app, id)).as_deref())
     {
         return Err(if html {
             HttpError::page(
@@ -300,11 +306,11 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
         if remembered {
             return finish_login(app, &s, &sub, auth_time, None, after_post).await;
         }
-        let browser = cookies::get(&req, cookies::BROWSER).unwrap_or_default();
+        let browser = cookies::get(&req, &cookies::login(app, &s.value.id)).unwrap_or_default();
         return consent_page(app, &s.value, &identity, &csrf_token(&browser, &s.value.id)).await;
     }
     // POST: the browser's own form, or nothing (B3).
-    let browser = cookies::get(&req, cookies::BROWSER).unwrap_or_default();
+    let browser = cookies::get(&req, &cookies::login(app, &s.value.id)).unwrap_or_default();
     let presented = single(&pairs, "csrf").unwrap_or_default();
     let expected = csrf_token(&browser, &s.value.id);
     if aws_lc_rs::constant_time::verify_slices_are_equal(presented.as_bytes(), expected.as_bytes())
@@ -326,6 +332,11 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
         }
         Some("deny") => {
             let r = flow::deny(app, &s).await.map_err(complete_error)?;
+            Audit::new(Event::ConsentDenied)
+                .client(&s.value.request.client_id)
+                .subject(&sub)
+                .outcome("denied")
+                .emit();
             Ok(pages::auth_response(&r, true, Vec::new(), rng))
         }
         _ => Err(HttpError::page(
@@ -368,7 +379,7 @@ async fn finish_login(
     .map_err(complete_error)?;
     let cookies = done
         .sso_cookie
-        .map(|c| cookies::set(app, cookies::SSO, &c, None))
+        .map(|c| cookies::set(app, &cookies::sso(app), &c, None))
         .into_iter()
         .collect();
     Ok(pages::auth_response(

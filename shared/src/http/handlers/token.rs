@@ -6,13 +6,15 @@ use base64::Engine;
 use lambda_http::Body;
 use serde_json::{Map, Value};
 
+use crate::audit::{Audit, Event};
 use crate::domain::authorize::Params;
 use crate::domain::flow::sso_session;
+use crate::domain::logout::{self, LogoutDecision};
 use crate::domain::resource::{self, LiveToken};
 use crate::domain::token::{self, Presented};
 use crate::http::pages::{self, escape, Page};
 use crate::http::{
-    base, check_realm, cookies, finish, form_pairs, get_or_post_params, json, query_pairs,
+    base, check_realm, cookies, finish, form_pairs, get_or_post_params, json, query_pairs, source,
     HttpError, Request, Response,
 };
 use crate::keys::jwt;
@@ -68,24 +70,29 @@ pub async fn token(app: &App, req: Request) -> Result<Response, HttpError> {
         OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
     })?);
     let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
-    let issued = token::token(app, &params, &presented).await?;
+    let issued = token::token(app, &params, &presented, &source(&req)).await?;
     Ok(no_store(200, &issued.response()))
 }
 
-/// `POST .../introspect`: client authentication required (SECURITY.md I1).
+/// `POST .../introspect`: client authentication required (SECURITY.md I1). A client sees its
+/// own tokens; a resource server also other clients' access tokens; anything else is
+/// `{"active":false}`.
 pub async fn introspect(app: &App, req: Request) -> Result<Response, HttpError> {
     check_realm(app, &req)?;
     let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
         OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
     })?);
     let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
-    token::authenticate(app, &presented, false).await?;
+    let client = token::authenticate(app, &presented, false, &source(&req)).await?;
     let t = params
         .one("token")
         .map_err(|_| OAuthError::invalid_request("token is repeated"))?
         .ok_or_else(|| OAuthError::invalid_request("token is required"))?;
     let now = app.clock.now();
-    Ok(no_store(200, &resource::introspect(app, t, now).await?))
+    Ok(no_store(
+        200,
+        &resource::introspect(app, &client, t, now).await?,
+    ))
 }
 
 /// `POST .../revoke` (RFC 7009): 200 for unknown and foreign tokens alike (SECURITY.md V1).
@@ -95,7 +102,7 @@ pub async fn revoke(app: &App, req: Request) -> Result<Response, HttpError> {
         OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
     })?);
     let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
-    let client = token::authenticate(app, &presented, true).await?;
+    let client = token::authenticate(app, &presented, true, &source(&req)).await?;
     let t = params
         .one("token")
         .map_err(|_| OAuthError::invalid_request("token is repeated"))?
@@ -135,12 +142,14 @@ fn bearer(req: &Request) -> Result<String, HttpError> {
             );
         }
     }
-    found.extend(
-        query_pairs(req)
-            .into_iter()
-            .filter(|(k, _)| k == "access_token")
-            .map(|(_, v)| v),
-    );
+    // RFC 6750 §2.3 is not offered: a token in the URL ends up in logs and histories.
+    if query_pairs(req).iter().any(|(k, _)| k == "access_token") {
+        return Err(HttpError::Bearer {
+            status: 400,
+            error: Some("invalid_request"),
+            description: "send the access token in the Authorization header or the form body, never in the URL",
+        });
+    }
     match found.len() {
         0 => Err(HttpError::Bearer {
             status: 401,
@@ -207,7 +216,9 @@ fn one(pairs: &[(String, String)], name: &str) -> Result<Option<String>, HttpErr
     }
 }
 
-/// `GET|POST .../logout` (OIDC RP-Initiated Logout 1.0).
+/// `GET|POST .../logout` (OIDC RP-Initiated Logout 1.0). Ends only the session this browser
+/// holds, and without asking only when the `id_token_hint` names that very session
+/// ([`logout::decide`]).
 pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
     check_realm(app, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
@@ -269,54 +280,60 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
         }
     };
     let state = one(&pairs, "state")?;
-    // Without an id_token_hint, ask first: a stray link must not log anyone out.
-    if hint.is_none() && !after_post {
-        let mut hidden = String::new();
-        for (k, v) in [
-            ("post_logout_redirect_uri", &redirect),
-            ("state", &state),
-            ("client_id", &client_id),
-        ] {
-            if let Some(v) = v {
-                hidden.push_str(&format!(
-                    "<input type=\"hidden\" name=\"{k}\" value=\"{}\">",
-                    escape(v)
-                ));
-            }
-        }
-        return Ok(Page {
-            status: 200,
-            title: "Log out",
-            body: format!(
-                "<h1>Log out of scanid?</h1><form method=\"post\" action=\"{}\">{hidden}\
-                 <div class=\"buttons\"><button class=\"allow\" type=\"submit\">Log out</button></div></form>",
-                escape(&format!("{}/protocol/openid-connect/logout", app.settings.issuer()))
-            ),
-            script: None,
-            form_action: pages::form_targets(redirect.as_deref()),
-            cookies: Vec::new(),
-        }
-        .render(app.random.as_ref()));
-    }
-    let cookie = cookies::get(&req, cookies::SSO);
-    if let Some(s) = sso_session(app, cookie.as_deref(), now)
+    let cookie_name = cookies::sso(app);
+    let cookie = cookies::get(&req, &cookie_name);
+    let session = sso_session(app, cookie.as_deref(), now)
         .await
-        .map_err(HttpError::from_page_store)?
-    {
-        resource::end_session(app, &s.value.sid, now)
-            .await
-            .map_err(HttpError::from_page_store)?;
+        .map_err(HttpError::from_page_store)?;
+    let claim = |k: &str| {
+        hint.as_ref()
+            .and_then(|c| c.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    let hint = hint.as_ref().map(|_| logout::Hint {
+        sid: claim("sid"),
+        sub: claim("sub"),
+    });
+    let browser = match (&session, &cookie) {
+        (Some(s), Some(c)) => Some(logout::BrowserSession {
+            sid: &s.value.sid,
+            sub: &s.value.sub,
+            cookie: c,
+        }),
+        _ => None,
+    };
+    let csrf = if after_post {
+        one(&pairs, "csrf")?
+    } else {
+        None
+    };
+    match logout::decide(hint.as_ref(), browser.as_ref(), after_post, csrf.as_deref()) {
+        LogoutDecision::NothingToEnd => {}
+        LogoutDecision::Refuse => {
+            return Err(HttpError::page(
+                403,
+                "Request refused",
+                "This logout was not confirmed on the scanid logout page.",
+            ))
+        }
+        LogoutDecision::Confirm { csrf } => {
+            return Ok(confirm_page(app, &redirect, &state, &client_id, &csrf))
+        }
+        LogoutDecision::End { sid } => {
+            resource::end_session(app, &sid, now)
+                .await
+                .map_err(HttpError::from_page_store)?;
+            let sub = session.as_ref().map(|s| s.value.sub.as_str()).unwrap_or("");
+            let who = source(&req);
+            let mut a = Audit::new(Event::Logout).subject(sub).source(who.as_str());
+            if let Some(c) = &client_id {
+                a = a.client(c);
+            }
+            a.emit();
+        }
     }
-    if let Some(sid) = hint
-        .as_ref()
-        .and_then(|c| c.get("sid"))
-        .and_then(Value::as_str)
-    {
-        resource::end_session(app, sid, now)
-            .await
-            .map_err(HttpError::from_page_store)?;
-    }
-    let clear = cookies::clear(app, cookies::SSO);
+    let clear = cookies::clear(app, &cookie_name);
     match redirect {
         Some(uri) => {
             let mut location = uri.clone();
@@ -346,4 +363,44 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
         }
         .render(app.random.as_ref())),
     }
+}
+
+/// "Log out of scanid?": a form that posts the request back with the anti-CSRF token.
+fn confirm_page(
+    app: &App,
+    redirect: &Option<String>,
+    state: &Option<String>,
+    client_id: &Option<String>,
+    csrf: &str,
+) -> Response {
+    let mut hidden = String::new();
+    for (k, v) in [
+        ("post_logout_redirect_uri", redirect),
+        ("state", state),
+        ("client_id", client_id),
+    ] {
+        if let Some(v) = v {
+            hidden.push_str(&format!(
+                "<input type=\"hidden\" name=\"{k}\" value=\"{}\">",
+                escape(v)
+            ));
+        }
+    }
+    hidden.push_str(&format!(
+        "<input type=\"hidden\" name=\"csrf\" value=\"{}\">",
+        escape(csrf)
+    ));
+    Page {
+        status: 200,
+        title: "Log out",
+        body: format!(
+            "<h1>Log out of scanid?</h1><form method=\"post\" action=\"{}\">{hidden}\
+             <div class=\"buttons\"><button class=\"allow\" type=\"submit\">Log out</button></div></form>",
+            escape(&format!("{}/protocol/openid-connect/logout", app.settings.issuer()))
+        ),
+        script: None,
+        form_action: pages::form_targets(redirect.as_deref()),
+        cookies: Vec::new(),
+    }
+    .render(app.random.as_ref())
 }

@@ -1,0 +1,165 @@
+//! Audit events: one structured log line per security-relevant event, with a stable `event`
+//! name, so operators can alert on them and tests can assert them.
+//!
+//! Each line carries the client, the subject, the source address and the outcome where they
+//! apply, and never a secret, code or token (their types do not reach this module). They are
+//! `tracing` events with target `audit` at INFO: JSON lines in Lambda (CloudWatch), and under
+//! `scanid serve` with `SCANID_LOG_FORMAT=json`.
+
+use crate::domain::ratelimit::Limit;
+
+/// The events, by stable name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// An authorization request opened a QR login.
+    LoginStarted,
+    /// The phone approved a QR login.
+    LoginApproved,
+    /// The phone denied a QR login.
+    LoginDenied,
+    /// The person allowed the client on the consent page (or a remembered consent applied).
+    ConsentGranted,
+    /// The person denied the client on the consent page.
+    ConsentDenied,
+    CodeIssued,
+    CodeRedeemed,
+    /// A code was presented again: its grant was revoked.
+    CodeReplayed,
+    RefreshRotated,
+    /// A rotated refresh token was reused: its family was revoked.
+    RefreshReused,
+    ClientAuthFailed,
+    RateLimited,
+    /// An SSO session ended by logout.
+    Logout,
+    IdentityCreated,
+    IdentityDisabled,
+    TokenRevoked,
+    KeyRotated,
+}
+
+impl Event {
+    pub const fn name(self) -> &'static str {
+        match self {
+            Event::LoginStarted => "login.started",
+            Event::LoginApproved => "login.approved",
+            Event::LoginDenied => "login.denied",
+            Event::ConsentGranted => "consent.granted",
+            Event::ConsentDenied => "consent.denied",
+            Event::CodeIssued => "code.issued",
+            Event::CodeRedeemed => "code.redeemed",
+            Event::CodeReplayed => "code.replayed",
+            Event::RefreshRotated => "refresh.rotated",
+            Event::RefreshReused => "refresh.reused",
+            Event::ClientAuthFailed => "client_auth.failed",
+            Event::RateLimited => "rate_limited",
+            Event::Logout => "logout",
+            Event::IdentityCreated => "identity.created",
+            Event::IdentityDisabled => "identity.disabled",
+            Event::TokenRevoked => "token.revoked",
+            Event::KeyRotated => "key.rotated",
+        }
+    }
+}
+
+/// One audit line, built up and then emitted.
+#[derive(Debug, Clone, Copy)]
+#[must_use = "an audit line is written only by emit()"]
+pub struct Audit<'a> {
+    event: Event,
+    client_id: Option<&'a str>,
+    sub: Option<&'a str>,
+    source: Option<&'a str>,
+    outcome: &'a str,
+    detail: Option<&'a str>,
+}
+
+impl<'a> Audit<'a> {
+    pub fn new(event: Event) -> Self {
+        Self {
+            event,
+            client_id: None,
+            sub: None,
+            source: None,
+            outcome: "success",
+            detail: None,
+        }
+    }
+    pub fn client(mut self, client_id: &'a str) -> Self {
+        self.client_id = Some(client_id);
+        self
+    }
+    pub fn subject(mut self, sub: &'a str) -> Self {
+        self.sub = Some(sub);
+        self
+    }
+    pub fn source(mut self, source: &'a str) -> Self {
+        self.source = Some(source);
+        self
+    }
+    pub fn outcome(mut self, outcome: &'a str) -> Self {
+        self.outcome = outcome;
+        self
+    }
+    /// A short, fixed explanation (never request data).
+    pub fn detail(mut self, detail: &'a str) -> Self {
+        self.detail = Some(detail);
+        self
+    }
+    pub fn emit(self) {
+        tracing::info!(
+            target: "audit",
+            event = self.event.name(),
+            client_id = self.client_id,
+            sub = self.sub,
+            source = self.source,
+            outcome = self.outcome,
+            detail = self.detail,
+            "audit"
+        );
+    }
+}
+
+/// A rate limit refused a request from (or for) `who`.
+pub fn rate_limited(limit: Limit, who: &str) {
+    let a = Audit::new(Event::RateLimited)
+        .outcome("refused")
+        .detail(limit.name());
+    match limit {
+        Limit::Decision => a.subject(who).emit(),
+        _ => a.source(who).emit(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_dotted_lower_case() {
+        let all = [
+            Event::LoginStarted,
+            Event::LoginApproved,
+            Event::LoginDenied,
+            Event::ConsentGranted,
+            Event::ConsentDenied,
+            Event::CodeIssued,
+            Event::CodeRedeemed,
+            Event::CodeReplayed,
+            Event::RefreshRotated,
+            Event::RefreshReused,
+            Event::ClientAuthFailed,
+            Event::RateLimited,
+            Event::Logout,
+            Event::IdentityCreated,
+            Event::IdentityDisabled,
+            Event::TokenRevoked,
+            Event::KeyRotated,
+        ];
+        let names: std::collections::HashSet<_> = all.iter().map(|e| e.name()).collect();
+        assert_eq!(names.len(), all.len());
+        assert!(names.iter().all(|n| n
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b == b'.' || b == b'_')));
+    }
+}

@@ -1,0 +1,1332 @@
+//! Attacks from outside, as raw HTTP requests against the real `scanid serve`, each asserting
+//! the fixed behaviour: client lockout by wrong secrets, approval rate-limit exhaustion, logout
+//! CSRF, avatar open redirect, browser-binding fixation, JWS lifetime overflow, claims without
+//! scope, cross-client introspection, tokens in URLs, reserved response parameters in redirect
+//! URIs, slow/large/many connections, sign-up abuse and deceptive names, deleted clients, key
+//! rotation with one `jti`, HSTS; and the audit events these leave behind.
+//!
+//! Distinct attacker and victim source addresses come from one process through
+//! `--trusted-proxy 127.0.0.1` and an `X-Forwarded-For` header.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use aws_lc_rs::signature::EcdsaKeyPair;
+use scanid_tests::{
+    attr, auth_url, consent_url, get, jwt_claims, location, login, open, params_of, post_form,
+    request, scanid, scanid_json, Browser, Resp, TestApp, TestServer,
+};
+use serde_json::{json, Value};
+
+const CB: &str = "https://shop.example/cb";
+const BYE: &str = "https://shop.example/bye";
+const DISCOVERY: &str = "/realms/scanid/.well-known/openid-configuration";
+/// The attacker's source address (documentation range, RFC 5737).
+const ATTACKER: &str = "203.0.113.7";
+/// Another, innocent source address.
+const BYSTANDER: &str = "198.51.100.20";
+const TRUST_LOCAL_PROXY: [&str; 2] = ["--trusted-proxy", "127.0.0.1"];
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------------------------
+
+/// Registers client `id` (name = id, redirect URI [`CB`]) with `extra` flags; its secret, if
+/// confidential.
+fn create_client(d: &str, id: &str, extra: &[&str]) -> Option<String> {
+    let mut args = vec![
+        "client",
+        "create",
+        "--data-dir",
+        d,
+        "--name",
+        id,
+        "--client-id",
+        id,
+        "--redirect-uri",
+        CB,
+    ];
+    args.extend_from_slice(extra);
+    scanid_json(&args)["client_secret"]
+        .as_str()
+        .map(str::to_owned)
+}
+
+fn oidc(s: &TestServer, endpoint: &str) -> String {
+    format!("{}/protocol/openid-connect/{endpoint}", s.issuer)
+}
+
+/// The parameters of an authorization request of client `shop`.
+fn shop_auth(scope: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("client_id", "shop".into()),
+        ("redirect_uri", CB.into()),
+        ("response_type", "code".into()),
+        ("state", "st-1".into()),
+        ("nonce", "n-1".into()),
+        ("scope", scope.into()),
+    ]
+}
+
+fn shop_auth_url(s: &TestServer, scope: &str) -> String {
+    let owned = shop_auth(scope);
+    let pairs: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    auth_url(s, &pairs)
+}
+
+/// `Authorization: Basic` as RFC 6749 §2.3.1 encodes it.
+fn basic(id: &str, secret: &str) -> String {
+    use base64::Engine;
+    let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", enc(id), enc(secret)))
+    )
+}
+
+/// Posts a form from `source` (sent as `X-Forwarded-For`; the server trusts 127.0.0.1 as a
+/// proxy) with optional HTTP Basic client authentication.
+fn post_from(
+    url: &str,
+    source: Option<&str>,
+    client: Option<(&str, &str)>,
+    pairs: &[(&str, &str)],
+) -> Resp {
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish();
+    let auth = client.map(|(id, secret)| basic(id, secret));
+    let mut headers = vec![("Content-Type", "application/x-www-form-urlencoded")];
+    if let Some(a) = &auth {
+        headers.push(("Authorization", a.as_str()));
+    }
+    if let Some(src) = source {
+        headers.push(("X-Forwarded-For", src));
+    }
+    request("POST", url, &headers, body.as_bytes())
+}
+
+/// Logs `app` in to `shop` in browser `b` (QR, approval, consent unless remembered): the code.
+fn code_in(s: &TestServer, app: &TestApp, b: &mut Browser, scope: &str) -> String {
+    let r = login(b, s, app, &shop_auth_url(s, scope));
+    let loc = location(&r);
+    params_of(&loc)
+        .remove("code")
+        .unwrap_or_else(|| panic!("no code in {loc}"))
+}
+
+/// Logs `app` in to `shop` in a fresh browser, asking for consent: the consent page's HTML and
+/// the code.
+fn consent_page_and_code(s: &TestServer, app: &TestApp, scope: &str) -> (String, String) {
+    let mut b = Browser::new();
+    let (_, payload) = open(&mut b, &shop_auth_url(s, scope));
+    assert_eq!(app.decide(&payload, "approve").status, 200);
+    let page = b.get(&consent_url(s, &payload));
+    assert_eq!(page.status, 200, "{scope}: {}", page.text());
+    let html = page.text();
+    let csrf = attr(&html, "name=\"csrf\"", "value").expect("a consent form");
+    let session = params_of(&payload)["session"].clone();
+    let r = b.post_form(
+        &format!("{}/login-actions/consent", s.issuer),
+        &[("session", &session), ("csrf", &csrf), ("consent", "allow")],
+    );
+    let loc = location(&r);
+    let code = params_of(&loc)
+        .remove("code")
+        .unwrap_or_else(|| panic!("no code in {loc}"));
+    (html, code)
+}
+
+/// Redeems a code of `shop`: the token response.
+fn redeem(s: &TestServer, shop_secret: &str, code: &str) -> Value {
+    let r = post_form(
+        &oidc(s, "token"),
+        Some(("shop", shop_secret)),
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", CB),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()
+}
+
+fn str_field(v: &Value, k: &str) -> String {
+    v[k].as_str()
+        .unwrap_or_else(|| panic!("no {k} in {v}"))
+        .to_owned()
+}
+
+fn userinfo(s: &TestServer, access_token: &str) -> Resp {
+    let auth = format!("Bearer {access_token}");
+    request(
+        "GET",
+        &oidc(s, "userinfo"),
+        &[("Authorization", &auth)],
+        b"",
+    )
+}
+
+/// Introspects `token` as client `id`; asserts 200.
+fn introspect_as(s: &TestServer, id: &str, secret: &str, token: &str) -> Value {
+    let r = post_form(
+        &oidc(s, "introspect"),
+        Some((id, secret)),
+        &[("token", token)],
+    );
+    assert_eq!(r.status, 200, "introspection by {id}: {}", r.text());
+    r.json()
+}
+
+/// Waits, if needed, so that a burst of requests starting now stays inside one rate-limit
+/// window (fixed windows start on the minute; an hour starts on a minute too).
+fn clear_of_window_edge() {
+    let into = TestApp::now().rem_euclid(60);
+    if into >= 50 {
+        std::thread::sleep(Duration::from_secs(u64::try_from(61 - into).unwrap()));
+    }
+}
+
+/// Does `events` hold an event `name` with every `fields` value?
+fn has_event(events: &[Value], name: &str, fields: &[(&str, &str)]) -> bool {
+    events
+        .iter()
+        .any(|e| e["event"] == name && fields.iter().all(|(k, v)| e[*k] == *v))
+}
+
+/// The position of the first event `name` with every `fields` value.
+fn event_at(events: &[Value], name: &str, fields: &[(&str, &str)]) -> usize {
+    events
+        .iter()
+        .position(|e| e["event"] == name && fields.iter().all(|(k, v)| e[*k] == *v))
+        .unwrap_or_else(|| panic!("no audit event {name} with {fields:?} in {events:#?}"))
+}
+
+/// `(name, value)` of every `<input type="hidden">` in `html`, unescaped.
+fn hidden_inputs(html: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(at) = rest.find("<input") {
+        let from = &rest[at..];
+        let end = from.find('>').unwrap_or(from.len());
+        let tag = &from[..end];
+        if tag.contains("type=\"hidden\"") {
+            if let Some(name) = tag_attr(tag, "name") {
+                out.push((name, tag_attr(tag, "value").unwrap_or_default()));
+            }
+        }
+        rest = &from[end..];
+    }
+    out
+}
+
+fn tag_attr(tag: &str, name: &str) -> Option<String> {
+    let key = format!(" {name}=\"");
+    let v = tag.find(&key)? + key.len();
+    let value = &tag[v..v + tag[v..].find('"')?];
+    Some(
+        value
+            .replace("&quot;", "\"")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&#39;", "'")
+            .replace("&amp;", "&"),
+    )
+}
+
+fn set_cookies(r: &Resp) -> Vec<String> {
+    r.headers
+        .iter()
+        .filter(|(k, _)| k == "set-cookie")
+        .map(|(_, v)| v.clone())
+        .collect()
+}
+
+fn cookie_name(set_cookie: &str) -> &str {
+    set_cookie
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .split('=')
+        .next()
+        .unwrap_or("")
+        .trim()
+}
+
+/// The attributes after `name=value`, trimmed.
+fn cookie_attrs(set_cookie: &str) -> Vec<String> {
+    set_cookie
+        .split(';')
+        .skip(1)
+        .map(|a| a.trim().to_owned())
+        .collect()
+}
+
+/// A registration JWS body for `name`, signed by `key`, after `edit`.
+fn registration(
+    s: &TestServer,
+    key: &EcdsaKeyPair,
+    public_key: &str,
+    name: &str,
+    edit: impl FnOnce(&mut Value),
+) -> Vec<u8> {
+    let now = TestApp::now();
+    let mut claims = json!({
+        "name": name, "display_name": format!("{name} display"), "country_code": "SE",
+        "public_key": public_key, "aud": s.issuer, "iat": now, "exp": now + 120,
+        "jti": TestApp::jti(),
+    });
+    edit(&mut claims);
+    json!({ "registration": TestApp::sign(key, "registration+jwt", &claims) })
+        .to_string()
+        .into_bytes()
+}
+
+fn signup_from(s: &TestServer, source: Option<&str>, body: &[u8]) -> Resp {
+    let mut headers = vec![("Content-Type", "application/json")];
+    if let Some(src) = source {
+        headers.push(("X-Forwarded-For", src));
+    }
+    request(
+        "POST",
+        &format!("{}/app/identities", s.issuer),
+        &headers,
+        body,
+    )
+}
+
+/// Signs up `name` with a fresh key, from 127.0.0.1.
+fn signup(s: &TestServer, name: &str, edit: impl FnOnce(&mut Value)) -> Resp {
+    let (key, pk) = TestApp::key();
+    signup_from(s, None, &registration(s, &key, &pk, name, edit))
+}
+
+fn app_claims(s: &TestServer, app: &TestApp) -> Value {
+    let now = TestApp::now();
+    json!({ "sub": app.sub, "aud": s.issuer, "iat": now, "exp": now + 120, "jti": TestApp::jti() })
+}
+
+/// A profile update signed by the app's key.
+fn patch(s: &TestServer, app: &TestApp, claims: &Value) -> Resp {
+    let jws = TestApp::sign(&app.key, "profile+jwt", claims);
+    request(
+        "PATCH",
+        &format!("{}/app/identities/{}", s.issuer, app.sub),
+        &[("Content-Type", "application/json")],
+        json!({ "update": jws }).to_string().as_bytes(),
+    )
+}
+
+fn assert_invalid_request(r: &Resp, why: &str) {
+    assert_eq!(r.status, 400, "{why}: {}", r.text());
+    assert_eq!(r.json()["error"], "invalid_request", "{why}");
+}
+
+/// `host:port` of the server.
+fn addr(s: &TestServer) -> String {
+    s.base.strip_prefix("http://").unwrap().to_owned()
+}
+
+/// What came back on `stream` until EOF, an error (a reset also ends the connection), or
+/// `timeout`; and whether the connection ended (false: the read timed out).
+fn read_all(stream: &mut TcpStream, timeout: Duration) -> (Vec<u8>, bool) {
+    stream.set_read_timeout(Some(timeout)).unwrap();
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match stream.read(&mut buf) {
+            Ok(0) => return (out, true),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return (out, false)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return (out, true),
+        }
+    }
+}
+
+/// Sends `raw` on a new connection (a failed write is ignored: the server may have closed
+/// early) and reads the answer for at most `timeout`.
+fn raw_exchange(s: &TestServer, raw: &[u8], timeout: Duration) -> (String, bool) {
+    let mut stream = TcpStream::connect(addr(s)).unwrap();
+    let _ = stream.write_all(raw);
+    let (bytes, ended) = read_all(&mut stream, timeout);
+    (String::from_utf8_lossy(&bytes).into_owned(), ended)
+}
+
+fn discovery_get(s: &TestServer) -> String {
+    format!(
+        "GET {DISCOVERY} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+        addr(s)
+    )
+}
+
+/// The head of a token request announcing `length` body bytes.
+fn post_head(s: &TestServer, length: usize) -> String {
+    format!(
+        "POST /realms/scanid/protocol/openid-connect/token HTTP/1.1\r\nHost: {}\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {length}\r\n\
+         Connection: close\r\n\r\n",
+        addr(s)
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Client lockout
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn wrong_secrets_limit_the_source_and_never_lock_out_the_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let shop = create_client(d, "shop", &["--client-credentials"]).unwrap();
+    create_client(d, "spa", &["--public"]);
+    let s = TestServer::start_with_audit(dir.path(), &TRUST_LOCAL_PROXY);
+    let token = oidc(&s, "token");
+    let cc = [("grant_type", "client_credentials")];
+    clear_of_window_edge();
+    for i in 0..15 {
+        let r = post_from(&token, Some(ATTACKER), Some(("shop", "wrong-secret")), &cc);
+        if i < 10 {
+            assert_eq!(r.status, 401, "attempt {i}: {}", r.text());
+            assert!(
+                r.header("www-authenticate")
+                    .is_some_and(|h| h.starts_with("Basic")),
+                "attempt {i}: {:?}",
+                r.headers
+            );
+        } else {
+            assert_eq!(r.status, 429, "attempt {i}: {}", r.text());
+            assert!(r.header("retry-after").is_some(), "attempt {i}");
+        }
+        assert_eq!(r.json()["error"], "invalid_client", "attempt {i}");
+    }
+    // The right secret works at once: from the attacker's own source, another, and directly.
+    let mut access_token = String::new();
+    for source in [Some(ATTACKER), Some(BYSTANDER), None] {
+        let r = post_from(&token, source, Some(("shop", &shop)), &cc);
+        assert_eq!(r.status, 200, "from {source:?}: {}", r.text());
+        access_token = str_field(&r.json(), "access_token");
+    }
+    // Introspection and revocation: wrong secrets refused, the right one always works.
+    let introspect = oidc(&s, "introspect");
+    let revoke = oidc(&s, "revoke");
+    for url in [&introspect, &revoke] {
+        for _ in 0..3 {
+            let r = post_from(
+                url,
+                Some(ATTACKER),
+                Some(("shop", "wrong-secret")),
+                &[("token", &access_token)],
+            );
+            assert!(r.status == 401 || r.status == 429, "{url}: {}", r.status);
+            assert_eq!(r.json()["error"], "invalid_client", "{url}");
+        }
+    }
+    let r = post_from(
+        &introspect,
+        Some(ATTACKER),
+        Some(("shop", &shop)),
+        &[("token", &access_token)],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        r.json()["active"],
+        true,
+        "the wrong-secret revocations did nothing"
+    );
+    let r = post_from(
+        &revoke,
+        Some(ATTACKER),
+        Some(("shop", &shop)),
+        &[("token", &access_token)],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(
+        introspect_as(&s, "shop", &shop, &access_token),
+        json!({ "active": false })
+    );
+    // A public client (no secret) is refused by introspection but never counted.
+    let fresh = "192.0.2.55";
+    for i in 0..30 {
+        let r = post_from(
+            &introspect,
+            Some(fresh),
+            None,
+            &[("token", &access_token), ("client_id", "spa")],
+        );
+        assert_eq!(r.status, 401, "public request {i}: {}", r.text());
+    }
+    let r = post_from(&token, Some(fresh), Some(("shop", "wrong-secret")), &cc);
+    assert_eq!(
+        r.status,
+        401,
+        "the public client's requests did not count against its source: {}",
+        r.text()
+    );
+    let events = s.audit_events_until(|ev| {
+        has_event(
+            ev,
+            "client_auth.failed",
+            &[("client_id", "shop"), ("source", ATTACKER)],
+        ) && has_event(ev, "rate_limited", &[("source", ATTACKER)])
+    });
+    event_at(
+        &events,
+        "client_auth.failed",
+        &[("client_id", "shop"), ("source", ATTACKER)],
+    );
+    event_at(&events, "rate_limited", &[("source", ATTACKER)]);
+    let log = s.log_text();
+    assert!(!log.contains(&shop), "the client secret was logged");
+    assert!(
+        !log.contains("wrong-secret"),
+        "a presented secret was logged"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Approval rate limit
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn forged_approvals_cannot_use_up_the_victims_decisions() {
+    let dir = tempfile::tempdir().unwrap();
+    create_client(dir.path().to_str().unwrap(), "shop", &[]);
+    let mut extra = TRUST_LOCAL_PROXY.to_vec();
+    extra.extend_from_slice(&["--decision-rate-per-minute", "10"]);
+    let s = TestServer::start_with_audit(dir.path(), &extra);
+    let victim = TestApp::enroll(&s, "victim");
+    // Before the QR: its challenge is fresh for only a few seconds.
+    clear_of_window_edge();
+    let mut b = Browser::new();
+    let (_, payload) = open(&mut b, &shop_auth_url(&s, "openid profile"));
+    let p = params_of(&payload);
+    let session = p["session"].clone();
+    let (mallory_key, _) = TestApp::key();
+    let statuses: Vec<u16> = (0..15)
+        .map(|_| {
+            let now = TestApp::now();
+            let forged = TestApp::sign(
+                &mallory_key,
+                "approval+jwt",
+                &json!({
+                    "sub": victim.sub, "session": session, "challenge": p["challenge"],
+                    "decision": "approve", "aud": s.issuer, "iat": now, "exp": now + 60,
+                    "jti": TestApp::jti(),
+                }),
+            );
+            request(
+                "POST",
+                &format!("{}/app/login-sessions/{session}", s.issuer),
+                &[
+                    ("Content-Type", "application/json"),
+                    ("X-Forwarded-For", ATTACKER),
+                ],
+                json!({ "approval": forged }).to_string().as_bytes(),
+            )
+            .status
+        })
+        .collect();
+    assert!(
+        statuses.iter().all(|st| *st == 400 || *st == 429),
+        "{statuses:?}"
+    );
+    assert!(statuses[..10].iter().all(|st| *st == 400), "{statuses:?}");
+    assert_eq!(
+        statuses[14], 429,
+        "the attacker's source is limited: {statuses:?}"
+    );
+    // The victim's own approval still goes through, and the browser reaches consent.
+    let r = victim.decide(&payload, "approve");
+    assert_eq!(r.status, 200, "{}", r.text());
+    let page = b.get(&consent_url(&s, &payload));
+    assert_eq!(page.status, 200, "{}", page.text());
+    assert!(attr(&page.text(), "name=\"csrf\"", "value").is_some());
+    let events = s.audit_events_until(|ev| has_event(ev, "rate_limited", &[("source", ATTACKER)]));
+    event_at(&events, "rate_limited", &[("source", ATTACKER)]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Logout CSRF
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn logout_needs_the_browsers_own_hint_or_a_confirmed_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let shop = create_client(d, "shop", &["--post-logout-redirect-uri", BYE]).unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let victim = TestApp::enroll(&s, "victim");
+    let attacker = TestApp::enroll(&s, "attacker");
+    let mut vb = Browser::new();
+    let tv = redeem(&s, &shop, &code_in(&s, &victim, &mut vb, "openid profile"));
+    let mut ab = Browser::new();
+    let ta = redeem(
+        &s,
+        &shop,
+        &code_in(&s, &attacker, &mut ab, "openid profile"),
+    );
+    let (v_at, a_at) = (
+        str_field(&tv, "access_token"),
+        str_field(&ta, "access_token"),
+    );
+    let logout = oidc(&s, "logout");
+
+    // (a) The attacker's id_token_hint in the victim's browser: only a confirmation page.
+    let page = vb.get(&format!(
+        "{logout}?id_token_hint={}",
+        str_field(&ta, "id_token")
+    ));
+    assert_eq!(page.status, 200, "{}", page.text());
+    let html = page.text();
+    assert!(html.contains("<form"), "{html}");
+    let csrf = attr(&html, "name=\"csrf\"", "value").expect("a csrf field on the confirmation");
+    assert!(!csrf.is_empty());
+    assert_eq!(userinfo(&s, &v_at).status, 200, "the victim is still in");
+    assert_eq!(
+        userinfo(&s, &a_at).status,
+        200,
+        "the attacker's session is not ended either"
+    );
+
+    // (b) The form without its csrf, or with a wrong one: 403, nothing ended.
+    let fields: Vec<(String, String)> = hidden_inputs(&html)
+        .into_iter()
+        .filter(|(k, _)| k != "csrf")
+        .collect();
+    let mut pairs: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    let r = vb.post_form(&logout, &pairs);
+    assert_eq!(r.status, 403, "no csrf: {}", r.text());
+    let mut forged = pairs.clone();
+    forged.push(("csrf", "forged"));
+    let r = vb.post_form(&logout, &forged);
+    assert_eq!(r.status, 403, "wrong csrf: {}", r.text());
+    assert_eq!(
+        userinfo(&s, &v_at).status,
+        200,
+        "still in after the forgeries"
+    );
+
+    // (c) The confirmed form logs the victim out.
+    pairs.push(("csrf", csrf.as_str()));
+    let r = vb.post_form(&logout, &pairs);
+    assert!(r.status < 400, "{}: {}", r.status, r.text());
+    assert_eq!(userinfo(&s, &v_at).status, 401, "logged out");
+
+    // (d) The browser's own id_token_hint with a registered post_logout_redirect_uri: at once.
+    let tv2 = redeem(&s, &shop, &code_in(&s, &victim, &mut vb, "openid profile"));
+    let v_at2 = str_field(&tv2, "access_token");
+    assert_eq!(userinfo(&s, &v_at2).status, 200);
+    let bye: String = url::form_urlencoded::byte_serialize(BYE.as_bytes()).collect();
+    let r = vb.get(&format!(
+        "{logout}?id_token_hint={}&post_logout_redirect_uri={bye}",
+        str_field(&tv2, "id_token")
+    ));
+    assert_eq!(r.status, 302, "{}", r.text());
+    assert!(location(&r).starts_with(BYE), "{}", location(&r));
+    assert_eq!(userinfo(&s, &v_at2).status, 401, "the session ended");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Avatar open redirect
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn avatar_photos_must_be_on_an_allowed_host_when_written_and_when_read() {
+    // Default: no photo host is allowed.
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let r = signup(&s, "evilphoto", |c| {
+        c["profile_photo"] = json!("https://evil.example/x.png");
+    });
+    assert_invalid_request(&r, "sign-up with a photo elsewhere");
+    let app = TestApp::enroll(&s, "plainuser");
+    let mut claims = app_claims(&s, &app);
+    claims["profile_photo"] = json!("https://evil.example/x.png");
+    assert_eq!(
+        patch(&s, &app, &claims).status,
+        400,
+        "update to a photo elsewhere"
+    );
+    assert_eq!(
+        get(&format!("{}/v1/directory/{}/avatar", s.base, app.sub)).status,
+        404
+    );
+
+    // With --photo-host cdn.example.
+    let dir2 = tempfile::tempdir().unwrap();
+    let s2 = TestServer::start(dir2.path(), &["--photo-host", "cdn.example"]);
+    let r = signup(&s2, "cdnphoto", |c| {
+        c["profile_photo"] = json!("https://cdn.example/a.png");
+    });
+    assert_eq!(r.status, 201, "{}", r.text());
+    let sub = str_field(&r.json(), "sub");
+    let r = get(&format!("{}/v1/directory/{sub}/avatar", s2.base));
+    assert_eq!(r.status, 302, "{}", r.text());
+    assert_eq!(r.header("location"), Some("https://cdn.example/a.png"));
+    let r = signup(&s2, "evilphoto", |c| {
+        c["profile_photo"] = json!("https://evil.example/x.png");
+    });
+    assert_invalid_request(&r, "a host not allowed");
+
+    // Restarted without the allow-list: the stored photo no longer redirects.
+    assert!(s2.stop().success());
+    let s3 = TestServer::start(dir2.path(), &[]);
+    let r = get(&format!("{}/v1/directory/{sub}/avatar", s3.base));
+    assert_eq!(r.status, 404, "{:?}", r.header("location"));
+    assert!(r.header("location").is_none());
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Browser-binding fixation
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_planted_browser_cookie_is_never_adopted() {
+    let dir = tempfile::tempdir().unwrap();
+    let shop = create_client(dir.path().to_str().unwrap(), "shop", &[]).unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let victim = TestApp::enroll(&s, "victim");
+    let planted = "A".repeat(43);
+    let mut vb = Browser::new();
+    vb.jar.insert("scanid_browser".into(), planted.clone());
+    let (page, payload) = open(&mut vb, &shop_auth_url(&s, "openid profile"));
+    let cookies = set_cookies(&page);
+    assert!(
+        cookies
+            .iter()
+            .any(|c| cookie_name(c).starts_with("scanid_login_")),
+        "a server-issued login cookie: {cookies:?}"
+    );
+    assert!(
+        !cookies.iter().any(|c| c.contains(&planted)),
+        "the planted value was adopted: {cookies:?}"
+    );
+    assert_eq!(victim.decide(&payload, "approve").status, 200);
+
+    // The attacker's browser carries the planted value under every name the victim's has.
+    let mut ab = Browser::new();
+    ab.jar.insert("scanid_browser".into(), planted.clone());
+    for name in vb.jar.keys() {
+        ab.jar.insert(name.clone(), planted.clone());
+    }
+    let r = ab.get(&consent_url(&s, &payload));
+    assert_eq!(r.status, 403, "{}", r.text());
+    assert!(r.header("location").is_none());
+    assert!(!r.text().contains("code="));
+    let session = params_of(&payload)["session"].clone();
+    let r = ab.post_form(
+        &format!("{}/login-actions/consent", s.issuer),
+        &[("session", &session), ("csrf", "x"), ("consent", "allow")],
+    );
+    assert_eq!(r.status, 403);
+    assert!(r.header("location").is_none());
+
+    // The victim's own browser completes.
+    let page = vb.get(&consent_url(&s, &payload));
+    assert_eq!(page.status, 200, "{}", page.text());
+    let csrf = attr(&page.text(), "name=\"csrf\"", "value").expect("a consent form");
+    let r = vb.post_form(
+        &format!("{}/login-actions/consent", s.issuer),
+        &[("session", &session), ("csrf", &csrf), ("consent", "allow")],
+    );
+    let loc = location(&r);
+    assert!(loc.starts_with(CB), "{loc}");
+    let code = params_of(&loc)
+        .remove("code")
+        .unwrap_or_else(|| panic!("no code in {loc}"));
+    assert!(vb.jar.contains_key("scanid_session"), "{:?}", vb.jar);
+    redeem(&s, &shop, &code);
+}
+
+#[test]
+fn login_cookies_on_https_are_host_prefixed_and_locked_down() {
+    let dir = tempfile::tempdir().unwrap();
+    create_client(dir.path().to_str().unwrap(), "shop", &[]);
+    let s = TestServer::start(dir.path(), &["--public-url", "https://idp.example"]);
+    assert_eq!(s.issuer, "https://idp.example/realms/scanid");
+    let q = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(shop_auth("openid profile"))
+        .finish();
+    let mut b = Browser::new();
+    let page = b.get(&format!(
+        "{}/realms/scanid/protocol/openid-connect/auth?{q}",
+        s.base
+    ));
+    assert_eq!(page.status, 200, "{}", page.text());
+    let cookies = set_cookies(&page);
+    assert!(
+        cookies
+            .iter()
+            .any(|c| cookie_name(c).starts_with("__Host-scanid_login_")),
+        "{cookies:?}"
+    );
+    // Every cookie set (a deletion of an old one aside) is a __Host- cookie.
+    for c in cookies.iter().filter(|c| !c.contains("Max-Age=0")) {
+        assert!(cookie_name(c).starts_with("__Host-"), "{c}");
+        let attrs = cookie_attrs(c);
+        let has = |want: &str| attrs.iter().any(|a| a.eq_ignore_ascii_case(want));
+        assert!(has("Path=/"), "{c}");
+        assert!(has("Secure"), "{c}");
+        assert!(has("HttpOnly"), "{c}");
+        assert!(has("SameSite=Lax"), "{c}");
+        assert!(
+            !attrs
+                .iter()
+                .any(|a| a.to_ascii_lowercase().starts_with("domain")),
+            "{c}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. JWS lifetime overflow
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn registration_times_cannot_overflow_or_stretch_the_lifetime() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let r = signup(&s, "overflow", |c| {
+        c["iat"] = json!(i64::MIN);
+        c["exp"] = json!(i64::MAX);
+    });
+    assert_invalid_request(&r, "iat i64::MIN, exp i64::MAX");
+    let now = TestApp::now();
+    let r = signup(&s, "overflow", |c| {
+        c["iat"] = json!(now - 1000);
+        c["exp"] = json!(now + 60);
+    });
+    assert_invalid_request(&r, "a lifetime of 1060 s");
+    // The name was not taken by either.
+    let r = signup(&s, "overflow", |_| {});
+    assert_eq!(r.status, 201, "{}", r.text());
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. Claims without scope
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn groups_and_names_are_released_only_for_their_scopes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let shop = create_client(d, "shop", &[]).unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "claimuser");
+    let shown = scanid_json(&["identity", "add-group", "--data-dir", d, &app.sub, "staff"]);
+    assert_eq!(shown["groups"], json!(["staff"]));
+
+    // scope=openid: no groups, no names.
+    let (html, code) = consent_page_and_code(&s, &app, "openid");
+    assert!(!html.contains("The groups you belong to"), "{html}");
+    assert!(!html.contains("Your name"), "{html}");
+    let t = redeem(&s, &shop, &code);
+    let at = jwt_claims(&str_field(&t, "access_token"));
+    assert!(at.get("groups").is_none(), "{at}");
+    assert!(at.get("preferred_username").is_none(), "{at}");
+    let u = userinfo(&s, &str_field(&t, "access_token"));
+    assert_eq!(u.status, 200, "{}", u.text());
+    let u = u.json();
+    assert_eq!(u["sub"], app.sub.as_str());
+    assert_eq!(u["service_id"], app.service_id.as_str());
+    for k in [
+        "groups",
+        "preferred_username",
+        "peferred_username",
+        "username",
+    ] {
+        assert!(u.get(k).is_none(), "{k} without its scope: {u}");
+    }
+
+    // scope=openid groups: the consent page names the groups.
+    let (html, _) = consent_page_and_code(&s, &app, "openid groups");
+    assert!(html.contains("The groups you belong to"), "{html}");
+
+    // scope=openid profile groups: everything.
+    let (_, code) = consent_page_and_code(&s, &app, "openid profile groups");
+    let t = redeem(&s, &shop, &code);
+    let u = userinfo(&s, &str_field(&t, "access_token"));
+    assert_eq!(u.status, 200, "{}", u.text());
+    let u = u.json();
+    assert_eq!(u["sub"], app.sub.as_str());
+    assert_eq!(u["preferred_username"], "claimuser");
+    assert_eq!(u["peferred_username"], "claimuser");
+    assert_eq!(u["username"], "claimuser");
+    assert!(
+        u["groups"]
+            .as_array()
+            .is_some_and(|g| g.contains(&json!("staff"))),
+        "{u}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 8. Cross-client introspection
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn only_the_owner_or_a_resource_server_introspects_a_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let shop = create_client(d, "shop", &[]).unwrap();
+    let other = create_client(d, "other", &[]).unwrap();
+    let rs = create_client(d, "rs", &["--resource-server"]).unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "introuser");
+    let mut b = Browser::new();
+    let t = redeem(&s, &shop, &code_in(&s, &app, &mut b, "openid profile"));
+    let at = str_field(&t, "access_token");
+    let rt = str_field(&t, "refresh_token");
+    assert_eq!(
+        introspect_as(&s, "other", &other, &at),
+        json!({ "active": false }),
+        "another client"
+    );
+    assert_eq!(introspect_as(&s, "rs", &rs, &at)["active"], true);
+    assert_eq!(introspect_as(&s, "shop", &shop, &at)["active"], true);
+    assert_eq!(
+        introspect_as(&s, "rs", &rs, &rt),
+        json!({ "active": false }),
+        "a refresh token is for its own client only"
+    );
+    assert_eq!(
+        introspect_as(&s, "other", &other, &rt),
+        json!({ "active": false })
+    );
+    assert_eq!(introspect_as(&s, "shop", &shop, &rt)["active"], true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 9. Userinfo token in the URL
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn userinfo_refuses_a_token_in_the_query_string() {
+    let dir = tempfile::tempdir().unwrap();
+    let shop = create_client(dir.path().to_str().unwrap(), "shop", &[]).unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "urluser");
+    let mut b = Browser::new();
+    let t = redeem(&s, &shop, &code_in(&s, &app, &mut b, "openid profile"));
+    let at = str_field(&t, "access_token");
+    let r = get(&format!("{}?access_token={at}", oidc(&s, "userinfo")));
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_request");
+    assert!(!r.text().contains(&app.sub), "user data: {}", r.text());
+    assert!(!r.text().contains("urluser"), "user data: {}", r.text());
+    assert_eq!(userinfo(&s, &at).status, 200, "the header still works");
+    let r = post_form(&oidc(&s, "userinfo"), None, &[("access_token", &at)]);
+    assert_eq!(r.status, 200, "the form body still works: {}", r.text());
+}
+
+// ---------------------------------------------------------------------------------------------
+// 10. Duplicate response parameters
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn redirect_uris_cannot_carry_authorization_response_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    for uri in [
+        "https://a.example/cb?error_description=x",
+        "https://a.example/cb?error_uri=x",
+        "https://a.example/cb?session_state=x",
+    ] {
+        let out = scanid(&[
+            "client",
+            "create",
+            "--data-dir",
+            d,
+            "--name",
+            "Reserved",
+            "--redirect-uri",
+            uri,
+        ]);
+        assert!(
+            !out.status.success(),
+            "{uri} was registered: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    let ok = scanid_json(&[
+        "client",
+        "create",
+        "--data-dir",
+        d,
+        "--name",
+        "Tenant",
+        "--redirect-uri",
+        "https://a.example/cb?tenant=1",
+    ]);
+    assert!(ok["client_id"].is_string());
+}
+
+// ---------------------------------------------------------------------------------------------
+// 11. Slow, large and too many connections
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn slow_and_oversized_requests_are_cut_off_and_shutdown_does_not_wait_for_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(
+        dir.path(),
+        &[
+            "--request-timeout-secs",
+            "1",
+            "--max-body-bytes",
+            "1024",
+            "--max-connections",
+            "4",
+        ],
+    );
+    assert_eq!(get(&s.url(DISCOVERY)).status, 200);
+
+    // (a) A body that never finishes: 408 (or at least a closed connection), not a hang.
+    let mut stalled = TcpStream::connect(addr(&s)).unwrap();
+    stalled
+        .write_all(format!("{}grant_type", post_head(&s, 100)).as_bytes())
+        .unwrap();
+    let started = Instant::now();
+    let (answer, ended) = read_all(&mut stalled, Duration::from_secs(5));
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    assert!(
+        ended,
+        "the stalled request was still open after {:?}",
+        started.elapsed()
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer}"
+    );
+
+    // (b) A body over --max-body-bytes: 413.
+    let mut big = post_head(&s, 2000).into_bytes();
+    big.extend_from_slice(&[b'x'; 2000]);
+    let (answer, _) = raw_exchange(&s, &big, Duration::from_secs(5));
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+
+    // The server still serves.
+    assert_eq!(get(&s.url(DISCOVERY)).status, 200);
+
+    // (d) SIGTERM with a half-sent request open: a clean, prompt exit.
+    let mut half = TcpStream::connect(addr(&s)).unwrap();
+    half.write_all(format!("{}grant_type", post_head(&s, 100)).as_bytes())
+        .unwrap();
+    let status = s.stop();
+    assert!(status.success(), "{status:?}");
+    drop(half);
+}
+
+#[test]
+fn connections_beyond_the_cap_get_503_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    // A request timeout long enough that the idle connections below stay open meanwhile.
+    let s = TestServer::start(
+        dir.path(),
+        &["--max-connections", "4", "--request-timeout-secs", "10"],
+    );
+    assert_eq!(get(&s.url(DISCOVERY)).status, 200);
+    let idle: Vec<TcpStream> = (0..4)
+        .map(|_| TcpStream::connect(addr(&s)).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    let started = Instant::now();
+    let (answer, ended) = raw_exchange(&s, discovery_get(&s).as_bytes(), Duration::from_secs(5));
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(
+        answer
+            .split("\r\n\r\n")
+            .next()
+            .unwrap_or("")
+            .lines()
+            .any(|l| l.to_ascii_lowercase().starts_with("retry-after:")),
+        "{answer}"
+    );
+    assert!(
+        ended && started.elapsed() < Duration::from_secs(3),
+        "answered and closed at once"
+    );
+    drop(idle);
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let (answer, _) = raw_exchange(&s, discovery_get(&s).as_bytes(), Duration::from_secs(5));
+        if answer.starts_with("HTTP/1.1 200") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "still refused after the idle connections closed: {answer}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 12. Sign-up abuse
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn signups_are_limited_per_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut extra = TRUST_LOCAL_PROXY.to_vec();
+    extra.extend_from_slice(&["--signup-rate-per-hour", "3"]);
+    let s = TestServer::start(dir.path(), &extra);
+    clear_of_window_edge();
+    for i in 0..4 {
+        let (key, pk) = TestApp::key();
+        let r = signup_from(
+            &s,
+            Some(ATTACKER),
+            &registration(&s, &key, &pk, &format!("bulk{i}"), |_| {}),
+        );
+        if i < 3 {
+            assert_eq!(r.status, 201, "sign-up {i}: {}", r.text());
+        } else {
+            assert_eq!(r.status, 429, "sign-up {i}: {}", r.text());
+            assert!(r.header("retry-after").is_some());
+        }
+    }
+    let (key, pk) = TestApp::key();
+    let r = signup_from(
+        &s,
+        Some(BYSTANDER),
+        &registration(&s, &key, &pk, "bystander", |_| {}),
+    );
+    assert_eq!(r.status, 201, "another source: {}", r.text());
+}
+
+#[test]
+fn invisible_and_bidi_characters_are_refused_in_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let s = TestServer::start(dir.path(), &["--signup-rate-per-hour", "100"]);
+    let app = TestApp::enroll(&s, "honest");
+    for (i, c) in ['\u{202E}', '\u{200B}', '\u{2066}', '\u{FEFF}']
+        .into_iter()
+        .enumerate()
+    {
+        let display = format!("Ali{c}ce");
+        let why = format!("U+{:04X}", u32::from(c));
+        let r = signup(&s, &format!("sneaky{i}"), |cl| {
+            cl["display_name"] = json!(display);
+        });
+        assert_invalid_request(&r, &format!("sign-up {why}"));
+        let mut claims = app_claims(&s, &app);
+        claims["display_name"] = json!(display);
+        assert_invalid_request(&patch(&s, &app, &claims), &format!("update {why}"));
+    }
+    assert_eq!(
+        get(&format!("{}/v1/directory/{}", s.base, app.sub)).json()["display_name"],
+        "honest display"
+    );
+    let out = scanid(&[
+        "client",
+        "create",
+        "--data-dir",
+        d,
+        "--name",
+        "Shop\u{202E}gpj.exe",
+        "--redirect-uri",
+        CB,
+    ]);
+    assert!(
+        !out.status.success(),
+        "registered: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 13. Deleted client
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn a_deleted_clients_tokens_die_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let shop = create_client(d, "shop", &[]).unwrap();
+    let rs = create_client(d, "rs", &["--resource-server"]).unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "orphan");
+    let mut b = Browser::new();
+    let t = redeem(&s, &shop, &code_in(&s, &app, &mut b, "openid profile"));
+    let at = str_field(&t, "access_token");
+    let rt = str_field(&t, "refresh_token");
+    assert_eq!(userinfo(&s, &at).status, 200);
+    assert_eq!(introspect_as(&s, "rs", &rs, &at)["active"], true);
+    let deleted = scanid_json(&["client", "delete", "--data-dir", d, "--client-id", "shop"]);
+    assert_eq!(deleted["deleted"], true);
+    assert_eq!(userinfo(&s, &at).status, 401);
+    assert_eq!(
+        introspect_as(&s, "rs", &rs, &at),
+        json!({ "active": false })
+    );
+    let r = post_form(
+        &oidc(&s, "token"),
+        Some(("shop", &shop)),
+        &[("grant_type", "refresh_token"), ("refresh_token", &rt)],
+    );
+    assert_eq!(r.status, 401, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_client");
+}
+
+// ---------------------------------------------------------------------------------------------
+// 14. Key rotation with one jti for both signatures
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn key_rotation_with_one_jti_for_both_signatures_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "rotator");
+    let (new_key, new_pk) = TestApp::key();
+    let base = app_claims(&s, &app);
+    let proof = TestApp::sign(&new_key, "key-proof+jwt", &base);
+    let mut claims = base.clone();
+    claims["public_key"] = json!(new_pk);
+    claims["proof"] = json!(proof);
+    assert_eq!(claims["jti"], base["jti"]);
+    let jws = TestApp::sign(&app.key, "key-rotation+jwt", &claims);
+    let r = request(
+        "POST",
+        &format!("{}/app/identities/{}/key", s.issuer, app.sub),
+        &[("Content-Type", "application/json")],
+        json!({ "rotation": jws }).to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 409, "{}", r.text());
+    assert_eq!(
+        get(&format!("{}/v1/directory/{}", s.base, app.sub)).json()["public_key"],
+        app.public_key.as_str(),
+        "the key is unchanged"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 15. HSTS
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn hsts_only_when_served_as_https() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &["--public-url", "https://idp.example"]);
+    let r = get(&s.url(DISCOVERY));
+    assert_eq!(r.status, 200);
+    assert!(
+        r.header("strict-transport-security")
+            .is_some_and(|h| h.contains("max-age=")),
+        "{:?}",
+        r.headers
+    );
+    let dir2 = tempfile::tempdir().unwrap();
+    let plain = TestServer::start(dir2.path(), &[]);
+    let r = get(&plain.url(DISCOVERY));
+    assert_eq!(r.status, 200);
+    assert!(r.header("strict-transport-security").is_none());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Audit events
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn audit_events_of_a_full_login() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let shop = create_client(d, "shop", &["--post-logout-redirect-uri", BYE]).unwrap();
+    let s = TestServer::start_with_audit(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "audited");
+    let mut b = Browser::new();
+    let code = code_in(&s, &app, &mut b, "openid profile");
+    let t = redeem(&s, &shop, &code);
+    let rt1 = str_field(&t, "refresh_token");
+    let r = post_form(
+        &oidc(&s, "token"),
+        Some(("shop", &shop)),
+        &[("grant_type", "refresh_token"), ("refresh_token", &rt1)],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let t2 = r.json();
+    let bye: String = url::form_urlencoded::byte_serialize(BYE.as_bytes()).collect();
+    let r = b.get(&format!(
+        "{}?id_token_hint={}&post_logout_redirect_uri={bye}",
+        oidc(&s, "logout"),
+        str_field(&t2, "id_token")
+    ));
+    assert_eq!(r.status, 302, "{}", r.text());
+
+    let sub = app.sub.as_str();
+    let both = [("client_id", "shop"), ("sub", sub)];
+    let events = s.audit_events_until(|ev| has_event(ev, "logout", &[("sub", sub)]));
+    let created = event_at(&events, "identity.created", &[("sub", sub)]);
+    let started = event_at(&events, "login.started", &[("client_id", "shop")]);
+    let approved = event_at(&events, "login.approved", &both);
+    let granted = event_at(&events, "consent.granted", &both);
+    let issued = event_at(&events, "code.issued", &both);
+    let redeemed = event_at(&events, "code.redeemed", &both);
+    let rotated = event_at(&events, "refresh.rotated", &both);
+    let logout = event_at(&events, "logout", &[("sub", sub)]);
+    assert!(created < started && started < approved, "{events:#?}");
+    assert!(
+        approved < granted.min(issued) && granted.max(issued) < redeemed,
+        "{events:#?}"
+    );
+    assert!(redeemed < rotated && rotated < logout, "{events:#?}");
+    // Never a secret, code or token.
+    let log = s.log_text();
+    for (what, secret) in [
+        ("client secret", shop.clone()),
+        ("code", code.clone()),
+        ("refresh token", rt1.clone()),
+        ("rotated refresh token", str_field(&t2, "refresh_token")),
+        ("access token", str_field(&t, "access_token")),
+        ("id token", str_field(&t2, "id_token")),
+    ] {
+        assert!(!log.contains(&secret), "the {what} was logged");
+    }
+}
+
+#[test]
+fn a_replayed_code_is_refused_and_audited() {
+    let dir = tempfile::tempdir().unwrap();
+    let shop = create_client(dir.path().to_str().unwrap(), "shop", &[]).unwrap();
+    let s = TestServer::start_with_audit(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "replayed");
+    let mut b = Browser::new();
+    let code = code_in(&s, &app, &mut b, "openid profile");
+    let t = redeem(&s, &shop, &code);
+    let r = post_form(
+        &oidc(&s, "token"),
+        Some(("shop", &shop)),
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("redirect_uri", CB),
+        ],
+    );
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_grant");
+    assert_eq!(
+        userinfo(&s, &str_field(&t, "access_token")).status,
+        401,
+        "the replay revoked the first tokens"
+    );
+    let events =
+        s.audit_events_until(|ev| has_event(ev, "code.replayed", &[("client_id", "shop")]));
+    event_at(&events, "code.replayed", &[("client_id", "shop")]);
+    assert!(!s.log_text().contains(&code), "the code was logged");
+}
