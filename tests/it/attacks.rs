@@ -1194,20 +1194,7 @@ fn key_rotation_with_one_jti_for_both_signatures_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &[]);
     let app = TestApp::enroll(&s, "rotator");
-    let (new_key, new_pk) = TestApp::key();
-    let base = app_claims(&s, &app);
-    let proof = TestApp::sign(&new_key, "key-proof+jwt", &base);
-    let mut claims = base.clone();
-    claims["public_key"] = json!(new_pk);
-    claims["proof"] = json!(proof);
-    assert_eq!(claims["jti"], base["jti"]);
-    let jws = TestApp::sign(&app.key, "key-rotation+jwt", &claims);
-    let r = request(
-        "POST",
-        &format!("{}/app/identities/{}/key", s.issuer, app.sub),
-        &[("Content-Type", "application/json")],
-        json!({ "rotation": jws }).to_string().as_bytes(),
-    );
+    let r = app.rotate_key_sharing_one_jti();
     assert_eq!(r.status, 409, "{}", r.text());
     assert_eq!(
         get(&format!("{}/v1/directory/{}", s.base, app.sub)).json()["public_key"],

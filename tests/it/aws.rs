@@ -353,3 +353,19 @@ fn misconfiguration_fails_fast_naming_the_setting() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("store"));
 }
+
+/// A device-key rotation whose two JWS share one `jti` is a conflict (409), not a failed
+/// DynamoDB transaction (two writes on one item: a 503 before), and changes nothing.
+#[test]
+fn key_rotation_sharing_one_jti_is_a_conflict_on_dynamodb() {
+    let aws = Aws::init("kms");
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&aws, &dir);
+    let app = TestApp::enroll(&s, "rotator");
+    let r = app.rotate_key_sharing_one_jti();
+    assert_eq!(r.status, 409, "{}", r.text());
+    assert_eq!(
+        scanid_tests::get(&format!("{}/v1/directory/{}", s.base, app.sub)).json()["public_key"],
+        app.public_key.as_str()
+    );
+}

@@ -549,6 +549,28 @@ impl TestApp {
         )
     }
 
+    /// A device-key rotation whose request (signed by the old key) and proof (signed by a new
+    /// key) carry the same `jti`: what the service answers.
+    pub fn rotate_key_sharing_one_jti(&self) -> Resp {
+        let (new_key, new_pk) = Self::key();
+        let now = Self::now();
+        let base = serde_json::json!({
+            "sub": self.sub, "aud": self.issuer, "iat": now, "exp": now + 120, "jti": Self::jti(),
+        });
+        let mut claims = base.clone();
+        claims["public_key"] = serde_json::json!(new_pk);
+        claims["proof"] = serde_json::json!(Self::sign(&new_key, "key-proof+jwt", &base));
+        let jws = Self::sign(&self.key, "key-rotation+jwt", &claims);
+        request(
+            "POST",
+            &format!("{}/app/identities/{}/key", self.issuer, self.sub),
+            &[("Content-Type", "application/json")],
+            serde_json::json!({ "rotation": jws })
+                .to_string()
+                .as_bytes(),
+        )
+    }
+
     /// Scans and decides, as the phone does.
     pub fn decide(&self, payload: &str, decision: &str) -> Resp {
         let scanned = self.scan(payload);
