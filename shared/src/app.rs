@@ -9,8 +9,8 @@ use crate::clock::Timestamp;
 use crate::clock::{Clock, SystemClock};
 use crate::config::{ConfigError, Settings, SigningMode, StoreSettings};
 use crate::domain::discovery::openid_configuration;
+use crate::keys::fresh::{FreshKeys, Source};
 use crate::keys::kms::{load_or_create_set, load_set, Bootstrap, Kms};
-use crate::keys::local::KeyFile;
 use crate::keys::{Keyring, SignError};
 use crate::random::{Random, SystemRandom};
 use crate::store::dynamo::DynamoStore;
@@ -34,7 +34,8 @@ pub enum StartError {
 pub struct App {
     pub settings: Settings,
     pub store: Arc<dyn Backend>,
-    pub keys: Arc<Keyring>,
+    /// The signing keys, kept fresh ([`App::keyring`]).
+    pub keys: FreshKeys,
     pub clock: Arc<dyn Clock>,
     pub random: Arc<dyn Random>,
     /// The discovery document, serialized once.
@@ -50,7 +51,8 @@ impl std::fmt::Debug for App {
 }
 
 impl App {
-    /// Assembles an app from its parts (tests pass a fixed clock and seeded randomness).
+    /// Assembles an app from its parts (tests pass a fixed clock and seeded randomness); the
+    /// keys never change.
     pub fn new(
         settings: Settings,
         store: Arc<dyn Backend>,
@@ -58,7 +60,27 @@ impl App {
         clock: Arc<dyn Clock>,
         random: Arc<dyn Random>,
     ) -> Result<Self, StartError> {
-        let discovery = openid_configuration(&settings, &keys.algs());
+        let algs = keys.algs();
+        Self::with_keys(
+            settings,
+            store,
+            FreshKeys::fixed(keys),
+            &algs,
+            clock,
+            random,
+        )
+    }
+
+    /// Assembles an app whose keys are reloaded on a short TTL.
+    pub fn with_keys(
+        settings: Settings,
+        store: Arc<dyn Backend>,
+        keys: FreshKeys,
+        algs: &[crate::keys::Alg],
+        clock: Arc<dyn Clock>,
+        random: Arc<dyn Random>,
+    ) -> Result<Self, StartError> {
+        let discovery = openid_configuration(&settings, algs);
         let discovery_json = serde_json::to_vec(&discovery)
             .map_err(|e| StartError::Unsupported(format!("discovery: {e}")))?
             .into();
@@ -84,14 +106,22 @@ impl App {
     ) -> Result<Self, StartError> {
         let clock: Arc<dyn Clock> = Arc::new(SystemClock);
         let store = open_store(&settings).await?;
-        let keys = keyring(&settings, store.as_ref(), clock.now(), keys).await?;
-        Self::new(
+        let keys = fresh_keys(&settings, store.clone(), clock.now(), keys).await?;
+        let algs = keys.get(clock.now()).await.algs();
+        Self::with_keys(
             settings,
             store,
-            Arc::new(keys),
+            keys,
+            &algs,
             clock,
             Arc::new(SystemRandom::new()),
         )
+    }
+
+    /// The signing keys now: checked again when older than a minute, so a rotation or
+    /// removal reaches a running process without a restart.
+    pub async fn keyring(&self) -> Arc<Keyring> {
+        self.keys.get(self.clock.now()).await
     }
 }
 
@@ -105,31 +135,38 @@ pub enum KeySetup {
     MustExist,
 }
 
-/// The signing keys `settings` select: the local key file, or the key set in the store with KMS.
-pub async fn keyring(
+/// The signing keys `settings` select: the local key file, or the key set in the store with
+/// KMS; either is checked again on a short TTL ([`crate::keys::fresh`]).
+pub async fn fresh_keys(
     settings: &Settings,
-    store: &dyn Backend,
+    store: Arc<dyn Backend>,
     now: Timestamp,
     setup: KeySetup,
-) -> Result<Keyring, StartError> {
+) -> Result<FreshKeys, StartError> {
     Ok(match &settings.signing {
-        SigningMode::Local => KeyFile::load_or_create(&settings.data_dir, now)?.keyring()?,
+        SigningMode::Local => FreshKeys::local(settings.data_dir.clone(), now)?,
         SigningMode::Kms { .. } | SigningMode::KmsEnvelope { .. } => {
             let kms = Kms::from_config(&aws_config().await?);
             let found = match (setup, Bootstrap::from_mode(&settings.signing)) {
                 (KeySetup::CreateIfMissing, Some(bootstrap)) => {
-                    Some(load_or_create_set(store, &kms, bootstrap, now).await?)
+                    Some(load_or_create_set(store.as_ref(), &kms, bootstrap, now).await?)
                 }
-                _ => load_set(store, now).await?,
+                _ => load_set(store.as_ref(), now).await?,
             };
-            let Some((set, _)) = found else {
+            let Some((set, version)) = found else {
                 return Err(StartError::Unsupported(
                     "no signing keys in the store yet: run `scanid aws init --table TABLE \
                      --signing MODE --kms-key-id ID` once (see infra/README.md)"
                         .into(),
                 ));
             };
-            kms.keyring(&set).await?
+            let ring = kms.keyring(&set).await?;
+            FreshKeys::new(
+                Arc::new(ring),
+                Some(version.to_string()),
+                Source::Store { store, kms },
+                now,
+            )
         }
     })
 }

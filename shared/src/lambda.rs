@@ -32,7 +32,7 @@ pub async fn run(function: &'static str) -> Result<(), lambda_http::Error> {
         // Decrypt the envelope key now (init), not on the first token request; a failure
         // here is retried at the first signature (503 until KMS answers).
         routes::Access::Sign => {
-            if let Err(e) = app.keys.warm().await {
+            if let Err(e) = app.keyring().await.warm().await {
                 tracing::warn!(error = %e, "signing keys not ready yet");
             }
         }

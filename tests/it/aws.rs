@@ -369,3 +369,43 @@ fn key_rotation_sharing_one_jti_is_a_conflict_on_dynamodb() {
         app.public_key.as_str()
     );
 }
+
+/// `scanid keys rotate` reaches a running server (a warm Lambda function) within a minute,
+/// with no restart: the held key set is checked again every 60 s (keys::fresh).
+#[test]
+fn a_rotation_reaches_a_running_server_within_a_minute() {
+    let aws = Aws::init("kms-envelope");
+    let secret = register_shop(&aws);
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&aws, &dir);
+    let kid_now = || {
+        let r = post_form(
+            &format!("{}/protocol/openid-connect/token", s.issuer),
+            Some(("shop", &secret)),
+            &[("grant_type", "client_credentials")],
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        jwt_header_kid(r.json()["access_token"].as_str().unwrap())
+    };
+    let old_kid = kid_now();
+    let next = aws.cli(&["keys", "rotate", "--alg", "RS256"])["kid"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        aws.cli(&["keys", "rotate", "--alg", "RS256", "--force"])["step"],
+        "activated"
+    );
+    let started = std::time::Instant::now();
+    while kid_now() == old_kid {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(70),
+            "the running server still signs with {old_kid}"
+        );
+        std::thread::sleep(std::time::Duration::from_secs(2));
+    }
+    assert_eq!(kid_now(), next);
+    let jwks = scanid_tests::get(&format!("{}/protocol/openid-connect/certs", s.issuer)).json();
+    let text = jwks.to_string();
+    assert!(text.contains(&next) && text.contains(&old_kid), "{text}");
+}

@@ -220,7 +220,7 @@ proptest! {
     ]) {
         let app = app();
         let r = scanid::keys::jwt::verify::<serde_json::Map<String, serde_json::Value>>(
-            &app.keys, &token, &app.settings.issuer(), SystemClock.now(),
+            &runtime().block_on(app.keyring()), &token, &app.settings.issuer(), SystemClock.now(),
         );
         prop_assert!(r.is_err());
     }

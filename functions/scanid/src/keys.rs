@@ -17,14 +17,13 @@ use scanid::clock::{Clock, SystemClock, Timestamp};
 use scanid::config::{Settings, SigningMode, StoreSettings};
 use scanid::keys::kms::{load_or_create_set, save_set, Bootstrap, Kms};
 use scanid::keys::local::{KeyFile, Material};
+// How long a `next` key is published before `keys rotate` activates it.
+use scanid::keys::fresh::PUBLISH_BEFORE_ACTIVATE_SECS;
 use scanid::keys::{Alg, KeyState};
 use scanid::store::Backend;
 use serde_json::json;
 
 use crate::cli::{print_json, CliError, ConfigArgs};
-
-/// How long a `next` key is published before `keys rotate` activates it: the JWKS cache age.
-const PUBLISH_BEFORE_ACTIVATE_SECS: i64 = 300;
 
 #[derive(Debug, Subcommand)]
 pub enum KeysCommand {

@@ -165,7 +165,8 @@ pub async fn sign_tokens(
 ) -> Result<Issued, SignError> {
     let issuer = app.settings.issuer();
     let ttl = app.settings.lifetimes.access_token;
-    let signer = app.keys.signer(grant.alg)?;
+    let keys = app.keyring().await;
+    let signer = keys.signer(grant.alg)?;
     let scope = scopes.join(" ");
     let mut at = Map::new();
     at.insert("exp".into(), json!(now.secs() + ttl));

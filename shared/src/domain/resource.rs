@@ -74,9 +74,12 @@ pub async fn live_access_token(
     token: &str,
     now: Timestamp,
 ) -> Result<Option<LiveToken>, StoreError> {
-    let Ok(claims) =
-        jwt::verify::<Map<String, Value>>(&app.keys, token, &app.settings.issuer(), now)
-    else {
+    let Ok(claims) = jwt::verify::<Map<String, Value>>(
+        &*app.keyring().await,
+        token,
+        &app.settings.issuer(),
+        now,
+    ) else {
         return Ok(None);
     };
     if claims.get("typ").and_then(Value::as_str) != Some("Bearer") {
@@ -272,7 +275,7 @@ pub async fn revoke(
         }
     }
     if let Ok(claims) =
-        jwt::verify::<Map<String, Value>>(&app.keys, token, &app.settings.issuer(), now)
+        jwt::verify::<Map<String, Value>>(&*app.keyring().await, token, &app.settings.issuer(), now)
     {
         if claims.get("azp").and_then(Value::as_str) == Some(client_id) {
             if let Some(gid) = claims.get("gid").and_then(Value::as_str) {

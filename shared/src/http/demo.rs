@@ -212,9 +212,13 @@ impl Demo {
             .map_err(|e| format!("token request failed: {e}"))?;
         let now = app.clock.now();
         let id_token = issued.id_token.clone().ok_or("no id_token")?;
-        let claims: Map<String, Value> =
-            jwt::verify(&app.keys, &id_token, &app.settings.issuer(), now)
-                .map_err(|e| format!("id_token: {e}"))?;
+        let claims: Map<String, Value> = jwt::verify(
+            &*app.keyring().await,
+            &id_token,
+            &app.settings.issuer(),
+            now,
+        )
+        .map_err(|e| format!("id_token: {e}"))?;
         if claims.get("nonce").and_then(Value::as_str) != Some(pending.nonce.as_str()) {
             return Err("id_token nonce mismatch".into());
         }

@@ -6,6 +6,7 @@
 //! (signing and published), then `retired` (published so live tokens still verify, not
 //! signing), then removed. The JWKS lists every `next`, `active` and `retired` key.
 
+pub mod fresh;
 pub mod jwk;
 pub mod jwt;
 pub mod kms;

@@ -6,9 +6,10 @@ use lambda_http::Body;
 use crate::http::{base, check_realm, finish, HttpError, Request, Response};
 use crate::App;
 
-/// Clients may cache both documents for five minutes: a new key is published as `next` at
-/// least that long before it signs (see [`crate::keys`]).
-const CACHE: &str = "public, max-age=300";
+/// Clients may cache both documents for [`crate::keys::fresh::JWKS_MAX_AGE_SECS`] (four
+/// minutes): a new key is published as `next` five minutes before it signs, and every process
+/// sees it within a minute ([`crate::keys::fresh`]).
+const CACHE: &str = "public, max-age=240";
 
 fn cached_json(bytes: &bytes::Bytes) -> Response {
     finish(
@@ -30,5 +31,16 @@ pub async fn discovery(app: &App, req: Request) -> Result<Response, HttpError> {
 /// `GET /realms/{realm}/protocol/openid-connect/certs`: public members only (SECURITY.md D2).
 pub async fn jwks(app: &App, req: Request) -> Result<Response, HttpError> {
     check_realm(app, &req)?;
-    Ok(cached_json(&app.keys.jwks_json()))
+    Ok(cached_json(&app.keyring().await.jwks_json()))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_cache_header_says_the_rotation_schedule_s_max_age() {
+        assert_eq!(
+            super::CACHE,
+            format!("public, max-age={}", crate::keys::fresh::JWKS_MAX_AGE_SECS)
+        );
+    }
 }

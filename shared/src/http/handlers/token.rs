@@ -226,7 +226,7 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
     let hint = match one(&pairs, "id_token_hint")? {
         Some(h) => Some(
             jwt::verify_ignoring_expiry::<Map<String, Value>>(
-                &app.keys,
+                &*app.keyring().await,
                 &h,
                 &app.settings.issuer(),
             )
