@@ -40,6 +40,8 @@ pub struct App {
     pub random: Arc<dyn Random>,
     /// The discovery document, serialized once.
     pub discovery_json: Bytes,
+    /// Every client's web origins, for CORS preflights (read again every minute).
+    pub web_origins: crate::http::cors::OriginCache,
 }
 
 impl std::fmt::Debug for App {
@@ -91,6 +93,7 @@ impl App {
             clock,
             random,
             discovery_json,
+            web_origins: Default::default(),
         })
     }
 

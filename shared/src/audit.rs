@@ -32,6 +32,8 @@ pub enum Event {
     RateLimited,
     /// An SSO session ended by logout.
     Logout,
+    /// A back-channel logout token was delivered (or not) to a client.
+    BackchannelLogout,
     IdentityCreated,
     IdentityDisabled,
     TokenRevoked,
@@ -54,6 +56,7 @@ impl Event {
             Event::ClientAuthFailed => "client_auth.failed",
             Event::RateLimited => "rate_limited",
             Event::Logout => "logout",
+            Event::BackchannelLogout => "backchannel_logout",
             Event::IdentityCreated => "identity.created",
             Event::IdentityDisabled => "identity.disabled",
             Event::TokenRevoked => "token.revoked",
@@ -151,6 +154,7 @@ mod tests {
             Event::ClientAuthFailed,
             Event::RateLimited,
             Event::Logout,
+            Event::BackchannelLogout,
             Event::IdentityCreated,
             Event::IdentityDisabled,
             Event::TokenRevoked,

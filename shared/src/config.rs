@@ -75,6 +75,9 @@ pub struct RawSettings {
     /// `SCANID_TRUSTED_PROXIES`: comma-separated IP addresses of reverse proxies in front of
     /// `scanid serve`; from those, the client address is taken from `X-Forwarded-For`.
     pub trusted_proxies: Option<String>,
+    /// `SCANID_REQUIRE_NONCE`: `true` requires `nonce` and `state` on every authorization
+    /// request; default `false`: optional with PKCE S256, required without it.
+    pub require_nonce: Option<String>,
     /// `SCANID_APP_STORE_URL_IOS`: where people without the app get it (iOS).
     pub app_store_url_ios: Option<String>,
     /// `SCANID_APP_STORE_URL_ANDROID`: where people without the app get it (Android).
@@ -104,6 +107,7 @@ pub const VARIABLES: &[&str] = &[
     "SCANID_SIGNUP_RATE_PER_HOUR",
     "SCANID_PHOTO_HOSTS",
     "SCANID_TRUSTED_PROXIES",
+    "SCANID_REQUIRE_NONCE",
     "SCANID_APP_STORE_URL_IOS",
     "SCANID_APP_STORE_URL_ANDROID",
 ];
@@ -134,6 +138,7 @@ impl RawSettings {
             signup_rate_per_hour: get("SCANID_SIGNUP_RATE_PER_HOUR"),
             photo_hosts: get("SCANID_PHOTO_HOSTS"),
             trusted_proxies: get("SCANID_TRUSTED_PROXIES"),
+            require_nonce: get("SCANID_REQUIRE_NONCE"),
             app_store_url_ios: get("SCANID_APP_STORE_URL_IOS"),
             app_store_url_android: get("SCANID_APP_STORE_URL_ANDROID"),
         }
@@ -237,6 +242,8 @@ pub struct Settings {
     pub photo_hosts: Vec<String>,
     /// Reverse proxies whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// `nonce` and `state` required on every authorization request (else: with PKCE optional).
+    pub require_nonce: bool,
 }
 
 impl Settings {
@@ -435,6 +442,13 @@ impl Settings {
             app_store_urls,
             photo_hosts,
             trusted_proxies,
+            require_nonce: match raw.require_nonce.as_deref().map(str::trim) {
+                None | Some("false") => false,
+                Some("true") => true,
+                Some(v) => {
+                    return Err(bad("SCANID_REQUIRE_NONCE", format!("{v:?}: true or false")))
+                }
+            },
         })
     }
 }

@@ -12,6 +12,7 @@
 pub mod app;
 pub mod audit;
 pub mod aws;
+pub mod backchannel;
 pub mod clock;
 pub mod config;
 pub mod domain;

@@ -29,6 +29,10 @@ pub enum Handler {
     DirectoryAvatar,
     AppProfile,
     AppKey,
+    /// CORS preflights of the token, userinfo, revocation and logout endpoints.
+    Preflight,
+    /// The pages `keycloak-js` loads: the third-party-cookie probe and the login-status iframe.
+    KeycloakPages,
 }
 
 /// One route.
@@ -70,6 +74,8 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/app/login-sessions/{login_session_id}", Handler::AppDecide, "app-decide"),
     route("POST", "/realms/{realm}/protocol/openid-connect/token", Handler::Token, "token"),
     route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect"),
+    // Keycloak's own path for introspection (its Python and Node clients call it there).
+    route("POST", "/realms/{realm}/protocol/openid-connect/token/introspect", Handler::Introspect, "introspect"),
     route("GET",  "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo"),
     route("POST", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo"),
     route("POST", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Revoke, "revoke"),
@@ -77,6 +83,14 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout"),
     route("PATCH", "/realms/{realm}/app/identities/{sub}", Handler::AppProfile, "app-profile"),
     route("POST", "/realms/{realm}/app/identities/{sub}/key", Handler::AppKey, "app-key"),
+    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/token", Handler::Preflight, "cors-preflight"),
+    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Preflight, "cors-preflight"),
+    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Preflight, "cors-preflight"),
+    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/logout", Handler::Preflight, "cors-preflight"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/3p-cookies/step1.html", Handler::KeycloakPages, "keycloak-pages"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/3p-cookies/step2.html", Handler::KeycloakPages, "keycloak-pages"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/login-status-iframe.html", Handler::KeycloakPages, "keycloak-pages"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/login-status-iframe.html/init", Handler::KeycloakPages, "keycloak-pages"),
     route("GET",  "/v1/directory/profile/{service_id}", Handler::DirectoryByServiceId, "directory-by-service-id"),
     route("GET",  "/v1/directory/{sub}/avatar", Handler::DirectoryAvatar, "directory-avatar"),
     route("GET",  "/v1/directory/{sub}", Handler::DirectoryBySub, "directory-profile"),
@@ -84,6 +98,10 @@ pub const ROUTES: &[Route] = &[
 
 /// Runs `handler`; every error becomes its response here.
 pub async fn dispatch(handler: Handler, app: &App, req: Request) -> Response {
+    let origin = handler
+        .cors()
+        .then(|| crate::http::cors::origin(&req).map(str::to_owned))
+        .flatten();
     let result = match handler {
         Handler::Discovery => handlers::metadata::discovery(app, req).await,
         Handler::Jwks => handlers::metadata::jwks(app, req).await,
@@ -103,8 +121,13 @@ pub async fn dispatch(handler: Handler, app: &App, req: Request) -> Response {
         Handler::DirectoryAvatar => handlers::directory::avatar(app, req).await,
         Handler::AppProfile => handlers::app::update_profile(app, req).await,
         Handler::AppKey => handlers::app::rotate_key(app, req).await,
+        Handler::Preflight => crate::http::cors::preflight(app, req).await,
+        Handler::KeycloakPages => handlers::keycloak::page(app, req).await,
     };
     let mut response = result.unwrap_or_else(HttpError::into_response);
+    if handler.cors() {
+        response = crate::http::cors::finish_response(app, origin.as_deref(), response).await;
+    }
     if app.settings.secure_cookies() {
         // Served over https: browsers must never come back over plain HTTP (RFC 6797).
         response.headers_mut().insert(
@@ -137,7 +160,11 @@ impl Handler {
             | Handler::Userinfo
             | Handler::DirectoryBySub
             | Handler::DirectoryByServiceId
-            | Handler::DirectoryAvatar => Access::Read,
+            | Handler::DirectoryAvatar
+            | Handler::KeycloakPages => Access::Read,
+            // Reads the table and lists the clients (their web origins): GetItem and Query on
+            // the client index.
+            Handler::Preflight => Access::Read,
             Handler::Token => Access::Sign,
             Handler::Authorize
             | Handler::Consent
@@ -150,6 +177,16 @@ impl Handler {
             | Handler::AppProfile
             | Handler::AppKey => Access::Write,
         }
+    }
+}
+
+impl Handler {
+    /// Endpoints browser clients call with `fetch` (CORS per client's web origins).
+    pub const fn cors(self) -> bool {
+        matches!(
+            self,
+            Handler::Token | Handler::Userinfo | Handler::Revoke | Handler::Logout
+        )
     }
 }
 

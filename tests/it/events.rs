@@ -56,7 +56,9 @@ fn event_files() -> Vec<(String, String)> {
 /// What each sample event gets from a fresh service (the events name no real client or session).
 fn expected_status(function: &str) -> u16 {
     match function {
-        "discovery" | "jwks" => 200,
+        "discovery" | "jwks" | "keycloak-pages" => 200,
+        // An origin no client registered: no CORS headers.
+        "cors-preflight" => 403,
         // An unknown client: the error page, never a redirect.
         "authorize" => 400,
         // A syntactically bad JWS.
@@ -224,6 +226,12 @@ fn template_iam_is_least_privilege_per_the_route_table() {
         assert!(
             !block.contains("dynamodb:*") && !block.contains("kms:*"),
             "{name}: no wildcards"
+        );
+        // Only the preflight function lists clients (their web origins), on the index alone.
+        assert_eq!(
+            block.contains("dynamodb:Query"),
+            handler == routes::Handler::Preflight,
+            "{name}: Query only where the clients' origins are listed"
         );
         match handler.access() {
             Access::Read => assert!(!writes && !kms, "{name} is read-only"),

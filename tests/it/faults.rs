@@ -168,7 +168,7 @@ async fn setup(e: &mut Env) -> String {
         client_id: "shop".into(),
         redirect_uri: "https://shop.example/cb".into(),
         scopes: vec!["openid".into()],
-        nonce: "n".into(),
+        nonce: Some("n".into()),
         code_challenge: None,
         sub,
         sid: sso.sid,

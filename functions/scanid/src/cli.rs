@@ -115,6 +115,10 @@ pub struct ConfigArgs {
         global = true
     )]
     pub trusted_proxies: Vec<String>,
+    /// `true`: nonce and state required on every authorization request (default: optional
+    /// with PKCE S256).
+    #[arg(long, env = "SCANID_REQUIRE_NONCE", global = true)]
+    pub require_nonce: Option<String>,
     /// App Store link shown to people without the app.
     #[arg(long, env = "SCANID_APP_STORE_URL_IOS", global = true)]
     pub app_store_url_ios: Option<String>,
@@ -152,6 +156,7 @@ impl ConfigArgs {
             signup_rate_per_hour: self.signup_rate_per_hour.clone(),
             photo_hosts: Some(self.photo_hosts.join(",")),
             trusted_proxies: Some(self.trusted_proxies.join(",")),
+            require_nonce: self.require_nonce.clone(),
             app_store_url_ios: self.app_store_url_ios.clone(),
             app_store_url_android: self.app_store_url_android.clone(),
         };

@@ -61,6 +61,13 @@ pub struct CreateArgs {
     /// A resource server (an API): it may introspect access tokens of other clients.
     #[arg(long)]
     pub resource_server: bool,
+    /// A browser origin allowed to call the token, userinfo, revocation and logout endpoints
+    /// (repeatable); `+` means the origins of the redirect URIs (public clients' default).
+    #[arg(long = "web-origin")]
+    pub web_origins: Vec<String>,
+    /// OIDC Back-Channel Logout: where logout tokens are POSTed when a session ends.
+    #[arg(long)]
+    pub backchannel_logout_uri: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -90,6 +97,8 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
                     client_id: a.client_id,
                     token_alg,
                     resource_server: a.resource_server,
+                    web_origins: a.web_origins,
+                    backchannel_logout_uri: a.backchannel_logout_uri,
                 },
                 now,
                 &SystemRandom::new(),

@@ -37,8 +37,12 @@ pub struct AuthorizationRequest {
     pub client_id: String,
     pub redirect_uri: String,
     pub response_mode: ResponseMode,
-    pub state: String,
-    pub nonce: String,
+    /// Optional with PKCE S256 (echoed when present); required without it.
+    #[serde(default)]
+    pub state: Option<String>,
+    /// Optional with PKCE S256 (put in the id_token when present); required without it.
+    #[serde(default)]
+    pub nonce: Option<String>,
     pub scopes: Vec<String>,
     /// S256 challenge (RFC 7636), 43 base64url characters.
     pub code_challenge: Option<String>,
@@ -132,10 +136,24 @@ fn base64url_43(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// Steps 1 and 2: a validated request, or where and what to answer.
+/// Steps 1 and 2 with the default policy: `nonce` and `state` optional with PKCE S256.
 pub fn validate(
     params: &Params,
     client: Option<&Client>,
+) -> Result<AuthorizationRequest, AuthorizeError> {
+    validate_with(params, client, false)
+}
+
+/// Steps 1 and 2: a validated request, or where and what to answer.
+///
+/// `nonce` and `state`: OIDC Core §3.1.2.1 makes `nonce` optional on a code flow, and PKCE
+/// S256 protects against code injection and CSRF (RFC 9700 §2.1.1), so with PKCE both are
+/// optional (single-page apps' libraries send no nonce); without PKCE both are required.
+/// `require_nonce` (`SCANID_REQUIRE_NONCE=true`) requires both always.
+pub fn validate_with(
+    params: &Params,
+    client: Option<&Client>,
+    require_nonce: bool,
 ) -> Result<AuthorizationRequest, AuthorizeError> {
     let (client, redirect_uri) = trusted_target(params, client)?;
     // The response mode decides how errors travel, so read it before anything else.
@@ -190,16 +208,14 @@ pub fn validate(
             "request_uri is not supported",
         ));
     }
-    let Some(state) = state else {
-        return Err(invalid("state is required"));
-    };
-    if state.len() > 2048 {
+    if state.as_ref().is_some_and(|s| s.len() > 2048) {
         return Err(invalid("state is longer than 2048 characters"));
     }
     let nonce = match params.one("nonce") {
-        Ok(Some(n)) if n.len() <= 2048 => n.to_owned(),
+        Ok(Some(n)) if n.len() <= 2048 => Some(n.to_owned()),
         Ok(Some(_)) => return Err(invalid("nonce is longer than 2048 characters")),
-        _ => return Err(invalid("nonce is required")),
+        Ok(None) => None,
+        Err(_) => return Err(invalid("a parameter is repeated")),
     };
     let scope = params.one("scope").ok().flatten().unwrap_or("openid");
     let mut scopes: Vec<String> = Vec::new();
@@ -235,6 +251,14 @@ pub fn validate(
         return Err(invalid(
             "public clients must use PKCE (code_challenge with S256)",
         ));
+    }
+    if code_challenge.is_none() || require_nonce {
+        if state.is_none() {
+            return Err(invalid("state is required (optional only with PKCE S256)"));
+        }
+        if nonce.is_none() {
+            return Err(invalid("nonce is required (optional only with PKCE S256)"));
+        }
     }
     let mut prompt = Prompt::default();
     for p in params
@@ -356,9 +380,23 @@ mod tests {
     fn a_good_request_validates() {
         let c = client(false, &["https://rp.example/cb"]);
         let r = validate(&params(&good()), Some(&c)).unwrap();
+        // With PKCE S256, nonce and state are optional (unless the realm requires them).
+        let pkce = with(
+            with(good(), "code_challenge", CHALLENGE),
+            "code_challenge_method",
+            "S256",
+        );
+        let bare = without(without(pkce.clone(), "nonce"), "state");
+        let lenient = validate(&params(&bare), Some(&c)).unwrap();
+        assert_eq!((lenient.nonce, lenient.state), (None, None));
+        assert_eq!(
+            code_of(validate_with(&params(&bare), Some(&c), true)),
+            "invalid_request"
+        );
+        assert!(validate_with(&params(&pkce), Some(&c), true).is_ok());
         assert_eq!(r.scopes, vec!["openid", "profile"]);
         assert_eq!(r.response_mode, ResponseMode::Query);
-        assert_eq!(r.state, "s1");
+        assert_eq!(r.state.as_deref(), Some("s1"));
     }
 
     #[test]

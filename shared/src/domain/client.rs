@@ -50,6 +50,13 @@ pub struct Client {
     /// A resource server (an API): may introspect access tokens issued to other clients.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub resource_server: bool,
+    /// Browser origins allowed to call the token, userinfo, revocation and logout endpoints
+    /// (CORS); `+` stands for the origins of the redirect URIs, as in Keycloak.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub web_origins: Vec<String>,
+    /// OIDC Back-Channel Logout 1.0: where logout tokens are POSTed when a session ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backchannel_logout_uri: Option<String>,
 }
 
 /// A client secret in the clear: shown once at registration, never stored, never logged.
@@ -93,6 +100,31 @@ impl Client {
             }
             None => false,
         }
+    }
+
+    /// The browser origins this client's web origins allow (`+` expanded to the origins of
+    /// its http(s) redirect URIs).
+    pub fn allowed_origins(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for o in &self.web_origins {
+            if o == "+" {
+                for r in &self.redirect_uris {
+                    if let Some(origin) = origin_of(r) {
+                        out.push(origin);
+                    }
+                }
+            } else {
+                out.push(o.clone());
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// May a browser page at `origin` call this client's endpoints?
+    pub fn allows_origin(&self, origin: &str) -> bool {
+        self.allowed_origins().iter().any(|o| o == origin)
     }
 
     pub fn allows(&self, grant: GrantType) -> bool {
@@ -145,6 +177,39 @@ fn split_loopback(uri: &str) -> Option<(&'static str, &str)> {
     None
 }
 
+/// The origin (`scheme://host[:port]`) of an http(s) URL, as browsers send it in `Origin`.
+pub fn origin_of(url: &str) -> Option<String> {
+    let u = url::Url::parse(url).ok()?;
+    if !matches!(u.scheme(), "http" | "https") {
+        return None;
+    }
+    let o = u.origin();
+    o.is_tuple().then(|| o.ascii_serialization())
+}
+
+/// A web origin as registered: `+`, or exactly an origin (https, or http on loopback), with no
+/// path, query or trailing slash; never `*`.
+pub fn validate_web_origin(o: &str) -> Result<(), &'static str> {
+    if o == "+" {
+        return Ok(());
+    }
+    if o == "*" {
+        return Err(
+            "`*` is never allowed: name each origin, or `+` for the redirect URIs' origins",
+        );
+    }
+    match origin_of(o) {
+        Some(origin) if origin == o => {}
+        _ => {
+            return Err("an origin is scheme://host[:port], with no path, query or trailing slash")
+        }
+    }
+    if o.starts_with("http://") && validate_redirect_uri(&format!("{o}/")).is_err() {
+        return Err("http origins are allowed only on loopback (127.0.0.1, [::1], localhost)");
+    }
+    Ok(())
+}
+
 /// What an operator asks for.
 #[derive(Debug, Clone, Default)]
 pub struct NewClient {
@@ -161,6 +226,11 @@ pub struct NewClient {
     /// Register a resource server (confidential only): it may introspect other clients'
     /// access tokens.
     pub resource_server: bool,
+    /// Browser origins for CORS (`+`: the redirect URIs' origins); public clients default to
+    /// `+`.
+    pub web_origins: Vec<String>,
+    /// Back-channel logout endpoint (https, or http on loopback).
+    pub backchannel_logout_uri: Option<String>,
 }
 
 /// Why a registration was refused.
@@ -178,6 +248,13 @@ pub enum RegistrationError {
     PublicClientCredentials,
     #[error("a resource server authenticates, so it cannot be a public client")]
     PublicResourceServer,
+    #[error("web origin {origin:?}: {reason}")]
+    WebOrigin {
+        origin: String,
+        reason: &'static str,
+    },
+    #[error("backchannel_logout_uri {uri:?}: {reason}")]
+    BackchannelLogoutUri { uri: String, reason: &'static str },
 }
 
 /// Validates a registration and returns the client with its one-time secret.
@@ -217,6 +294,27 @@ pub fn register(
     if new.public && new.resource_server {
         return Err(RegistrationError::PublicResourceServer);
     }
+    for o in &new.web_origins {
+        validate_web_origin(o).map_err(|reason| RegistrationError::WebOrigin {
+            origin: o.clone(),
+            reason,
+        })?;
+    }
+    let web_origins = if new.web_origins.is_empty() && new.public {
+        vec!["+".to_owned()]
+    } else {
+        dedup(new.web_origins)
+    };
+    if let Some(uri) = &new.backchannel_logout_uri {
+        let ok = validate_redirect_uri(uri).and_then(|()| match origin_of(uri) {
+            Some(_) => Ok(()),
+            None => Err("must be an https URL (or http on loopback)"),
+        });
+        ok.map_err(|reason| RegistrationError::BackchannelLogoutUri {
+            uri: uri.clone(),
+            reason,
+        })?;
+    }
     let mut grant_types = vec![GrantType::AuthorizationCode, GrantType::RefreshToken];
     if new.client_credentials {
         grant_types.push(GrantType::ClientCredentials);
@@ -237,6 +335,8 @@ pub fn register(
         created_at: now,
         token_alg: new.token_alg,
         resource_server: new.resource_server,
+        web_origins,
+        backchannel_logout_uri: new.backchannel_logout_uri,
     };
     Ok((client, secret))
 }
@@ -417,6 +517,57 @@ mod tests {
             "https://rp.example.com/c b",
         ] {
             assert!(validate_redirect_uri(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn web_origins_plus_and_explicit() {
+        let rng = SeededRandom::new(4);
+        let mk = |public: bool, origins: &[&str]| {
+            register(
+                NewClient {
+                    name: "SPA".into(),
+                    redirect_uris: vec![
+                        "https://app.example.com/cb".into(),
+                        "http://127.0.0.1:3000/cb".into(),
+                        "com.example.app:/cb".into(),
+                    ],
+                    public,
+                    web_origins: origins.iter().map(|s| s.to_string()).collect(),
+                    ..Default::default()
+                },
+                Timestamp::from_secs(0),
+                &rng,
+            )
+        };
+        let (spa, _) = mk(true, &[]).unwrap();
+        assert_eq!(spa.web_origins, vec!["+"]);
+        assert_eq!(
+            spa.allowed_origins(),
+            vec!["http://127.0.0.1:3000", "https://app.example.com"]
+        );
+        assert!(spa.allows_origin("https://app.example.com"));
+        assert!(!spa.allows_origin("https://app.example.com.evil.example"));
+        assert!(!spa.allows_origin("null"));
+        let (server, _) = mk(false, &[]).unwrap();
+        assert!(
+            server.allowed_origins().is_empty(),
+            "confidential: none by default"
+        );
+        let (explicit, _) = mk(false, &["https://other.example"]).unwrap();
+        assert_eq!(explicit.allowed_origins(), vec!["https://other.example"]);
+        for bad in [
+            "*",
+            "https://a.example/",
+            "https://a.example/path",
+            "http://a.example",
+            "a.example",
+            "https://a.example?x",
+        ] {
+            assert!(
+                matches!(mk(true, &[bad]), Err(RegistrationError::WebOrigin { .. })),
+                "{bad}"
+            );
         }
     }
 

@@ -47,6 +47,7 @@ pub fn openid_configuration(settings: &Settings, algs: &[Alg]) -> OpenIdConfigur
         introspection_endpoint: oidc("introspect"),
         jwks_uri: oidc("certs"),
         end_session_endpoint: oidc("logout"),
+        check_session_iframe: oidc("login-status-iframe.html"),
         revocation_endpoint: oidc("revoke"),
         issuer,
         response_types_supported: strings(&["code"]),
@@ -82,7 +83,8 @@ pub fn openid_configuration(settings: &Settings, algs: &[Alg]) -> OpenIdConfigur
         claims_parameter_supported: false,
         userinfo_signing_alg_values_supported: Vec::new(),
         frontchannel_logout_supported: false,
-        backchannel_logout_supported: false,
+        backchannel_logout_supported: true,
+        backchannel_logout_session_supported: true,
     }
 }
 

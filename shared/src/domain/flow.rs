@@ -10,7 +10,7 @@ use crate::clock::Timestamp;
 use crate::domain::authorize::{
     self, AuthorizationRequest, AuthorizeError, ErrorTarget, Params, ResponseMode,
 };
-use crate::domain::client::{validate_client_id, Client};
+use crate::domain::client::validate_client_id;
 use crate::domain::login::{self, AuthCode, Consent, LoginSession, LoginStatus, SsoSession};
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::protocol::{OAuthError, OAuthErrorCode};
@@ -48,7 +48,7 @@ impl AuthResponse {
         let target = ErrorTarget {
             redirect_uri: req.redirect_uri.clone(),
             response_mode: req.response_mode,
-            state: Some(req.state.clone()),
+            state: req.state.clone(),
         };
         Self::error(&target, &e, issuer)
     }
@@ -84,7 +84,8 @@ pub enum AuthorizeDecision {
     /// Show the QR page for this new session; bind it to the browser with `browser_secret`.
     ShowQr {
         session: LoginSession,
-        client: Client,
+        /// The client's registered name, for the page.
+        client_name: String,
         browser_secret: BrowserSecret,
     },
     /// An SSO session vouched for the identity; ask for consent on this (approved) session.
@@ -154,7 +155,7 @@ pub async fn authorize(
         }
         _ => None,
     };
-    let req = match authorize::validate(params, client.as_ref()) {
+    let req = match authorize::validate_with(params, client.as_ref(), app.settings.require_nonce) {
         Ok(r) => r,
         Err(AuthorizeError::Untrusted(why)) => return Ok(AuthorizeDecision::ErrorPage(why)),
         Err(AuthorizeError::Redirect(t, e)) => {
@@ -228,7 +229,7 @@ pub async fn authorize(
         .emit();
     Ok(AuthorizeDecision::ShowQr {
         session,
-        client,
+        client_name: client.name,
         browser_secret,
     })
 }
@@ -314,10 +315,12 @@ pub async fn complete(
         done.status = LoginStatus::Completed;
         writes.push(l.replace_with(&done)?);
     }
+    let joined = sid.is_some();
     let (sid, sso_cookie) = match sid {
         Some(sid) => (sid, None),
         None => {
-            let (s, cookie) = SsoSession::new(sub, auth_time, now, app.random.as_ref());
+            let (mut s, cookie) = SsoSession::new(sub, auth_time, now, app.random.as_ref());
+            s.clients.push(req.client_id.clone());
             let exp = s.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
             writes.push(Write::Put(
                 Record::new(Key::new(Kind::Sso, &s.sid), &s, Some(exp))?,
@@ -362,6 +365,9 @@ pub async fn complete(
         Err(StoreError::ConditionFailed) => return Err(CompleteError::AlreadyCompleted),
         Err(e) => return Err(e.into()),
     }
+    if joined {
+        note_client(app, &sid, &req.client_id, now).await;
+    }
     if consented {
         Audit::new(Event::ConsentGranted)
             .client(&req.client_id)
@@ -375,17 +381,49 @@ pub async fn complete(
     let response = AuthResponse {
         redirect_uri: req.redirect_uri.clone(),
         mode: req.response_mode,
-        params: vec![
-            ("code", code),
-            ("state", req.state.clone()),
-            ("session_state", sid),
-            ("iss", app.settings.issuer()),
-        ],
+        params: [
+            Some(("code", code)),
+            req.state.clone().map(|st| ("state", st)),
+            Some(("session_state", sid)),
+            Some(("iss", app.settings.issuer())),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
     };
     Ok(Completed {
         response,
         sso_cookie,
     })
+}
+
+/// Records that `client_id` took part in the SSO session `sid` (who back-channel logout tells
+/// when it ends). Best effort after the code was issued: a lost race is retried, and a
+/// failure only means that client is not told.
+async fn note_client(app: &App, sid: &str, client_id: &str, now: Timestamp) {
+    for _ in 0..3 {
+        let s = match app.store.read::<SsoSession>(Kind::Sso, sid, now).await {
+            Ok(Some(s)) => s,
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "recording a session's client failed");
+                return;
+            }
+        };
+        if s.value.clients.iter().any(|c| c == client_id) {
+            return;
+        }
+        let mut next = s.value.clone();
+        next.clients.push(client_id.to_owned());
+        match app.store.replace(&s, &next, now).await {
+            Ok(()) => return,
+            Err(StoreError::ConditionFailed) => continue,
+            Err(e) => {
+                tracing::warn!(error = %e, "recording a session's client failed");
+                return;
+            }
+        }
+    }
 }
 
 /// Ends a login with `access_denied` (a denial on the phone or on the consent page).

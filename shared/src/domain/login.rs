@@ -221,6 +221,10 @@ pub struct SsoSession {
     pub created_at: Timestamp,
     /// SHA-256 of the cookie's secret part.
     pub secret_hash: String,
+    /// The clients that got a code in this session (OIDC Back-Channel Logout: who to tell
+    /// when it ends).
+    #[serde(default)]
+    pub clients: Vec<String>,
 }
 
 impl SsoSession {
@@ -241,6 +245,7 @@ impl SsoSession {
                 auth_time,
                 created_at: now,
                 secret_hash: hash(&secret),
+                clients: Vec::new(),
             },
             cookie,
         )
@@ -282,7 +287,8 @@ pub struct AuthCode {
     pub client_id: String,
     pub redirect_uri: String,
     pub scopes: Vec<String>,
-    pub nonce: String,
+    #[serde(default)]
+    pub nonce: Option<String>,
     pub code_challenge: Option<String>,
     pub sub: String,
     pub sid: String,
@@ -305,8 +311,8 @@ mod tests {
             client_id: "rp".into(),
             redirect_uri: "https://rp.example/cb".into(),
             response_mode: ResponseMode::Query,
-            state: "s".into(),
-            nonce: "n".into(),
+            state: Some("s".into()),
+            nonce: Some("n".into()),
             scopes: vec!["openid".into()],
             code_challenge: None,
             prompt: Prompt::default(),

@@ -296,11 +296,44 @@ pub async fn revoke(
     Ok(())
 }
 
-/// Ends the SSO session `sid` (its non-offline tokens become inactive at once).
+/// Keycloak's back-channel logout (`POST .../logout` with client authentication and a refresh
+/// token): revokes the refresh token's grant and ends its SSO session. `false` when the token
+/// is not a live refresh token of `client_id`.
+pub async fn logout_by_refresh_token(
+    app: &App,
+    client_id: &str,
+    refresh_token: &str,
+    now: Timestamp,
+) -> Result<bool, StoreError> {
+    let Some((record, grant, _)) = live_refresh_token(app, refresh_token, now).await? else {
+        return Ok(false);
+    };
+    if record.client_id != client_id {
+        return Ok(false);
+    }
+    revoke_grant(app.store.as_ref(), &grant.id, now).await?;
+    if let Some(sid) = &grant.sid {
+        end_session(app, sid, now).await?;
+    }
+    Audit::new(Event::Logout)
+        .client(client_id)
+        .subject(&grant.sub)
+        .detail("backchannel")
+        .emit();
+    Ok(true)
+}
+
+/// Ends the SSO session `sid` (its non-offline tokens become inactive at once) and tells the
+/// clients that took part in it (OIDC Back-Channel Logout 1.0).
 pub async fn end_session(app: &App, sid: &str, now: Timestamp) -> Result<(), StoreError> {
+    let session = app.store.read::<SsoSession>(Kind::Sso, sid, now).await?;
     app.store
         .delete(&Key::new(Kind::Sso, sid), Cond::Any, now)
-        .await
+        .await?;
+    if let Some(s) = session {
+        crate::backchannel::notify(app, &s.value, now).await;
+    }
+    Ok(())
 }
 
 /// The userinfo response (spec 2.4, with the spec's spelling `peferred_username` next to the

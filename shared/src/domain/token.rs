@@ -329,7 +329,7 @@ async fn code_grant(
         sid: Some(c.sid.clone()),
         scopes: c.scopes.clone(),
         auth_time: c.auth_time,
-        nonce: Some(c.nonce.clone()),
+        nonce: c.nonce.clone(),
         created_at: now,
         offline,
         generation: 1,
@@ -453,6 +453,10 @@ async fn refresh_grant(
         RefreshCheck::Reused => {
             tracing::warn!(grant = %g.value.id, "rotated refresh token reused; revoking the family");
             revoke_grant(app.store.as_ref(), &g.value.id, now).await?;
+            // A stolen refresh token is a compromised session: end it, and tell its clients.
+            if let Some(sid) = &g.value.sid {
+                crate::domain::resource::end_session(app, sid, now).await?;
+            }
             Audit::new(Event::RefreshReused)
                 .client(&client.client_id)
                 .subject(&g.value.sub)

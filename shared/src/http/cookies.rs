@@ -17,6 +17,9 @@ use crate::App;
 const SSO: &str = "scanid_session";
 /// The base name of a QR login's browser-binding cookie: `scanid_login_{login id}`.
 const LOGIN: &str = "scanid_login_";
+/// The SSO session's public id (`session_state`), readable by the login-status iframe (OIDC
+/// Session Management; Keycloak's `KEYCLOAK_SESSION`). Not a secret: it proves nothing.
+const SESSION_STATE: &str = "scanid_session_state";
 
 fn prefixed(app: &App, base: &str) -> String {
     if app.settings.secure_cookies() {
@@ -83,6 +86,29 @@ pub fn set(app: &App, name: &str, value: &str, max_age: Option<i64>) -> String {
         c.push_str(&format!("; Max-Age={s}"));
     }
     c
+}
+
+/// The session-state cookie's name.
+pub fn session_state(app: &App) -> String {
+    prefixed(app, SESSION_STATE)
+}
+
+/// The session-state cookie for SSO session `sid`: readable by script (the login-status iframe
+/// compares it with the relying party's `session_state`), and on https sent in third-party
+/// frames too (`SameSite=None`), as that iframe is one.
+pub fn set_session_state(app: &App, sid: &str) -> String {
+    if app.settings.secure_cookies() {
+        format!(
+            "{}={sid}; Path=/; SameSite=None; Secure",
+            session_state(app)
+        )
+    } else {
+        format!(
+            "{}={sid}; Path=/realms/{}/; SameSite=Lax",
+            session_state(app),
+            app.settings.realm
+        )
+    }
 }
 
 /// A `Set-Cookie` value that deletes the cookie.

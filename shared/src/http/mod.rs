@@ -2,6 +2,7 @@
 //! render; every error becomes a response in one place ([`error::HttpError`]).
 
 pub mod cookies;
+pub mod cors;
 pub mod demo;
 pub mod error;
 pub mod handlers;

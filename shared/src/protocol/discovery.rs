@@ -12,6 +12,8 @@ pub struct OpenIdConfiguration {
     pub introspection_endpoint: String,
     pub jwks_uri: String,
     pub end_session_endpoint: String,
+    /// OIDC Session Management 1.0: the OP iframe (Keycloak's `login-status-iframe.html`).
+    pub check_session_iframe: String,
     pub revocation_endpoint: String,
     pub response_types_supported: Vec<String>,
     pub subject_types_supported: Vec<String>,
@@ -36,4 +38,5 @@ pub struct OpenIdConfiguration {
     pub userinfo_signing_alg_values_supported: Vec<String>,
     pub frontchannel_logout_supported: bool,
     pub backchannel_logout_supported: bool,
+    pub backchannel_logout_session_supported: bool,
 }

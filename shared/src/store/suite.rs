@@ -266,6 +266,8 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         created_at: T0,
         token_alg: None,
         resource_server: false,
+        web_origins: vec!["+".into()],
+        backchannel_logout_uri: Some("https://rp.example/bcl".into()),
     };
     s.create_client(&client, T0).await.unwrap();
     assert!(matches!(

@@ -65,12 +65,12 @@ pub async fn authorize(app: &App, req: Request) -> Result<Response, HttpError> {
         }
         AuthorizeDecision::ShowQr {
             session,
-            client,
+            client_name,
             browser_secret,
         } => qr_page(
             app,
             &session,
-            &client.name,
+            &client_name,
             vec![browser_cookie(&session, &browser_secret)],
         ),
         AuthorizeDecision::AskConsent {
@@ -377,11 +377,16 @@ async fn finish_login(
     )
     .await
     .map_err(complete_error)?;
-    let cookies = done
-        .sso_cookie
-        .map(|c| cookies::set(app, &cookies::sso(app), &c, None))
-        .into_iter()
-        .collect();
+    let cookies = match done.sso_cookie {
+        Some(c) => {
+            let sid = c.split('.').next().unwrap_or_default();
+            vec![
+                cookies::set_session_state(app, sid),
+                cookies::set(app, &cookies::sso(app), &c, None),
+            ]
+        }
+        None => Vec::new(),
+    };
     Ok(pages::auth_response(
         &done.response,
         after_post,

@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod directory;
+pub mod keycloak;
 pub mod login;
 pub mod metadata;
 pub mod token;

@@ -14,8 +14,8 @@ use crate::domain::resource::{self, LiveToken};
 use crate::domain::token::{self, Presented};
 use crate::http::pages::{self, escape, Page};
 use crate::http::{
-    base, check_realm, cookies, finish, form_pairs, get_or_post_params, json, query_pairs, source,
-    HttpError, Request, Response,
+    base, check_realm, cookies, cors, finish, form_pairs, get_or_post_params, json, query_pairs,
+    source, HttpError, Request, Response,
 };
 use crate::keys::jwt;
 use crate::protocol::OAuthError;
@@ -71,7 +71,13 @@ pub async fn token(app: &App, req: Request) -> Result<Response, HttpError> {
     })?);
     let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
     let issued = token::token(app, &params, &presented, &source(&req)).await?;
-    Ok(no_store(200, &issued.response()))
+    let client_id = presented
+        .basic
+        .as_ref()
+        .map(|(id, _)| id.as_str())
+        .or(presented.body_id.as_deref())
+        .unwrap_or_default();
+    Ok(cors::for_client_id(app, &req, client_id, no_store(200, &issued.response())).await)
 }
 
 /// `POST .../introspect`: client authentication required (SECURITY.md I1). A client sees its
@@ -108,9 +114,10 @@ pub async fn revoke(app: &App, req: Request) -> Result<Response, HttpError> {
         .map_err(|_| OAuthError::invalid_request("token is repeated"))?
         .ok_or_else(|| OAuthError::invalid_request("token is required"))?;
     resource::revoke(app, &client.client_id, t, app.clock.now()).await?;
-    Ok(finish(
-        base(200).header("cache-control", "no-store"),
-        Body::Empty,
+    Ok(cors::for_client(
+        &req,
+        &client,
+        finish(base(200).header("cache-control", "no-store"), Body::Empty),
     ))
 }
 
@@ -200,7 +207,7 @@ pub async fn userinfo(app: &App, req: Request) -> Result<Response, HttpError> {
     let mut r = json(200, &resource::userinfo(&live, identity));
     r.headers_mut()
         .insert("cache-control", http::HeaderValue::from_static("no-store"));
-    Ok(r)
+    Ok(cors::for_client_id(app, &req, &live.grant.client_id, r).await)
 }
 
 fn one(pairs: &[(String, String)], name: &str) -> Result<Option<String>, HttpError> {
@@ -223,6 +230,9 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
     check_realm(app, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
     let now = app.clock.now();
+    if after_post && pairs.iter().any(|(k, _)| k == "refresh_token") {
+        return backchannel_logout(app, &req, pairs).await;
+    }
     let hint = match one(&pairs, "id_token_hint")? {
         Some(h) => Some(
             jwt::verify_ignoring_expiry::<Map<String, Value>>(
@@ -334,6 +344,7 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
         }
     }
     let clear = cookies::clear(app, &cookie_name);
+    let clear_state = cookies::clear(app, &cookies::session_state(app));
     match redirect {
         Some(uri) => {
             let mut location = uri.clone();
@@ -349,7 +360,8 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
             Ok(finish(
                 pages::security_headers(base(if after_post { 303 } else { 302 }))
                     .header("location", location)
-                    .header("set-cookie", clear),
+                    .header("set-cookie", clear)
+                    .header("set-cookie", clear_state),
                 Body::Empty,
             ))
         }
@@ -359,10 +371,39 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
             body: "<h1>You are logged out</h1><p>You can close this window.</p>".into(),
             script: None,
             form_action: "'none'".into(),
-            cookies: vec![clear],
+            cookies: vec![clear, clear_state],
         }
         .render(app.random.as_ref())),
     }
+}
+
+/// Keycloak's back-channel logout: `POST .../logout` with client authentication (a public
+/// client sends its `client_id`) and `refresh_token`: 204, the grant and its SSO session end.
+async fn backchannel_logout(
+    app: &App,
+    req: &Request,
+    pairs: Vec<(String, String)>,
+) -> Result<Response, HttpError> {
+    let params = Params::from_pairs(pairs);
+    let presented = Presented::from_params(basic_credentials(req)?, &params)?;
+    let client = token::authenticate(app, &presented, true, &source(req)).await?;
+    let rt = params
+        .one("refresh_token")
+        .map_err(|_| OAuthError::invalid_request("refresh_token is repeated"))?
+        .unwrap_or_default();
+    let now = app.clock.now();
+    if !resource::logout_by_refresh_token(app, &client.client_id, rt, now).await? {
+        return Err(OAuthError::new(
+            crate::protocol::OAuthErrorCode::InvalidGrant,
+            "invalid refresh token",
+        )
+        .into());
+    }
+    Ok(cors::for_client(
+        req,
+        &client,
+        finish(base(204).header("cache-control", "no-store"), Body::Empty),
+    ))
 }
 
 /// "Log out of scanid?": a form that posts the request back with the anti-CSRF token.
