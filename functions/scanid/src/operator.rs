@@ -135,6 +135,9 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
                         "post_logout_redirect_uris": c.post_logout_redirect_uris,
                         "grant_types": c.grant_types,
                         "token_alg": c.token_alg,
+                        "resource_server": c.resource_server,
+                        "web_origins": c.web_origins,
+                        "backchannel_logout_uri": c.backchannel_logout_uri,
                         "created_at": c.created_at.to_rfc3339_millis(),
                     })
                 })

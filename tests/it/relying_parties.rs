@@ -1,0 +1,618 @@
+//! What relying parties written for Keycloak meet, as raw HTTP: CORS per client's web origins
+//! (and none for anyone else), the nonce/state policy with PKCE, Keycloak's introspection path
+//! and back-channel `POST logout`, the pages `keycloak-js` loads, and OIDC Back-Channel Logout
+//! to a receiver. The real libraries (oidc-client-ts, keycloak-js, oauth4webapi, authlib) drive
+//! the same through Chromium in tests/js/rp-matrix.test.mjs.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use scanid_tests::{
+    auth_url, jwt_claims, jwt_header, location, login, params_of, post_form, request, scanid_json,
+    Browser, Resp, TestApp, TestServer,
+};
+use serde_json::{json, Value};
+
+const SPA_ORIGIN: &str = "http://127.0.0.1:3000";
+const SPA_CB: &str = "http://127.0.0.1:3000/callback";
+const CB: &str = "https://shop.example/cb";
+const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+
+struct Env {
+    s: TestServer,
+    shop: String,
+    app: TestApp,
+    _dir: tempfile::TempDir,
+}
+
+fn create(d: &str, args: &[&str]) -> Value {
+    let mut all = vec!["client", "create", "--data-dir", d];
+    all.extend_from_slice(args);
+    scanid_json(&all)
+}
+
+fn env(extra_serve: &[&str], bcl: Option<&str>) -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    create(
+        d,
+        &[
+            "--name",
+            "SPA",
+            "--client-id",
+            "spa",
+            "--public",
+            "--redirect-uri",
+            SPA_CB,
+            "--post-logout-redirect-uri",
+            SPA_ORIGIN,
+        ],
+    );
+    let mut shop_args = vec![
+        "--name",
+        "Shop",
+        "--client-id",
+        "shop",
+        "--redirect-uri",
+        CB,
+        "--post-logout-redirect-uri",
+        "https://shop.example/bye",
+    ];
+    if let Some(uri) = bcl {
+        shop_args.extend_from_slice(&["--backchannel-logout-uri", uri]);
+    }
+    let shop = create(d, &shop_args)["client_secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let s = TestServer::start(dir.path(), extra_serve);
+    let app = TestApp::enroll(&s, "rita");
+    Env {
+        s,
+        shop,
+        app,
+        _dir: dir,
+    }
+}
+
+fn token_url(s: &TestServer) -> String {
+    format!("{}/protocol/openid-connect/token", s.issuer)
+}
+
+/// A form POST with extra headers (an `Origin`, say).
+fn post(url: &str, headers: &[(&str, &str)], pairs: &[(&str, &str)]) -> Resp {
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish();
+    let mut h = vec![("Content-Type", "application/x-www-form-urlencoded")];
+    h.extend_from_slice(headers);
+    request("POST", url, &h, body.as_bytes())
+}
+
+/// A login in `b`: through the QR, or (with an SSO session) straight to consent; the
+/// response that sends the browser back to the client.
+fn sso_or_qr_login(e: &Env, b: &mut Browser, url: &str) -> Resp {
+    let first = b.get(url);
+    if first.status != 302 {
+        return login(b, &e.s, &e.app, url);
+    }
+    let consent = location(&first);
+    let page = b.get(&consent);
+    let Some(csrf) = scanid_tests::attr(&page.text(), "name=\"csrf\"", "value") else {
+        return page;
+    };
+    let session = params_of(&consent)["session"].clone();
+    b.post_form(
+        &format!("{}/login-actions/consent", e.s.issuer),
+        &[("session", &session), ("csrf", &csrf), ("consent", "allow")],
+    )
+}
+
+/// The SPA's code flow: PKCE S256, and (as oidc-client-ts) neither nonce nor state.
+fn spa_code(e: &Env, b: &mut Browser) -> String {
+    let r = sso_or_qr_login(
+        e,
+        b,
+        &auth_url(
+            &e.s,
+            &[
+                ("client_id", "spa"),
+                ("redirect_uri", SPA_CB),
+                ("response_type", "code"),
+                ("scope", "openid profile"),
+                ("code_challenge", CHALLENGE),
+                ("code_challenge_method", "S256"),
+            ],
+        ),
+    );
+    let p = params_of(&location(&r));
+    assert!(!p.contains_key("state"), "no state sent, none returned");
+    p["code"].clone()
+}
+
+fn spa_tokens(e: &Env, b: &mut Browser, origin: &str) -> (Resp, Value) {
+    let code = spa_code(e, b);
+    let r = post(
+        &token_url(&e.s),
+        &[("Origin", origin)],
+        &[
+            ("grant_type", "authorization_code"),
+            ("client_id", "spa"),
+            ("code", &code),
+            ("redirect_uri", SPA_CB),
+            ("code_verifier", VERIFIER),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    (r, v)
+}
+
+fn no_cors(r: &Resp) {
+    for h in [
+        "access-control-allow-origin",
+        "access-control-allow-credentials",
+        "access-control-allow-methods",
+    ] {
+        assert!(r.header(h).is_none(), "{h}: {:?}", r.headers);
+    }
+}
+
+fn cors_for(r: &Resp, origin: &str) {
+    assert_eq!(
+        r.header("access-control-allow-origin"),
+        Some(origin),
+        "{:?}",
+        r.headers
+    );
+    assert_eq!(r.header("access-control-allow-credentials"), Some("true"));
+    assert!(r.header("vary").is_some_and(|v| v.contains("Origin")));
+}
+
+#[test]
+fn a_single_page_app_logs_in_with_cors_from_its_own_origin_only() {
+    let e = env(&[], None);
+    let mut b = Browser::new();
+    // The public client's default web origin is `+`: its redirect URI's origin.
+    let (r, t) = spa_tokens(&e, &mut b, SPA_ORIGIN);
+    cors_for(&r, SPA_ORIGIN);
+    assert!(jwt_claims(t["id_token"].as_str().unwrap())
+        .get("nonce")
+        .is_none());
+    let at = format!("Bearer {}", t["access_token"].as_str().unwrap());
+    let userinfo = format!("{}/protocol/openid-connect/userinfo", e.s.issuer);
+    let r = request(
+        "GET",
+        &userinfo,
+        &[("Authorization", &at), ("Origin", SPA_ORIGIN)],
+        b"",
+    );
+    assert_eq!(r.status, 200);
+    cors_for(&r, SPA_ORIGIN);
+    // Another origin: the same calls work for a server, but carry no CORS header.
+    let r = request(
+        "GET",
+        &userinfo,
+        &[("Authorization", &at), ("Origin", "http://evil.example")],
+        b"",
+    );
+    assert_eq!(r.status, 200);
+    no_cors(&r);
+    let r = post(
+        &token_url(&e.s),
+        &[("Origin", "http://evil.example")],
+        &[
+            ("grant_type", "refresh_token"),
+            ("client_id", "spa"),
+            ("refresh_token", t["refresh_token"].as_str().unwrap()),
+        ],
+    );
+    no_cors(&r);
+    // Errors to the registered origin are readable by the page (CORS on the 400 too).
+    let r = post(
+        &token_url(&e.s),
+        &[("Origin", SPA_ORIGIN)],
+        &[
+            ("grant_type", "refresh_token"),
+            ("client_id", "spa"),
+            ("refresh_token", "nope"),
+        ],
+    );
+    assert_eq!(r.status, 400);
+    cors_for(&r, SPA_ORIGIN);
+    // A confidential client with no web origins registered: none for its own redirect origin.
+    let r = post(
+        &token_url(&e.s),
+        &[("Origin", "https://shop.example")],
+        &[("grant_type", "client_credentials")],
+    );
+    no_cors(&r);
+}
+
+#[test]
+fn preflights_answer_registered_origins_only_and_metadata_stays_open() {
+    let e = env(&[], None);
+    let preflight = |path: &str, origin: &str| {
+        request(
+            "OPTIONS",
+            &format!("{}/protocol/openid-connect/{path}", e.s.issuer),
+            &[
+                ("Origin", origin),
+                ("Access-Control-Request-Method", "POST"),
+                (
+                    "Access-Control-Request-Headers",
+                    "authorization, content-type",
+                ),
+            ],
+            b"",
+        )
+    };
+    for path in ["token", "userinfo", "revoke", "logout"] {
+        let r = preflight(path, SPA_ORIGIN);
+        assert_eq!(r.status, 204, "{path}");
+        cors_for(&r, SPA_ORIGIN);
+        let headers = r
+            .header("access-control-allow-headers")
+            .unwrap()
+            .to_ascii_lowercase();
+        assert!(headers.contains("authorization") && headers.contains("content-type"));
+        assert!(r
+            .header("access-control-allow-methods")
+            .unwrap()
+            .contains("POST"));
+        let r = preflight(path, "http://evil.example");
+        assert_eq!(r.status, 403, "{path}");
+        no_cors(&r);
+    }
+    // Never `*` on these endpoints; discovery and the JWKS are public documents.
+    for doc in [
+        ".well-known/openid-configuration",
+        "protocol/openid-connect/certs",
+    ] {
+        let r = request(
+            "GET",
+            &format!("{}/{doc}", e.s.issuer),
+            &[("Origin", "http://evil.example")],
+            b"",
+        );
+        assert_eq!(r.header("access-control-allow-origin"), Some("*"), "{doc}");
+    }
+    // No CORS at all on the authorization endpoint (SECURITY.md A13).
+    let r = request(
+        "GET",
+        &auth_url(&e.s, &[("client_id", "spa")]),
+        &[("Origin", SPA_ORIGIN)],
+        b"",
+    );
+    no_cors(&r);
+}
+
+#[test]
+fn web_origins_are_registered_per_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let explicit = create(
+        d,
+        &[
+            "--name",
+            "Web",
+            "--redirect-uri",
+            "https://web.example/cb",
+            "--web-origin",
+            "https://app.web.example",
+            "--web-origin",
+            "+",
+        ],
+    );
+    let listed = scanid_json(&["client", "list", "--data-dir", d]);
+    let me = listed["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["client_id"] == explicit["client_id"])
+        .unwrap()
+        .clone();
+    assert_eq!(
+        me["web_origins"],
+        json!(["https://app.web.example", "+"]),
+        "{me}"
+    );
+    for bad in ["*", "https://x.example/", "http://x.example"] {
+        let out = scanid_tests::scanid(&[
+            "client",
+            "create",
+            "--data-dir",
+            d,
+            "--name",
+            "Bad",
+            "--redirect-uri",
+            "https://x.example/cb",
+            "--web-origin",
+            bad,
+        ]);
+        assert!(!out.status.success(), "{bad}");
+    }
+}
+
+#[test]
+fn nonce_and_state_are_optional_with_pkce_only_unless_the_realm_requires_them() {
+    let e = env(&[], None);
+    let mut b = Browser::new();
+    // Without PKCE (a confidential client): both stay required.
+    for missing in ["nonce", "state"] {
+        let mut pairs = vec![
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("state", "s"),
+            ("nonce", "n"),
+        ];
+        pairs.retain(|(k, _)| *k != missing);
+        let r = b.get(&auth_url(&e.s, &pairs));
+        let p = params_of(&location(&r));
+        assert_eq!(p["error"], "invalid_request", "{missing}");
+        assert!(p["error_description"].contains(missing));
+    }
+    // With PKCE: the SPA flow above needs neither (spa_code asserts no state comes back).
+    spa_code(&e, &mut Browser::new());
+
+    let strict = env(&["--require-nonce", "true"], None);
+    let r = Browser::new().get(&auth_url(
+        &strict.s,
+        &[
+            ("client_id", "spa"),
+            ("redirect_uri", SPA_CB),
+            ("response_type", "code"),
+            ("state", "s"),
+            ("code_challenge", CHALLENGE),
+            ("code_challenge_method", "S256"),
+        ],
+    ));
+    assert_eq!(params_of(&location(&r))["error"], "invalid_request");
+}
+
+/// A confidential code flow for shop in browser `b`; the token response.
+fn shop_tokens(e: &Env, b: &mut Browser) -> Value {
+    let r = login(
+        b,
+        &e.s,
+        &e.app,
+        &auth_url(
+            &e.s,
+            &[
+                ("client_id", "shop"),
+                ("redirect_uri", CB),
+                ("response_type", "code"),
+                ("state", "s"),
+                ("nonce", "n"),
+                ("scope", "openid"),
+            ],
+        ),
+    );
+    let code = params_of(&location(&r))["code"].clone();
+    let r = post_form(
+        &token_url(&e.s),
+        Some(("shop", &e.shop)),
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("redirect_uri", CB),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()
+}
+
+#[test]
+fn keycloak_introspection_path_and_back_channel_post_logout() {
+    let e = env(&[], None);
+    let mut b = Browser::new();
+    let t = shop_tokens(&e, &mut b);
+    let at = t["access_token"].as_str().unwrap();
+    let rt = t["refresh_token"].as_str().unwrap();
+    let introspect = |path: &str, token: &str| {
+        let r = post_form(
+            &format!("{}/protocol/openid-connect/{path}", e.s.issuer),
+            Some(("shop", &e.shop)),
+            &[("token", token)],
+        );
+        assert_eq!(r.status, 200, "{path}: {}", r.text());
+        r.json()
+    };
+    assert_eq!(introspect("token/introspect", at)["active"], true);
+    assert_eq!(introspect("introspect", at)["active"], true);
+    let logout = format!("{}/protocol/openid-connect/logout", e.s.issuer);
+    // Another client's credentials cannot end shop's grant.
+    let r = post_form(
+        &logout,
+        Some(("spa", "")),
+        &[("client_id", "spa"), ("refresh_token", rt)],
+    );
+    assert_ne!(r.status, 204);
+    assert_eq!(introspect("token/introspect", at)["active"], true);
+    // Keycloak's back-channel logout: client credentials + refresh_token -> 204.
+    let r = post_form(&logout, Some(("shop", &e.shop)), &[("refresh_token", rt)]);
+    assert_eq!(r.status, 204, "{}", r.text());
+    assert_eq!(
+        introspect("token/introspect", at),
+        json!({ "active": false })
+    );
+    assert_eq!(
+        introspect("token/introspect", rt),
+        json!({ "active": false })
+    );
+    // The SSO session ended too: prompt=none needs a login again.
+    let r = b.get(&auth_url(
+        &e.s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("state", "s"),
+            ("nonce", "n"),
+            ("prompt", "none"),
+        ],
+    ));
+    assert_eq!(params_of(&location(&r))["error"], "login_required");
+    // A second time: the token is dead, invalid_grant (Keycloak's answer).
+    let r = post_form(&logout, Some(("shop", &e.shop)), &[("refresh_token", rt)]);
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"], "invalid_grant");
+}
+
+#[test]
+fn the_pages_keycloak_js_loads_are_served_and_frameable() {
+    let e = env(&[], None);
+    let oidc = |p: &str| format!("{}/protocol/openid-connect/{p}", e.s.issuer);
+    let discovery =
+        scanid_tests::get(&format!("{}/.well-known/openid-configuration", e.s.issuer)).json();
+    assert_eq!(
+        discovery["check_session_iframe"],
+        oidc("login-status-iframe.html")
+    );
+    assert_eq!(discovery["backchannel_logout_supported"], true);
+    assert_eq!(discovery["backchannel_logout_session_supported"], true);
+    assert_eq!(
+        discovery["introspection_endpoint"],
+        oidc("introspect"),
+        "discovery keeps the spec's paths"
+    );
+    for page in [
+        "3p-cookies/step1.html",
+        "3p-cookies/step2.html",
+        "login-status-iframe.html",
+    ] {
+        let r = scanid_tests::get(&oidc(page));
+        assert_eq!(r.status, 200, "{page}");
+        assert!(
+            r.header("x-frame-options").is_none(),
+            "{page} is framed by relying parties"
+        );
+        let csp = r.header("content-security-policy").unwrap();
+        assert!(
+            csp.contains("frame-ancestors *") && csp.contains("script-src 'nonce-"),
+            "{csp}"
+        );
+        assert!(r.text().contains("<script nonce="));
+    }
+    assert!(scanid_tests::get(&oidc("3p-cookies/step1.html"))
+        .text()
+        .contains("step2.html"));
+    assert!(scanid_tests::get(&oidc("3p-cookies/step2.html"))
+        .text()
+        .contains("postMessage('supported'"));
+    let init = |client: &str, origin: &str| {
+        let q = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("client_id", client)
+            .append_pair("origin", origin)
+            .finish();
+        scanid_tests::get(&format!("{}?{q}", oidc("login-status-iframe.html/init"))).status
+    };
+    assert_eq!(init("spa", SPA_ORIGIN), 204);
+    assert_eq!(init("spa", "http://evil.example"), 403);
+    assert_eq!(init("nobody", SPA_ORIGIN), 403);
+    // After a login the iframe can compare session_state with a script-readable cookie.
+    let mut b = Browser::new();
+    let (_, t) = spa_tokens(&e, &mut b, SPA_ORIGIN);
+    assert_eq!(
+        b.jar.get("scanid_session_state").map(String::as_str),
+        t["session_state"].as_str()
+    );
+}
+
+/// A back-channel logout receiver: answers 200 and hands each POST body over.
+fn receiver() -> (String, mpsc::Receiver<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/bcl", listener.local_addr().unwrap());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            loop {
+                let n = s.read(&mut chunk).unwrap_or(0);
+                if n == 0 {
+                    break;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+                let text = String::from_utf8_lossy(&buf).to_string();
+                if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                    let len = head
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
+                    if body.len() >= len {
+                        let _ = tx.send(text);
+                        break;
+                    }
+                }
+            }
+            let _ =
+                s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+        }
+    });
+    (url, rx)
+}
+
+#[test]
+fn back_channel_logout_tells_every_client_of_the_session() {
+    let (bcl, received) = receiver();
+    let e = env(&[], Some(&bcl));
+    let mut b = Browser::new();
+    let t = shop_tokens(&e, &mut b);
+    let sid = t["session_state"].as_str().unwrap().to_owned();
+    // The same browser session logs in to the SPA too (SSO), then logs out of shop.
+    let (_, spa) = spa_tokens(&e, &mut b, SPA_ORIGIN);
+    assert_eq!(spa["session_state"], sid.as_str());
+    let url = format!(
+        "{}/protocol/openid-connect/logout?id_token_hint={}&post_logout_redirect_uri=https%3A%2F%2Fshop.example%2Fbye",
+        e.s.issuer,
+        t["id_token"].as_str().unwrap()
+    );
+    assert_eq!(b.get(&url).status, 302);
+    let raw = received
+        .recv_timeout(Duration::from_secs(5))
+        .expect("a logout token");
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("POST /bcl "), "{head}");
+    assert!(head
+        .to_ascii_lowercase()
+        .contains("content-type: application/x-www-form-urlencoded"));
+    let token = url::form_urlencoded::parse(body.as_bytes())
+        .find(|(k, _)| k == "logout_token")
+        .map(|(_, v)| v.into_owned())
+        .expect("logout_token");
+    assert_eq!(jwt_header(&token)["typ"], "logout+jwt");
+    let c = jwt_claims(&token);
+    assert_eq!(c["iss"], e.s.issuer.as_str());
+    assert_eq!(c["aud"], "shop");
+    assert_eq!(c["sid"], sid.as_str());
+    assert_eq!(c["sub"], e.app.sub.as_str());
+    assert!(c["events"]["http://schemas.openid.net/event/backchannel-logout"].is_object());
+    assert!(c.get("nonce").is_none() && c["jti"].is_string() && c["iat"].is_i64());
+    // The signature verifies against the JWKS with an independent library (PyJWT).
+    let out = std::process::Command::new(scanid_tests::python())
+        .arg(scanid_tests::repo_root().join("tests/py/verify_jwt.py"))
+        .arg(format!("{}/protocol/openid-connect/certs", e.s.issuer))
+        .arg(e.s.issuer.as_str())
+        .arg(&token)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The SPA registered no receiver: nothing else arrives.
+    assert!(received.recv_timeout(Duration::from_millis(500)).is_err());
+}
