@@ -70,7 +70,7 @@ pub async fn notify(app: &App, session: &SsoSession, now: Timestamp) {
         return;
     }
     let sub = session.sub.clone();
-    tokio::spawn(async move {
+    let task = tokio::spawn(async move {
         for (client_id, uri, token) in deliveries {
             let outcome = deliver(&uri, &token).await;
             Audit::new(Event::BackchannelLogout)
@@ -80,6 +80,26 @@ pub async fn notify(app: &App, session: &SsoSession, now: Timestamp) {
                 .emit();
         }
     });
+    if let Ok(mut pending) = pending().lock() {
+        pending.retain(|t| !t.is_finished());
+        pending.push(task);
+    }
+}
+
+fn pending() -> &'static std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>> {
+    static PENDING: OnceLock<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>> = OnceLock::new();
+    PENDING.get_or_init(Default::default)
+}
+
+/// Waits for the deliveries in flight (a command-line process, before it exits).
+pub async fn drain() {
+    let tasks: Vec<_> = match pending().lock() {
+        Ok(mut p) => p.drain(..).collect(),
+        Err(_) => Vec::new(),
+    };
+    for t in tasks {
+        let _ = t.await;
+    }
 }
 
 fn http() -> Option<&'static reqwest::Client> {

@@ -615,4 +615,20 @@ fn back_channel_logout_tells_every_client_of_the_session() {
     );
     // The SPA registered no receiver: nothing else arrives.
     assert!(received.recv_timeout(Duration::from_millis(500)).is_err());
+
+    // Disabling the identity ends its (new) session, and shop is told.
+    let t2 = shop_tokens(&e, &mut Browser::new());
+    let sid2 = t2["session_state"].as_str().unwrap().to_owned();
+    assert_ne!(sid2, sid);
+    let data_dir = e.s.data_dir.to_str().unwrap().to_owned();
+    scanid_json(&["identity", "disable", "--data-dir", &data_dir, &e.app.sub]);
+    let raw = received
+        .recv_timeout(Duration::from_secs(5))
+        .expect("a logout token");
+    let body = raw.split_once("\r\n\r\n").unwrap().1;
+    let token = url::form_urlencoded::parse(body.as_bytes())
+        .find(|(k, _)| k == "logout_token")
+        .map(|(_, v)| v.into_owned())
+        .unwrap();
+    assert_eq!(jwt_claims(&token)["sid"], sid2.as_str());
 }

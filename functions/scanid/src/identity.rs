@@ -143,6 +143,14 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
         }
         IdentityCommand::Disable(a) => {
             let i = modify(&a.config, &a.who, |i| i.disabled = true).await?;
+            // End its SSO sessions and tell their clients (OIDC Back-Channel Logout); the
+            // process waits for the deliveries before it exits.
+            let app =
+                scanid::App::from_settings(a.config.settings("http://127.0.0.1:8080")?).await?;
+            let ended =
+                scanid::domain::resource::end_sessions_of(&app, &i.sub, SystemClock.now()).await?;
+            scanid::backchannel::drain().await;
+            tracing::info!(sessions = ended, "sessions ended");
             scanid::audit::Audit::new(scanid::audit::Event::IdentityDisabled)
                 .subject(&i.sub)
                 .source("operator")

@@ -367,6 +367,8 @@ pub async fn complete(
     }
     if joined {
         note_client(app, &sid, &req.client_id, now).await;
+    } else {
+        note_session(app, sub, &sid, now).await;
     }
     if consented {
         Audit::new(Event::ConsentGranted)
@@ -420,6 +422,53 @@ async fn note_client(app: &App, sid: &str, client_id: &str, now: Timestamp) {
             Err(StoreError::ConditionFailed) => continue,
             Err(e) => {
                 tracing::warn!(error = %e, "recording a session's client failed");
+                return;
+            }
+        }
+    }
+}
+
+/// At most this many SSO sessions are remembered per identity (the newest).
+const SESSIONS_PER_IDENTITY: usize = 32;
+
+/// Records the new SSO session `sid` under its identity, so disabling the identity can end it
+/// (and tell its clients). Best effort, like [`note_client`].
+async fn note_session(app: &App, sub: &str, sid: &str, now: Timestamp) {
+    let expires = now.plus_secs(app.settings.lifetimes.sso_max).secs();
+    for _ in 0..3 {
+        let result = match app
+            .store
+            .read::<Vec<String>>(Kind::IdentitySessions, sub, now)
+            .await
+        {
+            Ok(Some(list)) => {
+                let mut next = list.value.clone();
+                next.retain(|s| s != sid);
+                next.push(sid.to_owned());
+                let skip = next.len().saturating_sub(SESSIONS_PER_IDENTITY);
+                next.drain(..skip);
+                match list.record.next(&next) {
+                    Ok(mut rec) => {
+                        rec.expires_at = Some(expires);
+                        app.store
+                            .put(rec, crate::store::Cond::Version(list.record.version), now)
+                            .await
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            Ok(None) => {
+                app.store
+                    .create(Kind::IdentitySessions, sub, &vec![sid], Some(expires), now)
+                    .await
+            }
+            Err(e) => Err(e),
+        };
+        match result {
+            Ok(()) => return,
+            Err(StoreError::ConditionFailed) => continue,
+            Err(e) => {
+                tracing::warn!(error = %e, "recording an identity's session failed");
                 return;
             }
         }

@@ -323,6 +323,34 @@ pub async fn logout_by_refresh_token(
     Ok(true)
 }
 
+/// Ends every remembered SSO session of identity `sub` (it was disabled or deleted) and tells
+/// their clients. Returns how many sessions were still live.
+pub async fn end_sessions_of(app: &App, sub: &str, now: Timestamp) -> Result<usize, StoreError> {
+    let Some(list) = app
+        .store
+        .read::<Vec<String>>(Kind::IdentitySessions, sub, now)
+        .await?
+    else {
+        return Ok(0);
+    };
+    let mut ended = 0;
+    for sid in &list.value {
+        if app
+            .store
+            .get(&Key::new(Kind::Sso, sid), now)
+            .await?
+            .is_some()
+        {
+            end_session(app, sid, now).await?;
+            ended += 1;
+        }
+    }
+    app.store
+        .delete(&Key::new(Kind::IdentitySessions, sub), Cond::Any, now)
+        .await?;
+    Ok(ended)
+}
+
 /// Ends the SSO session `sid` (its non-offline tokens become inactive at once) and tells the
 /// clients that took part in it (OIDC Back-Channel Logout 1.0).
 pub async fn end_session(app: &App, sid: &str, now: Timestamp) -> Result<(), StoreError> {

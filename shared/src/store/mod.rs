@@ -64,6 +64,8 @@ pub enum Kind {
     Revoked,
     /// A signing key held in the table (KMS and KMS-envelope modes).
     SigningKey,
+    /// An identity's recent SSO sessions (`sub` -> sids), to end them when it is disabled.
+    IdentitySessions,
     /// Used by the adapter test suite.
     Test,
 }
@@ -86,6 +88,7 @@ impl Kind {
             Kind::CodeUsed => "code_used",
             Kind::Revoked => "revoked",
             Kind::SigningKey => "signing_key",
+            Kind::IdentitySessions => "identity_sessions",
             Kind::Test => "test",
         }
     }
