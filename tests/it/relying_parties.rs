@@ -564,6 +564,22 @@ fn receiver() -> (String, mpsc::Receiver<String>) {
     (url, rx)
 }
 
+/// The next request the receiver got: a form POST to /bcl; its `logout_token`.
+fn logout_token(received: &mpsc::Receiver<String>) -> String {
+    let raw = received
+        .recv_timeout(Duration::from_secs(5))
+        .expect("a logout token");
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+    assert!(head.starts_with("POST /bcl "), "{head}");
+    assert!(head
+        .to_ascii_lowercase()
+        .contains("content-type: application/x-www-form-urlencoded"));
+    url::form_urlencoded::parse(body.as_bytes())
+        .find(|(k, _)| k == "logout_token")
+        .map(|(_, v)| v.into_owned())
+        .expect("logout_token")
+}
+
 #[test]
 fn back_channel_logout_tells_every_client_of_the_session() {
     let (bcl, received) = receiver();
@@ -580,18 +596,7 @@ fn back_channel_logout_tells_every_client_of_the_session() {
         t["id_token"].as_str().unwrap()
     );
     assert_eq!(b.get(&url).status, 302);
-    let raw = received
-        .recv_timeout(Duration::from_secs(5))
-        .expect("a logout token");
-    let (head, body) = raw.split_once("\r\n\r\n").unwrap();
-    assert!(head.starts_with("POST /bcl "), "{head}");
-    assert!(head
-        .to_ascii_lowercase()
-        .contains("content-type: application/x-www-form-urlencoded"));
-    let token = url::form_urlencoded::parse(body.as_bytes())
-        .find(|(k, _)| k == "logout_token")
-        .map(|(_, v)| v.into_owned())
-        .expect("logout_token");
+    let token = logout_token(&received);
     assert_eq!(jwt_header(&token)["typ"], "logout+jwt");
     let c = jwt_claims(&token);
     assert_eq!(c["iss"], e.s.issuer.as_str());
@@ -622,13 +627,6 @@ fn back_channel_logout_tells_every_client_of_the_session() {
     assert_ne!(sid2, sid);
     let data_dir = e.s.data_dir.to_str().unwrap().to_owned();
     scanid_json(&["identity", "disable", "--data-dir", &data_dir, &e.app.sub]);
-    let raw = received
-        .recv_timeout(Duration::from_secs(5))
-        .expect("a logout token");
-    let body = raw.split_once("\r\n\r\n").unwrap().1;
-    let token = url::form_urlencoded::parse(body.as_bytes())
-        .find(|(k, _)| k == "logout_token")
-        .map(|(_, v)| v.into_owned())
-        .unwrap();
+    let token = logout_token(&received);
     assert_eq!(jwt_claims(&token)["sid"], sid2.as_str());
 }

@@ -211,10 +211,9 @@ pub async fn authorize(
     let source = Source::from_addr(ip);
     if let Counted::Limited { retry_after } = ratelimit::count(
         app.store.as_ref(),
+        &app.settings.limits,
         Limit::Login,
         source.as_str(),
-        app.settings.limits.logins_per_minute,
-        60,
         now,
     )
     .await?

@@ -8,6 +8,7 @@
 use std::net::IpAddr;
 
 use crate::clock::Timestamp;
+use crate::config::Limits;
 use crate::store::{Backend, Key, Kind, StoreError};
 
 /// Who a rate limit counts: an IPv4 address, or an IPv6 /64 (one customer's network: a
@@ -68,6 +69,16 @@ pub enum Limit {
 }
 
 impl Limit {
+    /// How many events per how many seconds, from the configured limits.
+    pub const fn budget(self, limits: &Limits) -> (u64, i64) {
+        match self {
+            Limit::Login => (limits.logins_per_minute, 60),
+            Limit::ClientAuthFailure => (limits.auth_failures_per_minute, 60),
+            Limit::UnverifiedDecision | Limit::Decision => (limits.decisions_per_minute, 60),
+            Limit::Signup => (limits.signups_per_hour, 3600),
+        }
+    }
+
     pub const fn name(self) -> &'static str {
         match self {
             Limit::Login => "login",
@@ -89,16 +100,16 @@ pub enum Counted {
     },
 }
 
-/// Counts one event for `who` under `limit` and says whether it is within `max` per
-/// `window_secs`.
+/// Counts one event for `who` under `limit` and says whether it is within its budget
+/// ([`Limit::budget`]).
 pub async fn count(
     store: &dyn Backend,
+    limits: &Limits,
     limit: Limit,
     who: &str,
-    max: u64,
-    window_secs: i64,
     now: Timestamp,
 ) -> Result<Counted, StoreError> {
+    let (max, window_secs) = limit.budget(limits);
     let window = now.secs().div_euclid(window_secs);
     let key = Key::new(Kind::Rate, format!("{}:{who}:{window}", limit.name()));
     let expires_at = (window + 2) * window_secs;

@@ -148,10 +148,9 @@ pub async fn authenticate(
                 .emit();
             match ratelimit::count(
                 app.store.as_ref(),
+                &app.settings.limits,
                 Limit::ClientAuthFailure,
                 source.as_str(),
-                app.settings.limits.auth_failures_per_minute,
-                60,
                 now,
             )
             .await?

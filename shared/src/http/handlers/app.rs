@@ -48,10 +48,9 @@ pub async fn signup(app: &App, req: Request) -> Result<Response, HttpError> {
     let who = source(&req);
     if let Counted::Limited { retry_after } = ratelimit::count(
         app.store.as_ref(),
+        &app.settings.limits,
         Limit::Signup,
         who.as_str(),
-        app.settings.limits.signups_per_hour,
-        3600,
         now,
     )
     .await?
@@ -222,10 +221,9 @@ pub async fn decide(app: &App, req: Request) -> Result<Response, HttpError> {
     // stranger naming a (public) sub must not be able to block its owner (SECURITY.md Q4).
     if let Counted::Limited { retry_after } = ratelimit::count(
         app.store.as_ref(),
+        &app.settings.limits,
         Limit::Decision,
         &sub,
-        app.settings.limits.decisions_per_minute,
-        60,
         now,
     )
     .await?
@@ -315,10 +313,9 @@ async fn unverified(
 ) -> Result<(), HttpError> {
     match ratelimit::count(
         app.store.as_ref(),
+        &app.settings.limits,
         Limit::UnverifiedDecision,
         who.as_str(),
-        app.settings.limits.decisions_per_minute,
-        60,
         now,
     )
     .await?
