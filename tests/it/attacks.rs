@@ -565,7 +565,7 @@ fn logout_needs_the_browsers_own_hint_or_a_confirmed_form() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let shop = create_client(d, "shop", &["--post-logout-redirect-uri", BYE]).unwrap();
-    let s = TestServer::start(dir.path(), &[]);
+    let s = TestServer::start_with_audit(dir.path(), &[]);
     let victim = TestApp::enroll(&s, "victim");
     let attacker = TestApp::enroll(&s, "attacker");
     let mut vb = Browser::new();
@@ -619,12 +619,23 @@ fn logout_needs_the_browsers_own_hint_or_a_confirmed_form() {
         200,
         "still in after the forgeries"
     );
+    assert!(
+        !s.audit_events().iter().any(|e| e["event"] == "logout"),
+        "no logout was audited for the refused attempts"
+    );
 
     // (c) The confirmed form logs the victim out.
     pairs.push(("csrf", csrf.as_str()));
     let r = vb.post_form(&logout, &pairs);
     assert!(r.status < 400, "{}: {}", r.status, r.text());
     assert_eq!(userinfo(&s, &v_at).status, 401, "logged out");
+    let events = s.audit_events_until(|ev| has_event(ev, "logout", &[("sub", &victim.sub)]));
+    assert_eq!(
+        events.iter().filter(|e| e["event"] == "logout").count(),
+        1,
+        "one logout, the victim's: {events:#?}"
+    );
+    assert!(!has_event(&events, "logout", &[("sub", &attacker.sub)]));
 
     // (d) The browser's own id_token_hint with a registered post_logout_redirect_uri: at once.
     let tv2 = redeem(&s, &shop, &code_in(&s, &victim, &mut vb, "openid profile"));
@@ -1088,7 +1099,7 @@ fn signups_are_limited_per_source() {
     let dir = tempfile::tempdir().unwrap();
     let mut extra = TRUST_LOCAL_PROXY.to_vec();
     extra.extend_from_slice(&["--signup-rate-per-hour", "3"]);
-    let s = TestServer::start(dir.path(), &extra);
+    let s = TestServer::start_with_audit(dir.path(), &extra);
     clear_of_window_edge();
     for i in 0..4 {
         let (key, pk) = TestApp::key();
@@ -1111,6 +1122,26 @@ fn signups_are_limited_per_source() {
         &registration(&s, &key, &pk, "bystander", |_| {}),
     );
     assert_eq!(r.status, 201, "another source: {}", r.text());
+    let events = s.audit_events_until(|ev| {
+        has_event(
+            ev,
+            "rate_limited",
+            &[("source", ATTACKER), ("detail", "signup")],
+        )
+    });
+    event_at(
+        &events,
+        "rate_limited",
+        &[("source", ATTACKER), ("detail", "signup")],
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| e["event"] == "identity.created")
+            .count(),
+        4,
+        "three from the attacker's address, one from another"
+    );
 }
 
 #[test]
@@ -1164,7 +1195,7 @@ fn a_deleted_clients_tokens_die_with_it() {
     let d = dir.path().to_str().unwrap();
     let shop = create_client(d, "shop", &[]).unwrap();
     let rs = create_client(d, "rs", &["--resource-server"]).unwrap();
-    let s = TestServer::start(dir.path(), &[]);
+    let s = TestServer::start_with_audit(dir.path(), &[]);
     let app = TestApp::enroll(&s, "orphan");
     let mut b = Browser::new();
     let t = redeem(&s, &shop, &code_in(&s, &app, &mut b, "openid profile"));
@@ -1186,6 +1217,9 @@ fn a_deleted_clients_tokens_die_with_it() {
     );
     assert_eq!(r.status, 401, "{}", r.text());
     assert_eq!(r.json()["error"], "invalid_client");
+    let events =
+        s.audit_events_until(|ev| has_event(ev, "client_auth.failed", &[("client_id", "shop")]));
+    event_at(&events, "client_auth.failed", &[("client_id", "shop")]);
 }
 
 // ---------------------------------------------------------------------------------------------
