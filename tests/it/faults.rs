@@ -343,6 +343,8 @@ fn live() -> Live {
     let settings = Settings::from_raw(&RawSettings {
         public_url: Some(base.clone()),
         data_dir: Some(dir.path().to_str().unwrap().into()),
+        // One identity logs in once per injected fault, and again to recover.
+        decision_rate_per_minute: Some("1000".into()),
         ..Default::default()
     })
     .unwrap();
@@ -582,7 +584,19 @@ fn every_write_of_the_login_and_token_flows_failing_gives_503_and_nothing_half_w
         let b = &mut Browser::new();
         let mut p = Progress::default();
         l.faults.fail_nth_write(n);
-        let failed = flow(&l, b, &mut p, 0).expect_err(&what);
+        let failed = match flow(&l, b, &mut p, 0) {
+            Err(failed) => failed,
+            Ok(_) => {
+                // Only a best-effort index may fail without failing the login: the list of
+                // an identity's sessions (for back-channel logout when it is disabled).
+                assert_eq!(
+                    *l.faults.last_failed.lock().unwrap(),
+                    Some(Kind::IdentitySessions),
+                    "{what}: the flow succeeded although a write failed"
+                );
+                continue;
+            }
+        };
         assert_outage(&failed, &what);
         steps_hit.insert(STEPS[failed.step]);
         // Nothing half-written: the same step, tried again, carries the flow to its tokens

@@ -19,6 +19,8 @@ pub struct Faults {
     pub writes_seen: AtomicUsize,
     /// Fail only the write with this number (1-based; 0: none).
     pub fail_write_number: AtomicUsize,
+    /// The kind of record the last failed write was for (a transaction: its first write's).
+    pub last_failed: std::sync::Mutex<Option<Kind>>,
 }
 
 impl Faults {
@@ -52,11 +54,14 @@ impl FaultyStore {
             Ok(())
         }
     }
-    fn write(&self) -> Result<(), StoreError> {
+    fn write(&self, kind: Option<Kind>) -> Result<(), StoreError> {
         let n = self.faults.writes_seen.fetch_add(1, Ordering::SeqCst) + 1;
         if self.faults.writes.load(Ordering::SeqCst)
             || self.faults.fail_write_number.load(Ordering::SeqCst) == n
         {
+            if let Ok(mut last) = self.faults.last_failed.lock() {
+                *last = kind;
+            }
             Err(down())
         } else {
             Ok(())
@@ -71,19 +76,23 @@ impl Backend for FaultyStore {
         self.inner.get(key, now).await
     }
     async fn put(&self, record: Record, cond: Cond, now: Timestamp) -> Result<(), StoreError> {
-        self.write()?;
+        self.write(Some(record.key.kind))?;
         self.inner.put(record, cond, now).await
     }
     async fn delete(&self, key: &Key, cond: Cond, now: Timestamp) -> Result<(), StoreError> {
-        self.write()?;
+        self.write(Some(key.kind))?;
         self.inner.delete(key, cond, now).await
     }
     async fn consume(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError> {
-        self.write()?;
+        self.write(Some(key.kind))?;
         self.inner.consume(key, now).await
     }
     async fn transact(&self, writes: Vec<Write>, now: Timestamp) -> Result<(), StoreError> {
-        self.write()?;
+        let kind = writes.first().map(|w| match w {
+            Write::Put(r, _) => r.key.kind,
+            Write::Delete(k, _) | Write::Check(k, _) => k.kind,
+        });
+        self.write(kind)?;
         self.inner.transact(writes, now).await
     }
     async fn list(&self, kind: Kind, now: Timestamp) -> Result<Vec<Record>, StoreError> {
@@ -91,7 +100,7 @@ impl Backend for FaultyStore {
         self.inner.list(kind, now).await
     }
     async fn incr(&self, key: &Key, expires_at: i64, now: Timestamp) -> Result<u64, StoreError> {
-        self.write()?;
+        self.write(Some(key.kind))?;
         self.inner.incr(key, expires_at, now).await
     }
 }
