@@ -146,11 +146,41 @@ impl Issued {
     }
 }
 
-/// A new opaque refresh token and its storage key (the hash).
-pub fn new_refresh_token(app: &App) -> (String, String) {
-    let t = random::token(app.random.as_ref(), 32);
-    let h = login::hash(&t);
-    (t, h)
+/// The longest refresh token accepted (a signed JWT; anything longer is not ours).
+pub const MAX_REFRESH_TOKEN_LEN: usize = 4096;
+
+/// A new refresh token for `grant` and its storage key (the SHA-256 of the whole token).
+///
+/// The token is a JWT signed like the grant's access tokens, as Keycloak's are, because
+/// Keycloak's JavaScript adapter decodes it (`refreshTokenParsed`). Its `jti` holds 256 random
+/// bits; the store, not the signature, decides whether it is live (looked up by hash, rotated
+/// by generation, single use), so nothing about it can be forged or replayed by re-signing.
+pub async fn new_refresh_token(
+    app: &App,
+    grant: &Grant,
+    now: Timestamp,
+) -> Result<(String, String), SignError> {
+    let mut claims = Map::new();
+    claims.insert("exp".into(), json!(now.secs() + grant.refresh_ttl(app)));
+    claims.insert("iat".into(), json!(now.secs()));
+    claims.insert("jti".into(), json!(random::token(app.random.as_ref(), 32)));
+    claims.insert("iss".into(), json!(app.settings.issuer()));
+    claims.insert("aud".into(), json!(app.settings.issuer()));
+    claims.insert("sub".into(), json!(grant.sub));
+    claims.insert(
+        "typ".into(),
+        json!(if grant.offline { "Offline" } else { "Refresh" }),
+    );
+    claims.insert("azp".into(), json!(grant.client_id));
+    if let Some(sid) = &grant.sid {
+        claims.insert("sid".into(), json!(sid));
+        claims.insert("session_state".into(), json!(sid));
+    }
+    claims.insert("scope".into(), json!(grant.scopes.join(" ")));
+    let keys = app.keyring().await;
+    let token = jwt::encode(keys.signer(grant.alg)?.as_ref(), "JWT", &claims).await?;
+    let hash = login::hash(&token);
+    Ok((token, hash))
 }
 
 /// Signs the access token (and the id token when `openid` is in scope) for `grant` with

@@ -154,7 +154,7 @@ async fn live_refresh_token(
     token: &str,
     now: Timestamp,
 ) -> Result<Option<(RefreshRecord, Grant, Option<Identity>)>, StoreError> {
-    if token.len() > 256 {
+    if token.len() > crate::domain::grant::MAX_REFRESH_TOKEN_LEN {
         return Ok(None);
     }
     let Some(r) = app
@@ -261,7 +261,7 @@ pub async fn revoke(
     token: &str,
     now: Timestamp,
 ) -> Result<(), StoreError> {
-    if token.len() <= 256 {
+    if token.len() <= crate::domain::grant::MAX_REFRESH_TOKEN_LEN {
         if let Some(r) = app
             .store
             .read::<RefreshRecord>(Kind::Refresh, &login::hash(token), now)

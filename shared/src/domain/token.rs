@@ -338,7 +338,7 @@ async fn code_grant(
     };
     let ttl = g.refresh_ttl(app);
     let exp = now.plus_secs(ttl).secs();
-    let (rt, rt_hash) = grant::new_refresh_token(app);
+    let (rt, rt_hash) = grant::new_refresh_token(app, &g, now).await?;
     let refresh = RefreshRecord {
         grant_id: g.id.clone(),
         client_id: g.client_id.clone(),
@@ -410,7 +410,7 @@ async fn refresh_grant(
     scope: Option<&str>,
 ) -> Result<Issued, TokenError> {
     let now = app.clock.now();
-    if rt.len() > 256 {
+    if rt.len() > grant::MAX_REFRESH_TOKEN_LEN {
         return Err(invalid_grant("invalid refresh token"));
     }
     let Some(r) = app
@@ -471,7 +471,7 @@ async fn refresh_grant(
     next.generation += 1;
     next.rotated_at = now;
     let exp = now.plus_secs(next.refresh_ttl(app)).secs();
-    let (new_rt, new_hash) = grant::new_refresh_token(app);
+    let (new_rt, new_hash) = grant::new_refresh_token(app, &next, now).await?;
     let rec = RefreshRecord {
         grant_id: next.id.clone(),
         client_id: next.client_id.clone(),

@@ -9,7 +9,9 @@
 //! * Where the handler knows the client (a token issued, userinfo for its access token), the
 //!   client's own origins decide ([`for_client`]).
 //! * Preflights and error responses name no client yet: the set of every client's origins
-//!   decides ([`OriginCache`], read again every [`ORIGINS_RELOAD_SECS`]).
+//!   decides ([`OriginCache`]: read again every [`ORIGINS_RELOAD_SECS`], or after
+//!   [`ORIGINS_MISS_RELOAD_SECS`] when an origin is not in it, so a new client's origin works
+//!   within seconds while unknown origins cannot make every request list the clients).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -25,6 +27,8 @@ use crate::App;
 
 /// How old the cached set of registered origins may get.
 pub const ORIGINS_RELOAD_SECS: i64 = 60;
+/// How old it may be when an origin is not in it.
+pub const ORIGINS_MISS_RELOAD_SECS: i64 = 5;
 const ALLOW_METHODS: &str = "GET, POST, OPTIONS";
 const ALLOW_HEADERS: &str = "Authorization, Content-Type";
 
@@ -95,9 +99,8 @@ pub async fn finish_response(app: &App, origin: Option<&str>, resp: Response) ->
         Some(o) if resp.extensions().get::<Decided>().is_none() => {
             if app
                 .web_origins
-                .get(app.store.as_ref(), app.clock.now())
+                .contains(app.store.as_ref(), o, app.clock.now())
                 .await
-                .contains(o)
             {
                 allow(resp, o)
             } else {
@@ -121,9 +124,8 @@ pub async fn preflight(app: &App, req: Request) -> Result<Response, HttpError> {
     let registered = match origin(&req) {
         Some(o) => app
             .web_origins
-            .get(app.store.as_ref(), app.clock.now())
+            .contains(app.store.as_ref(), o, app.clock.now())
             .await
-            .contains(o)
             .then(|| o.to_owned()),
         None => None,
     };
@@ -160,15 +162,24 @@ impl std::fmt::Debug for OriginCache {
 }
 
 impl OriginCache {
-    pub async fn get(&self, store: &dyn Backend, now: Timestamp) -> Arc<HashSet<String>> {
+    /// Is `origin` a web origin of some client?
+    pub async fn contains(&self, store: &dyn Backend, origin: &str, now: Timestamp) -> bool {
         if let Some((set, at)) = self.held.load().as_ref() {
-            if now.secs() - at.secs() < ORIGINS_RELOAD_SECS {
-                return set.clone();
+            let age = now.secs() - at.secs();
+            if set.contains(origin) && age < ORIGINS_RELOAD_SECS {
+                return true;
+            }
+            if age < ORIGINS_MISS_RELOAD_SECS {
+                return false;
             }
         }
+        self.reload(store, now).await.contains(origin)
+    }
+
+    async fn reload(&self, store: &dyn Backend, now: Timestamp) -> Arc<HashSet<String>> {
         let _loading = self.loading.lock().await;
         if let Some((set, at)) = self.held.load().as_ref() {
-            if now.secs() - at.secs() < ORIGINS_RELOAD_SECS {
+            if now.secs() - at.secs() < ORIGINS_MISS_RELOAD_SECS {
                 return set.clone();
             }
         }
@@ -191,5 +202,53 @@ impl OriginCache {
         };
         self.held.store(Arc::new(Some((set.clone(), now))));
         set
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::client::{register, NewClient};
+    use crate::random::SeededRandom;
+    use crate::store::embedded::EmbeddedStore;
+
+    #[tokio::test]
+    async fn a_new_clients_origin_is_known_within_seconds_and_misses_do_not_hammer_the_store() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let store = EmbeddedStore::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let spa = |id: &str, uri: &str| {
+            register(
+                NewClient {
+                    name: id.into(),
+                    client_id: Some(id.into()),
+                    redirect_uris: vec![uri.into()],
+                    public: true,
+                    ..Default::default()
+                },
+                t0,
+                &SeededRandom::new(1),
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
+            .0
+        };
+        store
+            .create_client(&spa("a", "https://a.example/cb"), t0)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        let cache = OriginCache::default();
+        assert!(cache.contains(&store, "https://a.example", t0).await);
+        assert!(!cache.contains(&store, "https://b.example", t0).await);
+        store
+            .create_client(&spa("b", "https://b.example/cb"), t0)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        // A miss within the miss window does not read the store again...
+        let soon = t0.plus_secs(ORIGINS_MISS_RELOAD_SECS - 1);
+        assert!(!cache.contains(&store, "https://b.example", soon).await);
+        // ...after it, the new client's origin is found.
+        let later = t0.plus_secs(ORIGINS_MISS_RELOAD_SECS);
+        assert!(cache.contains(&store, "https://b.example", later).await);
+        assert!(!cache.contains(&store, "https://evil.example", later).await);
     }
 }
