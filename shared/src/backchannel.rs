@@ -3,9 +3,10 @@
 //! direct POST (§2.5).
 //!
 //! The tokens are signed while the request that ended the session runs; they are delivered by
-//! a background task with a short timeout and a few retries, so a slow or dead relying party
-//! never delays the person's response. Under `scanid serve` the task runs at once; in Lambda a
-//! delivery still pending when the function is frozen resumes at its next invocation.
+//! a background task with a short timeout and a few retries, so under `scanid serve` a slow or
+//! dead relying party never delays the person's response. A Lambda function is frozen once it
+//! returns, so there the invocation waits for its deliveries for at most [`LAMBDA_BUDGET`];
+//! one still pending then resumes at the function's next invocation.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -24,6 +25,9 @@ use crate::App;
 pub const EVENT: &str = "http://schemas.openid.net/event/backchannel-logout";
 /// How long a logout token is valid.
 pub const TOKEN_LIFETIME_SECS: i64 = 120;
+/// How long a Lambda invocation waits for its deliveries before it returns (the function is
+/// frozen afterwards; under `scanid serve` they never delay a response).
+pub const LAMBDA_BUDGET: Duration = Duration::from_secs(3);
 /// Attempts per delivery, and the timeout of each.
 const ATTEMPTS: u32 = 3;
 const TIMEOUT: Duration = Duration::from_secs(2);

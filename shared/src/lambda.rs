@@ -40,7 +40,19 @@ pub async fn run(function: &'static str) -> Result<(), lambda_http::Error> {
     let app = Arc::new(app);
     lambda_http::run(service_fn(move |req| {
         let app = app.clone();
-        async move { Ok::<_, Infallible>(routes::dispatch(handler, &app, req).await) }
+        async move {
+            let resp = routes::dispatch(handler, &app, req).await;
+            // Lambda freezes the process once the response is returned: back-channel logout
+            // deliveries started by this request get a bounded wait here instead.
+            if handler.access() == routes::Access::Sign {
+                let _ = tokio::time::timeout(
+                    crate::backchannel::LAMBDA_BUDGET,
+                    crate::backchannel::drain(),
+                )
+                .await;
+            }
+            Ok::<_, Infallible>(resp)
+        }
     }))
     .await
 }

@@ -165,7 +165,8 @@ impl Handler {
             // Reads the table and lists the clients (their web origins): GetItem and Query on
             // the client index.
             Handler::Preflight => Access::Read,
-            Handler::Token => Access::Sign,
+            // Logout signs back-channel logout tokens (OIDC Back-Channel Logout).
+            Handler::Token | Handler::Logout => Access::Sign,
             Handler::Authorize
             | Handler::Consent
             | Handler::AppSignup
@@ -173,7 +174,6 @@ impl Handler {
             | Handler::AppDecide
             | Handler::Introspect
             | Handler::Revoke
-            | Handler::Logout
             | Handler::AppProfile
             | Handler::AppKey => Access::Write,
         }

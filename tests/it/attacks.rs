@@ -619,6 +619,8 @@ fn logout_needs_the_browsers_own_hint_or_a_confirmed_form() {
         200,
         "still in after the forgeries"
     );
+    // Audit lines may land just after the response: give them a moment before the negative.
+    std::thread::sleep(Duration::from_millis(500));
     assert!(
         !s.audit_events().iter().any(|e| e["event"] == "logout"),
         "no logout was audited for the refused attempts"
@@ -861,6 +863,15 @@ fn groups_and_names_are_released_only_for_their_scopes() {
         "username",
     ] {
         assert!(u.get(k).is_none(), "{k} without its scope: {u}");
+    }
+    // Introspection by the token's own client releases no more than userinfo.
+    let i = introspect_as(&s, "shop", &shop, &str_field(&t, "access_token"));
+    assert_eq!(i["active"], true);
+    for k in ["groups", "username", "preferred_username"] {
+        assert!(
+            i.get(k).is_none(),
+            "introspection: {k} without its scope: {i}"
+        );
     }
 
     // scope=openid groups: the consent page names the groups.
@@ -1220,6 +1231,22 @@ fn a_deleted_clients_tokens_die_with_it() {
     let events =
         s.audit_events_until(|ev| has_event(ev, "client_auth.failed", &[("client_id", "shop")]));
     event_at(&events, "client_auth.failed", &[("client_id", "shop")]);
+    // Registering the same client_id again does not bring the old tokens back. (Timestamps are
+    // in seconds: let the new registration be strictly later.)
+    std::thread::sleep(Duration::from_millis(1100));
+    let again = create_client(d, "shop", &[]).unwrap();
+    assert_eq!(userinfo(&s, &at).status, 401, "the old token stays dead");
+    assert_eq!(
+        introspect_as(&s, "rs", &rs, &at),
+        json!({ "active": false })
+    );
+    let r = post_form(
+        &oidc(&s, "token"),
+        Some(("shop", &again)),
+        &[("grant_type", "refresh_token"), ("refresh_token", &rt)],
+    );
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_grant");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -227,12 +227,18 @@ fn template_iam_is_least_privilege_per_the_route_table() {
             !block.contains("dynamodb:*") && !block.contains("kms:*"),
             "{name}: no wildcards"
         );
-        // Only the preflight function lists clients (their web origins), on the index alone.
+        // Only the CORS functions list clients (their web origins), on the index alone.
         assert_eq!(
             block.contains("dynamodb:Query"),
-            handler == routes::Handler::Preflight,
+            handler == routes::Handler::Preflight || handler.cors(),
             "{name}: Query only where the clients' origins are listed"
         );
+        if block.contains("dynamodb:Query") {
+            assert!(
+                block.contains("/index/kind-index"),
+                "{name}: the index only"
+            );
+        }
         match handler.access() {
             Access::Read => assert!(!writes && !kms, "{name} is read-only"),
             Access::Write => assert!(writes && !kms, "{name} writes but never signs"),

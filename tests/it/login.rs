@@ -195,12 +195,14 @@ fn deny_on_the_phone_or_the_page_redirects_access_denied() {
     );
     assert_eq!(r.status, 303);
     assert_eq!(params_of(&location(&r))["error"], "access_denied");
-    // The session is over: allow afterwards gets nothing.
+    // The session is over: allow afterwards gets nothing (its binding cookie was cleared when
+    // it ended, so this browser no longer holds it: 403, no redirect, no code).
+    assert!(!b.jar.keys().any(|k| k.starts_with("scanid_login_")));
     let r = b.post_form(
         &format!("{}/login-actions/consent", s.issuer),
         &[("session", &session), ("csrf", &csrf), ("consent", "allow")],
     );
-    assert_eq!(r.status, 400);
+    assert_eq!(r.status, 403);
     assert!(r.header("location").is_none());
 }
 

@@ -425,14 +425,51 @@ fn keycloak_introspection_path_and_back_channel_post_logout() {
     };
     assert_eq!(introspect("token/introspect", at)["active"], true);
     assert_eq!(introspect("introspect", at)["active"], true);
+    // The refresh token is shaped like Keycloak's (keycloak-js decodes it) but verifies with
+    // no published key: no resource server can take it for an access token.
+    let rc = jwt_claims(rt);
+    assert_eq!(rc["typ"], "Refresh");
+    assert_eq!(rc["azp"], "shop");
+    assert_eq!(jwt_header(rt)["alg"], "HS256");
+    let out = std::process::Command::new(scanid_tests::python())
+        .arg(scanid_tests::repo_root().join("tests/py/verify_jwt.py"))
+        .arg(format!("{}/protocol/openid-connect/certs", e.s.issuer))
+        .arg(e.s.issuer.as_str())
+        .arg(rt)
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "a refresh token verified against the JWKS"
+    );
+    let userinfo = request(
+        "GET",
+        &format!("{}/protocol/openid-connect/userinfo", e.s.issuer),
+        &[("Authorization", &format!("Bearer {rt}"))],
+        b"",
+    );
+    assert_eq!(userinfo.status, 401, "not an access token");
+    // Only an ID token is a logout hint: the access token (same sid and sub) is refused.
+    let r = b.get(&format!(
+        "{}/protocol/openid-connect/logout?id_token_hint={at}",
+        e.s.issuer
+    ));
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(jwt_claims(t["id_token"].as_str().unwrap())["typ"], "ID");
+    assert_eq!(
+        introspect("introspect", at)["active"],
+        true,
+        "nothing ended"
+    );
     let logout = format!("{}/protocol/openid-connect/logout", e.s.issuer);
-    // Another client's credentials cannot end shop's grant.
+    // Another (public) client, authenticated by its client_id, cannot end shop's grant.
     let r = post_form(
         &logout,
-        Some(("spa", "")),
+        None,
         &[("client_id", "spa"), ("refresh_token", rt)],
     );
-    assert_ne!(r.status, 204);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_grant");
     assert_eq!(introspect("token/introspect", at)["active"], true);
     // Keycloak's back-channel logout: client credentials + refresh_token -> 204.
     let r = post_form(&logout, Some(("shop", &e.shop)), &[("refresh_token", rt)]);
@@ -626,7 +663,17 @@ fn back_channel_logout_tells_every_client_of_the_session() {
     let sid2 = t2["session_state"].as_str().unwrap().to_owned();
     assert_ne!(sid2, sid);
     let data_dir = e.s.data_dir.to_str().unwrap().to_owned();
-    scanid_json(&["identity", "disable", "--data-dir", &data_dir, &e.app.sub]);
+    // The logout token names the server's issuer: the operator command is given its public URL.
+    scanid_json(&[
+        "identity",
+        "disable",
+        "--data-dir",
+        &data_dir,
+        "--public-url",
+        &e.s.base,
+        &e.app.sub,
+    ]);
     let token = logout_token(&received);
     assert_eq!(jwt_claims(&token)["sid"], sid2.as_str());
+    assert_eq!(jwt_claims(&token)["iss"], e.s.issuer.as_str());
 }

@@ -122,10 +122,14 @@ pub async fn sso_session(
     }
 }
 
-async fn remembered(
+/// Does a remembered consent cover this request? Only one given to this very registration of
+/// the client (a deleted and re-registered `client_id` asks again), and not with
+/// `prompt=consent`.
+pub async fn remembered(
     app: &App,
     sub: &str,
     req: &AuthorizationRequest,
+    client_created: Timestamp,
     now: Timestamp,
 ) -> Result<bool, StoreError> {
     if req.prompt.consent {
@@ -135,7 +139,9 @@ async fn remembered(
         .store
         .read::<Consent>(Kind::Consent, &Consent::key(sub, &req.client_id), now)
         .await?
-        .is_some_and(|c| c.value.covers(&req.scopes)))
+        .is_some_and(|c| {
+            c.value.covers(&req.scopes) && c.value.granted_at.secs() >= client_created.secs()
+        }))
 }
 
 /// `GET|POST .../auth`.
@@ -179,7 +185,7 @@ pub async fn authorize(
     }
     if let Some(s) = sso {
         let (sub, auth_time, sid) = (s.value.sub.clone(), s.value.auth_time, s.value.sid.clone());
-        if remembered(app, &sub, &req, now).await? {
+        if remembered(app, &sub, &req, client.created_at, now).await? {
             let done = complete(app, &req, &sub, auth_time, Some(sid), None, None).await?;
             return Ok(AuthorizeDecision::Respond(done.response));
         }
@@ -189,6 +195,9 @@ pub async fn authorize(
                 OAuthError::new(OAuthErrorCode::ConsentRequired, "consent is required"),
                 &issuer,
             )));
+        }
+        if let Some(retry_after) = login_limited(app, ip, now).await? {
+            return Ok(AuthorizeDecision::RateLimited { retry_after });
         }
         let approved = Some((sub, auth_time, sid));
         let (session, browser_secret) =
@@ -208,18 +217,10 @@ pub async fn authorize(
             &issuer,
         )));
     }
-    let source = Source::from_addr(ip);
-    if let Counted::Limited { retry_after } = ratelimit::count(
-        app.store.as_ref(),
-        &app.settings.limits,
-        Limit::Login,
-        source.as_str(),
-        now,
-    )
-    .await?
-    {
+    if let Some(retry_after) = login_limited(app, ip, now).await? {
         return Ok(AuthorizeDecision::RateLimited { retry_after });
     }
+    let source = Source::from_addr(ip);
     let (session, browser_secret) =
         create_login(app, req, restart_query, ip, user_agent, None).await?;
     Audit::new(Event::LoginStarted)
@@ -231,6 +232,23 @@ pub async fn authorize(
         client_name: client.name,
         browser_secret,
     })
+}
+
+/// Every login session created counts against its source: `Some(retry_after)` when over.
+async fn login_limited(app: &App, ip: &str, now: Timestamp) -> Result<Option<i64>, StoreError> {
+    let source = Source::from_addr(ip);
+    match ratelimit::count(
+        app.store.as_ref(),
+        &app.settings.limits,
+        Limit::Login,
+        source.as_str(),
+        now,
+    )
+    .await?
+    {
+        Counted::Allowed => Ok(None),
+        Counted::Limited { retry_after } => Ok(Some(retry_after)),
+    }
 }
 
 /// Creates and stores a login session with a fresh browser-binding secret. `approved` is

@@ -151,15 +151,16 @@ pub const MAX_REFRESH_TOKEN_LEN: usize = 4096;
 
 /// A new refresh token for `grant` and its storage key (the SHA-256 of the whole token).
 ///
-/// The token is a JWT signed like the grant's access tokens, as Keycloak's are, because
-/// Keycloak's JavaScript adapter decodes it (`refreshTokenParsed`). Its `jti` holds 256 random
-/// bits; the store, not the signature, decides whether it is live (looked up by hash, rotated
-/// by generation, single use), so nothing about it can be forged or replayed by re-signing.
-pub async fn new_refresh_token(
-    app: &App,
-    grant: &Grant,
-    now: Timestamp,
-) -> Result<(String, String), SignError> {
+/// The token is shaped like a JWT, as Keycloak's are, because Keycloak's JavaScript adapter
+/// decodes it (`refreshTokenParsed`). Unlike access and id tokens it is *not* signed with a
+/// published key: a resource server that checks only signature, `iss` and `exp` must never
+/// take it for an access token. Its HS256 signature is made with a one-time random key that is
+/// not kept, so nobody can verify it, scanid included; scanid does not need to: the store
+/// decides whether it is live (looked up by hash, rotated by generation, single use). Its
+/// `jti` holds 256 random bits.
+pub fn new_refresh_token(app: &App, grant: &Grant, now: Timestamp) -> (String, String) {
+    use base64::Engine;
+    let b64 = |b: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b);
     let mut claims = Map::new();
     claims.insert("exp".into(), json!(now.secs() + grant.refresh_ttl(app)));
     claims.insert("iat".into(), json!(now.secs()));
@@ -177,10 +178,18 @@ pub async fn new_refresh_token(
         claims.insert("session_state".into(), json!(sid));
     }
     claims.insert("scope".into(), json!(grant.scopes.join(" ")));
-    let keys = app.keyring().await;
-    let token = jwt::encode(keys.signer(grant.alg)?.as_ref(), "JWT", &claims).await?;
+    let header = b64(br#"{"alg":"HS256","typ":"JWT"}"#);
+    let payload = b64(Value::Object(claims).to_string().as_bytes());
+    let input = format!("{header}.{payload}");
+    let mut one_time_key = [0u8; 32];
+    app.random.fill(&mut one_time_key);
+    let key = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, &one_time_key);
+    let token = format!(
+        "{input}.{}",
+        b64(aws_lc_rs::hmac::sign(&key, input.as_bytes()).as_ref())
+    );
     let hash = login::hash(&token);
-    Ok((token, hash))
+    (token, hash)
 }
 
 /// Signs the access token (and the id token when `openid` is in scope) for `grant` with
@@ -237,6 +246,8 @@ pub async fn sign_tokens(
         Some(i) if scopes.iter().any(|s| s == "openid") => {
             let mut id = Map::new();
             id.insert("iss".into(), json!(issuer));
+            // Keycloak's marker, and what logout requires of an id_token_hint.
+            id.insert("typ".into(), json!("ID"));
             id.insert("sub".into(), json!(grant.sub));
             id.insert("aud".into(), json!(grant.client_id));
             id.insert("exp".into(), json!(now.secs() + ttl));

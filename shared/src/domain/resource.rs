@@ -28,12 +28,22 @@ pub struct LiveToken {
     pub identity: Option<Identity>,
 }
 
-/// Does the client still exist? A deleted client's tokens are dead everywhere.
-async fn client_exists(app: &App, client_id: &str, now: Timestamp) -> Result<bool, StoreError> {
+/// Is the client that got a token at `issued` still the same registration? A deleted client's
+/// tokens are dead everywhere, and stay dead if its `client_id` is registered again.
+async fn client_exists(
+    app: &App,
+    client_id: &str,
+    issued: Timestamp,
+    now: Timestamp,
+) -> Result<bool, StoreError> {
     if validate_client_id(client_id).is_err() {
         return Ok(false);
     }
-    Ok(app.store.client(client_id, now).await?.is_some())
+    Ok(app
+        .store
+        .client(client_id, now)
+        .await?
+        .is_some_and(|(c, _)| c.created_at.secs() <= issued.secs()))
 }
 
 async fn live_grant(
@@ -45,7 +55,7 @@ async fn live_grant(
         return Ok(None);
     };
     let g = g.value;
-    if g.revoked || !client_exists(app, &g.client_id, now).await? {
+    if g.revoked || !client_exists(app, &g.client_id, g.created_at, now).await? {
         return Ok(None);
     }
     if g.kind == GrantKind::ClientCredentials {
@@ -98,7 +108,7 @@ pub async fn live_access_token(
             return Ok(None);
         }
         let grant = client_credentials_grant(app, gid, &claims);
-        if !client_exists(app, &grant.client_id, now).await? {
+        if !client_exists(app, &grant.client_id, grant.created_at, now).await? {
             return Ok(None);
         }
         return Ok(Some(LiveToken {
@@ -214,7 +224,11 @@ pub async fn introspect(
             }
         }
         out.insert("client_id".into(), json!(t.grant.client_id));
-        if let Some(i) = &t.identity {
+        if let Some(i) = t.identity.as_ref().filter(|_| {
+            c.get("scope")
+                .and_then(Value::as_str)
+                .is_some_and(|s| s.split(' ').any(|x| x == "profile"))
+        }) {
             out.insert("username".into(), json!(i.name));
         }
         out.insert("token_type".into(), json!("Bearer"));
@@ -241,7 +255,9 @@ pub async fn introspect(
             out["session_state"] = json!(sid);
         }
         if let Some(i) = i {
-            out["username"] = json!(i.name);
+            if g.scopes.iter().any(|s| s == "profile") {
+                out["username"] = json!(i.name);
+            }
             out["service_id"] = json!(i.service_id);
             if g.scopes.iter().any(|s| s == "groups") {
                 out["groups"] = json!(i.groups);

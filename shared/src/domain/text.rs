@@ -5,7 +5,28 @@
 
 /// Is `c` a character that must not appear in user-visible text?
 pub fn is_invisible_or_control(c: char) -> bool {
-    c.is_control() || is_format(c) || matches!(c, '\u{2028}' | '\u{2029}') || is_private_use(c)
+    c.is_control()
+        || is_format(c)
+        || is_blank_letter(c)
+        || matches!(c, '\u{2028}' | '\u{2029}')
+        || is_private_use(c)
+}
+
+/// Characters that are not Cf but render as nothing: Hangul fillers, the braille blank, the
+/// combining grapheme joiner and Mongolian/Khmer invisible signs. (Variation selectors stay
+/// allowed: emoji such as "❤️" need U+FE0F.)
+fn is_blank_letter(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x034F
+            | 0x115F
+            | 0x1160
+            | 0x17B4..=0x17B5
+            | 0x180B..=0x180D
+            | 0x2800
+            | 0x3164
+            | 0xFFA0
+    )
 }
 
 /// `true` when `s` contains no character refused by [`is_invisible_or_control`].
@@ -61,6 +82,10 @@ mod tests {
             "soft\u{00AD}hyphen",
             "\u{E000}",
             "tag\u{E0041}",
+            "\u{3164}",
+            "Ada Lovelace\u{3164}",
+            "\u{2800}",
+            "a\u{034F}b",
         ] {
             assert!(!is_visible_text(bad), "{bad:?}");
         }
@@ -71,6 +96,7 @@ mod tests {
             "مرحبا",
             "Zoë 🙂",
             "O'Brien-Smith",
+            "I \u{2764}\u{FE0F} Rust",
         ] {
             assert!(is_visible_text(ok), "{ok:?}");
         }

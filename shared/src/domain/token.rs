@@ -295,21 +295,22 @@ async fn code_grant(
         return Err(replayed_code(app, client, &code_hash, now).await?);
     };
     let c: AuthCode = rec.value()?;
-    let problem = if c.client_id != client.client_id {
-        Some("the code was issued to another client")
-    } else if c.redirect_uri != redirect_uri {
-        Some("redirect_uri differs from the authorization request")
-    } else {
-        match (&c.code_challenge, verifier) {
-            (Some(ch), Some(v)) if grant::pkce_matches(v, ch) => None,
-            (Some(_), Some(_)) => Some("code_verifier does not match the code_challenge"),
-            (Some(_), None) => Some("code_verifier is required"),
-            (None, Some(_)) => {
-                Some("code_verifier without a code_challenge in the authorization request")
+    let problem =
+        if c.client_id != client.client_id || c.issued_at.secs() < client.created_at.secs() {
+            Some("the code was issued to another client")
+        } else if c.redirect_uri != redirect_uri {
+            Some("redirect_uri differs from the authorization request")
+        } else {
+            match (&c.code_challenge, verifier) {
+                (Some(ch), Some(v)) if grant::pkce_matches(v, ch) => None,
+                (Some(_), Some(_)) => Some("code_verifier does not match the code_challenge"),
+                (Some(_), None) => Some("code_verifier is required"),
+                (None, Some(_)) => {
+                    Some("code_verifier without a code_challenge in the authorization request")
+                }
+                (None, None) => None,
             }
-            (None, None) => None,
-        }
-    };
+        };
     if let Some(why) = problem {
         // A code presented wrongly is burned: it may be known to an attacker.
         let _ = app
@@ -338,7 +339,7 @@ async fn code_grant(
     };
     let ttl = g.refresh_ttl(app);
     let exp = now.plus_secs(ttl).secs();
-    let (rt, rt_hash) = grant::new_refresh_token(app, &g, now).await?;
+    let (rt, rt_hash) = grant::new_refresh_token(app, &g, now);
     let refresh = RefreshRecord {
         grant_id: g.id.clone(),
         client_id: g.client_id.clone(),
@@ -435,6 +436,10 @@ async fn refresh_grant(
     if g.value.revoked {
         return Err(invalid_grant("the grant was revoked"));
     }
+    // A grant of an earlier registration of this client_id (deleted, then registered again).
+    if g.value.created_at.secs() < client.created_at.secs() {
+        return Err(invalid_grant("invalid or expired refresh token"));
+    }
     let scopes = narrowed(scope, &g.value.scopes)?;
     let identity = live_identity(app, &g.value.sub, now).await?;
     if !g.value.offline {
@@ -471,7 +476,7 @@ async fn refresh_grant(
     next.generation += 1;
     next.rotated_at = now;
     let exp = now.plus_secs(next.refresh_ttl(app)).secs();
-    let (new_rt, new_hash) = grant::new_refresh_token(app, &next, now).await?;
+    let (new_rt, new_hash) = grant::new_refresh_token(app, &next, now);
     let rec = RefreshRecord {
         grant_id: next.id.clone(),
         client_id: next.client_id.clone(),

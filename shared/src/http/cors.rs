@@ -77,6 +77,13 @@ pub fn for_client(req: &Request, client: &Client, resp: Response) -> Response {
     resp
 }
 
+/// No CORS on this response, whatever the origin (front-channel pages: the logout
+/// confirmation carries an anti-CSRF token no other page may read).
+pub fn none(mut resp: Response) -> Response {
+    resp.extensions_mut().insert(Decided);
+    resp
+}
+
 /// As [`for_client`], reading the client only when the request came from a browser page.
 pub async fn for_client_id(app: &App, req: &Request, client_id: &str, resp: Response) -> Response {
     if origin(req).is_none() {

@@ -254,7 +254,7 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
         LoginStatus::Approved { sub, auth_time } => (sub.clone(), *auth_time),
         LoginStatus::Denied => {
             let r = flow::deny(app, &s).await.map_err(complete_error)?;
-            return Ok(pages::auth_response(&r, after_post, Vec::new(), rng));
+            return Ok(pages::auth_response(&r, after_post, ended(app, &s), rng));
         }
         LoginStatus::Completed => {
             return Err(HttpError::page(
@@ -287,22 +287,23 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
         Some((i, _)) if !i.disabled => i,
         _ => {
             let r = flow::deny(app, &s).await.map_err(complete_error)?;
-            return Ok(pages::auth_response(&r, after_post, Vec::new(), rng));
+            return Ok(pages::auth_response(&r, after_post, ended(app, &s), rng));
         }
     };
     let req_scopes = &s.value.request.scopes;
     if !after_post {
-        let remembered = !s.value.request.prompt.consent
-            && app
-                .store
-                .read::<Consent>(
-                    Kind::Consent,
-                    &Consent::key(&sub, &s.value.request.client_id),
-                    now,
-                )
+        let client_created = app
+            .store
+            .client(&s.value.request.client_id, now)
+            .await
+            .map_err(HttpError::from_page_store)?
+            .map(|(c, _)| c.created_at);
+        let remembered = match client_created {
+            Some(created) => flow::remembered(app, &sub, &s.value.request, created, now)
                 .await
-                .map_err(HttpError::from_page_store)?
-                .is_some_and(|c| c.value.covers(req_scopes));
+                .map_err(HttpError::from_page_store)?,
+            None => false,
+        };
         if remembered {
             return finish_login(app, &s, &sub, auth_time, None, after_post).await;
         }
@@ -337,7 +338,7 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
                 .subject(&sub)
                 .outcome("denied")
                 .emit();
-            Ok(pages::auth_response(&r, true, Vec::new(), rng))
+            Ok(pages::auth_response(&r, true, ended(app, &s), rng))
         }
         _ => Err(HttpError::page(
             400,
@@ -345,6 +346,11 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
             "The consent form was incomplete.",
         )),
     }
+}
+
+/// The login is over: its browser-binding cookie goes (they would pile up otherwise).
+fn ended(app: &App, s: &Versioned<LoginSession>) -> Vec<String> {
+    vec![cookies::clear(app, &cookies::login(app, &s.value.id))]
 }
 
 fn complete_error(e: CompleteError) -> HttpError {
@@ -377,16 +383,12 @@ async fn finish_login(
     )
     .await
     .map_err(complete_error)?;
-    let cookies = match done.sso_cookie {
-        Some(c) => {
-            let sid = c.split('.').next().unwrap_or_default();
-            vec![
-                cookies::set_session_state(app, sid),
-                cookies::set(app, &cookies::sso(app), &c, None),
-            ]
-        }
-        None => Vec::new(),
-    };
+    let mut cookies = ended(app, s);
+    if let Some(c) = done.sso_cookie {
+        let sid = c.split('.').next().unwrap_or_default();
+        cookies.push(cookies::set_session_state(app, sid));
+        cookies.push(cookies::set(app, &cookies::sso(app), &c, None));
+    }
     Ok(pages::auth_response(
         &done.response,
         after_post,

@@ -250,6 +250,18 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
         ),
         None => None,
     };
+    // Only an ID token is a hint: an access or refresh token also names the session, but may
+    // be held by a resource server or leak from one.
+    if hint
+        .as_ref()
+        .is_some_and(|c| c.get("typ").and_then(Value::as_str) != Some("ID"))
+    {
+        return Err(HttpError::page(
+            400,
+            "Invalid logout request",
+            "The id_token_hint is not an ID token.",
+        ));
+    }
     let hint_client = hint
         .as_ref()
         .and_then(|c| c.get("aud"))
@@ -328,7 +340,9 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
             ))
         }
         LogoutDecision::Confirm { csrf } => {
-            return Ok(confirm_page(app, &redirect, &state, &client_id, &csrf))
+            return Ok(cors::none(confirm_page(
+                app, &redirect, &state, &client_id, &csrf,
+            )))
         }
         LogoutDecision::End { sid } => {
             resource::end_session(app, &sid, now)
@@ -357,23 +371,25 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
                         .finish(),
                 );
             }
-            Ok(finish(
+            Ok(cors::none(finish(
                 pages::security_headers(base(if after_post { 303 } else { 302 }))
                     .header("location", location)
                     .header("set-cookie", clear)
                     .header("set-cookie", clear_state),
                 Body::Empty,
-            ))
+            )))
         }
-        None => Ok(Page {
-            status: 200,
-            title: "Logged out",
-            body: "<h1>You are logged out</h1><p>You can close this window.</p>".into(),
-            script: None,
-            form_action: "'none'".into(),
-            cookies: vec![clear, clear_state],
-        }
-        .render(app.random.as_ref())),
+        None => Ok(cors::none(
+            Page {
+                status: 200,
+                title: "Logged out",
+                body: "<h1>You are logged out</h1><p>You can close this window.</p>".into(),
+                script: None,
+                form_action: "'none'".into(),
+                cookies: vec![clear, clear_state],
+            }
+            .render(app.random.as_ref()),
+        )),
     }
 }
 
