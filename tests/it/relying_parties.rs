@@ -658,6 +658,26 @@ fn back_channel_logout_tells_every_client_of_the_session() {
     // The SPA registered no receiver: nothing else arrives.
     assert!(received.recv_timeout(Duration::from_millis(500)).is_err());
 
+    // Reusing a rotated refresh token revokes the family and ends the session: shop is told.
+    let t1 = shop_tokens(&e, &mut Browser::new());
+    let old_rt = t1["refresh_token"].as_str().unwrap().to_owned();
+    let refresh = |rt: &str| {
+        post_form(
+            &token_url(&e.s),
+            Some(("shop", &e.shop)),
+            &[("grant_type", "refresh_token"), ("refresh_token", rt)],
+        )
+    };
+    let second = refresh(&old_rt);
+    assert_eq!(second.status, 200);
+    let second_rt = second.json()["refresh_token"].as_str().unwrap().to_owned();
+    assert_eq!(refresh(&second_rt).status, 200);
+    // Two generations back: a reuse at once (the grace period covers only the last one).
+    let r = refresh(&old_rt);
+    assert_eq!(r.json()["error"], "invalid_grant", "{}", r.text());
+    let reused = logout_token(&received);
+    assert_eq!(jwt_claims(&reused)["sid"], t1["session_state"]);
+
     // Disabling the identity ends its (new) session, and shop is told.
     let t2 = shop_tokens(&e, &mut Browser::new());
     let sid2 = t2["session_state"].as_str().unwrap().to_owned();
