@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use scanid_tests::{
     auth_url, jwt_claims, jwt_header, location, login, params_of, post_form, request, scanid_json,
-    Browser, Resp, TestApp, TestServer,
+    silent_login_error, Browser, Resp, TestApp, TestServer,
 };
 use serde_json::{json, Value};
 
@@ -483,18 +483,10 @@ fn keycloak_introspection_path_and_back_channel_post_logout() {
         json!({ "active": false })
     );
     // The SSO session ended too: prompt=none needs a login again.
-    let r = b.get(&auth_url(
-        &e.s,
-        &[
-            ("client_id", "shop"),
-            ("redirect_uri", CB),
-            ("response_type", "code"),
-            ("state", "s"),
-            ("nonce", "n"),
-            ("prompt", "none"),
-        ],
-    ));
-    assert_eq!(params_of(&location(&r))["error"], "login_required");
+    assert_eq!(
+        silent_login_error(&mut b, &e.s, "shop", CB),
+        "login_required"
+    );
     // A second time: the token is dead, invalid_grant (Keycloak's answer).
     let r = post_form(&logout, Some(("shop", &e.shop)), &[("refresh_token", rt)]);
     assert_eq!(r.status, 400);

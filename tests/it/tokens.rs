@@ -6,7 +6,7 @@ use std::process::Command;
 
 use scanid_tests::{
     auth_url, get, jwt_claims, location, login, params_of, post_form, python, repo_root, request,
-    scanid_json, Browser, Resp, TestApp, TestServer,
+    scanid_json, silent_login_error, Browser, Resp, TestApp, TestServer,
 };
 use serde_json::{json, Value};
 
@@ -920,16 +920,8 @@ fn logout_ends_the_session_and_its_tokens() {
     );
     assert_eq!(r.json()["error"], "invalid_grant");
     // The next login needs the QR again.
-    let r = b.get(&auth_url(
-        &e.s,
-        &[
-            ("client_id", "shop"),
-            ("redirect_uri", CB),
-            ("response_type", "code"),
-            ("state", "s"),
-            ("nonce", "n"),
-            ("prompt", "none"),
-        ],
-    ));
-    assert_eq!(params_of(&location(&r))["error"], "login_required");
+    assert_eq!(
+        silent_login_error(&mut b, &e.s, "shop", CB),
+        "login_required"
+    );
 }

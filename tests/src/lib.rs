@@ -622,6 +622,23 @@ pub fn location(r: &Resp) -> String {
         .to_owned()
 }
 
+/// A silent authorization request (`prompt=none`) in browser `b`: the `error` it comes back with
+/// (empty when it succeeded).
+pub fn silent_login_error(b: &mut Browser, s: &TestServer, client: &str, redirect: &str) -> String {
+    let r = b.get(&auth_url(
+        s,
+        &[
+            ("client_id", client),
+            ("redirect_uri", redirect),
+            ("response_type", "code"),
+            ("state", "s"),
+            ("nonce", "n"),
+            ("prompt", "none"),
+        ],
+    ));
+    params_of(&location(&r)).remove("error").unwrap_or_default()
+}
+
 /// An authorization URL for `pairs`.
 pub fn auth_url(s: &TestServer, pairs: &[(&str, &str)]) -> String {
     let q = url::form_urlencoded::Serializer::new(String::new())

@@ -20,46 +20,51 @@ use crate::domain::token::revoke_grant;
 use crate::keys::jwt;
 use crate::store::{ClientStore, Cond, IdentityStore, Key, Kind, Record, StoreError, Typed};
 
-/// A live access token: its claims, grant and identity (none for client credentials).
+/// A live access token: its claims, grant, client and identity (none for client credentials).
 #[derive(Debug, Clone)]
 pub struct LiveToken {
     pub claims: Map<String, Value>,
     pub grant: Grant,
+    pub client: Client,
     pub identity: Option<Identity>,
 }
 
 /// Is the client that got a token at `issued` still the same registration? A deleted client's
 /// tokens are dead everywhere, and stay dead if its `client_id` is registered again.
-async fn client_exists(
+async fn live_client(
     app: &App,
     client_id: &str,
     issued: Timestamp,
     now: Timestamp,
-) -> Result<bool, StoreError> {
+) -> Result<Option<Client>, StoreError> {
     if validate_client_id(client_id).is_err() {
-        return Ok(false);
+        return Ok(None);
     }
     Ok(app
         .store
         .client(client_id, now)
         .await?
-        .is_some_and(|(c, _)| c.created_at.secs() <= issued.secs()))
+        .map(|(c, _)| c)
+        .filter(|c| c.created_at.secs() <= issued.secs()))
 }
 
 async fn live_grant(
     app: &App,
     grant_id: &str,
     now: Timestamp,
-) -> Result<Option<(Grant, Option<Identity>)>, StoreError> {
+) -> Result<Option<(Grant, Client, Option<Identity>)>, StoreError> {
     let Some(g) = app.store.read::<Grant>(Kind::Grant, grant_id, now).await? else {
         return Ok(None);
     };
     let g = g.value;
-    if g.revoked || !client_exists(app, &g.client_id, g.created_at, now).await? {
+    if g.revoked {
         return Ok(None);
     }
+    let Some(client) = live_client(app, &g.client_id, g.created_at, now).await? else {
+        return Ok(None);
+    };
     if g.kind == GrantKind::ClientCredentials {
-        return Ok(Some((g, None)));
+        return Ok(Some((g, client, None)));
     }
     if !g.offline {
         let sid = g.sid.clone().unwrap_or_default();
@@ -73,7 +78,7 @@ async fn live_grant(
         }
     }
     match app.store.identity(&g.sub, now).await? {
-        Some((i, _)) if !i.disabled => Ok(Some((g, Some(i)))),
+        Some((i, _)) if !i.disabled => Ok(Some((g, client, Some(i)))),
         _ => Ok(None),
     }
 }
@@ -108,20 +113,22 @@ pub async fn live_access_token(
             return Ok(None);
         }
         let grant = client_credentials_grant(app, gid, &claims);
-        if !client_exists(app, &grant.client_id, grant.created_at, now).await? {
+        let Some(client) = live_client(app, &grant.client_id, grant.created_at, now).await? else {
             return Ok(None);
-        }
+        };
         return Ok(Some(LiveToken {
             claims,
             grant,
+            client,
             identity: None,
         }));
     }
     Ok(live_grant(app, gid, now)
         .await?
-        .map(|(grant, identity)| LiveToken {
+        .map(|(grant, client, identity)| LiveToken {
             claims,
             grant,
+            client,
             identity,
         }))
 }
@@ -174,7 +181,7 @@ async fn live_refresh_token(
     else {
         return Ok(None);
     };
-    let Some((g, i)) = live_grant(app, &r.value.grant_id, now).await? else {
+    let Some((g, _, i)) = live_grant(app, &r.value.grant_id, now).await? else {
         return Ok(None);
     };
     if r.value.generation != g.generation {
@@ -351,13 +358,8 @@ pub async fn end_sessions_of(app: &App, sub: &str, now: Timestamp) -> Result<usi
     };
     let mut ended = 0;
     for sid in &list.value {
-        if app
-            .store
-            .get(&Key::new(Kind::Sso, sid), now)
-            .await?
-            .is_some()
-        {
-            end_session(app, sid, now).await?;
+        if let Some(s) = app.store.read::<SsoSession>(Kind::Sso, sid, now).await? {
+            end_known_session(app, &s.value, now).await?;
             ended += 1;
         }
     }
@@ -370,13 +372,22 @@ pub async fn end_sessions_of(app: &App, sub: &str, now: Timestamp) -> Result<usi
 /// Ends the SSO session `sid` (its non-offline tokens become inactive at once) and tells the
 /// clients that took part in it (OIDC Back-Channel Logout 1.0).
 pub async fn end_session(app: &App, sid: &str, now: Timestamp) -> Result<(), StoreError> {
-    let session = app.store.read::<SsoSession>(Kind::Sso, sid, now).await?;
-    app.store
-        .delete(&Key::new(Kind::Sso, sid), Cond::Any, now)
-        .await?;
-    if let Some(s) = session {
-        crate::backchannel::notify(app, &s.value, now).await;
+    match app.store.read::<SsoSession>(Kind::Sso, sid, now).await? {
+        Some(s) => end_known_session(app, &s.value, now).await,
+        None => Ok(()),
     }
+}
+
+/// As [`end_session`], for a session the caller has read already.
+pub async fn end_known_session(
+    app: &App,
+    session: &SsoSession,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    app.store
+        .delete(&Key::new(Kind::Sso, &session.sid), Cond::Any, now)
+        .await?;
+    crate::backchannel::notify(app, session, now).await;
     Ok(())
 }
 

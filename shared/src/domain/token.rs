@@ -166,13 +166,14 @@ pub async fn authenticate(
     }
 }
 
-/// `POST .../token`: one variant per grant type.
+/// `POST .../token`: one variant per grant type. Returns the authenticated client with the
+/// tokens (the edge answers CORS by its web origins).
 pub async fn token(
     app: &App,
     params: &Params,
     presented: &Presented,
     source: &Source,
-) -> Result<Issued, TokenError> {
+) -> Result<(Client, Issued), TokenError> {
     let grant_type = params
         .one("grant_type")
         .map_err(|_| oauth(OAuthErrorCode::InvalidRequest, "grant_type is repeated"))?
@@ -200,7 +201,7 @@ pub async fn token(
             .one(n)
             .map_err(|_| oauth(OAuthErrorCode::InvalidRequest, "a parameter is repeated"))
     };
-    match kind {
+    let issued = match kind {
         GrantType::AuthorizationCode => {
             let code = one("code")?
                 .ok_or_else(|| oauth(OAuthErrorCode::InvalidRequest, "code is required"))?;
@@ -215,7 +216,8 @@ pub async fn token(
             refresh_grant(app, &client, rt, one("scope")?).await
         }
         GrantType::ClientCredentials => client_credentials(app, &client, one("scope")?).await,
-    }
+    }?;
+    Ok((client, issued))
 }
 
 async fn live_identity(app: &App, sub: &str, now: Timestamp) -> Result<Identity, TokenError> {

@@ -84,21 +84,6 @@ pub fn none(mut resp: Response) -> Response {
     resp
 }
 
-/// As [`for_client`], reading the client only when the request came from a browser page.
-pub async fn for_client_id(app: &App, req: &Request, client_id: &str, resp: Response) -> Response {
-    if origin(req).is_none() {
-        return resp;
-    }
-    match app.store.client(client_id, app.clock.now()).await {
-        Ok(Some((c, _))) => for_client(req, &c, resp),
-        Ok(None) => resp,
-        Err(e) => {
-            tracing::warn!(error = %e, "CORS: reading the client failed");
-            resp
-        }
-    }
-}
-
 /// The last word on a CORS endpoint's response (routes::dispatch): unless the client's
 /// origins decided already, the set of registered origins does; `Vary: Origin` always.
 pub async fn finish_response(app: &App, origin: Option<&str>, resp: Response) -> Response {

@@ -207,7 +207,7 @@ impl Demo {
             basic: Some((CLIENT_ID.into(), self.secret.expose().into())),
             ..Default::default()
         };
-        let issued = token::token(app, &params, &presented, &Source::from_addr("demo"))
+        let (_, issued) = token::token(app, &params, &presented, &Source::from_addr("demo"))
             .await
             .map_err(|e| format!("token request failed: {e}"))?;
         let now = app.clock.now();

@@ -292,23 +292,33 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
     };
     let req_scopes = &s.value.request.scopes;
     if !after_post {
-        let client_created = app
+        let client = app
             .store
             .client(&s.value.request.client_id, now)
             .await
             .map_err(HttpError::from_page_store)?
-            .map(|(c, _)| c.created_at);
-        let remembered = match client_created {
-            Some(created) => flow::remembered(app, &sub, &s.value.request, created, now)
-                .await
-                .map_err(HttpError::from_page_store)?,
-            None => false,
-        };
-        if remembered {
+            .map(|(c, _)| c)
+            .ok_or_else(|| {
+                HttpError::page(
+                    400,
+                    "Unknown application",
+                    "The application that started this login no longer exists.",
+                )
+            })?;
+        if flow::remembered(app, &sub, &s.value.request, client.created_at, now)
+            .await
+            .map_err(HttpError::from_page_store)?
+        {
             return finish_login(app, &s, &sub, auth_time, None, after_post).await;
         }
         let browser = cookies::get(&req, &cookies::login(app, &s.value.id)).unwrap_or_default();
-        return consent_page(app, &s.value, &identity, &csrf_token(&browser, &s.value.id)).await;
+        return Ok(consent_page(
+            app,
+            &s.value,
+            &client,
+            &identity,
+            &csrf_token(&browser, &s.value.id),
+        ));
     }
     // POST: the browser's own form, or nothing (B3).
     let browser = cookies::get(&req, &cookies::login(app, &s.value.id)).unwrap_or_default();
@@ -397,26 +407,13 @@ async fn finish_login(
     ))
 }
 
-async fn consent_page(
+fn consent_page(
     app: &App,
     s: &LoginSession,
+    client: &crate::domain::client::Client,
     identity: &Identity,
     csrf: &str,
-) -> Result<Response, HttpError> {
-    let now = app.clock.now();
-    let client = app
-        .store
-        .client(&s.request.client_id, now)
-        .await
-        .map_err(HttpError::from_page_store)?
-        .map(|(c, _)| c)
-        .ok_or_else(|| {
-            HttpError::page(
-                400,
-                "Unknown application",
-                "The application that started this login no longer exists.",
-            )
-        })?;
+) -> Response {
     let host = url::Url::parse(&s.request.redirect_uri)
         .ok()
         .and_then(|u| u.host_str().map(str::to_owned))
@@ -444,7 +441,7 @@ async fn consent_page(
         csrf = escape(csrf),
         host = escape(&host),
     );
-    Ok(Page {
+    Page {
         status: 200,
         title: "Allow access",
         body,
@@ -452,5 +449,5 @@ async fn consent_page(
         form_action: pages::form_targets(Some(&s.request.redirect_uri)),
         cookies: Vec::new(),
     }
-    .render(app.random.as_ref()))
+    .render(app.random.as_ref())
 }

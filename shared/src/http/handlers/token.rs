@@ -70,14 +70,12 @@ pub async fn token(app: &App, req: Request) -> Result<Response, HttpError> {
         OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
     })?);
     let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
-    let issued = token::token(app, &params, &presented, &source(&req)).await?;
-    let client_id = presented
-        .basic
-        .as_ref()
-        .map(|(id, _)| id.as_str())
-        .or(presented.body_id.as_deref())
-        .unwrap_or_default();
-    Ok(cors::for_client_id(app, &req, client_id, no_store(200, &issued.response())).await)
+    let (client, issued) = token::token(app, &params, &presented, &source(&req)).await?;
+    Ok(cors::for_client(
+        &req,
+        &client,
+        no_store(200, &issued.response()),
+    ))
 }
 
 /// `POST .../introspect`: client authentication required (SECURITY.md I1). A client sees its
@@ -207,7 +205,7 @@ pub async fn userinfo(app: &App, req: Request) -> Result<Response, HttpError> {
     let mut r = json(200, &resource::userinfo(&live, identity));
     r.headers_mut()
         .insert("cache-control", http::HeaderValue::from_static("no-store"));
-    Ok(cors::for_client_id(app, &req, &live.grant.client_id, r).await)
+    Ok(cors::for_client(&req, &live.client, r))
 }
 
 fn one(pairs: &[(String, String)], name: &str) -> Result<Option<String>, HttpError> {
@@ -345,9 +343,12 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
             )))
         }
         LogoutDecision::End { sid } => {
-            resource::end_session(app, &sid, now)
-                .await
-                .map_err(HttpError::from_page_store)?;
+            // The decision ends the browser's own session, read above: no second read.
+            let ended = match session.as_ref().filter(|s| s.value.sid == sid) {
+                Some(s) => resource::end_known_session(app, &s.value, now).await,
+                None => resource::end_session(app, &sid, now).await,
+            };
+            ended.map_err(HttpError::from_page_store)?;
             let sub = session.as_ref().map(|s| s.value.sub.as_str()).unwrap_or("");
             let who = source(&req);
             let mut a = Audit::new(Event::Logout).subject(sub).source(who.as_str());
