@@ -6,14 +6,14 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use scanid::clock::{Clock, SystemClock};
-use scanid::config::{RawSettings, Settings};
-use scanid::keys::local::KeyFile;
-use scanid::random::SystemRandom;
-use scanid::routes::{self, Access, ROUTES};
-use scanid::store::embedded::EmbeddedStore;
-use scanid::store::read_only::ReadOnly;
-use scanid::App;
+use scanid_core::clock::{Clock, SystemClock};
+use scanid_core::config::{RawSettings, Settings};
+use scanid_core::keys::local::KeyFile;
+use scanid_core::random::SystemRandom;
+use scanid_core::store::read_only::ReadOnly;
+use scanid_core::App;
+use scanid_http::routes::{self, Access, ROUTES};
+use scanid_sqlite::EmbeddedStore;
 use scanid_tests::repo_root;
 
 fn app(dir: &std::path::Path) -> App {
@@ -169,11 +169,44 @@ fn every_function_has_a_binary_crate() {
         let main = repo_root().join("functions").join(f).join("src/main.rs");
         let text = std::fs::read_to_string(&main)
             .unwrap_or_else(|_| panic!("{} is missing", main.display()));
+        // Only functions that sign link the KMS signer.
+        let runner = match routes::function_handler(f).map(|h| h.access()) {
+            Some(Access::Sign) => "run_signing",
+            _ => "run",
+        };
         assert!(
-            text.contains(&format!("scanid::lambda::run(\"{f}\")")),
-            "{f}: main.rs must run its own function"
+            text.contains(&format!("scanid_lambda::{runner}(\"{f}\")")),
+            "{f}: main.rs must run its own function with scanid_lambda::{runner}"
         );
+        let manifest =
+            std::fs::read_to_string(repo_root().join("functions").join(f).join("Cargo.toml"))
+                .unwrap();
+        for linked in ["scanid-server", "scanid-sqlite", "test-support"] {
+            assert!(!manifest.contains(linked), "{f} must not link {linked}");
+        }
         assert!(text.lines().count() <= 20, "{f}: main.rs is wiring only");
+    }
+}
+
+/// The crates a Lambda function links never reach SQLite, the local server, the demo or a test
+/// double (the crate split of docs/architecture.md).
+#[test]
+fn lambda_crates_link_no_local_only_code() {
+    for krate in ["core", "http", "aws", "lambda"] {
+        let manifest =
+            std::fs::read_to_string(repo_root().join("shared").join(krate).join("Cargo.toml"))
+                .unwrap();
+        let deps = manifest
+            .split("[dependencies]")
+            .nth(1)
+            .and_then(|d| d.split("\n[").next())
+            .unwrap();
+        for local_only in ["rusqlite", "scanid-sqlite", "scanid-server", "clap"] {
+            assert!(
+                !deps.lines().any(|l| l.starts_with(local_only)),
+                "shared/{krate} must not depend on {local_only}"
+            );
+        }
     }
 }
 

@@ -8,18 +8,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use lambda_http::Body;
-use scanid::clock::{Clock, SystemClock};
-use scanid::config::{RawSettings, Settings};
-use scanid::domain::client::{register, NewClient};
-use scanid::domain::login::{self, AuthCode, SsoSession};
-use scanid::keys::local::KeyFile;
-use scanid::keys::{Alg, JwkSet, Keyring, SignError, Signer};
-use scanid::random::SystemRandom;
-use scanid::routes::{self, Matched};
-use scanid::store::embedded::EmbeddedStore;
-use scanid::store::faulty::{Faults, FaultyStore};
-use scanid::store::{Backend, ClientStore, Cond, Key, Kind, Record};
-use scanid::App;
+use scanid_core::clock::{Clock, SystemClock};
+use scanid_core::config::{RawSettings, Settings};
+use scanid_core::domain::client::{register, NewClient};
+use scanid_core::domain::login::{self, AuthCode, SsoSession};
+use scanid_core::keys::local::KeyFile;
+use scanid_core::keys::{Alg, JwkSet, Keyring, SignError, Signer};
+use scanid_core::random::SystemRandom;
+use scanid_core::store::faulty::{Faults, FaultyStore};
+use scanid_core::store::{Backend, ClientStore, Cond, Key, Kind, Record};
+use scanid_core::App;
+use scanid_http::routes::{self, Matched};
+use scanid_sqlite::EmbeddedStore;
 use scanid_tests::{
     attr, auth_url, consent_url, location, params_of, post_form, scanid_json, Browser, Resp,
     TestApp, TestServer,
@@ -94,7 +94,7 @@ async fn call(
             Body::Text(body.into())
         })
         .unwrap();
-    let req = scanid::http::server::with_gateway_context(req, "203.0.113.7".into(), params);
+    let req = scanid_server::server::with_gateway_context(req, "203.0.113.7".into(), params);
     routes::dispatch(route.handler, app, req).await
 }
 
@@ -387,11 +387,11 @@ fn live() -> Live {
             .unwrap();
         rt.block_on(async move {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
-            scanid::http::server::serve(
+            scanid_server::server::serve(
                 Arc::new(app),
                 None,
                 listener,
-                scanid::http::server::Limits::default(),
+                scanid_server::server::Limits::default(),
                 std::future::pending(),
             )
             .await

@@ -11,21 +11,23 @@ use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use proptest::prelude::*;
-use scanid::clock::{Clock, SystemClock, Timestamp};
-use scanid::config::{RawSettings, Settings};
-use scanid::domain::app_jws;
-use scanid::domain::authorize::{self, Params};
-use scanid::domain::client::{self, validate_redirect_uri, Client, NewClient, RESPONSE_PARAMETERS};
-use scanid::domain::identity::{self, Registration};
-use scanid::domain::ratelimit::Source;
-use scanid::http::handlers::token::basic_credentials;
-use scanid::http::{cookies, form_pairs, query_pairs};
-use scanid::keys::local::KeyFile;
-use scanid::random::{SeededRandom, SystemRandom};
-use scanid::routes::{self, Matched, ROUTES};
-use scanid::store::embedded::EmbeddedStore;
-use scanid::store::ClientStore;
-use scanid::App;
+use scanid_core::clock::{Clock, SystemClock, Timestamp};
+use scanid_core::config::{RawSettings, Settings};
+use scanid_core::domain::app_jws;
+use scanid_core::domain::authorize::{self, Params};
+use scanid_core::domain::client::{
+    self, validate_redirect_uri, Client, NewClient, RESPONSE_PARAMETERS,
+};
+use scanid_core::domain::identity::{self, Registration};
+use scanid_core::domain::ratelimit::Source;
+use scanid_core::keys::local::KeyFile;
+use scanid_core::random::{SeededRandom, SystemRandom};
+use scanid_core::store::ClientStore;
+use scanid_core::App;
+use scanid_http::handlers::token::basic_credentials;
+use scanid_http::routes::{self, Matched, ROUTES};
+use scanid_http::{cookies, form_pairs, query_pairs};
+use scanid_sqlite::EmbeddedStore;
 
 /// Cases per property for the pure parsers (cheap: microseconds each).
 const CASES: u32 = 4000;
@@ -219,7 +221,7 @@ proptest! {
         }),
     ]) {
         let app = app();
-        let r = scanid::keys::jwt::verify::<serde_json::Map<String, serde_json::Value>>(
+        let r = scanid_core::keys::jwt::verify::<serde_json::Map<String, serde_json::Value>>(
             &runtime().block_on(app.keyring()), &token, &app.settings.issuer(), SystemClock.now(),
         );
         prop_assert!(r.is_err());
@@ -344,7 +346,7 @@ proptest! {
         if let Matched::Found(found, _) = routes::match_route(r.method, req.uri().path()) {
             prop_assert_eq!(found.handler, r.handler);
         }
-        let req = scanid::http::server::with_gateway_context(req, "203.0.113.9".into(), params);
+        let req = scanid_server::server::with_gateway_context(req, "203.0.113.9".into(), params);
         let status = runtime().block_on(routes::dispatch(r.handler, app(), req)).status().as_u16();
         prop_assert!(status < 500, "{} {} {}: {}", r.method, r.path, path, status);
     }

@@ -4,10 +4,10 @@
 
 use std::process::Command;
 
-use scanid::clock::{Clock, SystemClock};
-use scanid::keys::jwt;
-use scanid::keys::local::KeyFile;
-use scanid::keys::Alg;
+use scanid_core::clock::{Clock, SystemClock};
+use scanid_core::keys::jwt;
+use scanid_core::keys::local::KeyFile;
+use scanid_core::keys::Alg;
 use scanid_tests::{get, python, repo_root, request, scanid, scanid_json, TestServer};
 use serde_json::{json, Value};
 

@@ -487,7 +487,7 @@ impl TestApp {
         typ: &str,
         claims: &serde_json::Value,
     ) -> String {
-        scanid::domain::app_jws::sign(key, typ, claims).unwrap()
+        scanid_core::domain::app_jws::sign(key, typ, claims).unwrap()
     }
 
     /// Signs up `name` on `server`; panics unless 201.

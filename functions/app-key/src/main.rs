@@ -1,7 +1,7 @@
 //! Lambda function `app-key`: POST /realms/{realm}/app/identities/{sub}/key.
-//! Wiring only; the handler lives in the common crate (`scanid::routes`).
+//! Wiring only; the handler lives in `scanid-http` (`scanid_http::routes`).
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid::lambda::run("app-key").await
+    scanid_lambda::run("app-key").await
 }

@@ -1,7 +1,7 @@
 //! Lambda function `app-signup`: POST /realms/{realm}/app/identities.
-//! Wiring only; the handler lives in the common crate (`scanid::routes`).
+//! Wiring only; the handler lives in `scanid-http` (`scanid_http::routes`).
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid::lambda::run("app-signup").await
+    scanid_lambda::run("app-signup").await
 }

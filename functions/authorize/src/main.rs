@@ -1,7 +1,7 @@
 //! Lambda function `authorize`: GET /realms/{realm}/protocol/openid-connect/auth.
-//! Wiring only; the handler lives in the common crate (`scanid::routes`).
+//! Wiring only; the handler lives in `scanid-http` (`scanid_http::routes`).
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid::lambda::run("authorize").await
+    scanid_lambda::run("authorize").await
 }

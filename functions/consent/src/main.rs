@@ -1,7 +1,7 @@
 //! Lambda function `consent`: GET /realms/{realm}/login-actions/consent.
-//! Wiring only; the handler lives in the common crate (`scanid::routes`).
+//! Wiring only; the handler lives in `scanid-http` (`scanid_http::routes`).
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid::lambda::run("consent").await
+    scanid_lambda::run("consent").await
 }

@@ -1,7 +1,7 @@
 //! Lambda function `directory-profile`: GET /v1/directory/{sub}.
-//! Wiring only; the handler lives in the common crate (`scanid::routes`).
+//! Wiring only; the handler lives in `scanid-http` (`scanid_http::routes`).
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid::lambda::run("directory-profile").await
+    scanid_lambda::run("directory-profile").await
 }

@@ -1,7 +1,7 @@
 //! Lambda function `discovery`: GET /realms/{realm}/.well-known/openid-configuration.
-//! Wiring only; the handler lives in the common crate (`scanid::routes`).
+//! Wiring only; the handler lives in `scanid-http` (`scanid_http::routes`).
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid::lambda::run("discovery").await
+    scanid_lambda::run("discovery").await
 }

@@ -1,7 +1,7 @@
 //! Lambda function `introspect`: POST /realms/{realm}/protocol/openid-connect/introspect.
-//! Wiring only; the handler lives in the common crate (`scanid::routes`).
+//! Wiring only; the handler lives in `scanid-http` (`scanid_http::routes`).
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid::lambda::run("introspect").await
+    scanid_lambda::run("introspect").await
 }

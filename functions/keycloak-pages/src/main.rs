@@ -1,8 +1,8 @@
 //! Lambda function `keycloak-pages`: GET .../3p-cookies/step1.html, step2.html,
 //! login-status-iframe.html and login-status-iframe.html/init (what keycloak-js loads).
-//! Wiring only; the handler lives in the common crate (`scanid::routes`).
+//! Wiring only; the handler lives in `scanid-http` (`scanid_http::routes`).
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid::lambda::run("keycloak-pages").await
+    scanid_lambda::run("keycloak-pages").await
 }

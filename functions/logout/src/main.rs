@@ -1,7 +1,7 @@
 //! Lambda function `logout`: GET /realms/{realm}/protocol/openid-connect/logout.
-//! Wiring only; the handler lives in the common crate (`scanid::routes`).
+//! Wiring only; the handler lives in `scanid-http` (`scanid_http::routes`).
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid::lambda::run("logout").await
+    scanid_lambda::run_signing("logout").await
 }

@@ -1,7 +1,7 @@
 //! Lambda function `revoke`: POST /realms/{realm}/protocol/openid-connect/revoke.
-//! Wiring only; the handler lives in the common crate (`scanid::routes`).
+//! Wiring only; the handler lives in `scanid-http` (`scanid_http::routes`).
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid::lambda::run("revoke").await
+    scanid_lambda::run("revoke").await
 }

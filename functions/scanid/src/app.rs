@@ -10,9 +10,9 @@ use aws_lc_rs::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_FIXED_SIGNIN
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use clap::{Args, Subcommand};
-use scanid::clock::{Clock, SystemClock};
-use scanid::domain::app_jws;
-use scanid::random::{self, SystemRandom};
+use scanid_core::clock::{Clock, SystemClock};
+use scanid_core::domain::app_jws;
+use scanid_core::random::{self, SystemRandom};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 

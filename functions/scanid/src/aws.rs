@@ -3,11 +3,11 @@
 //! table is kept as it is.
 
 use clap::{Args, Subcommand};
-use scanid::clock::{Clock, SystemClock};
-use scanid::config::{SigningMode, StoreSettings};
-use scanid::keys::kms::{load_or_create_set, Bootstrap, Kms};
-use scanid::keys::Alg;
-use scanid::store::dynamo::DynamoStore;
+use scanid_aws::dynamo::DynamoStore;
+use scanid_aws::kms::{load_or_create_set, Bootstrap, Kms};
+use scanid_core::clock::{Clock, SystemClock};
+use scanid_core::config::{SigningMode, StoreSettings};
+use scanid_core::keys::Alg;
 use serde_json::json;
 
 use crate::cli::{print_json, CliError, ConfigArgs};
@@ -40,7 +40,7 @@ pub async fn run(cmd: AwsCommand) -> Result<(), CliError> {
     let StoreSettings::DynamoDb { table } = &settings.store else {
         return Err(CliError::Usage("aws init needs --table NAME".into()));
     };
-    let sdk = scanid::app::aws_config().await?;
+    let sdk = scanid_aws::config().await?;
     let store = DynamoStore::from_config(&sdk, table);
     let created = store.create_table().await?;
     let mut out = json!({ "table": table, "created": created });

@@ -4,8 +4,8 @@
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use scanid::app::StartError;
-use scanid::config::{ConfigError, RawSettings, Settings};
+use scanid_core::app::StartError;
+use scanid_core::config::{ConfigError, RawSettings, Settings};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -187,14 +187,14 @@ impl CliError {
     }
 }
 
-impl From<scanid::store::StoreError> for CliError {
-    fn from(e: scanid::store::StoreError) -> Self {
+impl From<scanid_core::store::StoreError> for CliError {
+    fn from(e: scanid_core::store::StoreError) -> Self {
         CliError::Failed(format!("store: {e}"))
     }
 }
 
-impl From<scanid::keys::SignError> for CliError {
-    fn from(e: scanid::keys::SignError) -> Self {
+impl From<scanid_core::keys::SignError> for CliError {
+    fn from(e: scanid_core::keys::SignError) -> Self {
         CliError::Failed(format!("signing keys: {e}"))
     }
 }

@@ -2,9 +2,9 @@
 //! disappears from the directory, cannot log in, and its live tokens introspect as inactive.
 
 use clap::{Args, Subcommand};
-use scanid::clock::{Clock, SystemClock};
-use scanid::domain::identity::Identity;
-use scanid::store::{IdentityStore, StoreError};
+use scanid_core::clock::{Clock, SystemClock};
+use scanid_core::domain::identity::Identity;
+use scanid_core::store::{IdentityStore, StoreError};
 use serde_json::{json, Value};
 
 use crate::cli::{print_json, CliError, ConfigArgs};
@@ -58,7 +58,10 @@ fn describe(i: &Identity) -> Value {
     v
 }
 
-async fn find(store: &dyn scanid::store::Backend, who: &str) -> Result<(Identity, u64), CliError> {
+async fn find(
+    store: &dyn scanid_core::store::Backend,
+    who: &str,
+) -> Result<(Identity, u64), CliError> {
     let now = SystemClock.now();
     if let Some(found) = store.identity(who, now).await? {
         return Ok(found);
@@ -88,7 +91,7 @@ async fn modify(
     who: &str,
     change: impl Fn(&mut Identity),
 ) -> Result<Identity, CliError> {
-    let store = scanid::app::open_store(&config.settings("http://127.0.0.1:8080")?).await?;
+    let store = scanid_server::open::open_store(&config.settings("http://127.0.0.1:8080")?).await?;
     for _ in 0..3 {
         let (mut i, version) = find(store.as_ref(), who).await?;
         change(&mut i);
@@ -107,7 +110,8 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
     match cmd {
         IdentityCommand::List(a) => {
             let store =
-                scanid::app::open_store(&a.config.settings("http://127.0.0.1:8080")?).await?;
+                scanid_server::open::open_store(&a.config.settings("http://127.0.0.1:8080")?)
+                    .await?;
             let all: Vec<Value> = store
                 .identities(SystemClock.now())
                 .await?
@@ -118,7 +122,8 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
         }
         IdentityCommand::Show(a) => {
             let store =
-                scanid::app::open_store(&a.config.settings("http://127.0.0.1:8080")?).await?;
+                scanid_server::open::open_store(&a.config.settings("http://127.0.0.1:8080")?)
+                    .await?;
             print_json(&describe(&find(store.as_ref(), &a.who).await?.0));
         }
         IdentityCommand::AddGroup(a) => {
@@ -146,12 +151,13 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
             // End its SSO sessions and tell their clients (OIDC Back-Channel Logout); the
             // process waits for the deliveries before it exits.
             let app =
-                scanid::App::from_settings(a.config.settings("http://127.0.0.1:8080")?).await?;
+                scanid_server::open::context(a.config.settings("http://127.0.0.1:8080")?).await?;
             let ended =
-                scanid::domain::resource::end_sessions_of(&app, &i.sub, SystemClock.now()).await?;
-            scanid::backchannel::drain().await;
+                scanid_core::domain::resource::end_sessions_of(&app, &i.sub, SystemClock.now())
+                    .await?;
+            scanid_core::backchannel::drain().await;
             tracing::info!(sessions = ended, "sessions ended");
-            scanid::audit::Audit::new(scanid::audit::Event::IdentityDisabled)
+            scanid_core::audit::Audit::new(scanid_core::audit::Event::IdentityDisabled)
                 .subject(&i.sub)
                 .source("operator")
                 .emit();

@@ -13,14 +13,15 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{Args, Subcommand};
-use scanid::clock::{Clock, SystemClock, Timestamp};
-use scanid::config::{Settings, SigningMode, StoreSettings};
-use scanid::keys::kms::{load_or_create_set, save_set, Bootstrap, Kms};
-use scanid::keys::local::{KeyFile, Material};
+use scanid_aws::kms::{load_or_create_set, Bootstrap, Kms};
+use scanid_core::clock::{Clock, SystemClock, Timestamp};
+use scanid_core::config::{Settings, SigningMode, StoreSettings};
+use scanid_core::keys::local::{KeyFile, Material};
+use scanid_core::keys::set::save_set;
 // How long a `next` key is published before `keys rotate` activates it.
-use scanid::keys::fresh::PUBLISH_BEFORE_ACTIVATE_SECS;
-use scanid::keys::{Alg, KeyState};
-use scanid::store::Backend;
+use scanid_core::keys::fresh::PUBLISH_BEFORE_ACTIVATE_SECS;
+use scanid_core::keys::{Alg, KeyState};
+use scanid_core::store::Backend;
 use serde_json::json;
 
 use crate::cli::{print_json, CliError, ConfigArgs};
@@ -85,8 +86,8 @@ async fn load(config: &ConfigArgs, now: Timestamp) -> Result<(Settings, KeyFile,
         let home = Home::File(settings.data_dir.clone());
         return Ok((settings, file, home));
     }
-    let store = scanid::app::open_store(&settings).await?;
-    let kms = Kms::from_config(&scanid::app::aws_config().await?);
+    let store = scanid_server::open::open_store(&settings).await?;
+    let kms = Kms::from_config(&scanid_aws::config().await?);
     let bootstrap = Bootstrap::from_mode(&settings.signing)
         .ok_or_else(|| CliError::Usage("keys: no key set for local signing".into()))?;
     let (set, version) = load_or_create_set(store.as_ref(), &kms, bootstrap, now).await?;
@@ -206,7 +207,7 @@ pub async fn run(cmd: KeysCommand) -> Result<(), CliError> {
                 }
             };
             save(&home, &file, now).await?;
-            scanid::audit::Audit::new(scanid::audit::Event::KeyRotated)
+            scanid_core::audit::Audit::new(scanid_core::audit::Event::KeyRotated)
                 .source("operator")
                 .detail(if out["step"] == "published" {
                     "published"

@@ -13,7 +13,7 @@ mod serve;
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
-    scanid::telemetry::init_cli();
+    scanid_core::telemetry::init_cli();
     let cli = cli::Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

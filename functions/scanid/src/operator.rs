@@ -1,10 +1,10 @@
 //! `scanid client ...`: registered clients, on the same store the server uses.
 
 use clap::{Args, Subcommand};
-use scanid::clock::{Clock, SystemClock};
-use scanid::domain::client::{self, ClientSecret, ClientType, NewClient};
-use scanid::random::SystemRandom;
-use scanid::store::{ClientStore, StoreError};
+use scanid_core::clock::{Clock, SystemClock};
+use scanid_core::domain::client::{self, ClientSecret, ClientType, NewClient};
+use scanid_core::random::SystemRandom;
+use scanid_core::store::{ClientStore, StoreError};
 use serde_json::json;
 
 use crate::cli::{print_json, CliError, ConfigArgs};
@@ -80,10 +80,10 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
     let now = clock.now();
     match cmd {
         ClientCommand::Create(a) => {
-            let store = scanid::app::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+            let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
             let token_alg = match a.token_alg.as_deref() {
                 None => None,
-                Some(s) => Some(scanid::keys::Alg::parse(s).ok_or_else(|| {
+                Some(s) => Some(scanid_core::keys::Alg::parse(s).ok_or_else(|| {
                     CliError::Usage(format!("--token-alg {s:?}: RS256 or ES256"))
                 })?),
             };
@@ -121,7 +121,7 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
             print_json(&out);
         }
         ClientCommand::List(a) => {
-            let store = scanid::app::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+            let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
             let clients: Vec<_> = store
                 .clients(now)
                 .await?
@@ -145,14 +145,14 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
             print_json(&json!({ "clients": clients }));
         }
         ClientCommand::Delete(a) => {
-            let store = scanid::app::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+            let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
             if !store.delete_client(&a.client_id, now).await? {
                 return Err(CliError::Usage(format!("no client {:?}", a.client_id)));
             }
             print_json(&json!({ "client_id": a.client_id, "deleted": true }));
         }
         ClientCommand::RotateSecret(a) => {
-            let store = scanid::app::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+            let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
             let Some((mut c, version)) = store.client(&a.client_id, now).await? else {
                 return Err(CliError::Usage(format!("no client {:?}", a.client_id)));
             };

@@ -3,7 +3,6 @@
 use std::sync::Arc;
 
 use clap::Args;
-use scanid::App;
 use serde_json::json;
 
 use crate::cli::{print_json, CliError, ConfigArgs};
@@ -40,18 +39,18 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
         .local_addr()
         .map_err(|e| CliError::Failed(format!("--addr: {e}")))?;
     let settings = args.config.settings(&format!("http://{addr}"))?;
-    let app = Arc::new(App::from_settings(settings).await?);
+    let app = Arc::new(scanid_server::open::context(settings).await?);
     let issuer = app.settings.issuer();
     // The demo writes its client into the store: never into a shared DynamoDB table.
     let on_table = matches!(
         app.settings.store,
-        scanid::config::StoreSettings::DynamoDb { .. }
+        scanid_core::config::StoreSettings::DynamoDb { .. }
     );
     let demo = if args.no_demo || on_table {
         None
     } else {
         Some(
-            scanid::http::demo::Demo::install(&app)
+            scanid_server::demo::Demo::install(&app)
                 .await
                 .map_err(|e| CliError::Failed(format!("demo client: {e}")))?,
         )
@@ -61,15 +60,15 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
         .map(|_| format!("{}/demo", app.settings.public_url));
     print_json(&json!({
         "demo": demo_url,
-        "demo_client_id": demo.as_ref().map(|_| scanid::http::demo::CLIENT_ID),
+        "demo_client_id": demo.as_ref().map(|_| scanid_server::demo::CLIENT_ID),
         "addr": addr.to_string(),
         "issuer": issuer,
         "discovery": format!("{issuer}/.well-known/openid-configuration"),
         "jwks_uri": format!("{issuer}/protocol/openid-connect/certs"),
         "data_dir": app.settings.data_dir.display().to_string(),
         "store": match &app.settings.store {
-            scanid::config::StoreSettings::Embedded { data_dir } => format!("embedded:{}", data_dir.display()),
-            scanid::config::StoreSettings::DynamoDb { table } => format!("dynamodb:{table}"),
+            scanid_core::config::StoreSettings::Embedded { data_dir } => format!("embedded:{}", data_dir.display()),
+            scanid_core::config::StoreSettings::DynamoDb { table } => format!("dynamodb:{table}"),
         },
         "signing": app.settings.signing.as_str(),
     }));
@@ -90,12 +89,12 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
     if let Some(d) = &demo_url {
         tracing::info!("demo relying party: {d}");
     }
-    let limits = scanid::http::server::Limits {
+    let limits = scanid_server::server::Limits {
         request_timeout: std::time::Duration::from_secs(args.request_timeout_secs),
         max_body: usize::try_from(args.max_body_bytes).unwrap_or(usize::MAX),
         max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
     };
-    scanid::http::server::serve(app, demo, listener, limits, shutdown_signal())
+    scanid_server::server::serve(app, demo, listener, limits, shutdown_signal())
         .await
         .map_err(|e| CliError::Failed(format!("server: {e}")))?;
     tracing::info!("stopped");

@@ -1,0 +1,105 @@
+//! The application context: configuration, store, keys, clock and randomness, built once per
+//! process (at `scanid serve` start or Lambda cold start) and shared by every handler.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+
+use crate::clock::Clock;
+use crate::config::{ConfigError, Settings};
+use crate::domain::discovery::openid_configuration;
+use crate::keys::fresh::FreshKeys;
+use crate::keys::{Keyring, SignError};
+use crate::random::Random;
+use crate::store::{Backend, StoreError};
+
+/// Why the service could not start. Each says what to fix.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+    #[error("signing keys: {0}")]
+    Keys(#[from] SignError),
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// What to do when the store holds no key set yet.
+pub const NO_KEY_SET: &str = "no signing keys in the store yet: run `scanid aws init --table \
+                              TABLE --signing MODE --kms-key-id ID` once (see infra/README.md)";
+
+/// Everything a handler needs.
+pub struct App {
+    pub settings: Settings,
+    pub store: Arc<dyn Backend>,
+    /// The signing keys, kept fresh ([`App::keyring`]).
+    pub keys: FreshKeys,
+    pub clock: Arc<dyn Clock>,
+    pub random: Arc<dyn Random>,
+    /// The discovery document, serialized once.
+    pub discovery_json: Bytes,
+    /// Every client's web origins, for CORS preflights (read again every minute).
+    pub web_origins: crate::store::origins::OriginCache,
+}
+
+impl std::fmt::Debug for App {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("App")
+            .field("issuer", &self.settings.issuer())
+            .finish_non_exhaustive()
+    }
+}
+
+impl App {
+    /// Assembles an app from its parts (tests pass a fixed clock and seeded randomness); the
+    /// keys never change.
+    pub fn new(
+        settings: Settings,
+        store: Arc<dyn Backend>,
+        keys: Arc<Keyring>,
+        clock: Arc<dyn Clock>,
+        random: Arc<dyn Random>,
+    ) -> Result<Self, StartError> {
+        let algs = keys.algs();
+        Self::with_keys(
+            settings,
+            store,
+            FreshKeys::fixed(keys),
+            &algs,
+            clock,
+            random,
+        )
+    }
+
+    /// Assembles an app whose keys are reloaded on a short TTL.
+    pub fn with_keys(
+        settings: Settings,
+        store: Arc<dyn Backend>,
+        keys: FreshKeys,
+        algs: &[crate::keys::Alg],
+        clock: Arc<dyn Clock>,
+        random: Arc<dyn Random>,
+    ) -> Result<Self, StartError> {
+        let discovery = openid_configuration(&settings, algs);
+        let discovery_json = serde_json::to_vec(&discovery)
+            .map_err(|e| StartError::Unsupported(format!("discovery: {e}")))?
+            .into();
+        Ok(Self {
+            settings,
+            store,
+            keys,
+            clock,
+            random,
+            discovery_json,
+            web_origins: Default::default(),
+        })
+    }
+
+    /// The signing keys now: checked again when older than a minute, so a rotation or
+    /// removal reaches a running process without a restart.
+    pub async fn keyring(&self) -> Arc<Keyring> {
+        self.keys.get(self.clock.now()).await
+    }
+}

@@ -1,0 +1,175 @@
+//! Signing keys: the async [`Signer`] trait (local key files now; KMS `Sign` and KMS-envelope
+//! implement it too), the [`Keyring`] of keys that sign and keys that still verify, the JWKS,
+//! and JWT encoding and verification.
+//!
+//! Rotation (SECURITY.md D2): a key is `next` (published, not yet signing), then `active`
+//! (signing and published), then `retired` (published so live tokens still verify, not
+//! signing), then removed. The JWKS lists every `next`, `active` and `retired` key.
+
+pub mod fresh;
+pub mod jwk;
+pub mod jwt;
+pub mod local;
+pub mod set;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+pub use jwk::{Jwk, JwkSet};
+
+/// A JWS algorithm scanid signs with. `none` and HMAC do not exist here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Alg {
+    RS256,
+    ES256,
+}
+
+impl Alg {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Alg::RS256 => "RS256",
+            Alg::ES256 => "ES256",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "RS256" => Some(Alg::RS256),
+            "ES256" => Some(Alg::ES256),
+            _ => None,
+        }
+    }
+    fn jsonwebtoken(self) -> jsonwebtoken::Algorithm {
+        match self {
+            Alg::RS256 => jsonwebtoken::Algorithm::RS256,
+            Alg::ES256 => jsonwebtoken::Algorithm::ES256,
+        }
+    }
+}
+
+/// Where a key is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyState {
+    Next,
+    Active,
+    Retired,
+}
+
+/// The signing layer's errors.
+#[derive(Debug, thiserror::Error)]
+pub enum SignError {
+    /// The signing service (KMS) could not be reached; retry later (503).
+    #[error("signer unavailable: {0}")]
+    Unavailable(String),
+    /// The key material is unusable.
+    #[error("key error: {0}")]
+    Key(String),
+    /// No key for the algorithm asked for.
+    #[error("no active {0:?} key")]
+    NoKey(Alg),
+}
+
+/// Produces JWS signatures (RFC 7515) for one key.
+#[async_trait]
+pub trait Signer: Send + Sync {
+    fn alg(&self) -> Alg;
+    fn kid(&self) -> &str;
+    /// The JWS signature of `signing_input` (for ES256 the raw `r || s`, 64 bytes).
+    async fn sign(&self, signing_input: &[u8]) -> Result<Vec<u8>, SignError>;
+    /// Prepares to sign (KMS-envelope: decrypts the key), so the first request does not wait.
+    async fn warm(&self) -> Result<(), SignError> {
+        Ok(())
+    }
+}
+
+/// A key that verifies: its public JWK and jsonwebtoken's decoding key.
+#[derive(Clone)]
+pub struct VerifyingKey {
+    pub jwk: Jwk,
+    pub alg: Alg,
+    pub decoding: jsonwebtoken::DecodingKey,
+}
+
+/// The keys of a running service: one active signer per algorithm, every key that may still
+/// verify a live token, and the JWKS document prepared once.
+pub struct Keyring {
+    signers: HashMap<Alg, Arc<dyn Signer>>,
+    verifiers: HashMap<String, VerifyingKey>,
+    jwks_json: bytes::Bytes,
+}
+
+impl std::fmt::Debug for Keyring {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Keyring")
+            .field(
+                "signing",
+                &self
+                    .signers
+                    .values()
+                    .map(|s| s.kid().to_owned())
+                    .collect::<Vec<_>>(),
+            )
+            .field("verifying", &self.verifiers.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Keyring {
+    /// Builds the keyring from the active signers and every published public key.
+    pub fn new(signers: Vec<Arc<dyn Signer>>, published: Vec<Jwk>) -> Result<Self, SignError> {
+        let mut verifiers = HashMap::new();
+        for jwk in &published {
+            let vk = jwk.verifying_key()?;
+            verifiers.insert(jwk.kid.clone(), vk);
+        }
+        for s in &signers {
+            if !verifiers.contains_key(s.kid()) {
+                return Err(SignError::Key(format!(
+                    "active key {} is not published",
+                    s.kid()
+                )));
+            }
+        }
+        let jwks_json = serde_json::to_vec(&JwkSet { keys: published })
+            .map_err(|e| SignError::Key(e.to_string()))?
+            .into();
+        let signers = signers.into_iter().map(|s| (s.alg(), s)).collect();
+        Ok(Self {
+            signers,
+            verifiers,
+            jwks_json,
+        })
+    }
+
+    /// Prepares every active signer (see [`Signer::warm`]).
+    pub async fn warm(&self) -> Result<(), SignError> {
+        for s in self.signers.values() {
+            s.warm().await?;
+        }
+        Ok(())
+    }
+
+    /// The active signer for `alg`.
+    pub fn signer(&self, alg: Alg) -> Result<&Arc<dyn Signer>, SignError> {
+        self.signers.get(&alg).ok_or(SignError::NoKey(alg))
+    }
+
+    /// The algorithms that have an active key.
+    pub fn algs(&self) -> Vec<Alg> {
+        let mut v: Vec<Alg> = self.signers.keys().copied().collect();
+        v.sort_by_key(|a| a.as_str());
+        v
+    }
+
+    pub fn verifying_key(&self, kid: &str) -> Option<&VerifyingKey> {
+        self.verifiers.get(kid)
+    }
+
+    /// The JWKS document (public members only), serialized once.
+    pub fn jwks_json(&self) -> bytes::Bytes {
+        self.jwks_json.clone()
+    }
+}

@@ -1,0 +1,97 @@
+//! The key set held in the store (`signing_key#set`, KMS and KMS-envelope modes): the same
+//! [`KeyFile`] structure as local keys, one record updated by compare-and-swap.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+
+use super::local::{KeyFile, Material};
+use super::{Keyring, SignError};
+use crate::clock::Timestamp;
+use crate::store::{Backend, Cond, Key, Kind, Record, StoreError};
+
+/// Builds the keyring of a key set: the KMS adapter (signers that call KMS or decrypt an
+/// envelope), or [`PublishedOnly`] where nothing signs.
+#[async_trait]
+pub trait BuildKeyring: Send + Sync {
+    async fn keyring(&self, set: &KeyFile) -> Result<Keyring, SignError>;
+}
+
+/// The keyring of a function that never signs: every key of the set verifies and is
+/// published, none signs, and no KMS client is linked or called.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PublishedOnly;
+
+#[async_trait]
+impl BuildKeyring for PublishedOnly {
+    async fn keyring(&self, set: &KeyFile) -> Result<Keyring, SignError> {
+        let mut published = Vec::new();
+        for k in &set.keys {
+            let public = match &k.material {
+                Material::Kms { public, .. } | Material::Envelope { public, .. } => public.clone(),
+                Material::Pkcs8(_) => {
+                    return Err(SignError::Key(format!(
+                        "key {} is a local key in the store's key set",
+                        k.kid
+                    )))
+                }
+            };
+            if public.kid != k.kid {
+                return Err(SignError::Key(format!("key {}: kid does not match", k.kid)));
+            }
+            published.push(public);
+        }
+        Keyring::new(Vec::new(), published)
+    }
+}
+
+/// A shared builder.
+pub type Builder = Arc<dyn BuildKeyring>;
+
+pub fn store_err(e: StoreError) -> SignError {
+    match e {
+        StoreError::Unavailable(d) => SignError::Unavailable(d),
+        other => SignError::Key(other.to_string()),
+    }
+}
+
+/// The key set's record id.
+pub const SET_ID: &str = "set";
+
+/// The key set held in the store, with its version (for compare-and-swap), if there is one.
+pub async fn load_set(
+    store: &dyn Backend,
+    now: Timestamp,
+) -> Result<Option<(KeyFile, u64)>, SignError> {
+    let rec = store
+        .get(&Key::new(Kind::SigningKey, SET_ID), now)
+        .await
+        .map_err(store_err)?;
+    rec.map(|r| Ok((r.value::<KeyFile>().map_err(store_err)?, r.version)))
+        .transpose()
+}
+
+/// Saves the key set: creates it (`version` `None`) or replaces version `version`. A concurrent
+/// change makes this fail with a message saying to retry.
+pub async fn save_set(
+    store: &dyn Backend,
+    set: &KeyFile,
+    version: Option<u64>,
+    now: Timestamp,
+) -> Result<(), SignError> {
+    let key = Key::new(Kind::SigningKey, SET_ID);
+    let mut rec = Record::new(key, set, None).map_err(store_err)?;
+    let cond = match version {
+        None => Cond::Absent,
+        Some(v) => {
+            rec.version = v + 1;
+            Cond::Version(v)
+        }
+    };
+    match store.put(rec, cond, now).await {
+        Err(StoreError::ConditionFailed) => Err(SignError::Key(
+            "the key set was changed by someone else meanwhile; run the command again".into(),
+        )),
+        other => other.map_err(store_err),
+    }
+}

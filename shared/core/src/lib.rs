@@ -1,0 +1,25 @@
+//! scanid's core: everything that decides anything, with no adapter linked in.
+//!
+//! * [`protocol`]: wire types with the exact field names of the specification.
+//! * [`domain`]: the decisions (discovery, client registration, ...), free of HTTP and AWS types.
+//! * [`store`]: the record primitive, the repositories over it, and test doubles.
+//! * [`keys`]: the [`keys::Signer`] trait, local keys, the key set, JWT encoding and the JWKS.
+//! * [`app`]: the context every handler gets (settings, store, keys, clock, randomness).
+//!
+//! The adapters live in their own crates (`scanid-sqlite`, `scanid-aws`), the HTTP edge in
+//! `scanid-http`, so that a Lambda function links only what it uses.
+#![forbid(unsafe_code)]
+
+pub mod app;
+pub mod audit;
+pub mod backchannel;
+pub mod clock;
+pub mod config;
+pub mod domain;
+pub mod keys;
+pub mod protocol;
+pub mod random;
+pub mod store;
+pub mod telemetry;
+
+pub use app::App;

@@ -1,0 +1,221 @@
+//! Storage: a small record primitive that each adapter implements, and the capability traits
+//! (one per kind of thing stored) that the domain and the handlers use.
+//!
+//! The design is one table of records keyed by `kind#id`, which maps one to one onto a
+//! DynamoDB single-table design and onto one SQLite table. Every adapter must:
+//!
+//! * check expiry on every read (DynamoDB TTL deletes lag by days): an expired record is absent;
+//! * make conditional writes atomic: [`Cond::Absent`] creates, [`Cond::Version`] is optimistic
+//!   concurrency for state transitions;
+//! * consume single-use records ([`Backend::consume`]) by one conditional delete that returns the
+//!   old record: never read-then-delete;
+//! * apply a [`Backend::transact`] all or nothing.
+//!
+//! The adapter test suite ([`suite`]) holds every adapter to these rules.
+
+pub mod clients;
+#[cfg(any(test, feature = "test-support"))]
+pub mod faulty;
+pub mod identities;
+#[cfg(any(test, feature = "test-support"))]
+pub mod memory;
+pub mod origins;
+pub mod read_only;
+#[cfg(any(test, feature = "test-support"))]
+pub mod suite;
+pub mod typed;
+
+use async_trait::async_trait;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use crate::clock::Timestamp;
+
+pub use clients::ClientStore;
+pub use identities::{IdentityStore, NewIdentityError};
+pub use typed::Typed;
+
+/// What a record is; the prefix of its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    Client,
+    Identity,
+    /// Uniqueness marker: `name` -> `sub`.
+    IdentityName,
+    /// Uniqueness marker: `service_id` -> `sub`.
+    ServiceId,
+    /// A login session (the QR page's state).
+    Login,
+    /// A JWS `jti` the service has accepted (replay protection).
+    Jti,
+    /// An SSO session.
+    Sso,
+    /// A remembered consent: `sub:client_id`.
+    Consent,
+    /// An authorization code, keyed by its hash.
+    Code,
+    /// A rate-limit counter.
+    Rate,
+    /// A grant: the family of tokens issued from one code or client-credentials request.
+    Grant,
+    /// A refresh token, keyed by its hash.
+    Refresh,
+    /// A redeemed code's hash -> its grant (to revoke on a second redemption).
+    CodeUsed,
+    /// A revoked stateless token (client credentials), until it would have expired.
+    Revoked,
+    /// A signing key held in the table (KMS and KMS-envelope modes).
+    SigningKey,
+    /// An identity's recent SSO sessions (`sub` -> sids), to end them when it is disabled.
+    IdentitySessions,
+    /// Used by the adapter test suite.
+    Test,
+}
+
+impl Kind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Kind::Client => "client",
+            Kind::Identity => "identity",
+            Kind::IdentityName => "name",
+            Kind::ServiceId => "service_id",
+            Kind::Login => "login",
+            Kind::Jti => "jti",
+            Kind::Sso => "sso",
+            Kind::Consent => "consent",
+            Kind::Code => "code",
+            Kind::Rate => "rate",
+            Kind::Grant => "grant",
+            Kind::Refresh => "refresh",
+            Kind::CodeUsed => "code_used",
+            Kind::Revoked => "revoked",
+            Kind::SigningKey => "signing_key",
+            Kind::IdentitySessions => "identity_sessions",
+            Kind::Test => "test",
+        }
+    }
+}
+
+/// A record's key: `kind#id`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub kind: Kind,
+    pub id: String,
+}
+
+impl Key {
+    pub fn new(kind: Kind, id: impl Into<String>) -> Self {
+        Self {
+            kind,
+            id: id.into(),
+        }
+    }
+    /// The storage key, `kind#id`.
+    pub fn pk(&self) -> String {
+        format!("{}#{}", self.kind.as_str(), self.id)
+    }
+}
+
+/// One stored record: a JSON body, a version for optimistic concurrency, and an optional expiry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    pub key: Key,
+    /// JSON text of the typed value.
+    pub body: String,
+    /// Starts at 1; each conditional update writes `version + 1`.
+    pub version: u64,
+    /// Unix seconds; at or after this instant the record reads as absent.
+    pub expires_at: Option<i64>,
+}
+
+impl Record {
+    pub fn new<T: Serialize>(
+        key: Key,
+        value: &T,
+        expires_at: Option<i64>,
+    ) -> Result<Self, StoreError> {
+        let body = serde_json::to_string(value).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        Ok(Self {
+            key,
+            body,
+            version: 1,
+            expires_at,
+        })
+    }
+
+    pub fn value<T: DeserializeOwned>(&self) -> Result<T, StoreError> {
+        serde_json::from_str(&self.body)
+            .map_err(|e| StoreError::Corrupt(format!("{}: {e}", self.key.pk())))
+    }
+
+    /// The same record with a new body and the next version.
+    pub fn next<T: Serialize>(&self, value: &T) -> Result<Self, StoreError> {
+        let mut r = Record::new(self.key.clone(), value, self.expires_at)?;
+        r.version = self.version + 1;
+        Ok(r)
+    }
+
+    pub fn is_live(&self, now: Timestamp) -> bool {
+        self.expires_at.is_none_or(|e| now.secs() < e)
+    }
+}
+
+/// The condition a write needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cond {
+    /// Write regardless.
+    Any,
+    /// No live record has this key (an expired one counts as absent and is overwritten).
+    Absent,
+    /// A live record with exactly this version exists.
+    Version(u64),
+}
+
+/// One write of a transaction.
+#[derive(Debug, Clone)]
+pub enum Write {
+    Put(Record, Cond),
+    Delete(Key, Cond),
+    /// Write nothing, but fail the transaction unless the condition holds.
+    Check(Key, Cond),
+}
+
+/// The storage layer's errors.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A condition of a conditional write did not hold; nothing was written.
+    #[error("condition failed")]
+    ConditionFailed,
+    /// The store could not be reached or failed; retry later (503).
+    #[error("store unavailable: {0}")]
+    Unavailable(String),
+    /// A stored value could not be decoded or encoded.
+    #[error("corrupt record: {0}")]
+    Corrupt(String),
+}
+
+/// The record primitive each adapter implements.
+#[async_trait]
+pub trait Backend: Send + Sync {
+    /// The live record under `key`, if any.
+    async fn get(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError>;
+    /// Writes `record` if `cond` holds, else [`StoreError::ConditionFailed`].
+    async fn put(&self, record: Record, cond: Cond, now: Timestamp) -> Result<(), StoreError>;
+    /// Deletes `key` if `cond` holds (with [`Cond::Any`], deleting nothing is fine).
+    async fn delete(&self, key: &Key, cond: Cond, now: Timestamp) -> Result<(), StoreError>;
+    /// Atomically removes the live record under `key` and returns it; `None` when there was no
+    /// live record. Of concurrent callers exactly one gets `Some`.
+    async fn consume(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError>;
+    /// Applies every write or none (at most 25, DynamoDB's limit of 100 is not needed).
+    async fn transact(&self, writes: Vec<Write>, now: Timestamp) -> Result<(), StoreError>;
+    /// Every live record of a kind (operator listings; not for request paths).
+    async fn list(&self, kind: Kind, now: Timestamp) -> Result<Vec<Record>, StoreError>;
+    /// Atomically adds one to the counter under `key` and returns the new count. A counter that
+    /// does not exist or has expired starts again at 1 and lives until `expires_at` (Unix s).
+    async fn incr(&self, key: &Key, expires_at: i64, now: Timestamp) -> Result<u64, StoreError>;
+    /// Deletes records that expired (reads ignore them already); returns how many. Stores that
+    /// expire records themselves (DynamoDB TTL) have nothing to do.
+    async fn purge_expired(&self, _now: Timestamp) -> Result<usize, StoreError> {
+        Ok(0)
+    }
+}

@@ -1,0 +1,413 @@
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+//! The adapter test suite: every storage adapter must pass it (STYLE.md practice 3).
+//!
+//! An adapter's test module invokes [`adapter_suite!`](crate::adapter_suite) with an async
+//! factory returning `(store, guard)`; the guard lives as long as the test (a temp dir, a table).
+
+use std::sync::Arc;
+
+use super::{Backend, ClientStore, Cond, Key, Kind, Record, StoreError, Write};
+use crate::clock::Timestamp;
+use crate::domain::client::{Client, ClientType, GrantType};
+
+/// Generates one `#[tokio::test]` per suite function for an adapter.
+#[macro_export]
+macro_rules! adapter_suite {
+    ($factory:expr) => {
+        mod adapter_suite {
+            #[allow(unused_imports)]
+            use super::*;
+            $crate::adapter_suite!(@tests $factory;
+                get_put_absent, expiry_is_checked_on_every_read, version_conditions,
+                consume_is_single_use, concurrent_consume_has_one_winner,
+                concurrent_updates_have_one_winner, transactions_are_all_or_nothing,
+                conditional_delete, list_by_kind, client_store_round_trip, counters_are_atomic_and_expire,
+                identity_uniqueness_is_enforced, concurrent_signups_claiming_one_service_id_have_one_winner);
+        }
+    };
+    (@tests $factory:expr; $($name:ident),*) => {
+        $(
+            #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+            async fn $name() {
+                let (store, _guard) = $factory.await;
+                $crate::store::suite::$name(std::sync::Arc::new(store)).await;
+            }
+        )*
+    };
+}
+
+const T0: Timestamp = Timestamp::from_secs(1_800_000_000);
+
+fn rec(id: &str, n: i64, expires_at: Option<i64>) -> Record {
+    Record::new(
+        Key::new(Kind::Test, id),
+        &serde_json::json!({ "n": n }),
+        expires_at,
+    )
+    .unwrap()
+}
+
+/// Ids unique per run, so suites may share one DynamoDB table.
+fn id(name: &str) -> String {
+    format!("{name}-{}", uuid::Uuid::new_v4())
+}
+
+pub async fn get_put_absent<B: Backend>(s: Arc<B>) {
+    let k = id("a");
+    assert_eq!(s.get(&Key::new(Kind::Test, &k), T0).await.unwrap(), None);
+    s.put(rec(&k, 1, None), Cond::Absent, T0).await.unwrap();
+    let err = s.put(rec(&k, 2, None), Cond::Absent, T0).await.unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed));
+    let got = s.get(&Key::new(Kind::Test, &k), T0).await.unwrap().unwrap();
+    assert_eq!(got, rec(&k, 1, None));
+    s.put(rec(&k, 3, None), Cond::Any, T0).await.unwrap();
+    let got = s.get(&Key::new(Kind::Test, &k), T0).await.unwrap().unwrap();
+    assert_eq!(got.value::<serde_json::Value>().unwrap()["n"], 3);
+}
+
+pub async fn expiry_is_checked_on_every_read<B: Backend>(s: Arc<B>) {
+    let k = id("exp");
+    let key = Key::new(Kind::Test, &k);
+    let exp = T0.secs() + 60;
+    s.put(rec(&k, 1, Some(exp)), Cond::Absent, T0)
+        .await
+        .unwrap();
+    let later = T0.plus_secs(59);
+    assert!(s.get(&key, later).await.unwrap().is_some());
+    let dead = T0.plus_secs(60);
+    assert_eq!(
+        s.get(&key, dead).await.unwrap(),
+        None,
+        "expired at exactly exp"
+    );
+    assert_eq!(
+        s.consume(&key, dead).await.unwrap(),
+        None,
+        "an expired record cannot be consumed"
+    );
+    assert!(
+        matches!(
+            s.put(rec(&k, 2, None), Cond::Version(1), dead).await,
+            Err(StoreError::ConditionFailed)
+        ),
+        "an expired record cannot be updated"
+    );
+    assert!(!s
+        .list(Kind::Test, dead)
+        .await
+        .unwrap()
+        .iter()
+        .any(|r| r.key.id == k));
+    // An expired record counts as absent for creation.
+    s.put(rec(&k, 3, None), Cond::Absent, dead).await.unwrap();
+    assert!(s
+        .get(&key, dead.plus_secs(1_000_000))
+        .await
+        .unwrap()
+        .is_some());
+}
+
+pub async fn version_conditions<B: Backend>(s: Arc<B>) {
+    let k = id("v");
+    let first = rec(&k, 1, None);
+    s.put(first.clone(), Cond::Absent, T0).await.unwrap();
+    let second = first.next(&serde_json::json!({ "n": 2 })).unwrap();
+    assert_eq!(second.version, 2);
+    s.put(second.clone(), Cond::Version(1), T0).await.unwrap();
+    let stale = first.next(&serde_json::json!({ "n": 99 })).unwrap();
+    assert!(matches!(
+        s.put(stale, Cond::Version(1), T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    assert_eq!(s.get(&first.key, T0).await.unwrap(), Some(second));
+    let missing = rec(&id("missing"), 1, None);
+    assert!(matches!(
+        s.put(missing, Cond::Version(1), T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+}
+
+pub async fn consume_is_single_use<B: Backend>(s: Arc<B>) {
+    let k = id("c");
+    let r = rec(&k, 7, Some(T0.secs() + 60));
+    s.put(r.clone(), Cond::Absent, T0).await.unwrap();
+    assert_eq!(s.consume(&r.key, T0).await.unwrap(), Some(r.clone()));
+    assert_eq!(s.consume(&r.key, T0).await.unwrap(), None);
+    assert_eq!(s.get(&r.key, T0).await.unwrap(), None);
+}
+
+pub async fn concurrent_consume_has_one_winner<B: Backend + 'static>(s: Arc<B>) {
+    let k = id("race");
+    let r = rec(&k, 1, Some(T0.secs() + 60));
+    s.put(r.clone(), Cond::Absent, T0).await.unwrap();
+    let mut tasks = Vec::new();
+    for _ in 0..20 {
+        let s = s.clone();
+        let key = r.key.clone();
+        tasks.push(tokio::spawn(async move { s.consume(&key, T0).await }));
+    }
+    let mut winners = 0;
+    for t in tasks {
+        if t.await.unwrap().unwrap().is_some() {
+            winners += 1;
+        }
+    }
+    assert_eq!(winners, 1, "exactly one of 20 concurrent consumers wins");
+}
+
+pub async fn concurrent_updates_have_one_winner<B: Backend + 'static>(s: Arc<B>) {
+    let k = id("cas");
+    let r = rec(&k, 0, None);
+    s.put(r.clone(), Cond::Absent, T0).await.unwrap();
+    let mut tasks = Vec::new();
+    for i in 0..20 {
+        let s = s.clone();
+        let next = r.next(&serde_json::json!({ "n": i })).unwrap();
+        tasks.push(tokio::spawn(async move {
+            s.put(next, Cond::Version(1), T0).await
+        }));
+    }
+    let mut winners = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(()) => winners += 1,
+            Err(StoreError::ConditionFailed) => {}
+            Err(e) => panic!("unexpected {e}"),
+        }
+    }
+    assert_eq!(winners, 1);
+    assert_eq!(s.get(&r.key, T0).await.unwrap().unwrap().version, 2);
+}
+
+pub async fn transactions_are_all_or_nothing<B: Backend>(s: Arc<B>) {
+    let (a, b, c) = (id("ta"), id("tb"), id("tc"));
+    s.put(rec(&b, 1, None), Cond::Absent, T0).await.unwrap();
+    // The second write's condition fails: the first must not be applied.
+    let err = s
+        .transact(
+            vec![
+                Write::Put(rec(&a, 1, None), Cond::Absent),
+                Write::Put(rec(&b, 2, None), Cond::Absent),
+            ],
+            T0,
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed));
+    assert_eq!(s.get(&Key::new(Kind::Test, &a), T0).await.unwrap(), None);
+    // A failing check aborts too.
+    let err = s
+        .transact(
+            vec![
+                Write::Put(rec(&a, 1, None), Cond::Absent),
+                Write::Check(Key::new(Kind::Test, &c), Cond::Version(1)),
+            ],
+            T0,
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::ConditionFailed));
+    assert_eq!(s.get(&Key::new(Kind::Test, &a), T0).await.unwrap(), None);
+    // All conditions hold: everything is applied.
+    s.transact(
+        vec![
+            Write::Put(rec(&a, 1, None), Cond::Absent),
+            Write::Delete(Key::new(Kind::Test, &b), Cond::Version(1)),
+            Write::Check(Key::new(Kind::Test, &c), Cond::Absent),
+        ],
+        T0,
+    )
+    .await
+    .unwrap();
+    assert!(s
+        .get(&Key::new(Kind::Test, &a), T0)
+        .await
+        .unwrap()
+        .is_some());
+    assert_eq!(s.get(&Key::new(Kind::Test, &b), T0).await.unwrap(), None);
+}
+
+pub async fn conditional_delete<B: Backend>(s: Arc<B>) {
+    let k = id("d");
+    let key = Key::new(Kind::Test, &k);
+    s.put(rec(&k, 1, None), Cond::Absent, T0).await.unwrap();
+    assert!(matches!(
+        s.delete(&key, Cond::Version(5), T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    s.delete(&key, Cond::Version(1), T0).await.unwrap();
+    assert_eq!(s.get(&key, T0).await.unwrap(), None);
+    s.delete(&key, Cond::Any, T0).await.unwrap();
+}
+
+pub async fn list_by_kind<B: Backend>(s: Arc<B>) {
+    let k = id("l");
+    s.put(rec(&k, 1, None), Cond::Absent, T0).await.unwrap();
+    let listed = s.list(Kind::Test, T0).await.unwrap();
+    let mine = listed.iter().find(|r| r.key.id == k).unwrap();
+    assert_eq!(mine.key.kind, Kind::Test);
+    assert_eq!(mine.value::<serde_json::Value>().unwrap()["n"], 1);
+    assert!(s
+        .list(Kind::Client, T0)
+        .await
+        .unwrap()
+        .iter()
+        .all(|r| r.key.kind == Kind::Client));
+}
+
+pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
+    let client = Client {
+        client_id: id("client"),
+        name: "Suite <App>".into(),
+        client_type: ClientType::Confidential,
+        secret_hash: Some("hash".into()),
+        redirect_uris: vec!["https://rp.example/cb".into()],
+        post_logout_redirect_uris: vec![],
+        grant_types: vec![GrantType::AuthorizationCode, GrantType::RefreshToken],
+        created_at: T0,
+        token_alg: None,
+        resource_server: false,
+        web_origins: vec!["+".into()],
+        backchannel_logout_uri: Some("https://rp.example/bcl".into()),
+    };
+    s.create_client(&client, T0).await.unwrap();
+    assert!(matches!(
+        s.create_client(&client, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    let (got, version) = s.client(&client.client_id, T0).await.unwrap().unwrap();
+    assert_eq!(got, client);
+    let mut rotated = got.clone();
+    rotated.secret_hash = Some("other".into());
+    s.update_client(&rotated, version, T0).await.unwrap();
+    assert!(matches!(
+        s.update_client(&rotated, version, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    assert!(s.clients(T0).await.unwrap().iter().any(|c| c == &rotated));
+    assert!(s.delete_client(&client.client_id, T0).await.unwrap());
+    assert!(!s.delete_client(&client.client_id, T0).await.unwrap());
+    assert_eq!(s.client(&client.client_id, T0).await.unwrap(), None);
+}
+
+pub async fn counters_are_atomic_and_expire<B: Backend + 'static>(s: Arc<B>) {
+    let key = Key::new(Kind::Rate, id("ctr"));
+    let exp = T0.secs() + 60;
+    let mut tasks = Vec::new();
+    for _ in 0..20 {
+        let s = s.clone();
+        let key = key.clone();
+        tasks.push(tokio::spawn(
+            async move { s.incr(&key, exp, T0).await.unwrap() },
+        ));
+    }
+    let mut seen: Vec<u64> = Vec::new();
+    for t in tasks {
+        seen.push(t.await.unwrap());
+    }
+    seen.sort_unstable();
+    assert_eq!(
+        seen,
+        (1..=20).collect::<Vec<u64>>(),
+        "every increment counted once"
+    );
+    // After expiry the window starts again.
+    assert_eq!(s.incr(&key, exp + 60, T0.plus_secs(60)).await.unwrap(), 1);
+    assert_eq!(s.incr(&key, exp + 999, T0.plus_secs(61)).await.unwrap(), 2);
+    assert_eq!(
+        s.incr(&key, exp + 999, T0.plus_secs(120)).await.unwrap(),
+        1,
+        "the first window's expiry holds"
+    );
+}
+
+fn identity(name: &str, service_id: &str) -> crate::domain::identity::Identity {
+    crate::domain::identity::Identity {
+        sub: uuid::Uuid::new_v4().to_string(),
+        service_id: service_id.to_owned(),
+        name: name.to_owned(),
+        display_name: "Suite".into(),
+        profile_photo: None,
+        created_at: T0,
+        public_key: "pk".into(),
+        country_code: "SE".into(),
+        kind: crate::domain::identity::IdentityType::User,
+        groups: vec![],
+        disabled: false,
+    }
+}
+
+fn short(prefix: &str) -> String {
+    let mut s = id(prefix).replace('-', "");
+    s.truncate(30);
+    s
+}
+
+pub async fn identity_uniqueness_is_enforced<B: Backend>(s: Arc<B>) {
+    use super::{IdentityStore, NewIdentityError};
+    let (name, sid) = (short("n"), short("s"));
+    let a = identity(&name, &sid);
+    s.create_identity(&a, None, T0).await.unwrap();
+    let (got, _) = s.identity(&a.sub, T0).await.unwrap().unwrap();
+    assert_eq!(got, a);
+    assert_eq!(
+        s.identity_by_service_id(&sid, T0)
+            .await
+            .unwrap()
+            .unwrap()
+            .sub,
+        a.sub
+    );
+    assert_eq!(
+        s.identity_by_name(&name, T0).await.unwrap().unwrap().sub,
+        a.sub
+    );
+    let same_name = identity(&name, &short("s"));
+    assert!(matches!(
+        s.create_identity(&same_name, None, T0).await,
+        Err(NewIdentityError::NameTaken)
+    ));
+    let same_sid = identity(&short("n"), &sid);
+    assert!(matches!(
+        s.create_identity(&same_sid, None, T0).await,
+        Err(NewIdentityError::ServiceIdTaken)
+    ));
+    // A jti is accepted once.
+    let jti = (format!("reg:{}", short("j")), T0.secs() + 300);
+    let b = identity(&short("n"), &short("s"));
+    s.create_identity(&b, Some(jti.clone()), T0).await.unwrap();
+    let c = identity(&short("n"), &short("s"));
+    assert!(matches!(
+        s.create_identity(&c, Some(jti), T0).await,
+        Err(NewIdentityError::Replay)
+    ));
+    assert!(
+        s.identity(&c.sub, T0).await.unwrap().is_none(),
+        "nothing half-written"
+    );
+    assert!(s.identity(&same_name.sub, T0).await.unwrap().is_none());
+}
+
+pub async fn concurrent_signups_claiming_one_service_id_have_one_winner<B: Backend + 'static>(
+    s: Arc<B>,
+) {
+    use super::{IdentityStore, NewIdentityError};
+    let sid = short("race");
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let s = s.clone();
+        let ident = identity(&short("n"), &sid);
+        tasks.push(tokio::spawn(async move {
+            s.create_identity(&ident, None, T0).await
+        }));
+    }
+    let mut winners = 0;
+    for t in tasks {
+        match t.await.unwrap() {
+            Ok(()) => winners += 1,
+            Err(NewIdentityError::ServiceIdTaken) => {}
+            Err(e) => panic!("unexpected {e:?}"),
+        }
+    }
+    assert_eq!(winners, 1);
+}

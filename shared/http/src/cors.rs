@@ -1,0 +1,129 @@
+//! CORS for browser clients (single-page apps), per client, as Keycloak's "web origins".
+//!
+//! The token, userinfo, revocation and logout endpoints answer a request whose `Origin` is a
+//! registered web origin with `Access-Control-Allow-Origin: <that origin>` (never `*`),
+//! `Access-Control-Allow-Credentials: true` and `Vary: Origin`; any other origin gets no CORS
+//! header at all, so the browser keeps the response from the page. Discovery and the JWKS are
+//! public documents and stay open (`*`, in their handlers).
+//!
+//! * Where the handler knows the client (a token issued, userinfo for its access token), the
+//!   client's own origins decide ([`for_client`]).
+//! * Preflights and error responses name no client yet: the set of every client's origins
+//!   decides ([`scanid_core::store::origins::OriginCache`]: read again every minute, or after
+//!   five seconds when an origin is not in it, so a new client's origin works
+//!   within seconds while unknown origins cannot make every request list the clients).
+
+use lambda_http::Body;
+
+use crate::domain::client::Client;
+use crate::App;
+use crate::{base, check_realm, finish, HttpError, Request, Response};
+
+const ALLOW_METHODS: &str = "GET, POST, OPTIONS";
+const ALLOW_HEADERS: &str = "Authorization, Content-Type";
+
+/// Marks a response whose CORS headers were decided by its client's own origins.
+#[derive(Debug, Clone, Copy)]
+struct Decided;
+
+/// The request's `Origin`, if it has exactly one (and it is not `null`).
+pub fn origin(req: &Request) -> Option<&str> {
+    let mut it = req.headers().get_all(http::header::ORIGIN).iter();
+    match (it.next(), it.next()) {
+        (Some(v), None) => v.to_str().ok().filter(|o| *o != "null" && !o.is_empty()),
+        _ => None,
+    }
+}
+
+fn allow(mut resp: Response, origin: &str) -> Response {
+    if let Ok(v) = http::HeaderValue::from_str(origin) {
+        let h = resp.headers_mut();
+        h.insert("access-control-allow-origin", v);
+        h.insert(
+            "access-control-allow-credentials",
+            http::HeaderValue::from_static("true"),
+        );
+        h.insert(
+            "access-control-expose-headers",
+            http::HeaderValue::from_static("WWW-Authenticate, Retry-After"),
+        );
+    }
+    resp
+}
+
+fn vary(mut resp: Response) -> Response {
+    resp.headers_mut()
+        .append("vary", http::HeaderValue::from_static("Origin"));
+    resp
+}
+
+/// CORS by `client`'s own web origins.
+pub fn for_client(req: &Request, client: &Client, resp: Response) -> Response {
+    let mut resp = match origin(req) {
+        Some(o) if client.allows_origin(o) => allow(resp, o),
+        _ => resp,
+    };
+    resp.extensions_mut().insert(Decided);
+    resp
+}
+
+/// No CORS on this response, whatever the origin (front-channel pages: the logout
+/// confirmation carries an anti-CSRF token no other page may read).
+pub fn none(mut resp: Response) -> Response {
+    resp.extensions_mut().insert(Decided);
+    resp
+}
+
+/// The last word on a CORS endpoint's response (routes::dispatch): unless the client's
+/// origins decided already, the set of registered origins does; `Vary: Origin` always.
+pub async fn finish_response(app: &App, origin: Option<&str>, resp: Response) -> Response {
+    let resp = match origin {
+        Some(o) if resp.extensions().get::<Decided>().is_none() => {
+            if app
+                .web_origins
+                .contains(app.store.as_ref(), o, app.clock.now())
+                .await
+            {
+                allow(resp, o)
+            } else {
+                resp
+            }
+        }
+        _ => resp,
+    };
+    vary(resp)
+}
+
+/// `OPTIONS` on the CORS endpoints: 204 with the CORS headers for a registered origin asking
+/// for an allowed method; 403 without any CORS header otherwise.
+pub async fn preflight(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let method_ok = req
+        .headers()
+        .get("access-control-request-method")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|m| matches!(m, "GET" | "POST"));
+    let registered = match origin(&req) {
+        Some(o) => app
+            .web_origins
+            .contains(app.store.as_ref(), o, app.clock.now())
+            .await
+            .then(|| o.to_owned()),
+        None => None,
+    };
+    match registered {
+        Some(o) if method_ok => {
+            let resp = finish(
+                base(204)
+                    .header("access-control-allow-methods", ALLOW_METHODS)
+                    .header("access-control-allow-headers", ALLOW_HEADERS)
+                    .header("access-control-max-age", "3600"),
+                Body::Empty,
+            );
+            Ok(vary(allow(resp, &o)))
+        }
+        _ => Ok(vary(
+            HttpError::json(403, "cors_denied", "origin or method not allowed").into_response(),
+        )),
+    }
+}

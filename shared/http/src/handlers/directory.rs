@@ -1,0 +1,101 @@
+//! The public directory (spec 4.6-4.8): profiles by subject and by service identifier, and the
+//! avatar redirect. No token needed; `ETag` + `Cache-Control` on 200s, `304` for a matching
+//! `If-None-Match`, CORS open for GET. Unknown, malformed and oversized ids all get the same
+//! 404 JSON (SECURITY.md DIR2); the avatar redirects only to a photo URL validated when it was
+//! written, and validated again here (DIR1).
+
+use lambda_http::Body;
+
+use crate::domain::identity::{self, Identity};
+use crate::domain::login;
+use crate::store::IdentityStore;
+use crate::App;
+use crate::{base, finish, path_param, HttpError, Request, Response};
+
+fn not_found() -> HttpError {
+    HttpError::json(404, "not_found", "identity not found")
+}
+
+fn cors(b: http::response::Builder) -> http::response::Builder {
+    b.header("access-control-allow-origin", "*")
+        .header("access-control-expose-headers", "ETag")
+}
+
+fn live(i: Option<Identity>) -> Result<Identity, HttpError> {
+    i.filter(|i| !i.disabled).ok_or_else(not_found)
+}
+
+fn is_uuid(s: &str) -> bool {
+    uuid::Uuid::parse_str(s).is_ok() && s.len() == 36
+}
+
+fn profile_response(req: &Request, i: &Identity) -> Result<Response, HttpError> {
+    let body = serde_json::to_vec(&i.public_profile()).map_err(|_| HttpError::Internal)?;
+    let etag = format!(
+        "\"{}\"",
+        &login::hash(&String::from_utf8_lossy(&body))[..22]
+    );
+    let matches = req
+        .headers()
+        .get(http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let b = cors(base(if matches { 304 } else { 200 }))
+        .header("etag", etag)
+        .header("cache-control", "public, max-age=60");
+    Ok(if matches {
+        finish(b, Body::Empty)
+    } else {
+        finish(
+            b.header("content-type", "application/json"),
+            Body::Binary(body),
+        )
+    })
+}
+
+/// The live identity named by the `{sub}` path parameter.
+async fn by_path_sub(app: &App, req: &Request) -> Result<Identity, HttpError> {
+    let sub = path_param(req, "sub")
+        .filter(|s| is_uuid(s))
+        .ok_or_else(not_found)?;
+    live(
+        app.store
+            .identity(&sub, app.clock.now())
+            .await?
+            .map(|(i, _)| i),
+    )
+}
+
+/// `GET /v1/directory/{sub}`
+pub async fn by_sub(app: &App, req: Request) -> Result<Response, HttpError> {
+    let i = by_path_sub(app, &req).await?;
+    profile_response(&req, &i)
+}
+
+/// `GET /v1/directory/profile/{service_id}`
+pub async fn by_service_id(app: &App, req: Request) -> Result<Response, HttpError> {
+    let sid = path_param(&req, "service_id")
+        .filter(|s| identity::is_service_id(s))
+        .ok_or_else(not_found)?;
+    let i = live(
+        app.store
+            .identity_by_service_id(&sid, app.clock.now())
+            .await?,
+    )?;
+    profile_response(&req, &i)
+}
+
+/// `GET /v1/directory/{sub}/avatar`: 302 to the photo, 404 when there is none.
+pub async fn avatar(app: &App, req: Request) -> Result<Response, HttpError> {
+    let i = by_path_sub(app, &req).await?;
+    let photo = i
+        .profile_photo
+        .filter(|p| identity::validate_photo_url(p, &app.settings.photo_hosts).is_ok())
+        .ok_or_else(|| HttpError::json(404, "not_found", "profile image not found"))?;
+    Ok(finish(
+        cors(base(302))
+            .header("location", photo)
+            .header("cache-control", "public, max-age=300"),
+        Body::Empty,
+    ))
+}

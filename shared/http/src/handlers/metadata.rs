@@ -1,0 +1,46 @@
+//! Discovery (spec 4.1; OpenID Connect Discovery 1.0 §4) and the JWKS (RFC 7517 §5), both
+//! served from bytes prepared once at start.
+
+use lambda_http::Body;
+
+use crate::App;
+use crate::{base, check_realm, finish, HttpError, Request, Response};
+
+/// Clients may cache both documents for [`crate::keys::fresh::JWKS_MAX_AGE_SECS`] (four
+/// minutes): a new key is published as `next` five minutes before it signs, and every process
+/// sees it within a minute ([`crate::keys::fresh`]).
+const CACHE: &str = "public, max-age=240";
+
+fn cached_json(bytes: &bytes::Bytes) -> Response {
+    finish(
+        base(200)
+            .header("content-type", "application/json")
+            .header("cache-control", CACHE)
+            // Public metadata: browser-based relying parties read it cross-origin.
+            .header("access-control-allow-origin", "*"),
+        Body::Binary(bytes.to_vec()),
+    )
+}
+
+/// `GET /realms/{realm}/.well-known/openid-configuration`
+pub async fn discovery(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    Ok(cached_json(&app.discovery_json))
+}
+
+/// `GET /realms/{realm}/protocol/openid-connect/certs`: public members only (SECURITY.md D2).
+pub async fn jwks(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    Ok(cached_json(&app.keyring().await.jwks_json()))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_cache_header_says_the_rotation_schedule_s_max_age() {
+        assert_eq!(
+            super::CACHE,
+            format!("public, max-age={}", crate::keys::fresh::JWKS_MAX_AGE_SECS)
+        );
+    }
+}

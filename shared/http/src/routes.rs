@@ -1,0 +1,314 @@
+//! The one route table (method, path, handler, Lambda function).
+//!
+//! `scanid serve` routes with it; each Lambda binary serves the routes of its function; a test
+//! holds `template.yaml` and `events/` to it. Paths use API Gateway's `{param}` syntax.
+
+use std::collections::HashMap;
+
+use crate::App;
+use crate::{handlers, HttpError, Request, Response};
+
+/// Which handler serves a route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Handler {
+    Discovery,
+    Jwks,
+    Authorize,
+    LoginStatus,
+    Consent,
+    AppSignup,
+    AppScan,
+    AppDecide,
+    Token,
+    Introspect,
+    Userinfo,
+    Revoke,
+    Logout,
+    DirectoryBySub,
+    DirectoryByServiceId,
+    DirectoryAvatar,
+    AppProfile,
+    AppKey,
+    /// CORS preflights of the token, userinfo, revocation and logout endpoints.
+    Preflight,
+    /// The pages `keycloak-js` loads: the third-party-cookie probe and the login-status iframe.
+    KeycloakPages,
+}
+
+/// One route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Route {
+    pub method: &'static str,
+    pub path: &'static str,
+    pub handler: Handler,
+    /// The Lambda function (and `functions/<name>` binary) that serves it.
+    pub function: &'static str,
+}
+
+const fn route(
+    method: &'static str,
+    path: &'static str,
+    handler: Handler,
+    function: &'static str,
+) -> Route {
+    Route {
+        method,
+        path,
+        handler,
+        function,
+    }
+}
+
+/// Every route of the service.
+#[rustfmt::skip]
+pub const ROUTES: &[Route] = &[
+    route("GET",  "/realms/{realm}/.well-known/openid-configuration", Handler::Discovery, "discovery"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize"),
+    route("GET",  "/realms/{realm}/login-actions/status", Handler::LoginStatus, "login-status"),
+    route("GET",  "/realms/{realm}/login-actions/consent", Handler::Consent, "consent"),
+    route("POST", "/realms/{realm}/login-actions/consent", Handler::Consent, "consent"),
+    route("POST", "/realms/{realm}/app/identities", Handler::AppSignup, "app-signup"),
+    route("GET",  "/realms/{realm}/app/scan", Handler::AppScan, "app-scan"),
+    route("POST", "/realms/{realm}/app/login-sessions/{login_session_id}", Handler::AppDecide, "app-decide"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/token", Handler::Token, "token"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect"),
+    // Keycloak's own path for introspection (its Python and Node clients call it there).
+    route("POST", "/realms/{realm}/protocol/openid-connect/token/introspect", Handler::Introspect, "introspect"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Revoke, "revoke"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout"),
+    route("PATCH", "/realms/{realm}/app/identities/{sub}", Handler::AppProfile, "app-profile"),
+    route("POST", "/realms/{realm}/app/identities/{sub}/key", Handler::AppKey, "app-key"),
+    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/token", Handler::Preflight, "cors-preflight"),
+    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Preflight, "cors-preflight"),
+    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Preflight, "cors-preflight"),
+    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/logout", Handler::Preflight, "cors-preflight"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/3p-cookies/step1.html", Handler::KeycloakPages, "keycloak-pages"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/3p-cookies/step2.html", Handler::KeycloakPages, "keycloak-pages"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/login-status-iframe.html", Handler::KeycloakPages, "keycloak-pages"),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/login-status-iframe.html/init", Handler::KeycloakPages, "keycloak-pages"),
+    route("GET",  "/v1/directory/profile/{service_id}", Handler::DirectoryByServiceId, "directory-by-service-id"),
+    route("GET",  "/v1/directory/{sub}/avatar", Handler::DirectoryAvatar, "directory-avatar"),
+    route("GET",  "/v1/directory/{sub}", Handler::DirectoryBySub, "directory-profile"),
+];
+
+/// Runs `handler`; every error becomes its response here.
+pub async fn dispatch(handler: Handler, app: &App, req: Request) -> Response {
+    let origin = handler
+        .cors()
+        .then(|| crate::cors::origin(&req).map(str::to_owned))
+        .flatten();
+    let result = match handler {
+        Handler::Discovery => handlers::metadata::discovery(app, req).await,
+        Handler::Jwks => handlers::metadata::jwks(app, req).await,
+        Handler::Authorize => handlers::login::authorize(app, req).await,
+        Handler::LoginStatus => handlers::login::status(app, req).await,
+        Handler::Consent => handlers::login::consent(app, req).await,
+        Handler::AppSignup => handlers::app::signup(app, req).await,
+        Handler::AppScan => handlers::app::scan(app, req).await,
+        Handler::AppDecide => handlers::app::decide(app, req).await,
+        Handler::Token => handlers::token::token(app, req).await,
+        Handler::Introspect => handlers::token::introspect(app, req).await,
+        Handler::Userinfo => handlers::token::userinfo(app, req).await,
+        Handler::Revoke => handlers::token::revoke(app, req).await,
+        Handler::Logout => handlers::token::logout(app, req).await,
+        Handler::DirectoryBySub => handlers::directory::by_sub(app, req).await,
+        Handler::DirectoryByServiceId => handlers::directory::by_service_id(app, req).await,
+        Handler::DirectoryAvatar => handlers::directory::avatar(app, req).await,
+        Handler::AppProfile => handlers::app::update_profile(app, req).await,
+        Handler::AppKey => handlers::app::rotate_key(app, req).await,
+        Handler::Preflight => crate::cors::preflight(app, req).await,
+        Handler::KeycloakPages => handlers::keycloak::page(app, req).await,
+    };
+    let mut response = result.unwrap_or_else(HttpError::into_response);
+    if handler.cors() {
+        response = crate::cors::finish_response(app, origin.as_deref(), response).await;
+    }
+    if app.settings.secure_cookies() {
+        // Served over https: browsers must never come back over plain HTTP (RFC 6797).
+        response.headers_mut().insert(
+            "strict-transport-security",
+            http::HeaderValue::from_static("max-age=31536000"),
+        );
+    }
+    response
+}
+
+/// What a handler needs besides reading the table. The template's IAM policies grant exactly
+/// this per function (a test holds them to it), and a Lambda function of a read-only handler
+/// runs on a store that refuses writes, so a handler that starts writing fails its tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reads only: `GetItem` (and the key set).
+    Read,
+    /// Reads and writes the table.
+    Write,
+    /// Writes the table and signs tokens (`kms:Sign`, or `kms:Decrypt` in kms-envelope mode).
+    Sign,
+}
+
+impl Handler {
+    pub const fn access(self) -> Access {
+        match self {
+            Handler::Discovery
+            | Handler::Jwks
+            | Handler::LoginStatus
+            | Handler::Userinfo
+            | Handler::DirectoryBySub
+            | Handler::DirectoryByServiceId
+            | Handler::DirectoryAvatar
+            | Handler::KeycloakPages => Access::Read,
+            // Reads the table and lists the clients (their web origins): GetItem and Query on
+            // the client index.
+            Handler::Preflight => Access::Read,
+            // Logout signs back-channel logout tokens (OIDC Back-Channel Logout).
+            Handler::Token | Handler::Logout => Access::Sign,
+            Handler::Authorize
+            | Handler::Consent
+            | Handler::AppSignup
+            | Handler::AppScan
+            | Handler::AppDecide
+            | Handler::Introspect
+            | Handler::Revoke
+            | Handler::AppProfile
+            | Handler::AppKey => Access::Write,
+        }
+    }
+}
+
+impl Handler {
+    /// Endpoints browser clients call with `fetch` (CORS per client's web origins).
+    pub const fn cors(self) -> bool {
+        matches!(
+            self,
+            Handler::Token | Handler::Userinfo | Handler::Revoke | Handler::Logout
+        )
+    }
+}
+
+/// The handler of a Lambda function, by its name.
+pub fn function_handler(function: &str) -> Option<Handler> {
+    ROUTES
+        .iter()
+        .find(|r| r.function == function)
+        .map(|r| r.handler)
+}
+
+/// The distinct function names, in table order.
+pub fn functions() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = Vec::new();
+    for r in ROUTES {
+        if !v.contains(&r.function) {
+            v.push(r.function);
+        }
+    }
+    v
+}
+
+/// The result of routing a request.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Matched {
+    Found(&'static Route, HashMap<String, String>),
+    MethodNotAllowed(Vec<&'static str>),
+    NotFound,
+}
+
+/// Finds the route for `method` and `path` (the raw, still percent-encoded path).
+pub fn match_route(method: &str, path: &str) -> Matched {
+    let mut allowed = Vec::new();
+    for r in ROUTES {
+        if let Some(params) = match_path(r.path, path) {
+            if r.method == method {
+                return Matched::Found(r, params);
+            }
+            allowed.push(r.method);
+        }
+    }
+    if allowed.is_empty() {
+        Matched::NotFound
+    } else {
+        allowed.dedup();
+        Matched::MethodNotAllowed(allowed)
+    }
+}
+
+/// Matches `/a/{x}/b` against `/a/1/b`; parameters are percent-decoded, as API Gateway does.
+fn match_path(template: &str, path: &str) -> Option<HashMap<String, String>> {
+    let mut params = HashMap::new();
+    let mut t = template.split('/');
+    let mut p = path.split('/');
+    loop {
+        match (t.next(), p.next()) {
+            (None, None) => return Some(params),
+            (Some(ts), Some(ps)) => {
+                if let Some(name) = ts.strip_prefix('{').and_then(|n| n.strip_suffix('}')) {
+                    if ps.is_empty() {
+                        return None;
+                    }
+                    // Like API Gateway: the route matches; the handler judges the value.
+                    let value = percent_encoding::percent_decode_str(ps).decode_utf8_lossy();
+                    params.insert(name.to_owned(), value.into_owned());
+                } else if ts != ps {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matches_templates_and_decodes_params() {
+        match match_route("GET", "/realms/scanid/protocol/openid-connect/certs") {
+            Matched::Found(r, p) => {
+                assert_eq!(r.handler, Handler::Jwks);
+                assert_eq!(p["realm"], "scanid");
+            }
+            other => panic!("{other:?}"),
+        }
+        match match_route("GET", "/realms/a%20b/.well-known/openid-configuration") {
+            Matched::Found(_, p) => assert_eq!(p["realm"], "a b"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            match_route("POST", "/realms/x/protocol/openid-connect/certs"),
+            Matched::MethodNotAllowed(vec!["GET"])
+        );
+        assert_eq!(
+            match_route("GET", "/realms//protocol/openid-connect/certs"),
+            Matched::NotFound
+        );
+        assert_eq!(
+            match_route("GET", "/realms/x/protocol/openid-connect/certs/"),
+            Matched::NotFound
+        );
+        assert_eq!(match_route("GET", "/"), Matched::NotFound);
+        match match_route("GET", "/realms/%ff/protocol/openid-connect/certs") {
+            Matched::Found(_, p) => assert_eq!(
+                p["realm"], "\u{fffd}",
+                "bad UTF-8 reaches the handler, which 404s"
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_function_has_one_handler() {
+        for f in functions() {
+            let handlers: std::collections::HashSet<_> = ROUTES
+                .iter()
+                .filter(|r| r.function == f)
+                .map(|r| r.handler)
+                .collect();
+            assert_eq!(handlers.len(), 1, "{f}");
+        }
+    }
+}

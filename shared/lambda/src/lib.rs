@@ -1,0 +1,122 @@
+//! What every `functions/<name>/src/main.rs` calls: JSON logs, configuration from the
+//! environment (failing at init with the setting's name), one context per cold start on the
+//! DynamoDB table, then the function's handler for every request.
+//!
+//! Two entry points, so that a function links only what it uses: [`run`] for functions that
+//! never sign (their keyring verifies and publishes from the key set; no KMS client is linked),
+//! [`run_signing`] for those that sign (KMS or KMS-envelope).
+#![forbid(unsafe_code)]
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use lambda_http::service_fn;
+use scanid_core::app::StartError;
+use scanid_core::clock::{Clock, SystemClock};
+use scanid_core::config::{RawSettings, Settings, StoreSettings};
+use scanid_core::keys::fresh::FreshKeys;
+use scanid_core::keys::set::{Builder, PublishedOnly};
+use scanid_core::random::SystemRandom;
+use scanid_core::store::read_only::ReadOnly;
+use scanid_core::store::Backend;
+use scanid_core::App;
+use scanid_http::routes::{self, Access, Handler};
+
+/// Runs the Lambda function `function` (a name from the route table) that never signs.
+pub async fn run(function: &'static str) -> Result<(), lambda_http::Error> {
+    let handler = handler(function)?;
+    if handler.access() == Access::Sign {
+        return Err(format!("{function} signs: its main.rs must call run_signing").into());
+    }
+    serve(handler, |_| Arc::new(PublishedOnly)).await
+}
+
+/// Runs the Lambda function `function` that signs tokens: its keyring signs through KMS
+/// (`kms`) or with a key KMS decrypts once (`kms-envelope`).
+pub async fn run_signing(function: &'static str) -> Result<(), lambda_http::Error> {
+    let handler = handler(function)?;
+    serve(handler, |config| {
+        Arc::new(scanid_aws::kms::Kms::from_config(config)) as Builder
+    })
+    .await
+}
+
+fn handler(function: &'static str) -> Result<Handler, lambda_http::Error> {
+    scanid_core::telemetry::init_lambda();
+    routes::function_handler(function)
+        .ok_or_else(|| format!("{function} is not a function of the route table").into())
+}
+
+async fn serve(
+    handler: Handler,
+    build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,
+) -> Result<(), lambda_http::Error> {
+    let app = context(handler, build).await.inspect_err(|e| {
+        tracing::error!(error = %e, "init failed");
+    })?;
+    // Decrypt the envelope key now (init), not on the first token request; a failure here is
+    // retried at the first signature (503 until KMS answers).
+    if handler.access() == Access::Sign {
+        if let Err(e) = app.keyring().await.warm().await {
+            tracing::warn!(error = %e, "signing keys not ready yet");
+        }
+    }
+    let app = Arc::new(app);
+    lambda_http::run(service_fn(move |req| {
+        let app = app.clone();
+        async move {
+            let resp = routes::dispatch(handler, &app, req).await;
+            // Lambda freezes the process once the response is returned: back-channel logout
+            // deliveries started by this request get a bounded wait here instead.
+            if handler.access() == Access::Sign {
+                let _ = tokio::time::timeout(
+                    scanid_core::backchannel::LAMBDA_BUDGET,
+                    scanid_core::backchannel::drain(),
+                )
+                .await;
+            }
+            Ok::<_, Infallible>(resp)
+        }
+    }))
+    .await
+}
+
+/// The context of one cold start: the DynamoDB table (read-only where the function only
+/// reads, as the template's IAM policies), and the key set held in it.
+async fn context(
+    handler: Handler,
+    build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,
+) -> Result<App, StartError> {
+    let settings = Settings::from_raw(&RawSettings::from_env())?;
+    let StoreSettings::DynamoDb { table } = &settings.store else {
+        return Err(StartError::Unsupported(
+            "a Lambda function needs SCANID_TABLE (the embedded store is for `scanid serve`)"
+                .into(),
+        ));
+    };
+    if settings.signing == scanid_core::config::SigningMode::Local {
+        return Err(StartError::Unsupported(
+            "a Lambda function signs with SCANID_SIGNING=kms or kms-envelope (local key files \
+             are for `scanid serve`)"
+                .into(),
+        ));
+    }
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let mut store: Arc<dyn Backend> = scanid_aws::open_table(table).await?;
+    let builder = build(&scanid_aws::config().await?);
+    let keys = FreshKeys::from_store(store.clone(), builder, clock.now())
+        .await?
+        .ok_or_else(|| StartError::Unsupported(scanid_core::app::NO_KEY_SET.into()))?;
+    let algs = keys.get(clock.now()).await.algs();
+    if handler.access() == Access::Read {
+        store = Arc::new(ReadOnly(store));
+    }
+    App::with_keys(
+        settings,
+        store,
+        keys,
+        &algs,
+        clock,
+        Arc::new(SystemRandom::new()),
+    )
+}

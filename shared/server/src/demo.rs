@@ -1,0 +1,261 @@
+//! The demo relying party of `scanid serve` (`/demo`): a "Log in with scanid" button that runs
+//! the real authorization code flow with PKCE against this server, then shows the verified
+//! id_token claims, the userinfo response and the directory profile. Local only: it is not in
+//! the route table, so no Lambda function serves it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use lambda_http::Body;
+use serde_json::{Map, Value};
+
+use crate::clock::Timestamp;
+use crate::domain::authorize::Params;
+use crate::domain::client::{self, ClientSecret, NewClient};
+use crate::domain::ratelimit::Source;
+use crate::domain::resource;
+use crate::domain::token::{self, Presented};
+use crate::keys::jwt;
+use crate::random;
+use crate::store::{ClientStore, IdentityStore, StoreError};
+use crate::App;
+use scanid_http::pages::{escape, security_headers, Page};
+use scanid_http::{base, finish, query_pairs, Request, Response};
+
+/// The demo client's id.
+pub const CLIENT_ID: &str = "scanid-demo";
+
+/// At most this many demo logins in flight; the oldest is forgotten first.
+const MAX_PENDING: usize = 1024;
+
+struct Pending {
+    nonce: String,
+    verifier: String,
+    started: Timestamp,
+}
+
+/// The demo's state: its client secret (fresh each start) and the logins in flight.
+pub struct Demo {
+    secret: ClientSecret,
+    pending: Mutex<HashMap<String, Pending>>,
+}
+
+impl Demo {
+    fn redirect_uri(app: &App) -> String {
+        format!("{}/demo/callback", app.settings.public_url)
+    }
+
+    /// Registers (or refreshes) the demo client with a new secret.
+    pub async fn install(app: &App) -> Result<Arc<Self>, StoreError> {
+        let now = app.clock.now();
+        let (mut c, secret) = client::register(
+            NewClient {
+                name: "scanid demo".into(),
+                redirect_uris: vec![Self::redirect_uri(app)],
+                post_logout_redirect_uris: vec![format!("{}/demo", app.settings.public_url)],
+                client_id: Some(CLIENT_ID.into()),
+                ..Default::default()
+            },
+            now,
+            app.random.as_ref(),
+        )
+        .map_err(|e| StoreError::Corrupt(format!("demo client: {e}")))?;
+        let secret =
+            secret.ok_or_else(|| StoreError::Corrupt("demo client without a secret".into()))?;
+        match app.store.client(CLIENT_ID, now).await? {
+            Some((old, v)) => {
+                c.created_at = old.created_at;
+                app.store.update_client(&c, v, now).await?;
+            }
+            None => app.store.create_client(&c, now).await?,
+        }
+        Ok(Arc::new(Self {
+            secret,
+            pending: Mutex::new(HashMap::new()),
+        }))
+    }
+
+    /// Serves `/demo...`; `None` for other paths.
+    pub async fn handle(&self, app: &App, req: &Request) -> Option<Response> {
+        match (req.method().as_str(), req.uri().path()) {
+            ("GET", "/demo" | "/demo/") => Some(self.home(app)),
+            ("GET", "/demo/login") => Some(self.start(app)),
+            ("GET", "/demo/callback") => Some(self.callback(app, req).await),
+            _ => None,
+        }
+    }
+
+    fn home(&self, app: &App) -> Response {
+        page(
+            app,
+            "scanid demo",
+            format!(
+                "<h1>scanid demo app</h1><p>This page is a relying party of <code>{}</code>. \
+                 It runs the authorization code flow with PKCE.</p>\
+                 <p><a id=\"login\" class=\"button\" href=\"/demo/login\">Log in with scanid</a></p>\
+                 <p class=\"muted\">Approve with the reference app: <code>scanid app approve --key-file alice.key 'QR text'</code></p>",
+                escape(&app.settings.issuer())
+            ),
+        )
+    }
+
+    fn start(&self, app: &App) -> Response {
+        let rng = app.random.as_ref();
+        let state = random::token(rng, 16);
+        let nonce = random::token(rng, 16);
+        let verifier = random::token(rng, 32);
+        let challenge = crate::domain::login::hash(&verifier);
+        let now = app.clock.now();
+        if let Ok(mut p) = self.pending.lock() {
+            p.retain(|_, v| now.secs() - v.started.secs() < 600);
+            // Bounded: a flood of /demo/login costs at most MAX_PENDING entries.
+            while p.len() >= MAX_PENDING {
+                let oldest = p
+                    .iter()
+                    .min_by_key(|(_, v)| v.started)
+                    .map(|(k, _)| k.clone());
+                match oldest {
+                    Some(k) => p.remove(&k),
+                    None => break,
+                };
+            }
+            p.insert(
+                state.clone(),
+                Pending {
+                    nonce: nonce.clone(),
+                    verifier,
+                    started: now,
+                },
+            );
+        }
+        let query = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("client_id", CLIENT_ID)
+            .append_pair("redirect_uri", &Self::redirect_uri(app))
+            .append_pair("response_type", "code")
+            .append_pair("scope", "openid profile groups")
+            .append_pair("state", &state)
+            .append_pair("nonce", &nonce)
+            .append_pair("code_challenge", &challenge)
+            .append_pair("code_challenge_method", "S256")
+            .finish();
+        let location = format!(
+            "{}/protocol/openid-connect/auth?{query}",
+            app.settings.issuer()
+        );
+        finish(
+            security_headers(base(302)).header("location", location),
+            Body::Empty,
+        )
+    }
+
+    async fn callback(&self, app: &App, req: &Request) -> Response {
+        let q: HashMap<String, String> = query_pairs(req).into_iter().collect();
+        if let Some(err) = q.get("error") {
+            return page(
+                app,
+                "Login failed",
+                format!(
+                    "<h1>Login did not complete</h1><p>{}: {}</p><p><a href=\"/demo\">Back</a></p>",
+                    escape(err),
+                    escape(q.get("error_description").map_or("", String::as_str))
+                ),
+            );
+        }
+        let pending = q
+            .get("state")
+            .and_then(|s| self.pending.lock().ok().and_then(|mut p| p.remove(s)));
+        let (Some(pending), Some(code)) = (pending, q.get("code")) else {
+            return page(
+                app,
+                "Login failed",
+                "<h1>Unknown or reused state</h1><p><a href=\"/demo\">Start again</a></p>".into(),
+            );
+        };
+        if q.get("iss").map(String::as_str) != Some(app.settings.issuer().as_str()) {
+            return page(
+                app,
+                "Login failed",
+                "<h1>Wrong issuer in the response</h1>".into(),
+            );
+        }
+        match self.finish_login(app, code, &pending).await {
+            Ok(html) => page(app, "Logged in", html),
+            Err(why) => page(
+                app,
+                "Login failed",
+                format!(
+                    "<h1>Login failed</h1><p>{}</p><p><a href=\"/demo\">Start again</a></p>",
+                    escape(&why)
+                ),
+            ),
+        }
+    }
+
+    async fn finish_login(
+        &self,
+        app: &App,
+        code: &str,
+        pending: &Pending,
+    ) -> Result<String, String> {
+        let params = Params::from_pairs([
+            ("grant_type".to_owned(), "authorization_code".to_owned()),
+            ("code".to_owned(), code.to_owned()),
+            ("redirect_uri".to_owned(), Self::redirect_uri(app)),
+            ("code_verifier".to_owned(), pending.verifier.clone()),
+        ]);
+        let presented = Presented {
+            basic: Some((CLIENT_ID.into(), self.secret.expose().into())),
+            ..Default::default()
+        };
+        let (_, issued) = token::token(app, &params, &presented, &Source::from_addr("demo"))
+            .await
+            .map_err(|e| format!("token request failed: {e}"))?;
+        let now = app.clock.now();
+        let id_token = issued.id_token.clone().ok_or("no id_token")?;
+        let claims: Map<String, Value> = jwt::verify(
+            &*app.keyring().await,
+            &id_token,
+            &app.settings.issuer(),
+            now,
+        )
+        .map_err(|e| format!("id_token: {e}"))?;
+        if claims.get("nonce").and_then(Value::as_str) != Some(pending.nonce.as_str()) {
+            return Err("id_token nonce mismatch".into());
+        }
+        let live = resource::live_access_token(app, &issued.access_token, now)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or("access token not live")?;
+        let identity = live.identity.clone().ok_or("no identity")?;
+        let userinfo = resource::userinfo(&live, &identity);
+        let profile = app
+            .store
+            .identity(&identity.sub, now)
+            .await
+            .map_err(|e| e.to_string())?
+            .map(|(i, _)| i.public_profile());
+        let pretty = |v: &Value| escape(&serde_json::to_string_pretty(v).unwrap_or_default());
+        Ok(format!(
+            "<h1>Hello, {}</h1><p>You logged in with scanid.</p>\
+             <h2>id_token claims</h2><pre id=\"claims\">{}</pre>\
+             <h2>userinfo</h2><pre id=\"userinfo\">{}</pre>\
+             <h2>directory profile</h2><pre id=\"profile\">{}</pre><p><a href=\"/demo\">Log in again</a></p>",
+            escape(&identity.display_name),
+            pretty(&Value::Object(claims)),
+            pretty(&userinfo),
+            pretty(&serde_json::to_value(profile).unwrap_or(Value::Null)),
+        ))
+    }
+}
+
+fn page(app: &App, title: &'static str, body: String) -> Response {
+    Page {
+        status: 200,
+        title,
+        body,
+        script: None,
+        form_action: "'none'".into(),
+        cookies: Vec::new(),
+    }
+    .render(app.random.as_ref())
+}

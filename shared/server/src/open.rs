@@ -1,0 +1,63 @@
+//! Opening what a configuration selects, for the processes that may use any of it (`scanid
+//! serve`, the operator commands). A Lambda function opens only DynamoDB (`scanid-lambda`).
+
+use std::sync::Arc;
+
+use scanid_core::app::StartError;
+use scanid_core::clock::{Clock, SystemClock, Timestamp};
+use scanid_core::config::{Settings, SigningMode, StoreSettings};
+use scanid_core::keys::fresh::FreshKeys;
+use scanid_core::random::SystemRandom;
+use scanid_core::store::Backend;
+use scanid_core::App;
+
+pub use scanid_aws::KeySetup;
+
+/// The context `settings` select, with the real clock and CSPRNG; a missing key set is
+/// created.
+pub async fn context(settings: Settings) -> Result<App, StartError> {
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let store = open_store(&settings).await?;
+    let keys = fresh_keys(
+        &settings,
+        store.clone(),
+        clock.now(),
+        KeySetup::CreateIfMissing,
+    )
+    .await?;
+    let algs = keys.get(clock.now()).await.algs();
+    App::with_keys(
+        settings,
+        store,
+        keys,
+        &algs,
+        clock,
+        Arc::new(SystemRandom::new()),
+    )
+}
+
+/// The signing keys `settings` select: the local key file, or the key set in the store with
+/// KMS; either is checked again on a short TTL ([`scanid_core::keys::fresh`]).
+pub async fn fresh_keys(
+    settings: &Settings,
+    store: Arc<dyn Backend>,
+    now: Timestamp,
+    setup: KeySetup,
+) -> Result<FreshKeys, StartError> {
+    match &settings.signing {
+        SigningMode::Local => Ok(FreshKeys::local(settings.data_dir.clone(), now)?),
+        mode @ (SigningMode::Kms { .. } | SigningMode::KmsEnvelope { .. }) => {
+            scanid_aws::kms_keys(mode, store, now, setup).await
+        }
+    }
+}
+
+/// Opens the store `settings` select (operator commands use the same store as the server).
+pub async fn open_store(settings: &Settings) -> Result<Arc<dyn Backend>, StartError> {
+    match &settings.store {
+        StoreSettings::Embedded { data_dir } => {
+            Ok(Arc::new(scanid_sqlite::EmbeddedStore::open(data_dir)?))
+        }
+        StoreSettings::DynamoDb { table } => Ok(scanid_aws::open_table(table).await?),
+    }
+}

@@ -1,0 +1,296 @@
+//! `scanid serve`: every route of the table in one process.
+//!
+//! Each request is turned into the `lambda_http::Request` API Gateway (HTTP API, payload v2)
+//! would deliver (path parameters from the route template, query parameters parsed from the
+//! raw query string, the source IP in the request context) and passed to the same
+//! [`dispatch`](scanid_http::routes::dispatch) the Lambda functions use, so local and Lambda
+//! behaviour cannot drift.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use lambda_http::request::RequestContext;
+use lambda_http::{Body, RequestExt};
+use tokio::net::TcpListener;
+
+use crate::App;
+use scanid_http::routes::{self, Matched};
+use scanid_http::{HttpError, Response};
+
+/// The largest request body accepted by default (API Gateway's own limit is 10 MB; nothing
+/// here needs more than a form or a small JSON document).
+pub const MAX_BODY: usize = 64 * 1024;
+
+/// What one client may hold of the server: API Gateway enforces the same in Lambda.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The request head must arrive within this, and then the body within this: a stalled
+    /// client is answered 408 and its connection closed (it cannot hold shutdown either).
+    pub request_timeout: Duration,
+    /// Larger bodies are refused with 413.
+    pub max_body: usize,
+    /// Connections served at once; one more is answered 503 + `Retry-After` and closed.
+    pub max_connections: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            request_timeout: Duration::from_secs(30),
+            max_body: MAX_BODY,
+            max_connections: 1024,
+        }
+    }
+}
+
+/// Serves until `shutdown` resolves, then lets in-flight requests finish (at most 10 s).
+pub async fn serve(
+    app: Arc<App>,
+    demo: Option<Arc<crate::demo::Demo>>,
+    listener: TcpListener,
+    limits: Limits,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let (stream, remote) = match accepted {
+                    Ok(x) => x,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let Ok(slot) = slots.clone().try_acquire_owned() else {
+                    tokio::spawn(refuse(stream));
+                    continue;
+                };
+                let _ = stream.set_nodelay(true);
+                let app = app.clone();
+                let demo = demo.clone();
+                let svc = hyper::service::service_fn(move |req| {
+                    let app = app.clone();
+                    let demo = demo.clone();
+                    async move { Ok::<_, Infallible>(handle(&app, demo.as_deref(), req, remote, limits).await) }
+                });
+                let conn = hyper::server::conn::http1::Builder::new()
+                    .timer(hyper_util::rt::TokioTimer::new())
+                    .header_read_timeout(limits.request_timeout)
+                    .serve_connection(TokioIo::new(stream), svc);
+                let conn = graceful.watch(conn);
+                tokio::spawn(async move {
+                    if let Err(e) = conn.await {
+                        tracing::debug!(error = %e, "connection ended with an error");
+                    }
+                    drop(slot);
+                });
+            }
+            () = &mut shutdown => break,
+        }
+    }
+    drop(listener);
+    tokio::select! {
+        () = graceful.shutdown() => {}
+        () = tokio::time::sleep(Duration::from_secs(10)) => {
+            tracing::warn!("connections still open after 10 s; closing them");
+        }
+    }
+    Ok(())
+}
+
+/// A connection over the cap: a plain 503 with `Retry-After`, then close. The request is
+/// drained briefly first, so the client reads the answer rather than a reset.
+async fn refuse(mut stream: tokio::net::TcpStream) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    tracing::warn!("connection refused: too many open connections");
+    let _ = stream
+        .write_all(
+            b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        )
+        .await;
+    let _ = stream.shutdown().await;
+    let mut sink = [0u8; 4096];
+    let _ = tokio::time::timeout(Duration::from_millis(500), async {
+        while let Ok(n) = stream.read(&mut sink).await {
+            if n == 0 {
+                break;
+            }
+        }
+    })
+    .await;
+}
+
+/// The client's address: the peer, or behind a trusted proxy the right-most
+/// `X-Forwarded-For` entry that is not itself a trusted proxy (entries left of it are the
+/// client's own claims and are never believed).
+pub fn client_ip(
+    peer: std::net::IpAddr,
+    forwarded_for: &[&str],
+    trusted: &[std::net::IpAddr],
+) -> std::net::IpAddr {
+    if !trusted.contains(&peer) {
+        return peer;
+    }
+    let hops = forwarded_for
+        .iter()
+        .flat_map(|h| h.split(','))
+        .map(str::trim)
+        .collect::<Vec<_>>();
+    for hop in hops.iter().rev() {
+        match hop.parse::<std::net::IpAddr>() {
+            Ok(ip) if trusted.contains(&ip) => continue,
+            Ok(ip) => return ip,
+            Err(_) => return peer,
+        }
+    }
+    peer
+}
+
+async fn handle(
+    app: &App,
+    demo: Option<&crate::demo::Demo>,
+    req: hyper::Request<Incoming>,
+    peer: SocketAddr,
+    limits: Limits,
+) -> hyper::Response<Full<Bytes>> {
+    let forwarded: Vec<&str> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    let ip = client_ip(peer.ip(), &forwarded, &app.settings.trusted_proxies);
+    let remote = SocketAddr::new(ip, peer.port());
+    if let Some(demo) = demo.filter(|_| req.uri().path().starts_with("/demo")) {
+        return match to_lambda(req, remote, HashMap::new(), limits).await {
+            Ok(r) => to_hyper(
+                demo.handle(app, &r)
+                    .await
+                    .unwrap_or_else(|| HttpError::NotFound.into_response()),
+            ),
+            Err(e) => to_hyper(e.into_response()),
+        };
+    }
+    let (route, params) = match routes::match_route(req.method().as_str(), req.uri().path()) {
+        Matched::Found(r, p) => (r, p),
+        Matched::MethodNotAllowed(allow) => {
+            return to_hyper(HttpError::MethodNotAllowed(allow).into_response())
+        }
+        Matched::NotFound => return to_hyper(HttpError::NotFound.into_response()),
+    };
+    match to_lambda(req, remote, params, limits).await {
+        Ok(req) => to_hyper(routes::dispatch(route.handler, app, req).await),
+        Err(e) => to_hyper(e.into_response()),
+    }
+}
+
+/// Builds the request API Gateway would hand a Lambda function: the body whole, within the
+/// limits.
+pub async fn to_lambda(
+    req: hyper::Request<Incoming>,
+    remote: SocketAddr,
+    path_params: HashMap<String, String>,
+    limits: Limits,
+) -> Result<lambda_http::Request, HttpError> {
+    let (parts, body) = req.into_parts();
+    let bytes = tokio::time::timeout(
+        limits.request_timeout,
+        Limited::new(body, limits.max_body).collect(),
+    )
+    .await
+    .map_err(|_| HttpError::RequestTimeout)?
+    .map_err(|_| HttpError::PayloadTooLarge)?
+    .to_bytes();
+    let body = if bytes.is_empty() {
+        Body::Empty
+    } else {
+        match String::from_utf8(bytes.to_vec()) {
+            Ok(s) => Body::Text(s),
+            Err(e) => Body::Binary(e.into_bytes()),
+        }
+    };
+    Ok(with_gateway_context(
+        http::Request::from_parts(parts, body),
+        remote.ip().to_string(),
+        path_params,
+    ))
+}
+
+/// Adds what API Gateway adds: query and path parameters, and the request context.
+pub fn with_gateway_context(
+    req: lambda_http::Request,
+    source_ip: String,
+    path_params: HashMap<String, String>,
+) -> lambda_http::Request {
+    let query: lambda_http::aws_lambda_events::query_map::QueryMap =
+        req.uri().query().unwrap_or("").parse().unwrap_or_default();
+    let mut ctx = lambda_http::aws_lambda_events::apigw::ApiGatewayV2httpRequestContext::default();
+    ctx.http.method = req.method().clone();
+    ctx.http.path = Some(req.uri().path().to_owned());
+    ctx.http.source_ip = Some(source_ip);
+    ctx.http.user_agent = req
+        .headers()
+        .get(http::header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    req.with_query_string_parameters(query)
+        .with_path_parameters(path_params)
+        .with_request_context(RequestContext::ApiGatewayV2(ctx))
+}
+
+fn to_hyper(resp: Response) -> hyper::Response<Full<Bytes>> {
+    let (parts, body) = resp.into_parts();
+    let bytes = match body {
+        Body::Empty => Bytes::new(),
+        Body::Text(s) => Bytes::from(s),
+        Body::Binary(v) => Bytes::from(v),
+        _ => Bytes::new(),
+    };
+    hyper::Response::from_parts(parts, Full::new(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::client_ip;
+    use std::net::IpAddr;
+
+    fn ip(s: &str) -> IpAddr {
+        s.parse().unwrap_or(IpAddr::from([0, 0, 0, 0]))
+    }
+
+    #[test]
+    fn forwarded_for_is_believed_only_from_a_trusted_proxy() {
+        let proxy = ip("10.0.0.1");
+        let trusted = [proxy, ip("10.0.0.2")];
+        // Not a proxy: its header is the client's own claim.
+        assert_eq!(
+            client_ip(ip("198.51.100.9"), &["1.2.3.4"], &trusted),
+            ip("198.51.100.9")
+        );
+        // The right-most untrusted hop; what the client prepended is ignored.
+        assert_eq!(
+            client_ip(proxy, &["6.6.6.6, 203.0.113.7"], &trusted),
+            ip("203.0.113.7")
+        );
+        assert_eq!(
+            client_ip(proxy, &["6.6.6.6", "203.0.113.7, 10.0.0.2"], &trusted),
+            ip("203.0.113.7")
+        );
+        // No header, or garbage: the proxy itself.
+        assert_eq!(client_ip(proxy, &[], &trusted), proxy);
+        assert_eq!(client_ip(proxy, &["not-an-ip"], &trusted), proxy);
+        assert_eq!(client_ip(proxy, &["10.0.0.2"], &trusted), proxy);
+    }
+}
