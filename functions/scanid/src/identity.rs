@@ -153,7 +153,7 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
             let app =
                 scanid_server::open::context(a.config.settings("http://127.0.0.1:8080")?).await?;
             let ended =
-                scanid_core::domain::resource::end_sessions_of(&app, &i.sub, SystemClock.now())
+                scanid_core::usecase::resource::end_sessions_of(&app, &i.sub, SystemClock.now())
                     .await?;
             scanid_core::backchannel::drain().await;
             tracing::info!(sessions = ended, "sessions ended");

@@ -2,6 +2,7 @@
 //!
 //! * [`protocol`]: wire types with the exact field names of the specification.
 //! * [`domain`]: the decisions (discovery, client registration, ...), free of HTTP and AWS types.
+//! * [`usecase`]: one function per thing a user does, over the repositories and the signer.
 //! * [`store`]: the record primitive, the repositories over it, and test doubles.
 //! * [`keys`]: the [`keys::Signer`] trait, local keys, the key set, JWT encoding and the JWKS.
 //! * [`app`]: the context every handler gets (settings, store, keys, clock, randomness).
@@ -21,5 +22,6 @@ pub mod protocol;
 pub mod random;
 pub mod store;
 pub mod telemetry;
+pub mod usecase;
 
 pub use app::App;

@@ -282,9 +282,9 @@ pub fn json_error(error: &str, description: &str) -> Body {
     )
 }
 
-impl From<crate::domain::token::TokenError> for HttpError {
-    fn from(e: crate::domain::token::TokenError) -> Self {
-        use crate::domain::token::TokenError;
+impl From<crate::usecase::token::TokenError> for HttpError {
+    fn from(e: crate::usecase::token::TokenError) -> Self {
+        use crate::usecase::token::TokenError;
         match e {
             TokenError::OAuth(o) => HttpError::OAuth(o),
             TokenError::InvalidClient(d) => HttpError::InvalidClient(d),

@@ -13,7 +13,7 @@ pub mod routes;
 
 #[allow(unused_imports)]
 use scanid_core::{
-    app, audit, backchannel, clock, config, domain, keys, protocol, random, store, App,
+    app, audit, backchannel, clock, config, domain, keys, protocol, random, store, usecase, App,
 };
 
 use lambda_http::{Body, RequestExt};

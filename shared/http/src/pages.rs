@@ -6,8 +6,8 @@
 use lambda_http::Body;
 
 use crate::domain::authorize::ResponseMode;
-use crate::domain::flow::AuthResponse;
 use crate::random::{self, Random};
+use crate::usecase::login::AuthResponse;
 use crate::{base, finish, Response};
 
 /// HTML-escapes text for element content and quoted attributes.

@@ -9,12 +9,12 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use crate::app::App;
 use crate::clock::Timestamp;
+use crate::config::{Lifetimes, Settings};
 use crate::domain::identity::Identity;
 use crate::domain::login;
-use crate::keys::{jwt, Alg, SignError};
-use crate::random;
+use crate::keys::Alg;
+use crate::random::{self, Random};
 
 /// How a grant started.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,11 +84,11 @@ impl Grant {
     }
 
     /// Seconds the grant's refresh tokens live.
-    pub fn refresh_ttl(&self, app: &App) -> i64 {
+    pub fn refresh_ttl(&self, lifetimes: &Lifetimes) -> i64 {
         if self.offline {
-            app.settings.lifetimes.offline_token
+            lifetimes.offline_token
         } else {
-            app.settings.lifetimes.refresh_token
+            lifetimes.refresh_token
         }
     }
 }
@@ -158,15 +158,23 @@ pub const MAX_REFRESH_TOKEN_LEN: usize = 4096;
 /// not kept, so nobody can verify it, scanid included; scanid does not need to: the store
 /// decides whether it is live (looked up by hash, rotated by generation, single use). Its
 /// `jti` holds 256 random bits.
-pub fn new_refresh_token(app: &App, grant: &Grant, now: Timestamp) -> (String, String) {
+pub fn new_refresh_token(
+    settings: &Settings,
+    rng: &dyn Random,
+    grant: &Grant,
+    now: Timestamp,
+) -> (String, String) {
     use base64::Engine;
     let b64 = |b: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b);
     let mut claims = Map::new();
-    claims.insert("exp".into(), json!(now.secs() + grant.refresh_ttl(app)));
+    claims.insert(
+        "exp".into(),
+        json!(now.secs() + grant.refresh_ttl(&settings.lifetimes)),
+    );
     claims.insert("iat".into(), json!(now.secs()));
-    claims.insert("jti".into(), json!(random::token(app.random.as_ref(), 32)));
-    claims.insert("iss".into(), json!(app.settings.issuer()));
-    claims.insert("aud".into(), json!(app.settings.issuer()));
+    claims.insert("jti".into(), json!(random::token(rng, 32)));
+    claims.insert("iss".into(), json!(settings.issuer()));
+    claims.insert("aud".into(), json!(settings.issuer()));
     claims.insert("sub".into(), json!(grant.sub));
     claims.insert(
         "typ".into(),
@@ -182,7 +190,7 @@ pub fn new_refresh_token(app: &App, grant: &Grant, now: Timestamp) -> (String, S
     let payload = b64(Value::Object(claims).to_string().as_bytes());
     let input = format!("{header}.{payload}");
     let mut one_time_key = [0u8; 32];
-    app.random.fill(&mut one_time_key);
+    rng.fill(&mut one_time_key);
     let key = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, &one_time_key);
     let token = format!(
         "{input}.{}",
@@ -190,99 +198,6 @@ pub fn new_refresh_token(app: &App, grant: &Grant, now: Timestamp) -> (String, S
     );
     let hash = login::hash(&token);
     (token, hash)
-}
-
-/// Signs the access token (and the id token when `openid` is in scope) for `grant` with
-/// `scopes` (which may be narrower than the grant's).
-pub async fn sign_tokens(
-    app: &App,
-    grant: &Grant,
-    scopes: &[String],
-    identity: Option<&Identity>,
-    refresh_token: Option<String>,
-    now: Timestamp,
-) -> Result<Issued, SignError> {
-    let issuer = app.settings.issuer();
-    let ttl = app.settings.lifetimes.access_token;
-    let keys = app.keyring().await;
-    let signer = keys.signer(grant.alg)?;
-    let scope = scopes.join(" ");
-    let mut at = Map::new();
-    at.insert("exp".into(), json!(now.secs() + ttl));
-    at.insert("iat".into(), json!(now.secs()));
-    at.insert("auth_time".into(), json!(grant.auth_time.secs()));
-    at.insert(
-        "jti".into(),
-        json!(random::uuid_v4(app.random.as_ref()).to_string()),
-    );
-    at.insert("iss".into(), json!(issuer));
-    at.insert("aud".into(), json!(grant.client_id));
-    at.insert("sub".into(), json!(grant.sub));
-    at.insert("typ".into(), json!("Bearer"));
-    at.insert("azp".into(), json!(grant.client_id));
-    at.insert("acr".into(), json!("1"));
-    at.insert("scope".into(), json!(scope));
-    at.insert("gid".into(), json!(grant.id));
-    if let Some(sid) = &grant.sid {
-        at.insert("session_state".into(), json!(sid));
-        at.insert("sid".into(), json!(sid));
-    }
-    if grant.kind == GrantKind::ClientCredentials {
-        at.insert("gty".into(), json!("client_credentials"));
-        at.insert("client_id".into(), json!(grant.client_id));
-    }
-    if let Some(i) = identity {
-        at.insert("service_id".into(), json!(i.service_id));
-        // Only what the scopes release (SECURITY.md: claims follow consent).
-        if scopes.iter().any(|s| s == "profile") {
-            at.insert("preferred_username".into(), json!(i.name));
-        }
-        if scopes.iter().any(|s| s == "groups") {
-            at.insert("groups".into(), json!(i.groups));
-        }
-    }
-    let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
-    let id_token = match identity {
-        Some(i) if scopes.iter().any(|s| s == "openid") => {
-            let mut id = Map::new();
-            id.insert("iss".into(), json!(issuer));
-            // Keycloak's marker, and what logout requires of an id_token_hint.
-            id.insert("typ".into(), json!("ID"));
-            id.insert("sub".into(), json!(grant.sub));
-            id.insert("aud".into(), json!(grant.client_id));
-            id.insert("exp".into(), json!(now.secs() + ttl));
-            id.insert("iat".into(), json!(now.secs()));
-            id.insert("auth_time".into(), json!(grant.auth_time.secs()));
-            if let Some(n) = &grant.nonce {
-                id.insert("nonce".into(), json!(n));
-            }
-            id.insert("at_hash".into(), json!(at_hash(&access_token)));
-            id.insert("azp".into(), json!(grant.client_id));
-            id.insert("acr".into(), json!("1"));
-            if let Some(sid) = &grant.sid {
-                id.insert("sid".into(), json!(sid));
-                id.insert("session_state".into(), json!(sid));
-            }
-            id.insert("service_id".into(), json!(i.service_id));
-            profile_claims(&mut id, i, scopes);
-            Some(jwt::encode(signer.as_ref(), "JWT", &id).await?)
-        }
-        _ => None,
-    };
-    let refresh_expires_in = match (&refresh_token, grant.offline) {
-        (Some(_), true) => 0, // Keycloak reports 0 for offline tokens
-        (Some(_), false) => grant.refresh_ttl(app),
-        (None, _) => 0,
-    };
-    Ok(Issued {
-        access_token,
-        id_token,
-        refresh_token,
-        expires_in: ttl,
-        refresh_expires_in,
-        scope,
-        session_state: grant.sid.clone(),
-    })
 }
 
 /// Claims by scope, for the id token and userinfo: the one rule of what each scope releases

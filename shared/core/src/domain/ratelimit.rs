@@ -9,7 +9,7 @@ use std::net::IpAddr;
 
 use crate::clock::Timestamp;
 use crate::config::Limits;
-use crate::store::{Backend, Key, Kind, StoreError};
+use crate::store::{Backend, Counters, StoreError};
 
 /// Who a rate limit counts: an IPv4 address, or an IPv6 /64 (one customer's network: a
 /// single host can use any of its 2^64 addresses).
@@ -111,9 +111,9 @@ pub async fn count(
 ) -> Result<Counted, StoreError> {
     let (max, window_secs) = limit.budget(limits);
     let window = now.secs().div_euclid(window_secs);
-    let key = Key::new(Kind::Rate, format!("{}:{who}:{window}", limit.name()));
     let expires_at = (window + 2) * window_secs;
-    if store.incr(&key, expires_at, now).await? <= max {
+    let name = format!("{}:{who}:{window}", limit.name());
+    if store.count_event(&name, expires_at, now).await? <= max {
         Ok(Counted::Allowed)
     } else {
         let retry_after = ((window + 1) * window_secs - now.secs()).max(1);

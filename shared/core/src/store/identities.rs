@@ -56,6 +56,16 @@ pub trait IdentityStore: Send + Sync {
         version: u64,
         now: Timestamp,
     ) -> Result<(), StoreError>;
+    /// Replaces the identity if still at `version` and spends the device-signed request ids
+    /// `jtis` (`(jti, expires_at)`) that asked for it, in one transaction;
+    /// [`StoreError::ConditionFailed`] when the identity changed or a `jti` was used.
+    async fn update_identity_signed(
+        &self,
+        identity: &Identity,
+        version: u64,
+        jtis: &[(String, i64)],
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
     async fn identities(&self, now: Timestamp) -> Result<Vec<Identity>, StoreError>;
 }
 
@@ -154,6 +164,22 @@ impl<B: Backend + ?Sized> IdentityStore for B {
         let mut r = Record::new(Key::new(Kind::Identity, &identity.sub), identity, None)?;
         r.version = version + 1;
         self.put(r, Cond::Version(version), now).await
+    }
+
+    async fn update_identity_signed(
+        &self,
+        identity: &Identity,
+        version: u64,
+        jtis: &[(String, i64)],
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let mut r = Record::new(Key::new(Kind::Identity, &identity.sub), identity, None)?;
+        r.version = version + 1;
+        let mut writes = vec![super::Write::Put(r, Cond::Version(version))];
+        for (jti, exp) in jtis {
+            writes.push(super::flows::jti_write(&identity.sub, jti, *exp)?);
+        }
+        self.transact(writes, now).await
     }
 
     async fn identities(&self, now: Timestamp) -> Result<Vec<Identity>, StoreError> {

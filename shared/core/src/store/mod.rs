@@ -16,6 +16,7 @@
 pub mod clients;
 #[cfg(any(test, feature = "test-support"))]
 pub mod faulty;
+pub mod flows;
 pub mod identities;
 #[cfg(any(test, feature = "test-support"))]
 pub mod memory;
@@ -32,6 +33,7 @@ use serde::Serialize;
 use crate::clock::Timestamp;
 
 pub use clients::ClientStore;
+pub use flows::{Codes, Counters, Grants, Outcome, QrLogins, SsoSessions};
 pub use identities::{IdentityStore, NewIdentityError};
 pub use typed::Typed;
 

@@ -8,12 +8,10 @@ use serde_json::json;
 use crate::audit::{Audit, Event};
 use crate::domain::app_jws;
 use crate::domain::identity::{self, Registration};
-use crate::domain::login::{DecideError, LoginSession};
+use crate::domain::login::DecideError;
 use crate::domain::ratelimit::{self, Counted, Limit};
 use crate::pages::{escape, Page};
-use crate::store::{
-    Cond, IdentityStore, Key, Kind, NewIdentityError, Record, StoreError, Typed, Write,
-};
+use crate::store::{IdentityStore, NewIdentityError, Outcome, QrLogins, StoreError};
 use crate::App;
 use crate::{
     check_realm, json, json_body, path_param, query_pairs, single, source, wants_json, HttpError,
@@ -122,21 +120,15 @@ pub async fn scan(app: &App, req: Request) -> Result<Response, HttpError> {
     }
     // Accept the scan (remember the challenge); retry if a concurrent scan won the write.
     for _ in 0..3 {
-        let Some(s) = app
-            .store
-            .read::<LoginSession>(Kind::Login, &id, now)
-            .await?
-        else {
+        let Some(s) = app.store.qr_login(&id, now).await? else {
             return Err(not_found());
         };
         let mut next = s.value.clone();
         if !next.accept_scan(&challenge, now) {
             return Err(not_found());
         }
-        match app.store.replace(&s, &next, now).await {
-            Ok(()) => {}
-            Err(StoreError::ConditionFailed) => continue,
-            Err(e) => return Err(e.into()),
+        if app.store.update_qr_login(&s, &next, now).await? == Outcome::Lost {
+            continue;
         }
         let client =
             crate::store::ClientStore::client(app.store.as_ref(), &next.request.client_id, now)
@@ -248,11 +240,7 @@ pub async fn decide(app: &App, req: Request) -> Result<Response, HttpError> {
         Some("deny") => false,
         _ => return Err(invalid("decision must be approve or deny")),
     };
-    let Some(s) = app
-        .store
-        .read::<LoginSession>(Kind::Login, &id, now)
-        .await?
-    else {
+    let Some(s) = app.store.qr_login(&id, now).await? else {
         return Err(not_found());
     };
     let mut next = s.value.clone();
@@ -267,13 +255,12 @@ pub async fn decide(app: &App, req: Request) -> Result<Response, HttpError> {
             ))
         }
     }
-    let jti_key = Key::new(Kind::Jti, format!("{sub}:{}", v.jti));
-    let writes = vec![
-        s.replace_with(&next)?,
-        Write::Put(Record::new(jti_key.clone(), &1, Some(v.exp))?, Cond::Absent),
-    ];
-    match app.store.transact(writes, now).await {
-        Ok(()) => {
+    match app
+        .store
+        .record_decision(&s, &next, &sub, &v.jti, v.exp, now)
+        .await?
+    {
+        Outcome::Done => {
             Audit::new(if approve {
                 Event::LoginApproved
             } else {
@@ -289,8 +276,8 @@ pub async fn decide(app: &App, req: Request) -> Result<Response, HttpError> {
                 &json!({ "status": if approve { "approved" } else { "denied" } }),
             ))
         }
-        Err(StoreError::ConditionFailed) => {
-            if app.store.get(&jti_key, now).await?.is_some() {
+        Outcome::Lost => {
+            if app.store.jti_used(&sub, &v.jti, now).await? {
                 Err(invalid("jti was already used"))
             } else {
                 Err(HttpError::json(
@@ -300,7 +287,6 @@ pub async fn decide(app: &App, req: Request) -> Result<Response, HttpError> {
                 ))
             }
         }
-        Err(e) => Err(e.into()),
     }
 }
 
@@ -356,20 +342,11 @@ async fn commit_identity(
     jtis: &[(String, i64)],
     now: crate::clock::Timestamp,
 ) -> Result<Response, HttpError> {
-    let mut record = Record::new(Key::new(Kind::Identity, &next.sub), next, None)?;
-    record.version = version + 1;
-    let mut writes = vec![Write::Put(record, Cond::Version(version))];
-    for (jti, exp) in jtis {
-        writes.push(Write::Put(
-            Record::new(
-                Key::new(Kind::Jti, format!("{}:{jti}", next.sub)),
-                &1,
-                Some(*exp),
-            )?,
-            Cond::Absent,
-        ));
-    }
-    match app.store.transact(writes, now).await {
+    match app
+        .store
+        .update_identity_signed(next, version, jtis, now)
+        .await
+    {
         Ok(()) => {
             let mut out =
                 serde_json::to_value(next.public_profile()).map_err(|_| HttpError::Internal)?;

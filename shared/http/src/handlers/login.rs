@@ -6,12 +6,14 @@ use serde_json::json;
 
 use crate::audit::{Audit, Event};
 use crate::domain::authorize::Params;
-use crate::domain::flow::{self, AuthorizeDecision, BrowserCookies, BrowserSecret, CompleteError};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, Consent, LoginSession, LoginStatus};
 use crate::pages::{self, escape, Page};
 use crate::store::typed::Versioned;
-use crate::store::{ClientStore, IdentityStore, Kind, Typed};
+use crate::store::{ClientStore, IdentityStore, QrLogins};
+use crate::usecase::login::{
+    self as flow, AuthorizeDecision, BrowserCookies, BrowserSecret, CompleteError,
+};
 use crate::App;
 use crate::{
     base, check_realm, cookies, finish, get_or_post_params, json, query_pairs, single, source_ip,
@@ -187,7 +189,7 @@ async fn bound_session(
         .ok_or_else(not_found)?;
     let s = app
         .store
-        .read::<LoginSession>(Kind::Login, id, now)
+        .qr_login(id, now)
         .await
         .map_err(HttpError::from_page_store)?
         .ok_or_else(not_found)?;

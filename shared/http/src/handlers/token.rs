@@ -8,14 +8,14 @@ use serde_json::{Map, Value};
 
 use crate::audit::{Audit, Event};
 use crate::domain::authorize::Params;
-use crate::domain::flow::sso_session;
 use crate::domain::logout::{self, LogoutDecision};
-use crate::domain::resource::{self, LiveToken};
-use crate::domain::token::{self, Presented};
 use crate::keys::jwt;
 use crate::pages::{self, escape, Page};
 use crate::protocol::OAuthError;
 use crate::store::ClientStore;
+use crate::usecase::login::sso_session;
+use crate::usecase::resource::{self, LiveToken};
+use crate::usecase::token::{self, Presented};
 use crate::App;
 use crate::{
     base, check_realm, cookies, cors, finish, form_pairs, get_or_post_params, json, query_pairs,

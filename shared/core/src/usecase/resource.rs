@@ -16,9 +16,8 @@ use crate::domain::client::{validate_client_id, Client};
 use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, SsoSession};
-use crate::domain::token::revoke_grant;
 use crate::keys::jwt;
-use crate::store::{ClientStore, Cond, IdentityStore, Key, Kind, Record, StoreError, Typed};
+use crate::store::{ClientStore, Grants, IdentityStore, SsoSessions, StoreError};
 
 /// A live access token: its claims, grant, client and identity (none for client credentials).
 #[derive(Debug, Clone)]
@@ -53,7 +52,7 @@ async fn live_grant(
     grant_id: &str,
     now: Timestamp,
 ) -> Result<Option<(Grant, Client, Option<Identity>)>, StoreError> {
-    let Some(g) = app.store.read::<Grant>(Kind::Grant, grant_id, now).await? else {
+    let Some(g) = app.store.grant(grant_id, now).await? else {
         return Ok(None);
     };
     let g = g.value;
@@ -68,12 +67,7 @@ async fn live_grant(
     }
     if !g.offline {
         let sid = g.sid.clone().unwrap_or_default();
-        if app
-            .store
-            .read::<SsoSession>(Kind::Sso, &sid, now)
-            .await?
-            .is_none()
-        {
+        if app.store.sso_session(&sid, now).await?.is_none() {
             return Ok(None);
         }
     }
@@ -104,12 +98,7 @@ pub async fn live_access_token(
         return Ok(None);
     };
     if claims.get("gty").and_then(Value::as_str) == Some("client_credentials") {
-        if app
-            .store
-            .get(&Key::new(Kind::Revoked, gid), now)
-            .await?
-            .is_some()
-        {
+        if app.store.token_revoked(gid, now).await? {
             return Ok(None);
         }
         let grant = client_credentials_grant(app, gid, &claims);
@@ -174,20 +163,16 @@ async fn live_refresh_token(
     if token.len() > crate::domain::grant::MAX_REFRESH_TOKEN_LEN {
         return Ok(None);
     }
-    let Some(r) = app
-        .store
-        .read::<RefreshRecord>(Kind::Refresh, &login::hash(token), now)
-        .await?
-    else {
+    let Some(r) = app.store.refresh_token(&login::hash(token), now).await? else {
         return Ok(None);
     };
-    let Some((g, _, i)) = live_grant(app, &r.value.grant_id, now).await? else {
+    let Some((g, _, i)) = live_grant(app, &r.grant_id, now).await? else {
         return Ok(None);
     };
-    if r.value.generation != g.generation {
+    if r.generation != g.generation {
         return Ok(None);
     }
-    Ok(Some((r.value, g, i)))
+    Ok(Some((r, g, i)))
 }
 
 /// RFC 7662 §2.2: the response for `token` to the authenticated `caller`; exactly
@@ -285,13 +270,9 @@ pub async fn revoke(
     now: Timestamp,
 ) -> Result<(), StoreError> {
     if token.len() <= crate::domain::grant::MAX_REFRESH_TOKEN_LEN {
-        if let Some(r) = app
-            .store
-            .read::<RefreshRecord>(Kind::Refresh, &login::hash(token), now)
-            .await?
-        {
-            if r.value.client_id == client_id {
-                revoke_grant(app.store.as_ref(), &r.value.grant_id, now).await?;
+        if let Some(r) = app.store.refresh_token(&login::hash(token), now).await? {
+            if r.client_id == client_id {
+                app.store.revoke_grant(&r.grant_id, now).await?;
                 Audit::new(Event::TokenRevoked).client(client_id).emit();
             }
             return Ok(());
@@ -307,10 +288,9 @@ pub async fn revoke(
                         .get("exp")
                         .and_then(Value::as_i64)
                         .unwrap_or(now.secs());
-                    let marker = Record::new(Key::new(Kind::Revoked, gid), &1, Some(exp))?;
-                    app.store.put(marker, Cond::Any, now).await?;
+                    app.store.mark_token_revoked(gid, exp, now).await?;
                 } else {
-                    revoke_grant(app.store.as_ref(), gid, now).await?;
+                    app.store.revoke_grant(gid, now).await?;
                 }
                 Audit::new(Event::TokenRevoked).client(client_id).emit();
             }
@@ -334,7 +314,7 @@ pub async fn logout_by_refresh_token(
     if record.client_id != client_id {
         return Ok(false);
     }
-    revoke_grant(app.store.as_ref(), &grant.id, now).await?;
+    app.store.revoke_grant(&grant.id, now).await?;
     if let Some(sid) = &grant.sid {
         end_session(app, sid, now).await?;
     }
@@ -349,30 +329,21 @@ pub async fn logout_by_refresh_token(
 /// Ends every remembered SSO session of identity `sub` (it was disabled or deleted) and tells
 /// their clients. Returns how many sessions were still live.
 pub async fn end_sessions_of(app: &App, sub: &str, now: Timestamp) -> Result<usize, StoreError> {
-    let Some(list) = app
-        .store
-        .read::<Vec<String>>(Kind::IdentitySessions, sub, now)
-        .await?
-    else {
-        return Ok(0);
-    };
     let mut ended = 0;
-    for sid in &list.value {
-        if let Some(s) = app.store.read::<SsoSession>(Kind::Sso, sid, now).await? {
+    for sid in app.store.identity_sessions(sub, now).await? {
+        if let Some(s) = app.store.sso_session(&sid, now).await? {
             end_known_session(app, &s.value, now).await?;
             ended += 1;
         }
     }
-    app.store
-        .delete(&Key::new(Kind::IdentitySessions, sub), Cond::Any, now)
-        .await?;
+    app.store.forget_identity_sessions(sub, now).await?;
     Ok(ended)
 }
 
 /// Ends the SSO session `sid` (its non-offline tokens become inactive at once) and tells the
 /// clients that took part in it (OIDC Back-Channel Logout 1.0).
 pub async fn end_session(app: &App, sid: &str, now: Timestamp) -> Result<(), StoreError> {
-    match app.store.read::<SsoSession>(Kind::Sso, sid, now).await? {
+    match app.store.sso_session(sid, now).await? {
         Some(s) => end_known_session(app, &s.value, now).await,
         None => Ok(()),
     }
@@ -384,9 +355,7 @@ pub async fn end_known_session(
     session: &SsoSession,
     now: Timestamp,
 ) -> Result<(), StoreError> {
-    app.store
-        .delete(&Key::new(Kind::Sso, &session.sid), Cond::Any, now)
-        .await?;
+    app.store.end_sso_session(&session.sid, now).await?;
     crate::backchannel::notify(app, session, now).await;
     Ok(())
 }

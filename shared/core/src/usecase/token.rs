@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 
+use serde_json::{json, Map};
+
 use crate::app::App;
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
@@ -11,14 +13,12 @@ use crate::domain::client::{Client, ClientType, GrantType};
 use crate::domain::discovery::SCOPES;
 use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshCheck, RefreshRecord};
 use crate::domain::identity::Identity;
-use crate::domain::login::{self, AuthCode, SsoSession};
+use crate::domain::login;
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
-use crate::keys::SignError;
+use crate::keys::{jwt, SignError};
 use crate::protocol::{OAuthError, OAuthErrorCode};
 use crate::random;
-use crate::store::{
-    Backend, ClientStore, Cond, IdentityStore, Key, Kind, Record, StoreError, Typed, Write,
-};
+use crate::store::{ClientStore, Codes, Grants, IdentityStore, Outcome, SsoSessions, StoreError};
 
 /// Why a token request failed.
 #[derive(Debug, thiserror::Error)]
@@ -227,37 +227,6 @@ async fn live_identity(app: &App, sub: &str, now: Timestamp) -> Result<Identity,
     }
 }
 
-/// Revokes a grant (every token issued from it). Idempotent.
-pub async fn revoke_grant(
-    store: &dyn Backend,
-    grant_id: &str,
-    now: Timestamp,
-) -> Result<(), StoreError> {
-    for _ in 0..3 {
-        let Some(g) = store.read::<Grant>(Kind::Grant, grant_id, now).await? else {
-            return Ok(());
-        };
-        if g.value.revoked {
-            return Ok(());
-        }
-        let mut next = g.value.clone();
-        next.revoked = true;
-        match store.replace(&g, &next, now).await {
-            Ok(()) => return Ok(()),
-            Err(StoreError::ConditionFailed) => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Err(StoreError::Unavailable(
-        "grant kept changing during revocation".into(),
-    ))
-}
-
-#[derive(serde::Serialize, serde::Deserialize)]
-struct CodeUsed {
-    grant_id: String,
-}
-
 /// A code redeemed twice: revoke what the first redemption issued (SECURITY.md T3).
 async fn replayed_code(
     app: &App,
@@ -265,13 +234,9 @@ async fn replayed_code(
     code_hash: &str,
     now: Timestamp,
 ) -> Result<TokenError, StoreError> {
-    if let Some(u) = app
-        .store
-        .read::<CodeUsed>(Kind::CodeUsed, code_hash, now)
-        .await?
-    {
-        tracing::warn!(grant = %u.value.grant_id, "authorization code replayed; revoking its grant");
-        revoke_grant(app.store.as_ref(), &u.value.grant_id, now).await?;
+    if let Some(grant_id) = app.store.redeemed_as(code_hash, now).await? {
+        tracing::warn!(grant = %grant_id, "authorization code replayed; revoking its grant");
+        app.store.revoke_grant(&grant_id, now).await?;
         Audit::new(Event::CodeReplayed)
             .client(&client.client_id)
             .outcome("grant_revoked")
@@ -292,11 +257,10 @@ async fn code_grant(
         return Err(invalid_grant("invalid, expired or already used code"));
     }
     let code_hash = login::hash(code);
-    let key = Key::new(Kind::Code, &code_hash);
-    let Some(rec) = app.store.get(&key, now).await? else {
+    let Some(pending) = app.store.pending_code(&code_hash, now).await? else {
         return Err(replayed_code(app, client, &code_hash, now).await?);
     };
-    let c: AuthCode = rec.value()?;
+    let c = &pending.code;
     let problem =
         if c.client_id != client.client_id || c.issued_at.secs() < client.created_at.secs() {
             Some("the code was issued to another client")
@@ -315,10 +279,7 @@ async fn code_grant(
         };
     if let Some(why) = problem {
         // A code presented wrongly is burned: it may be known to an attacker.
-        let _ = app
-            .store
-            .delete(&key, Cond::Version(rec.version), now)
-            .await;
+        app.store.burn_code(&pending, now).await;
         return Err(invalid_grant(why));
     }
     let identity = live_identity(app, &c.sub, now).await?;
@@ -339,49 +300,30 @@ async fn code_grant(
         revoked: false,
         alg: client.token_alg.unwrap_or(app.settings.signing_alg),
     };
-    let ttl = g.refresh_ttl(app);
+    let ttl = g.refresh_ttl(&app.settings.lifetimes);
     let exp = now.plus_secs(ttl).secs();
-    let (rt, rt_hash) = grant::new_refresh_token(app, &g, now);
+    let (rt, rt_hash) = grant::new_refresh_token(&app.settings, app.random.as_ref(), &g, now);
     let refresh = RefreshRecord {
         grant_id: g.id.clone(),
         client_id: g.client_id.clone(),
         generation: 1,
     };
-    let writes = vec![
-        // The single use: one conditional delete, in the transaction that creates the grant.
-        Write::Delete(key, Cond::Version(rec.version)),
-        Write::Put(
-            Record::new(Key::new(Kind::Grant, &g.id), &g, Some(exp))?,
-            Cond::Absent,
-        ),
-        Write::Put(
-            Record::new(
-                Key::new(Kind::CodeUsed, &code_hash),
-                &CodeUsed {
-                    grant_id: g.id.clone(),
-                },
-                Some(exp),
-            )?,
-            Cond::Absent,
-        ),
-        Write::Put(
-            Record::new(Key::new(Kind::Refresh, rt_hash), &refresh, Some(exp))?,
-            Cond::Absent,
-        ),
-    ];
     // Sign first: if KMS is down the code is still unredeemed and the client can retry
     // (F1, F2); the tokens are handed out only once the transaction has committed.
-    let tokens = grant::sign_tokens(app, &g, &g.scopes, Some(&identity), Some(rt), now).await?;
-    match app.store.transact(writes, now).await {
-        Ok(()) => {
+    let tokens = sign_tokens(app, &g, &g.scopes, Some(&identity), Some(rt), now).await?;
+    match app
+        .store
+        .redeem_code(&pending, &g, &rt_hash, &refresh, exp, now)
+        .await?
+    {
+        Outcome::Done => {
             Audit::new(Event::CodeRedeemed)
                 .client(&client.client_id)
                 .subject(&g.sub)
                 .emit();
             Ok(tokens)
         }
-        Err(StoreError::ConditionFailed) => Err(replayed_code(app, client, &code_hash, now).await?),
-        Err(e) => Err(e.into()),
+        Outcome::Lost => Err(replayed_code(app, client, &code_hash, now).await?),
     }
 }
 
@@ -416,23 +358,15 @@ async fn refresh_grant(
     if rt.len() > grant::MAX_REFRESH_TOKEN_LEN {
         return Err(invalid_grant("invalid refresh token"));
     }
-    let Some(r) = app
-        .store
-        .read::<RefreshRecord>(Kind::Refresh, &login::hash(rt), now)
-        .await?
-    else {
+    let Some(r) = app.store.refresh_token(&login::hash(rt), now).await? else {
         return Err(invalid_grant("invalid or expired refresh token"));
     };
-    if r.value.client_id != client.client_id {
+    if r.client_id != client.client_id {
         return Err(invalid_grant(
             "the refresh token was issued to another client",
         ));
     }
-    let Some(g) = app
-        .store
-        .read::<Grant>(Kind::Grant, &r.value.grant_id, now)
-        .await?
-    else {
+    let Some(g) = app.store.grant(&r.grant_id, now).await? else {
         return Err(invalid_grant("invalid or expired refresh token"));
     };
     if g.value.revoked {
@@ -446,22 +380,17 @@ async fn refresh_grant(
     let identity = live_identity(app, &g.value.sub, now).await?;
     if !g.value.offline {
         let sid = g.value.sid.clone().unwrap_or_default();
-        if app
-            .store
-            .read::<SsoSession>(Kind::Sso, &sid, now)
-            .await?
-            .is_none()
-        {
+        if app.store.sso_session(&sid, now).await?.is_none() {
             return Err(invalid_grant("the session has ended"));
         }
     }
-    match g.value.check(r.value.generation, now) {
+    match g.value.check(r.generation, now) {
         RefreshCheck::Reused => {
             tracing::warn!(grant = %g.value.id, "rotated refresh token reused; revoking the family");
-            revoke_grant(app.store.as_ref(), &g.value.id, now).await?;
+            app.store.revoke_grant(&g.value.id, now).await?;
             // A stolen refresh token is a compromised session: end it, and tell its clients.
             if let Some(sid) = &g.value.sid {
-                crate::domain::resource::end_session(app, sid, now).await?;
+                crate::usecase::resource::end_session(app, sid, now).await?;
             }
             Audit::new(Event::RefreshReused)
                 .client(&client.client_id)
@@ -477,37 +406,31 @@ async fn refresh_grant(
     let mut next = g.value.clone();
     next.generation += 1;
     next.rotated_at = now;
-    let exp = now.plus_secs(next.refresh_ttl(app)).secs();
-    let (new_rt, new_hash) = grant::new_refresh_token(app, &next, now);
+    let exp = now
+        .plus_secs(next.refresh_ttl(&app.settings.lifetimes))
+        .secs();
+    let (new_rt, new_hash) =
+        grant::new_refresh_token(&app.settings, app.random.as_ref(), &next, now);
     let rec = RefreshRecord {
         grant_id: next.id.clone(),
         client_id: next.client_id.clone(),
         generation: next.generation,
     };
-    let mut grant_record = g.record.next(&next)?;
-    grant_record.expires_at = Some(exp);
-    let writes = vec![
-        Write::Put(grant_record, Cond::Version(g.record.version)),
-        Write::Put(
-            Record::new(Key::new(Kind::Refresh, new_hash), &rec, Some(exp))?,
-            Cond::Absent,
-        ),
-    ];
     // Sign first, commit second: a KMS outage leaves the refresh token unrotated (F2).
-    let tokens =
-        grant::sign_tokens(app, &next, &scopes, Some(&identity), Some(new_rt), now).await?;
-    match app.store.transact(writes, now).await {
-        Ok(()) => {
+    let tokens = sign_tokens(app, &next, &scopes, Some(&identity), Some(new_rt), now).await?;
+    match app
+        .store
+        .rotate_grant(&g, &next, &new_hash, &rec, exp, now)
+        .await?
+    {
+        Outcome::Done => {
             Audit::new(Event::RefreshRotated)
                 .client(&client.client_id)
                 .subject(&next.sub)
                 .emit();
             Ok(tokens)
         }
-        Err(StoreError::ConditionFailed) => {
-            Err(invalid_grant("the refresh token was used concurrently"))
-        }
-        Err(e) => Err(e.into()),
+        Outcome::Lost => Err(invalid_grant("the refresh token was used concurrently")),
     }
 }
 
@@ -547,5 +470,98 @@ async fn client_credentials(
     };
     // Stateless: nothing is stored at issuance (no refresh token, no session); a revocation
     // writes a marker that introspection checks until the token would have expired.
-    Ok(grant::sign_tokens(app, &g, &scopes, None, None, now).await?)
+    Ok(sign_tokens(app, &g, &scopes, None, None, now).await?)
+}
+
+/// Signs the access token (and the id token when `openid` is in scope) for `grant` with
+/// `scopes` (which may be narrower than the grant's).
+pub async fn sign_tokens(
+    app: &App,
+    grant: &Grant,
+    scopes: &[String],
+    identity: Option<&Identity>,
+    refresh_token: Option<String>,
+    now: Timestamp,
+) -> Result<Issued, SignError> {
+    let issuer = app.settings.issuer();
+    let ttl = app.settings.lifetimes.access_token;
+    let keys = app.keyring().await;
+    let signer = keys.signer(grant.alg)?;
+    let scope = scopes.join(" ");
+    let mut at = Map::new();
+    at.insert("exp".into(), json!(now.secs() + ttl));
+    at.insert("iat".into(), json!(now.secs()));
+    at.insert("auth_time".into(), json!(grant.auth_time.secs()));
+    at.insert(
+        "jti".into(),
+        json!(random::uuid_v4(app.random.as_ref()).to_string()),
+    );
+    at.insert("iss".into(), json!(issuer));
+    at.insert("aud".into(), json!(grant.client_id));
+    at.insert("sub".into(), json!(grant.sub));
+    at.insert("typ".into(), json!("Bearer"));
+    at.insert("azp".into(), json!(grant.client_id));
+    at.insert("acr".into(), json!("1"));
+    at.insert("scope".into(), json!(scope));
+    at.insert("gid".into(), json!(grant.id));
+    if let Some(sid) = &grant.sid {
+        at.insert("session_state".into(), json!(sid));
+        at.insert("sid".into(), json!(sid));
+    }
+    if grant.kind == GrantKind::ClientCredentials {
+        at.insert("gty".into(), json!("client_credentials"));
+        at.insert("client_id".into(), json!(grant.client_id));
+    }
+    if let Some(i) = identity {
+        at.insert("service_id".into(), json!(i.service_id));
+        // Only what the scopes release (SECURITY.md: claims follow consent).
+        if scopes.iter().any(|s| s == "profile") {
+            at.insert("preferred_username".into(), json!(i.name));
+        }
+        if scopes.iter().any(|s| s == "groups") {
+            at.insert("groups".into(), json!(i.groups));
+        }
+    }
+    let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
+    let id_token = match identity {
+        Some(i) if scopes.iter().any(|s| s == "openid") => {
+            let mut id = Map::new();
+            id.insert("iss".into(), json!(issuer));
+            // Keycloak's marker, and what logout requires of an id_token_hint.
+            id.insert("typ".into(), json!("ID"));
+            id.insert("sub".into(), json!(grant.sub));
+            id.insert("aud".into(), json!(grant.client_id));
+            id.insert("exp".into(), json!(now.secs() + ttl));
+            id.insert("iat".into(), json!(now.secs()));
+            id.insert("auth_time".into(), json!(grant.auth_time.secs()));
+            if let Some(n) = &grant.nonce {
+                id.insert("nonce".into(), json!(n));
+            }
+            id.insert("at_hash".into(), json!(grant::at_hash(&access_token)));
+            id.insert("azp".into(), json!(grant.client_id));
+            id.insert("acr".into(), json!("1"));
+            if let Some(sid) = &grant.sid {
+                id.insert("sid".into(), json!(sid));
+                id.insert("session_state".into(), json!(sid));
+            }
+            id.insert("service_id".into(), json!(i.service_id));
+            grant::profile_claims(&mut id, i, scopes);
+            Some(jwt::encode(signer.as_ref(), "JWT", &id).await?)
+        }
+        _ => None,
+    };
+    let refresh_expires_in = match (&refresh_token, grant.offline) {
+        (Some(_), true) => 0, // Keycloak reports 0 for offline tokens
+        (Some(_), false) => grant.refresh_ttl(&app.settings.lifetimes),
+        (None, _) => 0,
+    };
+    Ok(Issued {
+        access_token,
+        id_token,
+        refresh_token,
+        expires_in: ttl,
+        refresh_expires_in,
+        scope,
+        session_state: grant.sid.clone(),
+    })
 }

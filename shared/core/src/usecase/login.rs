@@ -15,8 +15,9 @@ use crate::domain::login::{self, AuthCode, Consent, LoginSession, LoginStatus, S
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::protocol::{OAuthError, OAuthErrorCode};
 use crate::random;
+use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
-use crate::store::{ClientStore, Cond, IdentityStore, Key, Kind, Record, StoreError, Typed, Write};
+use crate::store::{ClientStore, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError};
 
 /// An authorization response: where to send the browser, how, and with which parameters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,7 +111,7 @@ pub async fn sso_session(
     let Some((sid, secret)) = cookie.and_then(SsoSession::parse_cookie) else {
         return Ok(None);
     };
-    let Some(s) = app.store.read::<SsoSession>(Kind::Sso, sid, now).await? else {
+    let Some(s) = app.store.sso_session(sid, now).await? else {
         return Ok(None);
     };
     if !login::hash_matches(secret, &s.value.secret_hash) {
@@ -137,11 +138,9 @@ pub async fn remembered(
     }
     Ok(app
         .store
-        .read::<Consent>(Kind::Consent, &Consent::key(sub, &req.client_id), now)
+        .consent(sub, &req.client_id, now)
         .await?
-        .is_some_and(|c| {
-            c.value.covers(&req.scopes) && c.value.granted_at.secs() >= client_created.secs()
-        }))
+        .is_some_and(|c| c.covers(&req.scopes) && c.granted_at.secs() >= client_created.secs()))
 }
 
 /// `GET|POST .../auth`.
@@ -186,7 +185,14 @@ pub async fn authorize(
     if let Some(s) = sso {
         let (sub, auth_time, sid) = (s.value.sub.clone(), s.value.auth_time, s.value.sid.clone());
         if remembered(app, &sub, &req, client.created_at, now).await? {
-            let done = complete(app, &req, &sub, auth_time, Some(sid), None, None).await?;
+            let done = match complete(app, &req, &sub, auth_time, Some(sid), None, None).await {
+                Ok(done) => done,
+                Err(CompleteError::Store(e)) => return Err(e),
+                // No QR login to race for: only a fresh random code could collide.
+                Err(CompleteError::AlreadyCompleted) => {
+                    return Err(StoreError::Unavailable("a new code collided; retry".into()))
+                }
+            };
             return Ok(AuthorizeDecision::Respond(done.response));
         }
         if req.prompt.none {
@@ -279,10 +285,7 @@ async fn create_login(
         session.status = LoginStatus::Approved { sub, auth_time };
         session.sso_sid = Some(sid);
     }
-    let record_expiry = session.expires_at.secs() + login::RECORD_GRACE_SECS;
-    app.store
-        .create(Kind::Login, &session.id, &session, Some(record_expiry), now)
-        .await?;
+    app.store.create_qr_login(&session, now).await?;
     Ok((session, browser_secret))
 }
 
@@ -304,15 +307,6 @@ pub enum CompleteError {
     Store(#[from] StoreError),
 }
 
-impl From<CompleteError> for StoreError {
-    fn from(e: CompleteError) -> Self {
-        match e {
-            CompleteError::AlreadyCompleted => StoreError::ConditionFailed,
-            CompleteError::Store(s) => s,
-        }
-    }
-}
-
 /// Issues the code: in one transaction, marks the login session completed (if any), starts the
 /// SSO session (if none), remembers the consent (if given) and stores the code.
 pub async fn complete(
@@ -326,37 +320,17 @@ pub async fn complete(
 ) -> Result<Completed, CompleteError> {
     let now = app.clock.now();
     let lifetimes = app.settings.lifetimes;
-    let mut writes = Vec::new();
-    if let Some(l) = login {
-        let mut done = l.value.clone();
-        done.status = LoginStatus::Completed;
-        writes.push(l.replace_with(&done)?);
-    }
     let joined = sid.is_some();
-    let (sid, sso_cookie) = match sid {
+    let (sid, new_sso) = match sid {
         Some(sid) => (sid, None),
         None => {
             let (mut s, cookie) = SsoSession::new(sub, auth_time, now, app.random.as_ref());
             s.clients.push(req.client_id.clone());
             let exp = s.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
-            writes.push(Write::Put(
-                Record::new(Key::new(Kind::Sso, &s.sid), &s, Some(exp))?,
-                Cond::Absent,
-            ));
-            (s.sid, Some(cookie))
+            (s.sid.clone(), Some((s, exp, cookie)))
         }
     };
     let consented = consent.is_some();
-    if let Some(c) = consent {
-        writes.push(Write::Put(
-            Record::new(
-                Key::new(Kind::Consent, Consent::key(sub, &req.client_id)),
-                &c,
-                None,
-            )?,
-            Cond::Any,
-        ));
-    }
     let code = random::token(app.random.as_ref(), 32);
     let grant = AuthCode {
         client_id: req.client_id.clone(),
@@ -369,19 +343,19 @@ pub async fn complete(
         auth_time,
         issued_at: now,
     };
-    writes.push(Write::Put(
-        Record::new(
-            Key::new(Kind::Code, login::hash(&code)),
-            &grant,
-            Some(now.plus_secs(lifetimes.code).secs()),
-        )?,
-        Cond::Absent,
-    ));
-    match app.store.transact(writes, now).await {
-        Ok(()) => {}
-        Err(StoreError::ConditionFailed) => return Err(CompleteError::AlreadyCompleted),
-        Err(e) => return Err(e.into()),
+    let code_hash = login::hash(&code);
+    let issue = CodeIssue {
+        login,
+        new_sso: new_sso.as_ref().map(|(s, exp, _)| (s, *exp)),
+        consent: consent.as_ref().map(|c| (sub, req.client_id.as_str(), c)),
+        code_hash: &code_hash,
+        code: &grant,
+        code_expires_at: now.plus_secs(lifetimes.code).secs(),
+    };
+    if app.store.issue_code(issue, now).await? == Outcome::Lost {
+        return Err(CompleteError::AlreadyCompleted);
     }
+    let sso_cookie = new_sso.map(|(_, _, cookie)| cookie);
     if joined {
         note_client(app, &sid, &req.client_id, now).await;
     } else {
@@ -417,78 +391,24 @@ pub async fn complete(
 }
 
 /// Records that `client_id` took part in the SSO session `sid` (who back-channel logout tells
-/// when it ends). Best effort after the code was issued: a lost race is retried, and a
-/// failure only means that client is not told.
+/// when it ends). Best effort after the code was issued: a failure only means that client is
+/// not told.
 async fn note_client(app: &App, sid: &str, client_id: &str, now: Timestamp) {
-    for _ in 0..3 {
-        let s = match app.store.read::<SsoSession>(Kind::Sso, sid, now).await {
-            Ok(Some(s)) => s,
-            Ok(None) => return,
-            Err(e) => {
-                tracing::warn!(error = %e, "recording a session's client failed");
-                return;
-            }
-        };
-        if s.value.clients.iter().any(|c| c == client_id) {
-            return;
-        }
-        let mut next = s.value.clone();
-        next.clients.push(client_id.to_owned());
-        match app.store.replace(&s, &next, now).await {
-            Ok(()) => return,
-            Err(StoreError::ConditionFailed) => continue,
-            Err(e) => {
-                tracing::warn!(error = %e, "recording a session's client failed");
-                return;
-            }
-        }
+    if let Err(e) = app.store.add_session_client(sid, client_id, now).await {
+        tracing::warn!(error = %e, "recording a session's client failed");
     }
 }
-
-/// At most this many SSO sessions are remembered per identity (the newest).
-const SESSIONS_PER_IDENTITY: usize = 32;
 
 /// Records the new SSO session `sid` under its identity, so disabling the identity can end it
 /// (and tell its clients). Best effort, like [`note_client`].
 async fn note_session(app: &App, sub: &str, sid: &str, now: Timestamp) {
     let expires = now.plus_secs(app.settings.lifetimes.sso_max).secs();
-    for _ in 0..3 {
-        let result = match app
-            .store
-            .read::<Vec<String>>(Kind::IdentitySessions, sub, now)
-            .await
-        {
-            Ok(Some(list)) => {
-                let mut next = list.value.clone();
-                next.retain(|s| s != sid);
-                next.push(sid.to_owned());
-                let skip = next.len().saturating_sub(SESSIONS_PER_IDENTITY);
-                next.drain(..skip);
-                match list.record.next(&next) {
-                    Ok(mut rec) => {
-                        rec.expires_at = Some(expires);
-                        app.store
-                            .put(rec, crate::store::Cond::Version(list.record.version), now)
-                            .await
-                    }
-                    Err(e) => Err(e),
-                }
-            }
-            Ok(None) => {
-                app.store
-                    .create(Kind::IdentitySessions, sub, &vec![sid], Some(expires), now)
-                    .await
-            }
-            Err(e) => Err(e),
-        };
-        match result {
-            Ok(()) => return,
-            Err(StoreError::ConditionFailed) => continue,
-            Err(e) => {
-                tracing::warn!(error = %e, "recording an identity's session failed");
-                return;
-            }
-        }
+    if let Err(e) = app
+        .store
+        .remember_identity_session(sub, sid, expires, now)
+        .await
+    {
+        tracing::warn!(error = %e, "recording an identity's session failed");
     }
 }
 
@@ -498,12 +418,8 @@ pub async fn deny(
     login: &Versioned<LoginSession>,
 ) -> Result<AuthResponse, CompleteError> {
     let now = app.clock.now();
-    let mut done = login.value.clone();
-    done.status = LoginStatus::Completed;
-    match app.store.replace(login, &done, now).await {
-        Ok(()) => {}
-        Err(StoreError::ConditionFailed) => return Err(CompleteError::AlreadyCompleted),
-        Err(e) => return Err(e.into()),
+    if app.store.close_qr_login(login, now).await? == Outcome::Lost {
+        return Err(CompleteError::AlreadyCompleted);
     }
     Ok(AuthResponse::for_request(
         &login.value.request,

@@ -1,0 +1,505 @@
+//! Repositories of the login and token flows, with intent-named methods. This is the only
+//! place above the adapters that builds records, keys, versions and conditional writes; the
+//! use cases above say what happens ("redeem this code", "record this decision") and get back
+//! what came of it.
+//!
+//! Every single-use thing is spent by one conditional write (a versioned delete inside the
+//! transaction that creates what it pays for), never read-then-delete.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use super::typed::Versioned;
+use super::{Backend, Cond, Key, Kind, Record, StoreError, Typed, Write};
+use crate::clock::Timestamp;
+use crate::domain::grant::{Grant, RefreshRecord};
+use crate::domain::login::{self, AuthCode, Consent, LoginSession, SsoSession};
+
+/// What came of a single-use or compare-and-swap write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Written.
+    Done,
+    /// Someone else got there first (the code was redeemed, the login decided, the refresh
+    /// token rotated); nothing was written.
+    Lost,
+}
+
+fn outcome(r: Result<(), StoreError>) -> Result<Outcome, StoreError> {
+    match r {
+        Ok(()) => Ok(Outcome::Done),
+        Err(StoreError::ConditionFailed) => Ok(Outcome::Lost),
+        Err(e) => Err(e),
+    }
+}
+
+/// What a redeemed code's hash points to, so a second redemption revokes the first one's
+/// grant (SECURITY.md T3).
+#[derive(Serialize, Deserialize)]
+struct CodeUsed {
+    grant_id: String,
+}
+
+/// A login ends with a code: everything [`QrLogins::issue_code`] writes in one transaction.
+#[derive(Debug)]
+pub struct CodeIssue<'a> {
+    /// The QR login to mark completed (none when an SSO session and a remembered consent
+    /// answered the authorization request at once).
+    pub login: Option<&'a Versioned<LoginSession>>,
+    /// A new SSO session to start, with the instant its record expires.
+    pub new_sso: Option<(&'a SsoSession, i64)>,
+    /// A consent to remember, for `(sub, client_id)`.
+    pub consent: Option<(&'a str, &'a str, &'a Consent)>,
+    /// The code's hash, what it stands for, and when it expires.
+    pub code_hash: &'a str,
+    pub code: &'a AuthCode,
+    pub code_expires_at: i64,
+}
+
+/// The QR logins (the authorization page's state), their decisions and the codes they end
+/// with.
+#[async_trait]
+pub trait QrLogins: Backend {
+    /// Stores a new QR login; its record outlives the login by [`login::RECORD_GRACE_SECS`]
+    /// so the page can still learn "expired".
+    async fn create_qr_login(&self, l: &LoginSession, now: Timestamp) -> Result<(), StoreError> {
+        let record_expiry = l.expires_at.secs() + login::RECORD_GRACE_SECS;
+        self.create(Kind::Login, &l.id, l, Some(record_expiry), now)
+            .await
+    }
+
+    async fn qr_login(
+        &self,
+        id: &str,
+        now: Timestamp,
+    ) -> Result<Option<Versioned<LoginSession>>, StoreError> {
+        self.read::<LoginSession>(Kind::Login, id, now).await
+    }
+
+    /// Replaces the QR login with `next` unless it changed since it was read.
+    async fn update_qr_login(
+        &self,
+        old: &Versioned<LoginSession>,
+        next: &LoginSession,
+        now: Timestamp,
+    ) -> Result<Outcome, StoreError> {
+        outcome(self.replace(old, next, now).await)
+    }
+
+    /// Records the phone's decision and spends the JWS's `jti` ([`Self::jti_used`]), in one
+    /// transaction: [`Outcome::Lost`] when the login changed meanwhile or the `jti` was used.
+    async fn record_decision(
+        &self,
+        old: &Versioned<LoginSession>,
+        next: &LoginSession,
+        sub: &str,
+        jti: &str,
+        jti_expires_at: i64,
+        now: Timestamp,
+    ) -> Result<Outcome, StoreError> {
+        let writes = vec![
+            old.replace_with(next)?,
+            jti_write(sub, jti, jti_expires_at)?,
+        ];
+        outcome(self.transact(writes, now).await)
+    }
+
+    /// Whether `sub` has used the device-signed request id `jti` (a replay).
+    async fn jti_used(&self, sub: &str, jti: &str, now: Timestamp) -> Result<bool, StoreError> {
+        Ok(self.get(&jti_key(sub, jti), now).await?.is_some())
+    }
+
+    /// Ends a login with a code: marks the QR login completed, starts the SSO session,
+    /// remembers the consent and stores the code, all or nothing. [`Outcome::Lost`] when the
+    /// login was completed by someone else meanwhile.
+    async fn issue_code(
+        &self,
+        issue: CodeIssue<'_>,
+        now: Timestamp,
+    ) -> Result<Outcome, StoreError> {
+        let mut writes = Vec::new();
+        if let Some(l) = issue.login {
+            let mut done = l.value.clone();
+            done.status = login::LoginStatus::Completed;
+            writes.push(l.replace_with(&done)?);
+        }
+        if let Some((s, exp)) = issue.new_sso {
+            writes.push(Write::Put(
+                Record::new(Key::new(Kind::Sso, &s.sid), s, Some(exp))?,
+                Cond::Absent,
+            ));
+        }
+        if let Some((sub, client_id, c)) = issue.consent {
+            writes.push(Write::Put(
+                Record::new(
+                    Key::new(Kind::Consent, Consent::key(sub, client_id)),
+                    c,
+                    None,
+                )?,
+                Cond::Any,
+            ));
+        }
+        writes.push(Write::Put(
+            Record::new(
+                Key::new(Kind::Code, issue.code_hash),
+                issue.code,
+                Some(issue.code_expires_at),
+            )?,
+            Cond::Absent,
+        ));
+        outcome(self.transact(writes, now).await)
+    }
+
+    /// Ends a QR login without a code (denied on the phone or the consent page).
+    async fn close_qr_login(
+        &self,
+        old: &Versioned<LoginSession>,
+        now: Timestamp,
+    ) -> Result<Outcome, StoreError> {
+        let mut done = old.value.clone();
+        done.status = login::LoginStatus::Completed;
+        outcome(self.replace(old, &done, now).await)
+    }
+}
+
+impl<B: Backend + ?Sized> QrLogins for B {}
+
+fn jti_key(sub: &str, jti: &str) -> Key {
+    Key::new(Kind::Jti, format!("{sub}:{jti}"))
+}
+
+/// The write that spends a device-signed request id: created once, kept until the JWS would
+/// have expired.
+pub(crate) fn jti_write(sub: &str, jti: &str, expires_at: i64) -> Result<Write, StoreError> {
+    Ok(Write::Put(
+        Record::new(jti_key(sub, jti), &1, Some(expires_at))?,
+        Cond::Absent,
+    ))
+}
+
+/// A live code, read for its checks before it is redeemed.
+#[derive(Debug, Clone)]
+pub struct PendingCode {
+    pub code: AuthCode,
+    hash: String,
+    version: u64,
+}
+
+/// Authorization codes and the grants they turn into.
+#[async_trait]
+pub trait Codes: Backend {
+    /// The live code with this hash.
+    async fn pending_code(
+        &self,
+        code_hash: &str,
+        now: Timestamp,
+    ) -> Result<Option<PendingCode>, StoreError> {
+        let Some(rec) = self.get(&Key::new(Kind::Code, code_hash), now).await? else {
+            return Ok(None);
+        };
+        Ok(Some(PendingCode {
+            code: rec.value()?,
+            hash: code_hash.to_owned(),
+            version: rec.version,
+        }))
+    }
+
+    /// Burns a code presented wrongly (it may be known to an attacker); best effort.
+    async fn burn_code(&self, c: &PendingCode, now: Timestamp) {
+        let key = Key::new(Kind::Code, &c.hash);
+        if let Err(e) = self.delete(&key, Cond::Version(c.version), now).await {
+            tracing::debug!(error = %e, "burning a code failed (it expires anyway)");
+        }
+    }
+
+    /// Redeems the code: spends it, creates its grant and first refresh token, and remembers
+    /// which grant it became, in one transaction. [`Outcome::Lost`]: redeemed already.
+    async fn redeem_code(
+        &self,
+        c: &PendingCode,
+        grant: &Grant,
+        refresh_hash: &str,
+        refresh: &RefreshRecord,
+        expires_at: i64,
+        now: Timestamp,
+    ) -> Result<Outcome, StoreError> {
+        let used = CodeUsed {
+            grant_id: grant.id.clone(),
+        };
+        let writes = vec![
+            Write::Delete(Key::new(Kind::Code, &c.hash), Cond::Version(c.version)),
+            Write::Put(
+                Record::new(Key::new(Kind::Grant, &grant.id), grant, Some(expires_at))?,
+                Cond::Absent,
+            ),
+            Write::Put(
+                Record::new(Key::new(Kind::CodeUsed, &c.hash), &used, Some(expires_at))?,
+                Cond::Absent,
+            ),
+            Write::Put(
+                Record::new(
+                    Key::new(Kind::Refresh, refresh_hash),
+                    refresh,
+                    Some(expires_at),
+                )?,
+                Cond::Absent,
+            ),
+        ];
+        outcome(self.transact(writes, now).await)
+    }
+
+    /// The grant a redeemed code became, if it was redeemed (and that grant may still live).
+    async fn redeemed_as(
+        &self,
+        code_hash: &str,
+        now: Timestamp,
+    ) -> Result<Option<String>, StoreError> {
+        Ok(self
+            .read::<CodeUsed>(Kind::CodeUsed, code_hash, now)
+            .await?
+            .map(|u| u.value.grant_id))
+    }
+}
+
+impl<B: Backend + ?Sized> Codes for B {}
+
+/// Grants (token families), their refresh tokens, and revoked stateless tokens.
+#[async_trait]
+pub trait Grants: Backend {
+    async fn grant(
+        &self,
+        id: &str,
+        now: Timestamp,
+    ) -> Result<Option<Versioned<Grant>>, StoreError> {
+        self.read::<Grant>(Kind::Grant, id, now).await
+    }
+
+    /// The refresh token with this hash.
+    async fn refresh_token(
+        &self,
+        hash: &str,
+        now: Timestamp,
+    ) -> Result<Option<RefreshRecord>, StoreError> {
+        Ok(self
+            .read::<RefreshRecord>(Kind::Refresh, hash, now)
+            .await?
+            .map(|r| r.value))
+    }
+
+    /// Rotates the grant to `next` (its next generation) and stores the new refresh token,
+    /// both living until `expires_at`. [`Outcome::Lost`]: the grant changed meanwhile (a
+    /// concurrent rotation or a revocation).
+    async fn rotate_grant(
+        &self,
+        old: &Versioned<Grant>,
+        next: &Grant,
+        refresh_hash: &str,
+        refresh: &RefreshRecord,
+        expires_at: i64,
+        now: Timestamp,
+    ) -> Result<Outcome, StoreError> {
+        let mut grant_record = old.record.next(next)?;
+        grant_record.expires_at = Some(expires_at);
+        let writes = vec![
+            Write::Put(grant_record, Cond::Version(old.record.version)),
+            Write::Put(
+                Record::new(
+                    Key::new(Kind::Refresh, refresh_hash),
+                    refresh,
+                    Some(expires_at),
+                )?,
+                Cond::Absent,
+            ),
+        ];
+        outcome(self.transact(writes, now).await)
+    }
+
+    /// Revokes a grant (every token issued from it). Idempotent; a concurrent change is
+    /// retried.
+    async fn revoke_grant(&self, id: &str, now: Timestamp) -> Result<(), StoreError> {
+        for _ in 0..3 {
+            let Some(g) = self.grant(id, now).await? else {
+                return Ok(());
+            };
+            if g.value.revoked {
+                return Ok(());
+            }
+            let mut next = g.value.clone();
+            next.revoked = true;
+            match self.replace(&g, &next, now).await {
+                Ok(()) => return Ok(()),
+                Err(StoreError::ConditionFailed) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(StoreError::Unavailable(
+            "grant kept changing during revocation".into(),
+        ))
+    }
+
+    /// Marks a stateless token's grant revoked until `expires_at` (when the token would have
+    /// expired anyway).
+    async fn mark_token_revoked(
+        &self,
+        grant_id: &str,
+        expires_at: i64,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let marker = Record::new(Key::new(Kind::Revoked, grant_id), &1, Some(expires_at))?;
+        self.put(marker, Cond::Any, now).await
+    }
+
+    /// Whether a stateless token's grant was revoked.
+    async fn token_revoked(&self, grant_id: &str, now: Timestamp) -> Result<bool, StoreError> {
+        Ok(self
+            .get(&Key::new(Kind::Revoked, grant_id), now)
+            .await?
+            .is_some())
+    }
+}
+
+impl<B: Backend + ?Sized> Grants for B {}
+
+/// At most this many SSO sessions are remembered per identity (the newest).
+pub const SESSIONS_PER_IDENTITY: usize = 32;
+
+/// SSO sessions, the identities' lists of them, and remembered consents.
+#[async_trait]
+pub trait SsoSessions: Backend {
+    async fn sso_session(
+        &self,
+        sid: &str,
+        now: Timestamp,
+    ) -> Result<Option<Versioned<SsoSession>>, StoreError> {
+        self.read::<SsoSession>(Kind::Sso, sid, now).await
+    }
+
+    /// Records that `client_id` took part in the SSO session `sid` (who back-channel logout
+    /// tells when it ends); a lost race is retried.
+    async fn add_session_client(
+        &self,
+        sid: &str,
+        client_id: &str,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        for _ in 0..3 {
+            let Some(s) = self.sso_session(sid, now).await? else {
+                return Ok(());
+            };
+            if s.value.clients.iter().any(|c| c == client_id) {
+                return Ok(());
+            }
+            let mut next = s.value.clone();
+            next.clients.push(client_id.to_owned());
+            match self.replace(&s, &next, now).await {
+                Ok(()) => return Ok(()),
+                Err(StoreError::ConditionFailed) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(StoreError::Unavailable("the session kept changing".into()))
+    }
+
+    /// Ends the SSO session `sid` (nothing to do if it ended already).
+    async fn end_sso_session(&self, sid: &str, now: Timestamp) -> Result<(), StoreError> {
+        self.delete(&Key::new(Kind::Sso, sid), Cond::Any, now).await
+    }
+
+    /// Adds `sid` to the identity's list of recent SSO sessions (the newest
+    /// [`SESSIONS_PER_IDENTITY`]), kept until `expires_at`; a lost race is retried.
+    async fn remember_identity_session(
+        &self,
+        sub: &str,
+        sid: &str,
+        expires_at: i64,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        for _ in 0..3 {
+            let result = match self
+                .read::<Vec<String>>(Kind::IdentitySessions, sub, now)
+                .await?
+            {
+                Some(list) => {
+                    let mut next = list.value.clone();
+                    next.retain(|s| s != sid);
+                    next.push(sid.to_owned());
+                    let skip = next.len().saturating_sub(SESSIONS_PER_IDENTITY);
+                    next.drain(..skip);
+                    let mut rec = list.record.next(&next)?;
+                    rec.expires_at = Some(expires_at);
+                    self.put(rec, Cond::Version(list.record.version), now).await
+                }
+                None => {
+                    self.create(
+                        Kind::IdentitySessions,
+                        sub,
+                        &vec![sid],
+                        Some(expires_at),
+                        now,
+                    )
+                    .await
+                }
+            };
+            match result {
+                Ok(()) => return Ok(()),
+                Err(StoreError::ConditionFailed) => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        Err(StoreError::Unavailable(
+            "the session list kept changing".into(),
+        ))
+    }
+
+    /// The identity's recent SSO session ids.
+    async fn identity_sessions(
+        &self,
+        sub: &str,
+        now: Timestamp,
+    ) -> Result<Vec<String>, StoreError> {
+        Ok(self
+            .read::<Vec<String>>(Kind::IdentitySessions, sub, now)
+            .await?
+            .map(|l| l.value)
+            .unwrap_or_default())
+    }
+
+    /// Forgets the identity's list of sessions (after ending them).
+    async fn forget_identity_sessions(&self, sub: &str, now: Timestamp) -> Result<(), StoreError> {
+        self.delete(&Key::new(Kind::IdentitySessions, sub), Cond::Any, now)
+            .await
+    }
+
+    /// The consent `sub` gave `client_id`, if remembered.
+    async fn consent(
+        &self,
+        sub: &str,
+        client_id: &str,
+        now: Timestamp,
+    ) -> Result<Option<Consent>, StoreError> {
+        Ok(self
+            .read::<Consent>(Kind::Consent, &Consent::key(sub, client_id), now)
+            .await?
+            .map(|c| c.value))
+    }
+}
+
+impl<B: Backend + ?Sized> SsoSessions for B {}
+
+/// Rate-limit counters.
+#[async_trait]
+pub trait Counters: Backend {
+    /// Counts one event under `name` in the window `window` (which ends at `expires_at`,
+    /// Unix s) and returns the count so far.
+    async fn count_event(
+        &self,
+        name: &str,
+        expires_at: i64,
+        now: Timestamp,
+    ) -> Result<u64, StoreError> {
+        self.incr(&Key::new(Kind::Rate, name), expires_at, now)
+            .await
+    }
+}
+
+impl<B: Backend + ?Sized> Counters for B {}

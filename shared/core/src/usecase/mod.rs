@@ -1,0 +1,7 @@
+//! Use cases: one function per thing a user does (authorize, consent, exchange a code,
+//! refresh, introspect, revoke, log out). Each reads through the repositories, asks the
+//! domain for the decision, writes, signs, and returns what happened; none knows HTTP.
+
+pub mod login;
+pub mod resource;
+pub mod token;
