@@ -10,7 +10,9 @@ use crate::clock::Timestamp;
 use crate::domain::authorize::{
     self, AuthorizationRequest, AuthorizeError, ErrorTarget, Params, ResponseMode,
 };
-use crate::domain::client::validate_client_id;
+use crate::domain::client::{validate_client_id, Client};
+use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal, Known};
+use crate::domain::identity::Identity;
 use crate::domain::login::{self, AuthCode, Consent, LoginSession, LoginStatus, SsoSession};
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::protocol::{OAuthError, OAuthErrorCode};
@@ -426,4 +428,103 @@ pub async fn deny(
         OAuthError::new(OAuthErrorCode::AccessDenied, "the user denied the request"),
         &app.settings.issuer(),
     ))
+}
+
+/// What came of the consent step.
+#[derive(Debug)]
+pub enum ConsentOutcome {
+    /// The step cannot go on (an error page; nothing was written).
+    Refused(ConsentRefusal),
+    /// Show the consent page for this client and identity.
+    Ask {
+        client: Box<Client>,
+        identity: Box<Identity>,
+    },
+    /// The login ended with `access_denied`: send this response back to the client.
+    Denied(AuthResponse),
+    /// The login ended with a code.
+    Completed(Completed),
+}
+
+/// The consent step of the QR login `login` (app protocol §5), for the browser holding
+/// `browser_secret`: reads what the decision needs ([`consent::decide`]) and carries it out.
+pub async fn consent(
+    app: &App,
+    login: &Versioned<LoginSession>,
+    browser_secret: &str,
+    input: ConsentInput<'_>,
+) -> Result<ConsentOutcome, CompleteError> {
+    let now = app.clock.now();
+    let l = &login.value;
+    let approved = match &l.status {
+        LoginStatus::Approved { sub, auth_time } if !l.expired(now) => {
+            Some((sub.clone(), *auth_time))
+        }
+        _ => None,
+    };
+    let mut known = Known {
+        identity_live: false,
+        client_exists: false,
+        remembered: false,
+    };
+    let mut found = None;
+    if let Some((sub, _)) = &approved {
+        let identity = app
+            .store
+            .identity(sub, now)
+            .await?
+            .map(|(i, _)| i)
+            .filter(|i| !i.disabled);
+        known.identity_live = identity.is_some();
+        if identity.is_some() && input == ConsentInput::Open {
+            let client = app
+                .store
+                .client(&l.request.client_id, now)
+                .await?
+                .map(|(c, _)| c);
+            if let Some(c) = &client {
+                known.client_exists = true;
+                known.remembered = remembered(app, sub, &l.request, c.created_at, now).await?;
+            }
+            found = identity.zip(client);
+        }
+    }
+    match consent::decide(l, browser_secret, known, input, now) {
+        ConsentDecision::Refuse(why) => Ok(ConsentOutcome::Refused(why)),
+        ConsentDecision::Deny { by_user } => {
+            let response = deny(app, login).await?;
+            if by_user {
+                let sub = approved.as_ref().map(|(s, _)| s.as_str()).unwrap_or("");
+                Audit::new(Event::ConsentDenied)
+                    .client(&l.request.client_id)
+                    .subject(sub)
+                    .outcome("denied")
+                    .emit();
+            }
+            Ok(ConsentOutcome::Denied(response))
+        }
+        ConsentDecision::Ask => match found {
+            Some((identity, client)) => Ok(ConsentOutcome::Ask {
+                client: Box::new(client),
+                identity: Box::new(identity),
+            }),
+            None => Ok(ConsentOutcome::Refused(ConsentRefusal::UnknownClient)),
+        },
+        ConsentDecision::Complete { remember } => {
+            let Some((sub, auth_time)) = approved else {
+                return Ok(ConsentOutcome::Refused(ConsentRefusal::NotApproved));
+            };
+            let done = complete(
+                app,
+                &l.request,
+                &sub,
+                auth_time,
+                l.sso_sid.clone(),
+                Some(login),
+                remember,
+            )
+            .await?;
+            Ok(ConsentOutcome::Completed(done))
+        }
+    }
 }

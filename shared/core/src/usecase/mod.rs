@@ -3,5 +3,6 @@
 //! domain for the decision, writes, signs, and returns what happened; none knows HTTP.
 
 pub mod login;
+pub mod logout;
 pub mod resource;
 pub mod token;

@@ -4,15 +4,15 @@
 use lambda_http::Body;
 use serde_json::json;
 
-use crate::audit::{Audit, Event};
 use crate::domain::authorize::Params;
+use crate::domain::consent::{csrf_token, ConsentInput, ConsentRefusal};
 use crate::domain::identity::Identity;
-use crate::domain::login::{self, Consent, LoginSession, LoginStatus};
+use crate::domain::login::{self, LoginSession};
 use crate::pages::{self, escape, Page};
 use crate::store::typed::Versioned;
-use crate::store::{ClientStore, IdentityStore, QrLogins};
+use crate::store::QrLogins;
 use crate::usecase::login::{
-    self as flow, AuthorizeDecision, BrowserCookies, BrowserSecret, CompleteError,
+    self as flow, AuthorizeDecision, BrowserCookies, BrowserSecret, CompleteError, ConsentOutcome,
 };
 use crate::App;
 use crate::{
@@ -232,131 +232,71 @@ pub async fn status(app: &App, req: Request) -> Result<Response, HttpError> {
     Ok(r)
 }
 
-/// The anti-CSRF token of the consent form: bound to this browser's secret and the session
-/// (SECURITY.md B3); nothing to store.
-fn csrf_token(browser_secret: &str, session: &str) -> String {
-    login::hash(&format!("consent-csrf:{browser_secret}:{session}"))
-}
-
 /// `GET|POST .../login-actions/consent`
 pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
     check_realm(app, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
     let s = bound_session(app, &req, single(&pairs, "session").as_deref(), true).await?;
-    let now = app.clock.now();
+    let browser = cookies::get(&req, &cookies::login(app, &s.value.id)).unwrap_or_default();
+    let (csrf, choice) = (single(&pairs, "csrf"), single(&pairs, "consent"));
+    let input = if after_post {
+        ConsentInput::Submit {
+            csrf: csrf.as_deref(),
+            choice: choice.as_deref(),
+        }
+    } else {
+        ConsentInput::Open
+    };
     let rng = app.random.as_ref();
-    let (sub, auth_time) = match &s.value.status {
-        LoginStatus::Approved { .. } if s.value.expired(now) => {
-            return Err(HttpError::page(
-                400,
-                "Login request expired",
-                "This login request has expired. Start again from the application.",
-            ))
-        }
-        LoginStatus::Approved { sub, auth_time } => (sub.clone(), *auth_time),
-        LoginStatus::Denied => {
-            let r = flow::deny(app, &s).await.map_err(complete_error)?;
-            return Ok(pages::auth_response(&r, after_post, ended(app, &s), rng));
-        }
-        LoginStatus::Completed => {
-            return Err(HttpError::page(
-                400,
-                "Already completed",
-                "This login request was already completed. Start again from the application.",
-            ))
-        }
-        LoginStatus::Pending if s.value.expired(now) => {
-            return Err(HttpError::page(
-                400,
-                "Login request expired",
-                "This login request has expired. Start again from the application.",
-            ))
-        }
-        LoginStatus::Pending => {
-            return Err(HttpError::page(
-                400,
-                "Not approved yet",
-                "Scan the QR code with the scanid app and approve the login first.",
-            ))
-        }
-    };
-    let identity = match app
-        .store
-        .identity(&sub, now)
+    match flow::consent(app, &s, &browser, input)
         .await
-        .map_err(HttpError::from_page_store)?
+        .map_err(complete_error)?
     {
-        Some((i, _)) if !i.disabled => i,
-        _ => {
-            let r = flow::deny(app, &s).await.map_err(complete_error)?;
-            return Ok(pages::auth_response(&r, after_post, ended(app, &s), rng));
-        }
-    };
-    let req_scopes = &s.value.request.scopes;
-    if !after_post {
-        let client = app
-            .store
-            .client(&s.value.request.client_id, now)
-            .await
-            .map_err(HttpError::from_page_store)?
-            .map(|(c, _)| c)
-            .ok_or_else(|| {
-                HttpError::page(
-                    400,
-                    "Unknown application",
-                    "The application that started this login no longer exists.",
-                )
-            })?;
-        if flow::remembered(app, &sub, &s.value.request, client.created_at, now)
-            .await
-            .map_err(HttpError::from_page_store)?
-        {
-            return finish_login(app, &s, &sub, auth_time, None, after_post).await;
-        }
-        let browser = cookies::get(&req, &cookies::login(app, &s.value.id)).unwrap_or_default();
-        return Ok(consent_page(
+        ConsentOutcome::Refused(why) => Err(refused(why)),
+        ConsentOutcome::Denied(r) => Ok(pages::auth_response(&r, after_post, ended(app, &s), rng)),
+        ConsentOutcome::Ask { client, identity } => Ok(consent_page(
             app,
             &s.value,
             &client,
             &identity,
             &csrf_token(&browser, &s.value.id),
-        ));
+        )),
+        ConsentOutcome::Completed(done) => Ok(login_completed(app, &s, done, after_post)),
     }
-    // POST: the browser's own form, or nothing (B3).
-    let browser = cookies::get(&req, &cookies::login(app, &s.value.id)).unwrap_or_default();
-    let presented = single(&pairs, "csrf").unwrap_or_default();
-    let expected = csrf_token(&browser, &s.value.id);
-    if aws_lc_rs::constant_time::verify_slices_are_equal(presented.as_bytes(), expected.as_bytes())
-        .is_err()
-    {
-        return Err(HttpError::page(
+}
+
+fn refused(why: ConsentRefusal) -> HttpError {
+    match why {
+        ConsentRefusal::Expired => HttpError::page(
+            400,
+            "Login request expired",
+            "This login request has expired. Start again from the application.",
+        ),
+        ConsentRefusal::AlreadyCompleted => HttpError::page(
+            400,
+            "Already completed",
+            "This login request was already completed. Start again from the application.",
+        ),
+        ConsentRefusal::NotApproved => HttpError::page(
+            400,
+            "Not approved yet",
+            "Scan the QR code with the scanid app and approve the login first.",
+        ),
+        ConsentRefusal::UnknownClient => HttpError::page(
+            400,
+            "Unknown application",
+            "The application that started this login no longer exists.",
+        ),
+        ConsentRefusal::Forged => HttpError::page(
             403,
             "Request refused",
             "This form was not submitted from the consent page.",
-        ));
-    }
-    match single(&pairs, "consent").as_deref() {
-        Some("allow") => {
-            let consent = Consent {
-                scopes: req_scopes.clone(),
-                granted_at: now,
-            };
-            finish_login(app, &s, &sub, auth_time, Some(consent), after_post).await
-        }
-        Some("deny") => {
-            let r = flow::deny(app, &s).await.map_err(complete_error)?;
-            Audit::new(Event::ConsentDenied)
-                .client(&s.value.request.client_id)
-                .subject(&sub)
-                .outcome("denied")
-                .emit();
-            Ok(pages::auth_response(&r, true, ended(app, &s), rng))
-        }
-        _ => Err(HttpError::page(
+        ),
+        ConsentRefusal::NoChoice => HttpError::page(
             400,
             "Choose allow or deny",
             "The consent form was incomplete.",
-        )),
+        ),
     }
 }
 
@@ -376,37 +316,19 @@ fn complete_error(e: CompleteError) -> HttpError {
     }
 }
 
-async fn finish_login(
+fn login_completed(
     app: &App,
     s: &Versioned<LoginSession>,
-    sub: &str,
-    auth_time: crate::clock::Timestamp,
-    consent: Option<Consent>,
+    done: flow::Completed,
     after_post: bool,
-) -> Result<Response, HttpError> {
-    let done = flow::complete(
-        app,
-        &s.value.request,
-        sub,
-        auth_time,
-        s.value.sso_sid.clone(),
-        Some(s),
-        consent,
-    )
-    .await
-    .map_err(complete_error)?;
+) -> Response {
     let mut cookies = ended(app, s);
     if let Some(c) = done.sso_cookie {
         let sid = c.split('.').next().unwrap_or_default();
         cookies.push(cookies::set_session_state(app, sid));
         cookies.push(cookies::set(app, &cookies::sso(app), &c, None));
     }
-    Ok(pages::auth_response(
-        &done.response,
-        after_post,
-        cookies,
-        app.random.as_ref(),
-    ))
+    pages::auth_response(&done.response, after_post, cookies, app.random.as_ref())
 }
 
 fn consent_page(

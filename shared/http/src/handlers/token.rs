@@ -4,23 +4,19 @@
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use lambda_http::Body;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use crate::audit::{Audit, Event};
 use crate::domain::authorize::Params;
-use crate::domain::logout::{self, LogoutDecision};
-use crate::keys::jwt;
 use crate::pages::{self, escape, Page};
 use crate::protocol::OAuthError;
-use crate::store::ClientStore;
-use crate::usecase::login::sso_session;
+use crate::usecase::logout::{LogoutError, LogoutOutcome, LogoutRequest};
 use crate::usecase::resource::{self, LiveToken};
 use crate::usecase::token::{self, Presented};
-use crate::App;
 use crate::{
     base, check_realm, cookies, cors, finish, form_pairs, get_or_post_params, json, query_pairs,
     source, HttpError, Request, Response,
 };
+use crate::{usecase, App};
 
 /// RFC 6749 §2.3.1 / App. B: `Authorization: Basic base64(urlencode(id):urlencode(secret))`.
 pub fn basic_credentials(req: &Request) -> Result<Option<(String, String)>, HttpError> {
@@ -227,160 +223,70 @@ fn one(pairs: &[(String, String)], name: &str) -> Result<Option<String>, HttpErr
 pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
     check_realm(app, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
-    let now = app.clock.now();
     if after_post && pairs.iter().any(|(k, _)| k == "refresh_token") {
         return backchannel_logout(app, &req, pairs).await;
     }
-    let hint = match one(&pairs, "id_token_hint")? {
-        Some(h) => Some(
-            jwt::verify_ignoring_expiry::<Map<String, Value>>(
-                &*app.keyring().await,
-                &h,
-                &app.settings.issuer(),
-            )
-            .map_err(|_| {
-                HttpError::page(
-                    400,
-                    "Invalid logout request",
-                    "The id_token_hint is not a token of this service.",
-                )
-            })?,
-        ),
-        None => None,
-    };
-    // Only an ID token is a hint: an access or refresh token also names the session, but may
-    // be held by a resource server or leak from one.
-    if hint
-        .as_ref()
-        .is_some_and(|c| c.get("typ").and_then(Value::as_str) != Some("ID"))
-    {
-        return Err(HttpError::page(
-            400,
-            "Invalid logout request",
-            "The id_token_hint is not an ID token.",
-        ));
-    }
-    let hint_client = hint
-        .as_ref()
-        .and_then(|c| c.get("aud"))
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    let client_id = match (one(&pairs, "client_id")?, hint_client) {
-        (Some(a), Some(b)) if a != b => {
-            return Err(HttpError::page(
-                400,
-                "Invalid logout request",
-                "client_id does not match the id_token_hint.",
-            ))
-        }
-        (a, b) => a.or(b),
-    };
-    let redirect = match one(&pairs, "post_logout_redirect_uri")? {
-        None => None,
-        Some(uri) => {
-            let client = match &client_id {
-                Some(id) => app
-                    .store
-                    .client(id, now)
-                    .await
-                    .map_err(HttpError::from_page_store)?
-                    .map(|(c, _)| c),
-                None => None,
-            };
-            match client {
-                Some(c) if c.post_logout_redirect_uris.contains(&uri) => Some(uri),
-                _ => {
-                    return Err(HttpError::page(
-                        400,
-                        "Invalid logout request",
-                        "post_logout_redirect_uri is not registered for this client.",
-                    ))
-                }
-            }
-        }
-    };
-    let state = one(&pairs, "state")?;
     let cookie_name = cookies::sso(app);
     let cookie = cookies::get(&req, &cookie_name);
-    let session = sso_session(app, cookie.as_deref(), now)
-        .await
-        .map_err(HttpError::from_page_store)?;
-    let claim = |k: &str| {
-        hint.as_ref()
-            .and_then(|c| c.get(k))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
+    let (hint, client_id, redirect, state, csrf) = (
+        one(&pairs, "id_token_hint")?,
+        one(&pairs, "client_id")?,
+        one(&pairs, "post_logout_redirect_uri")?,
+        one(&pairs, "state")?,
+        if after_post {
+            one(&pairs, "csrf")?
+        } else {
+            None
+        },
+    );
+    let who = source(&req);
+    let request = LogoutRequest {
+        id_token_hint: hint.as_deref(),
+        client_id: client_id.as_deref(),
+        post_logout_redirect_uri: redirect.as_deref(),
+        state: state.as_deref(),
+        csrf: csrf.as_deref(),
+        is_post: after_post,
+        sso_cookie: cookie.as_deref(),
+        source: who.as_str(),
     };
-    let hint = hint.as_ref().map(|_| logout::Hint {
-        sid: claim("sid"),
-        sub: claim("sub"),
-    });
-    let browser = match (&session, &cookie) {
-        (Some(s), Some(c)) => Some(logout::BrowserSession {
-            sid: &s.value.sid,
-            sub: &s.value.sub,
-            cookie: c,
-        }),
-        _ => None,
+    let outcome = match usecase::logout::logout(app, &request).await {
+        Ok(o) => o,
+        Err(LogoutError::Invalid(why)) => {
+            return Err(HttpError::page(400, "Invalid logout request", why))
+        }
+        Err(LogoutError::Store(e)) => return Err(HttpError::from_page_store(e)),
     };
-    let csrf = if after_post {
-        one(&pairs, "csrf")?
-    } else {
-        None
-    };
-    match logout::decide(hint.as_ref(), browser.as_ref(), after_post, csrf.as_deref()) {
-        LogoutDecision::NothingToEnd => {}
-        LogoutDecision::Refuse => {
-            return Err(HttpError::page(
-                403,
-                "Request refused",
-                "This logout was not confirmed on the scanid logout page.",
-            ))
-        }
-        LogoutDecision::Confirm { csrf } => {
-            return Ok(cors::none(confirm_page(
-                app, &redirect, &state, &client_id, &csrf,
-            )))
-        }
-        LogoutDecision::End { sid } => {
-            // The decision ends the browser's own session, read above: no second read.
-            let ended = match session.as_ref().filter(|s| s.value.sid == sid) {
-                Some(s) => resource::end_known_session(app, &s.value, now).await,
-                None => resource::end_session(app, &sid, now).await,
-            };
-            ended.map_err(HttpError::from_page_store)?;
-            let sub = session.as_ref().map(|s| s.value.sub.as_str()).unwrap_or("");
-            let who = source(&req);
-            let mut a = Audit::new(Event::Logout).subject(sub).source(who.as_str());
-            if let Some(c) = &client_id {
-                a = a.client(c);
-            }
-            a.emit();
-        }
-    }
     let clear = cookies::clear(app, &cookie_name);
     let clear_state = cookies::clear(app, &cookies::session_state(app));
-    match redirect {
-        Some(uri) => {
-            let mut location = uri.clone();
-            if let Some(st) = state {
-                let sep = if uri.contains('?') { '&' } else { '?' };
-                location.push(sep);
-                location.push_str(
-                    &url::form_urlencoded::Serializer::new(String::new())
-                        .append_pair("state", &st)
-                        .finish(),
-                );
-            }
-            Ok(cors::none(finish(
-                pages::security_headers(base(if after_post { 303 } else { 302 }))
-                    .header("location", location)
-                    .header("set-cookie", clear)
-                    .header("set-cookie", clear_state),
-                Body::Empty,
-            )))
-        }
-        None => Ok(cors::none(
+    match outcome {
+        LogoutOutcome::Refused => Err(HttpError::page(
+            403,
+            "Request refused",
+            "This logout was not confirmed on the scanid logout page.",
+        )),
+        LogoutOutcome::Confirm {
+            csrf,
+            post_logout_redirect_uri,
+            state,
+            client_id,
+        } => Ok(cors::none(confirm_page(
+            app,
+            &post_logout_redirect_uri,
+            &state,
+            &client_id,
+            &csrf,
+        ))),
+        LogoutOutcome::Done {
+            redirect: Some(location),
+        } => Ok(cors::none(finish(
+            pages::security_headers(base(if after_post { 303 } else { 302 }))
+                .header("location", location)
+                .header("set-cookie", clear)
+                .header("set-cookie", clear_state),
+            Body::Empty,
+        ))),
+        LogoutOutcome::Done { redirect: None } => Ok(cors::none(
             Page {
                 status: 200,
                 title: "Logged out",

@@ -1,0 +1,169 @@
+//! RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0): checks the request, asks the
+//! domain ([`crate::domain::logout::decide`]) whether to end the browser's SSO session, ask
+//! first, or refuse, and ends the session (telling its clients) when the decision says so.
+
+use serde_json::{Map, Value};
+
+use crate::app::App;
+use crate::audit::{Audit, Event};
+use crate::domain::logout::{self, BrowserSession, Hint, LogoutDecision};
+use crate::keys::jwt;
+use crate::store::{ClientStore, StoreError};
+use crate::usecase::login::sso_session;
+use crate::usecase::resource;
+
+/// A logout request as the browser sent it.
+#[derive(Debug, Default)]
+pub struct LogoutRequest<'a> {
+    pub id_token_hint: Option<&'a str>,
+    pub client_id: Option<&'a str>,
+    pub post_logout_redirect_uri: Option<&'a str>,
+    pub state: Option<&'a str>,
+    /// The confirmation form's anti-CSRF token (POST only).
+    pub csrf: Option<&'a str>,
+    pub is_post: bool,
+    /// The SSO cookie's value.
+    pub sso_cookie: Option<&'a str>,
+    /// Where the request came from (for the audit log).
+    pub source: &'a str,
+}
+
+/// Why a logout request is not valid (an error page says so; nothing is ended).
+#[derive(Debug, thiserror::Error)]
+pub enum LogoutError {
+    #[error("{0}")]
+    Invalid(&'static str),
+    #[error("store")]
+    Store(#[from] StoreError),
+}
+
+/// What happened.
+#[derive(Debug, PartialEq, Eq)]
+pub enum LogoutOutcome {
+    /// Ask the person first: a confirmation page whose form carries these values.
+    Confirm {
+        csrf: String,
+        post_logout_redirect_uri: Option<String>,
+        state: Option<String>,
+        client_id: Option<String>,
+    },
+    /// A POST without the confirmation page's token: nothing was ended.
+    Refused,
+    /// Logged out (or there was nothing to end): go to `redirect` (the registered
+    /// `post_logout_redirect_uri` with `state`), or show "logged out".
+    Done { redirect: Option<String> },
+}
+
+/// Handles one logout request.
+pub async fn logout(app: &App, r: &LogoutRequest<'_>) -> Result<LogoutOutcome, LogoutError> {
+    let now = app.clock.now();
+    let hint = match r.id_token_hint {
+        Some(h) => Some(
+            jwt::verify_ignoring_expiry::<Map<String, Value>>(
+                &*app.keyring().await,
+                h,
+                &app.settings.issuer(),
+            )
+            .map_err(|_| {
+                LogoutError::Invalid("The id_token_hint is not a token of this service.")
+            })?,
+        ),
+        None => None,
+    };
+    let claim = |k: &str| {
+        hint.as_ref()
+            .and_then(|c| c.get(k))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    // Only an ID token is a hint: an access or refresh token also names the session, but may
+    // be held by a resource server or leak from one.
+    if hint.is_some() && claim("typ").as_deref() != Some("ID") {
+        return Err(LogoutError::Invalid(
+            "The id_token_hint is not an ID token.",
+        ));
+    }
+    let client_id = match (r.client_id, claim("aud")) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(LogoutError::Invalid(
+                "client_id does not match the id_token_hint.",
+            ))
+        }
+        (a, b) => a.map(str::to_owned).or(b),
+    };
+    let redirect = match r.post_logout_redirect_uri {
+        None => None,
+        Some(uri) => {
+            let client = match &client_id {
+                Some(id) => app.store.client(id, now).await?.map(|(c, _)| c),
+                None => None,
+            };
+            match client {
+                Some(c) if c.post_logout_redirect_uris.iter().any(|u| u == uri) => {
+                    Some(uri.to_owned())
+                }
+                _ => {
+                    return Err(LogoutError::Invalid(
+                        "post_logout_redirect_uri is not registered for this client.",
+                    ))
+                }
+            }
+        }
+    };
+    let session = sso_session(app, r.sso_cookie, now).await?;
+    let hint = hint.as_ref().map(|_| Hint {
+        sid: claim("sid"),
+        sub: claim("sub"),
+    });
+    let browser = match (&session, r.sso_cookie) {
+        (Some(s), Some(cookie)) => Some(BrowserSession {
+            sid: &s.value.sid,
+            sub: &s.value.sub,
+            cookie,
+        }),
+        _ => None,
+    };
+    let csrf = if r.is_post { r.csrf } else { None };
+    match logout::decide(hint.as_ref(), browser.as_ref(), r.is_post, csrf) {
+        LogoutDecision::NothingToEnd => {}
+        LogoutDecision::Refuse => return Ok(LogoutOutcome::Refused),
+        LogoutDecision::Confirm { csrf } => {
+            return Ok(LogoutOutcome::Confirm {
+                csrf,
+                post_logout_redirect_uri: redirect,
+                state: r.state.map(str::to_owned),
+                client_id,
+            })
+        }
+        LogoutDecision::End { sid } => {
+            // The decision ends the browser's own session, read above: no second read.
+            match session.as_ref().filter(|s| s.value.sid == sid) {
+                Some(s) => resource::end_known_session(app, &s.value, now).await?,
+                None => resource::end_session(app, &sid, now).await?,
+            }
+            let sub = session.as_ref().map(|s| s.value.sub.as_str()).unwrap_or("");
+            let mut a = Audit::new(Event::Logout).subject(sub).source(r.source);
+            if let Some(c) = &client_id {
+                a = a.client(c);
+            }
+            a.emit();
+        }
+    }
+    Ok(LogoutOutcome::Done {
+        redirect: redirect.map(|uri| with_state(&uri, r.state)),
+    })
+}
+
+/// `uri` with `state` added to its query.
+fn with_state(uri: &str, state: Option<&str>) -> String {
+    let mut location = uri.to_owned();
+    if let Some(st) = state {
+        location.push(if uri.contains('?') { '&' } else { '?' });
+        location.push_str(
+            &url::form_urlencoded::Serializer::new(String::new())
+                .append_pair("state", st)
+                .finish(),
+        );
+    }
+    location
+}
