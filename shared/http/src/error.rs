@@ -98,6 +98,31 @@ impl From<SignError> for HttpError {
     }
 }
 
+impl From<crate::usecase::device::DeviceError> for HttpError {
+    fn from(e: crate::usecase::device::DeviceError) -> Self {
+        use crate::usecase::device::DeviceError as D;
+        match e {
+            D::Invalid(why) => HttpError::json(400, "invalid_request", why),
+            D::UnknownLogin | D::UnknownIdentity => {
+                HttpError::json(404, "not_found", e.to_string())
+            }
+            D::NameTaken => HttpError::json(409, "name_taken", e.to_string()),
+            D::AlreadyDecided => HttpError::json(409, "already_decided", e.to_string()),
+            D::Conflict(why) => HttpError::json(409, "conflict", why),
+            D::RateLimited { retry_after } => HttpError::RateLimited {
+                html: false,
+                retry_after,
+            },
+            D::StoredKey => {
+                tracing::error!("an identity's stored device key is unreadable");
+                HttpError::Internal
+            }
+            D::Busy => HttpError::Unavailable,
+            D::Store(s) => s.into(),
+        }
+    }
+}
+
 fn oauth_json(status: u16) -> http::response::Builder {
     let b = base(status)
         .header("content-type", "application/json")

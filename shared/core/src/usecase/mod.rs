@@ -2,6 +2,7 @@
 //! refresh, introspect, revoke, log out). Each reads through the repositories, asks the
 //! domain for the decision, writes, signs, and returns what happened; none knows HTTP.
 
+pub mod device;
 pub mod login;
 pub mod logout;
 pub mod resource;

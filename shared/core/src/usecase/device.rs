@@ -1,0 +1,338 @@
+//! The device API's use cases (app protocol §1, §3, §4): sign-up, reading a scanned QR login,
+//! approving or denying it, updating the profile and rotating the device key. Every write is
+//! a JWS signed by the device key; its `jti` is spent in the same transaction as the write, so
+//! a replay is refused.
+
+use crate::app::App;
+use crate::audit::{Audit, Event};
+use crate::clock::Timestamp;
+use crate::domain::app_jws::{self, Verified};
+use crate::domain::client::Client;
+use crate::domain::identity::{self, Identity, Registration};
+use crate::domain::login::{DecideError, LoginSession};
+use crate::domain::ratelimit::{self, Counted, Limit, Source};
+use crate::store::{ClientStore, IdentityStore, NewIdentityError, Outcome, QrLogins, StoreError};
+
+/// Why a device request fails; the HTTP layer chooses the status.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    /// A malformed or unverifiable request (400 `invalid_request`).
+    #[error("{0}")]
+    Invalid(String),
+    /// An unknown or expired QR login, or a wrong challenge.
+    #[error("unknown or expired login session, or a wrong challenge")]
+    UnknownLogin,
+    /// An unknown or disabled identity.
+    #[error("unknown identity")]
+    UnknownIdentity,
+    #[error("this name is taken")]
+    NameTaken,
+    #[error("this login session was decided already")]
+    AlreadyDecided,
+    /// A `jti` used, or the identity changed meanwhile.
+    #[error("{0}")]
+    Conflict(&'static str),
+    #[error("too many requests")]
+    RateLimited { retry_after: i64 },
+    /// The device key on file cannot be read (a corrupt record).
+    #[error("the stored device key is unreadable")]
+    StoredKey,
+    /// Lost every retry of a race (503).
+    #[error("busy")]
+    Busy,
+    #[error("store")]
+    Store(#[from] StoreError),
+}
+
+fn invalid(e: impl std::fmt::Display) -> DeviceError {
+    DeviceError::Invalid(e.to_string())
+}
+
+/// Counts one event and refuses past the limit.
+async fn limit(app: &App, l: Limit, who: &str, now: Timestamp) -> Result<(), DeviceError> {
+    match ratelimit::count(app.store.as_ref(), &app.settings.limits, l, who, now).await? {
+        Counted::Allowed => Ok(()),
+        Counted::Limited { retry_after } => Err(DeviceError::RateLimited { retry_after }),
+    }
+}
+
+/// Sign-up with proof of possession of the device key: the new identity.
+pub async fn signup(app: &App, registration: &str, who: &Source) -> Result<Identity, DeviceError> {
+    let now = app.clock.now();
+    let jws = app_jws::parse(registration, "registration+jwt").map_err(invalid)?;
+    let key = jws
+        .str_claim("public_key")
+        .ok_or_else(|| invalid("public_key: required"))?;
+    let spki = identity::parse_public_key(key).map_err(invalid)?;
+    let verified = jws
+        .verify(&spki, &app.settings.issuer(), now)
+        .map_err(invalid)?;
+    let reg: Registration =
+        serde_json::from_value(serde_json::Value::Object(verified.claims.clone()))
+            .map_err(|_| invalid("registration claims must be strings"))?;
+    limit(app, Limit::Signup, who.as_str(), now).await?;
+    // A fresh service_id on the rare collision; name and jti conflicts are final.
+    for _ in 0..3 {
+        let ident =
+            identity::new_identity(&reg, &app.settings.photo_hosts, now, app.random.as_ref())
+                .map_err(invalid)?;
+        let jti = Some((format!("reg:{}", verified.jti), verified.exp));
+        match app.store.create_identity(&ident, jti, now).await {
+            Ok(()) => {
+                Audit::new(Event::IdentityCreated)
+                    .subject(&ident.sub)
+                    .source(who.as_str())
+                    .emit();
+                return Ok(ident);
+            }
+            Err(NewIdentityError::ServiceIdTaken) => continue,
+            Err(NewIdentityError::NameTaken) => return Err(DeviceError::NameTaken),
+            Err(NewIdentityError::Replay) => return Err(invalid("jti was already used")),
+            Err(NewIdentityError::Store(e)) => return Err(e.into()),
+        }
+    }
+    Err(DeviceError::Busy)
+}
+
+/// A scanned QR login, as the phone shows it before approving (Q3).
+#[derive(Debug)]
+pub struct Scanned {
+    pub login: LoginSession,
+    pub client: Client,
+}
+
+/// Accepts a scan of QR login `id` with `challenge` (remembered, so the approval must come
+/// from a device that saw the code) and says what is being asked.
+pub async fn scan(app: &App, id: &str, challenge: &str) -> Result<Scanned, DeviceError> {
+    let now = app.clock.now();
+    if id.len() > 64 || challenge.len() > 64 {
+        return Err(DeviceError::UnknownLogin);
+    }
+    // A concurrent scan may win the write: read again and retry.
+    for _ in 0..3 {
+        let Some(s) = app.store.qr_login(id, now).await? else {
+            return Err(DeviceError::UnknownLogin);
+        };
+        let mut next = s.value.clone();
+        if !next.accept_scan(challenge, now) {
+            return Err(DeviceError::UnknownLogin);
+        }
+        if app.store.update_qr_login(&s, &next, now).await? == Outcome::Lost {
+            continue;
+        }
+        let client = app
+            .store
+            .client(&next.request.client_id, now)
+            .await?
+            .map(|(c, _)| c)
+            .ok_or(DeviceError::UnknownLogin)?;
+        return Ok(Scanned {
+            login: next,
+            client,
+        });
+    }
+    Err(DeviceError::Busy)
+}
+
+/// The phone's decision on a QR login.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Approve,
+    Deny,
+}
+
+impl Decision {
+    fn parse(s: Option<&str>) -> Result<Self, DeviceError> {
+        match s {
+            Some("approve") => Ok(Self::Approve),
+            Some("deny") => Ok(Self::Deny),
+            _ => Err(invalid("decision must be approve or deny")),
+        }
+    }
+}
+
+/// Records the decision signed in `approval` on QR login `id`.
+pub async fn decide(
+    app: &App,
+    id: &str,
+    approval: &str,
+    who: &Source,
+) -> Result<Decision, DeviceError> {
+    let now = app.clock.now();
+    if id.len() > 64 {
+        return Err(DeviceError::UnknownLogin);
+    }
+    let jws = app_jws::parse(approval, "approval+jwt").map_err(invalid)?;
+    let sub = jws
+        .str_claim("sub")
+        .ok_or_else(|| invalid("sub: required"))?
+        .to_owned();
+    if sub.len() > 64 {
+        return Err(DeviceError::UnknownLogin);
+    }
+    let ident = match app.store.identity(&sub, now).await? {
+        Some((i, _)) if !i.disabled => i,
+        _ => {
+            unverified(app, who, now).await?;
+            return Err(DeviceError::UnknownIdentity);
+        }
+    };
+    let spki = identity::parse_public_key(&ident.public_key).map_err(|_| DeviceError::StoredKey)?;
+    let v = match jws.verify(&spki, &app.settings.issuer(), now) {
+        Ok(v) => v,
+        Err(e) => {
+            unverified(app, who, now).await?;
+            return Err(invalid(e));
+        }
+    };
+    // Only a decision the identity's own key signed counts against the identity: a
+    // stranger naming a (public) sub must not be able to block its owner (SECURITY.md Q4).
+    limit(app, Limit::Decision, &sub, now).await?;
+    let claim = |n: &str| v.claims.get(n).and_then(serde_json::Value::as_str);
+    if claim("session") != Some(id) {
+        return Err(invalid("session must name this login session"));
+    }
+    let challenge = claim("challenge").ok_or_else(|| invalid("challenge: required"))?;
+    let decision = Decision::parse(claim("decision"))?;
+    let Some(s) = app.store.qr_login(id, now).await? else {
+        return Err(DeviceError::UnknownLogin);
+    };
+    let mut next = s.value.clone();
+    match next.decide(&sub, challenge, decision == Decision::Approve, now) {
+        Ok(()) => {}
+        Err(DecideError::NotFound) => return Err(DeviceError::UnknownLogin),
+        Err(DecideError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
+    }
+    match app
+        .store
+        .record_decision(&s, &next, &sub, &v.jti, v.exp, now)
+        .await?
+    {
+        Outcome::Done => {
+            let (event, outcome) = match decision {
+                Decision::Approve => (Event::LoginApproved, "approved"),
+                Decision::Deny => (Event::LoginDenied, "denied"),
+            };
+            Audit::new(event)
+                .client(&next.request.client_id)
+                .subject(&sub)
+                .source(who.as_str())
+                .outcome(outcome)
+                .emit();
+            Ok(decision)
+        }
+        Outcome::Lost if app.store.jti_used(&sub, &v.jti, now).await? => {
+            Err(invalid("jti was already used"))
+        }
+        Outcome::Lost => Err(DeviceError::AlreadyDecided),
+    }
+}
+
+/// A signed device request that did not verify counts against its source: past the limit
+/// the source gets 429 instead of 400.
+async fn unverified(app: &App, who: &Source, now: Timestamp) -> Result<(), DeviceError> {
+    limit(app, Limit::UnverifiedDecision, who.as_str(), now).await
+}
+
+/// The identity `sub`, if it exists and may act, with its version.
+async fn acting_identity(
+    app: &App,
+    sub: &str,
+    now: Timestamp,
+) -> Result<(Identity, u64), DeviceError> {
+    if sub.len() > 64 {
+        return Err(DeviceError::UnknownIdentity);
+    }
+    match app.store.identity(sub, now).await? {
+        Some((i, v)) if !i.disabled => Ok((i, v)),
+        _ => Err(DeviceError::UnknownIdentity),
+    }
+}
+
+/// Parses `jws` of type `typ` and verifies it with the device key of identity `sub`; the
+/// JWS's `sub` must name that identity.
+async fn signed_by_identity(
+    app: &App,
+    sub: &str,
+    jws: &str,
+    typ: &str,
+    now: Timestamp,
+) -> Result<(Identity, u64, Verified), DeviceError> {
+    let jws = app_jws::parse(jws, typ).map_err(invalid)?;
+    let (ident, version) = acting_identity(app, sub, now).await?;
+    if jws.str_claim("sub") != Some(ident.sub.as_str()) {
+        return Err(invalid("sub must name this identity"));
+    }
+    let spki = identity::parse_public_key(&ident.public_key).map_err(|_| DeviceError::StoredKey)?;
+    let v = jws
+        .verify(&spki, &app.settings.issuer(), now)
+        .map_err(invalid)?;
+    Ok((ident, version, v))
+}
+
+/// Writes the changed identity and spends the `jti`s, in one transaction.
+async fn commit(
+    app: &App,
+    next: Identity,
+    version: u64,
+    jtis: &[(String, i64)],
+    now: Timestamp,
+) -> Result<Identity, DeviceError> {
+    match app
+        .store
+        .update_identity_signed(&next, version, jtis, now)
+        .await
+    {
+        Ok(()) => Ok(next),
+        Err(StoreError::ConditionFailed) => Err(DeviceError::Conflict(
+            "jti already used, or the identity changed meanwhile; sign a new request",
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// A profile update of identity `sub`, signed by its device key.
+pub async fn update_profile(app: &App, sub: &str, update: &str) -> Result<Identity, DeviceError> {
+    let now = app.clock.now();
+    let (ident, version, v) = signed_by_identity(app, sub, update, "profile+jwt", now).await?;
+    let next =
+        identity::apply_update(&ident, &v.claims, &app.settings.photo_hosts).map_err(invalid)?;
+    commit(app, next, version, &[(v.jti, v.exp)], now).await
+}
+
+/// A device-key rotation of identity `sub`: signed by the old key, carrying the new key with a
+/// proof of possession signed by the new key.
+pub async fn rotate_key(app: &App, sub: &str, rotation: &str) -> Result<Identity, DeviceError> {
+    let now = app.clock.now();
+    let (ident, version, v) =
+        signed_by_identity(app, sub, rotation, "key-rotation+jwt", now).await?;
+    let claim = |n: &str| v.claims.get(n).and_then(serde_json::Value::as_str);
+    let new_key = claim("public_key").ok_or_else(|| invalid("public_key: required"))?;
+    let new_spki = identity::parse_public_key(new_key).map_err(invalid)?;
+    if new_key == ident.public_key {
+        return Err(invalid(
+            "public_key: the new key must differ from the old one",
+        ));
+    }
+    let proof = app_jws::parse(
+        claim("proof").ok_or_else(|| invalid("proof: required"))?,
+        "key-proof+jwt",
+    )
+    .map_err(invalid)?;
+    if proof.str_claim("sub") != Some(ident.sub.as_str()) {
+        return Err(invalid("proof: sub must name this identity"));
+    }
+    let p = proof
+        .verify(&new_spki, &app.settings.issuer(), now)
+        .map_err(invalid)?;
+    // One jti, one request: the two JWS must not share one (each is recorded once).
+    if p.jti == v.jti {
+        return Err(DeviceError::Conflict(
+            "the rotation and its proof must carry different jti values",
+        ));
+    }
+    let mut next = ident.clone();
+    next.public_key = new_key.to_owned();
+    let jtis = [(v.jti.clone(), v.exp), (p.jti, p.exp)];
+    commit(app, next, version, &jtis, now).await
+}
