@@ -77,7 +77,7 @@ where
     }
     let detail = crate::error_detail(&e);
     tracing::error!(op, error = %detail, "dynamodb call failed");
-    StoreError::Unavailable(format!("dynamodb {op}: {detail}"))
+    StoreError::Unavailable(format!("dynamodb {op}: {detail}").into())
 }
 
 fn item_of(r: &Record) -> Item {
@@ -100,8 +100,8 @@ fn num(item: &Item, name: &str) -> Result<Option<i64>, StoreError> {
         Some(AttributeValue::N(v)) => v
             .parse()
             .map(Some)
-            .map_err(|_| StoreError::Corrupt(format!("{name}: {v:?}"))),
-        Some(_) => Err(StoreError::Corrupt(format!("{name}: not a number"))),
+            .map_err(|_| StoreError::Corrupt(format!("{name}: {v:?}").into())),
+        Some(_) => Err(StoreError::Corrupt(format!("{name}: not a number").into())),
     }
 }
 
@@ -109,7 +109,7 @@ fn record_of(key: Key, item: &Item) -> Result<Record, StoreError> {
     let body = match (item.get("body"), num(item, "n")?) {
         (Some(AttributeValue::S(b)), _) => b.clone(),
         (_, Some(count)) => count.to_string(),
-        _ => return Err(StoreError::Corrupt(format!("{}: no body", key.pk()))),
+        _ => return Err(StoreError::Corrupt(format!("{}: no body", key.pk()).into())),
     };
     let version = num(item, "ver")?.unwrap_or(1);
     Ok(Record {
@@ -146,7 +146,7 @@ fn condition(cond: Cond, now: Timestamp) -> (Option<String>, Option<Item>) {
 }
 
 fn build_err(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Unavailable(format!("dynamodb request: {e}"))
+    StoreError::Unavailable(format!("dynamodb request: {e}").into())
 }
 
 impl DynamoStore {
@@ -437,10 +437,9 @@ impl Backend for DynamoStore {
 
     async fn list(&self, kind: Kind, now: Timestamp) -> Result<Vec<Record>, StoreError> {
         if !listed(kind) {
-            return Err(StoreError::Unavailable(format!(
-                "{} records are not listed",
-                kind.as_str()
-            )));
+            return Err(StoreError::Unavailable(
+                format!("{} records are not listed", kind.as_str()).into(),
+            ));
         }
         let prefix = format!("{}#", kind.as_str());
         let mut out = Vec::new();
@@ -534,10 +533,9 @@ impl Backend for DynamoStore {
                 },
             }
         }
-        Err(StoreError::Unavailable(format!(
-            "counter {}: too much contention",
-            key.pk()
-        )))
+        Err(StoreError::Unavailable(
+            format!("counter {}: too much contention", key.pk()).into(),
+        ))
     }
 }
 

@@ -49,7 +49,7 @@ where
 {
     let detail = crate::error_detail(&e);
     tracing::error!(op, error = %detail, "kms call failed");
-    SignError::Unavailable(format!("kms {op}: {detail}"))
+    SignError::Unavailable(format!("kms {op}: {detail}").into())
 }
 
 /// The public key in a DER `SubjectPublicKeyInfo` (what `GetPublicKey` returns) as a JWK.
@@ -57,7 +57,7 @@ pub fn spki_to_jwk(alg: Alg, spki: &[u8]) -> Result<Jwk, SignError> {
     match alg {
         Alg::RS256 => {
             let k = aws_lc_rs::rsa::PublicKey::from_der(spki)
-                .map_err(|e| SignError::Key(format!("RSA public key: {e}")))?;
+                .map_err(|e| SignError::Key(format!("RSA public key: {e}").into()))?;
             Ok(Jwk::rsa(
                 k.modulus().big_endian_without_leading_zero(),
                 k.exponent().big_endian_without_leading_zero(),
@@ -160,20 +160,23 @@ impl Kms {
             Some("RSA_2048") => Alg::RS256,
             Some("ECC_NIST_P256") => Alg::ES256,
             other => {
-                return Err(SignError::Key(format!(
-                    "KMS key {key_id}: key spec {other:?}; scanid signs with RSA_2048 (RS256) \
+                return Err(SignError::Key(
+                    format!(
+                        "KMS key {key_id}: key spec {other:?}; scanid signs with RSA_2048 (RS256) \
                      or ECC_NIST_P256 (ES256)"
-                )))
+                    )
+                    .into(),
+                ))
             }
         };
         if out.key_usage() != Some(&KeyUsageType::SignVerify) {
-            return Err(SignError::Key(format!(
-                "KMS key {key_id}: key usage must be SIGN_VERIFY"
-            )));
+            return Err(SignError::Key(
+                format!("KMS key {key_id}: key usage must be SIGN_VERIFY").into(),
+            ));
         }
         let spki = out
             .public_key()
-            .ok_or_else(|| SignError::Key(format!("KMS key {key_id}: no public key")))?;
+            .ok_or_else(|| SignError::Key(format!("KMS key {key_id}: no public key").into()))?;
         let arn = out.key_id().unwrap_or(key_id).to_owned();
         Ok((arn, alg, spki_to_jwk(alg, spki.as_ref())?))
     }
@@ -185,7 +188,7 @@ impl Kms {
             .tag_key(KEY_TAG)
             .tag_value(table)
             .build()
-            .map_err(|e| SignError::Key(e.to_string()))?;
+            .map_err(|e| SignError::Key(e.to_string().into()))?;
         let req = self.client.create_key().tags(tag);
         let req = match alg {
             Some(alg) => req
@@ -261,11 +264,14 @@ impl Kms {
         };
         let k = self.kms_key(&key_id, now).await?;
         if k.alg != alg {
-            return Err(SignError::Key(format!(
-                "KMS key {key_id} signs {}, not {}",
-                k.alg.as_str(),
-                alg.as_str()
-            )));
+            return Err(SignError::Key(
+                format!(
+                    "KMS key {key_id} signs {}, not {}",
+                    k.alg.as_str(),
+                    alg.as_str()
+                )
+                .into(),
+            ));
         }
         Ok(k)
     }
@@ -300,14 +306,15 @@ impl Kms {
             let public = match &k.material {
                 Material::Kms { public, .. } | Material::Envelope { public, .. } => public.clone(),
                 Material::Pkcs8(_) => {
-                    return Err(SignError::Key(format!(
-                        "key {} is a local key in the store's key set",
-                        k.kid
-                    )))
+                    return Err(SignError::Key(
+                        format!("key {} is a local key in the store's key set", k.kid).into(),
+                    ))
                 }
             };
             if public.kid != k.kid {
-                return Err(SignError::Key(format!("key {}: kid does not match", k.kid)));
+                return Err(SignError::Key(
+                    format!("key {}: kid does not match", k.kid).into(),
+                ));
             }
             if k.state == KeyState::Active {
                 let signer: Arc<dyn Signer> = match &k.material {
@@ -326,7 +333,7 @@ impl Kms {
                         wrapping_key_id: wrapping_key_id.clone(),
                         ciphertext: STANDARD
                             .decode(ciphertext)
-                            .map_err(|e| SignError::Key(format!("key {}: {e}", k.kid)))?,
+                            .map_err(|e| SignError::Key(format!("key {}: {e}", k.kid).into()))?,
                         alg: k.alg,
                         kid: k.kid.clone(),
                         key: tokio::sync::OnceCell::new(),
@@ -363,10 +370,10 @@ impl EnvelopeSigner {
                     .await?;
                 let (signer, jwk) = LocalSigner::from_pkcs8(self.alg, &der)?;
                 if jwk.kid != self.kid {
-                    return Err(SignError::Key(format!(
-                        "key {}: the decrypted key does not match its kid",
-                        self.kid
-                    )));
+                    return Err(SignError::Key(
+                        format!("key {}: the decrypted key does not match its kid", self.kid)
+                            .into(),
+                    ));
                 }
                 Ok(signer)
             })
@@ -483,10 +490,13 @@ pub async fn load_or_create_set(
     };
     for k in fresh {
         if set.keys.iter().any(|o| o.alg == k.alg) {
-            return Err(SignError::Key(format!(
-                "SCANID_KMS_KEY_ID names two {} keys; give at most one per algorithm",
-                k.alg.as_str()
-            )));
+            return Err(SignError::Key(
+                format!(
+                    "SCANID_KMS_KEY_ID names two {} keys; give at most one per algorithm",
+                    k.alg.as_str()
+                )
+                .into(),
+            ));
         }
         let kid = k.kid.clone();
         set.push_next(k)?;

@@ -25,3 +25,7 @@ pub mod telemetry;
 pub mod usecase;
 
 pub use app::App;
+
+/// What an adapter's error carries: the underlying error itself (an SDK or SQLite error, or a
+/// message where there is none), so the cause chain reaches the log.
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;

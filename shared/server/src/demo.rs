@@ -59,7 +59,7 @@ impl Demo {
             now,
             app.random.as_ref(),
         )
-        .map_err(|e| StoreError::Corrupt(format!("demo client: {e}")))?;
+        .map_err(|e| StoreError::Corrupt(format!("demo client: {e}").into()))?;
         let secret =
             secret.ok_or_else(|| StoreError::Corrupt("demo client without a secret".into()))?;
         match app.store.client(CLIENT_ID, now).await? {

@@ -60,14 +60,14 @@ impl std::fmt::Debug for EmbeddedStore {
 }
 
 fn unavailable(e: rusqlite::Error) -> StoreError {
-    StoreError::Unavailable(format!("sqlite: {e}"))
+    StoreError::Unavailable(Box::new(e))
 }
 
 impl EmbeddedStore {
     /// Opens (creating if needed) `scanid.db` in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
         scanid_core::keys::local::create_private_dir(data_dir).map_err(|e| {
-            StoreError::Unavailable(format!("data dir {}: {e}", data_dir.display()))
+            StoreError::Unavailable(format!("data dir {}: {e}", data_dir.display()).into())
         })?;
         let path = data_dir.join("scanid.db");
         // Create the file readable by the owner only; SQLite gives its -wal and -shm the same mode.
@@ -76,7 +76,7 @@ impl EmbeddedStore {
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
         opts.open(&path)
-            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display())))?;
+            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display()).into()))?;
         let conn = Self::connect(&path)?;
         conn.execute_batch(SCHEMA).map_err(unavailable)?;
         let writer = Self::connect(&path)?;
@@ -135,7 +135,7 @@ impl EmbeddedStore {
             f(&mut conn)
         })
         .await
-        .map_err(|e| StoreError::Unavailable(format!("blocking task: {e}")))?
+        .map_err(|e| StoreError::Unavailable(format!("blocking task: {e}").into()))?
     }
 
     /// Deletes expired records (reads already ignore them); returns how many.
@@ -324,7 +324,7 @@ impl Backend for EmbeddedStore {
                     |r| r.get(0),
                 )
                 .map_err(unavailable)?;
-            body.parse().map_err(|_| StoreError::Corrupt(format!("counter {pk}: {body:?}")))
+            body.parse().map_err(|_| StoreError::Corrupt(format!("counter {pk}: {body:?}").into()))
         })
         .await
     }

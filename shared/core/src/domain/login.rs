@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 use crate::domain::authorize::AuthorizationRequest;
+use crate::protocol::Secret;
 use crate::random::{self, Random};
 
 /// A login session lives at most five minutes (the default of `SCANID_LOGIN_TTL`).
@@ -53,7 +54,7 @@ pub struct LoginSession {
     /// SHA-256 of the browser-binding secret, base64url.
     pub browser_hash: String,
     /// The HMAC key of the rotating challenge; never leaves the server.
-    pub secret: String,
+    pub secret: Secret,
     pub browser_ip: String,
     pub user_agent: String,
     pub created_at: Timestamp,
@@ -98,7 +99,7 @@ impl LoginSession {
             request,
             restart_query,
             browser_hash: hash(browser_secret),
-            secret: random::token(rng, 32),
+            secret: Secret::new(random::token(rng, 32)),
             browser_ip,
             user_agent: user_agent.chars().take(512).collect(),
             created_at: now,
@@ -119,7 +120,7 @@ impl LoginSession {
     }
 
     fn challenge_at(&self, step: i64) -> String {
-        let key = hmac::Key::new(hmac::HMAC_SHA256, self.secret.as_bytes());
+        let key = hmac::Key::new(hmac::HMAC_SHA256, self.secret.expose().as_bytes());
         let tag = hmac::sign(&key, &step.to_be_bytes());
         URL_SAFE_NO_PAD.encode(&tag.as_ref()[..16])
     }

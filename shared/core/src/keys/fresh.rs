@@ -206,7 +206,7 @@ fn file_digest(data_dir: &std::path::Path) -> Result<Option<String>, SignError> 
             ))
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(SignError::Key(format!("key file: {e}"))),
+        Err(e) => Err(SignError::Key(format!("key file: {e}").into())),
     }
 }
 

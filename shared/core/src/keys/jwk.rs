@@ -78,8 +78,10 @@ impl Jwk {
 
     /// jsonwebtoken's decoding key for this JWK.
     pub fn verifying_key(&self) -> Result<VerifyingKey, SignError> {
-        let bad = |e: jsonwebtoken::errors::Error| SignError::Key(format!("jwk {}: {e}", self.kid));
-        let missing = || SignError::Key(format!("jwk {}: missing members", self.kid));
+        let bad = |e: jsonwebtoken::errors::Error| {
+            SignError::Key(format!("jwk {}: {e}", self.kid).into())
+        };
+        let missing = || SignError::Key(format!("jwk {}: missing members", self.kid).into());
         let (alg, decoding) = match (self.kty.as_str(), &self.n, &self.e, &self.x, &self.y) {
             ("RSA", Some(n), Some(e), _, _) => (
                 Alg::RS256,

@@ -20,8 +20,8 @@ pub async fn encode<T: Serialize + ?Sized>(
 ) -> Result<String, SignError> {
     let header =
         serde_json::json!({ "alg": signer.alg().as_str(), "kid": signer.kid(), "typ": typ });
-    let header = serde_json::to_vec(&header).map_err(|e| SignError::Key(e.to_string()))?;
-    let payload = serde_json::to_vec(claims).map_err(|e| SignError::Key(e.to_string()))?;
+    let header = serde_json::to_vec(&header).map_err(|e| SignError::Key(Box::new(e)))?;
+    let payload = serde_json::to_vec(claims).map_err(|e| SignError::Key(e.to_string().into()))?;
     let mut token = String::with_capacity(header.len() * 4 / 3 + payload.len() * 4 / 3 + 400);
     URL_SAFE_NO_PAD.encode_string(&header, &mut token);
     token.push('.');

@@ -85,7 +85,7 @@ enum KeyMaterial {
 }
 
 fn key_err(e: impl std::fmt::Display) -> SignError {
-    SignError::Key(e.to_string())
+    SignError::Key(e.to_string().into())
 }
 
 impl KeyMaterial {
@@ -198,7 +198,7 @@ impl KeyFile {
             Err(e) => return Err(e),
         }
         create_private_dir(data_dir)
-            .map_err(|e| SignError::Key(format!("{}: {e}", data_dir.display())))?;
+            .map_err(|e| SignError::Key(format!("{}: {e}", data_dir.display()).into()))?;
         let mut file = KeyFile::default();
         for alg in [Alg::RS256, Alg::ES256] {
             let mut k = new_key(alg, now)?;
@@ -215,7 +215,7 @@ impl KeyFile {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 Self::read(&path)?.ok_or_else(|| SignError::Key("key file vanished".into()))
             }
-            Err(e) => Err(SignError::Key(format!("{}: {e}", path.display()))),
+            Err(e) => Err(SignError::Key(format!("{}: {e}", path.display()).into())),
         }
     }
 
@@ -223,15 +223,15 @@ impl KeyFile {
         match std::fs::read(path) {
             Ok(bytes) => serde_json::from_slice(&bytes)
                 .map(Some)
-                .map_err(|e| SignError::Key(format!("{}: {e}", path.display()))),
+                .map_err(|e| SignError::Key(format!("{}: {e}", path.display()).into())),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(SignError::Key(format!("{}: {e}", path.display()))),
+            Err(e) => Err(SignError::Key(format!("{}: {e}", path.display()).into())),
         }
     }
 
     fn write_temp(&self, data_dir: &Path) -> Result<PathBuf, SignError> {
         let tmp = data_dir.join(format!(".{KEY_FILE}.{}.tmp", std::process::id()));
-        let io = |e: std::io::Error| SignError::Key(format!("{}: {e}", tmp.display()));
+        let io = |e: std::io::Error| SignError::Key(format!("{}: {e}", tmp.display()).into());
         let mut opts = OpenOptions::new();
         opts.write(true).create(true).truncate(true);
         #[cfg(unix)]
@@ -247,7 +247,7 @@ impl KeyFile {
     pub fn save(&self, data_dir: &Path) -> Result<(), SignError> {
         let tmp = self.write_temp(data_dir)?;
         std::fs::rename(&tmp, Self::path(data_dir))
-            .map_err(|e| SignError::Key(format!("{}: {e}", Self::path(data_dir).display())))
+            .map_err(|e| SignError::Key(format!("{}: {e}", Self::path(data_dir).display()).into()))
     }
 
     /// The keyring: active keys sign; next, active and retired keys are published.
@@ -256,18 +256,20 @@ impl KeyFile {
         let mut published = Vec::new();
         for k in &self.keys {
             let Material::Pkcs8(pkcs8) = &k.material else {
-                return Err(SignError::Key(format!(
-                    "key {} is held by KMS; set SCANID_SIGNING to kms or kms-envelope",
-                    k.kid
-                )));
+                return Err(SignError::Key(
+                    format!(
+                        "key {} is held by KMS; set SCANID_SIGNING to kms or kms-envelope",
+                        k.kid
+                    )
+                    .into(),
+                ));
             };
             let der = STANDARD.decode(pkcs8).map_err(key_err)?;
             let (signer, jwk) = LocalSigner::from_pkcs8(k.alg, &der)?;
             if jwk.kid != k.kid {
-                return Err(SignError::Key(format!(
-                    "key {}: kid does not match the key",
-                    k.kid
-                )));
+                return Err(SignError::Key(
+                    format!("key {}: kid does not match the key", k.kid).into(),
+                ));
             }
             if k.state == KeyState::Active {
                 signers.push(Arc::new(signer));
@@ -298,10 +300,13 @@ impl KeyFile {
             .iter()
             .any(|k| k.alg == alg && k.state == KeyState::Next)
         {
-            return Err(SignError::Key(format!(
-                "a next {} key exists already; activate it first",
-                alg.as_str()
-            )));
+            return Err(SignError::Key(
+                format!(
+                    "a next {} key exists already; activate it first",
+                    alg.as_str()
+                )
+                .into(),
+            ));
         }
         Ok(())
     }
@@ -314,7 +319,7 @@ impl KeyFile {
             .iter()
             .find(|k| k.kid == kid)
             .map(|k| k.alg)
-            .ok_or_else(|| SignError::Key(format!("no key {kid}")))?;
+            .ok_or_else(|| SignError::Key(format!("no key {kid}").into()))?;
         for k in self.keys.iter_mut().filter(|k| k.alg == alg) {
             if k.kid == kid {
                 k.state = KeyState::Active;
@@ -341,13 +346,13 @@ impl KeyFile {
             .keys
             .iter()
             .find(|k| k.kid == kid)
-            .ok_or_else(|| SignError::Key(format!("no key {kid}")))?;
+            .ok_or_else(|| SignError::Key(format!("no key {kid}").into()))?;
         match (k.state, k.retired_at) {
-            (KeyState::Active, _) => return Err(SignError::Key(format!("{kid} is active; activate another key first"))),
+            (KeyState::Active, _) => return Err(SignError::Key(format!("{kid} is active; activate another key first").into())),
             (KeyState::Retired, Some(at)) if !force && now < at.plus_secs(max_token_lifetime) => {
                 return Err(SignError::Key(format!(
                     "{kid} was retired less than {max_token_lifetime} s ago; tokens it signed may be live (use --force)"
-                )))
+                ).into()))
             }
             _ => {}
         }

@@ -63,10 +63,10 @@ pub enum KeyState {
 pub enum SignError {
     /// The signing service (KMS) could not be reached; retry later (503).
     #[error("signer unavailable: {0}")]
-    Unavailable(String),
+    Unavailable(#[source] crate::Cause),
     /// The key material is unusable.
     #[error("key error: {0}")]
-    Key(String),
+    Key(#[source] crate::Cause),
     /// No key for the algorithm asked for.
     #[error("no active {0:?} key")]
     NoKey(Alg),
@@ -127,14 +127,13 @@ impl Keyring {
         }
         for s in &signers {
             if !verifiers.contains_key(s.kid()) {
-                return Err(SignError::Key(format!(
-                    "active key {} is not published",
-                    s.kid()
-                )));
+                return Err(SignError::Key(
+                    format!("active key {} is not published", s.kid()).into(),
+                ));
             }
         }
         let jwks_json = serde_json::to_vec(&JwkSet { keys: published })
-            .map_err(|e| SignError::Key(e.to_string()))?
+            .map_err(|e| SignError::Key(e.to_string().into()))?
             .into();
         let signers = signers.into_iter().map(|s| (s.alg(), s)).collect();
         Ok(Self {

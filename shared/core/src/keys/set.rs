@@ -30,14 +30,15 @@ impl BuildKeyring for PublishedOnly {
             let public = match &k.material {
                 Material::Kms { public, .. } | Material::Envelope { public, .. } => public.clone(),
                 Material::Pkcs8(_) => {
-                    return Err(SignError::Key(format!(
-                        "key {} is a local key in the store's key set",
-                        k.kid
-                    )))
+                    return Err(SignError::Key(
+                        format!("key {} is a local key in the store's key set", k.kid).into(),
+                    ))
                 }
             };
             if public.kid != k.kid {
-                return Err(SignError::Key(format!("key {}: kid does not match", k.kid)));
+                return Err(SignError::Key(
+                    format!("key {}: kid does not match", k.kid).into(),
+                ));
             }
             published.push(public);
         }
@@ -51,7 +52,7 @@ pub type Builder = Arc<dyn BuildKeyring>;
 pub fn store_err(e: StoreError) -> SignError {
     match e {
         StoreError::Unavailable(d) => SignError::Unavailable(d),
-        other => SignError::Key(other.to_string()),
+        other => SignError::Key(other.to_string().into()),
     }
 }
 

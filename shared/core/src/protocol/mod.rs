@@ -2,5 +2,7 @@
 
 pub mod discovery;
 pub mod error;
+pub mod secret;
 
 pub use error::{OAuthError, OAuthErrorCode};
+pub use secret::Secret;

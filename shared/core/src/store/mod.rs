@@ -136,7 +136,7 @@ impl Record {
         value: &T,
         expires_at: Option<i64>,
     ) -> Result<Self, StoreError> {
-        let body = serde_json::to_string(value).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let body = serde_json::to_string(value).map_err(|e| StoreError::Corrupt(Box::new(e)))?;
         Ok(Self {
             key,
             body,
@@ -147,7 +147,7 @@ impl Record {
 
     pub fn value<T: DeserializeOwned>(&self) -> Result<T, StoreError> {
         serde_json::from_str(&self.body)
-            .map_err(|e| StoreError::Corrupt(format!("{}: {e}", self.key.pk())))
+            .map_err(|e| StoreError::Corrupt(format!("{}: {e}", self.key.pk()).into()))
     }
 
     /// The same record with a new body and the next version.
@@ -190,10 +190,10 @@ pub enum StoreError {
     ConditionFailed,
     /// The store could not be reached or failed; retry later (503).
     #[error("store unavailable: {0}")]
-    Unavailable(String),
+    Unavailable(#[source] crate::Cause),
     /// A stored value could not be decoded or encoded.
     #[error("corrupt record: {0}")]
-    Corrupt(String),
+    Corrupt(#[source] crate::Cause),
 }
 
 /// The record primitive each adapter implements.

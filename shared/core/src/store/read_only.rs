@@ -14,7 +14,7 @@ pub struct ReadOnly(pub Arc<dyn Backend>);
 
 fn refused(op: &'static str) -> StoreError {
     tracing::error!(op, "a read-only function tried to write");
-    StoreError::Unavailable(format!("{op}: this function is read-only"))
+    StoreError::Unavailable(format!("{op}: this function is read-only").into())
 }
 
 #[async_trait]

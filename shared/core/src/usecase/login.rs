@@ -15,18 +15,42 @@ use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, AuthCode, Consent, LoginSession, LoginStatus, SsoSession};
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
-use crate::protocol::{OAuthError, OAuthErrorCode};
+use crate::protocol::{OAuthError, OAuthErrorCode, Secret};
 use crate::random;
 use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
 use crate::store::{ClientStore, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError};
 
 /// An authorization response: where to send the browser, how, and with which parameters.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct AuthResponse {
     pub redirect_uri: String,
     pub mode: ResponseMode,
     pub params: Vec<(&'static str, String)>,
+}
+
+impl std::fmt::Debug for AuthResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let params: Vec<(&str, &str)> = self
+            .params
+            .iter()
+            .map(|(k, v)| {
+                (
+                    *k,
+                    if *k == "code" {
+                        "<redacted>"
+                    } else {
+                        v.as_str()
+                    },
+                )
+            })
+            .collect();
+        f.debug_struct("AuthResponse")
+            .field("redirect_uri", &self.redirect_uri)
+            .field("mode", &self.mode)
+            .field("params", &params)
+            .finish()
+    }
 }
 
 impl AuthResponse {
@@ -66,20 +90,7 @@ pub struct BrowserCookies {
 
 /// A QR login's browser-binding secret: issued by the server for that login only, sent to
 /// the browser once in a cookie, stored only as a hash (SECURITY.md Q1).
-#[derive(Clone, PartialEq, Eq)]
-pub struct BrowserSecret(String);
-
-impl BrowserSecret {
-    pub fn expose(&self) -> &str {
-        &self.0
-    }
-}
-
-impl std::fmt::Debug for BrowserSecret {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("BrowserSecret(<redacted>)")
-    }
-}
+pub type BrowserSecret = Secret;
 
 /// The authorization endpoint's decision.
 #[derive(Debug)]
@@ -272,7 +283,7 @@ async fn create_login(
     approved: Option<(String, Timestamp, String)>,
 ) -> Result<(LoginSession, BrowserSecret), StoreError> {
     let now = app.clock.now();
-    let browser_secret = BrowserSecret(random::token(app.random.as_ref(), 32));
+    let browser_secret = Secret::new(random::token(app.random.as_ref(), 32));
     let mut session = LoginSession::new(
         app.settings.lifetimes.login,
         req,
