@@ -1,0 +1,162 @@
+//! The pages' markup: one askama template per page under `templates/`, each extending
+//! `layout.html` (the frameable keycloak pages have their own `frame.html`), and the scripts
+//! and stylesheet as static files under `static/`.
+//!
+//! Askama HTML-escapes every value a template prints (SECURITY.md B4). Text that comes from
+//! a request, a client's registration or an identity is a plain `&str` field here, so it is
+//! escaped; the only values printed with `|safe` are our own markup: the QR code's SVG, the
+//! static scripts and the stylesheet, each marked where it is printed.
+//!
+//! Each struct's `nonce` is the response's CSP nonce ([`crate::pages::html`]).
+
+use std::fmt;
+
+use askama::Template;
+
+/// The escaper of every `.html` template (askama.toml): `&`, `<`, `>`, `"` and `'` as the
+/// entities [`crate::pages::escape`] writes, so the pages are byte for byte what they were
+/// before templates.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Html;
+
+impl askama::filters::Escaper for Html {
+    fn write_escaped_str<W: fmt::Write>(&self, mut dest: W, s: &str) -> fmt::Result {
+        let mut done = 0;
+        for (i, b) in s.bytes().enumerate() {
+            let entity = match b {
+                b'&' => "&amp;",
+                b'<' => "&lt;",
+                b'>' => "&gt;",
+                b'"' => "&quot;",
+                b'\'' => "&#39;",
+                _ => continue,
+            };
+            dest.write_str(&s[done..i])?;
+            dest.write_str(entity)?;
+            done = i + 1;
+        }
+        dest.write_str(&s[done..])
+    }
+}
+
+/// The stylesheet every login-flow page carries in its nonce'd `<style>`.
+pub const STYLE: &str = include_str!("../static/style.css").trim_ascii_end();
+
+/// An error page: "title" as the heading, then the message.
+#[derive(Template)]
+#[template(path = "error.html")]
+pub struct ErrorPage<'a> {
+    pub nonce: &'a str,
+    pub title: &'a str,
+    pub message: &'a str,
+}
+
+/// The `form_post` authorization response: a form to the client that submits itself.
+#[derive(Template)]
+#[template(path = "form_post.html")]
+pub struct FormPost<'a> {
+    pub nonce: &'a str,
+    /// The client's redirect URI.
+    pub action: &'a str,
+    pub params: &'a [(&'static str, String)],
+}
+
+/// [`crate::pages::Page`]: a body and script its caller built (trusted markup by `Page`'s
+/// contract), in the layout.
+#[derive(Template)]
+#[template(path = "raw.html")]
+pub struct RawPage<'a> {
+    pub nonce: &'a str,
+    pub title: &'a str,
+    pub body: &'a str,
+    pub script: Option<&'a str>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EVIL: &str = r#"<script>alert(1)</script>&"'"#;
+    const ESCAPED: &str = "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;";
+
+    fn render(t: &impl Template) -> String {
+        t.render().expect("renders")
+    }
+
+    /// `html` has `EVIL` only escaped, `times` times.
+    fn escaped(html: &str, times: usize) {
+        assert!(!html.contains("<script>alert"), "{html}");
+        assert!(!html.contains(r#"&""#), "{html}");
+        assert_eq!(html.matches(ESCAPED).count(), times, "{html}");
+    }
+
+    /// The layout around every page: doctype, nonce'd style, `<main>`.
+    fn in_layout(html: &str, title: &str) {
+        assert!(
+            html.starts_with(&format!(
+                "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+                 <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+                 <meta name=\"referrer\" content=\"no-referrer\"><title>{title} · scanid</title>\
+                 <style nonce=\"N0NCE\">{STYLE}</style></head><body><main>"
+            )),
+            "{html}"
+        );
+        assert!(html.ends_with("</body></html>"), "{html}");
+    }
+
+    #[test]
+    fn error_page_escapes_title_and_message() {
+        let html = render(&ErrorPage {
+            nonce: "N0NCE",
+            title: EVIL,
+            message: EVIL,
+        });
+        in_layout(&html, ESCAPED);
+        escaped(&html, 3);
+        assert!(html.contains(&format!("<main><h1>{ESCAPED}</h1><p>{ESCAPED}</p></main>")));
+        assert!(!html.contains("<script"), "no script: {html}");
+    }
+
+    #[test]
+    fn form_post_escapes_action_names_and_values() {
+        let params = [("state", EVIL.to_owned()), ("code", "c".to_owned())];
+        let html = render(&FormPost {
+            nonce: "N0NCE",
+            action: EVIL,
+            params: &params,
+        });
+        in_layout(&html, "Signing you in");
+        escaped(&html, 2);
+        assert!(html.contains(&format!(
+            "<form id=\"rp\" method=\"post\" action=\"{ESCAPED}\">\
+             <input type=\"hidden\" name=\"state\" value=\"{ESCAPED}\">\
+             <input type=\"hidden\" name=\"code\" value=\"c\"><noscript>"
+        )));
+        assert!(html.ends_with(
+            "</form></main><script nonce=\"N0NCE\">document.getElementById('rp').submit();</script></body></html>"
+        ));
+    }
+
+    #[test]
+    fn raw_page_escapes_its_title() {
+        let html = render(&RawPage {
+            nonce: "N0NCE",
+            title: EVIL,
+            body: "<p>trusted</p>",
+            script: Some("go();"),
+        });
+        in_layout(&html, ESCAPED);
+        assert!(html.ends_with(
+            "<main><p>trusted</p></main><script nonce=\"N0NCE\">go();</script></body></html>"
+        ));
+    }
+
+    #[test]
+    fn escapes_as_pages_escape_does() {
+        for s in [EVIL, "", "plain", "é<ü>&&", "a'b\"c"] {
+            let mut out = String::new();
+            askama::filters::Escaper::write_escaped_str(&Html, &mut out, s).expect("writes");
+            assert_eq!(out, crate::pages::escape(s));
+        }
+    }
+}
