@@ -41,7 +41,10 @@ impl askama::filters::Escaper for Html {
 
 /// The stylesheet every login-flow page carries in its nonce'd `<style>`.
 pub const STYLE: &str = include_str!("../static/style.css").trim_ascii_end();
-
+/// The QR page's poll: every second it asks the status URL the page gives in
+/// `#state[data-status-url]`, swaps in a rotated QR code, says when the request expired or is
+/// no longer valid, and goes on to the consent step once the app approved.
+pub const POLL_JS: &str = include_str!("../static/poll.js").trim_ascii_end();
 /// An error page: "title" as the heading, then the message.
 #[derive(Template)]
 #[template(path = "error.html")]
@@ -59,6 +62,41 @@ pub struct FormPost<'a> {
     /// The client's redirect URI.
     pub action: &'a str,
     pub params: &'a [(&'static str, String)],
+}
+
+/// The login page: the QR code, the app link, the store links, and the poll.
+#[derive(Template)]
+#[template(path = "qr.html")]
+pub struct QrPage<'a> {
+    pub nonce: &'a str,
+    /// The client's registered name.
+    pub client: &'a str,
+    /// The QR code of `app_link`: markup drawn by [`crate::pages::qr_svg`], printed `|safe`.
+    pub qr_svg: &'a str,
+    pub app_link: &'a str,
+    /// What the poll asks (`data-status-url`).
+    pub status_url: &'a str,
+    pub ios: &'a str,
+    pub android: &'a str,
+}
+
+/// The consent page: who asks for what, allow or deny.
+#[derive(Template)]
+#[template(path = "consent.html")]
+pub struct ConsentPage<'a> {
+    pub nonce: &'a str,
+    /// The client's registered name.
+    pub client: &'a str,
+    pub display_name: &'a str,
+    pub user_name: &'a str,
+    /// What each requested scope means to a person.
+    pub scopes: Vec<&'a str>,
+    /// Where the form posts (the consent endpoint).
+    pub action: &'a str,
+    pub session: &'a str,
+    pub csrf: &'a str,
+    /// The host of the redirect URI.
+    pub host: &'a str,
 }
 
 /// [`crate::pages::Page`]: a body and script its caller built (trusted markup by `Page`'s
@@ -138,6 +176,49 @@ mod tests {
     }
 
     #[test]
+    fn qr_page_escapes_everything_but_the_svg() {
+        let html = render(&QrPage {
+            nonce: "N0NCE",
+            client: EVIL,
+            qr_svg: "<svg><rect/></svg>",
+            app_link: EVIL,
+            status_url: EVIL,
+            ios: EVIL,
+            android: EVIL,
+        });
+        in_layout(&html, "Log in");
+        escaped(&html, 6);
+        assert!(html.contains("<div class=\"qr\" id=\"qr\"><svg><rect/></svg></div>"));
+        assert!(html.contains(&format!(
+            "<p id=\"state\" class=\"muted\" role=\"status\" data-status-url=\"{ESCAPED}\">"
+        )));
+        assert!(html.ends_with(&format!(
+            "</p></main><script nonce=\"N0NCE\">{POLL_JS}</script></body></html>"
+        )));
+    }
+
+    #[test]
+    fn consent_page_escapes_names_and_fields() {
+        let html = render(&ConsentPage {
+            nonce: "N0NCE",
+            client: EVIL,
+            display_name: EVIL,
+            user_name: EVIL,
+            scopes: vec![EVIL, "Other data"],
+            action: EVIL,
+            session: EVIL,
+            csrf: EVIL,
+            host: EVIL,
+        });
+        in_layout(&html, "Allow access");
+        escaped(&html, 9);
+        assert!(html.contains(&format!(
+            "<ul class=\"scopes\"><li>{ESCAPED}</li><li>Other data</li></ul>"
+        )));
+        assert!(!html.contains("<script"), "no script: {html}");
+    }
+
+    #[test]
     fn raw_page_escapes_its_title() {
         let html = render(&RawPage {
             nonce: "N0NCE",
@@ -158,5 +239,20 @@ mod tests {
             askama::filters::Escaper::write_escaped_str(&Html, &mut out, s).expect("writes");
             assert_eq!(out, crate::pages::escape(s));
         }
+    }
+
+    /// The script is static: nothing is substituted into it, and nothing in it can end the
+    /// `<script>` element it is printed in.
+    #[test]
+    fn script_is_static_and_stays_in_its_element() {
+        for js in [POLL_JS] {
+            let lower = js.to_ascii_lowercase();
+            assert!(!lower.contains("</script") && !lower.contains("<!--"));
+            for placeholder in ["STATUS", "{{", "{%", "{}"] {
+                assert!(!js.contains(placeholder), "{placeholder} in {js}");
+            }
+        }
+        assert!(POLL_JS.contains("state.getAttribute('data-status-url')"));
+        assert!(!STYLE.to_ascii_lowercase().contains("</style"));
     }
 }
