@@ -99,6 +99,34 @@ pub struct ConsentPage<'a> {
     pub host: &'a str,
 }
 
+/// "Log out of scanid?": the logout request's parameters posted back with the anti-CSRF token.
+#[derive(Template)]
+#[template(path = "logout_confirm.html")]
+pub struct LogoutConfirm<'a> {
+    pub nonce: &'a str,
+    /// Where the form posts (the logout endpoint).
+    pub action: &'a str,
+    /// The request's parameters to post back, by name.
+    pub fields: Vec<(&'static str, &'a str)>,
+    pub csrf: &'a str,
+}
+
+/// The end of a logout with nowhere to go back to.
+#[derive(Template)]
+#[template(path = "logged_out.html")]
+pub struct LoggedOut<'a> {
+    pub nonce: &'a str,
+}
+
+/// What the QR's app link shows when a browser opens it: the code is for the app.
+#[derive(Template)]
+#[template(path = "app_link.html")]
+pub struct AppLinkPage<'a> {
+    pub nonce: &'a str,
+    pub ios: &'a str,
+    pub android: &'a str,
+}
+
 /// [`crate::pages::Page`]: a body and script its caller built (trusted markup by `Page`'s
 /// contract), in the layout.
 #[derive(Template)]
@@ -216,6 +244,41 @@ mod tests {
             "<ul class=\"scopes\"><li>{ESCAPED}</li><li>Other data</li></ul>"
         )));
         assert!(!html.contains("<script"), "no script: {html}");
+    }
+
+    #[test]
+    fn logout_confirm_escapes_the_posted_back_fields() {
+        let html = render(&LogoutConfirm {
+            nonce: "N0NCE",
+            action: EVIL,
+            fields: vec![("state", EVIL), ("client_id", "c")],
+            csrf: EVIL,
+        });
+        in_layout(&html, "Log out");
+        escaped(&html, 3);
+        assert!(html.contains(&format!(
+            "<input type=\"hidden\" name=\"state\" value=\"{ESCAPED}\">\
+             <input type=\"hidden\" name=\"client_id\" value=\"c\">\
+             <input type=\"hidden\" name=\"csrf\" value=\"{ESCAPED}\"><div class=\"buttons\">"
+        )));
+    }
+
+    #[test]
+    fn logged_out_and_app_link_pages() {
+        let html = render(&LoggedOut { nonce: "N0NCE" });
+        in_layout(&html, "Logged out");
+        assert!(html
+            .contains("<main><h1>You are logged out</h1><p>You can close this window.</p></main>"));
+        let html = render(&AppLinkPage {
+            nonce: "N0NCE",
+            ios: EVIL,
+            android: EVIL,
+        });
+        in_layout(&html, "Get the scanid app");
+        escaped(&html, 2);
+        assert!(html.contains(&format!(
+            "<p class=\"stores\"><a href=\"{ESCAPED}\">App Store</a> <a href=\"{ESCAPED}\">Google Play</a></p>"
+        )));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use crate::domain::logout::{self, LogoutDecision};
 use crate::domain::resource::{self, LiveToken};
 use crate::domain::token::{self, Presented};
 use crate::keys::jwt;
-use crate::pages::{self, escape, Page};
+use crate::pages;
 use crate::protocol::OAuthError;
 use crate::store::ClientStore;
 use crate::App;
@@ -380,17 +380,13 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
                 Body::Empty,
             )))
         }
-        None => Ok(cors::none(
-            Page {
-                status: 200,
-                title: "Logged out",
-                body: "<h1>You are logged out</h1><p>You can close this window.</p>".into(),
-                script: None,
-                form_action: "'none'".into(),
-                cookies: vec![clear, clear_state],
-            }
-            .render(app.random.as_ref()),
-        )),
+        None => Ok(cors::none(pages::html(
+            app.random.as_ref(),
+            200,
+            "'none'",
+            vec![clear, clear_state],
+            |nonce| askama::Template::render(&crate::views::LoggedOut { nonce }),
+        ))),
     }
 }
 
@@ -431,34 +427,27 @@ fn confirm_page(
     client_id: &Option<String>,
     csrf: &str,
 ) -> Response {
-    let mut hidden = String::new();
-    for (k, v) in [
+    let fields = [
         ("post_logout_redirect_uri", redirect),
         ("state", state),
         ("client_id", client_id),
-    ] {
-        if let Some(v) = v {
-            hidden.push_str(&format!(
-                "<input type=\"hidden\" name=\"{k}\" value=\"{}\">",
-                escape(v)
-            ));
-        }
-    }
-    hidden.push_str(&format!(
-        "<input type=\"hidden\" name=\"csrf\" value=\"{}\">",
-        escape(csrf)
-    ));
-    Page {
-        status: 200,
-        title: "Log out",
-        body: format!(
-            "<h1>Log out of scanid?</h1><form method=\"post\" action=\"{}\">{hidden}\
-             <div class=\"buttons\"><button class=\"allow\" type=\"submit\">Log out</button></div></form>",
-            escape(&format!("{}/protocol/openid-connect/logout", app.settings.issuer()))
-        ),
-        script: None,
-        form_action: pages::form_targets(redirect.as_deref()),
-        cookies: Vec::new(),
-    }
-    .render(app.random.as_ref())
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| Some((k, v.as_deref()?)))
+    .collect();
+    let form_action = pages::form_targets(redirect.as_deref());
+    pages::html(
+        app.random.as_ref(),
+        200,
+        &form_action,
+        Vec::new(),
+        |nonce| {
+            askama::Template::render(&crate::views::LogoutConfirm {
+                nonce,
+                action: &format!("{}/protocol/openid-connect/logout", app.settings.issuer()),
+                fields,
+                csrf,
+            })
+        },
+    )
 }
