@@ -45,6 +45,18 @@ pub const STYLE: &str = include_str!("../static/style.css").trim_ascii_end();
 /// `#state[data-status-url]`, swaps in a rotated QR code, says when the request expired or is
 /// no longer valid, and goes on to the consent step once the app approved.
 pub const POLL_JS: &str = include_str!("../static/poll.js").trim_ascii_end();
+/// keycloak-js's third-party-cookie probe, step 1: sets the test cookies, goes to step 2.
+pub const THIRD_PARTY_COOKIES_STEP1_JS: &str =
+    include_str!("../static/3p-cookies-step1.js").trim_ascii_end();
+/// keycloak-js's third-party-cookie probe, step 2: tells the parent page whether step 1's
+/// cookies came back, and clears them.
+pub const THIRD_PARTY_COOKIES_STEP2_JS: &str =
+    include_str!("../static/3p-cookies-step2.js").trim_ascii_end();
+/// The OP iframe of OIDC Session Management: answers a relying party's
+/// `"client_id session_state"` with `unchanged`, `changed` or `error`, comparing with the
+/// session-state cookie, whose name it reads from `body[data-session-state-cookie]`.
+pub const LOGIN_STATUS_JS: &str = include_str!("../static/login-status.js").trim_ascii_end();
+
 /// An error page: "title" as the heading, then the message.
 #[derive(Template)]
 #[template(path = "error.html")]
@@ -125,6 +137,17 @@ pub struct AppLinkPage<'a> {
     pub nonce: &'a str,
     pub ios: &'a str,
     pub android: &'a str,
+}
+
+/// A page keycloak-js frames: one of the static scripts above and nothing else.
+#[derive(Template)]
+#[template(path = "frame.html")]
+pub struct FramePage<'a> {
+    pub nonce: &'a str,
+    /// One of this module's `*_JS` constants, printed `|safe`.
+    pub script: &'static str,
+    /// The session-state cookie's name, for [`LOGIN_STATUS_JS`].
+    pub cookie: Option<&'a str>,
 }
 
 /// [`crate::pages::Page`]: a body and script its caller built (trusted markup by `Page`'s
@@ -282,6 +305,32 @@ mod tests {
     }
 
     #[test]
+    fn frame_page_escapes_the_cookie_name() {
+        let html = render(&FramePage {
+            nonce: "N0NCE",
+            script: LOGIN_STATUS_JS,
+            cookie: Some(EVIL),
+        });
+        escaped(&html, 1);
+        assert_eq!(
+            html,
+            format!(
+                "<!doctype html><html><head><meta charset=\"utf-8\"><title>scanid</title></head>\
+                 <body data-session-state-cookie=\"{ESCAPED}\">\
+                 <script nonce=\"N0NCE\">{LOGIN_STATUS_JS}</script></body></html>"
+            )
+        );
+        let html = render(&FramePage {
+            nonce: "N0NCE",
+            script: THIRD_PARTY_COOKIES_STEP1_JS,
+            cookie: None,
+        });
+        assert!(html.contains(&format!(
+            "</head><body><script nonce=\"N0NCE\">{THIRD_PARTY_COOKIES_STEP1_JS}</script>"
+        )));
+    }
+
+    #[test]
     fn raw_page_escapes_its_title() {
         let html = render(&RawPage {
             nonce: "N0NCE",
@@ -304,18 +353,24 @@ mod tests {
         }
     }
 
-    /// The script is static: nothing is substituted into it, and nothing in it can end the
-    /// `<script>` element it is printed in.
+    /// The scripts are static: nothing is substituted into them, and nothing in them can end
+    /// the `<script>` element they are printed in.
     #[test]
-    fn script_is_static_and_stays_in_its_element() {
-        for js in [POLL_JS] {
+    fn scripts_are_static_and_stay_in_their_element() {
+        for js in [
+            POLL_JS,
+            THIRD_PARTY_COOKIES_STEP1_JS,
+            THIRD_PARTY_COOKIES_STEP2_JS,
+            LOGIN_STATUS_JS,
+        ] {
             let lower = js.to_ascii_lowercase();
             assert!(!lower.contains("</script") && !lower.contains("<!--"));
-            for placeholder in ["STATUS", "{{", "{%", "{}"] {
+            for placeholder in ["STATUS", "{{", "{%", "{}", "COOKIE=\""] {
                 assert!(!js.contains(placeholder), "{placeholder} in {js}");
             }
         }
         assert!(POLL_JS.contains("state.getAttribute('data-status-url')"));
+        assert!(LOGIN_STATUS_JS.contains("getAttribute('data-session-state-cookie')"));
         assert!(!STYLE.to_ascii_lowercase().contains("</style"));
     }
 }
