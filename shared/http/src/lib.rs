@@ -10,6 +10,7 @@ pub mod error;
 pub mod handlers;
 pub mod pages;
 pub mod routes;
+pub mod views;
 
 #[allow(unused_imports)]
 use scanid_core::{

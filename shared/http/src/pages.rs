@@ -1,16 +1,20 @@
 //! Server-rendered pages of the login flow. No third-party resources; every page carries
 //! `Content-Security-Policy` with a per-response nonce for its one script and style,
 //! `frame-ancestors 'none'`, `X-Frame-Options: DENY` and `Referrer-Policy: no-referrer`
-//! (SECURITY.md B1, B2). Every reflected value goes through [`escape`] (B4).
+//! (SECURITY.md B1, B2). The markup is in askama templates ([`crate::views`]), which escape
+//! every reflected value (B4); this module sends them.
 
+use askama::Template;
 use lambda_http::Body;
 
 use crate::domain::authorize::ResponseMode;
 use crate::random::{self, Random};
 use crate::usecase::login::AuthResponse;
+use crate::views;
 use crate::{base, finish, Response};
 
-/// HTML-escapes text for element content and quoted attributes.
+/// HTML-escapes text for element content and quoted attributes (templates escape by
+/// themselves: this is for markup built outside them).
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 16);
     for c in s.chars() {
@@ -48,15 +52,6 @@ pub fn qr_svg(text: &str) -> String {
     }
 }
 
-const STYLE: &str = "body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;background:#f4f5f7;color:#1d2330;margin:0}
-main{max-width:28rem;margin:3rem auto;background:#fff;border-radius:12px;padding:2rem;box-shadow:0 1px 4px rgba(0,0,0,.12)}
-h1{font-size:1.3rem;margin-top:0}.qr svg{display:block;margin:1rem auto;width:256px;height:256px}
-.muted{color:#5b6478;font-size:.9rem}ul.scopes{padding-left:1.2rem}
-.buttons{display:flex;gap:.75rem;margin-top:1.5rem}button{flex:1;padding:.7rem;border-radius:8px;border:1px solid #1d4ed8;font-size:1rem;cursor:pointer}
-button.allow{background:#1d4ed8;color:#fff}button.deny{background:#fff;color:#1d4ed8}
-a{color:#1d4ed8}a.button{display:inline-block;background:#1d4ed8;color:#fff;padding:.7rem 1.2rem;border-radius:8px;text-decoration:none}
-pre{background:#f4f5f7;padding:.75rem;border-radius:8px;overflow:auto;font-size:.8rem}.stores a{margin-right:1rem}.applink{word-break:break-all;font-size:.8rem}";
-
 /// Where forms on a page may go: this service and the client's redirect origin (browsers apply
 /// `form-action` to the redirect that follows a form post).
 pub fn form_targets(redirect_uri: Option<&str>) -> String {
@@ -73,46 +68,35 @@ pub fn form_targets(redirect_uri: Option<&str>) -> String {
     t
 }
 
-/// A complete HTML response.
-pub struct Page<'a> {
-    pub status: u16,
-    pub title: &'a str,
-    /// Trusted HTML (built with [`escape`]).
-    pub body: String,
-    /// A script to run, if any (trusted text).
-    pub script: Option<String>,
-    pub form_action: String,
-    pub cookies: Vec<String>,
-}
-
-impl Page<'_> {
-    pub fn render(self, rng: &dyn Random) -> Response {
-        let nonce = random::token(rng, 16);
-        let csp = format!(
-            "default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; img-src 'self' data:; \
-             connect-src 'self'; form-action {}; frame-ancestors 'none'; base-uri 'none'",
-            self.form_action
-        );
-        let script = self
-            .script
-            .map(|s| format!("<script nonce=\"{nonce}\">{s}</script>"))
-            .unwrap_or_default();
-        let html = format!(
-            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-             <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
-             <meta name=\"referrer\" content=\"no-referrer\"><title>{} · scanid</title>\
-             <style nonce=\"{nonce}\">{STYLE}</style></head><body><main>{}</main>{script}</body></html>",
-            escape(self.title),
-            self.body
-        );
-        let mut b = security_headers(base(self.status))
-            .header("content-type", "text/html; charset=utf-8")
-            .header("content-security-policy", csp);
-        for c in self.cookies {
-            b = b.header("set-cookie", c);
+/// A page response: a fresh CSP nonce, the page `render` makes with it (a template of
+/// [`crate::views`]), and the headers every page carries. `form_action` is the CSP's
+/// `form-action` ([`form_targets`], or `'none'`).
+pub fn html(
+    rng: &dyn Random,
+    status: u16,
+    form_action: &str,
+    cookies: Vec<String>,
+    render: impl FnOnce(&str) -> askama::Result<String>,
+) -> Response {
+    let nonce = random::token(rng, 16);
+    let html = match render(&nonce) {
+        Ok(html) => html,
+        Err(e) => {
+            tracing::error!(error = %e, "rendering a page");
+            return finish(security_headers(base(500)), Body::Empty);
         }
-        finish(b, Body::Text(html))
+    };
+    let csp = format!(
+        "default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; img-src 'self' data:; \
+         connect-src 'self'; form-action {form_action}; frame-ancestors 'none'; base-uri 'none'"
+    );
+    let mut b = security_headers(base(status))
+        .header("content-type", "text/html; charset=utf-8")
+        .header("content-security-policy", csp);
+    for c in cookies {
+        b = b.header("set-cookie", c);
     }
+    finish(b, Body::Text(html))
 }
 
 /// Headers every login-flow response carries, pages and redirects alike.
@@ -126,15 +110,14 @@ pub fn security_headers(b: http::response::Builder) -> http::response::Builder {
 /// An error page (never a redirect): used for untrusted client_id/redirect_uri and for
 /// login-page errors.
 pub fn error_page(status: u16, title: &str, message: &str, rng: &dyn Random) -> Response {
-    Page {
-        status,
-        title,
-        body: format!("<h1>{}</h1><p>{}</p>", escape(title), escape(message)),
-        script: None,
-        form_action: "'none'".into(),
-        cookies: Vec::new(),
-    }
-    .render(rng)
+    html(rng, status, "'none'", Vec::new(), |nonce| {
+        views::ErrorPage {
+            nonce,
+            title,
+            message,
+        }
+        .render()
+    })
 }
 
 /// The authorization response: a 302/303 redirect (query or fragment) or, for `form_post`, an
@@ -163,30 +146,20 @@ pub fn auth_response(
         }
         ResponseMode::Fragment => format!("{}#{encoded}", r.redirect_uri),
         ResponseMode::FormPost => {
-            let inputs: String = r
-                .params
-                .iter()
-                .map(|(k, v)| {
-                    format!(
-                        "<input type=\"hidden\" name=\"{}\" value=\"{}\">",
-                        escape(k),
-                        escape(v)
-                    )
-                })
-                .collect();
-            return Page {
-                status: 200,
-                title: "Signing you in",
-                body: format!(
-                    "<h1>Signing you in…</h1><form id=\"rp\" method=\"post\" action=\"{}\">{inputs}\
-                     <noscript><button class=\"allow\" type=\"submit\">Continue</button></noscript></form>",
-                    escape(&r.redirect_uri)
-                ),
-                script: Some("document.getElementById('rp').submit();".into()),
-                form_action: form_targets(Some(&r.redirect_uri)),
+            return html(
+                rng,
+                200,
+                &form_targets(Some(&r.redirect_uri)),
                 cookies,
-            }
-            .render(rng);
+                |nonce| {
+                    views::FormPost {
+                        nonce,
+                        action: &r.redirect_uri,
+                        params: &r.params,
+                    }
+                    .render()
+                },
+            );
         }
     };
     let mut b =

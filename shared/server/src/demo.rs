@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use askama::Template;
 use lambda_http::Body;
 use serde_json::{Map, Value};
 
@@ -19,7 +20,9 @@ use crate::store::{ClientStore, IdentityStore, StoreError};
 use crate::usecase::resource;
 use crate::usecase::token::{self, Presented};
 use crate::App;
-use scanid_http::pages::{escape, security_headers, Page};
+use scanid_http::pages::{self, security_headers};
+// The layout the demo's templates extend prints it (`self::STYLE`).
+use scanid_http::views::STYLE;
 use scanid_http::{base, finish, query_pairs, Request, Response};
 
 /// The demo client's id.
@@ -86,17 +89,13 @@ impl Demo {
     }
 
     fn home(&self, app: &App) -> Response {
-        page(
-            app,
-            "scanid demo",
-            format!(
-                "<h1>scanid demo app</h1><p>This page is a relying party of <code>{}</code>. \
-                 It runs the authorization code flow with PKCE.</p>\
-                 <p><a id=\"login\" class=\"button\" href=\"/demo/login\">Log in with scanid</a></p>\
-                 <p class=\"muted\">Approve with the reference app: <code>scanid app approve --key-file alice.key 'QR text'</code></p>",
-                escape(&app.settings.issuer())
-            ),
-        )
+        page(app, |nonce| {
+            DemoHome {
+                nonce,
+                issuer: &app.settings.issuer(),
+            }
+            .render()
+        })
     }
 
     fn start(&self, app: &App) -> Response {
@@ -151,43 +150,35 @@ impl Demo {
     async fn callback(&self, app: &App, req: &Request) -> Response {
         let q: HashMap<String, String> = query_pairs(req).into_iter().collect();
         if let Some(err) = q.get("error") {
-            return page(
+            let desc = q.get("error_description").map_or("", String::as_str);
+            return failed(
                 app,
-                "Login failed",
-                format!(
-                    "<h1>Login did not complete</h1><p>{}: {}</p><p><a href=\"/demo\">Back</a></p>",
-                    escape(err),
-                    escape(q.get("error_description").map_or("", String::as_str))
-                ),
+                "Login did not complete",
+                Some(&format!("{err}: {desc}")),
+                Some("Back"),
             );
         }
         let pending = q
             .get("state")
             .and_then(|s| self.pending.lock().ok().and_then(|mut p| p.remove(s)));
         let (Some(pending), Some(code)) = (pending, q.get("code")) else {
-            return page(
-                app,
-                "Login failed",
-                "<h1>Unknown or reused state</h1><p><a href=\"/demo\">Start again</a></p>".into(),
-            );
+            return failed(app, "Unknown or reused state", None, Some("Start again"));
         };
         if q.get("iss").map(String::as_str) != Some(app.settings.issuer().as_str()) {
-            return page(
-                app,
-                "Login failed",
-                "<h1>Wrong issuer in the response</h1>".into(),
-            );
+            return failed(app, "Wrong issuer in the response", None, None);
         }
         match self.finish_login(app, code, &pending).await {
-            Ok(html) => page(app, "Logged in", html),
-            Err(why) => page(
-                app,
-                "Login failed",
-                format!(
-                    "<h1>Login failed</h1><p>{}</p><p><a href=\"/demo\">Start again</a></p>",
-                    escape(&why)
-                ),
-            ),
+            Ok(shown) => page(app, |nonce| {
+                DemoLoggedIn {
+                    nonce,
+                    display_name: &shown.display_name,
+                    claims: &shown.claims,
+                    userinfo: &shown.userinfo,
+                    profile: &shown.profile,
+                }
+                .render()
+            }),
+            Err(why) => failed(app, "Login failed", Some(&why), Some("Start again")),
         }
     }
 
@@ -196,7 +187,7 @@ impl Demo {
         app: &App,
         code: &str,
         pending: &Pending,
-    ) -> Result<String, String> {
+    ) -> Result<Shown, String> {
         let params = Params::from_pairs([
             ("grant_type".to_owned(), "authorization_code".to_owned()),
             ("code".to_owned(), code.to_owned()),
@@ -234,28 +225,136 @@ impl Demo {
             .await
             .map_err(|e| e.to_string())?
             .map(|(i, _)| i.public_profile());
-        let pretty = |v: &Value| escape(&serde_json::to_string_pretty(v).unwrap_or_default());
-        Ok(format!(
-            "<h1>Hello, {}</h1><p>You logged in with scanid.</p>\
-             <h2>id_token claims</h2><pre id=\"claims\">{}</pre>\
-             <h2>userinfo</h2><pre id=\"userinfo\">{}</pre>\
-             <h2>directory profile</h2><pre id=\"profile\">{}</pre><p><a href=\"/demo\">Log in again</a></p>",
-            escape(&identity.display_name),
-            pretty(&Value::Object(claims)),
-            pretty(&userinfo),
-            pretty(&serde_json::to_value(profile).unwrap_or(Value::Null)),
-        ))
+        let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap_or_default();
+        Ok(Shown {
+            display_name: identity.display_name.clone(),
+            claims: pretty(&Value::Object(claims)),
+            userinfo: pretty(&userinfo),
+            profile: pretty(&serde_json::to_value(profile).unwrap_or(Value::Null)),
+        })
     }
 }
 
-fn page(app: &App, title: &'static str, body: String) -> Response {
-    Page {
-        status: 200,
-        title,
-        body,
-        script: None,
-        form_action: "'none'".into(),
-        cookies: Vec::new(),
+/// What the demo shows after a login: the name, and the JSON it received, pretty-printed.
+struct Shown {
+    display_name: String,
+    claims: String,
+    userinfo: String,
+    profile: String,
+}
+
+/// A demo page: 200, no forms, no cookies.
+fn page(app: &App, render: impl FnOnce(&str) -> askama::Result<String>) -> Response {
+    pages::html(app.random.as_ref(), 200, "'none'", Vec::new(), render)
+}
+
+fn failed(app: &App, heading: &str, detail: Option<&str>, back: Option<&str>) -> Response {
+    page(app, |nonce| {
+        DemoFailed {
+            nonce,
+            heading,
+            detail,
+            back,
+        }
+        .render()
+    })
+}
+
+/// `/demo`: the "Log in with scanid" button.
+#[derive(Template)]
+#[template(path = "demo_home.html")]
+struct DemoHome<'a> {
+    nonce: &'a str,
+    issuer: &'a str,
+}
+
+/// A callback that did not end in a login: the heading, what went wrong, the link back's text.
+#[derive(Template)]
+#[template(path = "demo_failed.html")]
+struct DemoFailed<'a> {
+    nonce: &'a str,
+    heading: &'a str,
+    detail: Option<&'a str>,
+    back: Option<&'a str>,
+}
+
+/// The login's result ([`Shown`]).
+#[derive(Template)]
+#[template(path = "demo_logged_in.html")]
+struct DemoLoggedIn<'a> {
+    nonce: &'a str,
+    display_name: &'a str,
+    claims: &'a str,
+    userinfo: &'a str,
+    profile: &'a str,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EVIL: &str = r#"<script>alert(1)</script>&"'"#;
+    const ESCAPED: &str = "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;";
+
+    /// In scanid-http's layout, with `EVIL` only escaped, `times` times.
+    fn escaped(html: &str, title: &str, times: usize) {
+        assert!(
+            html.starts_with("<!doctype html><html lang=\"en\">"),
+            "{html}"
+        );
+        assert!(
+            html.contains(&format!(
+                "<title>{title} · scanid</title><style nonce=\"N0NCE\">{STYLE}</style>"
+            )),
+            "{html}"
+        );
+        assert!(!html.contains("<script"), "{html}");
+        assert_eq!(html.matches(ESCAPED).count(), times, "{html}");
     }
-    .render(app.random.as_ref())
+
+    #[test]
+    fn pages_escape_what_they_show() {
+        let html = DemoHome {
+            nonce: "N0NCE",
+            issuer: EVIL,
+        }
+        .render()
+        .expect("renders");
+        escaped(&html, "scanid demo", 1);
+        assert!(html.contains(&format!("relying party of <code>{ESCAPED}</code>.")));
+
+        let html = DemoFailed {
+            nonce: "N0NCE",
+            heading: EVIL,
+            detail: Some(EVIL),
+            back: Some(EVIL),
+        }
+        .render()
+        .expect("renders");
+        escaped(&html, "Login failed", 3);
+        assert!(html.contains(&format!(
+            "<main><h1>{ESCAPED}</h1><p>{ESCAPED}</p><p><a href=\"/demo\">{ESCAPED}</a></p></main>"
+        )));
+        let html = DemoFailed {
+            nonce: "N0NCE",
+            heading: "Wrong issuer in the response",
+            detail: None,
+            back: None,
+        }
+        .render()
+        .expect("renders");
+        assert!(html.contains("<main><h1>Wrong issuer in the response</h1></main>"));
+
+        let html = DemoLoggedIn {
+            nonce: "N0NCE",
+            display_name: EVIL,
+            claims: EVIL,
+            userinfo: EVIL,
+            profile: EVIL,
+        }
+        .render()
+        .expect("renders");
+        escaped(&html, "Logged in", 4);
+        assert!(html.contains(&format!("<pre id=\"userinfo\">{ESCAPED}</pre>")));
+    }
 }

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::domain::identity::Identity;
-use crate::pages::{escape, Page};
+use crate::pages;
 use crate::usecase::device::{self, Decision, Scanned};
 use crate::App;
 use crate::{
@@ -74,21 +74,13 @@ pub async fn scan(app: &App, req: Request) -> Result<Response, HttpError> {
 
 fn get_the_app(app: &App) -> Response {
     let (ios, android) = &app.settings.app_store_urls;
-    Page {
-        status: 200,
-        title: "Get the scanid app",
-        body: format!(
-            "<h1>Log in with the scanid app</h1>\
-             <p>This code is meant for the scanid app. Install it, sign up, then scan the code on the login page again.</p>\
-             <p class=\"stores\"><a href=\"{}\">App Store</a> <a href=\"{}\">Google Play</a></p>",
-            escape(ios),
-            escape(android)
-        ),
-        script: None,
-        form_action: "'none'".into(),
-        cookies: Vec::new(),
-    }
-    .render(app.random.as_ref())
+    pages::html(app.random.as_ref(), 200, "'none'", Vec::new(), |nonce| {
+        askama::Template::render(&crate::views::AppLinkPage {
+            nonce,
+            ios,
+            android,
+        })
+    })
 }
 
 #[derive(Deserialize)]

@@ -12,18 +12,39 @@
 //! These pages are made to be framed by relying parties, so unlike the login pages they allow
 //! any `frame-ancestors`; they hold no data and act on nothing.
 
+use askama::Template;
 use lambda_http::Body;
 
 use crate::random;
 use crate::store::ClientStore;
+use crate::views;
 use crate::App;
 use crate::{
     base, check_realm, cookies, finish, query_pairs, single, HttpError, Request, Response,
 };
 
-/// A frameable page with one nonce'd inline script.
-fn frame_page(app: &App, script: &str, connect_self: bool) -> Response {
+/// A frameable page with one nonce'd inline script, `script` (a static file of
+/// [`crate::views`]); `cookie` names the session-state cookie for the login-status script.
+fn frame_page(
+    app: &App,
+    script: &'static str,
+    cookie: Option<&str>,
+    connect_self: bool,
+) -> Response {
     let nonce = random::token(app.random.as_ref(), 16);
+    let html = match (views::FramePage {
+        nonce: &nonce,
+        script,
+        cookie,
+    })
+    .render()
+    {
+        Ok(html) => html,
+        Err(e) => {
+            tracing::error!(error = %e, "rendering a page");
+            return finish(base(500).header("cache-control", "no-store"), Body::Empty);
+        }
+    };
     let connect = if connect_self {
         " connect-src 'self';"
     } else {
@@ -36,31 +57,28 @@ fn frame_page(app: &App, script: &str, connect_self: bool) -> Response {
             .header("content-security-policy", csp)
             .header("referrer-policy", "no-referrer")
             .header("cache-control", "no-store"),
-        Body::Text(format!(
-            "<!doctype html><html><head><meta charset=\"utf-8\"><title>scanid</title></head><body>\
-             <script nonce=\"{nonce}\">{script}</script></body></html>"
-        )),
+        Body::Text(html),
     )
 }
-
-const STEP1: &str =
-    "document.cookie='KEYCLOAK_3P_COOKIE_SAMESITE=supported; Max-Age=60; SameSite=None; Secure';\
-document.cookie='KEYCLOAK_3P_COOKIE=supported; Max-Age=60';\
-window.location='step2.html';";
-
-const STEP2: &str = "if(document.cookie.indexOf('KEYCLOAK_3P_COOKIE')!==-1){\
-document.cookie='KEYCLOAK_3P_COOKIE_SAMESITE=; Max-Age=0; SameSite=None; Secure';\
-document.cookie='KEYCLOAK_3P_COOKIE=; Max-Age=0';\
-window.parent.postMessage('supported','*');}else{window.parent.postMessage('unsupported','*');}";
 
 /// The four pages, by path (one Lambda function serves them all).
 pub async fn page(app: &App, req: Request) -> Result<Response, HttpError> {
     check_realm(app, &req)?;
     let path = req.uri().path();
     if path.ends_with("/3p-cookies/step1.html") {
-        Ok(frame_page(app, STEP1, false))
+        Ok(frame_page(
+            app,
+            views::THIRD_PARTY_COOKIES_STEP1_JS,
+            None,
+            false,
+        ))
     } else if path.ends_with("/3p-cookies/step2.html") {
-        Ok(frame_page(app, STEP2, false))
+        Ok(frame_page(
+            app,
+            views::THIRD_PARTY_COOKIES_STEP2_JS,
+            None,
+            false,
+        ))
     } else if path.ends_with("/login-status-iframe.html") {
         Ok(login_status_iframe(app))
     } else if path.ends_with("/login-status-iframe.html/init") {
@@ -72,21 +90,8 @@ pub async fn page(app: &App, req: Request) -> Result<Response, HttpError> {
 
 /// `GET .../protocol/openid-connect/login-status-iframe.html`
 fn login_status_iframe(app: &App) -> Response {
-    let cookie = serde_json::to_string(&cookies::session_state(app)).unwrap_or_default();
-    let script = format!(
-        "var init,COOKIE={cookie};\
-function state(){{var p=document.cookie.split(';');for(var i=0;i<p.length;i++){{var c=p[i].trim();\
-if(c.indexOf(COOKIE+'=')===0)return c.substring(COOKIE.length+1);}}return '';}}\
-function check(clientId,origin,sessionState,done){{\
-function compare(){{if(clientId===init.clientId&&origin===init.origin){{var s=state();\
-if(!s){{done(sessionState!==''?'changed':'unchanged');}}else{{done(s===sessionState?'unchanged':'changed');}}}}else{{done('error');}}}}\
-if(init){{compare();return;}}\
-var r=new XMLHttpRequest();r.open('GET',location.href.split('?')[0]+'/init?client_id='+encodeURIComponent(clientId)+'&origin='+encodeURIComponent(origin),true);\
-r.onreadystatechange=function(){{if(r.readyState!==4)return;if(r.status===204||r.status===1223){{init={{clientId:clientId,origin:origin}};compare();}}else{{done('error');}}}};r.send();}}\
-window.addEventListener('message',function(e){{if(typeof e.data!=='string')return;var d=e.data.split(' ');if(d.length!==2)return;\
-var o=e.origin;check(d[0],o,d[1],function(result){{e.source.postMessage(result,o);}});}},false);"
-    );
-    frame_page(app, &script, true)
+    let cookie = cookies::session_state(app);
+    frame_page(app, views::LOGIN_STATUS_JS, Some(&cookie), true)
 }
 
 /// `GET .../login-status-iframe.html/init?client_id=&origin=`: 204 when the client exists

@@ -8,7 +8,7 @@ use crate::domain::authorize::Params;
 use crate::domain::consent::{csrf_token, ConsentInput, ConsentRefusal};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, LoginSession};
-use crate::pages::{self, escape, Page};
+use crate::pages;
 use crate::store::typed::Versioned;
 use crate::store::QrLogins;
 use crate::usecase::login::{
@@ -119,53 +119,22 @@ pub fn app_link(app: &App, s: &LoginSession, now: crate::clock::Timestamp) -> St
     )
 }
 
-/// A string as a JavaScript string literal that cannot end the script element.
-fn js_string(s: &str) -> String {
-    serde_json::to_string(s)
-        .unwrap_or_else(|_| "\"\"".into())
-        .replace("</", "<\\/")
-}
-
-const POLL_SCRIPT: &str = r#"(function(){
-var link=document.getElementById('app-link'),qr=document.getElementById('qr'),state=document.getElementById('state');
-function poll(){fetch(STATUS,{credentials:'same-origin',headers:{'Accept':'application/json'},cache:'no-store'})
-.then(function(r){return r.ok?r.json():null}).then(function(s){
-if(!s){state.textContent='This login request is no longer valid.';return;}
-if(s.status==='pending'){if(s.app_link&&s.app_link!==link.getAttribute('data-qr-payload')){
-link.setAttribute('href',s.app_link);link.setAttribute('data-qr-payload',s.app_link);qr.innerHTML=s.qr_svg;}
-setTimeout(poll,1000);return;}
-if(s.status==='expired'){qr.innerHTML='';state.textContent='This QR code has expired. ';
-var a=document.createElement('a');a.href=s.restart;a.id='restart';a.textContent='Start again';state.appendChild(a);return;}
-if(s.next){state.textContent='Approved. Continuing…';window.location.assign(s.next);}
-}).catch(function(){setTimeout(poll,2000);});}
-setTimeout(poll,1000);})();"#;
-
 fn qr_page(app: &App, s: &LoginSession, client_name: &str, cookies: Vec<String>) -> Response {
     let now = app.clock.now();
     let link = app_link(app, s, now);
     let (ios, android) = &app.settings.app_store_urls;
-    let body = format!(
-        "<h1>Log in to {client}</h1>\
-         <p class=\"muted\">Scan this code with the scanid app to log in.</p>\
-         <div class=\"qr\" id=\"qr\">{svg}</div>\
-         <p class=\"applink\">On your phone? <a id=\"app-link\" href=\"{link}\" data-qr-payload=\"{link}\">Open the scanid app</a></p>\
-         <p id=\"state\" class=\"muted\" role=\"status\">Waiting for the app…</p>\
-         <p class=\"stores muted\">No scanid app yet? Get it and sign up: <a href=\"{ios}\">App Store</a> <a href=\"{android}\">Google Play</a></p>",
-        client = escape(client_name),
-        svg = pages::qr_svg(&link),
-        link = escape(&link),
-        ios = escape(ios),
-        android = escape(android),
-    );
-    Page {
-        status: 200,
-        title: "Log in",
-        body,
-        script: Some(POLL_SCRIPT.replace("STATUS", &js_string(&status_url(app, &s.id)))),
-        form_action: "'none'".into(),
-        cookies,
-    }
-    .render(app.random.as_ref())
+    let rng = app.random.as_ref();
+    pages::html(rng, 200, "'none'", cookies, |nonce| {
+        askama::Template::render(&crate::views::QrPage {
+            nonce,
+            client: client_name,
+            qr_svg: &pages::qr_svg(&link),
+            app_link: &link,
+            status_url: &status_url(app, &s.id),
+            ios,
+            android,
+        })
+    })
 }
 
 /// The session named by `?session=` that this browser opened: `Err` 404 when unknown or
@@ -342,36 +311,20 @@ fn consent_page(
         .ok()
         .and_then(|u| u.host_str().map(str::to_owned))
         .unwrap_or_default();
-    let scopes: String = s
-        .request
-        .scopes
-        .iter()
-        .map(|sc| format!("<li>{}</li>", escape(pages::describe_scope(sc))))
-        .collect();
-    let body = format!(
-        "<h1>{client} wants to access your scanid account</h1>\
-         <p class=\"muted\">Logged in as {display} (@{name})</p>\
-         <p>{client} will receive:</p><ul class=\"scopes\">{scopes}</ul>\
-         <form method=\"post\" action=\"{action}\">\
-         <input type=\"hidden\" name=\"session\" value=\"{session}\"><input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
-         <div class=\"buttons\"><button class=\"deny\" type=\"submit\" name=\"consent\" value=\"deny\">Deny</button>\
-         <button class=\"allow\" type=\"submit\" name=\"consent\" value=\"allow\">Allow</button></div></form>\
-         <p class=\"muted\">You will be sent back to {host}.</p>",
-        client = escape(&client.name),
-        display = escape(&identity.display_name),
-        name = escape(&identity.name),
-        action = escape(&format!("{}/login-actions/consent", app.settings.issuer())),
-        session = escape(&s.id),
-        csrf = escape(csrf),
-        host = escape(&host),
-    );
-    Page {
-        status: 200,
-        title: "Allow access",
-        body,
-        script: None,
-        form_action: pages::form_targets(Some(&s.request.redirect_uri)),
-        cookies: Vec::new(),
-    }
-    .render(app.random.as_ref())
+    let scopes = s.request.scopes.iter();
+    let rng = app.random.as_ref();
+    let form_action = pages::form_targets(Some(&s.request.redirect_uri));
+    pages::html(rng, 200, &form_action, Vec::new(), |nonce| {
+        askama::Template::render(&crate::views::ConsentPage {
+            nonce,
+            client: &client.name,
+            display_name: &identity.display_name,
+            user_name: &identity.name,
+            scopes: scopes.map(|sc| pages::describe_scope(sc)).collect(),
+            action: &format!("{}/login-actions/consent", app.settings.issuer()),
+            session: &s.id,
+            csrf,
+            host: &host,
+        })
+    })
 }

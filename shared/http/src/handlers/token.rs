@@ -7,7 +7,7 @@ use lambda_http::Body;
 use serde_json::Value;
 
 use crate::domain::authorize::Params;
-use crate::pages::{self, escape, Page};
+use crate::pages;
 use crate::protocol::OAuthError;
 use crate::usecase::logout::{LogoutError, LogoutOutcome, LogoutRequest};
 use crate::usecase::resource::{self, LiveToken};
@@ -286,17 +286,13 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
                 .header("set-cookie", clear_state),
             Body::Empty,
         ))),
-        LogoutOutcome::Done { redirect: None } => Ok(cors::none(
-            Page {
-                status: 200,
-                title: "Logged out",
-                body: "<h1>You are logged out</h1><p>You can close this window.</p>".into(),
-                script: None,
-                form_action: "'none'".into(),
-                cookies: vec![clear, clear_state],
-            }
-            .render(app.random.as_ref()),
-        )),
+        LogoutOutcome::Done { redirect: None } => Ok(cors::none(pages::html(
+            app.random.as_ref(),
+            200,
+            "'none'",
+            vec![clear, clear_state],
+            |nonce| askama::Template::render(&crate::views::LoggedOut { nonce }),
+        ))),
     }
 }
 
@@ -337,34 +333,27 @@ fn confirm_page(
     client_id: &Option<String>,
     csrf: &str,
 ) -> Response {
-    let mut hidden = String::new();
-    for (k, v) in [
+    let fields = [
         ("post_logout_redirect_uri", redirect),
         ("state", state),
         ("client_id", client_id),
-    ] {
-        if let Some(v) = v {
-            hidden.push_str(&format!(
-                "<input type=\"hidden\" name=\"{k}\" value=\"{}\">",
-                escape(v)
-            ));
-        }
-    }
-    hidden.push_str(&format!(
-        "<input type=\"hidden\" name=\"csrf\" value=\"{}\">",
-        escape(csrf)
-    ));
-    Page {
-        status: 200,
-        title: "Log out",
-        body: format!(
-            "<h1>Log out of scanid?</h1><form method=\"post\" action=\"{}\">{hidden}\
-             <div class=\"buttons\"><button class=\"allow\" type=\"submit\">Log out</button></div></form>",
-            escape(&format!("{}/protocol/openid-connect/logout", app.settings.issuer()))
-        ),
-        script: None,
-        form_action: pages::form_targets(redirect.as_deref()),
-        cookies: Vec::new(),
-    }
-    .render(app.random.as_ref())
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| Some((k, v.as_deref()?)))
+    .collect();
+    let form_action = pages::form_targets(redirect.as_deref());
+    pages::html(
+        app.random.as_ref(),
+        200,
+        &form_action,
+        Vec::new(),
+        |nonce| {
+            askama::Template::render(&crate::views::LogoutConfirm {
+                nonce,
+                action: &format!("{}/protocol/openid-connect/logout", app.settings.issuer()),
+                fields,
+                csrf,
+            })
+        },
+    )
 }

@@ -1,0 +1,351 @@
+//! The pages' markup: one askama template per page under `templates/`, each extending
+//! `layout.html` (the frameable keycloak pages have their own `frame.html`), and the scripts
+//! and stylesheet as static files under `static/`.
+//!
+//! Askama HTML-escapes every value a template prints (SECURITY.md B4). Text that comes from
+//! a request, a client's registration or an identity is a plain `&str` field here, so it is
+//! escaped; the only values printed with `|safe` are our own markup: the QR code's SVG, the
+//! static scripts and the stylesheet, each marked where it is printed.
+//!
+//! Each struct's `nonce` is the response's CSP nonce ([`crate::pages::html`]).
+
+use std::fmt;
+
+use askama::Template;
+
+/// The escaper of every `.html` template (askama.toml): `&`, `<`, `>`, `"` and `'` as the
+/// entities [`crate::pages::escape`] writes, so the pages are byte for byte what they were
+/// before templates.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Html;
+
+impl askama::filters::Escaper for Html {
+    fn write_escaped_str<W: fmt::Write>(&self, mut dest: W, s: &str) -> fmt::Result {
+        let mut done = 0;
+        for (i, b) in s.bytes().enumerate() {
+            let entity = match b {
+                b'&' => "&amp;",
+                b'<' => "&lt;",
+                b'>' => "&gt;",
+                b'"' => "&quot;",
+                b'\'' => "&#39;",
+                _ => continue,
+            };
+            dest.write_str(&s[done..i])?;
+            dest.write_str(entity)?;
+            done = i + 1;
+        }
+        dest.write_str(&s[done..])
+    }
+}
+
+/// The stylesheet every login-flow page carries in its nonce'd `<style>`.
+pub const STYLE: &str = include_str!("../static/style.css").trim_ascii_end();
+/// The QR page's poll: every second it asks the status URL the page gives in
+/// `#state[data-status-url]`, swaps in a rotated QR code, says when the request expired or is
+/// no longer valid, and goes on to the consent step once the app approved.
+pub const POLL_JS: &str = include_str!("../static/poll.js").trim_ascii_end();
+/// keycloak-js's third-party-cookie probe, step 1: sets the test cookies, goes to step 2.
+pub const THIRD_PARTY_COOKIES_STEP1_JS: &str =
+    include_str!("../static/3p-cookies-step1.js").trim_ascii_end();
+/// keycloak-js's third-party-cookie probe, step 2: tells the parent page whether step 1's
+/// cookies came back, and clears them.
+pub const THIRD_PARTY_COOKIES_STEP2_JS: &str =
+    include_str!("../static/3p-cookies-step2.js").trim_ascii_end();
+/// The OP iframe of OIDC Session Management: answers a relying party's
+/// `"client_id session_state"` with `unchanged`, `changed` or `error`, comparing with the
+/// session-state cookie, whose name it reads from `body[data-session-state-cookie]`.
+pub const LOGIN_STATUS_JS: &str = include_str!("../static/login-status.js").trim_ascii_end();
+
+/// An error page: "title" as the heading, then the message.
+#[derive(Template)]
+#[template(path = "error.html")]
+pub struct ErrorPage<'a> {
+    pub nonce: &'a str,
+    pub title: &'a str,
+    pub message: &'a str,
+}
+
+/// The `form_post` authorization response: a form to the client that submits itself.
+#[derive(Template)]
+#[template(path = "form_post.html")]
+pub struct FormPost<'a> {
+    pub nonce: &'a str,
+    /// The client's redirect URI.
+    pub action: &'a str,
+    pub params: &'a [(&'static str, String)],
+}
+
+/// The login page: the QR code, the app link, the store links, and the poll.
+#[derive(Template)]
+#[template(path = "qr.html")]
+pub struct QrPage<'a> {
+    pub nonce: &'a str,
+    /// The client's registered name.
+    pub client: &'a str,
+    /// The QR code of `app_link`: markup drawn by [`crate::pages::qr_svg`], printed `|safe`.
+    pub qr_svg: &'a str,
+    pub app_link: &'a str,
+    /// What the poll asks (`data-status-url`).
+    pub status_url: &'a str,
+    pub ios: &'a str,
+    pub android: &'a str,
+}
+
+/// The consent page: who asks for what, allow or deny.
+#[derive(Template)]
+#[template(path = "consent.html")]
+pub struct ConsentPage<'a> {
+    pub nonce: &'a str,
+    /// The client's registered name.
+    pub client: &'a str,
+    pub display_name: &'a str,
+    pub user_name: &'a str,
+    /// What each requested scope means to a person.
+    pub scopes: Vec<&'a str>,
+    /// Where the form posts (the consent endpoint).
+    pub action: &'a str,
+    pub session: &'a str,
+    pub csrf: &'a str,
+    /// The host of the redirect URI.
+    pub host: &'a str,
+}
+
+/// "Log out of scanid?": the logout request's parameters posted back with the anti-CSRF token.
+#[derive(Template)]
+#[template(path = "logout_confirm.html")]
+pub struct LogoutConfirm<'a> {
+    pub nonce: &'a str,
+    /// Where the form posts (the logout endpoint).
+    pub action: &'a str,
+    /// The request's parameters to post back, by name.
+    pub fields: Vec<(&'static str, &'a str)>,
+    pub csrf: &'a str,
+}
+
+/// The end of a logout with nowhere to go back to.
+#[derive(Template)]
+#[template(path = "logged_out.html")]
+pub struct LoggedOut<'a> {
+    pub nonce: &'a str,
+}
+
+/// What the QR's app link shows when a browser opens it: the code is for the app.
+#[derive(Template)]
+#[template(path = "app_link.html")]
+pub struct AppLinkPage<'a> {
+    pub nonce: &'a str,
+    pub ios: &'a str,
+    pub android: &'a str,
+}
+
+/// A page keycloak-js frames: one of the static scripts above and nothing else.
+#[derive(Template)]
+#[template(path = "frame.html")]
+pub struct FramePage<'a> {
+    pub nonce: &'a str,
+    /// One of this module's `*_JS` constants, printed `|safe`.
+    pub script: &'static str,
+    /// The session-state cookie's name, for [`LOGIN_STATUS_JS`].
+    pub cookie: Option<&'a str>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EVIL: &str = r#"<script>alert(1)</script>&"'"#;
+    const ESCAPED: &str = "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;";
+
+    fn render(t: &impl Template) -> String {
+        t.render().expect("renders")
+    }
+
+    /// `html` has `EVIL` only escaped, `times` times.
+    fn escaped(html: &str, times: usize) {
+        assert!(!html.contains("<script>alert"), "{html}");
+        assert!(!html.contains(r#"&""#), "{html}");
+        assert_eq!(html.matches(ESCAPED).count(), times, "{html}");
+    }
+
+    /// The layout around every page: doctype, nonce'd style, `<main>`.
+    fn in_layout(html: &str, title: &str) {
+        assert!(
+            html.starts_with(&format!(
+                "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+                 <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+                 <meta name=\"referrer\" content=\"no-referrer\"><title>{title} · scanid</title>\
+                 <style nonce=\"N0NCE\">{STYLE}</style></head><body><main>"
+            )),
+            "{html}"
+        );
+        assert!(html.ends_with("</body></html>"), "{html}");
+    }
+
+    #[test]
+    fn error_page_escapes_title_and_message() {
+        let html = render(&ErrorPage {
+            nonce: "N0NCE",
+            title: EVIL,
+            message: EVIL,
+        });
+        in_layout(&html, ESCAPED);
+        escaped(&html, 3);
+        assert!(html.contains(&format!("<main><h1>{ESCAPED}</h1><p>{ESCAPED}</p></main>")));
+        assert!(!html.contains("<script"), "no script: {html}");
+    }
+
+    #[test]
+    fn form_post_escapes_action_names_and_values() {
+        let params = [("state", EVIL.to_owned()), ("code", "c".to_owned())];
+        let html = render(&FormPost {
+            nonce: "N0NCE",
+            action: EVIL,
+            params: &params,
+        });
+        in_layout(&html, "Signing you in");
+        escaped(&html, 2);
+        assert!(html.contains(&format!(
+            "<form id=\"rp\" method=\"post\" action=\"{ESCAPED}\">\
+             <input type=\"hidden\" name=\"state\" value=\"{ESCAPED}\">\
+             <input type=\"hidden\" name=\"code\" value=\"c\"><noscript>"
+        )));
+        assert!(html.ends_with(
+            "</form></main><script nonce=\"N0NCE\">document.getElementById('rp').submit();</script></body></html>"
+        ));
+    }
+
+    #[test]
+    fn qr_page_escapes_everything_but_the_svg() {
+        let html = render(&QrPage {
+            nonce: "N0NCE",
+            client: EVIL,
+            qr_svg: "<svg><rect/></svg>",
+            app_link: EVIL,
+            status_url: EVIL,
+            ios: EVIL,
+            android: EVIL,
+        });
+        in_layout(&html, "Log in");
+        escaped(&html, 6);
+        assert!(html.contains("<div class=\"qr\" id=\"qr\"><svg><rect/></svg></div>"));
+        assert!(html.contains(&format!(
+            "<p id=\"state\" class=\"muted\" role=\"status\" data-status-url=\"{ESCAPED}\">"
+        )));
+        assert!(html.ends_with(&format!(
+            "</p></main><script nonce=\"N0NCE\">{POLL_JS}</script></body></html>"
+        )));
+    }
+
+    #[test]
+    fn consent_page_escapes_names_and_fields() {
+        let html = render(&ConsentPage {
+            nonce: "N0NCE",
+            client: EVIL,
+            display_name: EVIL,
+            user_name: EVIL,
+            scopes: vec![EVIL, "Other data"],
+            action: EVIL,
+            session: EVIL,
+            csrf: EVIL,
+            host: EVIL,
+        });
+        in_layout(&html, "Allow access");
+        escaped(&html, 9);
+        assert!(html.contains(&format!(
+            "<ul class=\"scopes\"><li>{ESCAPED}</li><li>Other data</li></ul>"
+        )));
+        assert!(!html.contains("<script"), "no script: {html}");
+    }
+
+    #[test]
+    fn logout_confirm_escapes_the_posted_back_fields() {
+        let html = render(&LogoutConfirm {
+            nonce: "N0NCE",
+            action: EVIL,
+            fields: vec![("state", EVIL), ("client_id", "c")],
+            csrf: EVIL,
+        });
+        in_layout(&html, "Log out");
+        escaped(&html, 3);
+        assert!(html.contains(&format!(
+            "<input type=\"hidden\" name=\"state\" value=\"{ESCAPED}\">\
+             <input type=\"hidden\" name=\"client_id\" value=\"c\">\
+             <input type=\"hidden\" name=\"csrf\" value=\"{ESCAPED}\"><div class=\"buttons\">"
+        )));
+    }
+
+    #[test]
+    fn logged_out_and_app_link_pages() {
+        let html = render(&LoggedOut { nonce: "N0NCE" });
+        in_layout(&html, "Logged out");
+        assert!(html
+            .contains("<main><h1>You are logged out</h1><p>You can close this window.</p></main>"));
+        let html = render(&AppLinkPage {
+            nonce: "N0NCE",
+            ios: EVIL,
+            android: EVIL,
+        });
+        in_layout(&html, "Get the scanid app");
+        escaped(&html, 2);
+        assert!(html.contains(&format!(
+            "<p class=\"stores\"><a href=\"{ESCAPED}\">App Store</a> <a href=\"{ESCAPED}\">Google Play</a></p>"
+        )));
+    }
+
+    #[test]
+    fn frame_page_escapes_the_cookie_name() {
+        let html = render(&FramePage {
+            nonce: "N0NCE",
+            script: LOGIN_STATUS_JS,
+            cookie: Some(EVIL),
+        });
+        escaped(&html, 1);
+        assert_eq!(
+            html,
+            format!(
+                "<!doctype html><html><head><meta charset=\"utf-8\"><title>scanid</title></head>\
+                 <body data-session-state-cookie=\"{ESCAPED}\">\
+                 <script nonce=\"N0NCE\">{LOGIN_STATUS_JS}</script></body></html>"
+            )
+        );
+        let html = render(&FramePage {
+            nonce: "N0NCE",
+            script: THIRD_PARTY_COOKIES_STEP1_JS,
+            cookie: None,
+        });
+        assert!(html.contains(&format!(
+            "</head><body><script nonce=\"N0NCE\">{THIRD_PARTY_COOKIES_STEP1_JS}</script>"
+        )));
+    }
+
+    #[test]
+    fn escapes_as_pages_escape_does() {
+        for s in [EVIL, "", "plain", "é<ü>&&", "a'b\"c"] {
+            let mut out = String::new();
+            askama::filters::Escaper::write_escaped_str(&Html, &mut out, s).expect("writes");
+            assert_eq!(out, crate::pages::escape(s));
+        }
+    }
+
+    /// The scripts are static: nothing is substituted into them, and nothing in them can end
+    /// the `<script>` element they are printed in.
+    #[test]
+    fn scripts_are_static_and_stay_in_their_element() {
+        for js in [
+            POLL_JS,
+            THIRD_PARTY_COOKIES_STEP1_JS,
+            THIRD_PARTY_COOKIES_STEP2_JS,
+            LOGIN_STATUS_JS,
+        ] {
+            let lower = js.to_ascii_lowercase();
+            assert!(!lower.contains("</script") && !lower.contains("<!--"));
+            for placeholder in ["STATUS", "{{", "{%", "{}", "COOKIE=\""] {
+                assert!(!js.contains(placeholder), "{placeholder} in {js}");
+            }
+        }
+        assert!(POLL_JS.contains("state.getAttribute('data-status-url')"));
+        assert!(LOGIN_STATUS_JS.contains("getAttribute('data-session-state-cookie')"));
+        assert!(!STYLE.to_ascii_lowercase().contains("</style"));
+    }
+}
