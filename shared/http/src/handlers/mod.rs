@@ -1,8 +1,10 @@
-//! One module per group of endpoints. Each handler: parse, call the domain, render.
+//! One module per group of endpoints. Each handler: parse, call one use case, render.
 
 pub mod app;
 pub mod directory;
 pub mod keycloak;
 pub mod login;
+pub mod logout;
 pub mod metadata;
+pub mod resource;
 pub mod token;

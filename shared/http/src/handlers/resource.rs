@@ -1,0 +1,146 @@
+//! Introspection (spec 4.4, RFC 7662), userinfo (4.5) and revocation (RFC 7009): what a
+//! client or resource server asks about a token.
+
+use lambda_http::Body;
+use serde_json::Value;
+
+use crate::domain::authorize::Params;
+use crate::handlers::token::{basic_credentials, no_store};
+use crate::protocol::OAuthError;
+use crate::usecase::resource::{self, LiveToken};
+use crate::usecase::token::{self, Presented};
+use crate::App;
+use crate::{
+    base, check_realm, cors, finish, form_pairs, json, query_pairs, source, HttpError, Request,
+    Response,
+};
+
+/// `POST .../introspect`: client authentication required (SECURITY.md I1). A client sees its
+/// own tokens; a resource server also other clients' access tokens; anything else is
+/// `{"active":false}`.
+pub async fn introspect(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
+        OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
+    })?);
+    let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
+    let client = token::authenticate(app, &presented, false, &source(&req)).await?;
+    let t = params
+        .one("token")
+        .map_err(|_| OAuthError::invalid_request("token is repeated"))?
+        .ok_or_else(|| OAuthError::invalid_request("token is required"))?;
+    let now = app.clock.now();
+    Ok(no_store(
+        200,
+        &resource::introspect(app, &client, t, now).await?,
+    ))
+}
+
+/// `POST .../revoke` (RFC 7009): 200 for unknown and foreign tokens alike (SECURITY.md V1).
+pub async fn revoke(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
+        OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
+    })?);
+    let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
+    let client = token::authenticate(app, &presented, true, &source(&req)).await?;
+    let t = params
+        .one("token")
+        .map_err(|_| OAuthError::invalid_request("token is repeated"))?
+        .ok_or_else(|| OAuthError::invalid_request("token is required"))?;
+    resource::revoke(app, &client.client_id, t, app.clock.now()).await?;
+    Ok(cors::for_client(
+        &req,
+        &client,
+        finish(base(200).header("cache-control", "no-store"), Body::Empty),
+    ))
+}
+
+/// The bearer token, from exactly one place (RFC 6750 §2; SECURITY.md U3).
+fn bearer(req: &Request) -> Result<String, HttpError> {
+    let mut found: Vec<String> = Vec::new();
+    if let Some(h) = req.headers().get(http::header::AUTHORIZATION) {
+        let h = h.to_str().unwrap_or("");
+        match h.split_once(' ') {
+            Some((scheme, t)) if scheme.eq_ignore_ascii_case("bearer") && !t.trim().is_empty() => {
+                found.push(t.trim().to_owned())
+            }
+            _ => {
+                return Err(HttpError::Bearer {
+                    status: 401,
+                    error: Some("invalid_token"),
+                    description: "malformed Authorization header",
+                })
+            }
+        }
+    }
+    if req.method() == http::Method::POST {
+        if let Ok(pairs) = form_pairs(req) {
+            found.extend(
+                pairs
+                    .into_iter()
+                    .filter(|(k, _)| k == "access_token")
+                    .map(|(_, v)| v),
+            );
+        }
+    }
+    // RFC 6750 §2.3 is not offered: a token in the URL ends up in logs and histories.
+    if query_pairs(req).iter().any(|(k, _)| k == "access_token") {
+        return Err(HttpError::Bearer {
+            status: 400,
+            error: Some("invalid_request"),
+            description: "send the access token in the Authorization header or the form body, never in the URL",
+        });
+    }
+    match found.len() {
+        0 => Err(HttpError::Bearer {
+            status: 401,
+            error: None,
+            description: "an access token is required",
+        }),
+        1 => Ok(found.remove(0)),
+        _ => Err(HttpError::Bearer {
+            status: 400,
+            error: Some("invalid_request"),
+            description: "the access token was sent more than one way",
+        }),
+    }
+}
+
+/// `GET|POST .../userinfo` (SECURITY.md U1-U4, C1).
+pub async fn userinfo(app: &App, req: Request) -> Result<Response, HttpError> {
+    check_realm(app, &req)?;
+    let t = bearer(&req)?;
+    let now = app.clock.now();
+    let Some(live) = resource::live_access_token(app, &t, now).await? else {
+        return Err(HttpError::Bearer {
+            status: 401,
+            error: Some("invalid_token"),
+            description: "the access token is invalid, expired or revoked",
+        });
+    };
+    let LiveToken { identity, .. } = &live;
+    let Some(identity) = identity else {
+        return Err(HttpError::Bearer {
+            status: 401,
+            error: Some("invalid_token"),
+            description: "userinfo needs a user's access token",
+        });
+    };
+    let scope = live
+        .claims
+        .get("scope")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if !scope.split(' ').any(|s| s == "openid") {
+        return Err(HttpError::Bearer {
+            status: 403,
+            error: Some("insufficient_scope"),
+            description: "the openid scope is required",
+        });
+    }
+    let mut r = json(200, &resource::userinfo(&live, identity));
+    r.headers_mut()
+        .insert("cache-control", http::HeaderValue::from_static("no-store"));
+    Ok(cors::for_client(&req, &live.client, r))
+}
