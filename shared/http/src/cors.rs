@@ -123,7 +123,7 @@ pub async fn preflight(app: &App, req: Request) -> Result<Response, HttpError> {
             Ok(vary(allow(resp, &o)))
         }
         _ => Ok(vary(
-            HttpError::json(403, "cors_denied", "origin or method not allowed").into_response(),
+            HttpError::forbidden("cors_denied", "origin or method not allowed").into_response(),
         )),
     }
 }

@@ -123,6 +123,65 @@ impl From<crate::usecase::device::DeviceError> for HttpError {
     }
 }
 
+/// The consent step's refusals, as pages.
+impl From<crate::domain::consent::ConsentRefusal> for HttpError {
+    fn from(why: crate::domain::consent::ConsentRefusal) -> Self {
+        use crate::domain::consent::ConsentRefusal;
+        match why {
+            ConsentRefusal::Expired => HttpError::page_bad_request(
+                "Login request expired",
+                "This login request has expired. Start again from the application.",
+            ),
+            ConsentRefusal::AlreadyCompleted => HttpError::page_bad_request(
+                "Already completed",
+                "This login request was already completed. Start again from the application.",
+            ),
+            ConsentRefusal::NotApproved => HttpError::page_bad_request(
+                "Not approved yet",
+                "Scan the QR code with the scanid app and approve the login first.",
+            ),
+            ConsentRefusal::UnknownClient => HttpError::page_bad_request(
+                "Unknown application",
+                "The application that started this login no longer exists.",
+            ),
+            ConsentRefusal::Forged => HttpError::page_forbidden(
+                "Request refused",
+                "This form was not submitted from the consent page.",
+            ),
+            ConsentRefusal::NoChoice => HttpError::page_bad_request(
+                "Choose allow or deny",
+                "The consent form was incomplete.",
+            ),
+        }
+    }
+}
+
+/// A login that could not be completed, as a page.
+impl From<crate::usecase::login::CompleteError> for HttpError {
+    fn from(e: crate::usecase::login::CompleteError) -> Self {
+        use crate::usecase::login::CompleteError;
+        match e {
+            CompleteError::AlreadyCompleted => HttpError::page_bad_request(
+                "Already completed",
+                "This login request was already completed. Start again from the application.",
+            ),
+            CompleteError::Store(s) => HttpError::from_page_store(s),
+        }
+    }
+}
+
+/// An invalid logout request, as a page.
+impl From<crate::usecase::logout::LogoutError> for HttpError {
+    fn from(e: crate::usecase::logout::LogoutError) -> Self {
+        match e {
+            crate::usecase::logout::LogoutError::Invalid(why) => {
+                HttpError::page_bad_request("Invalid logout request", why)
+            }
+            crate::usecase::logout::LogoutError::Store(e) => HttpError::from_page_store(e),
+        }
+    }
+}
+
 fn oauth_json(status: u16) -> http::response::Builder {
     let b = base(status)
         .header("content-type", "application/json")
@@ -139,8 +198,72 @@ fn body(e: &OAuthError) -> Body {
     Body::Binary(serde_json::to_vec(e).unwrap_or_default())
 }
 
+/// The statuses of the errors handlers raise by name: every status is chosen in this file.
 impl HttpError {
-    pub fn json(
+    /// 400 `invalid_request` (JSON).
+    pub fn bad_request(description: impl Into<Cow<'static, str>>) -> Self {
+        Self::json(400, "invalid_request", description)
+    }
+    /// 404 `not_found` (JSON).
+    pub fn not_found(description: impl Into<Cow<'static, str>>) -> Self {
+        Self::json(404, "not_found", description)
+    }
+    /// 403 with an error code (JSON).
+    pub fn forbidden(error: &'static str, description: impl Into<Cow<'static, str>>) -> Self {
+        Self::json(403, error, description)
+    }
+    /// 415 `invalid_request` (JSON): the wrong `Content-Type`.
+    pub fn unsupported_media_type(description: impl Into<Cow<'static, str>>) -> Self {
+        Self::json(415, "invalid_request", description)
+    }
+    /// 400 error page.
+    pub fn page_bad_request(title: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::page(400, title, message)
+    }
+    /// 403 error page.
+    pub fn page_forbidden(title: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::page(403, title, message)
+    }
+    /// 404 error page.
+    pub fn page_not_found(title: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
+        Self::page(404, title, message)
+    }
+    /// RFC 6750 §3.1 `invalid_token` (401).
+    pub fn invalid_token(description: &'static str) -> Self {
+        Self::Bearer {
+            status: 401,
+            error: Some("invalid_token"),
+            description,
+        }
+    }
+    /// RFC 6750 §3.1: no token at all (401, no error code).
+    pub fn token_required(description: &'static str) -> Self {
+        Self::Bearer {
+            status: 401,
+            error: None,
+            description,
+        }
+    }
+    /// RFC 6750 §3.1 `invalid_request` (400).
+    pub fn bearer_invalid_request(description: &'static str) -> Self {
+        Self::Bearer {
+            status: 400,
+            error: Some("invalid_request"),
+            description,
+        }
+    }
+    /// RFC 6750 §3.1 `insufficient_scope` (403).
+    pub fn insufficient_scope(description: &'static str) -> Self {
+        Self::Bearer {
+            status: 403,
+            error: Some("insufficient_scope"),
+            description,
+        }
+    }
+}
+
+impl HttpError {
+    pub(crate) fn json(
         status: u16,
         error: &'static str,
         description: impl Into<Cow<'static, str>>,
@@ -152,7 +275,11 @@ impl HttpError {
         }
     }
 
-    pub fn page(status: u16, title: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
+    pub(crate) fn page(
+        status: u16,
+        title: &'static str,
+        message: impl Into<Cow<'static, str>>,
+    ) -> Self {
         HttpError::Page {
             status,
             title,

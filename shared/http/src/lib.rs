@@ -117,9 +117,7 @@ pub fn form_pairs(req: &Request) -> Result<Vec<(String, String)>, HttpError> {
         .to_ascii_lowercase()
         .starts_with("application/x-www-form-urlencoded")
     {
-        return Err(HttpError::json(
-            415,
-            "invalid_request",
+        return Err(HttpError::unsupported_media_type(
             "Content-Type must be application/x-www-form-urlencoded",
         ));
     }
@@ -145,14 +143,12 @@ pub fn json_body<T: serde::de::DeserializeOwned>(req: &Request) -> Result<T, Htt
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     if !ct.to_ascii_lowercase().starts_with("application/json") {
-        return Err(HttpError::json(
-            415,
-            "invalid_request",
+        return Err(HttpError::unsupported_media_type(
             "Content-Type must be application/json",
         ));
     }
     serde_json::from_slice(req.body().as_ref())
-        .map_err(|_| HttpError::json(400, "invalid_request", "malformed JSON body"))
+        .map_err(|_| HttpError::bad_request("malformed JSON body"))
 }
 
 /// `true` when the client asks for JSON.

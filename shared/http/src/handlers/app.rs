@@ -36,11 +36,7 @@ fn identity_json(i: &Identity) -> Result<serde_json::Value, HttpError> {
 }
 
 fn not_found() -> HttpError {
-    HttpError::json(
-        404,
-        "not_found",
-        "unknown or expired login session, or a wrong challenge",
-    )
+    HttpError::not_found("unknown or expired login session, or a wrong challenge")
 }
 
 /// `GET .../app/scan?session=&challenge=`: what the app shows before approving (Q3). A
@@ -109,7 +105,7 @@ struct UpdateBody {
 
 /// The identity named in the path.
 fn path_sub(req: &Request) -> Result<String, HttpError> {
-    path_param(req, "sub").ok_or_else(|| HttpError::json(404, "not_found", "unknown identity"))
+    path_param(req, "sub").ok_or_else(|| HttpError::not_found("unknown identity"))
 }
 
 /// `PATCH .../app/identities/{sub}`: a profile update signed by the device key.

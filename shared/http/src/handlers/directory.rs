@@ -13,7 +13,7 @@ use crate::App;
 use crate::{base, finish, path_param, HttpError, Request, Response};
 
 fn not_found() -> HttpError {
-    HttpError::json(404, "not_found", "identity not found")
+    HttpError::not_found("identity not found")
 }
 
 fn cors(b: http::response::Builder) -> http::response::Builder {
@@ -91,7 +91,7 @@ pub async fn avatar(app: &App, req: Request) -> Result<Response, HttpError> {
     let photo = i
         .profile_photo
         .filter(|p| identity::validate_photo_url(p, &app.settings.photo_hosts).is_ok())
-        .ok_or_else(|| HttpError::json(404, "not_found", "profile image not found"))?;
+        .ok_or_else(|| HttpError::not_found("profile image not found"))?;
     Ok(finish(
         cors(base(302))
             .header("location", photo)

@@ -100,11 +100,7 @@ async fn login_status_iframe_init(app: &App, req: &Request) -> Result<Response, 
     let pairs = query_pairs(req);
     let (Some(client_id), Some(origin)) = (single(&pairs, "client_id"), single(&pairs, "origin"))
     else {
-        return Err(HttpError::json(
-            400,
-            "invalid_request",
-            "client_id and origin are required",
-        ));
+        return Err(HttpError::bad_request("client_id and origin are required"));
     };
     let allowed = crate::domain::client::validate_client_id(&client_id).is_ok()
         && app
@@ -118,8 +114,7 @@ async fn login_status_iframe_init(app: &App, req: &Request) -> Result<Response, 
             Body::Empty,
         ))
     } else {
-        Err(HttpError::json(
-            403,
+        Err(HttpError::forbidden(
             "forbidden",
             "unknown client or origin",
         ))

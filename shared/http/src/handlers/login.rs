@@ -5,14 +5,14 @@ use lambda_http::Body;
 use serde_json::json;
 
 use crate::domain::authorize::Params;
-use crate::domain::consent::{csrf_token, ConsentInput, ConsentRefusal};
+use crate::domain::consent::{csrf_token, ConsentInput};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, LoginSession};
 use crate::pages;
 use crate::store::typed::Versioned;
 use crate::store::QrLogins;
 use crate::usecase::login::{
-    self as flow, AuthorizeDecision, BrowserCookies, BrowserSecret, CompleteError, ConsentOutcome,
+    self as flow, AuthorizeDecision, BrowserCookies, BrowserSecret, ConsentOutcome,
 };
 use crate::App;
 use crate::{
@@ -148,9 +148,9 @@ async fn bound_session(
     let now = app.clock.now();
     let not_found = || {
         if html {
-            HttpError::page(404, "Login request not found", "This login request does not exist or has expired. Start again from the application.")
+            HttpError::page_not_found("Login request not found", "This login request does not exist or has expired. Start again from the application.")
         } else {
-            HttpError::json(404, "not_found", "unknown login session")
+            HttpError::not_found("unknown login session")
         }
     };
     let id = id
@@ -167,8 +167,7 @@ async fn bound_session(
         .bound_to(cookies::get(req, &cookies::login(app, id)).as_deref())
     {
         return Err(if html {
-            HttpError::page(
-                403,
+            HttpError::page_forbidden(
                 "Wrong browser",
                 "This login can only be completed in the browser that started it.",
             )
@@ -219,9 +218,9 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
     let rng = app.random.as_ref();
     match flow::consent(app, &s, &browser, input)
         .await
-        .map_err(complete_error)?
+        .map_err(HttpError::from)?
     {
-        ConsentOutcome::Refused(why) => Err(refused(why)),
+        ConsentOutcome::Refused(why) => Err(why.into()),
         ConsentOutcome::Denied(r) => Ok(pages::auth_response(&r, after_post, ended(app, &s), rng)),
         ConsentOutcome::Ask { client, identity } => Ok(consent_page(
             app,
@@ -234,55 +233,9 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
     }
 }
 
-fn refused(why: ConsentRefusal) -> HttpError {
-    match why {
-        ConsentRefusal::Expired => HttpError::page(
-            400,
-            "Login request expired",
-            "This login request has expired. Start again from the application.",
-        ),
-        ConsentRefusal::AlreadyCompleted => HttpError::page(
-            400,
-            "Already completed",
-            "This login request was already completed. Start again from the application.",
-        ),
-        ConsentRefusal::NotApproved => HttpError::page(
-            400,
-            "Not approved yet",
-            "Scan the QR code with the scanid app and approve the login first.",
-        ),
-        ConsentRefusal::UnknownClient => HttpError::page(
-            400,
-            "Unknown application",
-            "The application that started this login no longer exists.",
-        ),
-        ConsentRefusal::Forged => HttpError::page(
-            403,
-            "Request refused",
-            "This form was not submitted from the consent page.",
-        ),
-        ConsentRefusal::NoChoice => HttpError::page(
-            400,
-            "Choose allow or deny",
-            "The consent form was incomplete.",
-        ),
-    }
-}
-
 /// The login is over: its browser-binding cookie goes (they would pile up otherwise).
 fn ended(app: &App, s: &Versioned<LoginSession>) -> Vec<String> {
     vec![cookies::clear(app, &cookies::login(app, &s.value.id))]
-}
-
-fn complete_error(e: CompleteError) -> HttpError {
-    match e {
-        CompleteError::AlreadyCompleted => HttpError::page(
-            400,
-            "Already completed",
-            "This login request was already completed. Start again from the application.",
-        ),
-        CompleteError::Store(s) => HttpError::from_page_store(s),
-    }
 }
 
 fn login_completed(

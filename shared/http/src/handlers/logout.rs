@@ -6,7 +6,7 @@ use crate::domain::authorize::Params;
 use crate::handlers::token::basic_credentials;
 use crate::pages;
 use crate::protocol::OAuthError;
-use crate::usecase::logout::{LogoutError, LogoutOutcome, LogoutRequest};
+use crate::usecase::logout::{LogoutOutcome, LogoutRequest};
 use crate::usecase::resource;
 use crate::usecase::token;
 use crate::usecase::token::Presented;
@@ -21,8 +21,7 @@ fn one(pairs: &[(String, String)], name: &str) -> Result<Option<String>, HttpErr
     match (it.next(), it.next()) {
         (Some((_, v)), None) => Ok(Some(v.clone()).filter(|v| !v.is_empty())),
         (None, _) => Ok(None),
-        _ => Err(HttpError::page(
-            400,
+        _ => Err(HttpError::page_bad_request(
             "Invalid logout request",
             "A parameter is repeated.",
         )),
@@ -62,18 +61,11 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
         sso_cookie: cookie.as_deref(),
         source: who.as_str(),
     };
-    let outcome = match usecase::logout::logout(app, &request).await {
-        Ok(o) => o,
-        Err(LogoutError::Invalid(why)) => {
-            return Err(HttpError::page(400, "Invalid logout request", why))
-        }
-        Err(LogoutError::Store(e)) => return Err(HttpError::from_page_store(e)),
-    };
+    let outcome = usecase::logout::logout(app, &request).await?;
     let clear = cookies::clear(app, &cookie_name);
     let clear_state = cookies::clear(app, &cookies::session_state(app));
     match outcome {
-        LogoutOutcome::Refused => Err(HttpError::page(
-            403,
+        LogoutOutcome::Refused => Err(HttpError::page_forbidden(
             "Request refused",
             "This logout was not confirmed on the scanid logout page.",
         )),

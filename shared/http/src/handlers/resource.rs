@@ -65,13 +65,7 @@ fn bearer(req: &Request) -> Result<String, HttpError> {
             Some((scheme, t)) if scheme.eq_ignore_ascii_case("bearer") && !t.trim().is_empty() => {
                 found.push(t.trim().to_owned())
             }
-            _ => {
-                return Err(HttpError::Bearer {
-                    status: 401,
-                    error: Some("invalid_token"),
-                    description: "malformed Authorization header",
-                })
-            }
+            _ => return Err(HttpError::invalid_token("malformed Authorization header")),
         }
     }
     if req.method() == http::Method::POST {
@@ -86,24 +80,16 @@ fn bearer(req: &Request) -> Result<String, HttpError> {
     }
     // RFC 6750 §2.3 is not offered: a token in the URL ends up in logs and histories.
     if query_pairs(req).iter().any(|(k, _)| k == "access_token") {
-        return Err(HttpError::Bearer {
-            status: 400,
-            error: Some("invalid_request"),
-            description: "send the access token in the Authorization header or the form body, never in the URL",
-        });
+        return Err(HttpError::bearer_invalid_request(
+            "send the access token in the Authorization header or the form body, never in the URL",
+        ));
     }
     match found.len() {
-        0 => Err(HttpError::Bearer {
-            status: 401,
-            error: None,
-            description: "an access token is required",
-        }),
+        0 => Err(HttpError::token_required("an access token is required")),
         1 => Ok(found.remove(0)),
-        _ => Err(HttpError::Bearer {
-            status: 400,
-            error: Some("invalid_request"),
-            description: "the access token was sent more than one way",
-        }),
+        _ => Err(HttpError::bearer_invalid_request(
+            "the access token was sent more than one way",
+        )),
     }
 }
 
@@ -113,19 +99,15 @@ pub async fn userinfo(app: &App, req: Request) -> Result<Response, HttpError> {
     let t = bearer(&req)?;
     let now = app.clock.now();
     let Some(live) = resource::live_access_token(app, &t, now).await? else {
-        return Err(HttpError::Bearer {
-            status: 401,
-            error: Some("invalid_token"),
-            description: "the access token is invalid, expired or revoked",
-        });
+        return Err(HttpError::invalid_token(
+            "the access token is invalid, expired or revoked",
+        ));
     };
     let LiveToken { identity, .. } = &live;
     let Some(identity) = identity else {
-        return Err(HttpError::Bearer {
-            status: 401,
-            error: Some("invalid_token"),
-            description: "userinfo needs a user's access token",
-        });
+        return Err(HttpError::invalid_token(
+            "userinfo needs a user's access token",
+        ));
     };
     let scope = live
         .claims
@@ -133,11 +115,9 @@ pub async fn userinfo(app: &App, req: Request) -> Result<Response, HttpError> {
         .and_then(Value::as_str)
         .unwrap_or("");
     if !scope.split(' ').any(|s| s == "openid") {
-        return Err(HttpError::Bearer {
-            status: 403,
-            error: Some("insufficient_scope"),
-            description: "the openid scope is required",
-        });
+        return Err(HttpError::insufficient_scope(
+            "the openid scope is required",
+        ));
     }
     let mut r = json(200, &resource::userinfo(&live, identity));
     r.headers_mut()
