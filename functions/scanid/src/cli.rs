@@ -30,7 +30,7 @@ pub enum Command {
     Keys(crate::keys::KeysCommand),
     /// The reference app: enroll a device key, approve or deny a QR login, update the profile.
     #[command(subcommand)]
-    App(crate::app::AppCommand),
+    App(crate::reference_app::AppCommand),
     /// Manage identities: list, show, groups, disable.
     #[command(subcommand)]
     Identity(crate::identity::IdentityCommand),
@@ -209,7 +209,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Serve(args) => crate::serve::run(args).await,
         Command::Client(cmd) => crate::operator::run(cmd).await,
         Command::Keys(cmd) => crate::keys::run(cmd).await,
-        Command::App(cmd) => crate::app::run(cmd).await,
+        Command::App(cmd) => crate::reference_app::run(cmd).await,
         Command::Identity(cmd) => crate::identity::run(cmd).await,
         Command::Aws(cmd) => crate::aws::run(cmd).await,
     }

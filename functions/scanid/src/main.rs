@@ -2,12 +2,12 @@
 //! work on the same store while it runs. Commands that return data print one JSON object on
 //! stdout; logs and errors go to stderr.
 
-mod app;
 mod aws;
 mod cli;
 mod identity;
 mod keys;
 mod operator;
+mod reference_app;
 mod serve;
 
 use clap::Parser;

@@ -16,9 +16,9 @@ pub enum Handler {
     Authorize,
     LoginStatus,
     Consent,
-    AppSignup,
-    AppScan,
-    AppDecide,
+    DeviceSignup,
+    DeviceScan,
+    DeviceDecide,
     Token,
     Introspect,
     Userinfo,
@@ -27,8 +27,8 @@ pub enum Handler {
     DirectoryBySub,
     DirectoryByServiceId,
     DirectoryAvatar,
-    AppProfile,
-    AppKey,
+    DeviceProfile,
+    DeviceKey,
     /// CORS preflights of the token, userinfo, revocation and logout endpoints.
     Preflight,
     /// The pages `keycloak-js` loads: the third-party-cookie probe and the login-status iframe.
@@ -69,9 +69,9 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/realms/{realm}/login-actions/status", Handler::LoginStatus, "login-status"),
     route("GET",  "/realms/{realm}/login-actions/consent", Handler::Consent, "consent"),
     route("POST", "/realms/{realm}/login-actions/consent", Handler::Consent, "consent"),
-    route("POST", "/realms/{realm}/app/identities", Handler::AppSignup, "app-signup"),
-    route("GET",  "/realms/{realm}/app/scan", Handler::AppScan, "app-scan"),
-    route("POST", "/realms/{realm}/app/login-sessions/{login_session_id}", Handler::AppDecide, "app-decide"),
+    route("POST", "/realms/{realm}/app/identities", Handler::DeviceSignup, "app-signup"),
+    route("GET",  "/realms/{realm}/app/scan", Handler::DeviceScan, "app-scan"),
+    route("POST", "/realms/{realm}/app/login-sessions/{login_session_id}", Handler::DeviceDecide, "app-decide"),
     route("POST", "/realms/{realm}/protocol/openid-connect/token", Handler::Token, "token"),
     route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect"),
     // Keycloak's own path for introspection (its Python and Node clients call it there).
@@ -81,8 +81,8 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Revoke, "revoke"),
     route("GET",  "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout"),
     route("POST", "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout"),
-    route("PATCH", "/realms/{realm}/app/identities/{sub}", Handler::AppProfile, "app-profile"),
-    route("POST", "/realms/{realm}/app/identities/{sub}/key", Handler::AppKey, "app-key"),
+    route("PATCH", "/realms/{realm}/app/identities/{sub}", Handler::DeviceProfile, "app-profile"),
+    route("POST", "/realms/{realm}/app/identities/{sub}/key", Handler::DeviceKey, "app-key"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/token", Handler::Preflight, "cors-preflight"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Preflight, "cors-preflight"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Preflight, "cors-preflight"),
@@ -108,9 +108,9 @@ pub async fn dispatch(handler: Handler, app: &App, req: Request) -> Response {
         Handler::Authorize => handlers::login::authorize(app, req).await,
         Handler::LoginStatus => handlers::login::status(app, req).await,
         Handler::Consent => handlers::login::consent(app, req).await,
-        Handler::AppSignup => handlers::app::signup(app, req).await,
-        Handler::AppScan => handlers::app::scan(app, req).await,
-        Handler::AppDecide => handlers::app::decide(app, req).await,
+        Handler::DeviceSignup => handlers::device_api::signup(app, req).await,
+        Handler::DeviceScan => handlers::device_api::scan(app, req).await,
+        Handler::DeviceDecide => handlers::device_api::decide(app, req).await,
         Handler::Token => handlers::token::token(app, req).await,
         Handler::Introspect => handlers::resource::introspect(app, req).await,
         Handler::Userinfo => handlers::resource::userinfo(app, req).await,
@@ -119,8 +119,8 @@ pub async fn dispatch(handler: Handler, app: &App, req: Request) -> Response {
         Handler::DirectoryBySub => handlers::directory::by_sub(app, req).await,
         Handler::DirectoryByServiceId => handlers::directory::by_service_id(app, req).await,
         Handler::DirectoryAvatar => handlers::directory::avatar(app, req).await,
-        Handler::AppProfile => handlers::app::update_profile(app, req).await,
-        Handler::AppKey => handlers::app::rotate_key(app, req).await,
+        Handler::DeviceProfile => handlers::device_api::update_profile(app, req).await,
+        Handler::DeviceKey => handlers::device_api::rotate_key(app, req).await,
         Handler::Preflight => crate::cors::preflight(app, req).await,
         Handler::KeycloakPages => handlers::keycloak::page(app, req).await,
     };
@@ -169,13 +169,13 @@ impl Handler {
             Handler::Token | Handler::Logout => Access::Sign,
             Handler::Authorize
             | Handler::Consent
-            | Handler::AppSignup
-            | Handler::AppScan
-            | Handler::AppDecide
+            | Handler::DeviceSignup
+            | Handler::DeviceScan
+            | Handler::DeviceDecide
             | Handler::Introspect
             | Handler::Revoke
-            | Handler::AppProfile
-            | Handler::AppKey => Access::Write,
+            | Handler::DeviceProfile
+            | Handler::DeviceKey => Access::Write,
         }
     }
 }

@@ -1,6 +1,6 @@
-//! The mobile app's API (app protocol §1, §3, §4): sign-up, reading a scanned login session,
-//! and approving or denying it. Every write is a JWS signed by the device key; its `jti` is
-//! recorded in the same transaction as the write, so a replay is refused.
+//! The device API (app protocol §1, §3, §4), the endpoints the phone calls: sign-up, reading a
+//! scanned QR login, approving or denying it, the profile and the device key. Each handler
+//! parses, calls one use case ([`crate::usecase::device`]) and renders.
 
 use serde::Deserialize;
 use serde_json::json;

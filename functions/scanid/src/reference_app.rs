@@ -1,5 +1,5 @@
-//! `scanid app ...`: the reference stand-in for the phone app (app protocol §6). It talks HTTP
-//! to the app API exactly as the phone would, and keeps its P-256 device key in a key file
+//! `scanid app ...`, the reference app: the command-line stand-in for the phone (app protocol
+//! §6). It talks HTTP to the device API exactly as the phone would, and keeps its P-256 device key in a key file
 //! (mode 0600).
 
 use std::io::Write as _;
