@@ -2,7 +2,7 @@
 """Scaffolds what a route-table function needs besides its handler: functions/<name>/ (the
 Lambda binary: wiring only) and events/<name>.json (an API Gateway HTTP API v2 sample event).
 template.yaml entries are written by hand (IAM differs per function); tests/it/events.rs checks
-all three against shared/src/routes.rs.
+all three against shared/http/src/routes.rs.
 
 usage: infra/new-function.py NAME "METHOD /path/{with}/params" [--query Q] [--body B]
                              [--content-type T] [--param k=v ...]
@@ -50,6 +50,7 @@ def main():
     ap.add_argument("--content-type")
     ap.add_argument("--param", action="append", default=[])
     ap.add_argument("--no-realm", action="store_true", help="the route has no {realm} (directory)")
+    ap.add_argument("--signs", action="store_true", help="the function signs tokens (links the KMS signer)")
     a = ap.parse_args()
     method, template = a.route.split(" ", 1)
     params = {} if a.no_realm else {"realm": "scanid"}
@@ -60,6 +61,7 @@ def main():
     ev = event(method, template, path, a.query, a.body, a.content_type, params)
     (ROOT / "events" / f"{a.name}.json").write_text(json.dumps(ev, indent=2) + "\n")
 
+    runner = "run_signing" if a.signs else "run"
     crate = ROOT / "functions" / a.name
     (crate / "src").mkdir(parents=True, exist_ok=True)
     (crate / "Cargo.toml").write_text(f"""[package]
@@ -75,7 +77,7 @@ name = "{a.name}"
 path = "src/main.rs"
 
 [dependencies]
-scanid-shared.workspace = true
+scanid-lambda.workspace = true
 lambda_http.workspace = true
 tokio.workspace = true
 
@@ -83,11 +85,11 @@ tokio.workspace = true
 workspace = true
 """)
     (crate / "src" / "main.rs").write_text(f"""//! Lambda function `{a.name}`: {a.route}.
-//! Wiring only; the handler lives in the common crate (`scanid::routes`).
+//! Wiring only; the handler lives in `scanid-http` (`scanid_http::routes`).
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {{
-    scanid::lambda::run("{a.name}").await
+    scanid_lambda::{runner}("{a.name}").await
 }}
 """)
 
