@@ -1,6 +1,15 @@
 //! Wire types: the exact field names of the specification and the RFCs.
 
+pub mod claims;
 pub mod discovery;
 pub mod error;
+pub mod requests;
+pub mod responses;
 
+pub use claims::{
+    AccessTokenClaims, IdTokenClaims, LogoutTokenClaims, ProfileClaims, RefreshTokenClaims,
+    TokenTyp,
+};
 pub use error::{OAuthError, OAuthErrorCode};
+pub use requests::TokenRequest;
+pub use responses::{IntrospectionResponse, TokenResponse, TokenType, UserinfoResponse};

@@ -16,7 +16,7 @@ use crate::domain::identity::Identity;
 use crate::domain::login;
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::keys::{jwt, SignError};
-use crate::protocol::{OAuthError, OAuthErrorCode};
+use crate::protocol::{OAuthError, OAuthErrorCode, TokenRequest};
 use crate::random;
 use crate::store::{ClientStore, Codes, Grants, IdentityStore, Outcome, SsoSessions, StoreError};
 
@@ -174,21 +174,7 @@ pub async fn token(
     presented: &Presented,
     source: &Source,
 ) -> Result<(Client, Issued), TokenError> {
-    let grant_type = params
-        .one("grant_type")
-        .map_err(|_| oauth(OAuthErrorCode::InvalidRequest, "grant_type is repeated"))?
-        .ok_or_else(|| oauth(OAuthErrorCode::InvalidRequest, "grant_type is required"))?;
-    let kind = match grant_type {
-        "authorization_code" => GrantType::AuthorizationCode,
-        "refresh_token" => GrantType::RefreshToken,
-        "client_credentials" => GrantType::ClientCredentials,
-        _ => {
-            return Err(oauth(
-                OAuthErrorCode::UnsupportedGrantType,
-                "supported: authorization_code, refresh_token, client_credentials",
-            ))
-        }
-    };
+    let kind = TokenRequest::grant_type(params).map_err(TokenError::OAuth)?;
     let client = authenticate(app, presented, kind != GrantType::ClientCredentials, source).await?;
     if !client.allows(kind) {
         return Err(oauth(
@@ -196,26 +182,17 @@ pub async fn token(
             "this client may not use this grant type",
         ));
     }
-    let one = |n: &'static str| {
-        params
-            .one(n)
-            .map_err(|_| oauth(OAuthErrorCode::InvalidRequest, "a parameter is repeated"))
-    };
-    let issued = match kind {
-        GrantType::AuthorizationCode => {
-            let code = one("code")?
-                .ok_or_else(|| oauth(OAuthErrorCode::InvalidRequest, "code is required"))?;
-            let redirect_uri = one("redirect_uri")?
-                .ok_or_else(|| oauth(OAuthErrorCode::InvalidRequest, "redirect_uri is required"))?;
-            code_grant(app, &client, code, redirect_uri, one("code_verifier")?).await
-        }
-        GrantType::RefreshToken => {
-            let rt = one("refresh_token")?.ok_or_else(|| {
-                oauth(OAuthErrorCode::InvalidRequest, "refresh_token is required")
-            })?;
-            refresh_grant(app, &client, rt, one("scope")?).await
-        }
-        GrantType::ClientCredentials => client_credentials(app, &client, one("scope")?).await,
+    let issued = match TokenRequest::parameters(kind, params).map_err(TokenError::OAuth)? {
+        TokenRequest::AuthorizationCode {
+            code,
+            redirect_uri,
+            code_verifier,
+        } => code_grant(app, &client, code, redirect_uri, code_verifier).await,
+        TokenRequest::RefreshToken {
+            refresh_token,
+            scope,
+        } => refresh_grant(app, &client, refresh_token, scope).await,
+        TokenRequest::ClientCredentials { scope } => client_credentials(app, &client, scope).await,
     }?;
     Ok((client, issued))
 }
