@@ -54,7 +54,7 @@ pub fn basic_credentials(req: &Request) -> Result<Option<(String, String)>, Http
 }
 
 /// A token-endpoint style JSON answer: `no-store` (SECURITY.md T6).
-fn no_store(status: u16, v: &Value) -> Response {
+fn no_store<T: serde::Serialize>(status: u16, v: &T) -> Response {
     let mut r = json(status, v);
     r.headers_mut()
         .insert("cache-control", http::HeaderValue::from_static("no-store"));
@@ -190,12 +190,7 @@ pub async fn userinfo(app: &App, req: Request) -> Result<Response, HttpError> {
             description: "userinfo needs a user's access token",
         });
     };
-    let scope = live
-        .claims
-        .get("scope")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    if !scope.split(' ').any(|s| s == "openid") {
+    if !live.claims.has_scope("openid") {
         return Err(HttpError::Bearer {
             status: 403,
             error: Some("insufficient_scope"),
