@@ -11,12 +11,12 @@
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use serde_json::json;
-
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::domain::login::SsoSession;
 use crate::keys::jwt;
+use crate::protocol::claims::LogoutEvents;
+use crate::protocol::LogoutTokenClaims;
 use crate::random;
 use crate::store::ClientStore;
 use crate::App;
@@ -47,16 +47,16 @@ pub async fn notify(app: &App, session: &SsoSession, now: Timestamp) {
         let Some(uri) = client.backchannel_logout_uri.clone() else {
             continue;
         };
-        let claims = json!({
-            "iss": app.settings.issuer(),
-            "aud": client.client_id,
-            "iat": now.secs(),
-            "exp": now.secs() + TOKEN_LIFETIME_SECS,
-            "jti": random::uuid_v4(app.random.as_ref()).to_string(),
-            "sub": session.sub,
-            "sid": session.sid,
-            "events": { EVENT: {} },
-        });
+        let claims = LogoutTokenClaims {
+            iss: app.settings.issuer(),
+            aud: client.client_id.clone(),
+            iat: now.secs(),
+            exp: now.secs() + TOKEN_LIFETIME_SECS,
+            jti: random::uuid_v4(app.random.as_ref()).to_string(),
+            sub: session.sub.clone(),
+            sid: session.sid.clone(),
+            events: LogoutEvents::default(),
+        };
         let keys = app.keyring().await;
         let alg = client.token_alg.unwrap_or(app.settings.signing_alg);
         let token = match keys.signer(alg) {

@@ -218,7 +218,8 @@ impl Demo {
             .map_err(|e| e.to_string())?
             .ok_or("access token not live")?;
         let identity = live.identity.clone().ok_or("no identity")?;
-        let userinfo = resource::userinfo(&live, &identity);
+        let userinfo = serde_json::to_value(resource::userinfo(&live, &identity))
+            .map_err(|e| e.to_string())?;
         let profile = app
             .store
             .identity(&identity.sub, now)

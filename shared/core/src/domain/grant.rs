@@ -7,13 +7,14 @@
 //! (SECURITY.md R3), except right after a rotation (a short grace period for a lost response).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
 
 use crate::clock::Timestamp;
 use crate::config::{Lifetimes, Settings};
 use crate::domain::identity::Identity;
 use crate::domain::login;
 use crate::keys::Alg;
+use crate::protocol::claims::{ProfileClaims, RefreshTokenClaims, TokenTyp};
+use crate::protocol::responses::{TokenResponse, TokenType};
 use crate::random::{self, Random};
 
 /// How a grant started.
@@ -124,25 +125,18 @@ pub struct Issued {
 
 impl Issued {
     /// The token response of spec 2.2.
-    pub fn response(&self) -> Value {
-        let mut v = json!({
-            "access_token": self.access_token,
-            "expires_in": self.expires_in,
-            "refresh_expires_in": self.refresh_expires_in,
-            "token_type": "Bearer",
-            "not-before-policy": 0,
-            "scope": self.scope,
-        });
-        if let Some(r) = &self.refresh_token {
-            v["refresh_token"] = json!(r);
+    pub fn response(&self) -> TokenResponse {
+        TokenResponse {
+            access_token: self.access_token.clone(),
+            expires_in: self.expires_in,
+            refresh_expires_in: self.refresh_expires_in,
+            token_type: TokenType::Bearer,
+            not_before_policy: 0,
+            scope: self.scope.clone(),
+            refresh_token: self.refresh_token.clone(),
+            id_token: self.id_token.clone(),
+            session_state: self.session_state.clone(),
         }
-        if let Some(i) = &self.id_token {
-            v["id_token"] = json!(i);
-        }
-        if let Some(s) = &self.session_state {
-            v["session_state"] = json!(s);
-        }
-        v
     }
 }
 
@@ -166,28 +160,26 @@ pub fn new_refresh_token(
 ) -> (String, String) {
     use base64::Engine;
     let b64 = |b: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b);
-    let mut claims = Map::new();
-    claims.insert(
-        "exp".into(),
-        json!(now.secs() + grant.refresh_ttl(&settings.lifetimes)),
-    );
-    claims.insert("iat".into(), json!(now.secs()));
-    claims.insert("jti".into(), json!(random::token(rng, 32)));
-    claims.insert("iss".into(), json!(settings.issuer()));
-    claims.insert("aud".into(), json!(settings.issuer()));
-    claims.insert("sub".into(), json!(grant.sub));
-    claims.insert(
-        "typ".into(),
-        json!(if grant.offline { "Offline" } else { "Refresh" }),
-    );
-    claims.insert("azp".into(), json!(grant.client_id));
-    if let Some(sid) = &grant.sid {
-        claims.insert("sid".into(), json!(sid));
-        claims.insert("session_state".into(), json!(sid));
-    }
-    claims.insert("scope".into(), json!(grant.scopes.join(" ")));
+    let claims = RefreshTokenClaims {
+        exp: now.secs() + grant.refresh_ttl(&settings.lifetimes),
+        iat: now.secs(),
+        jti: random::token(rng, 32),
+        iss: settings.issuer(),
+        aud: settings.issuer(),
+        sub: grant.sub.clone(),
+        typ: if grant.offline {
+            TokenTyp::Offline
+        } else {
+            TokenTyp::Refresh
+        },
+        azp: grant.client_id.clone(),
+        sid: grant.sid.clone(),
+        session_state: grant.sid.clone(),
+        scope: grant.scopes.join(" "),
+    };
     let header = b64(br#"{"alg":"HS256","typ":"JWT"}"#);
-    let payload = b64(Value::Object(claims).to_string().as_bytes());
+    // Strings and integers only: serializing cannot fail.
+    let payload = b64(&serde_json::to_vec(&claims).unwrap_or_default());
     let input = format!("{header}.{payload}");
     let mut one_time_key = [0u8; 32];
     rng.fill(&mut one_time_key);
@@ -202,16 +194,14 @@ pub fn new_refresh_token(
 
 /// Claims by scope, for the id token and userinfo: the one rule of what each scope releases
 /// (the consent page describes the same, [`crate::http::pages::describe_scope`]).
-pub fn profile_claims(out: &mut Map<String, Value>, i: &Identity, scopes: &[String]) {
-    if scopes.iter().any(|s| s == "profile") {
-        out.insert("name".into(), json!(i.display_name));
-        out.insert("preferred_username".into(), json!(i.name));
-        if let Some(p) = &i.profile_photo {
-            out.insert("picture".into(), json!(p));
-        }
-    }
-    if scopes.iter().any(|s| s == "groups") {
-        out.insert("groups".into(), json!(i.groups));
+pub fn profile_claims(i: &Identity, scopes: &[String]) -> ProfileClaims {
+    let profile = scopes.iter().any(|s| s == "profile");
+    let groups = scopes.iter().any(|s| s == "groups");
+    ProfileClaims {
+        name: profile.then(|| i.display_name.clone()),
+        preferred_username: profile.then(|| i.name.clone()),
+        picture: i.profile_photo.clone().filter(|_| profile),
+        groups: groups.then(|| i.groups.clone()),
     }
 }
 
@@ -236,6 +226,95 @@ mod tests {
     fn at_hash_is_the_left_half() {
         // OIDC Core example shape: 16 bytes -> 22 base64url characters.
         assert_eq!(at_hash("token").len(), 22);
+    }
+
+    #[test]
+    fn profile_claims_follow_the_scopes() {
+        let i = Identity {
+            sub: "u".into(),
+            service_id: "sv".into(),
+            name: "alice".into(),
+            display_name: "Alice A".into(),
+            profile_photo: Some("https://p/a.png".into()),
+            created_at: Timestamp::from_secs(0),
+            public_key: String::new(),
+            country_code: "SE".into(),
+            kind: crate::domain::identity::IdentityType::User,
+            groups: vec!["staff".into()],
+            disabled: false,
+        };
+        let claims = |scopes: &[&str]| {
+            let scopes: Vec<String> = scopes.iter().map(|s| (*s).to_owned()).collect();
+            serde_json::to_value(profile_claims(&i, &scopes)).unwrap()
+        };
+        assert_eq!(claims(&["openid"]), serde_json::json!({}));
+        assert_eq!(
+            claims(&["openid", "groups"]),
+            serde_json::json!({ "groups": ["staff"] })
+        );
+        assert_eq!(
+            claims(&["openid", "profile", "groups"]),
+            serde_json::json!({
+                "name": "Alice A", "preferred_username": "alice", "picture": "https://p/a.png",
+                "groups": ["staff"],
+            })
+        );
+        let no_photo = Identity {
+            profile_photo: None,
+            groups: vec![],
+            ..i.clone()
+        };
+        let scopes = vec!["profile".to_owned(), "groups".to_owned()];
+        assert_eq!(
+            serde_json::to_value(profile_claims(&no_photo, &scopes)).unwrap(),
+            serde_json::json!({ "name": "Alice A", "preferred_username": "alice", "groups": [] })
+        );
+    }
+
+    #[test]
+    fn refresh_token_claims() {
+        use base64::Engine;
+        let settings = Settings::from_raw(&crate::config::RawSettings {
+            public_url: Some("https://id.example".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        let t0 = Timestamp::from_secs(1000);
+        let g = Grant {
+            id: "g".into(),
+            kind: GrantKind::AuthorizationCode,
+            client_id: "shop".into(),
+            sub: "u".into(),
+            sid: Some("s".into()),
+            scopes: vec!["openid".into(), "offline_access".into()],
+            auth_time: t0,
+            nonce: None,
+            created_at: t0,
+            offline: true,
+            generation: 1,
+            rotated_at: t0,
+            revoked: false,
+            alg: Alg::RS256,
+        };
+        let (token, hash) = new_refresh_token(&settings, &random::SeededRandom::new(1), &g, t0);
+        assert_eq!(hash, login::hash(&token));
+        let part = |n: usize| -> serde_json::Value {
+            let b = base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(token.split('.').nth(n).unwrap())
+                .unwrap();
+            serde_json::from_slice(&b).unwrap()
+        };
+        assert_eq!(part(0), serde_json::json!({ "alg": "HS256", "typ": "JWT" }));
+        let c = part(1);
+        assert_eq!(c["jti"].as_str().unwrap().len(), 43);
+        assert_eq!(
+            c,
+            serde_json::json!({
+                "exp": 1000 + settings.lifetimes.offline_token, "iat": 1000, "jti": c["jti"],
+                "iss": settings.issuer(), "aud": settings.issuer(), "sub": "u", "typ": "Offline",
+                "azp": "shop", "sid": "s", "session_state": "s", "scope": "openid offline_access",
+            })
+        );
     }
 
     #[test]

@@ -1,8 +1,17 @@
 //! Wire types: the exact field names of the specification and the RFCs.
 
+pub mod claims;
 pub mod discovery;
 pub mod error;
+pub mod requests;
+pub mod responses;
 pub mod secret;
 
+pub use claims::{
+    AccessTokenClaims, IdTokenClaims, LogoutTokenClaims, ProfileClaims, RefreshTokenClaims,
+    TokenTyp,
+};
 pub use error::{OAuthError, OAuthErrorCode};
+pub use requests::TokenRequest;
+pub use responses::{IntrospectionResponse, TokenResponse, TokenType, UserinfoResponse};
 pub use secret::Secret;

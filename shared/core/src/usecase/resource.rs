@@ -7,7 +7,7 @@
 //! SSO session still exists AND its identity is not disabled. Logout and revocation therefore take effect at once, though
 //! the tokens are stateless JWTs.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::app::App;
 use crate::audit::{Audit, Event};
@@ -17,12 +17,15 @@ use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, SsoSession};
 use crate::keys::jwt;
+use crate::protocol::claims::{Gty, TokenTyp};
+use crate::protocol::responses::TokenType;
+use crate::protocol::{AccessTokenClaims, IntrospectionResponse, UserinfoResponse};
 use crate::store::{ClientStore, Grants, IdentityStore, SsoSessions, StoreError};
 
 /// A live access token: its claims, grant, client and identity (none for client credentials).
 #[derive(Debug, Clone)]
 pub struct LiveToken {
-    pub claims: Map<String, Value>,
+    pub claims: AccessTokenClaims,
     pub grant: Grant,
     pub client: Client,
     pub identity: Option<Identity>,
@@ -83,25 +86,19 @@ pub async fn live_access_token(
     token: &str,
     now: Timestamp,
 ) -> Result<Option<LiveToken>, StoreError> {
-    let Ok(claims) = jwt::verify::<Map<String, Value>>(
-        &*app.keyring().await,
-        token,
-        &app.settings.issuer(),
-        now,
-    ) else {
+    let Ok(claims) =
+        jwt::verify::<AccessTokenClaims>(&*app.keyring().await, token, &app.settings.issuer(), now)
+    else {
         return Ok(None);
     };
-    if claims.get("typ").and_then(Value::as_str) != Some("Bearer") {
+    if claims.typ != TokenTyp::Bearer {
         return Ok(None);
     }
-    let Some(gid) = claims.get("gid").and_then(Value::as_str) else {
-        return Ok(None);
-    };
-    if claims.get("gty").and_then(Value::as_str) == Some("client_credentials") {
-        if app.store.token_revoked(gid, now).await? {
+    if claims.gty == Some(Gty::ClientCredentials) {
+        if app.store.token_revoked(&claims.gid, now).await? {
             return Ok(None);
         }
-        let grant = client_credentials_grant(app, gid, &claims);
+        let grant = client_credentials_grant(app, &claims);
         let Some(client) = live_client(app, &grant.client_id, grant.created_at, now).await? else {
             return Ok(None);
         };
@@ -112,7 +109,7 @@ pub async fn live_access_token(
             identity: None,
         }));
     }
-    Ok(live_grant(app, gid, now)
+    Ok(live_grant(app, &claims.gid, now)
         .await?
         .map(|(grant, client, identity)| LiveToken {
             claims,
@@ -123,32 +120,20 @@ pub async fn live_access_token(
 }
 
 /// The (unstored) grant a client-credentials token stands for, rebuilt from its claims.
-fn client_credentials_grant(app: &App, gid: &str, claims: &Map<String, Value>) -> Grant {
-    let str_claim = |k: &str| {
-        claims
-            .get(k)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned()
-    };
-    let time = |k: &str| Timestamp::from_secs(claims.get(k).and_then(Value::as_i64).unwrap_or(0));
+fn client_credentials_grant(app: &App, claims: &AccessTokenClaims) -> Grant {
     Grant {
-        id: gid.to_owned(),
+        id: claims.gid.clone(),
         kind: GrantKind::ClientCredentials,
-        client_id: str_claim("azp"),
-        sub: str_claim("sub"),
+        client_id: claims.azp.clone(),
+        sub: claims.sub.clone(),
         sid: None,
-        scopes: str_claim("scope")
-            .split(' ')
-            .filter(|s| !s.is_empty())
-            .map(str::to_owned)
-            .collect(),
-        auth_time: time("auth_time"),
+        scopes: claims.scopes().map(str::to_owned).collect(),
+        auth_time: Timestamp::from_secs(claims.auth_time),
         nonce: None,
-        created_at: time("iat"),
+        created_at: Timestamp::from_secs(claims.iat),
         offline: false,
         generation: 0,
-        rotated_at: time("iat"),
+        rotated_at: Timestamp::from_secs(claims.iat),
         revoked: false,
         alg: app.settings.signing_alg,
     }
@@ -185,77 +170,75 @@ pub async fn introspect(
     caller: &Client,
     token: &str,
     now: Timestamp,
-) -> Result<Value, StoreError> {
-    let inactive = json!({ "active": false });
+) -> Result<IntrospectionResponse, StoreError> {
+    let inactive = IntrospectionResponse::inactive();
     if let Some(t) = live_access_token(app, token, now).await? {
         if t.grant.client_id != caller.client_id && !caller.resource_server {
             return Ok(inactive);
         }
-        let c = &t.claims;
-        let mut out = Map::new();
-        out.insert("active".into(), json!(true));
-        for k in [
-            "exp",
-            "iat",
-            "auth_time",
-            "jti",
-            "iss",
-            "aud",
-            "sub",
-            "typ",
-            "azp",
-            "session_state",
-            "acr",
-            "scope",
-            "sid",
-            "service_id",
-            "groups",
-        ] {
-            if let Some(v) = c.get(k) {
-                out.insert(k.into(), v.clone());
-            }
-        }
-        out.insert("client_id".into(), json!(t.grant.client_id));
-        if let Some(i) = t.identity.as_ref().filter(|_| {
-            c.get("scope")
-                .and_then(Value::as_str)
-                .is_some_and(|s| s.split(' ').any(|x| x == "profile"))
-        }) {
-            out.insert("username".into(), json!(i.name));
-        }
-        out.insert("token_type".into(), json!("Bearer"));
-        return Ok(Value::Object(out));
+        let c = t.claims;
+        let username = t
+            .identity
+            .filter(|_| c.has_scope("profile"))
+            .map(|i| i.name);
+        return Ok(IntrospectionResponse {
+            active: true,
+            exp: Some(c.exp),
+            iat: Some(c.iat),
+            auth_time: Some(c.auth_time),
+            jti: Some(c.jti),
+            iss: Some(c.iss),
+            aud: Some(c.aud),
+            sub: Some(c.sub),
+            typ: Some(c.typ),
+            azp: Some(c.azp),
+            session_state: c.session_state,
+            acr: Some(c.acr),
+            scope: Some(c.scope),
+            sid: c.sid,
+            service_id: c.service_id,
+            // As the token has them, not as the identity has them now.
+            groups: c.groups,
+            client_id: Some(t.grant.client_id),
+            username,
+            token_type: Some(TokenType::Bearer),
+        });
     }
     if let Some((_, g, i)) = live_refresh_token(app, token, now).await? {
         if g.client_id != caller.client_id {
             return Ok(inactive);
         }
-        let mut out = json!({
-            "active": true,
-            "iat": g.rotated_at.secs(),
-            "iss": app.settings.issuer(),
-            "aud": g.client_id,
-            "sub": g.sub,
-            "typ": if g.offline { "Offline" } else { "Refresh" },
-            "azp": g.client_id,
-            "scope": g.scopes.join(" "),
-            "client_id": g.client_id,
-            "token_type": "refresh_token",
+        let has = |scope: &str| g.scopes.iter().any(|s| s == scope);
+        let (username, service_id, groups) = match i {
+            Some(i) => (
+                has("profile").then(|| i.name.clone()),
+                Some(i.service_id.clone()),
+                has("groups").then(|| i.groups.clone()),
+            ),
+            None => (None, None, None),
+        };
+        return Ok(IntrospectionResponse {
+            active: true,
+            iat: Some(g.rotated_at.secs()),
+            iss: Some(app.settings.issuer()),
+            aud: Some(g.client_id.clone()),
+            sub: Some(g.sub.clone()),
+            typ: Some(if g.offline {
+                TokenTyp::Offline
+            } else {
+                TokenTyp::Refresh
+            }),
+            azp: Some(g.client_id.clone()),
+            scope: Some(g.scopes.join(" ")),
+            client_id: Some(g.client_id.clone()),
+            token_type: Some(TokenType::RefreshToken),
+            sid: g.sid.clone(),
+            session_state: g.sid.clone(),
+            username,
+            service_id,
+            groups,
+            ..IntrospectionResponse::inactive()
         });
-        if let Some(sid) = &g.sid {
-            out["sid"] = json!(sid);
-            out["session_state"] = json!(sid);
-        }
-        if let Some(i) = i {
-            if g.scopes.iter().any(|s| s == "profile") {
-                out["username"] = json!(i.name);
-            }
-            out["service_id"] = json!(i.service_id);
-            if g.scopes.iter().any(|s| s == "groups") {
-                out["groups"] = json!(i.groups);
-            }
-        }
-        return Ok(out);
     }
     Ok(inactive)
 }
@@ -364,23 +347,14 @@ pub async fn end_known_session(
 /// standard `preferred_username`): each claim only with the scope that releases it
 /// ([`crate::domain::grant::profile_claims`]); `sub` and `service_id` identify the person
 /// (`openid`).
-pub fn userinfo(t: &LiveToken, identity: &Identity) -> Value {
-    let scopes: Vec<String> = t
-        .claims
-        .get("scope")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .split(' ')
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect();
-    let mut out = Map::new();
-    out.insert("sub".into(), json!(identity.sub));
-    out.insert("service_id".into(), json!(identity.service_id));
-    crate::domain::grant::profile_claims(&mut out, identity, &scopes);
-    if scopes.iter().any(|s| s == "profile") {
-        out.insert("peferred_username".into(), json!(identity.name));
-        out.insert("username".into(), json!(identity.name));
+pub fn userinfo(t: &LiveToken, identity: &Identity) -> UserinfoResponse {
+    let scopes: Vec<String> = t.claims.scopes().map(str::to_owned).collect();
+    let profile = scopes.iter().any(|s| s == "profile");
+    UserinfoResponse {
+        sub: identity.sub.clone(),
+        service_id: identity.service_id.clone(),
+        profile: crate::domain::grant::profile_claims(identity, &scopes),
+        peferred_username: profile.then(|| identity.name.clone()),
+        username: profile.then(|| identity.name.clone()),
     }
-    Value::Object(out)
 }

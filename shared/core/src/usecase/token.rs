@@ -3,8 +3,6 @@
 
 use std::borrow::Cow;
 
-use serde_json::{json, Map};
-
 use crate::app::App;
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
@@ -16,7 +14,10 @@ use crate::domain::identity::Identity;
 use crate::domain::login;
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::keys::{jwt, SignError};
-use crate::protocol::{OAuthError, OAuthErrorCode};
+use crate::protocol::claims::{Gty, ACR};
+use crate::protocol::{
+    AccessTokenClaims, IdTokenClaims, OAuthError, OAuthErrorCode, TokenRequest, TokenTyp,
+};
 use crate::random;
 use crate::store::{ClientStore, Codes, Grants, IdentityStore, Outcome, SsoSessions, StoreError};
 
@@ -174,21 +175,7 @@ pub async fn token(
     presented: &Presented,
     source: &Source,
 ) -> Result<(Client, Issued), TokenError> {
-    let grant_type = params
-        .one("grant_type")
-        .map_err(|_| oauth(OAuthErrorCode::InvalidRequest, "grant_type is repeated"))?
-        .ok_or_else(|| oauth(OAuthErrorCode::InvalidRequest, "grant_type is required"))?;
-    let kind = match grant_type {
-        "authorization_code" => GrantType::AuthorizationCode,
-        "refresh_token" => GrantType::RefreshToken,
-        "client_credentials" => GrantType::ClientCredentials,
-        _ => {
-            return Err(oauth(
-                OAuthErrorCode::UnsupportedGrantType,
-                "supported: authorization_code, refresh_token, client_credentials",
-            ))
-        }
-    };
+    let kind = TokenRequest::grant_type(params).map_err(TokenError::OAuth)?;
     let client = authenticate(app, presented, kind != GrantType::ClientCredentials, source).await?;
     if !client.allows(kind) {
         return Err(oauth(
@@ -196,26 +183,17 @@ pub async fn token(
             "this client may not use this grant type",
         ));
     }
-    let one = |n: &'static str| {
-        params
-            .one(n)
-            .map_err(|_| oauth(OAuthErrorCode::InvalidRequest, "a parameter is repeated"))
-    };
-    let issued = match kind {
-        GrantType::AuthorizationCode => {
-            let code = one("code")?
-                .ok_or_else(|| oauth(OAuthErrorCode::InvalidRequest, "code is required"))?;
-            let redirect_uri = one("redirect_uri")?
-                .ok_or_else(|| oauth(OAuthErrorCode::InvalidRequest, "redirect_uri is required"))?;
-            code_grant(app, &client, code, redirect_uri, one("code_verifier")?).await
-        }
-        GrantType::RefreshToken => {
-            let rt = one("refresh_token")?.ok_or_else(|| {
-                oauth(OAuthErrorCode::InvalidRequest, "refresh_token is required")
-            })?;
-            refresh_grant(app, &client, rt, one("scope")?).await
-        }
-        GrantType::ClientCredentials => client_credentials(app, &client, one("scope")?).await,
+    let issued = match TokenRequest::parameters(kind, params).map_err(TokenError::OAuth)? {
+        TokenRequest::AuthorizationCode {
+            code,
+            redirect_uri,
+            code_verifier,
+        } => code_grant(app, &client, code, redirect_uri, code_verifier).await,
+        TokenRequest::RefreshToken {
+            refresh_token,
+            scope,
+        } => refresh_grant(app, &client, refresh_token, scope).await,
+        TokenRequest::ClientCredentials { scope } => client_credentials(app, &client, scope).await,
     }?;
     Ok((client, issued))
 }
@@ -488,64 +466,51 @@ pub async fn sign_tokens(
     let keys = app.keyring().await;
     let signer = keys.signer(grant.alg)?;
     let scope = scopes.join(" ");
-    let mut at = Map::new();
-    at.insert("exp".into(), json!(now.secs() + ttl));
-    at.insert("iat".into(), json!(now.secs()));
-    at.insert("auth_time".into(), json!(grant.auth_time.secs()));
-    at.insert(
-        "jti".into(),
-        json!(random::uuid_v4(app.random.as_ref()).to_string()),
-    );
-    at.insert("iss".into(), json!(issuer));
-    at.insert("aud".into(), json!(grant.client_id));
-    at.insert("sub".into(), json!(grant.sub));
-    at.insert("typ".into(), json!("Bearer"));
-    at.insert("azp".into(), json!(grant.client_id));
-    at.insert("acr".into(), json!("1"));
-    at.insert("scope".into(), json!(scope));
-    at.insert("gid".into(), json!(grant.id));
-    if let Some(sid) = &grant.sid {
-        at.insert("session_state".into(), json!(sid));
-        at.insert("sid".into(), json!(sid));
-    }
-    if grant.kind == GrantKind::ClientCredentials {
-        at.insert("gty".into(), json!("client_credentials"));
-        at.insert("client_id".into(), json!(grant.client_id));
-    }
-    if let Some(i) = identity {
-        at.insert("service_id".into(), json!(i.service_id));
+    let has = |scope: &str| scopes.iter().any(|s| s == scope);
+    let client_credentials = grant.kind == GrantKind::ClientCredentials;
+    let at = AccessTokenClaims {
+        exp: now.secs() + ttl,
+        iat: now.secs(),
+        auth_time: grant.auth_time.secs(),
+        jti: random::uuid_v4(app.random.as_ref()).to_string(),
+        iss: issuer.clone(),
+        aud: grant.client_id.clone(),
+        sub: grant.sub.clone(),
+        typ: TokenTyp::Bearer,
+        azp: grant.client_id.clone(),
+        acr: ACR.to_owned(),
+        scope: scope.clone(),
+        gid: grant.id.clone(),
+        session_state: grant.sid.clone(),
+        sid: grant.sid.clone(),
+        gty: client_credentials.then_some(Gty::ClientCredentials),
+        client_id: client_credentials.then(|| grant.client_id.clone()),
+        service_id: identity.map(|i| i.service_id.clone()),
         // Only what the scopes release (SECURITY.md: claims follow consent).
-        if scopes.iter().any(|s| s == "profile") {
-            at.insert("preferred_username".into(), json!(i.name));
-        }
-        if scopes.iter().any(|s| s == "groups") {
-            at.insert("groups".into(), json!(i.groups));
-        }
-    }
+        preferred_username: identity.filter(|_| has("profile")).map(|i| i.name.clone()),
+        groups: identity.filter(|_| has("groups")).map(|i| i.groups.clone()),
+    };
     let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
     let id_token = match identity {
-        Some(i) if scopes.iter().any(|s| s == "openid") => {
-            let mut id = Map::new();
-            id.insert("iss".into(), json!(issuer));
-            // Keycloak's marker, and what logout requires of an id_token_hint.
-            id.insert("typ".into(), json!("ID"));
-            id.insert("sub".into(), json!(grant.sub));
-            id.insert("aud".into(), json!(grant.client_id));
-            id.insert("exp".into(), json!(now.secs() + ttl));
-            id.insert("iat".into(), json!(now.secs()));
-            id.insert("auth_time".into(), json!(grant.auth_time.secs()));
-            if let Some(n) = &grant.nonce {
-                id.insert("nonce".into(), json!(n));
-            }
-            id.insert("at_hash".into(), json!(grant::at_hash(&access_token)));
-            id.insert("azp".into(), json!(grant.client_id));
-            id.insert("acr".into(), json!("1"));
-            if let Some(sid) = &grant.sid {
-                id.insert("sid".into(), json!(sid));
-                id.insert("session_state".into(), json!(sid));
-            }
-            id.insert("service_id".into(), json!(i.service_id));
-            grant::profile_claims(&mut id, i, scopes);
+        Some(i) if has("openid") => {
+            let id = IdTokenClaims {
+                iss: issuer,
+                // Keycloak's marker, and what logout requires of an id_token_hint.
+                typ: TokenTyp::Id,
+                sub: grant.sub.clone(),
+                aud: grant.client_id.clone(),
+                exp: now.secs() + ttl,
+                iat: now.secs(),
+                auth_time: grant.auth_time.secs(),
+                nonce: grant.nonce.clone(),
+                at_hash: grant::at_hash(&access_token),
+                azp: grant.client_id.clone(),
+                acr: ACR.to_owned(),
+                sid: grant.sid.clone(),
+                session_state: grant.sid.clone(),
+                service_id: i.service_id.clone(),
+                profile: grant::profile_claims(i, scopes),
+            };
             Some(jwt::encode(signer.as_ref(), "JWT", &id).await?)
         }
         _ => None,

@@ -2,7 +2,6 @@
 //! client or resource server asks about a token.
 
 use lambda_http::Body;
-use serde_json::Value;
 
 use crate::domain::authorize::Params;
 use crate::handlers::token::{basic_credentials, no_store};
@@ -109,12 +108,7 @@ pub async fn userinfo(app: &App, req: Request) -> Result<Response, HttpError> {
             "userinfo needs a user's access token",
         ));
     };
-    let scope = live
-        .claims
-        .get("scope")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    if !scope.split(' ').any(|s| s == "openid") {
+    if !live.claims.has_scope("openid") {
         return Err(HttpError::insufficient_scope(
             "the openid scope is required",
         ));

@@ -2,7 +2,6 @@
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
-use serde_json::Value;
 
 use crate::domain::authorize::Params;
 use crate::protocol::OAuthError;
@@ -42,7 +41,7 @@ pub fn basic_credentials(req: &Request) -> Result<Option<(String, String)>, Http
 }
 
 /// A token-endpoint style JSON answer: `no-store` (SECURITY.md T6).
-pub(crate) fn no_store(status: u16, v: &Value) -> Response {
+pub(crate) fn no_store<T: serde::Serialize>(status: u16, v: &T) -> Response {
     let mut r = json(status, v);
     r.headers_mut()
         .insert("cache-control", http::HeaderValue::from_static("no-store"));

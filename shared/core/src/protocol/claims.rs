@@ -1,0 +1,405 @@
+//! The claim sets of the JWTs scanid issues: access tokens and ID tokens (OIDC Core §2, with
+//! Keycloak's extra claims), refresh tokens (shaped like Keycloak's, never verified) and logout
+//! tokens (OIDC Back-Channel Logout 1.0 §2.4).
+//!
+//! Every optional claim is absent, never `null`, when it does not apply: profile claims appear
+//! only with the scope that releases them.
+
+use serde::{Deserialize, Serialize};
+
+/// `acr` of every token scanid issues (Keycloak's value for a full authentication).
+pub const ACR: &str = "1";
+
+/// The `typ` claim (Keycloak's marker of what a token is for).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TokenTyp {
+    /// An access token.
+    Bearer,
+    /// An ID token (what logout requires of an `id_token_hint`).
+    #[serde(rename = "ID")]
+    Id,
+    /// A refresh token of a grant that ends with its SSO session.
+    Refresh,
+    /// A refresh token of an `offline_access` grant.
+    Offline,
+}
+
+/// The `gty` claim: how an access token's grant started, when it is not a user's login.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Gty {
+    #[serde(rename = "client_credentials")]
+    ClientCredentials,
+}
+
+/// What the `profile` and `groups` scopes release, in the ID token and at userinfo (flattened
+/// into both). Build it with [`crate::domain::grant::profile_claims`], the one rule of what
+/// each scope releases.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileClaims {
+    /// `profile`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `profile`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preferred_username: Option<String>,
+    /// `profile`, when the identity has a photo.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picture: Option<String>,
+    /// `groups`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<String>>,
+}
+
+/// An access token's claims.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessTokenClaims {
+    pub exp: i64,
+    pub iat: i64,
+    pub auth_time: i64,
+    pub jti: String,
+    pub iss: String,
+    /// The client.
+    pub aud: String,
+    pub sub: String,
+    /// Always [`TokenTyp::Bearer`].
+    pub typ: TokenTyp,
+    pub azp: String,
+    /// Always [`ACR`].
+    pub acr: String,
+    pub scope: String,
+    /// The grant the token belongs to.
+    pub gid: String,
+    /// The SSO session, for a user's grant (both names carry it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_state: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
+    /// Client credentials only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gty: Option<Gty>,
+    /// Client credentials only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// A user's token only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_id: Option<String>,
+    /// A user's token with `profile`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preferred_username: Option<String>,
+    /// A user's token with `groups`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<String>>,
+}
+
+impl AccessTokenClaims {
+    /// The scopes of the `scope` claim.
+    pub fn scopes(&self) -> impl Iterator<Item = &str> {
+        self.scope.split(' ').filter(|s| !s.is_empty())
+    }
+
+    /// Whether `scope` is among the token's scopes.
+    pub fn has_scope(&self, scope: &str) -> bool {
+        self.scopes().any(|s| s == scope)
+    }
+}
+
+/// An ID token's claims (OIDC Core §2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IdTokenClaims {
+    pub iss: String,
+    /// Always [`TokenTyp::Id`].
+    pub typ: TokenTyp,
+    pub sub: String,
+    pub aud: String,
+    pub exp: i64,
+    pub iat: i64,
+    pub auth_time: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nonce: Option<String>,
+    pub at_hash: String,
+    pub azp: String,
+    /// Always [`ACR`].
+    pub acr: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_state: Option<String>,
+    pub service_id: String,
+    #[serde(flatten)]
+    pub profile: ProfileClaims,
+}
+
+/// A refresh token's claims (decoded by Keycloak's JavaScript adapter; nobody verifies them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RefreshTokenClaims {
+    pub exp: i64,
+    pub iat: i64,
+    pub jti: String,
+    pub iss: String,
+    /// The issuer, as Keycloak has it.
+    pub aud: String,
+    pub sub: String,
+    /// [`TokenTyp::Refresh`] or [`TokenTyp::Offline`].
+    pub typ: TokenTyp,
+    pub azp: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_state: Option<String>,
+    pub scope: String,
+}
+
+/// The `events` claim of a logout token: exactly the back-channel logout event, whose value is
+/// an empty object (§2.4).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogoutEvents {
+    /// Named [`crate::backchannel::EVENT`].
+    #[serde(rename = "http://schemas.openid.net/event/backchannel-logout")]
+    pub backchannel_logout: Empty,
+}
+
+/// `{}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Empty {}
+
+/// A logout token's claims (OIDC Back-Channel Logout 1.0 §2.4). It has no `nonce`, and its
+/// kind is said by the header's `typ` (`logout+jwt`), not by a claim.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogoutTokenClaims {
+    pub iss: String,
+    pub aud: String,
+    pub iat: i64,
+    pub exp: i64,
+    pub jti: String,
+    pub sub: String,
+    pub sid: String,
+    pub events: LogoutEvents,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn to_json<T: Serialize>(v: &T) -> Value {
+        serde_json::to_value(v).unwrap()
+    }
+
+    /// Serializes to `expected` and reads back to the same value.
+    fn round_trip<T>(v: &T, expected: Value)
+    where
+        T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+    {
+        assert_eq!(to_json(v), expected);
+        let back: T = serde_json::from_value(expected).unwrap();
+        assert_eq!(&back, v);
+    }
+
+    fn access_minimal() -> AccessTokenClaims {
+        AccessTokenClaims {
+            exp: 1300,
+            iat: 1000,
+            auth_time: 1000,
+            jti: "j".into(),
+            iss: "https://id/realms/r".into(),
+            aud: "svc".into(),
+            sub: "svc".into(),
+            typ: TokenTyp::Bearer,
+            azp: "svc".into(),
+            acr: ACR.into(),
+            scope: String::new(),
+            gid: "g".into(),
+            session_state: None,
+            sid: None,
+            gty: None,
+            client_id: None,
+            service_id: None,
+            preferred_username: None,
+            groups: None,
+        }
+    }
+
+    #[test]
+    fn access_token_minimal() {
+        round_trip(
+            &access_minimal(),
+            json!({
+                "exp": 1300, "iat": 1000, "auth_time": 1000, "jti": "j",
+                "iss": "https://id/realms/r", "aud": "svc", "sub": "svc", "typ": "Bearer",
+                "azp": "svc", "acr": "1", "scope": "", "gid": "g",
+            }),
+        );
+    }
+
+    #[test]
+    fn access_token_client_credentials() {
+        let c = AccessTokenClaims {
+            gty: Some(Gty::ClientCredentials),
+            client_id: Some("svc".into()),
+            scope: "groups".into(),
+            ..access_minimal()
+        };
+        let v = to_json(&c);
+        assert_eq!(v["gty"], "client_credentials");
+        assert_eq!(v["client_id"], "svc");
+        assert!(c.has_scope("groups") && !c.has_scope("openid"));
+        round_trip(&c, v);
+    }
+
+    #[test]
+    fn access_token_full() {
+        let c = AccessTokenClaims {
+            aud: "shop".into(),
+            sub: "u".into(),
+            azp: "shop".into(),
+            scope: "openid profile groups".into(),
+            session_state: Some("s".into()),
+            sid: Some("s".into()),
+            service_id: Some("sv".into()),
+            preferred_username: Some("alice".into()),
+            groups: Some(vec!["staff".into()]),
+            ..access_minimal()
+        };
+        round_trip(
+            &c,
+            json!({
+                "exp": 1300, "iat": 1000, "auth_time": 1000, "jti": "j",
+                "iss": "https://id/realms/r", "aud": "shop", "sub": "u", "typ": "Bearer",
+                "azp": "shop", "acr": "1", "scope": "openid profile groups", "gid": "g",
+                "session_state": "s", "sid": "s", "service_id": "sv",
+                "preferred_username": "alice", "groups": ["staff"],
+            }),
+        );
+        assert_eq!(
+            c.scopes().collect::<Vec<_>>(),
+            ["openid", "profile", "groups"]
+        );
+    }
+
+    #[test]
+    fn access_token_typ_must_be_known() {
+        let mut v = to_json(&access_minimal());
+        v["typ"] = json!("Other");
+        assert!(serde_json::from_value::<AccessTokenClaims>(v).is_err());
+    }
+
+    fn id_minimal() -> IdTokenClaims {
+        IdTokenClaims {
+            iss: "i".into(),
+            typ: TokenTyp::Id,
+            sub: "u".into(),
+            aud: "shop".into(),
+            exp: 1300,
+            iat: 1000,
+            auth_time: 900,
+            nonce: None,
+            at_hash: "h".into(),
+            azp: "shop".into(),
+            acr: ACR.into(),
+            sid: None,
+            session_state: None,
+            service_id: "sv".into(),
+            profile: ProfileClaims::default(),
+        }
+    }
+
+    #[test]
+    fn id_token_minimal_has_no_profile_claims() {
+        round_trip(
+            &id_minimal(),
+            json!({
+                "iss": "i", "typ": "ID", "sub": "u", "aud": "shop", "exp": 1300, "iat": 1000,
+                "auth_time": 900, "at_hash": "h", "azp": "shop", "acr": "1", "service_id": "sv",
+            }),
+        );
+    }
+
+    #[test]
+    fn id_token_full_flattens_the_profile() {
+        let c = IdTokenClaims {
+            nonce: Some("n".into()),
+            sid: Some("s".into()),
+            session_state: Some("s".into()),
+            profile: ProfileClaims {
+                name: Some("Alice A".into()),
+                preferred_username: Some("alice".into()),
+                picture: Some("https://p/a.png".into()),
+                groups: Some(vec![]),
+            },
+            ..id_minimal()
+        };
+        round_trip(
+            &c,
+            json!({
+                "iss": "i", "typ": "ID", "sub": "u", "aud": "shop", "exp": 1300, "iat": 1000,
+                "auth_time": 900, "nonce": "n", "at_hash": "h", "azp": "shop", "acr": "1",
+                "sid": "s", "session_state": "s", "service_id": "sv", "name": "Alice A",
+                "preferred_username": "alice", "picture": "https://p/a.png", "groups": [],
+            }),
+        );
+    }
+
+    #[test]
+    fn refresh_token() {
+        let minimal = RefreshTokenClaims {
+            exp: 2800,
+            iat: 1000,
+            jti: "j".into(),
+            iss: "i".into(),
+            aud: "i".into(),
+            sub: "u".into(),
+            typ: TokenTyp::Refresh,
+            azp: "shop".into(),
+            sid: None,
+            session_state: None,
+            scope: "openid".into(),
+        };
+        round_trip(
+            &minimal,
+            json!({
+                "exp": 2800, "iat": 1000, "jti": "j", "iss": "i", "aud": "i", "sub": "u",
+                "typ": "Refresh", "azp": "shop", "scope": "openid",
+            }),
+        );
+        let full = RefreshTokenClaims {
+            typ: TokenTyp::Offline,
+            sid: Some("s".into()),
+            session_state: Some("s".into()),
+            scope: "openid offline_access".into(),
+            ..minimal
+        };
+        round_trip(
+            &full,
+            json!({
+                "exp": 2800, "iat": 1000, "jti": "j", "iss": "i", "aud": "i", "sub": "u",
+                "typ": "Offline", "azp": "shop", "sid": "s", "session_state": "s",
+                "scope": "openid offline_access",
+            }),
+        );
+    }
+
+    #[test]
+    fn logout_token() {
+        let c = LogoutTokenClaims {
+            iss: "i".into(),
+            aud: "shop".into(),
+            iat: 1000,
+            exp: 1120,
+            jti: "j".into(),
+            sub: "u".into(),
+            sid: "s".into(),
+            events: LogoutEvents::default(),
+        };
+        round_trip(
+            &c,
+            json!({
+                "iss": "i", "aud": "shop", "iat": 1000, "exp": 1120, "jti": "j", "sub": "u",
+                "sid": "s", "events": { crate::backchannel::EVENT: {} },
+            }),
+        );
+        assert_eq!(
+            serde_json::to_string(&c.events).unwrap(),
+            r#"{"http://schemas.openid.net/event/backchannel-logout":{}}"#
+        );
+    }
+}

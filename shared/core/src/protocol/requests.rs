@@ -1,0 +1,268 @@
+//! The token request (RFC 6749 §4.1.3, §4.4.2, §6; RFC 7636 §4.5), read from its form.
+//!
+//! It is read in two steps because the endpoint checks in this order: `grant_type`
+//! ([`TokenRequest::grant_type`]), then client authentication and whether the client may use
+//! that grant type, then the grant type's own parameters ([`TokenRequest::parameters`]).
+
+use super::{OAuthError, OAuthErrorCode};
+use crate::domain::authorize::Params;
+use crate::domain::client::GrantType;
+
+/// A token request's grant and its parameters (client credentials are read separately).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenRequest<'a> {
+    AuthorizationCode {
+        code: &'a str,
+        redirect_uri: &'a str,
+        code_verifier: Option<&'a str>,
+    },
+    RefreshToken {
+        refresh_token: &'a str,
+        scope: Option<&'a str>,
+    },
+    ClientCredentials {
+        scope: Option<&'a str>,
+    },
+}
+
+fn invalid_request(d: &'static str) -> OAuthError {
+    OAuthError::invalid_request(d)
+}
+
+impl<'a> TokenRequest<'a> {
+    /// The `grant_type`: required, once, one of the three scanid supports.
+    pub fn grant_type(params: &Params) -> Result<GrantType, OAuthError> {
+        let grant_type = params
+            .one("grant_type")
+            .map_err(|_| invalid_request("grant_type is repeated"))?
+            .ok_or_else(|| invalid_request("grant_type is required"))?;
+        match grant_type {
+            "authorization_code" => Ok(GrantType::AuthorizationCode),
+            "refresh_token" => Ok(GrantType::RefreshToken),
+            "client_credentials" => Ok(GrantType::ClientCredentials),
+            _ => Err(OAuthError::new(
+                OAuthErrorCode::UnsupportedGrantType,
+                "supported: authorization_code, refresh_token, client_credentials",
+            )),
+        }
+    }
+
+    /// The parameters of a `grant_type` request: each at most once, the required ones present
+    /// (an empty value counts as absent).
+    pub fn parameters(grant_type: GrantType, params: &'a Params) -> Result<Self, OAuthError> {
+        let one = |n: &'static str| {
+            params
+                .one(n)
+                .map_err(|_| invalid_request("a parameter is repeated"))
+        };
+        Ok(match grant_type {
+            GrantType::AuthorizationCode => Self::AuthorizationCode {
+                code: one("code")?.ok_or_else(|| invalid_request("code is required"))?,
+                redirect_uri: one("redirect_uri")?
+                    .ok_or_else(|| invalid_request("redirect_uri is required"))?,
+                code_verifier: one("code_verifier")?,
+            },
+            GrantType::RefreshToken => Self::RefreshToken {
+                refresh_token: one("refresh_token")?
+                    .ok_or_else(|| invalid_request("refresh_token is required"))?,
+                scope: one("scope")?,
+            },
+            GrantType::ClientCredentials => Self::ClientCredentials {
+                scope: one("scope")?,
+            },
+        })
+    }
+
+    /// Both steps at once (for a caller that has no client to authenticate in between).
+    pub fn from_params(params: &'a Params) -> Result<Self, OAuthError> {
+        Self::parameters(Self::grant_type(params)?, params)
+    }
+
+    /// The request's grant type.
+    pub fn kind(&self) -> GrantType {
+        match self {
+            Self::AuthorizationCode { .. } => GrantType::AuthorizationCode,
+            Self::RefreshToken { .. } => GrantType::RefreshToken,
+            Self::ClientCredentials { .. } => GrantType::ClientCredentials,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(pairs: &[(&str, &str)]) -> Params {
+        Params::from_pairs(
+            pairs
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+        )
+    }
+
+    fn refused(pairs: &[(&str, &str)]) -> (OAuthErrorCode, String) {
+        let p = params(pairs);
+        let e = TokenRequest::from_params(&p).unwrap_err();
+        (e.error, e.error_description.into_owned())
+    }
+
+    #[test]
+    fn each_grant_type_minimal_and_full() {
+        let p = params(&[
+            ("grant_type", "authorization_code"),
+            ("code", "c"),
+            ("redirect_uri", "https://rp/cb"),
+        ]);
+        let r = TokenRequest::from_params(&p).unwrap();
+        assert_eq!(
+            r,
+            TokenRequest::AuthorizationCode {
+                code: "c",
+                redirect_uri: "https://rp/cb",
+                code_verifier: None
+            }
+        );
+        assert_eq!(r.kind(), GrantType::AuthorizationCode);
+        let p = params(&[
+            ("grant_type", "authorization_code"),
+            ("code", "c"),
+            ("redirect_uri", "https://rp/cb"),
+            ("code_verifier", "v"),
+            ("client_id", "ignored here"),
+        ]);
+        assert_eq!(
+            TokenRequest::from_params(&p).unwrap(),
+            TokenRequest::AuthorizationCode {
+                code: "c",
+                redirect_uri: "https://rp/cb",
+                code_verifier: Some("v")
+            }
+        );
+        let p = params(&[("grant_type", "refresh_token"), ("refresh_token", "rt")]);
+        assert_eq!(
+            TokenRequest::from_params(&p).unwrap(),
+            TokenRequest::RefreshToken {
+                refresh_token: "rt",
+                scope: None
+            }
+        );
+        let p = params(&[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", "rt"),
+            ("scope", "openid"),
+        ]);
+        assert_eq!(
+            TokenRequest::from_params(&p).unwrap(),
+            TokenRequest::RefreshToken {
+                refresh_token: "rt",
+                scope: Some("openid")
+            }
+        );
+        let p = params(&[("grant_type", "client_credentials"), ("scope", "")]);
+        let r = TokenRequest::from_params(&p).unwrap();
+        assert_eq!(r, TokenRequest::ClientCredentials { scope: None });
+        assert_eq!(r.kind(), GrantType::ClientCredentials);
+    }
+
+    type Case<'a> = (&'a [(&'a str, &'a str)], OAuthErrorCode, &'a str);
+
+    #[test]
+    fn the_errors_of_the_token_endpoint() {
+        use OAuthErrorCode::*;
+        let cases: &[Case] = &[
+            (&[], InvalidRequest, "grant_type is required"),
+            (
+                &[("grant_type", "")],
+                InvalidRequest,
+                "grant_type is required",
+            ),
+            (
+                &[
+                    ("grant_type", "refresh_token"),
+                    ("grant_type", "refresh_token"),
+                ],
+                InvalidRequest,
+                "grant_type is repeated",
+            ),
+            (
+                &[("grant_type", "password")],
+                UnsupportedGrantType,
+                "supported: authorization_code, refresh_token, client_credentials",
+            ),
+            (
+                &[("grant_type", "authorization_code"), ("redirect_uri", "r")],
+                InvalidRequest,
+                "code is required",
+            ),
+            (
+                &[("grant_type", "authorization_code"), ("code", "c")],
+                InvalidRequest,
+                "redirect_uri is required",
+            ),
+            (
+                &[
+                    ("grant_type", "authorization_code"),
+                    ("code", "c"),
+                    ("code", "d"),
+                    ("redirect_uri", "r"),
+                ],
+                InvalidRequest,
+                "a parameter is repeated",
+            ),
+            (
+                &[
+                    ("grant_type", "authorization_code"),
+                    ("code", "c"),
+                    ("redirect_uri", "r"),
+                    ("code_verifier", "v"),
+                    ("code_verifier", "w"),
+                ],
+                InvalidRequest,
+                "a parameter is repeated",
+            ),
+            (
+                &[("grant_type", "refresh_token")],
+                InvalidRequest,
+                "refresh_token is required",
+            ),
+            (
+                &[
+                    ("grant_type", "refresh_token"),
+                    ("refresh_token", "rt"),
+                    ("scope", "a"),
+                    ("scope", "b"),
+                ],
+                InvalidRequest,
+                "a parameter is repeated",
+            ),
+            (
+                &[
+                    ("grant_type", "client_credentials"),
+                    ("scope", "a"),
+                    ("scope", "b"),
+                ],
+                InvalidRequest,
+                "a parameter is repeated",
+            ),
+        ];
+        for (pairs, code, description) in cases {
+            assert_eq!(
+                refused(pairs),
+                (*code, (*description).to_owned()),
+                "{pairs:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn grant_type_is_read_before_the_parameters() {
+        // The endpoint authenticates the client between the two steps: a request for a known
+        // grant type passes the first step whatever its other parameters.
+        let p = params(&[("grant_type", "authorization_code")]);
+        assert_eq!(
+            TokenRequest::grant_type(&p).unwrap(),
+            GrantType::AuthorizationCode
+        );
+        assert!(TokenRequest::parameters(GrantType::AuthorizationCode, &p).is_err());
+    }
+}

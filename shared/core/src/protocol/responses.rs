@@ -1,0 +1,259 @@
+//! The JSON answers of the token endpoint (RFC 6749 §5.1, spec 2.2), introspection (RFC 7662
+//! §2.2, spec 2.3) and userinfo (OIDC Core §5.3, spec 2.4).
+
+use serde::{Deserialize, Serialize};
+
+use super::claims::{ProfileClaims, TokenTyp};
+
+/// `token_type` (RFC 6749 §7.1; introspection's for a refresh token is Keycloak's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TokenType {
+    Bearer,
+    #[serde(rename = "refresh_token")]
+    RefreshToken,
+}
+
+/// A successful token response.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenResponse {
+    pub access_token: String,
+    pub expires_in: i64,
+    /// 0 for an offline grant's and for no refresh token (as Keycloak).
+    pub refresh_expires_in: i64,
+    /// Always [`TokenType::Bearer`].
+    pub token_type: TokenType,
+    /// Keycloak's; always 0.
+    #[serde(rename = "not-before-policy")]
+    pub not_before_policy: i64,
+    pub scope: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id_token: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_state: Option<String>,
+}
+
+/// An introspection response: [`IntrospectionResponse::inactive`] is exactly
+/// `{"active":false}`; an active one carries what the token's claims (or, for a refresh token,
+/// its grant) say.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IntrospectionResponse {
+    pub active: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exp: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iat: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub auth_time: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jti: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iss: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aud: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sub: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typ: Option<TokenTyp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub azp: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_state: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acr: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_id: Option<String>,
+    /// With `groups` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// With `profile` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_type: Option<TokenType>,
+}
+
+impl IntrospectionResponse {
+    /// `{"active":false}`: not live, or not the caller's to see (RFC 7662 §2.2, §4).
+    pub fn inactive() -> Self {
+        Self::default()
+    }
+}
+
+/// The userinfo response: `sub` and `service_id`, then what the scopes release; with `profile`
+/// also the spec's spelling `peferred_username` and `username`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UserinfoResponse {
+    pub sub: String,
+    pub service_id: String,
+    #[serde(flatten)]
+    pub profile: ProfileClaims,
+    /// Sic (spec 2.4), next to the standard `preferred_username`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peferred_username: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn round_trip<T>(v: &T, expected: Value)
+    where
+        T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+    {
+        assert_eq!(serde_json::to_value(v).unwrap(), expected);
+        let back: T = serde_json::from_value(expected).unwrap();
+        assert_eq!(&back, v);
+    }
+
+    #[test]
+    fn token_response_minimal_and_full() {
+        let minimal = TokenResponse {
+            access_token: "at".into(),
+            expires_in: 300,
+            refresh_expires_in: 0,
+            token_type: TokenType::Bearer,
+            not_before_policy: 0,
+            scope: String::new(),
+            refresh_token: None,
+            id_token: None,
+            session_state: None,
+        };
+        round_trip(
+            &minimal,
+            json!({
+                "access_token": "at", "expires_in": 300, "refresh_expires_in": 0,
+                "token_type": "Bearer", "not-before-policy": 0, "scope": "",
+            }),
+        );
+        let full = TokenResponse {
+            refresh_expires_in: 1800,
+            scope: "openid profile".into(),
+            refresh_token: Some("rt".into()),
+            id_token: Some("it".into()),
+            session_state: Some("s".into()),
+            ..minimal
+        };
+        round_trip(
+            &full,
+            json!({
+                "access_token": "at", "expires_in": 300, "refresh_expires_in": 1800,
+                "token_type": "Bearer", "not-before-policy": 0, "scope": "openid profile",
+                "refresh_token": "rt", "id_token": "it", "session_state": "s",
+            }),
+        );
+    }
+
+    #[test]
+    fn inactive_is_exactly_active_false() {
+        assert_eq!(
+            serde_json::to_string(&IntrospectionResponse::inactive()).unwrap(),
+            r#"{"active":false}"#
+        );
+        round_trip(
+            &IntrospectionResponse::inactive(),
+            json!({ "active": false }),
+        );
+    }
+
+    #[test]
+    fn introspection_of_an_access_token() {
+        let r = IntrospectionResponse {
+            active: true,
+            exp: Some(1300),
+            iat: Some(1000),
+            auth_time: Some(900),
+            jti: Some("j".into()),
+            iss: Some("i".into()),
+            aud: Some("shop".into()),
+            sub: Some("u".into()),
+            typ: Some(TokenTyp::Bearer),
+            azp: Some("shop".into()),
+            session_state: Some("s".into()),
+            acr: Some("1".into()),
+            scope: Some("openid profile groups".into()),
+            sid: Some("s".into()),
+            service_id: Some("sv".into()),
+            groups: Some(vec!["staff".into()]),
+            client_id: Some("shop".into()),
+            username: Some("alice".into()),
+            token_type: Some(TokenType::Bearer),
+        };
+        round_trip(
+            &r,
+            json!({
+                "active": true, "exp": 1300, "iat": 1000, "auth_time": 900, "jti": "j",
+                "iss": "i", "aud": "shop", "sub": "u", "typ": "Bearer", "azp": "shop",
+                "session_state": "s", "acr": "1", "scope": "openid profile groups", "sid": "s",
+                "service_id": "sv", "groups": ["staff"], "client_id": "shop",
+                "username": "alice", "token_type": "Bearer",
+            }),
+        );
+    }
+
+    #[test]
+    fn introspection_of_a_refresh_token() {
+        let r = IntrospectionResponse {
+            active: true,
+            iat: Some(1000),
+            iss: Some("i".into()),
+            aud: Some("shop".into()),
+            sub: Some("u".into()),
+            typ: Some(TokenTyp::Offline),
+            azp: Some("shop".into()),
+            scope: Some("openid offline_access".into()),
+            client_id: Some("shop".into()),
+            token_type: Some(TokenType::RefreshToken),
+            ..IntrospectionResponse::inactive()
+        };
+        round_trip(
+            &r,
+            json!({
+                "active": true, "iat": 1000, "iss": "i", "aud": "shop", "sub": "u",
+                "typ": "Offline", "azp": "shop", "scope": "openid offline_access",
+                "client_id": "shop", "token_type": "refresh_token",
+            }),
+        );
+    }
+
+    #[test]
+    fn userinfo_minimal_and_full() {
+        let minimal = UserinfoResponse {
+            sub: "u".into(),
+            service_id: "sv".into(),
+            profile: ProfileClaims::default(),
+            peferred_username: None,
+            username: None,
+        };
+        round_trip(&minimal, json!({ "sub": "u", "service_id": "sv" }));
+        let full = UserinfoResponse {
+            profile: ProfileClaims {
+                name: Some("Alice A".into()),
+                preferred_username: Some("alice".into()),
+                picture: Some("https://p/a.png".into()),
+                groups: Some(vec!["staff".into()]),
+            },
+            peferred_username: Some("alice".into()),
+            username: Some("alice".into()),
+            ..minimal
+        };
+        round_trip(
+            &full,
+            json!({
+                "sub": "u", "service_id": "sv", "name": "Alice A",
+                "preferred_username": "alice", "peferred_username": "alice",
+                "username": "alice", "picture": "https://p/a.png", "groups": ["staff"],
+            }),
+        );
+    }
+}
