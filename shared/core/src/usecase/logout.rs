@@ -2,7 +2,7 @@
 //! domain ([`crate::domain::logout::decide`]) whether to end the browser's SSO session, ask
 //! first, or refuse, and ends the session (telling its clients) when the decision says so.
 
-use serde_json::{Map, Value};
+use serde::Deserialize;
 
 use crate::app::App;
 use crate::audit::{Audit, Event};
@@ -11,6 +11,16 @@ use crate::keys::jwt;
 use crate::store::{ClientStore, StoreError};
 use crate::usecase::login::sso_session;
 use crate::usecase::resource;
+
+/// What a logout reads from an `id_token_hint` (any token of ours verifies into it; only an
+/// ID token is accepted).
+#[derive(Debug, Deserialize)]
+struct HintClaims {
+    typ: Option<String>,
+    sub: Option<String>,
+    sid: Option<String>,
+    aud: Option<String>,
+}
 
 /// A logout request as the browser sent it.
 #[derive(Debug, Default)]
@@ -59,7 +69,7 @@ pub async fn logout(app: &App, r: &LogoutRequest<'_>) -> Result<LogoutOutcome, L
     let now = app.clock.now();
     let hint = match r.id_token_hint {
         Some(h) => Some(
-            jwt::verify_ignoring_expiry::<Map<String, Value>>(
+            jwt::verify_ignoring_expiry::<HintClaims>(
                 &*app.keyring().await,
                 h,
                 &app.settings.issuer(),
@@ -70,20 +80,17 @@ pub async fn logout(app: &App, r: &LogoutRequest<'_>) -> Result<LogoutOutcome, L
         ),
         None => None,
     };
-    let claim = |k: &str| {
-        hint.as_ref()
-            .and_then(|c| c.get(k))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-    };
     // Only an ID token is a hint: an access or refresh token also names the session, but may
     // be held by a resource server or leak from one.
-    if hint.is_some() && claim("typ").as_deref() != Some("ID") {
+    if hint
+        .as_ref()
+        .is_some_and(|h| h.typ.as_deref() != Some("ID"))
+    {
         return Err(LogoutError::Invalid(
             "The id_token_hint is not an ID token.",
         ));
     }
-    let client_id = match (r.client_id, claim("aud")) {
+    let client_id = match (r.client_id, hint.as_ref().and_then(|h| h.aud.clone())) {
         (Some(a), Some(b)) if a != b => {
             return Err(LogoutError::Invalid(
                 "client_id does not match the id_token_hint.",
@@ -111,9 +118,9 @@ pub async fn logout(app: &App, r: &LogoutRequest<'_>) -> Result<LogoutOutcome, L
         }
     };
     let session = sso_session(app, r.sso_cookie, now).await?;
-    let hint = hint.as_ref().map(|_| Hint {
-        sid: claim("sid"),
-        sub: claim("sub"),
+    let hint = hint.map(|h| Hint {
+        sid: h.sid,
+        sub: h.sub,
     });
     let browser = match (&session, r.sso_cookie) {
         (Some(s), Some(cookie)) => Some(BrowserSession {

@@ -7,8 +7,6 @@
 //! SSO session still exists AND its identity is not disabled. Logout and revocation therefore take effect at once, though
 //! the tokens are stateless JWTs.
 
-use serde_json::{Map, Value};
-
 use crate::app::App;
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
@@ -261,22 +259,19 @@ pub async fn revoke(
             return Ok(());
         }
     }
-    if let Ok(claims) =
-        jwt::verify::<Map<String, Value>>(&*app.keyring().await, token, &app.settings.issuer(), now)
+    let keys = app.keyring().await;
+    if let Ok(claims) = jwt::verify::<AccessTokenClaims>(&keys, token, &app.settings.issuer(), now)
     {
-        if claims.get("azp").and_then(Value::as_str) == Some(client_id) {
-            if let Some(gid) = claims.get("gid").and_then(Value::as_str) {
-                if claims.get("gty").and_then(Value::as_str) == Some("client_credentials") {
-                    let exp = claims
-                        .get("exp")
-                        .and_then(Value::as_i64)
-                        .unwrap_or(now.secs());
-                    app.store.mark_token_revoked(gid, exp, now).await?;
-                } else {
-                    app.store.revoke_grant(gid, now).await?;
-                }
-                Audit::new(Event::TokenRevoked).client(client_id).emit();
+        if claims.azp == client_id {
+            if claims.gty.is_some() {
+                // Client credentials: stateless, so a marker until it would have expired.
+                app.store
+                    .mark_token_revoked(&claims.gid, claims.exp, now)
+                    .await?;
+            } else {
+                app.store.revoke_grant(&claims.gid, now).await?;
             }
+            Audit::new(Event::TokenRevoked).client(client_id).emit();
         }
     }
     Ok(())
