@@ -8,26 +8,26 @@ use std::sync::Arc;
 
 use scanid_core::clock::{Clock, SystemClock};
 use scanid_core::config::{RawSettings, Settings};
-use scanid_core::keys::local::KeyFile;
+use scanid_core::keys::local::KeySet;
 use scanid_core::random::SystemRandom;
 use scanid_core::store::read_only::ReadOnly;
-use scanid_core::App;
+use scanid_core::Context;
 use scanid_http::routes::{self, Access, ROUTES};
 use scanid_sqlite::EmbeddedStore;
 use scanid_tests::repo_root;
 
-fn app(dir: &std::path::Path) -> App {
+fn app(dir: &std::path::Path) -> Context {
     let settings = Settings::from_raw(&RawSettings {
         public_url: Some("https://id.example.com".into()),
         data_dir: Some(dir.to_str().unwrap().into()),
         ..Default::default()
     })
     .unwrap();
-    let keys = KeyFile::load_or_create(dir, SystemClock.now())
+    let keys = KeySet::load_or_create(dir, SystemClock.now())
         .unwrap()
         .keyring()
         .unwrap();
-    App::new(
+    Context::new(
         settings,
         Arc::new(EmbeddedStore::open(dir).unwrap()),
         Arc::new(keys),

@@ -12,12 +12,12 @@ use scanid_core::clock::{Clock, SystemClock};
 use scanid_core::config::{RawSettings, Settings};
 use scanid_core::domain::client::{register, NewClient};
 use scanid_core::domain::login::{self, AuthCode, SsoSession};
-use scanid_core::keys::local::KeyFile;
+use scanid_core::keys::local::KeySet;
 use scanid_core::keys::{Alg, JwkSet, Keyring, SignError, Signer};
 use scanid_core::random::SystemRandom;
 use scanid_core::store::faulty::{Faults, FaultyStore};
 use scanid_core::store::{Backend, ClientStore, Cond, Key, Kind, Record};
-use scanid_core::App;
+use scanid_core::Context;
 use scanid_http::routes::{self, Matched};
 use scanid_sqlite::EmbeddedStore;
 use scanid_tests::{
@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 const ISS: &str = "https://id.example.com/realms/scanid";
 
 struct Env {
-    app: App,
+    app: Context,
     inner: Arc<dyn Backend>,
     faults: Arc<Faults>,
     secret: String,
@@ -50,11 +50,11 @@ fn env() -> Env {
         inner: inner.clone(),
         faults: faults.clone(),
     });
-    let keys = KeyFile::load_or_create(dir.path(), SystemClock.now())
+    let keys = KeySet::load_or_create(dir.path(), SystemClock.now())
         .unwrap()
         .keyring()
         .unwrap();
-    let app = App::new(
+    let app = Context::new(
         settings,
         store,
         Arc::new(keys),
@@ -72,7 +72,7 @@ fn env() -> Env {
 }
 
 async fn call(
-    app: &App,
+    app: &Context,
     method: &str,
     uri: &str,
     headers: &[(&str, &str)],
@@ -355,7 +355,7 @@ fn live() -> Live {
         inner,
         faults: faults.clone(),
     });
-    let ring = KeyFile::load_or_create(dir.path(), SystemClock.now())
+    let ring = KeySet::load_or_create(dir.path(), SystemClock.now())
         .unwrap()
         .keyring()
         .unwrap();
@@ -371,7 +371,7 @@ fn live() -> Live {
         .collect();
     let published: JwkSet = serde_json::from_slice(&ring.jwks_json()).unwrap();
     let keys = Keyring::new(signers, published.keys).unwrap();
-    let app = App::new(
+    let app = Context::new(
         settings,
         store,
         Arc::new(keys),

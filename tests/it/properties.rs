@@ -20,10 +20,10 @@ use scanid_core::domain::client::{
 };
 use scanid_core::domain::identity::{self, Registration};
 use scanid_core::domain::ratelimit::Source;
-use scanid_core::keys::local::KeyFile;
+use scanid_core::keys::local::KeySet;
 use scanid_core::random::{SeededRandom, SystemRandom};
 use scanid_core::store::ClientStore;
-use scanid_core::App;
+use scanid_core::Context;
 use scanid_http::handlers::token::basic_credentials;
 use scanid_http::routes::{self, Matched, ROUTES};
 use scanid_http::{cookies, form_pairs, query_pairs};
@@ -465,8 +465,8 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 }
 
 /// One service for every case: the embedded store in a temporary directory, with a client.
-fn app() -> &'static App {
-    static APP: OnceLock<(App, tempfile::TempDir)> = OnceLock::new();
+fn app() -> &'static Context {
+    static APP: OnceLock<(Context, tempfile::TempDir)> = OnceLock::new();
     &APP.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         let settings = Settings::from_raw(&RawSettings {
@@ -475,7 +475,7 @@ fn app() -> &'static App {
             ..Default::default()
         })
         .unwrap();
-        let keys = KeyFile::load_or_create(dir.path(), SystemClock.now())
+        let keys = KeySet::load_or_create(dir.path(), SystemClock.now())
             .unwrap()
             .keyring()
             .unwrap();
@@ -483,7 +483,7 @@ fn app() -> &'static App {
         runtime()
             .block_on(store.create_client(&shop(), SystemClock.now()))
             .unwrap();
-        let app = App::new(
+        let app = Context::new(
             settings,
             store,
             Arc::new(keys),

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use scanid_core::clock::{Clock, SystemClock};
 use scanid_core::keys::jwt;
-use scanid_core::keys::local::KeyFile;
+use scanid_core::keys::local::KeySet;
 use scanid_core::keys::Alg;
 use scanid_tests::{get, python, repo_root, request, scanid, scanid_json, TestServer};
 use serde_json::{json, Value};
@@ -118,7 +118,7 @@ fn jwks_verifies_a_token_the_service_signed_in_an_independent_library() {
         assert!(k["kid"].as_str().unwrap().len() >= 43);
     }
     // Sign with the very keys the server loaded (same data dir), verify with PyJWT.
-    let ring = KeyFile::load_or_create(dir.path(), SystemClock.now())
+    let ring = KeySet::load_or_create(dir.path(), SystemClock.now())
         .unwrap()
         .keyring()
         .unwrap();

@@ -185,7 +185,7 @@ impl TestServer {
         }
     }
 
-    /// A server running in this process (its `App` built by the test, e.g. on a failing
+    /// A server running in this process (its `Context` built by the test, e.g. on a failing
     /// store), at `base`, for the same helpers.
     pub fn in_process(base: &str, issuer: &str, data_dir: &Path) -> Self {
         Self {

@@ -4,8 +4,8 @@
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
-use scanid_core::app::StartError;
 use scanid_core::config::{ConfigError, RawSettings, Settings};
+use scanid_core::context::StartError;
 
 #[derive(Debug, Parser)]
 #[command(

@@ -16,7 +16,7 @@ use clap::{Args, Subcommand};
 use scanid_aws::kms::{load_or_create_set, Bootstrap, Kms};
 use scanid_core::clock::{Clock, SystemClock, Timestamp};
 use scanid_core::config::{Settings, SigningMode, StoreSettings};
-use scanid_core::keys::local::{KeyFile, Material};
+use scanid_core::keys::local::{KeySet, Material};
 use scanid_core::keys::set::save_set;
 // How long a `next` key is published before `keys rotate` activates it.
 use scanid_core::keys::fresh::PUBLISH_BEFORE_ACTIVATE_SECS;
@@ -79,10 +79,10 @@ enum Home {
     },
 }
 
-async fn load(config: &ConfigArgs, now: Timestamp) -> Result<(Settings, KeyFile, Home), CliError> {
+async fn load(config: &ConfigArgs, now: Timestamp) -> Result<(Settings, KeySet, Home), CliError> {
     let settings = config.settings("http://127.0.0.1:8080")?;
     if settings.signing == SigningMode::Local {
-        let file = KeyFile::load_or_create(&settings.data_dir, now)?;
+        let file = KeySet::load_or_create(&settings.data_dir, now)?;
         let home = Home::File(settings.data_dir.clone());
         return Ok((settings, file, home));
     }
@@ -99,7 +99,7 @@ async fn load(config: &ConfigArgs, now: Timestamp) -> Result<(Settings, KeyFile,
     Ok((settings, set, home))
 }
 
-async fn save(home: &Home, set: &KeyFile, now: Timestamp) -> Result<(), CliError> {
+async fn save(home: &Home, set: &KeySet, now: Timestamp) -> Result<(), CliError> {
     match home {
         Home::File(dir) => set.save(dir)?,
         Home::Store { store, version, .. } => {
@@ -113,7 +113,7 @@ async fn save(home: &Home, set: &KeyFile, now: Timestamp) -> Result<(), CliError
 async fn publish_next(
     settings: &Settings,
     home: &Home,
-    set: &mut KeyFile,
+    set: &mut KeySet,
     alg: Alg,
     new_kms_key_id: Option<&str>,
     now: Timestamp,
@@ -136,7 +136,7 @@ async fn publish_next(
     Ok(kid)
 }
 
-fn describe(file: &KeyFile) -> serde_json::Value {
+fn describe(file: &KeySet) -> serde_json::Value {
     let keys: Vec<_> = file
         .keys
         .iter()

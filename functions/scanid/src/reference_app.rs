@@ -88,7 +88,7 @@ pub struct ApproveArgs {
 
 /// What the key file holds.
 #[derive(Serialize, Deserialize)]
-struct KeyFile {
+struct KeySet {
     /// PKCS#8 of the P-256 device key, standard base64.
     pkcs8: String,
     public_key: String,
@@ -194,7 +194,7 @@ async fn enroll(a: EnrollArgs) -> Result<(), CliError> {
     }
     let sub = body["sub"].as_str().unwrap_or_default().to_owned();
     let service_id = body["service_id"].as_str().unwrap_or_default().to_owned();
-    let file = KeyFile {
+    let file = KeySet {
         pkcs8,
         public_key,
         sub: sub.clone(),
@@ -277,10 +277,10 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn load(c: &Common) -> Result<(KeyFile, EcdsaKeyPair), CliError> {
+fn load(c: &Common) -> Result<(KeySet, EcdsaKeyPair), CliError> {
     let text =
         std::fs::read(&c.key_file).map_err(|e| failed(&c.key_file.display().to_string(), e))?;
-    let file: KeyFile = serde_json::from_slice(&text).map_err(|e| failed("key file", e))?;
+    let file: KeySet = serde_json::from_slice(&text).map_err(|e| failed("key file", e))?;
     let der = STANDARD
         .decode(&file.pkcs8)
         .map_err(|e| failed("key file", e))?;

@@ -39,25 +39,25 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
         .local_addr()
         .map_err(|e| CliError::Failed(format!("--addr: {e}")))?;
     let settings = args.config.settings(&format!("http://{addr}"))?;
-    let app = Arc::new(scanid_server::open::context(settings).await?);
-    let issuer = app.settings.issuer();
+    let ctx = Arc::new(scanid_server::open::context(settings).await?);
+    let issuer = ctx.settings.issuer();
     // The demo writes its client into the store: never into a shared DynamoDB table.
     let on_table = matches!(
-        app.settings.store,
+        ctx.settings.store,
         scanid_core::config::StoreSettings::DynamoDb { .. }
     );
     let demo = if args.no_demo || on_table {
         None
     } else {
         Some(
-            scanid_server::demo::Demo::install(&app)
+            scanid_server::demo::Demo::install(&ctx)
                 .await
                 .map_err(|e| CliError::Failed(format!("demo client: {e}")))?,
         )
     };
     let demo_url = demo
         .as_ref()
-        .map(|_| format!("{}/demo", app.settings.public_url));
+        .map(|_| format!("{}/demo", ctx.settings.public_url));
     print_json(&json!({
         "demo": demo_url,
         "demo_client_id": demo.as_ref().map(|_| scanid_server::demo::CLIENT_ID),
@@ -65,16 +65,16 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
         "issuer": issuer,
         "discovery": format!("{issuer}/.well-known/openid-configuration"),
         "jwks_uri": format!("{issuer}/protocol/openid-connect/certs"),
-        "data_dir": app.settings.data_dir.display().to_string(),
-        "store": match &app.settings.store {
+        "data_dir": ctx.settings.data_dir.display().to_string(),
+        "store": match &ctx.settings.store {
             scanid_core::config::StoreSettings::Embedded { data_dir } => format!("embedded:{}", data_dir.display()),
             scanid_core::config::StoreSettings::DynamoDb { table } => format!("dynamodb:{table}"),
         },
-        "signing": app.settings.signing.as_str(),
+        "signing": ctx.settings.signing.as_str(),
     }));
     tracing::info!(%addr, %issuer, "scanid serving; Ctrl-C to stop");
     // Expired records are invisible already; purge them so the file does not grow.
-    let purger = app.clone();
+    let purger = ctx.clone();
     tokio::spawn(async move {
         let mut every = tokio::time::interval(std::time::Duration::from_secs(300));
         loop {
@@ -94,7 +94,7 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
         max_body: usize::try_from(args.max_body_bytes).unwrap_or(usize::MAX),
         max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
     };
-    scanid_server::server::serve(app, demo, listener, limits, shutdown_signal())
+    scanid_server::server::serve(ctx, demo, listener, limits, shutdown_signal())
         .await
         .map_err(|e| CliError::Failed(format!("server: {e}")))?;
     tracing::info!("stopped");

@@ -2,7 +2,7 @@
 //! leaves KMS) and `SCANID_SIGNING=kms-envelope` (a private key stored encrypted under a KMS key,
 //! decrypted once per cold start, then signing locally: zero KMS calls per token).
 //!
-//! In both modes the key set (the same [`KeyFile`] structure as local keys: `next`, `active`,
+//! In both modes the key set (the same [`KeySet`] structure as local keys: `next`, `active`,
 //! `retired`) is one record in the store (`signing_key#set`), updated by compare-and-swap. The
 //! first process to start with an empty set creates it from `SCANID_KMS_KEY_ID`:
 //!
@@ -25,7 +25,7 @@ use base64::Engine;
 
 use scanid_core::clock::Timestamp;
 use scanid_core::config::SigningMode;
-use scanid_core::keys::local::{generate, KeyFile, LocalSigner, Material, StoredKey};
+use scanid_core::keys::local::{generate, KeySet, LocalSigner, Material, StoredKey};
 use scanid_core::keys::set::{load_set, save_set, BuildKeyring};
 use scanid_core::keys::{Alg, Jwk, KeyState, Keyring, SignError, Signer};
 use scanid_core::store::Backend;
@@ -299,7 +299,7 @@ impl Kms {
 
     /// The keyring of a key set: every key is published; active keys sign (KMS keys through
     /// KMS, envelope keys locally once decrypted).
-    pub async fn keyring(&self, set: &KeyFile) -> Result<Keyring, SignError> {
+    pub async fn keyring(&self, set: &KeySet) -> Result<Keyring, SignError> {
         let mut signers: Vec<Arc<dyn Signer>> = Vec::new();
         let mut published = Vec::new();
         for k in &set.keys {
@@ -467,11 +467,11 @@ pub async fn load_or_create_set(
     kms: &Kms,
     bootstrap: Bootstrap<'_>,
     now: Timestamp,
-) -> Result<(KeyFile, u64), SignError> {
+) -> Result<(KeySet, u64), SignError> {
     if let Some(found) = load_set(store, now).await? {
         return Ok(found);
     }
-    let mut set = KeyFile::default();
+    let mut set = KeySet::default();
     let fresh = match bootstrap {
         Bootstrap::Kms(ids) => {
             let mut keys = Vec::new();
@@ -513,7 +513,7 @@ pub async fn load_or_create_set(
 
 #[async_trait]
 impl BuildKeyring for Kms {
-    async fn keyring(&self, set: &KeyFile) -> Result<Keyring, SignError> {
+    async fn keyring(&self, set: &KeySet) -> Result<Keyring, SignError> {
         Kms::keyring(self, set).await
     }
 }

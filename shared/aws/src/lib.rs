@@ -134,13 +134,13 @@ pub async fn kms_keys(
     store: Arc<dyn scanid_core::store::Backend>,
     now: scanid_core::clock::Timestamp,
     setup: KeySetup,
-) -> Result<scanid_core::keys::fresh::FreshKeys, scanid_core::app::StartError> {
-    use scanid_core::app::StartError;
+) -> Result<scanid_core::keys::fresh::FreshKeys, scanid_core::context::StartError> {
+    use scanid_core::context::StartError;
     let kms = kms::Kms::from_config(&config().await?);
     if let (KeySetup::CreateIfMissing, Some(bootstrap)) = (setup, kms::Bootstrap::from_mode(mode)) {
         kms::load_or_create_set(store.as_ref(), &kms, bootstrap, now).await?;
     }
     scanid_core::keys::fresh::FreshKeys::from_store(store, Arc::new(kms), now)
         .await?
-        .ok_or_else(|| StartError::Unsupported(scanid_core::app::NO_KEY_SET.into()))
+        .ok_or_else(|| StartError::Unsupported(scanid_core::context::NO_KEY_SET.into()))
 }

@@ -19,7 +19,7 @@ use crate::protocol::claims::LogoutEvents;
 use crate::protocol::LogoutTokenClaims;
 use crate::random;
 use crate::store::ClientStore;
-use crate::App;
+use crate::Context;
 
 /// The event a logout token carries (§2.4).
 pub const EVENT: &str = "http://schemas.openid.net/event/backchannel-logout";
@@ -33,10 +33,10 @@ const ATTEMPTS: u32 = 3;
 const TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Tells the clients of `session` (which has just ended) that it is over.
-pub async fn notify(app: &App, session: &SsoSession, now: Timestamp) {
+pub async fn notify(ctx: &Context, session: &SsoSession, now: Timestamp) {
     let mut deliveries = Vec::new();
     for client_id in &session.clients {
-        let client = match app.store.client(client_id, now).await {
+        let client = match ctx.store.client(client_id, now).await {
             Ok(Some((c, _))) => c,
             Ok(None) => continue,
             Err(e) => {
@@ -48,17 +48,17 @@ pub async fn notify(app: &App, session: &SsoSession, now: Timestamp) {
             continue;
         };
         let claims = LogoutTokenClaims {
-            iss: app.settings.issuer(),
+            iss: ctx.settings.issuer(),
             aud: client.client_id.clone(),
             iat: now.secs(),
             exp: now.secs() + TOKEN_LIFETIME_SECS,
-            jti: random::uuid_v4(app.random.as_ref()).to_string(),
+            jti: random::uuid_v4(ctx.random.as_ref()).to_string(),
             sub: session.sub.clone(),
             sid: session.sid.clone(),
             events: LogoutEvents::default(),
         };
-        let keys = app.keyring().await;
-        let alg = client.token_alg.unwrap_or(app.settings.signing_alg);
+        let keys = ctx.keyring().await;
+        let alg = client.token_alg.unwrap_or(ctx.settings.signing_alg);
         let token = match keys.signer(alg) {
             Ok(signer) => jwt::encode(signer.as_ref(), "logout+jwt", &claims).await,
             Err(e) => Err(e),

@@ -5,17 +5,17 @@
 //! * [`usecase`]: one function per thing a user does, over the repositories and the signer.
 //! * [`store`]: the record primitive, the repositories over it, and test doubles.
 //! * [`keys`]: the [`keys::Signer`] trait, local keys, the key set, JWT encoding and the JWKS.
-//! * [`app`]: the context every handler gets (settings, store, keys, clock, randomness).
+//! * [`ctx`]: the context every handler gets (settings, store, keys, clock, randomness).
 //!
 //! The adapters live in their own crates (`scanid-sqlite`, `scanid-aws`), the HTTP edge in
 //! `scanid-http`, so that a Lambda function links only what it uses.
 #![forbid(unsafe_code)]
 
-pub mod app;
 pub mod audit;
 pub mod backchannel;
 pub mod clock;
 pub mod config;
+pub mod context;
 pub mod domain;
 pub mod keys;
 pub mod protocol;
@@ -24,7 +24,7 @@ pub mod store;
 pub mod telemetry;
 pub mod usecase;
 
-pub use app::App;
+pub use context::Context;
 
 /// What an adapter's error carries: the underlying error itself (an SDK or SQLite error, or a
 /// message where there is none), so the cause chain reaches the log.

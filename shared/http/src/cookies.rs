@@ -10,7 +10,7 @@
 //! random secret in a cookie named after that login (SECURITY.md Q1). A value the request
 //! brings is never adopted, so an attacker who plants a cookie binds nothing.
 
-use crate::App;
+use crate::Context;
 use crate::Request;
 
 /// The SSO session cookie's base name; its value is `sid.secret`.
@@ -21,8 +21,8 @@ const LOGIN: &str = "scanid_login_";
 /// Session Management; Keycloak's `KEYCLOAK_SESSION`). Not a secret: it proves nothing.
 const SESSION_STATE: &str = "scanid_session_state";
 
-fn prefixed(app: &App, base: &str) -> String {
-    if app.settings.secure_cookies() {
+fn prefixed(ctx: &Context, base: &str) -> String {
+    if ctx.settings.secure_cookies() {
         format!("__Host-{base}")
     } else {
         base.to_owned()
@@ -30,13 +30,13 @@ fn prefixed(app: &App, base: &str) -> String {
 }
 
 /// The SSO session cookie's name.
-pub fn sso(app: &App) -> String {
-    prefixed(app, SSO)
+pub fn sso(ctx: &Context) -> String {
+    prefixed(ctx, SSO)
 }
 
 /// The browser-binding cookie's name for the QR login `login_id`.
-pub fn login(app: &App, login_id: &str) -> String {
-    prefixed(app, &format!("{LOGIN}{login_id}"))
+pub fn login(ctx: &Context, login_id: &str) -> String {
+    prefixed(ctx, &format!("{LOGIN}{login_id}"))
 }
 
 /// The value of cookie `name`, if the request carries it exactly once.
@@ -73,13 +73,13 @@ pub fn parse(header: &str, name: &str) -> Option<Option<String>> {
 
 /// A `Set-Cookie` value for `name` (a name from [`sso`] or [`login`]). `max_age` `None` makes
 /// a browser-session cookie.
-pub fn set(app: &App, name: &str, value: &str, max_age: Option<i64>) -> String {
-    let mut c = if app.settings.secure_cookies() {
+pub fn set(ctx: &Context, name: &str, value: &str, max_age: Option<i64>) -> String {
+    let mut c = if ctx.settings.secure_cookies() {
         format!("{name}={value}; Path=/; HttpOnly; SameSite=Lax; Secure")
     } else {
         format!(
             "{name}={value}; Path=/realms/{}/; HttpOnly; SameSite=Lax",
-            app.settings.realm
+            ctx.settings.realm
         )
     };
     if let Some(s) = max_age {
@@ -89,31 +89,31 @@ pub fn set(app: &App, name: &str, value: &str, max_age: Option<i64>) -> String {
 }
 
 /// The session-state cookie's name.
-pub fn session_state(app: &App) -> String {
-    prefixed(app, SESSION_STATE)
+pub fn session_state(ctx: &Context) -> String {
+    prefixed(ctx, SESSION_STATE)
 }
 
 /// The session-state cookie for SSO session `sid`: readable by script (the login-status iframe
 /// compares it with the relying party's `session_state`), and on https sent in third-party
 /// frames too (`SameSite=None`), as that iframe is one.
-pub fn set_session_state(app: &App, sid: &str) -> String {
-    if app.settings.secure_cookies() {
+pub fn set_session_state(ctx: &Context, sid: &str) -> String {
+    if ctx.settings.secure_cookies() {
         format!(
             "{}={sid}; Path=/; SameSite=None; Secure",
-            session_state(app)
+            session_state(ctx)
         )
     } else {
         format!(
             "{}={sid}; Path=/realms/{}/; SameSite=Lax",
-            session_state(app),
-            app.settings.realm
+            session_state(ctx),
+            ctx.settings.realm
         )
     }
 }
 
 /// A `Set-Cookie` value that deletes the cookie.
-pub fn clear(app: &App, name: &str) -> String {
-    set(app, name, "", Some(0))
+pub fn clear(ctx: &Context, name: &str) -> String {
+    set(ctx, name, "", Some(0))
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@
 use lambda_http::Body;
 
 use crate::domain::client::Client;
-use crate::App;
+use crate::Context;
 use crate::{base, check_realm, finish, HttpError, Request, Response};
 
 const ALLOW_METHODS: &str = "GET, POST, OPTIONS";
@@ -76,12 +76,12 @@ pub fn none(mut resp: Response) -> Response {
 
 /// The last word on a CORS endpoint's response (routes::dispatch): unless the client's
 /// origins decided already, the set of registered origins does; `Vary: Origin` always.
-pub async fn finish_response(app: &App, origin: Option<&str>, resp: Response) -> Response {
+pub async fn finish_response(ctx: &Context, origin: Option<&str>, resp: Response) -> Response {
     let resp = match origin {
         Some(o) if resp.extensions().get::<Decided>().is_none() => {
-            if app
+            if ctx
                 .web_origins
-                .contains(app.store.as_ref(), o, app.clock.now())
+                .contains(ctx.store.as_ref(), o, ctx.clock.now())
                 .await
             {
                 allow(resp, o)
@@ -96,17 +96,17 @@ pub async fn finish_response(app: &App, origin: Option<&str>, resp: Response) ->
 
 /// `OPTIONS` on the CORS endpoints: 204 with the CORS headers for a registered origin asking
 /// for an allowed method; 403 without any CORS header otherwise.
-pub async fn preflight(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn preflight(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let method_ok = req
         .headers()
         .get("access-control-request-method")
         .and_then(|v| v.to_str().ok())
         .is_some_and(|m| matches!(m, "GET" | "POST"));
     let registered = match origin(&req) {
-        Some(o) => app
+        Some(o) => ctx
             .web_origins
-            .contains(app.store.as_ref(), o, app.clock.now())
+            .contains(ctx.store.as_ref(), o, ctx.clock.now())
             .await
             .then(|| o.to_owned()),
         None => None,

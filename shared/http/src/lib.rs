@@ -14,7 +14,8 @@ pub mod views;
 
 #[allow(unused_imports)]
 use scanid_core::{
-    app, audit, backchannel, clock, config, domain, keys, protocol, random, store, usecase, App,
+    audit, backchannel, clock, config, context, domain, keys, protocol, random, store, usecase,
+    Context,
 };
 
 use lambda_http::{Body, RequestExt};
@@ -68,9 +69,9 @@ pub fn path_param(req: &Request, name: &str) -> Option<String> {
 }
 
 /// The realm in the path must be the configured one; anything else is a 404.
-pub fn check_realm(app: &crate::App, req: &Request) -> Result<(), HttpError> {
+pub fn check_realm(ctx: &crate::Context, req: &Request) -> Result<(), HttpError> {
     match path_param(req, "realm") {
-        Some(r) if r == app.settings.realm => Ok(()),
+        Some(r) if r == ctx.settings.realm => Ok(()),
         _ => Err(HttpError::NotFound),
     }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use crate::App;
+use crate::Context;
 use crate::{handlers, HttpError, Request, Response};
 
 /// Which handler serves a route.
@@ -97,38 +97,38 @@ pub const ROUTES: &[Route] = &[
 ];
 
 /// Runs `handler`; every error becomes its response here.
-pub async fn dispatch(handler: Handler, app: &App, req: Request) -> Response {
+pub async fn dispatch(handler: Handler, ctx: &Context, req: Request) -> Response {
     let origin = handler
         .cors()
         .then(|| crate::cors::origin(&req).map(str::to_owned))
         .flatten();
     let result = match handler {
-        Handler::Discovery => handlers::metadata::discovery(app, req).await,
-        Handler::Jwks => handlers::metadata::jwks(app, req).await,
-        Handler::Authorize => handlers::login::authorize(app, req).await,
-        Handler::LoginStatus => handlers::login::status(app, req).await,
-        Handler::Consent => handlers::login::consent(app, req).await,
-        Handler::DeviceSignup => handlers::device_api::signup(app, req).await,
-        Handler::DeviceScan => handlers::device_api::scan(app, req).await,
-        Handler::DeviceDecide => handlers::device_api::decide(app, req).await,
-        Handler::Token => handlers::token::token(app, req).await,
-        Handler::Introspect => handlers::resource::introspect(app, req).await,
-        Handler::Userinfo => handlers::resource::userinfo(app, req).await,
-        Handler::Revoke => handlers::resource::revoke(app, req).await,
-        Handler::Logout => handlers::logout::logout(app, req).await,
-        Handler::DirectoryBySub => handlers::directory::by_sub(app, req).await,
-        Handler::DirectoryByServiceId => handlers::directory::by_service_id(app, req).await,
-        Handler::DirectoryAvatar => handlers::directory::avatar(app, req).await,
-        Handler::DeviceProfile => handlers::device_api::update_profile(app, req).await,
-        Handler::DeviceKey => handlers::device_api::rotate_key(app, req).await,
-        Handler::Preflight => crate::cors::preflight(app, req).await,
-        Handler::KeycloakPages => handlers::keycloak::page(app, req).await,
+        Handler::Discovery => handlers::metadata::discovery(ctx, req).await,
+        Handler::Jwks => handlers::metadata::jwks(ctx, req).await,
+        Handler::Authorize => handlers::login::authorize(ctx, req).await,
+        Handler::LoginStatus => handlers::login::status(ctx, req).await,
+        Handler::Consent => handlers::login::consent(ctx, req).await,
+        Handler::DeviceSignup => handlers::device_api::signup(ctx, req).await,
+        Handler::DeviceScan => handlers::device_api::scan(ctx, req).await,
+        Handler::DeviceDecide => handlers::device_api::decide(ctx, req).await,
+        Handler::Token => handlers::token::token(ctx, req).await,
+        Handler::Introspect => handlers::resource::introspect(ctx, req).await,
+        Handler::Userinfo => handlers::resource::userinfo(ctx, req).await,
+        Handler::Revoke => handlers::resource::revoke(ctx, req).await,
+        Handler::Logout => handlers::logout::logout(ctx, req).await,
+        Handler::DirectoryBySub => handlers::directory::by_sub(ctx, req).await,
+        Handler::DirectoryByServiceId => handlers::directory::by_service_id(ctx, req).await,
+        Handler::DirectoryAvatar => handlers::directory::avatar(ctx, req).await,
+        Handler::DeviceProfile => handlers::device_api::update_profile(ctx, req).await,
+        Handler::DeviceKey => handlers::device_api::rotate_key(ctx, req).await,
+        Handler::Preflight => crate::cors::preflight(ctx, req).await,
+        Handler::KeycloakPages => handlers::keycloak::page(ctx, req).await,
     };
     let mut response = result.unwrap_or_else(HttpError::into_response);
     if handler.cors() {
-        response = crate::cors::finish_response(app, origin.as_deref(), response).await;
+        response = crate::cors::finish_response(ctx, origin.as_deref(), response).await;
     }
-    if app.settings.secure_cookies() {
+    if ctx.settings.secure_cookies() {
         // Served over https: browsers must never come back over plain HTTP (RFC 6797).
         response.headers_mut().insert(
             "strict-transport-security",

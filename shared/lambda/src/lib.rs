@@ -11,15 +11,15 @@ use std::convert::Infallible;
 use std::sync::Arc;
 
 use lambda_http::service_fn;
-use scanid_core::app::StartError;
 use scanid_core::clock::{Clock, SystemClock};
 use scanid_core::config::{RawSettings, Settings, StoreSettings};
+use scanid_core::context::StartError;
 use scanid_core::keys::fresh::FreshKeys;
 use scanid_core::keys::set::{Builder, PublishedOnly};
 use scanid_core::random::SystemRandom;
 use scanid_core::store::read_only::ReadOnly;
 use scanid_core::store::Backend;
-use scanid_core::App;
+use scanid_core::Context;
 use scanid_http::routes::{self, Access, Handler};
 
 /// Runs the Lambda function `function` (a name from the route table) that never signs.
@@ -51,21 +51,21 @@ async fn serve(
     handler: Handler,
     build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,
 ) -> Result<(), lambda_http::Error> {
-    let app = context(handler, build).await.inspect_err(|e| {
+    let ctx = context(handler, build).await.inspect_err(|e| {
         tracing::error!(error = %e, "init failed");
     })?;
     // Decrypt the envelope key now (init), not on the first token request; a failure here is
     // retried at the first signature (503 until KMS answers).
     if handler.access() == Access::Sign {
-        if let Err(e) = app.keyring().await.warm().await {
+        if let Err(e) = ctx.keyring().await.warm().await {
             tracing::warn!(error = %e, "signing keys not ready yet");
         }
     }
-    let app = Arc::new(app);
+    let ctx = Arc::new(ctx);
     lambda_http::run(service_fn(move |req| {
-        let app = app.clone();
+        let ctx = ctx.clone();
         async move {
-            let resp = routes::dispatch(handler, &app, req).await;
+            let resp = routes::dispatch(handler, &ctx, req).await;
             // Lambda freezes the process once the response is returned: back-channel logout
             // deliveries started by this request get a bounded wait here instead.
             if handler.access() == Access::Sign {
@@ -86,7 +86,7 @@ async fn serve(
 async fn context(
     handler: Handler,
     build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,
-) -> Result<App, StartError> {
+) -> Result<Context, StartError> {
     let settings = Settings::from_raw(&RawSettings::from_env())?;
     let StoreSettings::DynamoDb { table } = &settings.store else {
         return Err(StartError::Unsupported(
@@ -106,12 +106,12 @@ async fn context(
     let builder = build(&scanid_aws::config().await?);
     let keys = FreshKeys::from_store(store.clone(), builder, clock.now())
         .await?
-        .ok_or_else(|| StartError::Unsupported(scanid_core::app::NO_KEY_SET.into()))?;
+        .ok_or_else(|| StartError::Unsupported(scanid_core::context::NO_KEY_SET.into()))?;
     let algs = keys.get(clock.now()).await.algs();
     if handler.access() == Access::Read {
         store = Arc::new(ReadOnly(store));
     }
-    App::with_keys(
+    Context::with_keys(
         settings,
         store,
         keys,

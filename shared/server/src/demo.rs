@@ -19,7 +19,7 @@ use crate::random;
 use crate::store::{ClientStore, IdentityStore, StoreError};
 use crate::usecase::resource;
 use crate::usecase::token::{self, Presented};
-use crate::App;
+use crate::Context;
 use scanid_http::pages::{self, security_headers};
 // The layout the demo's templates extend prints it (`self::STYLE`).
 use scanid_http::views::STYLE;
@@ -44,33 +44,33 @@ pub struct Demo {
 }
 
 impl Demo {
-    fn redirect_uri(app: &App) -> String {
-        format!("{}/demo/callback", app.settings.public_url)
+    fn redirect_uri(ctx: &Context) -> String {
+        format!("{}/demo/callback", ctx.settings.public_url)
     }
 
     /// Registers (or refreshes) the demo client with a new secret.
-    pub async fn install(app: &App) -> Result<Arc<Self>, StoreError> {
-        let now = app.clock.now();
+    pub async fn install(ctx: &Context) -> Result<Arc<Self>, StoreError> {
+        let now = ctx.clock.now();
         let (mut c, secret) = client::register(
             NewClient {
                 name: "scanid demo".into(),
-                redirect_uris: vec![Self::redirect_uri(app)],
-                post_logout_redirect_uris: vec![format!("{}/demo", app.settings.public_url)],
+                redirect_uris: vec![Self::redirect_uri(ctx)],
+                post_logout_redirect_uris: vec![format!("{}/demo", ctx.settings.public_url)],
                 client_id: Some(CLIENT_ID.into()),
                 ..Default::default()
             },
             now,
-            app.random.as_ref(),
+            ctx.random.as_ref(),
         )
         .map_err(|e| StoreError::Corrupt(format!("demo client: {e}").into()))?;
         let secret =
             secret.ok_or_else(|| StoreError::Corrupt("demo client without a secret".into()))?;
-        match app.store.client(CLIENT_ID, now).await? {
+        match ctx.store.client(CLIENT_ID, now).await? {
             Some((old, v)) => {
                 c.created_at = old.created_at;
-                app.store.update_client(&c, v, now).await?;
+                ctx.store.update_client(&c, v, now).await?;
             }
-            None => app.store.create_client(&c, now).await?,
+            None => ctx.store.create_client(&c, now).await?,
         }
         Ok(Arc::new(Self {
             secret,
@@ -79,32 +79,32 @@ impl Demo {
     }
 
     /// Serves `/demo...`; `None` for other paths.
-    pub async fn handle(&self, app: &App, req: &Request) -> Option<Response> {
+    pub async fn handle(&self, ctx: &Context, req: &Request) -> Option<Response> {
         match (req.method().as_str(), req.uri().path()) {
-            ("GET", "/demo" | "/demo/") => Some(self.home(app)),
-            ("GET", "/demo/login") => Some(self.start(app)),
-            ("GET", "/demo/callback") => Some(self.callback(app, req).await),
+            ("GET", "/demo" | "/demo/") => Some(self.home(ctx)),
+            ("GET", "/demo/login") => Some(self.start(ctx)),
+            ("GET", "/demo/callback") => Some(self.callback(ctx, req).await),
             _ => None,
         }
     }
 
-    fn home(&self, app: &App) -> Response {
-        page(app, |nonce| {
+    fn home(&self, ctx: &Context) -> Response {
+        page(ctx, |nonce| {
             DemoHome {
                 nonce,
-                issuer: &app.settings.issuer(),
+                issuer: &ctx.settings.issuer(),
             }
             .render()
         })
     }
 
-    fn start(&self, app: &App) -> Response {
-        let rng = app.random.as_ref();
+    fn start(&self, ctx: &Context) -> Response {
+        let rng = ctx.random.as_ref();
         let state = random::token(rng, 16);
         let nonce = random::token(rng, 16);
         let verifier = random::token(rng, 32);
         let challenge = crate::domain::login::hash(&verifier);
-        let now = app.clock.now();
+        let now = ctx.clock.now();
         if let Ok(mut p) = self.pending.lock() {
             p.retain(|_, v| now.secs() - v.started.secs() < 600);
             // Bounded: a flood of /demo/login costs at most MAX_PENDING entries.
@@ -129,7 +129,7 @@ impl Demo {
         }
         let query = url::form_urlencoded::Serializer::new(String::new())
             .append_pair("client_id", CLIENT_ID)
-            .append_pair("redirect_uri", &Self::redirect_uri(app))
+            .append_pair("redirect_uri", &Self::redirect_uri(ctx))
             .append_pair("response_type", "code")
             .append_pair("scope", "openid profile groups")
             .append_pair("state", &state)
@@ -139,7 +139,7 @@ impl Demo {
             .finish();
         let location = format!(
             "{}/protocol/openid-connect/auth?{query}",
-            app.settings.issuer()
+            ctx.settings.issuer()
         );
         finish(
             security_headers(base(302)).header("location", location),
@@ -147,12 +147,12 @@ impl Demo {
         )
     }
 
-    async fn callback(&self, app: &App, req: &Request) -> Response {
+    async fn callback(&self, ctx: &Context, req: &Request) -> Response {
         let q: HashMap<String, String> = query_pairs(req).into_iter().collect();
         if let Some(err) = q.get("error") {
             let desc = q.get("error_description").map_or("", String::as_str);
             return failed(
-                app,
+                ctx,
                 "Login did not complete",
                 Some(&format!("{err}: {desc}")),
                 Some("Back"),
@@ -162,13 +162,13 @@ impl Demo {
             .get("state")
             .and_then(|s| self.pending.lock().ok().and_then(|mut p| p.remove(s)));
         let (Some(pending), Some(code)) = (pending, q.get("code")) else {
-            return failed(app, "Unknown or reused state", None, Some("Start again"));
+            return failed(ctx, "Unknown or reused state", None, Some("Start again"));
         };
-        if q.get("iss").map(String::as_str) != Some(app.settings.issuer().as_str()) {
-            return failed(app, "Wrong issuer in the response", None, None);
+        if q.get("iss").map(String::as_str) != Some(ctx.settings.issuer().as_str()) {
+            return failed(ctx, "Wrong issuer in the response", None, None);
         }
-        match self.finish_login(app, code, &pending).await {
-            Ok(shown) => page(app, |nonce| {
+        match self.finish_login(ctx, code, &pending).await {
+            Ok(shown) => page(ctx, |nonce| {
                 DemoLoggedIn {
                     nonce,
                     display_name: &shown.display_name,
@@ -178,49 +178,49 @@ impl Demo {
                 }
                 .render()
             }),
-            Err(why) => failed(app, "Login failed", Some(&why), Some("Start again")),
+            Err(why) => failed(ctx, "Login failed", Some(&why), Some("Start again")),
         }
     }
 
     async fn finish_login(
         &self,
-        app: &App,
+        ctx: &Context,
         code: &str,
         pending: &Pending,
     ) -> Result<Shown, String> {
         let params = Params::from_pairs([
             ("grant_type".to_owned(), "authorization_code".to_owned()),
             ("code".to_owned(), code.to_owned()),
-            ("redirect_uri".to_owned(), Self::redirect_uri(app)),
+            ("redirect_uri".to_owned(), Self::redirect_uri(ctx)),
             ("code_verifier".to_owned(), pending.verifier.clone()),
         ]);
         let presented = Presented {
             basic: Some((CLIENT_ID.into(), self.secret.expose().into())),
             ..Default::default()
         };
-        let (_, issued) = token::token(app, &params, &presented, &Source::from_addr("demo"))
+        let (_, issued) = token::token(ctx, &params, &presented, &Source::from_addr("demo"))
             .await
             .map_err(|e| format!("token request failed: {e}"))?;
-        let now = app.clock.now();
+        let now = ctx.clock.now();
         let id_token = issued.id_token.clone().ok_or("no id_token")?;
         let claims: Map<String, Value> = jwt::verify(
-            &*app.keyring().await,
+            &*ctx.keyring().await,
             &id_token,
-            &app.settings.issuer(),
+            &ctx.settings.issuer(),
             now,
         )
         .map_err(|e| format!("id_token: {e}"))?;
         if claims.get("nonce").and_then(Value::as_str) != Some(pending.nonce.as_str()) {
             return Err("id_token nonce mismatch".into());
         }
-        let live = resource::live_access_token(app, &issued.access_token, now)
+        let live = resource::live_access_token(ctx, &issued.access_token, now)
             .await
             .map_err(|e| e.to_string())?
             .ok_or("access token not live")?;
         let identity = live.identity.clone().ok_or("no identity")?;
         let userinfo = serde_json::to_value(resource::userinfo(&live, &identity))
             .map_err(|e| e.to_string())?;
-        let profile = app
+        let profile = ctx
             .store
             .identity(&identity.sub, now)
             .await
@@ -245,12 +245,12 @@ struct Shown {
 }
 
 /// A demo page: 200, no forms, no cookies.
-fn page(app: &App, render: impl FnOnce(&str) -> askama::Result<String>) -> Response {
-    pages::html(app.random.as_ref(), 200, "'none'", Vec::new(), render)
+fn page(ctx: &Context, render: impl FnOnce(&str) -> askama::Result<String>) -> Response {
+    pages::html(ctx.random.as_ref(), 200, "'none'", Vec::new(), render)
 }
 
-fn failed(app: &App, heading: &str, detail: Option<&str>, back: Option<&str>) -> Response {
-    page(app, |nonce| {
+fn failed(ctx: &Context, heading: &str, detail: Option<&str>, back: Option<&str>) -> Response {
+    page(ctx, |nonce| {
         DemoFailed {
             nonce,
             heading,

@@ -8,4 +8,4 @@ pub mod open;
 pub mod server;
 
 #[allow(unused_imports)]
-use scanid_core::{app, audit, clock, config, domain, keys, random, store, usecase, App};
+use scanid_core::{audit, clock, config, context, domain, keys, random, store, usecase, Context};

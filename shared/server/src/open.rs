@@ -3,19 +3,19 @@
 
 use std::sync::Arc;
 
-use scanid_core::app::StartError;
 use scanid_core::clock::{Clock, SystemClock, Timestamp};
 use scanid_core::config::{Settings, SigningMode, StoreSettings};
+use scanid_core::context::StartError;
 use scanid_core::keys::fresh::FreshKeys;
 use scanid_core::random::SystemRandom;
 use scanid_core::store::Backend;
-use scanid_core::App;
+use scanid_core::Context;
 
 pub use scanid_aws::KeySetup;
 
 /// The context `settings` select, with the real clock and CSPRNG; a missing key set is
 /// created.
-pub async fn context(settings: Settings) -> Result<App, StartError> {
+pub async fn context(settings: Settings) -> Result<Context, StartError> {
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = open_store(&settings).await?;
     let keys = fresh_keys(
@@ -26,7 +26,7 @@ pub async fn context(settings: Settings) -> Result<App, StartError> {
     )
     .await?;
     let algs = keys.get(clock.now()).await.algs();
-    App::with_keys(
+    Context::with_keys(
         settings,
         store,
         keys,

@@ -21,7 +21,7 @@ use lambda_http::request::RequestContext;
 use lambda_http::{Body, RequestExt};
 use tokio::net::TcpListener;
 
-use crate::App;
+use crate::Context;
 use scanid_http::routes::{self, Matched};
 use scanid_http::{HttpError, Response};
 
@@ -53,7 +53,7 @@ impl Default for Limits {
 
 /// Serves until `shutdown` resolves, then lets in-flight requests finish (at most 10 s).
 pub async fn serve(
-    app: Arc<App>,
+    ctx: Arc<Context>,
     demo: Option<Arc<crate::demo::Demo>>,
     listener: TcpListener,
     limits: Limits,
@@ -78,12 +78,12 @@ pub async fn serve(
                     continue;
                 };
                 let _ = stream.set_nodelay(true);
-                let app = app.clone();
+                let ctx = ctx.clone();
                 let demo = demo.clone();
                 let svc = hyper::service::service_fn(move |req| {
-                    let app = app.clone();
+                    let ctx = ctx.clone();
                     let demo = demo.clone();
-                    async move { Ok::<_, Infallible>(handle(&app, demo.as_deref(), req, remote, limits).await) }
+                    async move { Ok::<_, Infallible>(handle(&ctx, demo.as_deref(), req, remote, limits).await) }
                 });
                 let conn = hyper::server::conn::http1::Builder::new()
                     .timer(hyper_util::rt::TokioTimer::new())
@@ -159,7 +159,7 @@ pub fn client_ip(
 }
 
 async fn handle(
-    app: &App,
+    ctx: &Context,
     demo: Option<&crate::demo::Demo>,
     req: hyper::Request<Incoming>,
     peer: SocketAddr,
@@ -171,12 +171,12 @@ async fn handle(
         .iter()
         .filter_map(|v| v.to_str().ok())
         .collect();
-    let ip = client_ip(peer.ip(), &forwarded, &app.settings.trusted_proxies);
+    let ip = client_ip(peer.ip(), &forwarded, &ctx.settings.trusted_proxies);
     let remote = SocketAddr::new(ip, peer.port());
     if let Some(demo) = demo.filter(|_| req.uri().path().starts_with("/demo")) {
         return match to_lambda(req, remote, HashMap::new(), limits).await {
             Ok(r) => to_hyper(
-                demo.handle(app, &r)
+                demo.handle(ctx, &r)
                     .await
                     .unwrap_or_else(|| HttpError::NotFound.into_response()),
             ),
@@ -191,7 +191,7 @@ async fn handle(
         Matched::NotFound => return to_hyper(HttpError::NotFound.into_response()),
     };
     match to_lambda(req, remote, params, limits).await {
-        Ok(req) => to_hyper(routes::dispatch(route.handler, app, req).await),
+        Ok(req) => to_hyper(routes::dispatch(route.handler, ctx, req).await),
         Err(e) => to_hyper(e.into_response()),
     }
 }

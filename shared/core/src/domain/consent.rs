@@ -3,7 +3,7 @@
 //! say what happens. No I/O: [`crate::usecase::login::consent`] reads, asks, and writes.
 
 use crate::clock::Timestamp;
-use crate::domain::login::{self, Consent, LoginSession, LoginStatus};
+use crate::domain::login::{self, Consent, LoginStatus, QrLogin};
 
 /// What the browser did on the consent step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +63,7 @@ pub struct Known {
 /// Decides the consent step for `login` at `now`; `browser_secret` is the login's
 /// browser-binding secret (the CSRF token derives from it).
 pub fn decide(
-    login: &LoginSession,
+    login: &QrLogin,
     browser_secret: &str,
     known: Known,
     input: ConsentInput<'_>,
@@ -129,7 +129,7 @@ mod tests {
         remembered: false,
     };
 
-    fn login(status: LoginStatus) -> LoginSession {
+    fn login(status: LoginStatus) -> QrLogin {
         let req = AuthorizationRequest {
             client_id: "rp".into(),
             redirect_uri: "https://rp.example/cb".into(),
@@ -143,7 +143,7 @@ mod tests {
             login_hint: None,
             ui_locales: None,
         };
-        let mut l = LoginSession::new(
+        let mut l = QrLogin::new(
             300,
             req,
             String::new(),
@@ -157,7 +157,7 @@ mod tests {
         l
     }
 
-    fn approved() -> LoginSession {
+    fn approved() -> QrLogin {
         login(LoginStatus::Approved {
             sub: "alice".into(),
             auth_time: T0,

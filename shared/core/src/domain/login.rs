@@ -46,7 +46,7 @@ pub enum LoginStatus {
 
 /// One login session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LoginSession {
+pub struct QrLogin {
     pub id: String,
     pub request: AuthorizationRequest,
     /// The original authorization query, to offer a fresh start when this one expires.
@@ -81,7 +81,7 @@ pub fn hash_matches(secret: &str, stored: &str) -> bool {
     verify_slices_are_equal(hash(secret).as_bytes(), stored.as_bytes()).is_ok()
 }
 
-impl LoginSession {
+impl QrLogin {
     /// A new pending session.
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -303,11 +303,11 @@ mod tests {
     use crate::domain::authorize::{Prompt, ResponseMode};
     use crate::random::SeededRandom;
 
-    fn session(now: Timestamp) -> LoginSession {
+    fn session(now: Timestamp) -> QrLogin {
         session_seeded(now, 5)
     }
 
-    fn session_seeded(now: Timestamp, seed: u64) -> LoginSession {
+    fn session_seeded(now: Timestamp, seed: u64) -> QrLogin {
         let req = AuthorizationRequest {
             client_id: "rp".into(),
             redirect_uri: "https://rp.example/cb".into(),
@@ -321,7 +321,7 @@ mod tests {
             login_hint: None,
             ui_locales: None,
         };
-        LoginSession::new(
+        QrLogin::new(
             LOGIN_TTL_SECS,
             req,
             String::new(),

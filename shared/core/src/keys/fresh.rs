@@ -19,7 +19,7 @@ use std::sync::Arc;
 use arc_swap::ArcSwap;
 
 use crate::clock::Timestamp;
-use crate::keys::local::KeyFile;
+use crate::keys::local::KeySet;
 use crate::keys::set::{load_set, Builder};
 use crate::keys::{Keyring, SignError};
 use crate::store::Backend;
@@ -93,7 +93,7 @@ impl FreshKeys {
 
     /// The local key file's keys, with their digest.
     pub fn local(data_dir: PathBuf, now: Timestamp) -> Result<Self, SignError> {
-        let file = KeyFile::load_or_create(&data_dir, now)?;
+        let file = KeySet::load_or_create(&data_dir, now)?;
         let fingerprint = file_digest(&data_dir)?;
         Ok(Self::new(
             Arc::new(file.keyring()?),
@@ -178,7 +178,7 @@ impl FreshKeys {
                 if digest.as_deref() == seen {
                     return Ok(None);
                 }
-                let ring = KeyFile::load_or_create(data_dir, now)?.keyring()?;
+                let ring = KeySet::load_or_create(data_dir, now)?.keyring()?;
                 Ok(Some((ring, digest)))
             }
             Source::Store { store, build } => {
@@ -197,7 +197,7 @@ impl FreshKeys {
 
 /// SHA-256 of the key file (`None` if there is none).
 fn file_digest(data_dir: &std::path::Path) -> Result<Option<String>, SignError> {
-    match std::fs::read(KeyFile::path(data_dir)) {
+    match std::fs::read(KeySet::path(data_dir)) {
         Ok(bytes) => {
             use base64::Engine;
             let d = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, &bytes);
@@ -229,7 +229,7 @@ mod tests {
         let before = kids(&keys.get(t0).await);
         assert_eq!(before.len(), 2);
         // The operator publishes a next key (what `scanid keys rotate` does).
-        let mut file = KeyFile::load_or_create(dir.path(), t0).unwrap_or_else(|e| panic!("{e}"));
+        let mut file = KeySet::load_or_create(dir.path(), t0).unwrap_or_else(|e| panic!("{e}"));
         let next = file
             .add_next(Alg::ES256, t0)
             .unwrap_or_else(|e| panic!("{e}"))
@@ -241,7 +241,7 @@ mod tests {
         assert!(after.contains(&next), "{after:?}");
         assert_eq!(after.len(), 3);
         // A broken file keeps the keys the process has.
-        std::fs::write(KeyFile::path(dir.path()), b"{").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(KeySet::path(dir.path()), b"{").unwrap_or_else(|e| panic!("{e}"));
         let kept = kids(&keys.get(t0.plus_secs(3 * RELOAD_SECS)).await);
         assert_eq!(kept, after);
     }
@@ -250,11 +250,11 @@ mod tests {
     async fn fixed_keys_never_reload() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let t0 = Timestamp::from_secs(1_800_000_000);
-        let ring = KeyFile::load_or_create(dir.path(), t0)
+        let ring = KeySet::load_or_create(dir.path(), t0)
             .and_then(|f| f.keyring())
             .unwrap_or_else(|e| panic!("{e}"));
         let keys = FreshKeys::fixed(Arc::new(ring));
-        std::fs::remove_file(KeyFile::path(dir.path())).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::remove_file(KeySet::path(dir.path())).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             kids(&keys.get(t0.plus_secs(10 * RELOAD_SECS)).await).len(),
             2

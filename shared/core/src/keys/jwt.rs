@@ -114,7 +114,7 @@ fn verify_inner<T: DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keys::local::KeyFile;
+    use crate::keys::local::KeySet;
     use crate::keys::Alg;
 
     const ISS: &str = "http://127.0.0.1:8080/realms/scanid";
@@ -123,7 +123,7 @@ mod tests {
     async fn round_trip_both_algs_and_every_failure() {
         let dir = tempfile::tempdir().unwrap();
         let now = Timestamp::from_secs(1_800_000_000);
-        let ring = KeyFile::load_or_create(dir.path(), now)
+        let ring = KeySet::load_or_create(dir.path(), now)
             .unwrap()
             .keyring()
             .unwrap();

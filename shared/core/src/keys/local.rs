@@ -179,11 +179,11 @@ impl Signer for LocalSigner {
 
 /// The key file's content.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct KeyFile {
+pub struct KeySet {
     pub keys: Vec<StoredKey>,
 }
 
-impl KeyFile {
+impl KeySet {
     pub fn path(data_dir: &Path) -> PathBuf {
         data_dir.join(KEY_FILE)
     }
@@ -199,7 +199,7 @@ impl KeyFile {
         }
         create_private_dir(data_dir)
             .map_err(|e| SignError::Key(format!("{}: {e}", data_dir.display()).into()))?;
-        let mut file = KeyFile::default();
+        let mut file = KeySet::default();
         for alg in [Alg::RS256, Alg::ES256] {
             let mut k = new_key(alg, now)?;
             k.state = KeyState::Active;
@@ -400,8 +400,8 @@ mod tests {
     fn first_start_creates_a_private_key_file_and_reuses_it() {
         let dir = tempfile::tempdir().unwrap();
         let now = Timestamp::from_secs(1000);
-        let a = KeyFile::load_or_create(dir.path(), now).unwrap();
-        let b = KeyFile::load_or_create(dir.path(), now).unwrap();
+        let a = KeySet::load_or_create(dir.path(), now).unwrap();
+        let b = KeySet::load_or_create(dir.path(), now).unwrap();
         assert_eq!(
             a.keys.iter().map(|k| &k.kid).collect::<Vec<_>>(),
             b.keys.iter().map(|k| &k.kid).collect::<Vec<_>>()
@@ -410,7 +410,7 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(KeyFile::path(dir.path()))
+            let mode = std::fs::metadata(KeySet::path(dir.path()))
                 .unwrap()
                 .permissions()
                 .mode();
@@ -428,7 +428,7 @@ mod tests {
     fn rotation_publishes_next_then_activates_then_retires() {
         let dir = tempfile::tempdir().unwrap();
         let t0 = Timestamp::from_secs(1000);
-        let mut f = KeyFile::load_or_create(dir.path(), t0).unwrap();
+        let mut f = KeySet::load_or_create(dir.path(), t0).unwrap();
         let old = f
             .keys
             .iter()
@@ -462,7 +462,7 @@ mod tests {
         );
         f.remove(&old, t0.plus_secs(3600), 3600, false).unwrap();
         f.save(dir.path()).unwrap();
-        let again = KeyFile::load_or_create(dir.path(), t0)
+        let again = KeySet::load_or_create(dir.path(), t0)
             .unwrap()
             .keyring()
             .unwrap();

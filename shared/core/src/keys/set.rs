@@ -1,11 +1,11 @@
 //! The key set held in the store (`signing_key#set`, KMS and KMS-envelope modes): the same
-//! [`KeyFile`] structure as local keys, one record updated by compare-and-swap.
+//! [`KeySet`] structure as local keys, one record updated by compare-and-swap.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use super::local::{KeyFile, Material};
+use super::local::{KeySet, Material};
 use super::{Keyring, SignError};
 use crate::clock::Timestamp;
 use crate::store::{Backend, Cond, Key, Kind, Record, StoreError};
@@ -14,7 +14,7 @@ use crate::store::{Backend, Cond, Key, Kind, Record, StoreError};
 /// envelope), or [`PublishedOnly`] where nothing signs.
 #[async_trait]
 pub trait BuildKeyring: Send + Sync {
-    async fn keyring(&self, set: &KeyFile) -> Result<Keyring, SignError>;
+    async fn keyring(&self, set: &KeySet) -> Result<Keyring, SignError>;
 }
 
 /// The keyring of a function that never signs: every key of the set verifies and is
@@ -24,7 +24,7 @@ pub struct PublishedOnly;
 
 #[async_trait]
 impl BuildKeyring for PublishedOnly {
-    async fn keyring(&self, set: &KeyFile) -> Result<Keyring, SignError> {
+    async fn keyring(&self, set: &KeySet) -> Result<Keyring, SignError> {
         let mut published = Vec::new();
         for k in &set.keys {
             let public = match &k.material {
@@ -63,12 +63,12 @@ pub const SET_ID: &str = "set";
 pub async fn load_set(
     store: &dyn Backend,
     now: Timestamp,
-) -> Result<Option<(KeyFile, u64)>, SignError> {
+) -> Result<Option<(KeySet, u64)>, SignError> {
     let rec = store
         .get(&Key::new(Kind::SigningKey, SET_ID), now)
         .await
         .map_err(store_err)?;
-    rec.map(|r| Ok((r.value::<KeyFile>().map_err(store_err)?, r.version)))
+    rec.map(|r| Ok((r.value::<KeySet>().map_err(store_err)?, r.version)))
         .transpose()
 }
 
@@ -76,7 +76,7 @@ pub async fn load_set(
 /// change makes this fail with a message saying to retry.
 pub async fn save_set(
     store: &dyn Backend,
-    set: &KeyFile,
+    set: &KeySet,
     version: Option<u64>,
     now: Timestamp,
 ) -> Result<(), SignError> {

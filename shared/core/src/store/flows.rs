@@ -13,7 +13,7 @@ use super::typed::Versioned;
 use super::{Backend, Cond, Key, Kind, Record, StoreError, Typed, Write};
 use crate::clock::Timestamp;
 use crate::domain::grant::{Grant, RefreshRecord};
-use crate::domain::login::{self, AuthCode, Consent, LoginSession, SsoSession};
+use crate::domain::login::{self, AuthCode, Consent, QrLogin, SsoSession};
 
 /// What came of a single-use or compare-and-swap write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,7 +45,7 @@ struct CodeUsed {
 pub struct CodeIssue<'a> {
     /// The QR login to mark completed (none when an SSO session and a remembered consent
     /// answered the authorization request at once).
-    pub login: Option<&'a Versioned<LoginSession>>,
+    pub login: Option<&'a Versioned<QrLogin>>,
     /// A new SSO session to start, with the instant its record expires.
     pub new_sso: Option<(&'a SsoSession, i64)>,
     /// A consent to remember, for `(sub, client_id)`.
@@ -62,7 +62,7 @@ pub struct CodeIssue<'a> {
 pub trait QrLogins: Backend {
     /// Stores a new QR login; its record outlives the login by [`login::RECORD_GRACE_SECS`]
     /// so the page can still learn "expired".
-    async fn create_qr_login(&self, l: &LoginSession, now: Timestamp) -> Result<(), StoreError> {
+    async fn create_qr_login(&self, l: &QrLogin, now: Timestamp) -> Result<(), StoreError> {
         let record_expiry = l.expires_at.secs() + login::RECORD_GRACE_SECS;
         self.create(Kind::Login, &l.id, l, Some(record_expiry), now)
             .await
@@ -72,15 +72,15 @@ pub trait QrLogins: Backend {
         &self,
         id: &str,
         now: Timestamp,
-    ) -> Result<Option<Versioned<LoginSession>>, StoreError> {
-        self.read::<LoginSession>(Kind::Login, id, now).await
+    ) -> Result<Option<Versioned<QrLogin>>, StoreError> {
+        self.read::<QrLogin>(Kind::Login, id, now).await
     }
 
     /// Replaces the QR login with `next` unless it changed since it was read.
     async fn update_qr_login(
         &self,
-        old: &Versioned<LoginSession>,
-        next: &LoginSession,
+        old: &Versioned<QrLogin>,
+        next: &QrLogin,
         now: Timestamp,
     ) -> Result<Outcome, StoreError> {
         outcome(self.replace(old, next, now).await)
@@ -90,8 +90,8 @@ pub trait QrLogins: Backend {
     /// transaction: [`Outcome::Lost`] when the login changed meanwhile or the `jti` was used.
     async fn record_decision(
         &self,
-        old: &Versioned<LoginSession>,
-        next: &LoginSession,
+        old: &Versioned<QrLogin>,
+        next: &QrLogin,
         sub: &str,
         jti: &str,
         jti_expires_at: i64,
@@ -153,7 +153,7 @@ pub trait QrLogins: Backend {
     /// Ends a QR login without a code (denied on the phone or the consent page).
     async fn close_qr_login(
         &self,
-        old: &Versioned<LoginSession>,
+        old: &Versioned<QrLogin>,
         now: Timestamp,
     ) -> Result<Outcome, StoreError> {
         let mut done = old.value.clone();

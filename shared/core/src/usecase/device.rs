@@ -3,13 +3,13 @@
 //! a JWS signed by the device key; its `jti` is spent in the same transaction as the write, so
 //! a replay is refused.
 
-use crate::app::App;
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
+use crate::context::Context;
 use crate::domain::app_jws::{self, Verified};
 use crate::domain::client::Client;
 use crate::domain::identity::{self, Identity, Registration};
-use crate::domain::login::{DecideError, LoginSession};
+use crate::domain::login::{DecideError, QrLogin};
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::store::{ClientStore, IdentityStore, NewIdentityError, Outcome, QrLogins, StoreError};
 
@@ -49,35 +49,39 @@ fn invalid(e: impl std::fmt::Display) -> DeviceError {
 }
 
 /// Counts one event and refuses past the limit.
-async fn limit(app: &App, l: Limit, who: &str, now: Timestamp) -> Result<(), DeviceError> {
-    match ratelimit::count(app.store.as_ref(), &app.settings.limits, l, who, now).await? {
+async fn limit(ctx: &Context, l: Limit, who: &str, now: Timestamp) -> Result<(), DeviceError> {
+    match ratelimit::count(ctx.store.as_ref(), &ctx.settings.limits, l, who, now).await? {
         Counted::Allowed => Ok(()),
         Counted::Limited { retry_after } => Err(DeviceError::RateLimited { retry_after }),
     }
 }
 
 /// Sign-up with proof of possession of the device key: the new identity.
-pub async fn signup(app: &App, registration: &str, who: &Source) -> Result<Identity, DeviceError> {
-    let now = app.clock.now();
+pub async fn signup(
+    ctx: &Context,
+    registration: &str,
+    who: &Source,
+) -> Result<Identity, DeviceError> {
+    let now = ctx.clock.now();
     let jws = app_jws::parse(registration, "registration+jwt").map_err(invalid)?;
     let key = jws
         .str_claim("public_key")
         .ok_or_else(|| invalid("public_key: required"))?;
     let spki = identity::parse_public_key(key).map_err(invalid)?;
     let verified = jws
-        .verify(&spki, &app.settings.issuer(), now)
+        .verify(&spki, &ctx.settings.issuer(), now)
         .map_err(invalid)?;
     let reg: Registration =
         serde_json::from_value(serde_json::Value::Object(verified.claims.clone()))
             .map_err(|_| invalid("registration claims must be strings"))?;
-    limit(app, Limit::Signup, who.as_str(), now).await?;
+    limit(ctx, Limit::Signup, who.as_str(), now).await?;
     // A fresh service_id on the rare collision; name and jti conflicts are final.
     for _ in 0..3 {
         let ident =
-            identity::new_identity(&reg, &app.settings.photo_hosts, now, app.random.as_ref())
+            identity::new_identity(&reg, &ctx.settings.photo_hosts, now, ctx.random.as_ref())
                 .map_err(invalid)?;
         let jti = Some((format!("reg:{}", verified.jti), verified.exp));
-        match app.store.create_identity(&ident, jti, now).await {
+        match ctx.store.create_identity(&ident, jti, now).await {
             Ok(()) => {
                 Audit::new(Event::IdentityCreated)
                     .subject(&ident.sub)
@@ -97,30 +101,30 @@ pub async fn signup(app: &App, registration: &str, who: &Source) -> Result<Ident
 /// A scanned QR login, as the phone shows it before approving (Q3).
 #[derive(Debug)]
 pub struct Scanned {
-    pub login: LoginSession,
+    pub login: QrLogin,
     pub client: Client,
 }
 
 /// Accepts a scan of QR login `id` with `challenge` (remembered, so the approval must come
 /// from a device that saw the code) and says what is being asked.
-pub async fn scan(app: &App, id: &str, challenge: &str) -> Result<Scanned, DeviceError> {
-    let now = app.clock.now();
+pub async fn scan(ctx: &Context, id: &str, challenge: &str) -> Result<Scanned, DeviceError> {
+    let now = ctx.clock.now();
     if id.len() > 64 || challenge.len() > 64 {
         return Err(DeviceError::UnknownLogin);
     }
     // A concurrent scan may win the write: read again and retry.
     for _ in 0..3 {
-        let Some(s) = app.store.qr_login(id, now).await? else {
+        let Some(s) = ctx.store.qr_login(id, now).await? else {
             return Err(DeviceError::UnknownLogin);
         };
         let mut next = s.value.clone();
         if !next.accept_scan(challenge, now) {
             return Err(DeviceError::UnknownLogin);
         }
-        if app.store.update_qr_login(&s, &next, now).await? == Outcome::Lost {
+        if ctx.store.update_qr_login(&s, &next, now).await? == Outcome::Lost {
             continue;
         }
-        let client = app
+        let client = ctx
             .store
             .client(&next.request.client_id, now)
             .await?
@@ -153,12 +157,12 @@ impl Decision {
 
 /// Records the decision signed in `approval` on QR login `id`.
 pub async fn decide(
-    app: &App,
+    ctx: &Context,
     id: &str,
     approval: &str,
     who: &Source,
 ) -> Result<Decision, DeviceError> {
-    let now = app.clock.now();
+    let now = ctx.clock.now();
     if id.len() > 64 {
         return Err(DeviceError::UnknownLogin);
     }
@@ -170,31 +174,31 @@ pub async fn decide(
     if sub.len() > 64 {
         return Err(DeviceError::UnknownLogin);
     }
-    let ident = match app.store.identity(&sub, now).await? {
+    let ident = match ctx.store.identity(&sub, now).await? {
         Some((i, _)) if !i.disabled => i,
         _ => {
-            unverified(app, who, now).await?;
+            unverified(ctx, who, now).await?;
             return Err(DeviceError::UnknownIdentity);
         }
     };
     let spki = identity::parse_public_key(&ident.public_key).map_err(|_| DeviceError::StoredKey)?;
-    let v = match jws.verify(&spki, &app.settings.issuer(), now) {
+    let v = match jws.verify(&spki, &ctx.settings.issuer(), now) {
         Ok(v) => v,
         Err(e) => {
-            unverified(app, who, now).await?;
+            unverified(ctx, who, now).await?;
             return Err(invalid(e));
         }
     };
     // Only a decision the identity's own key signed counts against the identity: a
     // stranger naming a (public) sub must not be able to block its owner (SECURITY.md Q4).
-    limit(app, Limit::Decision, &sub, now).await?;
+    limit(ctx, Limit::Decision, &sub, now).await?;
     let claim = |n: &str| v.claims.get(n).and_then(serde_json::Value::as_str);
     if claim("session") != Some(id) {
         return Err(invalid("session must name this login session"));
     }
     let challenge = claim("challenge").ok_or_else(|| invalid("challenge: required"))?;
     let decision = Decision::parse(claim("decision"))?;
-    let Some(s) = app.store.qr_login(id, now).await? else {
+    let Some(s) = ctx.store.qr_login(id, now).await? else {
         return Err(DeviceError::UnknownLogin);
     };
     let mut next = s.value.clone();
@@ -203,7 +207,7 @@ pub async fn decide(
         Err(DecideError::NotFound) => return Err(DeviceError::UnknownLogin),
         Err(DecideError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
     }
-    match app
+    match ctx
         .store
         .record_decision(&s, &next, &sub, &v.jti, v.exp, now)
         .await?
@@ -221,7 +225,7 @@ pub async fn decide(
                 .emit();
             Ok(decision)
         }
-        Outcome::Lost if app.store.jti_used(&sub, &v.jti, now).await? => {
+        Outcome::Lost if ctx.store.jti_used(&sub, &v.jti, now).await? => {
             Err(invalid("jti was already used"))
         }
         Outcome::Lost => Err(DeviceError::AlreadyDecided),
@@ -230,20 +234,20 @@ pub async fn decide(
 
 /// A signed device request that did not verify counts against its source: past the limit
 /// the source gets 429 instead of 400.
-async fn unverified(app: &App, who: &Source, now: Timestamp) -> Result<(), DeviceError> {
-    limit(app, Limit::UnverifiedDecision, who.as_str(), now).await
+async fn unverified(ctx: &Context, who: &Source, now: Timestamp) -> Result<(), DeviceError> {
+    limit(ctx, Limit::UnverifiedDecision, who.as_str(), now).await
 }
 
 /// The identity `sub`, if it exists and may act, with its version.
 async fn acting_identity(
-    app: &App,
+    ctx: &Context,
     sub: &str,
     now: Timestamp,
 ) -> Result<(Identity, u64), DeviceError> {
     if sub.len() > 64 {
         return Err(DeviceError::UnknownIdentity);
     }
-    match app.store.identity(sub, now).await? {
+    match ctx.store.identity(sub, now).await? {
         Some((i, v)) if !i.disabled => Ok((i, v)),
         _ => Err(DeviceError::UnknownIdentity),
     }
@@ -252,33 +256,33 @@ async fn acting_identity(
 /// Parses `jws` of type `typ` and verifies it with the device key of identity `sub`; the
 /// JWS's `sub` must name that identity.
 async fn signed_by_identity(
-    app: &App,
+    ctx: &Context,
     sub: &str,
     jws: &str,
     typ: &str,
     now: Timestamp,
 ) -> Result<(Identity, u64, Verified), DeviceError> {
     let jws = app_jws::parse(jws, typ).map_err(invalid)?;
-    let (ident, version) = acting_identity(app, sub, now).await?;
+    let (ident, version) = acting_identity(ctx, sub, now).await?;
     if jws.str_claim("sub") != Some(ident.sub.as_str()) {
         return Err(invalid("sub must name this identity"));
     }
     let spki = identity::parse_public_key(&ident.public_key).map_err(|_| DeviceError::StoredKey)?;
     let v = jws
-        .verify(&spki, &app.settings.issuer(), now)
+        .verify(&spki, &ctx.settings.issuer(), now)
         .map_err(invalid)?;
     Ok((ident, version, v))
 }
 
 /// Writes the changed identity and spends the `jti`s, in one transaction.
 async fn commit(
-    app: &App,
+    ctx: &Context,
     next: Identity,
     version: u64,
     jtis: &[(String, i64)],
     now: Timestamp,
 ) -> Result<Identity, DeviceError> {
-    match app
+    match ctx
         .store
         .update_identity_signed(&next, version, jtis, now)
         .await
@@ -292,20 +296,24 @@ async fn commit(
 }
 
 /// A profile update of identity `sub`, signed by its device key.
-pub async fn update_profile(app: &App, sub: &str, update: &str) -> Result<Identity, DeviceError> {
-    let now = app.clock.now();
-    let (ident, version, v) = signed_by_identity(app, sub, update, "profile+jwt", now).await?;
+pub async fn update_profile(
+    ctx: &Context,
+    sub: &str,
+    update: &str,
+) -> Result<Identity, DeviceError> {
+    let now = ctx.clock.now();
+    let (ident, version, v) = signed_by_identity(ctx, sub, update, "profile+jwt", now).await?;
     let next =
-        identity::apply_update(&ident, &v.claims, &app.settings.photo_hosts).map_err(invalid)?;
-    commit(app, next, version, &[(v.jti, v.exp)], now).await
+        identity::apply_update(&ident, &v.claims, &ctx.settings.photo_hosts).map_err(invalid)?;
+    commit(ctx, next, version, &[(v.jti, v.exp)], now).await
 }
 
 /// A device-key rotation of identity `sub`: signed by the old key, carrying the new key with a
 /// proof of possession signed by the new key.
-pub async fn rotate_key(app: &App, sub: &str, rotation: &str) -> Result<Identity, DeviceError> {
-    let now = app.clock.now();
+pub async fn rotate_key(ctx: &Context, sub: &str, rotation: &str) -> Result<Identity, DeviceError> {
+    let now = ctx.clock.now();
     let (ident, version, v) =
-        signed_by_identity(app, sub, rotation, "key-rotation+jwt", now).await?;
+        signed_by_identity(ctx, sub, rotation, "key-rotation+jwt", now).await?;
     let claim = |n: &str| v.claims.get(n).and_then(serde_json::Value::as_str);
     let new_key = claim("public_key").ok_or_else(|| invalid("public_key: required"))?;
     let new_spki = identity::parse_public_key(new_key).map_err(invalid)?;
@@ -323,7 +331,7 @@ pub async fn rotate_key(app: &App, sub: &str, rotation: &str) -> Result<Identity
         return Err(invalid("proof: sub must name this identity"));
     }
     let p = proof
-        .verify(&new_spki, &app.settings.issuer(), now)
+        .verify(&new_spki, &ctx.settings.issuer(), now)
         .map_err(invalid)?;
     // One jti, one request: the two JWS must not share one (each is recorded once).
     if p.jti == v.jti {
@@ -334,5 +342,5 @@ pub async fn rotate_key(app: &App, sub: &str, rotation: &str) -> Result<Identity
     let mut next = ident.clone();
     next.public_key = new_key.to_owned();
     let jtis = [(v.jti.clone(), v.exp), (p.jti, p.exp)];
-    commit(app, next, version, &jtis, now).await
+    commit(ctx, next, version, &jtis, now).await
 }

@@ -4,16 +4,16 @@
 //! Every step that changes state is one conditional write or one transaction, so nothing is
 //! half-written and nothing happens twice (SECURITY.md F2).
 
-use crate::app::App;
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
+use crate::context::Context;
 use crate::domain::authorize::{
     self, AuthorizationRequest, AuthorizeError, ErrorTarget, Params, ResponseMode,
 };
 use crate::domain::client::{validate_client_id, Client};
 use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal, Known};
 use crate::domain::identity::Identity;
-use crate::domain::login::{self, AuthCode, Consent, LoginSession, LoginStatus, SsoSession};
+use crate::domain::login::{self, AuthCode, Consent, LoginStatus, QrLogin, SsoSession};
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::protocol::{OAuthError, OAuthErrorCode, Secret};
 use crate::random;
@@ -97,14 +97,14 @@ pub type BrowserSecret = Secret;
 pub enum AuthorizeDecision {
     /// Show the QR page for this new session; bind it to the browser with `browser_secret`.
     ShowQr {
-        session: LoginSession,
+        session: QrLogin,
         /// The client's registered name, for the page.
         client_name: String,
         browser_secret: BrowserSecret,
     },
     /// An SSO session vouched for the identity; ask for consent on this (approved) session.
     AskConsent {
-        session: LoginSession,
+        session: QrLogin,
         browser_secret: BrowserSecret,
     },
     /// Send the browser back to the client (a code, or an error).
@@ -117,20 +117,20 @@ pub enum AuthorizeDecision {
 
 /// A live SSO session from the cookie, if the cookie proves one and its identity may log in.
 pub async fn sso_session(
-    app: &App,
+    ctx: &Context,
     cookie: Option<&str>,
     now: Timestamp,
 ) -> Result<Option<Versioned<SsoSession>>, StoreError> {
     let Some((sid, secret)) = cookie.and_then(SsoSession::parse_cookie) else {
         return Ok(None);
     };
-    let Some(s) = app.store.sso_session(sid, now).await? else {
+    let Some(s) = ctx.store.sso_session(sid, now).await? else {
         return Ok(None);
     };
     if !login::hash_matches(secret, &s.value.secret_hash) {
         return Ok(None);
     }
-    match app.store.identity(&s.value.sub, now).await? {
+    match ctx.store.identity(&s.value.sub, now).await? {
         Some((i, _)) if !i.disabled => Ok(Some(s)),
         _ => Ok(None),
     }
@@ -140,7 +140,7 @@ pub async fn sso_session(
 /// the client (a deleted and re-registered `client_id` asks again), and not with
 /// `prompt=consent`.
 pub async fn remembered(
-    app: &App,
+    ctx: &Context,
     sub: &str,
     req: &AuthorizationRequest,
     client_created: Timestamp,
@@ -149,7 +149,7 @@ pub async fn remembered(
     if req.prompt.consent {
         return Ok(false);
     }
-    Ok(app
+    Ok(ctx
         .store
         .consent(sub, &req.client_id, now)
         .await?
@@ -158,22 +158,22 @@ pub async fn remembered(
 
 /// `GET|POST .../auth`.
 pub async fn authorize(
-    app: &App,
+    ctx: &Context,
     params: &Params,
     cookies: &BrowserCookies,
     ip: &str,
     user_agent: &str,
     restart_query: String,
 ) -> Result<AuthorizeDecision, StoreError> {
-    let now = app.clock.now();
-    let issuer = app.settings.issuer();
+    let now = ctx.clock.now();
+    let issuer = ctx.settings.issuer();
     let client = match params.one("client_id") {
         Ok(Some(id)) if validate_client_id(id).is_ok() => {
-            app.store.client(id, now).await?.map(|(c, _)| c)
+            ctx.store.client(id, now).await?.map(|(c, _)| c)
         }
         _ => None,
     };
-    let req = match authorize::validate_with(params, client.as_ref(), app.settings.require_nonce) {
+    let req = match authorize::validate_with(params, client.as_ref(), ctx.settings.require_nonce) {
         Ok(r) => r,
         Err(AuthorizeError::Untrusted(why)) => return Ok(AuthorizeDecision::ErrorPage(why)),
         Err(AuthorizeError::Redirect(t, e)) => {
@@ -186,7 +186,7 @@ pub async fn authorize(
         return Ok(AuthorizeDecision::ErrorPage("unknown client_id"));
     };
 
-    let mut sso = sso_session(app, cookies.sso.as_deref(), now).await?;
+    let mut sso = sso_session(ctx, cookies.sso.as_deref(), now).await?;
     // OIDC Core §3.1.2.1: re-authenticate once max_age seconds have passed (max_age=0: always).
     let too_old = |s: &Versioned<SsoSession>| {
         req.max_age
@@ -197,8 +197,8 @@ pub async fn authorize(
     }
     if let Some(s) = sso {
         let (sub, auth_time, sid) = (s.value.sub.clone(), s.value.auth_time, s.value.sid.clone());
-        if remembered(app, &sub, &req, client.created_at, now).await? {
-            let done = match complete(app, &req, &sub, auth_time, Some(sid), None, None).await {
+        if remembered(ctx, &sub, &req, client.created_at, now).await? {
+            let done = match complete(ctx, &req, &sub, auth_time, Some(sid), None, None).await {
                 Ok(done) => done,
                 Err(CompleteError::Store(e)) => return Err(e),
                 // No QR login to race for: only a fresh random code could collide.
@@ -215,12 +215,12 @@ pub async fn authorize(
                 &issuer,
             )));
         }
-        if let Some(retry_after) = login_limited(app, ip, now).await? {
+        if let Some(retry_after) = login_limited(ctx, ip, now).await? {
             return Ok(AuthorizeDecision::RateLimited { retry_after });
         }
         let approved = Some((sub, auth_time, sid));
         let (session, browser_secret) =
-            create_login(app, req, restart_query, ip, user_agent, approved).await?;
+            create_login(ctx, req, restart_query, ip, user_agent, approved).await?;
         return Ok(AuthorizeDecision::AskConsent {
             session,
             browser_secret,
@@ -236,12 +236,12 @@ pub async fn authorize(
             &issuer,
         )));
     }
-    if let Some(retry_after) = login_limited(app, ip, now).await? {
+    if let Some(retry_after) = login_limited(ctx, ip, now).await? {
         return Ok(AuthorizeDecision::RateLimited { retry_after });
     }
     let source = Source::from_addr(ip);
     let (session, browser_secret) =
-        create_login(app, req, restart_query, ip, user_agent, None).await?;
+        create_login(ctx, req, restart_query, ip, user_agent, None).await?;
     Audit::new(Event::LoginStarted)
         .client(&client.client_id)
         .source(source.as_str())
@@ -254,11 +254,11 @@ pub async fn authorize(
 }
 
 /// Every login session created counts against its source: `Some(retry_after)` when over.
-async fn login_limited(app: &App, ip: &str, now: Timestamp) -> Result<Option<i64>, StoreError> {
+async fn login_limited(ctx: &Context, ip: &str, now: Timestamp) -> Result<Option<i64>, StoreError> {
     let source = Source::from_addr(ip);
     match ratelimit::count(
-        app.store.as_ref(),
-        &app.settings.limits,
+        ctx.store.as_ref(),
+        &ctx.settings.limits,
         Limit::Login,
         source.as_str(),
         now,
@@ -275,30 +275,30 @@ async fn login_limited(app: &App, ip: &str, now: Timestamp) -> Result<Option<i64
 /// skipped. The record outlives the session by [`login::RECORD_GRACE_SECS`] so the page can
 /// still learn "expired".
 async fn create_login(
-    app: &App,
+    ctx: &Context,
     req: AuthorizationRequest,
     restart_query: String,
     ip: &str,
     user_agent: &str,
     approved: Option<(String, Timestamp, String)>,
-) -> Result<(LoginSession, BrowserSecret), StoreError> {
-    let now = app.clock.now();
-    let browser_secret = Secret::new(random::token(app.random.as_ref(), 32));
-    let mut session = LoginSession::new(
-        app.settings.lifetimes.login,
+) -> Result<(QrLogin, BrowserSecret), StoreError> {
+    let now = ctx.clock.now();
+    let browser_secret = Secret::new(random::token(ctx.random.as_ref(), 32));
+    let mut session = QrLogin::new(
+        ctx.settings.lifetimes.login,
         req,
         restart_query,
         browser_secret.expose(),
         ip.to_owned(),
         user_agent.to_owned(),
         now,
-        app.random.as_ref(),
+        ctx.random.as_ref(),
     );
     if let Some((sub, auth_time, sid)) = approved {
         session.status = LoginStatus::Approved { sub, auth_time };
         session.sso_sid = Some(sid);
     }
-    app.store.create_qr_login(&session, now).await?;
+    ctx.store.create_qr_login(&session, now).await?;
     Ok((session, browser_secret))
 }
 
@@ -323,28 +323,28 @@ pub enum CompleteError {
 /// Issues the code: in one transaction, marks the login session completed (if any), starts the
 /// SSO session (if none), remembers the consent (if given) and stores the code.
 pub async fn complete(
-    app: &App,
+    ctx: &Context,
     req: &AuthorizationRequest,
     sub: &str,
     auth_time: Timestamp,
     sid: Option<String>,
-    login: Option<&Versioned<LoginSession>>,
+    login: Option<&Versioned<QrLogin>>,
     consent: Option<Consent>,
 ) -> Result<Completed, CompleteError> {
-    let now = app.clock.now();
-    let lifetimes = app.settings.lifetimes;
+    let now = ctx.clock.now();
+    let lifetimes = ctx.settings.lifetimes;
     let joined = sid.is_some();
     let (sid, new_sso) = match sid {
         Some(sid) => (sid, None),
         None => {
-            let (mut s, cookie) = SsoSession::new(sub, auth_time, now, app.random.as_ref());
+            let (mut s, cookie) = SsoSession::new(sub, auth_time, now, ctx.random.as_ref());
             s.clients.push(req.client_id.clone());
             let exp = s.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
             (s.sid.clone(), Some((s, exp, cookie)))
         }
     };
     let consented = consent.is_some();
-    let code = random::token(app.random.as_ref(), 32);
+    let code = random::token(ctx.random.as_ref(), 32);
     let grant = AuthCode {
         client_id: req.client_id.clone(),
         redirect_uri: req.redirect_uri.clone(),
@@ -365,14 +365,14 @@ pub async fn complete(
         code: &grant,
         code_expires_at: now.plus_secs(lifetimes.code).secs(),
     };
-    if app.store.issue_code(issue, now).await? == Outcome::Lost {
+    if ctx.store.issue_code(issue, now).await? == Outcome::Lost {
         return Err(CompleteError::AlreadyCompleted);
     }
     let sso_cookie = new_sso.map(|(_, _, cookie)| cookie);
     if joined {
-        note_client(app, &sid, &req.client_id, now).await;
+        note_client(ctx, &sid, &req.client_id, now).await;
     } else {
-        note_session(app, sub, &sid, now).await;
+        note_session(ctx, sub, &sid, now).await;
     }
     if consented {
         Audit::new(Event::ConsentGranted)
@@ -391,7 +391,7 @@ pub async fn complete(
             Some(("code", code)),
             req.state.clone().map(|st| ("state", st)),
             Some(("session_state", sid)),
-            Some(("iss", app.settings.issuer())),
+            Some(("iss", ctx.settings.issuer())),
         ]
         .into_iter()
         .flatten()
@@ -406,17 +406,17 @@ pub async fn complete(
 /// Records that `client_id` took part in the SSO session `sid` (who back-channel logout tells
 /// when it ends). Best effort after the code was issued: a failure only means that client is
 /// not told.
-async fn note_client(app: &App, sid: &str, client_id: &str, now: Timestamp) {
-    if let Err(e) = app.store.add_session_client(sid, client_id, now).await {
+async fn note_client(ctx: &Context, sid: &str, client_id: &str, now: Timestamp) {
+    if let Err(e) = ctx.store.add_session_client(sid, client_id, now).await {
         tracing::warn!(error = %e, "recording a session's client failed");
     }
 }
 
 /// Records the new SSO session `sid` under its identity, so disabling the identity can end it
 /// (and tell its clients). Best effort, like [`note_client`].
-async fn note_session(app: &App, sub: &str, sid: &str, now: Timestamp) {
-    let expires = now.plus_secs(app.settings.lifetimes.sso_max).secs();
-    if let Err(e) = app
+async fn note_session(ctx: &Context, sub: &str, sid: &str, now: Timestamp) {
+    let expires = now.plus_secs(ctx.settings.lifetimes.sso_max).secs();
+    if let Err(e) = ctx
         .store
         .remember_identity_session(sub, sid, expires, now)
         .await
@@ -427,17 +427,17 @@ async fn note_session(app: &App, sub: &str, sid: &str, now: Timestamp) {
 
 /// Ends a login with `access_denied` (a denial on the phone or on the consent page).
 pub async fn deny(
-    app: &App,
-    login: &Versioned<LoginSession>,
+    ctx: &Context,
+    login: &Versioned<QrLogin>,
 ) -> Result<AuthResponse, CompleteError> {
-    let now = app.clock.now();
-    if app.store.close_qr_login(login, now).await? == Outcome::Lost {
+    let now = ctx.clock.now();
+    if ctx.store.close_qr_login(login, now).await? == Outcome::Lost {
         return Err(CompleteError::AlreadyCompleted);
     }
     Ok(AuthResponse::for_request(
         &login.value.request,
         OAuthError::new(OAuthErrorCode::AccessDenied, "the user denied the request"),
-        &app.settings.issuer(),
+        &ctx.settings.issuer(),
     ))
 }
 
@@ -460,12 +460,12 @@ pub enum ConsentOutcome {
 /// The consent step of the QR login `login` (app protocol §5), for the browser holding
 /// `browser_secret`: reads what the decision needs ([`consent::decide`]) and carries it out.
 pub async fn consent(
-    app: &App,
-    login: &Versioned<LoginSession>,
+    ctx: &Context,
+    login: &Versioned<QrLogin>,
     browser_secret: &str,
     input: ConsentInput<'_>,
 ) -> Result<ConsentOutcome, CompleteError> {
-    let now = app.clock.now();
+    let now = ctx.clock.now();
     let l = &login.value;
     let approved = match &l.status {
         LoginStatus::Approved { sub, auth_time } if !l.expired(now) => {
@@ -480,7 +480,7 @@ pub async fn consent(
     };
     let mut found = None;
     if let Some((sub, _)) = &approved {
-        let identity = app
+        let identity = ctx
             .store
             .identity(sub, now)
             .await?
@@ -488,14 +488,14 @@ pub async fn consent(
             .filter(|i| !i.disabled);
         known.identity_live = identity.is_some();
         if identity.is_some() && input == ConsentInput::Open {
-            let client = app
+            let client = ctx
                 .store
                 .client(&l.request.client_id, now)
                 .await?
                 .map(|(c, _)| c);
             if let Some(c) = &client {
                 known.client_exists = true;
-                known.remembered = remembered(app, sub, &l.request, c.created_at, now).await?;
+                known.remembered = remembered(ctx, sub, &l.request, c.created_at, now).await?;
             }
             found = identity.zip(client);
         }
@@ -503,7 +503,7 @@ pub async fn consent(
     match consent::decide(l, browser_secret, known, input, now) {
         ConsentDecision::Refuse(why) => Ok(ConsentOutcome::Refused(why)),
         ConsentDecision::Deny { by_user } => {
-            let response = deny(app, login).await?;
+            let response = deny(ctx, login).await?;
             if by_user {
                 let sub = approved.as_ref().map(|(s, _)| s.as_str()).unwrap_or("");
                 Audit::new(Event::ConsentDenied)
@@ -526,7 +526,7 @@ pub async fn consent(
                 return Ok(ConsentOutcome::Refused(ConsentRefusal::NotApproved));
             };
             let done = complete(
-                app,
+                ctx,
                 &l.request,
                 &sub,
                 auth_time,

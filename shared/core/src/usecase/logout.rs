@@ -4,8 +4,8 @@
 
 use serde::Deserialize;
 
-use crate::app::App;
 use crate::audit::{Audit, Event};
+use crate::context::Context;
 use crate::domain::logout::{self, BrowserSession, Hint, LogoutDecision};
 use crate::keys::jwt;
 use crate::store::{ClientStore, StoreError};
@@ -65,14 +65,14 @@ pub enum LogoutOutcome {
 }
 
 /// Handles one logout request.
-pub async fn logout(app: &App, r: &LogoutRequest<'_>) -> Result<LogoutOutcome, LogoutError> {
-    let now = app.clock.now();
+pub async fn logout(ctx: &Context, r: &LogoutRequest<'_>) -> Result<LogoutOutcome, LogoutError> {
+    let now = ctx.clock.now();
     let hint = match r.id_token_hint {
         Some(h) => Some(
             jwt::verify_ignoring_expiry::<HintClaims>(
-                &*app.keyring().await,
+                &*ctx.keyring().await,
                 h,
-                &app.settings.issuer(),
+                &ctx.settings.issuer(),
             )
             .map_err(|_| {
                 LogoutError::Invalid("The id_token_hint is not a token of this service.")
@@ -102,7 +102,7 @@ pub async fn logout(app: &App, r: &LogoutRequest<'_>) -> Result<LogoutOutcome, L
         None => None,
         Some(uri) => {
             let client = match &client_id {
-                Some(id) => app.store.client(id, now).await?.map(|(c, _)| c),
+                Some(id) => ctx.store.client(id, now).await?.map(|(c, _)| c),
                 None => None,
             };
             match client {
@@ -117,7 +117,7 @@ pub async fn logout(app: &App, r: &LogoutRequest<'_>) -> Result<LogoutOutcome, L
             }
         }
     };
-    let session = sso_session(app, r.sso_cookie, now).await?;
+    let session = sso_session(ctx, r.sso_cookie, now).await?;
     let hint = hint.map(|h| Hint {
         sid: h.sid,
         sub: h.sub,
@@ -145,8 +145,8 @@ pub async fn logout(app: &App, r: &LogoutRequest<'_>) -> Result<LogoutOutcome, L
         LogoutDecision::End { sid } => {
             // The decision ends the browser's own session, read above: no second read.
             match session.as_ref().filter(|s| s.value.sid == sid) {
-                Some(s) => resource::end_known_session(app, &s.value, now).await?,
-                None => resource::end_session(app, &sid, now).await?,
+                Some(s) => resource::end_known_session(ctx, &s.value, now).await?,
+                None => resource::end_session(ctx, &sid, now).await?,
             }
             let sub = session.as_ref().map(|s| s.value.sub.as_str()).unwrap_or("");
             let mut a = Audit::new(Event::Logout).subject(sub).source(r.source);

@@ -7,9 +7,9 @@
 //! SSO session still exists AND its identity is not disabled. Logout and revocation therefore take effect at once, though
 //! the tokens are stateless JWTs.
 
-use crate::app::App;
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
+use crate::context::Context;
 use crate::domain::client::{validate_client_id, Client};
 use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
 use crate::domain::identity::Identity;
@@ -32,7 +32,7 @@ pub struct LiveToken {
 /// Is the client that got a token at `issued` still the same registration? A deleted client's
 /// tokens are dead everywhere, and stay dead if its `client_id` is registered again.
 async fn live_client(
-    app: &App,
+    ctx: &Context,
     client_id: &str,
     issued: Timestamp,
     now: Timestamp,
@@ -40,7 +40,7 @@ async fn live_client(
     if validate_client_id(client_id).is_err() {
         return Ok(None);
     }
-    Ok(app
+    Ok(ctx
         .store
         .client(client_id, now)
         .await?
@@ -49,18 +49,18 @@ async fn live_client(
 }
 
 async fn live_grant(
-    app: &App,
+    ctx: &Context,
     grant_id: &str,
     now: Timestamp,
 ) -> Result<Option<(Grant, Client, Option<Identity>)>, StoreError> {
-    let Some(g) = app.store.grant(grant_id, now).await? else {
+    let Some(g) = ctx.store.grant(grant_id, now).await? else {
         return Ok(None);
     };
     let g = g.value;
     if g.revoked {
         return Ok(None);
     }
-    let Some(client) = live_client(app, &g.client_id, g.created_at, now).await? else {
+    let Some(client) = live_client(ctx, &g.client_id, g.created_at, now).await? else {
         return Ok(None);
     };
     if g.kind == GrantKind::ClientCredentials {
@@ -68,11 +68,11 @@ async fn live_grant(
     }
     if !g.offline {
         let sid = g.sid.clone().unwrap_or_default();
-        if app.store.sso_session(&sid, now).await?.is_none() {
+        if ctx.store.sso_session(&sid, now).await?.is_none() {
             return Ok(None);
         }
     }
-    match app.store.identity(&g.sub, now).await? {
+    match ctx.store.identity(&g.sub, now).await? {
         Some((i, _)) if !i.disabled => Ok(Some((g, client, Some(i)))),
         _ => Ok(None),
     }
@@ -80,12 +80,12 @@ async fn live_grant(
 
 /// The access token, if live.
 pub async fn live_access_token(
-    app: &App,
+    ctx: &Context,
     token: &str,
     now: Timestamp,
 ) -> Result<Option<LiveToken>, StoreError> {
     let Ok(claims) =
-        jwt::verify::<AccessTokenClaims>(&*app.keyring().await, token, &app.settings.issuer(), now)
+        jwt::verify::<AccessTokenClaims>(&*ctx.keyring().await, token, &ctx.settings.issuer(), now)
     else {
         return Ok(None);
     };
@@ -93,11 +93,11 @@ pub async fn live_access_token(
         return Ok(None);
     }
     if claims.gty == Some(Gty::ClientCredentials) {
-        if app.store.token_revoked(&claims.gid, now).await? {
+        if ctx.store.token_revoked(&claims.gid, now).await? {
             return Ok(None);
         }
-        let grant = client_credentials_grant(app, &claims);
-        let Some(client) = live_client(app, &grant.client_id, grant.created_at, now).await? else {
+        let grant = client_credentials_grant(ctx, &claims);
+        let Some(client) = live_client(ctx, &grant.client_id, grant.created_at, now).await? else {
             return Ok(None);
         };
         return Ok(Some(LiveToken {
@@ -107,7 +107,7 @@ pub async fn live_access_token(
             identity: None,
         }));
     }
-    Ok(live_grant(app, &claims.gid, now)
+    Ok(live_grant(ctx, &claims.gid, now)
         .await?
         .map(|(grant, client, identity)| LiveToken {
             claims,
@@ -118,7 +118,7 @@ pub async fn live_access_token(
 }
 
 /// The (unstored) grant a client-credentials token stands for, rebuilt from its claims.
-fn client_credentials_grant(app: &App, claims: &AccessTokenClaims) -> Grant {
+fn client_credentials_grant(ctx: &Context, claims: &AccessTokenClaims) -> Grant {
     Grant {
         id: claims.gid.clone(),
         kind: GrantKind::ClientCredentials,
@@ -133,23 +133,23 @@ fn client_credentials_grant(app: &App, claims: &AccessTokenClaims) -> Grant {
         generation: 0,
         rotated_at: Timestamp::from_secs(claims.iat),
         revoked: false,
-        alg: app.settings.signing_alg,
+        alg: ctx.settings.signing_alg,
     }
 }
 
 /// The refresh token's grant, if the token is live (current generation).
 async fn live_refresh_token(
-    app: &App,
+    ctx: &Context,
     token: &str,
     now: Timestamp,
 ) -> Result<Option<(RefreshRecord, Grant, Option<Identity>)>, StoreError> {
     if token.len() > crate::domain::grant::MAX_REFRESH_TOKEN_LEN {
         return Ok(None);
     }
-    let Some(r) = app.store.refresh_token(&login::hash(token), now).await? else {
+    let Some(r) = ctx.store.refresh_token(&login::hash(token), now).await? else {
         return Ok(None);
     };
-    let Some((g, _, i)) = live_grant(app, &r.grant_id, now).await? else {
+    let Some((g, _, i)) = live_grant(ctx, &r.grant_id, now).await? else {
         return Ok(None);
     };
     if r.generation != g.generation {
@@ -164,13 +164,13 @@ async fn live_refresh_token(
 /// client or by a registered resource server. The hint is not trusted (I3): both kinds are
 /// tried.
 pub async fn introspect(
-    app: &App,
+    ctx: &Context,
     caller: &Client,
     token: &str,
     now: Timestamp,
 ) -> Result<IntrospectionResponse, StoreError> {
     let inactive = IntrospectionResponse::inactive();
-    if let Some(t) = live_access_token(app, token, now).await? {
+    if let Some(t) = live_access_token(ctx, token, now).await? {
         if t.grant.client_id != caller.client_id && !caller.resource_server {
             return Ok(inactive);
         }
@@ -202,7 +202,7 @@ pub async fn introspect(
             token_type: Some(TokenType::Bearer),
         });
     }
-    if let Some((_, g, i)) = live_refresh_token(app, token, now).await? {
+    if let Some((_, g, i)) = live_refresh_token(ctx, token, now).await? {
         if g.client_id != caller.client_id {
             return Ok(inactive);
         }
@@ -218,7 +218,7 @@ pub async fn introspect(
         return Ok(IntrospectionResponse {
             active: true,
             iat: Some(g.rotated_at.secs()),
-            iss: Some(app.settings.issuer()),
+            iss: Some(ctx.settings.issuer()),
             aud: Some(g.client_id.clone()),
             sub: Some(g.sub.clone()),
             typ: Some(if g.offline {
@@ -245,31 +245,31 @@ pub async fn introspect(
 /// ignored (the answer is 200 either way). Revoking either kind revokes the grant, so a
 /// refresh token's access tokens die with it (SECURITY.md V1).
 pub async fn revoke(
-    app: &App,
+    ctx: &Context,
     client_id: &str,
     token: &str,
     now: Timestamp,
 ) -> Result<(), StoreError> {
     if token.len() <= crate::domain::grant::MAX_REFRESH_TOKEN_LEN {
-        if let Some(r) = app.store.refresh_token(&login::hash(token), now).await? {
+        if let Some(r) = ctx.store.refresh_token(&login::hash(token), now).await? {
             if r.client_id == client_id {
-                app.store.revoke_grant(&r.grant_id, now).await?;
+                ctx.store.revoke_grant(&r.grant_id, now).await?;
                 Audit::new(Event::TokenRevoked).client(client_id).emit();
             }
             return Ok(());
         }
     }
-    let keys = app.keyring().await;
-    if let Ok(claims) = jwt::verify::<AccessTokenClaims>(&keys, token, &app.settings.issuer(), now)
+    let keys = ctx.keyring().await;
+    if let Ok(claims) = jwt::verify::<AccessTokenClaims>(&keys, token, &ctx.settings.issuer(), now)
     {
         if claims.azp == client_id {
             if claims.gty.is_some() {
                 // Client credentials: stateless, so a marker until it would have expired.
-                app.store
+                ctx.store
                     .mark_token_revoked(&claims.gid, claims.exp, now)
                     .await?;
             } else {
-                app.store.revoke_grant(&claims.gid, now).await?;
+                ctx.store.revoke_grant(&claims.gid, now).await?;
             }
             Audit::new(Event::TokenRevoked).client(client_id).emit();
         }
@@ -281,20 +281,20 @@ pub async fn revoke(
 /// token): revokes the refresh token's grant and ends its SSO session. `false` when the token
 /// is not a live refresh token of `client_id`.
 pub async fn logout_by_refresh_token(
-    app: &App,
+    ctx: &Context,
     client_id: &str,
     refresh_token: &str,
     now: Timestamp,
 ) -> Result<bool, StoreError> {
-    let Some((record, grant, _)) = live_refresh_token(app, refresh_token, now).await? else {
+    let Some((record, grant, _)) = live_refresh_token(ctx, refresh_token, now).await? else {
         return Ok(false);
     };
     if record.client_id != client_id {
         return Ok(false);
     }
-    app.store.revoke_grant(&grant.id, now).await?;
+    ctx.store.revoke_grant(&grant.id, now).await?;
     if let Some(sid) = &grant.sid {
-        end_session(app, sid, now).await?;
+        end_session(ctx, sid, now).await?;
     }
     Audit::new(Event::Logout)
         .client(client_id)
@@ -306,35 +306,39 @@ pub async fn logout_by_refresh_token(
 
 /// Ends every remembered SSO session of identity `sub` (it was disabled or deleted) and tells
 /// their clients. Returns how many sessions were still live.
-pub async fn end_sessions_of(app: &App, sub: &str, now: Timestamp) -> Result<usize, StoreError> {
+pub async fn end_sessions_of(
+    ctx: &Context,
+    sub: &str,
+    now: Timestamp,
+) -> Result<usize, StoreError> {
     let mut ended = 0;
-    for sid in app.store.identity_sessions(sub, now).await? {
-        if let Some(s) = app.store.sso_session(&sid, now).await? {
-            end_known_session(app, &s.value, now).await?;
+    for sid in ctx.store.identity_sessions(sub, now).await? {
+        if let Some(s) = ctx.store.sso_session(&sid, now).await? {
+            end_known_session(ctx, &s.value, now).await?;
             ended += 1;
         }
     }
-    app.store.forget_identity_sessions(sub, now).await?;
+    ctx.store.forget_identity_sessions(sub, now).await?;
     Ok(ended)
 }
 
 /// Ends the SSO session `sid` (its non-offline tokens become inactive at once) and tells the
 /// clients that took part in it (OIDC Back-Channel Logout 1.0).
-pub async fn end_session(app: &App, sid: &str, now: Timestamp) -> Result<(), StoreError> {
-    match app.store.sso_session(sid, now).await? {
-        Some(s) => end_known_session(app, &s.value, now).await,
+pub async fn end_session(ctx: &Context, sid: &str, now: Timestamp) -> Result<(), StoreError> {
+    match ctx.store.sso_session(sid, now).await? {
+        Some(s) => end_known_session(ctx, &s.value, now).await,
         None => Ok(()),
     }
 }
 
 /// As [`end_session`], for a session the caller has read already.
 pub async fn end_known_session(
-    app: &App,
+    ctx: &Context,
     session: &SsoSession,
     now: Timestamp,
 ) -> Result<(), StoreError> {
-    app.store.end_sso_session(&session.sid, now).await?;
-    crate::backchannel::notify(app, session, now).await;
+    ctx.store.end_sso_session(&session.sid, now).await?;
+    crate::backchannel::notify(ctx, session, now).await;
     Ok(())
 }
 

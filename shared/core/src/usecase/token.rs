@@ -3,9 +3,9 @@
 
 use std::borrow::Cow;
 
-use crate::app::App;
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
+use crate::context::Context;
 use crate::domain::authorize::Params;
 use crate::domain::client::{Client, ClientType, GrantType};
 use crate::domain::discovery::SCOPES;
@@ -92,12 +92,12 @@ impl Presented {
 /// T2), at no cost to the operator (no sleeping). A public client has no secret to guess, so
 /// its failures are never counted.
 pub async fn authenticate(
-    app: &App,
+    ctx: &Context,
     p: &Presented,
     allow_public: bool,
     source: &Source,
 ) -> Result<Client, TokenError> {
-    let now = app.clock.now();
+    let now = ctx.clock.now();
     let (id, secret) = match (&p.basic, &p.body_secret) {
         (Some(_), Some(_)) => {
             return Err(oauth(
@@ -124,7 +124,7 @@ pub async fn authenticate(
         },
     };
     let client = if crate::domain::client::validate_client_id(&id).is_ok() {
-        app.store.client(&id, now).await?.map(|(c, _)| c)
+        ctx.store.client(&id, now).await?.map(|(c, _)| c)
     } else {
         None
     };
@@ -148,8 +148,8 @@ pub async fn authenticate(
                 .outcome("refused")
                 .emit();
             match ratelimit::count(
-                app.store.as_ref(),
-                &app.settings.limits,
+                ctx.store.as_ref(),
+                &ctx.settings.limits,
                 Limit::ClientAuthFailure,
                 source.as_str(),
                 now,
@@ -170,13 +170,13 @@ pub async fn authenticate(
 /// `POST .../token`: one variant per grant type. Returns the authenticated client with the
 /// tokens (the edge answers CORS by its web origins).
 pub async fn token(
-    app: &App,
+    ctx: &Context,
     params: &Params,
     presented: &Presented,
     source: &Source,
 ) -> Result<(Client, Issued), TokenError> {
     let kind = TokenRequest::grant_type(params).map_err(TokenError::OAuth)?;
-    let client = authenticate(app, presented, kind != GrantType::ClientCredentials, source).await?;
+    let client = authenticate(ctx, presented, kind != GrantType::ClientCredentials, source).await?;
     if !client.allows(kind) {
         return Err(oauth(
             OAuthErrorCode::UnauthorizedClient,
@@ -188,18 +188,18 @@ pub async fn token(
             code,
             redirect_uri,
             code_verifier,
-        } => code_grant(app, &client, code, redirect_uri, code_verifier).await,
+        } => code_grant(ctx, &client, code, redirect_uri, code_verifier).await,
         TokenRequest::RefreshToken {
             refresh_token,
             scope,
-        } => refresh_grant(app, &client, refresh_token, scope).await,
-        TokenRequest::ClientCredentials { scope } => client_credentials(app, &client, scope).await,
+        } => refresh_grant(ctx, &client, refresh_token, scope).await,
+        TokenRequest::ClientCredentials { scope } => client_credentials(ctx, &client, scope).await,
     }?;
     Ok((client, issued))
 }
 
-async fn live_identity(app: &App, sub: &str, now: Timestamp) -> Result<Identity, TokenError> {
-    match app.store.identity(sub, now).await? {
+async fn live_identity(ctx: &Context, sub: &str, now: Timestamp) -> Result<Identity, TokenError> {
+    match ctx.store.identity(sub, now).await? {
         Some((i, _)) if !i.disabled => Ok(i),
         _ => Err(invalid_grant("the identity can no longer log in")),
     }
@@ -207,14 +207,14 @@ async fn live_identity(app: &App, sub: &str, now: Timestamp) -> Result<Identity,
 
 /// A code redeemed twice: revoke what the first redemption issued (SECURITY.md T3).
 async fn replayed_code(
-    app: &App,
+    ctx: &Context,
     client: &Client,
     code_hash: &str,
     now: Timestamp,
 ) -> Result<TokenError, StoreError> {
-    if let Some(grant_id) = app.store.redeemed_as(code_hash, now).await? {
+    if let Some(grant_id) = ctx.store.redeemed_as(code_hash, now).await? {
         tracing::warn!(grant = %grant_id, "authorization code replayed; revoking its grant");
-        app.store.revoke_grant(&grant_id, now).await?;
+        ctx.store.revoke_grant(&grant_id, now).await?;
         Audit::new(Event::CodeReplayed)
             .client(&client.client_id)
             .outcome("grant_revoked")
@@ -224,19 +224,19 @@ async fn replayed_code(
 }
 
 async fn code_grant(
-    app: &App,
+    ctx: &Context,
     client: &Client,
     code: &str,
     redirect_uri: &str,
     verifier: Option<&str>,
 ) -> Result<Issued, TokenError> {
-    let now = app.clock.now();
+    let now = ctx.clock.now();
     if code.len() > 256 {
         return Err(invalid_grant("invalid, expired or already used code"));
     }
     let code_hash = login::hash(code);
-    let Some(pending) = app.store.pending_code(&code_hash, now).await? else {
-        return Err(replayed_code(app, client, &code_hash, now).await?);
+    let Some(pending) = ctx.store.pending_code(&code_hash, now).await? else {
+        return Err(replayed_code(ctx, client, &code_hash, now).await?);
     };
     let c = &pending.code;
     let problem =
@@ -257,13 +257,13 @@ async fn code_grant(
         };
     if let Some(why) = problem {
         // A code presented wrongly is burned: it may be known to an attacker.
-        app.store.burn_code(&pending, now).await;
+        ctx.store.burn_code(&pending, now).await;
         return Err(invalid_grant(why));
     }
-    let identity = live_identity(app, &c.sub, now).await?;
+    let identity = live_identity(ctx, &c.sub, now).await?;
     let offline = c.scopes.iter().any(|s| s == "offline_access");
     let g = Grant {
-        id: random::token(app.random.as_ref(), 16),
+        id: random::token(ctx.random.as_ref(), 16),
         kind: GrantKind::AuthorizationCode,
         client_id: client.client_id.clone(),
         sub: c.sub.clone(),
@@ -276,11 +276,11 @@ async fn code_grant(
         generation: 1,
         rotated_at: now,
         revoked: false,
-        alg: client.token_alg.unwrap_or(app.settings.signing_alg),
+        alg: client.token_alg.unwrap_or(ctx.settings.signing_alg),
     };
-    let ttl = g.refresh_ttl(&app.settings.lifetimes);
+    let ttl = g.refresh_ttl(&ctx.settings.lifetimes);
     let exp = now.plus_secs(ttl).secs();
-    let (rt, rt_hash) = grant::new_refresh_token(&app.settings, app.random.as_ref(), &g, now);
+    let (rt, rt_hash) = grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, now);
     let refresh = RefreshRecord {
         grant_id: g.id.clone(),
         client_id: g.client_id.clone(),
@@ -288,8 +288,8 @@ async fn code_grant(
     };
     // Sign first: if KMS is down the code is still unredeemed and the client can retry
     // (F1, F2); the tokens are handed out only once the transaction has committed.
-    let tokens = sign_tokens(app, &g, &g.scopes, Some(&identity), Some(rt), now).await?;
-    match app
+    let tokens = sign_tokens(ctx, &g, &g.scopes, Some(&identity), Some(rt), now).await?;
+    match ctx
         .store
         .redeem_code(&pending, &g, &rt_hash, &refresh, exp, now)
         .await?
@@ -301,7 +301,7 @@ async fn code_grant(
                 .emit();
             Ok(tokens)
         }
-        Outcome::Lost => Err(replayed_code(app, client, &code_hash, now).await?),
+        Outcome::Lost => Err(replayed_code(ctx, client, &code_hash, now).await?),
     }
 }
 
@@ -327,16 +327,16 @@ fn narrowed(requested: Option<&str>, granted: &[String]) -> Result<Vec<String>, 
 }
 
 async fn refresh_grant(
-    app: &App,
+    ctx: &Context,
     client: &Client,
     rt: &str,
     scope: Option<&str>,
 ) -> Result<Issued, TokenError> {
-    let now = app.clock.now();
+    let now = ctx.clock.now();
     if rt.len() > grant::MAX_REFRESH_TOKEN_LEN {
         return Err(invalid_grant("invalid refresh token"));
     }
-    let Some(r) = app.store.refresh_token(&login::hash(rt), now).await? else {
+    let Some(r) = ctx.store.refresh_token(&login::hash(rt), now).await? else {
         return Err(invalid_grant("invalid or expired refresh token"));
     };
     if r.client_id != client.client_id {
@@ -344,7 +344,7 @@ async fn refresh_grant(
             "the refresh token was issued to another client",
         ));
     }
-    let Some(g) = app.store.grant(&r.grant_id, now).await? else {
+    let Some(g) = ctx.store.grant(&r.grant_id, now).await? else {
         return Err(invalid_grant("invalid or expired refresh token"));
     };
     if g.value.revoked {
@@ -355,20 +355,20 @@ async fn refresh_grant(
         return Err(invalid_grant("invalid or expired refresh token"));
     }
     let scopes = narrowed(scope, &g.value.scopes)?;
-    let identity = live_identity(app, &g.value.sub, now).await?;
+    let identity = live_identity(ctx, &g.value.sub, now).await?;
     if !g.value.offline {
         let sid = g.value.sid.clone().unwrap_or_default();
-        if app.store.sso_session(&sid, now).await?.is_none() {
+        if ctx.store.sso_session(&sid, now).await?.is_none() {
             return Err(invalid_grant("the session has ended"));
         }
     }
     match g.value.check(r.generation, now) {
         RefreshCheck::Reused => {
             tracing::warn!(grant = %g.value.id, "rotated refresh token reused; revoking the family");
-            app.store.revoke_grant(&g.value.id, now).await?;
+            ctx.store.revoke_grant(&g.value.id, now).await?;
             // A stolen refresh token is a compromised session: end it, and tell its clients.
             if let Some(sid) = &g.value.sid {
-                crate::usecase::resource::end_session(app, sid, now).await?;
+                crate::usecase::resource::end_session(ctx, sid, now).await?;
             }
             Audit::new(Event::RefreshReused)
                 .client(&client.client_id)
@@ -385,18 +385,18 @@ async fn refresh_grant(
     next.generation += 1;
     next.rotated_at = now;
     let exp = now
-        .plus_secs(next.refresh_ttl(&app.settings.lifetimes))
+        .plus_secs(next.refresh_ttl(&ctx.settings.lifetimes))
         .secs();
     let (new_rt, new_hash) =
-        grant::new_refresh_token(&app.settings, app.random.as_ref(), &next, now);
+        grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &next, now);
     let rec = RefreshRecord {
         grant_id: next.id.clone(),
         client_id: next.client_id.clone(),
         generation: next.generation,
     };
     // Sign first, commit second: a KMS outage leaves the refresh token unrotated (F2).
-    let tokens = sign_tokens(app, &next, &scopes, Some(&identity), Some(new_rt), now).await?;
-    match app
+    let tokens = sign_tokens(ctx, &next, &scopes, Some(&identity), Some(new_rt), now).await?;
+    match ctx
         .store
         .rotate_grant(&g, &next, &new_hash, &rec, exp, now)
         .await?
@@ -413,11 +413,11 @@ async fn refresh_grant(
 }
 
 async fn client_credentials(
-    app: &App,
+    ctx: &Context,
     client: &Client,
     scope: Option<&str>,
 ) -> Result<Issued, TokenError> {
-    let now = app.clock.now();
+    let now = ctx.clock.now();
     let mut scopes = Vec::new();
     for s in scope.unwrap_or("").split(' ').filter(|s| !s.is_empty()) {
         if !SCOPES.contains(&s) || s == "offline_access" {
@@ -431,7 +431,7 @@ async fn client_credentials(
         }
     }
     let g = Grant {
-        id: random::token(app.random.as_ref(), 16),
+        id: random::token(ctx.random.as_ref(), 16),
         kind: GrantKind::ClientCredentials,
         client_id: client.client_id.clone(),
         sub: client.client_id.clone(),
@@ -444,26 +444,26 @@ async fn client_credentials(
         generation: 0,
         rotated_at: now,
         revoked: false,
-        alg: client.token_alg.unwrap_or(app.settings.signing_alg),
+        alg: client.token_alg.unwrap_or(ctx.settings.signing_alg),
     };
     // Stateless: nothing is stored at issuance (no refresh token, no session); a revocation
     // writes a marker that introspection checks until the token would have expired.
-    Ok(sign_tokens(app, &g, &scopes, None, None, now).await?)
+    Ok(sign_tokens(ctx, &g, &scopes, None, None, now).await?)
 }
 
 /// Signs the access token (and the id token when `openid` is in scope) for `grant` with
 /// `scopes` (which may be narrower than the grant's).
 pub async fn sign_tokens(
-    app: &App,
+    ctx: &Context,
     grant: &Grant,
     scopes: &[String],
     identity: Option<&Identity>,
     refresh_token: Option<String>,
     now: Timestamp,
 ) -> Result<Issued, SignError> {
-    let issuer = app.settings.issuer();
-    let ttl = app.settings.lifetimes.access_token;
-    let keys = app.keyring().await;
+    let issuer = ctx.settings.issuer();
+    let ttl = ctx.settings.lifetimes.access_token;
+    let keys = ctx.keyring().await;
     let signer = keys.signer(grant.alg)?;
     let scope = scopes.join(" ");
     let has = |scope: &str| scopes.iter().any(|s| s == scope);
@@ -472,7 +472,7 @@ pub async fn sign_tokens(
         exp: now.secs() + ttl,
         iat: now.secs(),
         auth_time: grant.auth_time.secs(),
-        jti: random::uuid_v4(app.random.as_ref()).to_string(),
+        jti: random::uuid_v4(ctx.random.as_ref()).to_string(),
         iss: issuer.clone(),
         aud: grant.client_id.clone(),
         sub: grant.sub.clone(),
@@ -517,7 +517,7 @@ pub async fn sign_tokens(
     };
     let refresh_expires_in = match (&refresh_token, grant.offline) {
         (Some(_), true) => 0, // Keycloak reports 0 for offline tokens
-        (Some(_), false) => grant.refresh_ttl(&app.settings.lifetimes),
+        (Some(_), false) => grant.refresh_ttl(&ctx.settings.lifetimes),
         (None, _) => 0,
     };
     Ok(Issued {

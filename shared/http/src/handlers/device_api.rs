@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::domain::identity::Identity;
 use crate::pages;
 use crate::usecase::device::{self, Decision, Scanned};
-use crate::App;
+use crate::Context;
 use crate::{
     check_realm, json, json_body, path_param, query_pairs, single, source, wants_json, HttpError,
     Request, Response,
@@ -20,10 +20,10 @@ struct SignupBody {
 }
 
 /// `POST .../app/identities`: sign-up with proof of possession of the device key.
-pub async fn signup(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn signup(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let body: SignupBody = json_body(&req)?;
-    let ident = device::signup(app, &body.registration, &source(&req)).await?;
+    let ident = device::signup(ctx, &body.registration, &source(&req)).await?;
     Ok(json(201, &identity_json(&ident)?))
 }
 
@@ -41,17 +41,17 @@ fn not_found() -> HttpError {
 
 /// `GET .../app/scan?session=&challenge=`: what the app shows before approving (Q3). A
 /// browser (no `Accept: application/json`) gets the "get the app" page instead.
-pub async fn scan(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     if !wants_json(&req) {
-        return Ok(get_the_app(app));
+        return Ok(get_the_app(ctx));
     }
     let pairs = query_pairs(&req);
     let (Some(id), Some(challenge)) = (single(&pairs, "session"), single(&pairs, "challenge"))
     else {
         return Err(not_found());
     };
-    let Scanned { login, client } = device::scan(app, &id, &challenge).await?;
+    let Scanned { login, client } = device::scan(ctx, &id, &challenge).await?;
     let host = url::Url::parse(&login.request.redirect_uri)
         .ok()
         .and_then(|u| u.host_str().map(str::to_owned))
@@ -68,9 +68,9 @@ pub async fn scan(app: &App, req: Request) -> Result<Response, HttpError> {
     ))
 }
 
-fn get_the_app(app: &App) -> Response {
-    let (ios, android) = &app.settings.app_store_urls;
-    pages::html(app.random.as_ref(), 200, "'none'", Vec::new(), |nonce| {
+fn get_the_app(ctx: &Context) -> Response {
+    let (ios, android) = &ctx.settings.app_store_urls;
+    pages::html(ctx.random.as_ref(), 200, "'none'", Vec::new(), |nonce| {
         askama::Template::render(&crate::views::AppLinkPage {
             nonce,
             ios,
@@ -85,13 +85,13 @@ struct DecideBody {
 }
 
 /// `POST .../app/login-sessions/{login_session_id}`: approve or deny, signed by the device key.
-pub async fn decide(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn decide(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let id = path_param(&req, "login_session_id")
         .filter(|i| i.len() <= 64)
         .ok_or_else(not_found)?;
     let body: DecideBody = json_body(&req)?;
-    let status = match device::decide(app, &id, &body.approval, &source(&req)).await? {
+    let status = match device::decide(ctx, &id, &body.approval, &source(&req)).await? {
         Decision::Approve => "approved",
         Decision::Deny => "denied",
     };
@@ -109,10 +109,10 @@ fn path_sub(req: &Request) -> Result<String, HttpError> {
 }
 
 /// `PATCH .../app/identities/{sub}`: a profile update signed by the device key.
-pub async fn update_profile(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn update_profile(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let body: UpdateBody = json_body(&req)?;
-    let ident = device::update_profile(app, &path_sub(&req)?, &body.update).await?;
+    let ident = device::update_profile(ctx, &path_sub(&req)?, &body.update).await?;
     Ok(json(200, &identity_json(&ident)?))
 }
 
@@ -123,9 +123,9 @@ struct RotationBody {
 
 /// `POST .../app/identities/{sub}/key`: device-key rotation. The request is signed by the old
 /// key and carries the new key with a proof of possession signed by the new key.
-pub async fn rotate_key(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn rotate_key(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let body: RotationBody = json_body(&req)?;
-    let ident = device::rotate_key(app, &path_sub(&req)?, &body.rotation).await?;
+    let ident = device::rotate_key(ctx, &path_sub(&req)?, &body.rotation).await?;
     Ok(json(200, &identity_json(&ident)?))
 }

@@ -9,7 +9,7 @@ use lambda_http::Body;
 use crate::domain::identity::{self, Identity};
 use crate::domain::login;
 use crate::store::IdentityStore;
-use crate::App;
+use crate::Context;
 use crate::{base, finish, path_param, HttpError, Request, Response};
 
 fn not_found() -> HttpError {
@@ -54,43 +54,43 @@ fn profile_response(req: &Request, i: &Identity) -> Result<Response, HttpError> 
 }
 
 /// The live identity named by the `{sub}` path parameter.
-async fn by_path_sub(app: &App, req: &Request) -> Result<Identity, HttpError> {
+async fn by_path_sub(ctx: &Context, req: &Request) -> Result<Identity, HttpError> {
     let sub = path_param(req, "sub")
         .filter(|s| is_uuid(s))
         .ok_or_else(not_found)?;
     live(
-        app.store
-            .identity(&sub, app.clock.now())
+        ctx.store
+            .identity(&sub, ctx.clock.now())
             .await?
             .map(|(i, _)| i),
     )
 }
 
 /// `GET /v1/directory/{sub}`
-pub async fn by_sub(app: &App, req: Request) -> Result<Response, HttpError> {
-    let i = by_path_sub(app, &req).await?;
+pub async fn by_sub(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    let i = by_path_sub(ctx, &req).await?;
     profile_response(&req, &i)
 }
 
 /// `GET /v1/directory/profile/{service_id}`
-pub async fn by_service_id(app: &App, req: Request) -> Result<Response, HttpError> {
+pub async fn by_service_id(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     let sid = path_param(&req, "service_id")
         .filter(|s| identity::is_service_id(s))
         .ok_or_else(not_found)?;
     let i = live(
-        app.store
-            .identity_by_service_id(&sid, app.clock.now())
+        ctx.store
+            .identity_by_service_id(&sid, ctx.clock.now())
             .await?,
     )?;
     profile_response(&req, &i)
 }
 
 /// `GET /v1/directory/{sub}/avatar`: 302 to the photo, 404 when there is none.
-pub async fn avatar(app: &App, req: Request) -> Result<Response, HttpError> {
-    let i = by_path_sub(app, &req).await?;
+pub async fn avatar(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    let i = by_path_sub(ctx, &req).await?;
     let photo = i
         .profile_photo
-        .filter(|p| identity::validate_photo_url(p, &app.settings.photo_hosts).is_ok())
+        .filter(|p| identity::validate_photo_url(p, &ctx.settings.photo_hosts).is_ok())
         .ok_or_else(|| HttpError::not_found("profile image not found"))?;
     Ok(finish(
         cors(base(302))

@@ -18,7 +18,7 @@ use lambda_http::Body;
 use crate::random;
 use crate::store::ClientStore;
 use crate::views;
-use crate::App;
+use crate::Context;
 use crate::{
     base, check_realm, cookies, finish, query_pairs, single, HttpError, Request, Response,
 };
@@ -26,12 +26,12 @@ use crate::{
 /// A frameable page with one nonce'd inline script, `script` (a static file of
 /// [`crate::views`]); `cookie` names the session-state cookie for the login-status script.
 fn frame_page(
-    app: &App,
+    ctx: &Context,
     script: &'static str,
     cookie: Option<&str>,
     connect_self: bool,
 ) -> Response {
-    let nonce = random::token(app.random.as_ref(), 16);
+    let nonce = random::token(ctx.random.as_ref(), 16);
     let html = match (views::FramePage {
         nonce: &nonce,
         script,
@@ -62,50 +62,50 @@ fn frame_page(
 }
 
 /// The four pages, by path (one Lambda function serves them all).
-pub async fn page(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn page(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let path = req.uri().path();
     if path.ends_with("/3p-cookies/step1.html") {
         Ok(frame_page(
-            app,
+            ctx,
             views::THIRD_PARTY_COOKIES_STEP1_JS,
             None,
             false,
         ))
     } else if path.ends_with("/3p-cookies/step2.html") {
         Ok(frame_page(
-            app,
+            ctx,
             views::THIRD_PARTY_COOKIES_STEP2_JS,
             None,
             false,
         ))
     } else if path.ends_with("/login-status-iframe.html") {
-        Ok(login_status_iframe(app))
+        Ok(login_status_iframe(ctx))
     } else if path.ends_with("/login-status-iframe.html/init") {
-        login_status_iframe_init(app, &req).await
+        login_status_iframe_init(ctx, &req).await
     } else {
         Err(HttpError::NotFound)
     }
 }
 
 /// `GET .../protocol/openid-connect/login-status-iframe.html`
-fn login_status_iframe(app: &App) -> Response {
-    let cookie = cookies::session_state(app);
-    frame_page(app, views::LOGIN_STATUS_JS, Some(&cookie), true)
+fn login_status_iframe(ctx: &Context) -> Response {
+    let cookie = cookies::session_state(ctx);
+    frame_page(ctx, views::LOGIN_STATUS_JS, Some(&cookie), true)
 }
 
 /// `GET .../login-status-iframe.html/init?client_id=&origin=`: 204 when the client exists
 /// and `origin` is one of its web origins, 403 otherwise.
-async fn login_status_iframe_init(app: &App, req: &Request) -> Result<Response, HttpError> {
+async fn login_status_iframe_init(ctx: &Context, req: &Request) -> Result<Response, HttpError> {
     let pairs = query_pairs(req);
     let (Some(client_id), Some(origin)) = (single(&pairs, "client_id"), single(&pairs, "origin"))
     else {
         return Err(HttpError::bad_request("client_id and origin are required"));
     };
     let allowed = crate::domain::client::validate_client_id(&client_id).is_ok()
-        && app
+        && ctx
             .store
-            .client(&client_id, app.clock.now())
+            .client(&client_id, ctx.clock.now())
             .await?
             .is_some_and(|(c, _)| c.allows_origin(&origin));
     if allowed {

@@ -7,22 +7,22 @@ use serde_json::json;
 use crate::domain::authorize::Params;
 use crate::domain::consent::{csrf_token, ConsentInput};
 use crate::domain::identity::Identity;
-use crate::domain::login::{self, LoginSession};
+use crate::domain::login::{self, QrLogin};
 use crate::pages;
 use crate::store::typed::Versioned;
 use crate::store::QrLogins;
 use crate::usecase::login::{
     self as flow, AuthorizeDecision, BrowserCookies, BrowserSecret, ConsentOutcome,
 };
-use crate::App;
+use crate::Context;
 use crate::{
     base, check_realm, cookies, finish, get_or_post_params, json, query_pairs, single, source_ip,
     user_agent, HttpError, Request, Response,
 };
 
 /// `GET|POST .../protocol/openid-connect/auth`
-pub async fn authorize(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn authorize(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
     let restart = {
         let mut s = url::form_urlencoded::Serializer::new(String::new());
@@ -32,10 +32,10 @@ pub async fn authorize(app: &App, req: Request) -> Result<Response, HttpError> {
         s.finish()
     };
     let cookies = BrowserCookies {
-        sso: cookies::get(&req, &cookies::sso(app)),
+        sso: cookies::get(&req, &cookies::sso(ctx)),
     };
     let decision = flow::authorize(
-        app,
+        ctx,
         &Params::from_pairs(pairs),
         &cookies,
         &source_ip(&req),
@@ -44,14 +44,14 @@ pub async fn authorize(app: &App, req: Request) -> Result<Response, HttpError> {
     )
     .await
     .map_err(HttpError::from_page_store)?;
-    let rng = app.random.as_ref();
+    let rng = ctx.random.as_ref();
     // The binding cookie lives as long as the login's record (the page can learn "expired").
-    let browser_cookie = |session: &LoginSession, secret: &BrowserSecret| {
+    let browser_cookie = |session: &QrLogin, secret: &BrowserSecret| {
         cookies::set(
-            app,
-            &cookies::login(app, &session.id),
+            ctx,
+            &cookies::login(ctx, &session.id),
             secret.expose(),
-            Some(app.settings.lifetimes.login + login::RECORD_GRACE_SECS),
+            Some(ctx.settings.lifetimes.login + login::RECORD_GRACE_SECS),
         )
     };
     Ok(match decision {
@@ -70,7 +70,7 @@ pub async fn authorize(app: &App, req: Request) -> Result<Response, HttpError> {
             client_name,
             browser_secret,
         } => qr_page(
-            app,
+            ctx,
             &session,
             &client_name,
             vec![browser_cookie(&session, &browser_secret)],
@@ -80,57 +80,57 @@ pub async fn authorize(app: &App, req: Request) -> Result<Response, HttpError> {
             browser_secret,
         } => finish(
             pages::security_headers(base(if after_post { 303 } else { 302 }))
-                .header("location", consent_url(app, &session.id))
+                .header("location", consent_url(ctx, &session.id))
                 .header("set-cookie", browser_cookie(&session, &browser_secret)),
             Body::Empty,
         ),
     })
 }
 
-fn consent_url(app: &App, session: &str) -> String {
+fn consent_url(ctx: &Context, session: &str) -> String {
     format!(
         "{}/login-actions/consent?session={session}",
-        app.settings.issuer()
+        ctx.settings.issuer()
     )
 }
 
-fn status_url(app: &App, session: &str) -> String {
+fn status_url(ctx: &Context, session: &str) -> String {
     format!(
         "{}/login-actions/status?session={session}",
-        app.settings.issuer()
+        ctx.settings.issuer()
     )
 }
 
-fn restart_url(app: &App, s: &LoginSession) -> String {
+fn restart_url(ctx: &Context, s: &QrLogin) -> String {
     format!(
         "{}/protocol/openid-connect/auth?{}",
-        app.settings.issuer(),
+        ctx.settings.issuer(),
         s.restart_query
     )
 }
 
 /// The app link the QR encodes (app protocol §2).
-pub fn app_link(app: &App, s: &LoginSession, now: crate::clock::Timestamp) -> String {
+pub fn app_link(ctx: &Context, s: &QrLogin, now: crate::clock::Timestamp) -> String {
     format!(
         "{}/app/scan?session={}&challenge={}",
-        app.settings.issuer(),
+        ctx.settings.issuer(),
         s.id,
         s.current_challenge(now)
     )
 }
 
-fn qr_page(app: &App, s: &LoginSession, client_name: &str, cookies: Vec<String>) -> Response {
-    let now = app.clock.now();
-    let link = app_link(app, s, now);
-    let (ios, android) = &app.settings.app_store_urls;
-    let rng = app.random.as_ref();
+fn qr_page(ctx: &Context, s: &QrLogin, client_name: &str, cookies: Vec<String>) -> Response {
+    let now = ctx.clock.now();
+    let link = app_link(ctx, s, now);
+    let (ios, android) = &ctx.settings.app_store_urls;
+    let rng = ctx.random.as_ref();
     pages::html(rng, 200, "'none'", cookies, |nonce| {
         askama::Template::render(&crate::views::QrPage {
             nonce,
             client: client_name,
             qr_svg: &pages::qr_svg(&link),
             app_link: &link,
-            status_url: &status_url(app, &s.id),
+            status_url: &status_url(ctx, &s.id),
             ios,
             android,
         })
@@ -140,12 +140,12 @@ fn qr_page(app: &App, s: &LoginSession, client_name: &str, cookies: Vec<String>)
 /// The session named by `?session=` that this browser opened: `Err` 404 when unknown or
 /// expired, 403 when another browser opened it (SECURITY.md Q1).
 async fn bound_session(
-    app: &App,
+    ctx: &Context,
     req: &Request,
     id: Option<&str>,
     html: bool,
-) -> Result<Versioned<LoginSession>, HttpError> {
-    let now = app.clock.now();
+) -> Result<Versioned<QrLogin>, HttpError> {
+    let now = ctx.clock.now();
     let not_found = || {
         if html {
             HttpError::page_not_found("Login request not found", "This login request does not exist or has expired. Start again from the application.")
@@ -156,7 +156,7 @@ async fn bound_session(
     let id = id
         .filter(|i| (1..=64).contains(&i.len()))
         .ok_or_else(not_found)?;
-    let s = app
+    let s = ctx
         .store
         .qr_login(id, now)
         .await
@@ -164,7 +164,7 @@ async fn bound_session(
         .ok_or_else(not_found)?;
     if !s
         .value
-        .bound_to(cookies::get(req, &cookies::login(app, id)).as_deref())
+        .bound_to(cookies::get(req, &cookies::login(ctx, id)).as_deref())
     {
         return Err(if html {
             HttpError::page_forbidden(
@@ -179,20 +179,20 @@ async fn bound_session(
 }
 
 /// `GET .../login-actions/status?session=`: what the QR page polls.
-pub async fn status(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let pairs = query_pairs(&req);
-    let s = bound_session(app, &req, single(&pairs, "session").as_deref(), false).await?;
-    let now = app.clock.now();
+    let s = bound_session(ctx, &req, single(&pairs, "session").as_deref(), false).await?;
+    let now = ctx.clock.now();
     let status = s.value.public_status(now);
     let body = match status {
         "pending" => {
-            let link = app_link(app, &s.value, now);
+            let link = app_link(ctx, &s.value, now);
             json!({ "status": status, "app_link": link, "qr_svg": pages::qr_svg(&link),
                     "expires_at": s.value.expires_at.to_rfc3339_millis() })
         }
-        "expired" => json!({ "status": status, "restart": restart_url(app, &s.value) }),
-        _ => json!({ "status": status, "next": consent_url(app, &s.value.id) }),
+        "expired" => json!({ "status": status, "restart": restart_url(ctx, &s.value) }),
+        _ => json!({ "status": status, "next": consent_url(ctx, &s.value.id) }),
     };
     let mut r = json(200, &body);
     r.headers_mut()
@@ -201,11 +201,11 @@ pub async fn status(app: &App, req: Request) -> Result<Response, HttpError> {
 }
 
 /// `GET|POST .../login-actions/consent`
-pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn consent(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
-    let s = bound_session(app, &req, single(&pairs, "session").as_deref(), true).await?;
-    let browser = cookies::get(&req, &cookies::login(app, &s.value.id)).unwrap_or_default();
+    let s = bound_session(ctx, &req, single(&pairs, "session").as_deref(), true).await?;
+    let browser = cookies::get(&req, &cookies::login(ctx, &s.value.id)).unwrap_or_default();
     let (csrf, choice) = (single(&pairs, "csrf"), single(&pairs, "consent"));
     let input = if after_post {
         ConsentInput::Submit {
@@ -215,47 +215,47 @@ pub async fn consent(app: &App, req: Request) -> Result<Response, HttpError> {
     } else {
         ConsentInput::Open
     };
-    let rng = app.random.as_ref();
-    match flow::consent(app, &s, &browser, input)
+    let rng = ctx.random.as_ref();
+    match flow::consent(ctx, &s, &browser, input)
         .await
         .map_err(HttpError::from)?
     {
         ConsentOutcome::Refused(why) => Err(why.into()),
-        ConsentOutcome::Denied(r) => Ok(pages::auth_response(&r, after_post, ended(app, &s), rng)),
+        ConsentOutcome::Denied(r) => Ok(pages::auth_response(&r, after_post, ended(ctx, &s), rng)),
         ConsentOutcome::Ask { client, identity } => Ok(consent_page(
-            app,
+            ctx,
             &s.value,
             &client,
             &identity,
             &csrf_token(&browser, &s.value.id),
         )),
-        ConsentOutcome::Completed(done) => Ok(login_completed(app, &s, done, after_post)),
+        ConsentOutcome::Completed(done) => Ok(login_completed(ctx, &s, done, after_post)),
     }
 }
 
 /// The login is over: its browser-binding cookie goes (they would pile up otherwise).
-fn ended(app: &App, s: &Versioned<LoginSession>) -> Vec<String> {
-    vec![cookies::clear(app, &cookies::login(app, &s.value.id))]
+fn ended(ctx: &Context, s: &Versioned<QrLogin>) -> Vec<String> {
+    vec![cookies::clear(ctx, &cookies::login(ctx, &s.value.id))]
 }
 
 fn login_completed(
-    app: &App,
-    s: &Versioned<LoginSession>,
+    ctx: &Context,
+    s: &Versioned<QrLogin>,
     done: flow::Completed,
     after_post: bool,
 ) -> Response {
-    let mut cookies = ended(app, s);
+    let mut cookies = ended(ctx, s);
     if let Some(c) = done.sso_cookie {
         let sid = c.split('.').next().unwrap_or_default();
-        cookies.push(cookies::set_session_state(app, sid));
-        cookies.push(cookies::set(app, &cookies::sso(app), &c, None));
+        cookies.push(cookies::set_session_state(ctx, sid));
+        cookies.push(cookies::set(ctx, &cookies::sso(ctx), &c, None));
     }
-    pages::auth_response(&done.response, after_post, cookies, app.random.as_ref())
+    pages::auth_response(&done.response, after_post, cookies, ctx.random.as_ref())
 }
 
 fn consent_page(
-    app: &App,
-    s: &LoginSession,
+    ctx: &Context,
+    s: &QrLogin,
     client: &crate::domain::client::Client,
     identity: &Identity,
     csrf: &str,
@@ -265,7 +265,7 @@ fn consent_page(
         .and_then(|u| u.host_str().map(str::to_owned))
         .unwrap_or_default();
     let scopes = s.request.scopes.iter();
-    let rng = app.random.as_ref();
+    let rng = ctx.random.as_ref();
     let form_action = pages::form_targets(Some(&s.request.redirect_uri));
     pages::html(rng, 200, &form_action, Vec::new(), |nonce| {
         askama::Template::render(&crate::views::ConsentPage {
@@ -274,7 +274,7 @@ fn consent_page(
             display_name: &identity.display_name,
             user_name: &identity.name,
             scopes: scopes.map(|sc| pages::describe_scope(sc)).collect(),
-            action: &format!("{}/login-actions/consent", app.settings.issuer()),
+            action: &format!("{}/login-actions/consent", ctx.settings.issuer()),
             session: &s.id,
             csrf,
             host: &host,

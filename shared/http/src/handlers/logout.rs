@@ -14,7 +14,7 @@ use crate::{
     base, check_realm, cookies, cors, finish, get_or_post_params, source, HttpError, Request,
     Response,
 };
-use crate::{usecase, App};
+use crate::{usecase, Context};
 
 fn one(pairs: &[(String, String)], name: &str) -> Result<Option<String>, HttpError> {
     let mut it = pairs.iter().filter(|(k, _)| k == name);
@@ -31,13 +31,13 @@ fn one(pairs: &[(String, String)], name: &str) -> Result<Option<String>, HttpErr
 /// `GET|POST .../logout` (OIDC RP-Initiated Logout 1.0). Ends only the session this browser
 /// holds, and without asking only when the `id_token_hint` names that very session
 /// ([`logout::decide`]).
-pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn logout(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
     if after_post && pairs.iter().any(|(k, _)| k == "refresh_token") {
-        return backchannel_logout(app, &req, pairs).await;
+        return backchannel_logout(ctx, &req, pairs).await;
     }
-    let cookie_name = cookies::sso(app);
+    let cookie_name = cookies::sso(ctx);
     let cookie = cookies::get(&req, &cookie_name);
     let (hint, client_id, redirect, state, csrf) = (
         one(&pairs, "id_token_hint")?,
@@ -61,9 +61,9 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
         sso_cookie: cookie.as_deref(),
         source: who.as_str(),
     };
-    let outcome = usecase::logout::logout(app, &request).await?;
-    let clear = cookies::clear(app, &cookie_name);
-    let clear_state = cookies::clear(app, &cookies::session_state(app));
+    let outcome = usecase::logout::logout(ctx, &request).await?;
+    let clear = cookies::clear(ctx, &cookie_name);
+    let clear_state = cookies::clear(ctx, &cookies::session_state(ctx));
     match outcome {
         LogoutOutcome::Refused => Err(HttpError::page_forbidden(
             "Request refused",
@@ -75,7 +75,7 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
             state,
             client_id,
         } => Ok(cors::none(confirm_page(
-            app,
+            ctx,
             &post_logout_redirect_uri,
             &state,
             &client_id,
@@ -91,7 +91,7 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
             Body::Empty,
         ))),
         LogoutOutcome::Done { redirect: None } => Ok(cors::none(pages::html(
-            app.random.as_ref(),
+            ctx.random.as_ref(),
             200,
             "'none'",
             vec![clear, clear_state],
@@ -103,19 +103,19 @@ pub async fn logout(app: &App, req: Request) -> Result<Response, HttpError> {
 /// Keycloak's back-channel logout: `POST .../logout` with client authentication (a public
 /// client sends its `client_id`) and `refresh_token`: 204, the grant and its SSO session end.
 async fn backchannel_logout(
-    app: &App,
+    ctx: &Context,
     req: &Request,
     pairs: Vec<(String, String)>,
 ) -> Result<Response, HttpError> {
     let params = Params::from_pairs(pairs);
     let presented = Presented::from_params(basic_credentials(req)?, &params)?;
-    let client = token::authenticate(app, &presented, true, &source(req)).await?;
+    let client = token::authenticate(ctx, &presented, true, &source(req)).await?;
     let rt = params
         .one("refresh_token")
         .map_err(|_| OAuthError::invalid_request("refresh_token is repeated"))?
         .unwrap_or_default();
-    let now = app.clock.now();
-    if !resource::logout_by_refresh_token(app, &client.client_id, rt, now).await? {
+    let now = ctx.clock.now();
+    if !resource::logout_by_refresh_token(ctx, &client.client_id, rt, now).await? {
         return Err(OAuthError::new(
             crate::protocol::OAuthErrorCode::InvalidGrant,
             "invalid refresh token",
@@ -131,7 +131,7 @@ async fn backchannel_logout(
 
 /// "Log out of scanid?": a form that posts the request back with the anti-CSRF token.
 fn confirm_page(
-    app: &App,
+    ctx: &Context,
     redirect: &Option<String>,
     state: &Option<String>,
     client_id: &Option<String>,
@@ -147,14 +147,14 @@ fn confirm_page(
     .collect();
     let form_action = pages::form_targets(redirect.as_deref());
     pages::html(
-        app.random.as_ref(),
+        ctx.random.as_ref(),
         200,
         &form_action,
         Vec::new(),
         |nonce| {
             askama::Template::render(&crate::views::LogoutConfirm {
                 nonce,
-                action: &format!("{}/protocol/openid-connect/logout", app.settings.issuer()),
+                action: &format!("{}/protocol/openid-connect/logout", ctx.settings.issuer()),
                 fields,
                 csrf,
             })

@@ -3,7 +3,7 @@
 
 use lambda_http::Body;
 
-use crate::App;
+use crate::Context;
 use crate::{base, check_realm, finish, HttpError, Request, Response};
 
 /// Clients may cache both documents for [`crate::keys::fresh::JWKS_MAX_AGE_SECS`] (four
@@ -23,15 +23,15 @@ fn cached_json(bytes: &bytes::Bytes) -> Response {
 }
 
 /// `GET /realms/{realm}/.well-known/openid-configuration`
-pub async fn discovery(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
-    Ok(cached_json(&app.discovery_json))
+pub async fn discovery(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
+    Ok(cached_json(&ctx.discovery_json))
 }
 
 /// `GET /realms/{realm}/protocol/openid-connect/certs`: public members only (SECURITY.md D2).
-pub async fn jwks(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
-    Ok(cached_json(&app.keyring().await.jwks_json()))
+pub async fn jwks(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
+    Ok(cached_json(&ctx.keyring().await.jwks_json()))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::handlers::token::{basic_credentials, no_store};
 use crate::protocol::OAuthError;
 use crate::usecase::resource::{self, LiveToken};
 use crate::usecase::token::{self, Presented};
-use crate::App;
+use crate::Context;
 use crate::{
     base, check_realm, cors, finish, form_pairs, json, query_pairs, source, HttpError, Request,
     Response,
@@ -17,37 +17,37 @@ use crate::{
 /// `POST .../introspect`: client authentication required (SECURITY.md I1). A client sees its
 /// own tokens; a resource server also other clients' access tokens; anything else is
 /// `{"active":false}`.
-pub async fn introspect(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn introspect(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
         OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
     })?);
     let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
-    let client = token::authenticate(app, &presented, false, &source(&req)).await?;
+    let client = token::authenticate(ctx, &presented, false, &source(&req)).await?;
     let t = params
         .one("token")
         .map_err(|_| OAuthError::invalid_request("token is repeated"))?
         .ok_or_else(|| OAuthError::invalid_request("token is required"))?;
-    let now = app.clock.now();
+    let now = ctx.clock.now();
     Ok(no_store(
         200,
-        &resource::introspect(app, &client, t, now).await?,
+        &resource::introspect(ctx, &client, t, now).await?,
     ))
 }
 
 /// `POST .../revoke` (RFC 7009): 200 for unknown and foreign tokens alike (SECURITY.md V1).
-pub async fn revoke(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn revoke(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
         OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
     })?);
     let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
-    let client = token::authenticate(app, &presented, true, &source(&req)).await?;
+    let client = token::authenticate(ctx, &presented, true, &source(&req)).await?;
     let t = params
         .one("token")
         .map_err(|_| OAuthError::invalid_request("token is repeated"))?
         .ok_or_else(|| OAuthError::invalid_request("token is required"))?;
-    resource::revoke(app, &client.client_id, t, app.clock.now()).await?;
+    resource::revoke(ctx, &client.client_id, t, ctx.clock.now()).await?;
     Ok(cors::for_client(
         &req,
         &client,
@@ -93,11 +93,11 @@ fn bearer(req: &Request) -> Result<String, HttpError> {
 }
 
 /// `GET|POST .../userinfo` (SECURITY.md U1-U4, C1).
-pub async fn userinfo(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn userinfo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let t = bearer(&req)?;
-    let now = app.clock.now();
-    let Some(live) = resource::live_access_token(app, &t, now).await? else {
+    let now = ctx.clock.now();
+    let Some(live) = resource::live_access_token(ctx, &t, now).await? else {
         return Err(HttpError::invalid_token(
             "the access token is invalid, expired or revoked",
         ));

@@ -6,7 +6,7 @@ use base64::Engine;
 use crate::domain::authorize::Params;
 use crate::protocol::OAuthError;
 use crate::usecase::token::{self, Presented};
-use crate::App;
+use crate::Context;
 use crate::{check_realm, cors, form_pairs, json, source, HttpError, Request, Response};
 
 /// RFC 6749 §2.3.1 / App. B: `Authorization: Basic base64(urlencode(id):urlencode(secret))`.
@@ -51,13 +51,13 @@ pub(crate) fn no_store<T: serde::Serialize>(status: u16, v: &T) -> Response {
 }
 
 /// `POST .../token`
-pub async fn token(app: &App, req: Request) -> Result<Response, HttpError> {
-    check_realm(app, &req)?;
+pub async fn token(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
     let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
         OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
     })?);
     let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
-    let (client, issued) = token::token(app, &params, &presented, &source(&req)).await?;
+    let (client, issued) = token::token(ctx, &params, &presented, &source(&req)).await?;
     Ok(cors::for_client(
         &req,
         &client,

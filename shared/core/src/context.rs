@@ -31,10 +31,10 @@ pub const NO_KEY_SET: &str = "no signing keys in the store yet: run `scanid aws 
                               TABLE --signing MODE --kms-key-id ID` once (see infra/README.md)";
 
 /// Everything a handler needs.
-pub struct App {
+pub struct Context {
     pub settings: Settings,
     pub store: Arc<dyn Backend>,
-    /// The signing keys, kept fresh ([`App::keyring`]).
+    /// The signing keys, kept fresh ([`Context::keyring`]).
     pub keys: FreshKeys,
     pub clock: Arc<dyn Clock>,
     pub random: Arc<dyn Random>,
@@ -44,7 +44,7 @@ pub struct App {
     pub web_origins: crate::store::origins::OriginCache,
 }
 
-impl std::fmt::Debug for App {
+impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("App")
             .field("issuer", &self.settings.issuer())
@@ -52,7 +52,7 @@ impl std::fmt::Debug for App {
     }
 }
 
-impl App {
+impl Context {
     /// Assembles an app from its parts (tests pass a fixed clock and seeded randomness); the
     /// keys never change.
     pub fn new(
