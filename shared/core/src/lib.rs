@@ -22,6 +22,8 @@ pub mod protocol;
 pub mod random;
 pub mod store;
 pub mod telemetry;
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;
 pub mod usecase;
 
 pub use context::Context;

@@ -7,3 +7,6 @@ pub mod login;
 pub mod logout;
 pub mod resource;
 pub mod token;
+
+#[cfg(test)]
+mod tests;

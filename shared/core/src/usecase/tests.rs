@@ -1,0 +1,991 @@
+//! The use cases walked step by step at exact times, over the in-memory store with a fixed
+//! clock and seeded randomness ([`crate::testing`]); no server, no sleeping.
+
+use serde_json::{json, Map, Value};
+
+use crate::config::Limits;
+use crate::domain::consent::{csrf_token, ConsentInput, ConsentRefusal};
+use crate::domain::grant::{Issued, REFRESH_GRACE_SECS};
+use crate::domain::login::{LoginStatus, CHALLENGE_STEP_SECS, CHALLENGE_WINDOW, RECORD_GRACE_SECS};
+use crate::domain::ratelimit::{self, Counted, Limit};
+use crate::keys::jwt;
+use crate::protocol::OAuthErrorCode;
+use crate::store::{QrLogins, SsoSessions};
+use crate::testing::{
+    param, Builder, Device, TestEnv, IP, SHOP, SHOP_LOGGED_OUT, SHOP_REDIRECT, T0, VERIFIER,
+};
+use crate::usecase::device::{self, Decision, DeviceError};
+use crate::usecase::login::{AuthorizeDecision, ConsentOutcome};
+use crate::usecase::logout::{self, LogoutOutcome, LogoutRequest};
+use crate::usecase::resource;
+use crate::usecase::token::TokenError;
+
+async fn env() -> TestEnv {
+    Builder::new().build().await
+}
+
+/// The error description of an `invalid_grant` answer (anything else fails the test).
+fn invalid_grant(r: Result<Issued, TokenError>) -> String {
+    match r {
+        Err(TokenError::OAuth(e)) if e.error == OAuthErrorCode::InvalidGrant => {
+            e.error_description.into_owned()
+        }
+        other => panic!("expected invalid_grant, got {other:?}"),
+    }
+}
+
+/// The claims of a token signed by the test keys, checked at the env's now.
+fn claims(env: &TestEnv, token: &str) -> Map<String, Value> {
+    jwt::verify(
+        &crate::testing::keyring(),
+        token,
+        &env.app.settings.issuer(),
+        env.now(),
+    )
+    .unwrap()
+}
+
+async fn introspect_as_shop(env: &TestEnv, token: &str) -> Value {
+    resource::introspect(&env.app, &env.shop, token, env.now())
+        .await
+        .unwrap()
+}
+
+// ---------------------------------------------------------------------------------------
+// authorize
+
+#[tokio::test]
+async fn authorize_a_valid_request_opens_a_qr_login_bound_to_the_browser() {
+    let env = env().await;
+    let d = env.authorize(&env.shop_auth(&[]), None).await;
+    let AuthorizeDecision::ShowQr {
+        session,
+        client_name,
+        browser_secret,
+    } = d
+    else {
+        panic!("expected the QR page, got {d:?}");
+    };
+    assert_eq!(client_name, "Shop");
+    assert_eq!(session.request.client_id, SHOP);
+    assert_eq!(session.request.scopes, ["openid", "profile"]);
+    assert_eq!(session.status, LoginStatus::Pending);
+    assert_eq!(session.created_at, T0);
+    assert_eq!(
+        session.expires_at,
+        T0.plus_secs(300),
+        "SCANID_LOGIN_TTL default"
+    );
+    assert!(session.bound_to(Some(browser_secret.expose())));
+    let stored = env.qr_login(&session.id).await;
+    assert_eq!(stored.value, session, "the login is stored as shown");
+}
+
+#[tokio::test]
+async fn authorize_prompt_none_without_sso_answers_login_required() {
+    let env = env().await;
+    let d = env
+        .authorize(&env.shop_auth(&[("prompt", "none")]), None)
+        .await;
+    let AuthorizeDecision::Respond(r) = d else {
+        panic!("expected a response to the client, got {d:?}");
+    };
+    assert_eq!(r.redirect_uri, SHOP_REDIRECT);
+    assert_eq!(param(&r, "error"), Some("login_required"));
+    assert_eq!(param(&r, "state"), Some("st-1"));
+    assert_eq!(param(&r, "iss"), Some(env.app.settings.issuer().as_str()));
+    assert_eq!(param(&r, "code"), None);
+}
+
+#[tokio::test]
+async fn authorize_prompt_none_with_sso_but_no_consent_answers_consent_required() {
+    let env = env().await;
+    let first = env.login(&env.shop_auth(&[])).await;
+    // The SPA was never consented to: the session alone does not answer silently.
+    let d = env
+        .authorize(
+            &env.spa_auth(&[("prompt", "none")]),
+            Some(&first.sso_cookie),
+        )
+        .await;
+    let AuthorizeDecision::Respond(r) = d else {
+        panic!("expected a response to the client, got {d:?}");
+    };
+    assert_eq!(param(&r, "error"), Some("consent_required"));
+}
+
+#[tokio::test]
+async fn authorize_with_sso_and_remembered_consent_answers_with_a_code_at_once() {
+    let env = env().await;
+    let first = env.login(&env.shop_auth(&[])).await;
+    env.advance(30);
+    let d = env
+        .authorize(
+            &env.shop_auth(&[("state", "st-2")]),
+            Some(&first.sso_cookie),
+        )
+        .await;
+    let AuthorizeDecision::Respond(r) = d else {
+        panic!("expected a code at once, got {d:?}");
+    };
+    let code = param(&r, "code").expect("a code");
+    assert_ne!(code, first.code);
+    assert_eq!(param(&r, "state"), Some("st-2"));
+    assert_eq!(
+        param(&r, "session_state"),
+        Some(first.sid.as_str()),
+        "joins the session"
+    );
+    let tokens = env.exchange_shop(code).await.unwrap();
+    let id = claims(&env, tokens.id_token.as_deref().unwrap());
+    assert_eq!(
+        id["auth_time"],
+        json!(T0.secs()),
+        "the phone's approval, not now"
+    );
+
+    // Without the cookie the same request needs the phone again.
+    let d = env.authorize(&env.shop_auth(&[]), None).await;
+    assert!(matches!(d, AuthorizeDecision::ShowQr { .. }), "{d:?}");
+    // A cookie whose secret is wrong proves nothing.
+    let (sid, _) = first.sso_cookie.split_once('.').unwrap();
+    let forged = format!("{sid}.not-the-secret");
+    let d = env.authorize(&env.shop_auth(&[]), Some(&forged)).await;
+    assert!(matches!(d, AuthorizeDecision::ShowQr { .. }), "{d:?}");
+}
+
+#[tokio::test]
+async fn authorize_max_age_elapsed_forces_a_new_login() {
+    let env = env().await;
+    let first = env.login(&env.shop_auth(&[])).await; // auth_time = T0
+    let p = env.shop_auth(&[("max_age", "60")]);
+    env.advance(59);
+    let d = env.authorize(&p, Some(&first.sso_cookie)).await;
+    assert!(
+        matches!(&d, AuthorizeDecision::Respond(r) if param(r, "code").is_some()),
+        "59 s after the login, max_age=60 still holds: {d:?}"
+    );
+    env.advance(1);
+    let d = env.authorize(&p, Some(&first.sso_cookie)).await;
+    assert!(
+        matches!(d, AuthorizeDecision::ShowQr { .. }),
+        "60 s after the login, max_age=60 asks for the phone again: {d:?}"
+    );
+    // The session itself lives on: without max_age it still answers at once.
+    let d = env
+        .authorize(&env.shop_auth(&[]), Some(&first.sso_cookie))
+        .await;
+    assert!(matches!(d, AuthorizeDecision::Respond(_)), "{d:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// device: scan and decide
+
+#[tokio::test]
+async fn scan_accepts_a_fresh_challenge_and_refuses_it_after_the_window() {
+    let env = env().await;
+    let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
+    let c0 = login.current_challenge(env.now());
+    let last_fresh = CHALLENGE_STEP_SECS * CHALLENGE_WINDOW - 1; // 14 s
+    env.advance(last_fresh);
+    let scanned = device::scan(&env.app, &login.id, &c0).await.unwrap();
+    assert_eq!(scanned.client.client_id, SHOP);
+    assert_eq!(scanned.login.scanned, vec![c0.clone()]);
+    env.advance(1);
+    let late = device::scan(&env.app, &login.id, &c0).await;
+    assert!(
+        matches!(late, Err(DeviceError::UnknownLogin)),
+        "three steps old: {late:?}"
+    );
+    // The QR shows a newer challenge by now, and that one is accepted.
+    let now = login.current_challenge(env.now());
+    assert_ne!(now, c0);
+    device::scan(&env.app, &login.id, &now).await.unwrap();
+    assert!(matches!(
+        device::scan(&env.app, &login.id, "AAAAAAAAAAAAAAAAAAAAAA").await,
+        Err(DeviceError::UnknownLogin)
+    ));
+}
+
+/// Replaces the integration test that waited 11 s for a `--login-ttl 10` login to expire.
+#[tokio::test]
+async fn an_expired_login_refuses_scans_and_decisions_but_still_says_expired() {
+    let env = env().await;
+    let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
+    let ttl = env.app.settings.lifetimes.login;
+    env.advance(ttl - 1);
+    let challenge = login.current_challenge(env.now());
+    device::scan(&env.app, &login.id, &challenge).await.unwrap();
+    env.advance(1);
+    assert_eq!(env.now(), login.expires_at);
+    let scan = device::scan(&env.app, &login.id, &login.current_challenge(env.now())).await;
+    assert!(
+        matches!(scan, Err(DeviceError::UnknownLogin)),
+        "expired: {scan:?}"
+    );
+    // A challenge scanned in time cannot be decided once the login has expired.
+    let approval = env
+        .phone
+        .approval(&env.app, &env.alice.sub, &login.id, &challenge, "approve");
+    let d = device::decide(&env.app, &login.id, &approval, &env.source()).await;
+    assert!(matches!(d, Err(DeviceError::UnknownLogin)), "{d:?}");
+    // The record outlives the login so the page can learn "expired" and offer a fresh start.
+    let stored = env.qr_login(&login.id).await;
+    assert_eq!(
+        stored.value.status,
+        LoginStatus::Pending,
+        "nothing was decided"
+    );
+    assert_eq!(stored.value.public_status(env.now()), "expired");
+    env.advance(RECORD_GRACE_SECS - 1);
+    assert_eq!(
+        env.qr_login(&login.id).await.value.public_status(env.now()),
+        "expired"
+    );
+    env.advance(1);
+    assert!(env
+        .store
+        .qr_login(&login.id, env.now())
+        .await
+        .unwrap()
+        .is_none());
+}
+
+#[tokio::test]
+async fn decide_approve_once_then_already_decided() {
+    let env = env().await;
+    let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
+    let challenge = login.current_challenge(env.now());
+    // A decision on a challenge never scanned is "not found".
+    let unscanned = env
+        .phone
+        .approval(&env.app, &env.alice.sub, &login.id, &challenge, "approve");
+    let d = device::decide(&env.app, &login.id, &unscanned, &env.source()).await;
+    assert!(matches!(d, Err(DeviceError::UnknownLogin)), "{d:?}");
+
+    device::scan(&env.app, &login.id, &challenge).await.unwrap();
+    env.advance(20); // the challenge rotated meanwhile; it was accepted at scan time
+    let approval = env
+        .phone
+        .approval(&env.app, &env.alice.sub, &login.id, &challenge, "approve");
+    let d = device::decide(&env.app, &login.id, &approval, &env.source()).await;
+    assert_eq!(d.unwrap(), Decision::Approve);
+    assert_eq!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Approved {
+            sub: env.alice.sub.clone(),
+            auth_time: T0.plus_secs(20),
+        }
+    );
+    let second = env
+        .phone
+        .approval(&env.app, &env.alice.sub, &login.id, &challenge, "deny");
+    let d = device::decide(&env.app, &login.id, &second, &env.source()).await;
+    assert!(matches!(d, Err(DeviceError::AlreadyDecided)), "{d:?}");
+    let d = device::decide(&env.app, &login.id, &approval, &env.source()).await;
+    assert!(
+        matches!(d, Err(DeviceError::AlreadyDecided)),
+        "the same JWS again: {d:?}"
+    );
+    assert!(matches!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Approved { .. }
+    ));
+}
+
+#[tokio::test]
+async fn decide_deny_ends_the_login_with_access_denied() {
+    let env = env().await;
+    let (login, secret) = env.show_qr(&env.shop_auth(&[])).await;
+    let d = env.scan_and_decide(&login, "deny").await.unwrap();
+    assert_eq!(d, Decision::Deny);
+    assert_eq!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Denied
+    );
+    // The page moves on to the consent step, which sends the browser back with the error.
+    let ConsentOutcome::Denied(r) = env.consent(&login.id, &secret, ConsentInput::Open).await
+    else {
+        panic!("expected access_denied");
+    };
+    assert_eq!(param(&r, "error"), Some("access_denied"));
+    assert_eq!(param(&r, "state"), Some("st-1"));
+    assert_eq!(param(&r, "code"), None);
+    assert_eq!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Completed
+    );
+}
+
+#[tokio::test]
+async fn a_replayed_jti_is_refused() {
+    let env = env().await;
+    let (a, _) = env.show_qr(&env.shop_auth(&[])).await;
+    let (b, _) = env.show_qr(&env.shop_auth(&[("state", "st-b")])).await;
+    let ca = a.current_challenge(env.now());
+    let cb = b.current_challenge(env.now());
+    device::scan(&env.app, &a.id, &ca).await.unwrap();
+    device::scan(&env.app, &b.id, &cb).await.unwrap();
+    let signed = |session: &str, challenge: &str| {
+        env.phone.sign(
+            &env.app,
+            "approval+jwt",
+            json!({ "sub": env.alice.sub, "session": session, "challenge": challenge,
+                    "decision": "approve", "jti": "once" }),
+        )
+    };
+    let d = device::decide(&env.app, &a.id, &signed(&a.id, &ca), &env.source()).await;
+    assert_eq!(d.unwrap(), Decision::Approve);
+    // A second, validly signed decision on another login with the same jti.
+    let d = device::decide(&env.app, &b.id, &signed(&b.id, &cb), &env.source()).await;
+    match d {
+        Err(DeviceError::Invalid(why)) => assert!(why.contains("jti"), "{why}"),
+        other => panic!("expected the jti to be refused, got {other:?}"),
+    }
+    assert_eq!(
+        env.qr_login(&b.id).await.value.status,
+        LoginStatus::Pending,
+        "the replay wrote nothing"
+    );
+}
+
+#[tokio::test]
+async fn a_decision_signed_by_another_key_is_refused() {
+    let env = env().await;
+    let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
+    let challenge = login.current_challenge(env.now());
+    device::scan(&env.app, &login.id, &challenge).await.unwrap();
+    let mallory = Device::generate();
+    let forged = mallory.approval(&env.app, &env.alice.sub, &login.id, &challenge, "approve");
+    let d = device::decide(&env.app, &login.id, &forged, &env.source()).await;
+    assert!(matches!(d, Err(DeviceError::Invalid(_))), "{d:?}");
+    assert_eq!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Pending
+    );
+}
+
+#[tokio::test]
+async fn signup_creates_an_identity_once_per_jti() {
+    let env = env().await;
+    let phone = Device::generate();
+    let reg = phone.registration(&env.app, "bob");
+    let bob = device::signup(&env.app, &reg, &env.source()).await.unwrap();
+    assert_eq!(bob.name, "bob");
+    assert_eq!(bob.public_key, phone.public_key());
+    assert_eq!(bob.created_at, T0);
+    let again = device::signup(&env.app, &reg, &env.source()).await;
+    assert!(matches!(again, Err(DeviceError::NameTaken)), "{again:?}");
+    // The same jti under another name: a replay of the proof of possession.
+    let replay = phone.sign(
+        &env.app,
+        "registration+jwt",
+        json!({ "name": "bobby", "display_name": "Bob", "country_code": "SE",
+                "public_key": phone.public_key(), "jti": "reg-1" }),
+    );
+    let first = phone.sign(
+        &env.app,
+        "registration+jwt",
+        json!({ "name": "carol", "display_name": "Carol", "country_code": "SE",
+                "public_key": phone.public_key(), "jti": "reg-1" }),
+    );
+    device::signup(&env.app, &first, &env.source())
+        .await
+        .unwrap();
+    match device::signup(&env.app, &replay, &env.source()).await {
+        Err(DeviceError::Invalid(why)) => assert!(why.contains("jti"), "{why}"),
+        other => panic!("expected the jti to be refused, got {other:?}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// consent
+
+#[tokio::test]
+async fn consent_open_asks_and_allow_issues_a_code_and_remembers_the_consent() {
+    let env = env().await;
+    let (login, secret) = env.show_qr(&env.shop_auth(&[])).await;
+    env.scan_and_decide(&login, "approve").await.unwrap();
+    match env.consent(&login.id, &secret, ConsentInput::Open).await {
+        ConsentOutcome::Ask { client, identity } => {
+            assert_eq!(client.client_id, SHOP);
+            assert_eq!(identity.sub, env.alice.sub);
+        }
+        other => panic!("expected the consent page, got {other:?}"),
+    }
+    assert!(
+        env.store
+            .consent(&env.alice.sub, SHOP, env.now())
+            .await
+            .unwrap()
+            .is_none(),
+        "opening the page remembers nothing"
+    );
+    env.advance(7);
+    let ConsentOutcome::Completed(done) = env.submit_consent(&login.id, &secret, "allow").await
+    else {
+        panic!("expected a code");
+    };
+    assert!(param(&done.response, "code").is_some());
+    assert_eq!(param(&done.response, "state"), Some("st-1"));
+    assert!(
+        done.sso_cookie.is_some(),
+        "the first login starts a session"
+    );
+    let remembered = env
+        .store
+        .consent(&env.alice.sub, SHOP, env.now())
+        .await
+        .unwrap()
+        .expect("remembered");
+    assert_eq!(remembered.scopes, ["openid", "profile"]);
+    assert_eq!(remembered.granted_at, T0.plus_secs(7));
+    assert_eq!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Completed
+    );
+    // The form cannot be submitted twice.
+    let again = env.submit_consent(&login.id, &secret, "allow").await;
+    assert!(
+        matches!(
+            again,
+            ConsentOutcome::Refused(ConsentRefusal::AlreadyCompleted)
+        ),
+        "{again:?}"
+    );
+}
+
+#[tokio::test]
+async fn consent_deny_ends_with_access_denied_and_remembers_nothing() {
+    let env = env().await;
+    let (login, secret) = env.show_qr(&env.shop_auth(&[])).await;
+    env.scan_and_decide(&login, "approve").await.unwrap();
+    let ConsentOutcome::Denied(r) = env.submit_consent(&login.id, &secret, "deny").await else {
+        panic!("expected access_denied");
+    };
+    assert_eq!(param(&r, "error"), Some("access_denied"));
+    assert_eq!(param(&r, "code"), None);
+    assert!(env
+        .store
+        .consent(&env.alice.sub, SHOP, env.now())
+        .await
+        .unwrap()
+        .is_none());
+    assert_eq!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Completed
+    );
+}
+
+#[tokio::test]
+async fn a_forged_consent_form_is_refused_and_changes_nothing() {
+    let env = env().await;
+    let (login, secret) = env.show_qr(&env.shop_auth(&[])).await;
+    let (other, other_secret) = env.show_qr(&env.shop_auth(&[])).await;
+    env.scan_and_decide(&login, "approve").await.unwrap();
+    let another_browser = csrf_token(other_secret.expose(), &login.id);
+    let another_login = csrf_token(secret.expose(), &other.id);
+    for csrf in [
+        None,
+        Some("x"),
+        Some(another_browser.as_str()),
+        Some(another_login.as_str()),
+    ] {
+        let input = ConsentInput::Submit {
+            csrf,
+            choice: Some("allow"),
+        };
+        let out = env.consent(&login.id, &secret, input).await;
+        assert!(
+            matches!(out, ConsentOutcome::Refused(ConsentRefusal::Forged)),
+            "{csrf:?}: {out:?}"
+        );
+    }
+    assert!(matches!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Approved { .. }
+    ));
+    // The genuine form still works.
+    let out = env.submit_consent(&login.id, &secret, "allow").await;
+    assert!(matches!(out, ConsentOutcome::Completed(_)), "{out:?}");
+}
+
+// ---------------------------------------------------------------------------------------
+// token endpoint
+
+#[tokio::test]
+async fn exchanging_the_code_gives_tokens() {
+    let env = env().await;
+    let done = env.login(&env.shop_auth(&[])).await;
+    env.advance(5);
+    let t = env.exchange_shop(&done.code).await.unwrap();
+    assert_eq!(t.expires_in, 300);
+    assert_eq!(t.refresh_expires_in, 1800);
+    assert_eq!(t.scope, "openid profile");
+    assert_eq!(t.session_state.as_deref(), Some(done.sid.as_str()));
+    assert!(t.refresh_token.is_some());
+    let at = claims(&env, &t.access_token);
+    assert_eq!(at["sub"], json!(env.alice.sub));
+    assert_eq!(at["aud"], json!(SHOP));
+    assert_eq!(at["exp"], json!(T0.secs() + 5 + 300));
+    assert_eq!(at["preferred_username"], json!("alice"));
+    let id = claims(&env, t.id_token.as_deref().unwrap());
+    assert_eq!(id["nonce"], json!("n-1"));
+    assert_eq!(id["sid"], json!(done.sid));
+    assert_eq!(id["typ"], json!("ID"));
+    assert_eq!(id["name"], json!("Alice Example"));
+}
+
+#[tokio::test]
+async fn a_second_exchange_fails_and_revokes_the_first_one_s_grant() {
+    let env = env().await;
+    let done = env.login(&env.shop_auth(&[])).await;
+    let first = env.exchange_shop(&done.code).await.unwrap();
+    assert_eq!(
+        introspect_as_shop(&env, &first.access_token).await["active"],
+        true
+    );
+    let why = invalid_grant(env.exchange_shop(&done.code).await);
+    assert!(why.contains("already used"), "{why}");
+    let why = invalid_grant(
+        env.refresh_shop(first.refresh_token.as_deref().unwrap())
+            .await,
+    );
+    assert_eq!(why, "the grant was revoked");
+    assert_eq!(
+        introspect_as_shop(&env, &first.access_token).await,
+        json!({ "active": false })
+    );
+}
+
+#[tokio::test]
+async fn a_wrong_redirect_uri_burns_the_code() {
+    let env = env().await;
+    let done = env.login(&env.shop_auth(&[])).await;
+    let r = env
+        .shop_token(&[
+            ("grant_type", "authorization_code"),
+            ("code", &done.code),
+            ("redirect_uri", "https://shop.example/other"),
+        ])
+        .await;
+    assert!(invalid_grant(r).contains("redirect_uri"));
+    let why = invalid_grant(env.exchange_shop(&done.code).await);
+    assert_eq!(why, "invalid, expired or already used code", "burned");
+}
+
+#[tokio::test]
+async fn a_wrong_pkce_verifier_burns_the_code() {
+    let env = env().await;
+    let exchange = |code: String, verifier: &'static str| {
+        let env = &env;
+        async move {
+            env.spa_token(&[
+                ("grant_type", "authorization_code"),
+                ("code", &code),
+                ("redirect_uri", crate::testing::SPA_REDIRECT),
+                ("code_verifier", verifier),
+            ])
+            .await
+        }
+    };
+    let good = env.login(&env.spa_auth(&[])).await;
+    let t = exchange(good.code, VERIFIER).await.unwrap();
+    assert!(t.id_token.is_some(), "the right verifier works");
+
+    let done = env.login(&env.spa_auth(&[])).await;
+    let wrong = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXj";
+    let why = invalid_grant(exchange(done.code.clone(), wrong).await);
+    assert!(why.contains("code_verifier"), "{why}");
+    let why = invalid_grant(exchange(done.code, VERIFIER).await);
+    assert_eq!(why, "invalid, expired or already used code", "burned");
+}
+
+#[tokio::test]
+async fn an_expired_code_is_refused() {
+    let env = env().await;
+    let code_ttl = env.app.settings.lifetimes.code;
+    let in_time = env.login(&env.shop_auth(&[])).await;
+    let late = env.login(&env.shop_auth(&[])).await;
+    env.advance(code_ttl - 1);
+    env.exchange_shop(&in_time.code).await.unwrap();
+    env.advance(1);
+    let why = invalid_grant(env.exchange_shop(&late.code).await);
+    assert_eq!(why, "invalid, expired or already used code");
+}
+
+#[tokio::test]
+async fn refresh_rotates_and_a_lost_response_may_be_retried_within_the_grace_period() {
+    let env = env().await;
+    let done = env.login(&env.shop_auth(&[])).await;
+    let t1 = env.exchange_shop(&done.code).await.unwrap();
+    let rt1 = t1.refresh_token.unwrap();
+    env.advance(100);
+    let t2 = env.refresh_shop(&rt1).await.unwrap();
+    let rt2 = t2.refresh_token.unwrap();
+    assert_ne!(rt2, rt1, "rotated");
+    assert_eq!(
+        claims(&env, &t2.access_token)["iat"],
+        json!(T0.secs() + 100)
+    );
+    // The response carrying rt2 was lost: rt1 is retried at the end of the grace period.
+    env.advance(REFRESH_GRACE_SECS);
+    let t3 = env.refresh_shop(&rt1).await.unwrap();
+    assert_ne!(t3.refresh_token.as_deref(), Some(rt2.as_str()));
+    env.refresh_shop(t3.refresh_token.as_deref().unwrap())
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn reusing_a_rotated_refresh_token_after_the_grace_period_revokes_the_family_and_ends_the_session(
+) {
+    let env = env().await;
+    let done = env.login(&env.shop_auth(&[])).await;
+    let t1 = env.exchange_shop(&done.code).await.unwrap();
+    let rt1 = t1.refresh_token.unwrap();
+    let t2 = env.refresh_shop(&rt1).await.unwrap();
+    let rt2 = t2.refresh_token.unwrap();
+    env.advance(REFRESH_GRACE_SECS + 1);
+    let why = invalid_grant(env.refresh_shop(&rt1).await);
+    assert!(why.contains("already used"), "{why}");
+    assert_eq!(
+        invalid_grant(env.refresh_shop(&rt2).await),
+        "the grant was revoked"
+    );
+    assert_eq!(
+        introspect_as_shop(&env, &t2.access_token).await,
+        json!({ "active": false })
+    );
+    assert!(
+        env.store
+            .sso_session(&done.sid, env.now())
+            .await
+            .unwrap()
+            .is_none(),
+        "the session ended"
+    );
+    let d = env
+        .authorize(&env.shop_auth(&[]), Some(&done.sso_cookie))
+        .await;
+    assert!(
+        matches!(d, AuthorizeDecision::ShowQr { .. }),
+        "the phone is needed again: {d:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// introspection, userinfo, logout
+
+#[tokio::test]
+async fn a_live_access_token_is_active_with_its_claims_by_scope() {
+    let env = env().await;
+    let done = env.login(&env.shop_auth(&[])).await;
+    let t = env.exchange_shop(&done.code).await.unwrap();
+    let i = introspect_as_shop(&env, &t.access_token).await;
+    assert_eq!(i["active"], true);
+    assert_eq!(i["sub"], json!(env.alice.sub));
+    assert_eq!(i["client_id"], SHOP);
+    assert_eq!(i["scope"], "openid profile");
+    assert_eq!(i["username"], "alice", "profile releases the username");
+    assert_eq!(i["sid"], json!(done.sid));
+    assert!(i.get("groups").is_none(), "groups was not asked for");
+    let live = resource::live_access_token(&env.app, &t.access_token, env.now())
+        .await
+        .unwrap()
+        .expect("live");
+    let u = resource::userinfo(&live, live.identity.as_ref().unwrap());
+    assert_eq!(u["sub"], json!(env.alice.sub));
+    assert_eq!(u["preferred_username"], "alice");
+    assert_eq!(u["peferred_username"], "alice", "the spec's spelling too");
+    assert_eq!(u["name"], "Alice Example");
+    assert!(u.get("groups").is_none());
+
+    // Another login asking for openid and groups only: groups, and no profile claims.
+    let (login, secret) = env
+        .show_qr(&env.shop_auth(&[("scope", "openid groups")]))
+        .await;
+    env.scan_and_decide(&login, "approve").await.unwrap();
+    let ConsentOutcome::Completed(done) = env.submit_consent(&login.id, &secret, "allow").await
+    else {
+        panic!("expected a code");
+    };
+    let code = param(&done.response, "code").unwrap();
+    let t = env.exchange_shop(code).await.unwrap();
+    let i = introspect_as_shop(&env, &t.access_token).await;
+    assert_eq!(i["groups"], json!(["staff"]));
+    assert!(i.get("username").is_none());
+    let live = resource::live_access_token(&env.app, &t.access_token, env.now())
+        .await
+        .unwrap()
+        .expect("live");
+    let u = resource::userinfo(&live, live.identity.as_ref().unwrap());
+    assert_eq!(u["groups"], json!(["staff"]));
+    assert!(u.get("preferred_username").is_none());
+    assert!(u.get("name").is_none());
+    // Another client that is not a resource server sees nothing.
+    let i = resource::introspect(&env.app, &env.spa, &t.access_token, env.now())
+        .await
+        .unwrap();
+    assert_eq!(i, json!({ "active": false }));
+}
+
+#[tokio::test]
+async fn after_logout_the_session_s_tokens_are_inactive_but_offline_ones_live_on() {
+    let env = env().await;
+    let online = env.login(&env.shop_auth(&[])).await;
+    let on = env.exchange_shop(&online.code).await.unwrap();
+    // A second browser logs in with offline_access.
+    let offline = env
+        .login(&env.shop_auth(&[("scope", "openid offline_access")]))
+        .await;
+    let off = env.exchange_shop(&offline.code).await.unwrap();
+    assert_eq!(off.refresh_expires_in, 0, "offline tokens report 0");
+
+    for (done, t) in [(&online, &on), (&offline, &off)] {
+        let out = logout::logout(
+            &env.app,
+            &LogoutRequest {
+                id_token_hint: t.id_token.as_deref(),
+                post_logout_redirect_uri: Some(SHOP_LOGGED_OUT),
+                state: Some("bye"),
+                sso_cookie: Some(&done.sso_cookie),
+                source: IP,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            out,
+            LogoutOutcome::Done {
+                redirect: Some(format!("{SHOP_LOGGED_OUT}?state=bye"))
+            }
+        );
+        assert!(env
+            .store
+            .sso_session(&done.sid, env.now())
+            .await
+            .unwrap()
+            .is_none());
+    }
+    assert_eq!(
+        introspect_as_shop(&env, &on.access_token).await,
+        json!({ "active": false })
+    );
+    assert_eq!(
+        invalid_grant(env.refresh_shop(on.refresh_token.as_deref().unwrap()).await),
+        "the session has ended"
+    );
+    assert_eq!(
+        introspect_as_shop(&env, &off.access_token).await["active"],
+        true
+    );
+    env.refresh_shop(off.refresh_token.as_deref().unwrap())
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_logout_hint_for_another_session_only_asks() {
+    let env = env().await;
+    let a = env.login(&env.shop_auth(&[])).await;
+    let ta = env.exchange_shop(&a.code).await.unwrap();
+    let b = env.login(&env.shop_auth(&[])).await;
+    // Browser B presents the ID token of session A: B's own session is not ended unasked.
+    let out = logout::logout(
+        &env.app,
+        &LogoutRequest {
+            id_token_hint: ta.id_token.as_deref(),
+            sso_cookie: Some(&b.sso_cookie),
+            source: IP,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(matches!(out, LogoutOutcome::Confirm { .. }), "{out:?}");
+    for sid in [&a.sid, &b.sid] {
+        assert!(env
+            .store
+            .sso_session(sid, env.now())
+            .await
+            .unwrap()
+            .is_some());
+    }
+    assert_eq!(
+        introspect_as_shop(&env, &ta.access_token).await["active"],
+        true
+    );
+}
+
+#[tokio::test]
+async fn an_expired_access_token_is_inactive() {
+    let env = env().await;
+    let done = env.login(&env.shop_auth(&[])).await;
+    let t = env.exchange_shop(&done.code).await.unwrap();
+    let ttl = env.app.settings.lifetimes.access_token;
+    env.advance(ttl - 1);
+    assert_eq!(
+        introspect_as_shop(&env, &t.access_token).await["active"],
+        true
+    );
+    env.advance(1);
+    assert_eq!(
+        introspect_as_shop(&env, &t.access_token).await,
+        json!({ "active": false })
+    );
+    assert!(
+        resource::live_access_token(&env.app, &t.access_token, env.now())
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // Only the access token has expired: its grant and refresh token live on.
+    let rt = t.refresh_token.unwrap();
+    assert_eq!(introspect_as_shop(&env, &rt).await["active"], true);
+    let fresh = env.refresh_shop(&rt).await.unwrap();
+    assert_eq!(
+        introspect_as_shop(&env, &fresh.access_token).await["active"],
+        true
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// rate limits
+
+async fn count(env: &TestEnv, limit: Limit, who: &str) -> Counted {
+    ratelimit::count(
+        env.app.store.as_ref(),
+        &env.app.settings.limits,
+        limit,
+        who,
+        env.now(),
+    )
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn rate_limit_windows_are_whole_minutes() {
+    let env = env().await;
+    let Limits {
+        auth_failures_per_minute: max,
+        ..
+    } = env.app.settings.limits;
+    assert_eq!(max, 10);
+    // Near the end of a window: the budget is spent, and the wait is what is left of it.
+    env.advance(58);
+    for i in 0..max {
+        assert_eq!(
+            count(&env, Limit::ClientAuthFailure, "a").await,
+            Counted::Allowed,
+            "{i}"
+        );
+    }
+    assert_eq!(
+        count(&env, Limit::ClientAuthFailure, "a").await,
+        Counted::Limited { retry_after: 2 }
+    );
+    env.advance(1);
+    assert_eq!(
+        count(&env, Limit::ClientAuthFailure, "a").await,
+        Counted::Limited { retry_after: 1 }
+    );
+    // Other sources and other limits count apart.
+    assert_eq!(
+        count(&env, Limit::ClientAuthFailure, "b").await,
+        Counted::Allowed
+    );
+    assert_eq!(count(&env, Limit::Login, "a").await, Counted::Allowed);
+    // On the minute a new window starts, with the whole budget: a burst straddling the edge
+    // is split between two windows (what the integration tests wait out).
+    env.advance(1);
+    assert_eq!(env.now().secs() % 60, 0);
+    for i in 0..max {
+        assert_eq!(
+            count(&env, Limit::ClientAuthFailure, "a").await,
+            Counted::Allowed,
+            "{i}"
+        );
+    }
+    assert_eq!(
+        count(&env, Limit::ClientAuthFailure, "a").await,
+        Counted::Limited { retry_after: 60 }
+    );
+    // Sign-ups count per hour.
+    let signups = env.app.settings.limits.signups_per_hour;
+    for _ in 0..signups {
+        assert_eq!(count(&env, Limit::Signup, "a").await, Counted::Allowed);
+    }
+    env.advance(58 * 60); // the last minute of the hour
+    assert_eq!(
+        count(&env, Limit::Signup, "a").await,
+        Counted::Limited { retry_after: 60 }
+    );
+    env.advance(60);
+    assert_eq!(count(&env, Limit::Signup, "a").await, Counted::Allowed);
+}
+
+#[tokio::test]
+async fn failed_client_authentications_are_limited_per_source_yet_the_right_secret_works() {
+    // Ten seconds before the minute: where the integration test waits for the next one.
+    let env = Builder::new().at(T0.plus_secs(50)).build().await;
+    let req = [
+        ("grant_type", "authorization_code"),
+        ("code", "x"),
+        ("redirect_uri", SHOP_REDIRECT),
+    ];
+    let wrong = crate::usecase::token::Presented {
+        basic: Some((SHOP.to_owned(), "wrong-secret".to_owned())),
+        ..Default::default()
+    };
+    let attempt = || async {
+        crate::usecase::token::token(
+            &env.app,
+            &crate::testing::params(&req),
+            &wrong,
+            &env.source(),
+        )
+        .await
+        .map(|_| ())
+    };
+    for i in 0..10 {
+        let r = attempt().await;
+        assert!(matches!(r, Err(TokenError::InvalidClient(_))), "{i}: {r:?}");
+    }
+    let r = attempt().await;
+    assert!(
+        matches!(r, Err(TokenError::TooManyFailures { retry_after: 10 })),
+        "{r:?}"
+    );
+    // The right secret is never locked out (the code is unknown, so the grant fails).
+    invalid_grant(env.shop_token(&req).await);
+    env.advance(10);
+    let r = attempt().await;
+    assert!(
+        matches!(r, Err(TokenError::InvalidClient(_))),
+        "a new window: {r:?}"
+    );
+}
+
+#[tokio::test]
+async fn an_approval_presented_at_its_exp_is_refused() {
+    let env = env().await;
+    let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
+    let challenge = login.current_challenge(env.now());
+    device::scan(&env.app, &login.id, &challenge).await.unwrap();
+    let approval = env
+        .phone
+        .approval(&env.app, &env.alice.sub, &login.id, &challenge, "approve");
+    env.advance(120); // exp = iat + 120
+    let d = device::decide(&env.app, &login.id, &approval, &env.source()).await;
+    assert!(
+        matches!(d, Err(DeviceError::Invalid(_))),
+        "expired JWS: {d:?}"
+    );
+    assert_eq!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Pending
+    );
+}
