@@ -1,5 +1,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-//! Test support: an [`App`] over the in-memory store with a fixed clock, seeded randomness and
+//! Test support: an [`Context`] over the in-memory store with a fixed clock, seeded randomness and
 //! in-memory signing keys, two registered clients and an identity whose device key is held
 //! here, so the use cases can be walked step by step at exact times, without a server.
 //!
@@ -22,16 +22,16 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 use serde_json::{json, Value};
 
-use crate::app::App;
 use crate::clock::{Clock, FixedClock, Timestamp};
 use crate::config::{RawSettings, Settings};
+use crate::context::Context;
 use crate::domain::app_jws;
 use crate::domain::authorize::Params;
 use crate::domain::client::{register, Client, NewClient};
 use crate::domain::consent::{csrf_token, ConsentInput};
 use crate::domain::grant::Issued;
 use crate::domain::identity::{new_identity, Identity, Registration};
-use crate::domain::login::LoginSession;
+use crate::domain::login::QrLogin;
 use crate::domain::ratelimit::Source;
 use crate::keys::local::LocalSigner;
 use crate::keys::{Alg, Keyring, Signer};
@@ -147,10 +147,10 @@ impl Device {
 
     /// Signs `claims` as the app does (app protocol, Keys), adding `aud` (the issuer), `iat`
     /// (now), `exp` (two minutes on) and a fresh `jti` unless `claims` has them.
-    pub fn sign(&self, app: &App, typ: &str, claims: Value) -> String {
-        let now = app.clock.now().secs();
+    pub fn sign(&self, ctx: &Context, typ: &str, claims: Value) -> String {
+        let now = ctx.clock.now().secs();
         let mut c = json!({
-            "aud": app.settings.issuer(), "iat": now, "exp": now + 120, "jti": self.fresh_jti(),
+            "aud": ctx.settings.issuer(), "iat": now, "exp": now + 120, "jti": self.fresh_jti(),
         });
         if let (Some(c), Value::Object(extra)) = (c.as_object_mut(), claims) {
             c.extend(extra);
@@ -159,9 +159,9 @@ impl Device {
     }
 
     /// A `registration+jwt` for an identity named `name`, with proof of this device key.
-    pub fn registration(&self, app: &App, name: &str) -> String {
+    pub fn registration(&self, ctx: &Context, name: &str) -> String {
         self.sign(
-            app,
+            ctx,
             "registration+jwt",
             json!({
                 "name": name, "display_name": "Alice Example", "country_code": "SE",
@@ -174,14 +174,14 @@ impl Device {
     /// is `approve` or `deny`.
     pub fn approval(
         &self,
-        app: &App,
+        ctx: &Context,
         sub: &str,
         session: &str,
         challenge: &str,
         decision: &str,
     ) -> String {
         self.sign(
-            app,
+            ctx,
             "approval+jwt",
             json!({ "sub": sub, "session": session, "challenge": challenge, "decision": decision }),
         )
@@ -238,7 +238,7 @@ impl Builder {
         let store = Arc::new(MemoryStore::default());
         let clock = Arc::new(FixedClock::new(self.at));
         let random = Arc::new(SeededRandom::new(self.seed));
-        let app = App::new(
+        let ctx = Context::new(
             settings,
             store.clone(),
             keyring(),
@@ -294,7 +294,7 @@ impl Builder {
             .await
             .expect("identity stored");
         TestEnv {
-            app,
+            ctx,
             store,
             clock,
             random,
@@ -320,7 +320,7 @@ pub struct LoggedIn {
 
 /// An app to test the use cases on, and what it holds.
 pub struct TestEnv {
-    pub app: App,
+    pub ctx: Context,
     pub store: Arc<MemoryStore>,
     pub clock: Arc<FixedClock>,
     pub random: Arc<SeededRandom>,
@@ -391,13 +391,13 @@ impl TestEnv {
         let cookies = BrowserCookies {
             sso: sso_cookie.map(str::to_owned),
         };
-        login::authorize(&self.app, p, &cookies, IP, USER_AGENT, String::new())
+        login::authorize(&self.ctx, p, &cookies, IP, USER_AGENT, String::new())
             .await
             .expect("authorize")
     }
 
     /// Authorizes and expects the QR page: the new login and its browser secret.
-    pub async fn show_qr(&self, p: &Params) -> (LoginSession, BrowserSecret) {
+    pub async fn show_qr(&self, p: &Params) -> (QrLogin, BrowserSecret) {
         match self.authorize(p, None).await {
             AuthorizeDecision::ShowQr {
                 session,
@@ -409,7 +409,7 @@ impl TestEnv {
     }
 
     /// The QR login as stored now.
-    pub async fn qr_login(&self, id: &str) -> Versioned<LoginSession> {
+    pub async fn qr_login(&self, id: &str) -> Versioned<QrLogin> {
         self.store
             .qr_login(id, self.now())
             .await
@@ -420,15 +420,15 @@ impl TestEnv {
     /// Alice's phone scans the QR as it shows now and signs `decision` on it.
     pub async fn scan_and_decide(
         &self,
-        login: &LoginSession,
+        login: &QrLogin,
         decision: &str,
     ) -> Result<Decision, device::DeviceError> {
         let challenge = login.current_challenge(self.now());
-        device::scan(&self.app, &login.id, &challenge).await?;
+        device::scan(&self.ctx, &login.id, &challenge).await?;
         let approval =
             self.phone
-                .approval(&self.app, &self.alice.sub, &login.id, &challenge, decision);
-        device::decide(&self.app, &login.id, &approval, &self.source()).await
+                .approval(&self.ctx, &self.alice.sub, &login.id, &challenge, decision);
+        device::decide(&self.ctx, &login.id, &approval, &self.source()).await
     }
 
     /// The consent step of `login` in the browser holding `secret`.
@@ -439,7 +439,7 @@ impl TestEnv {
         input: ConsentInput<'_>,
     ) -> ConsentOutcome {
         let l = self.qr_login(login_id).await;
-        login::consent(&self.app, &l, secret.expose(), input)
+        login::consent(&self.ctx, &l, secret.expose(), input)
             .await
             .expect("consent")
     }
@@ -499,7 +499,7 @@ impl TestEnv {
             basic: Some((SHOP.to_owned(), self.shop_secret.clone())),
             ..Default::default()
         };
-        token::token(&self.app, &params(pairs), &presented, &self.source())
+        token::token(&self.ctx, &params(pairs), &presented, &self.source())
             .await
             .map(|(_, issued)| issued)
     }
@@ -510,7 +510,7 @@ impl TestEnv {
             body_id: Some(SPA.to_owned()),
             ..Default::default()
         };
-        token::token(&self.app, &params(pairs), &presented, &self.source())
+        token::token(&self.ctx, &params(pairs), &presented, &self.source())
             .await
             .map(|(_, issued)| issued)
     }
