@@ -170,7 +170,7 @@ async fn setup(e: &mut Env) -> String {
         scopes: vec!["openid".into()],
         nonce: Some("n".into()),
         code_challenge: None,
-        sub,
+        sub: sub.into(),
         sid: sso.sid,
         auth_time: now,
         issued_at: now,

@@ -40,7 +40,7 @@ pub async fn notify(ctx: &Context, session: &SsoSession, now: Timestamp) {
             Ok(Some((c, _))) => c,
             Ok(None) => continue,
             Err(e) => {
-                tracing::warn!(error = %e, client_id, "back-channel logout: reading the client failed");
+                tracing::warn!(error = %e, client_id = %client_id, "back-channel logout: reading the client failed");
                 continue;
             }
         };
@@ -66,7 +66,7 @@ pub async fn notify(ctx: &Context, session: &SsoSession, now: Timestamp) {
         match token {
             Ok(t) => deliveries.push((client.client_id, uri, t)),
             Err(e) => {
-                tracing::warn!(error = %e, client_id, "back-channel logout: signing failed")
+                tracing::warn!(error = %e, client_id = %client_id, "back-channel logout: signing failed")
             }
         }
     }

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::domain::client::{Client, ClientType};
 use crate::domain::discovery::SCOPES;
-use crate::protocol::{OAuthError, OAuthErrorCode};
+use crate::protocol::{ClientId, OAuthError, OAuthErrorCode, RedirectUri};
 
 /// How the authorization response is delivered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,8 +34,8 @@ pub struct Prompt {
 /// A validated authorization request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuthorizationRequest {
-    pub client_id: String,
-    pub redirect_uri: String,
+    pub client_id: ClientId,
+    pub redirect_uri: RedirectUri,
     pub response_mode: ResponseMode,
     /// Optional with PKCE S256 (echoed when present); required without it.
     #[serde(default)]
@@ -297,7 +297,7 @@ pub fn validate_with(
     };
     Ok(AuthorizationRequest {
         client_id: client.client_id.clone(),
-        redirect_uri,
+        redirect_uri: redirect_uri.into(),
         response_mode,
         state,
         nonce,

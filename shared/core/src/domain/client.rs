@@ -10,6 +10,7 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
+use crate::protocol::{ClientId, RedirectUri};
 use crate::random::{self, Random};
 
 /// Confidential clients authenticate with a secret; public clients (SPAs, native apps) do not
@@ -33,13 +34,13 @@ pub enum GrantType {
 /// A registered client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Client {
-    pub client_id: String,
+    pub client_id: ClientId,
     /// The registered name, shown on the consent page and in the app.
     pub name: String,
     pub client_type: ClientType,
     /// SHA-256 of the secret, base64url; `None` for public clients.
     pub secret_hash: Option<String>,
-    pub redirect_uris: Vec<String>,
+    pub redirect_uris: Vec<RedirectUri>,
     #[serde(default)]
     pub post_logout_redirect_uris: Vec<String>,
     pub grant_types: Vec<GrantType>,
@@ -325,11 +326,14 @@ pub fn register(
         (ClientType::Confidential, Some(ClientSecret::generate(rng)))
     };
     let client = Client {
-        client_id,
+        client_id: client_id.into(),
         name,
         client_type,
         secret_hash: secret.as_ref().map(ClientSecret::hash),
-        redirect_uris: dedup(new.redirect_uris),
+        redirect_uris: dedup(new.redirect_uris)
+            .into_iter()
+            .map(RedirectUri::from)
+            .collect(),
         post_logout_redirect_uris: dedup(new.post_logout_redirect_uris),
         grant_types,
         created_at: now,

@@ -15,6 +15,7 @@ use crate::domain::login;
 use crate::keys::Alg;
 use crate::protocol::claims::{ProfileClaims, RefreshTokenClaims, TokenTyp};
 use crate::protocol::responses::{TokenResponse, TokenType};
+use crate::protocol::{ClientId, SessionId, Subject};
 use crate::random::{self, Random};
 
 /// How a grant started.
@@ -30,11 +31,11 @@ pub enum GrantKind {
 pub struct Grant {
     pub id: String,
     pub kind: GrantKind,
-    pub client_id: String,
+    pub client_id: ClientId,
     /// The identity; for client credentials, the client id.
-    pub sub: String,
+    pub sub: Subject,
     /// The SSO session, for user grants.
-    pub sid: Option<String>,
+    pub sid: Option<SessionId>,
     pub scopes: Vec<String>,
     pub auth_time: Timestamp,
     pub nonce: Option<String>,
@@ -53,7 +54,7 @@ pub struct Grant {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefreshRecord {
     pub grant_id: String,
-    pub client_id: String,
+    pub client_id: ClientId,
     pub generation: u64,
 }
 

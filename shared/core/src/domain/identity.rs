@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
+use crate::protocol::Subject;
 use crate::random::{self, Random};
 
 /// The identity's kind (spec 2.5 shows `USER`; the enum has room for more).
@@ -21,7 +22,7 @@ pub enum IdentityType {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Identity {
     /// `sub` and `service_uuid`.
-    pub sub: String,
+    pub sub: Subject,
     pub service_id: String,
     /// The unique handle: `username` and `preferred_username`.
     pub name: String,
@@ -58,7 +59,7 @@ pub struct PublicProfile {
 impl Identity {
     pub fn public_profile(&self) -> PublicProfile {
         PublicProfile {
-            service_uuid: self.sub.clone(),
+            service_uuid: self.sub.clone().into(),
             name: self.name.clone(),
             display_name: self.display_name.clone(),
             profile_photo: self.profile_photo.clone(),
@@ -238,7 +239,7 @@ pub fn new_identity(
         .ok_or(field("public_key", "required"))?;
     parse_public_key(key)?;
     Ok(Identity {
-        sub: random::uuid_v4(rng).to_string(),
+        sub: random::uuid_v4(rng).to_string().into(),
         service_id: new_service_id(rng),
         name: name.to_owned(),
         display_name: display_name.to_owned(),

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 use crate::domain::authorize::AuthorizationRequest;
-use crate::protocol::Secret;
+use crate::protocol::{ClientId, QrLoginId, RedirectUri, Secret, SessionId, Subject};
 use crate::random::{self, Random};
 
 /// A login session lives at most five minutes (the default of `SCANID_LOGIN_TTL`).
@@ -35,7 +35,7 @@ pub enum LoginStatus {
     Pending,
     /// The identity approved on the phone (or an SSO session vouched for it).
     Approved {
-        sub: String,
+        sub: Subject,
         auth_time: Timestamp,
     },
     /// Denied on the phone.
@@ -47,7 +47,7 @@ pub enum LoginStatus {
 /// One login session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QrLogin {
-    pub id: String,
+    pub id: QrLoginId,
     pub request: AuthorizationRequest,
     /// The original authorization query, to offer a fresh start when this one expires.
     pub restart_query: String,
@@ -65,7 +65,7 @@ pub struct QrLogin {
     pub status: LoginStatus,
     /// An SSO session (sid) that vouched for the identity, when the QR step was skipped.
     #[serde(default)]
-    pub sso_sid: Option<String>,
+    pub sso_sid: Option<SessionId>,
 }
 
 /// SHA-256, base64url.
@@ -95,7 +95,7 @@ impl QrLogin {
         rng: &dyn Random,
     ) -> Self {
         Self {
-            id: random::token(rng, 16),
+            id: random::token(rng, 16).into(),
             request,
             restart_query,
             browser_hash: hash(browser_secret),
@@ -183,7 +183,7 @@ impl QrLogin {
         }
         self.status = if approve {
             LoginStatus::Approved {
-                sub: sub.to_owned(),
+                sub: sub.to_owned().into(),
                 auth_time: now,
             }
         } else {
@@ -216,8 +216,8 @@ pub enum DecideError {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SsoSession {
     /// Public id: `sid` in tokens, `session_state` in responses.
-    pub sid: String,
-    pub sub: String,
+    pub sid: SessionId,
+    pub sub: Subject,
     pub auth_time: Timestamp,
     pub created_at: Timestamp,
     /// SHA-256 of the cookie's secret part.
@@ -225,7 +225,7 @@ pub struct SsoSession {
     /// The clients that got a code in this session (OIDC Back-Channel Logout: who to tell
     /// when it ends).
     #[serde(default)]
-    pub clients: Vec<String>,
+    pub clients: Vec<ClientId>,
 }
 
 impl SsoSession {
@@ -241,8 +241,8 @@ impl SsoSession {
         let cookie = format!("{sid}.{secret}");
         (
             Self {
-                sid,
-                sub: sub.to_owned(),
+                sid: sid.into(),
+                sub: sub.to_owned().into(),
                 auth_time,
                 created_at: now,
                 secret_hash: hash(&secret),
@@ -285,14 +285,14 @@ impl Consent {
 /// An authorization code's grant, stored under the code's hash; single use, short-lived.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuthCode {
-    pub client_id: String,
-    pub redirect_uri: String,
+    pub client_id: ClientId,
+    pub redirect_uri: RedirectUri,
     pub scopes: Vec<String>,
     #[serde(default)]
     pub nonce: Option<String>,
     pub code_challenge: Option<String>,
-    pub sub: String,
-    pub sid: String,
+    pub sub: Subject,
+    pub sid: SessionId,
     pub auth_time: Timestamp,
     pub issued_at: Timestamp,
 }

@@ -5,6 +5,7 @@
 //! Every optional claim is absent, never `null`, when it does not apply: profile claims appear
 //! only with the scope that releases them.
 
+use super::ids::{ClientId, SessionId, Subject};
 use serde::{Deserialize, Serialize};
 
 /// `acr` of every token scanid issues (Keycloak's value for a full authentication).
@@ -60,10 +61,10 @@ pub struct AccessTokenClaims {
     pub iss: String,
     /// The client.
     pub aud: String,
-    pub sub: String,
+    pub sub: Subject,
     /// Always [`TokenTyp::Bearer`].
     pub typ: TokenTyp,
-    pub azp: String,
+    pub azp: ClientId,
     /// Always [`ACR`].
     pub acr: String,
     pub scope: String,
@@ -71,15 +72,15 @@ pub struct AccessTokenClaims {
     pub gid: String,
     /// The SSO session, for a user's grant (both names carry it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_state: Option<String>,
+    pub session_state: Option<SessionId>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sid: Option<String>,
+    pub sid: Option<SessionId>,
     /// Client credentials only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gty: Option<Gty>,
     /// Client credentials only.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub client_id: Option<String>,
+    pub client_id: Option<ClientId>,
     /// A user's token only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub service_id: Option<String>,
@@ -109,21 +110,21 @@ pub struct IdTokenClaims {
     pub iss: String,
     /// Always [`TokenTyp::Id`].
     pub typ: TokenTyp,
-    pub sub: String,
-    pub aud: String,
+    pub sub: Subject,
+    pub aud: ClientId,
     pub exp: i64,
     pub iat: i64,
     pub auth_time: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
     pub at_hash: String,
-    pub azp: String,
+    pub azp: ClientId,
     /// Always [`ACR`].
     pub acr: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sid: Option<String>,
+    pub sid: Option<SessionId>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_state: Option<String>,
+    pub session_state: Option<SessionId>,
     pub service_id: String,
     #[serde(flatten)]
     pub profile: ProfileClaims,
@@ -138,14 +139,14 @@ pub struct RefreshTokenClaims {
     pub iss: String,
     /// The issuer, as Keycloak has it.
     pub aud: String,
-    pub sub: String,
+    pub sub: Subject,
     /// [`TokenTyp::Refresh`] or [`TokenTyp::Offline`].
     pub typ: TokenTyp,
-    pub azp: String,
+    pub azp: ClientId,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sid: Option<String>,
+    pub sid: Option<SessionId>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_state: Option<String>,
+    pub session_state: Option<SessionId>,
     pub scope: String,
 }
 
@@ -167,12 +168,12 @@ pub struct Empty {}
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogoutTokenClaims {
     pub iss: String,
-    pub aud: String,
+    pub aud: ClientId,
     pub iat: i64,
     pub exp: i64,
     pub jti: String,
-    pub sub: String,
-    pub sid: String,
+    pub sub: Subject,
+    pub sid: SessionId,
     pub events: LogoutEvents,
 }
 

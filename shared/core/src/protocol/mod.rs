@@ -3,6 +3,7 @@
 pub mod claims;
 pub mod discovery;
 pub mod error;
+pub mod ids;
 pub mod requests;
 pub mod responses;
 pub mod secret;
@@ -12,6 +13,7 @@ pub use claims::{
     TokenTyp,
 };
 pub use error::{OAuthError, OAuthErrorCode};
+pub use ids::{ClientId, QrLoginId, RedirectUri, SessionId, Subject};
 pub use requests::TokenRequest;
 pub use responses::{IntrospectionResponse, TokenResponse, TokenType, UserinfoResponse};
 pub use secret::Secret;

@@ -78,7 +78,7 @@ impl<B: Backend + ?Sized> IdentityStore for B {
         now: Timestamp,
     ) -> Result<(), NewIdentityError> {
         let marker = Marker {
-            sub: identity.sub.clone(),
+            sub: identity.sub.clone().into(),
         };
         let mut writes = vec![
             Write::Put(

@@ -257,7 +257,7 @@ pub async fn list_by_kind<B: Backend>(s: Arc<B>) {
 
 pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
     let client = Client {
-        client_id: id("client"),
+        client_id: id("client").into(),
         name: "Suite <App>".into(),
         client_type: ClientType::Confidential,
         secret_hash: Some("hash".into()),
@@ -323,7 +323,7 @@ pub async fn counters_are_atomic_and_expire<B: Backend + 'static>(s: Arc<B>) {
 
 fn identity(name: &str, service_id: &str) -> crate::domain::identity::Identity {
     crate::domain::identity::Identity {
-        sub: uuid::Uuid::new_v4().to_string(),
+        sub: uuid::Uuid::new_v4().to_string().into(),
         service_id: service_id.to_owned(),
         name: name.to_owned(),
         display_name: "Suite".into(),

@@ -15,7 +15,7 @@ use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, AuthCode, Consent, LoginStatus, QrLogin, SsoSession};
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
-use crate::protocol::{OAuthError, OAuthErrorCode, Secret};
+use crate::protocol::{OAuthError, OAuthErrorCode, Secret, SessionId, Subject};
 use crate::random;
 use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
@@ -73,7 +73,7 @@ impl AuthResponse {
 
     fn for_request(req: &AuthorizationRequest, e: OAuthError, issuer: &str) -> Self {
         let target = ErrorTarget {
-            redirect_uri: req.redirect_uri.clone(),
+            redirect_uri: req.redirect_uri.clone().into(),
             response_mode: req.response_mode,
             state: req.state.clone(),
         };
@@ -280,7 +280,7 @@ async fn create_login(
     restart_query: String,
     ip: &str,
     user_agent: &str,
-    approved: Option<(String, Timestamp, String)>,
+    approved: Option<(Subject, Timestamp, SessionId)>,
 ) -> Result<(QrLogin, BrowserSecret), StoreError> {
     let now = ctx.clock.now();
     let browser_secret = Secret::new(random::token(ctx.random.as_ref(), 32));
@@ -327,7 +327,7 @@ pub async fn complete(
     req: &AuthorizationRequest,
     sub: &str,
     auth_time: Timestamp,
-    sid: Option<String>,
+    sid: Option<SessionId>,
     login: Option<&Versioned<QrLogin>>,
     consent: Option<Consent>,
 ) -> Result<Completed, CompleteError> {
@@ -351,7 +351,7 @@ pub async fn complete(
         scopes: req.scopes.clone(),
         nonce: req.nonce.clone(),
         code_challenge: req.code_challenge.clone(),
-        sub: sub.to_owned(),
+        sub: sub.to_owned().into(),
         sid: sid.clone(),
         auth_time,
         issued_at: now,
@@ -385,12 +385,12 @@ pub async fn complete(
         .subject(sub)
         .emit();
     let response = AuthResponse {
-        redirect_uri: req.redirect_uri.clone(),
+        redirect_uri: req.redirect_uri.clone().into(),
         mode: req.response_mode,
         params: [
             Some(("code", code)),
             req.state.clone().map(|st| ("state", st)),
-            Some(("session_state", sid)),
+            Some(("session_state", sid.into())),
             Some(("iss", ctx.settings.issuer())),
         ]
         .into_iter()

@@ -187,17 +187,17 @@ pub async fn introspect(
             jti: Some(c.jti),
             iss: Some(c.iss),
             aud: Some(c.aud),
-            sub: Some(c.sub),
+            sub: Some(c.sub.into()),
             typ: Some(c.typ),
-            azp: Some(c.azp),
-            session_state: c.session_state,
+            azp: Some(c.azp.into()),
+            session_state: c.session_state.map(Into::into),
             acr: Some(c.acr),
             scope: Some(c.scope),
-            sid: c.sid,
+            sid: c.sid.map(Into::into),
             service_id: c.service_id,
             // As the token has them, not as the identity has them now.
             groups: c.groups,
-            client_id: Some(t.grant.client_id),
+            client_id: Some(t.grant.client_id.into()),
             username,
             token_type: Some(TokenType::Bearer),
         });
@@ -219,19 +219,19 @@ pub async fn introspect(
             active: true,
             iat: Some(g.rotated_at.secs()),
             iss: Some(ctx.settings.issuer()),
-            aud: Some(g.client_id.clone()),
-            sub: Some(g.sub.clone()),
+            aud: Some(g.client_id.clone().into()),
+            sub: Some(g.sub.clone().into()),
             typ: Some(if g.offline {
                 TokenTyp::Offline
             } else {
                 TokenTyp::Refresh
             }),
-            azp: Some(g.client_id.clone()),
+            azp: Some(g.client_id.clone().into()),
             scope: Some(g.scopes.join(" ")),
-            client_id: Some(g.client_id.clone()),
+            client_id: Some(g.client_id.clone().into()),
             token_type: Some(TokenType::RefreshToken),
-            sid: g.sid.clone(),
-            session_state: g.sid.clone(),
+            sid: g.sid.clone().map(Into::into),
+            session_state: g.sid.clone().map(Into::into),
             username,
             service_id,
             groups,
@@ -350,7 +350,7 @@ pub fn userinfo(t: &LiveToken, identity: &Identity) -> UserinfoResponse {
     let scopes: Vec<String> = t.claims.scopes().map(str::to_owned).collect();
     let profile = scopes.iter().any(|s| s == "profile");
     UserinfoResponse {
-        sub: identity.sub.clone(),
+        sub: identity.sub.clone().into(),
         service_id: identity.service_id.clone(),
         profile: crate::domain::grant::profile_claims(identity, &scopes),
         peferred_username: profile.then(|| identity.name.clone()),

@@ -434,7 +434,7 @@ async fn client_credentials(
         id: random::token(ctx.random.as_ref(), 16),
         kind: GrantKind::ClientCredentials,
         client_id: client.client_id.clone(),
-        sub: client.client_id.clone(),
+        sub: client.client_id.clone().as_str().into(),
         sid: None,
         scopes: scopes.clone(),
         auth_time: now,
@@ -474,7 +474,7 @@ pub async fn sign_tokens(
         auth_time: grant.auth_time.secs(),
         jti: random::uuid_v4(ctx.random.as_ref()).to_string(),
         iss: issuer.clone(),
-        aud: grant.client_id.clone(),
+        aud: grant.client_id.clone().into(),
         sub: grant.sub.clone(),
         typ: TokenTyp::Bearer,
         azp: grant.client_id.clone(),
@@ -527,6 +527,6 @@ pub async fn sign_tokens(
         expires_in: ttl,
         refresh_expires_in,
         scope,
-        session_state: grant.sid.clone(),
+        session_state: grant.sid.clone().map(Into::into),
     })
 }
