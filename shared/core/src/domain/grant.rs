@@ -113,7 +113,7 @@ pub fn at_hash(access_token: &str) -> String {
 }
 
 /// The tokens of one issuance.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Issued {
     pub access_token: String,
     pub id_token: Option<String>,
@@ -122,6 +122,20 @@ pub struct Issued {
     pub refresh_expires_in: i64,
     pub scope: String,
     pub session_state: Option<String>,
+}
+
+impl std::fmt::Debug for Issued {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Issued")
+            .field("access_token", &"<redacted>")
+            .field(
+                "refresh_token",
+                &self.refresh_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field("id_token", &self.id_token.as_ref().map(|_| "<redacted>"))
+            .field("scope", &self.scope)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Issued {

@@ -13,8 +13,8 @@ pub enum TokenType {
     RefreshToken,
 }
 
-/// A successful token response.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A successful token response. Its `Debug` never shows a token.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenResponse {
     pub access_token: String,
     pub expires_in: i64,
@@ -32,6 +32,21 @@ pub struct TokenResponse {
     pub id_token: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_state: Option<String>,
+}
+
+impl std::fmt::Debug for TokenResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenResponse")
+            .field("access_token", &"<redacted>")
+            .field(
+                "refresh_token",
+                &self.refresh_token.as_ref().map(|_| "<redacted>"),
+            )
+            .field("id_token", &self.id_token.as_ref().map(|_| "<redacted>"))
+            .field("expires_in", &self.expires_in)
+            .field("scope", &self.scope)
+            .finish_non_exhaustive()
+    }
 }
 
 /// An introspection response: [`IntrospectionResponse::inactive`] is exactly
@@ -152,6 +167,10 @@ mod tests {
                 "refresh_token": "rt", "id_token": "it", "session_state": "s",
             }),
         );
+        let printed = format!("{full:?}");
+        for secret in ["\"at\"", "\"rt\"", "\"it\""] {
+            assert!(!printed.contains(secret), "{printed}");
+        }
     }
 
     #[test]
