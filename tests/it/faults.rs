@@ -1,4 +1,4 @@
-//! Fault injection (SECURITY.md F1, F2): with the store failing, every endpoint that needs it
+//! Fault injection (docs/requirements.md F1, F2): with the store failing, every endpoint that needs it
 //! answers 503 with `Retry-After` (`temporarily_unavailable` on OAuth endpoints, an HTML page
 //! on the authorization endpoint, never a redirect), issues no token, and leaves nothing
 //! half-written: after recovery the same code and the same name still work.

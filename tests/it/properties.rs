@@ -136,7 +136,7 @@ proptest! {
         prop_assert_eq!(basic_credentials(&req).unwrap(), Some((id, secret)));
     }
 
-    /// Redirect URIs (SECURITY.md A1, A4, A8): validation never panics; whatever it accepts
+    /// Redirect URIs (docs/requirements.md A1, A4, A8): validation never panics; whatever it accepts
     /// has no fragment, no credentials, an allowed scheme and no response parameter; a
     /// registered URI matches only itself (or, on loopback, itself with another port).
     #[test]

@@ -281,7 +281,7 @@ fn preflights_answer_registered_origins_only_and_metadata_stays_open() {
         );
         assert_eq!(r.header("access-control-allow-origin"), Some("*"), "{doc}");
     }
-    // No CORS at all on the authorization endpoint (SECURITY.md A13).
+    // No CORS at all on the authorization endpoint (docs/requirements.md A13).
     let r = request(
         "GET",
         &auth_url(&e.s, &[("client_id", "spa")]),

@@ -229,7 +229,7 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
             "QR payload without session and challenge".into(),
         ));
     };
-    // Show the person what they are about to approve (SECURITY.md Q3).
+    // Show the person what they are about to approve (docs/requirements.md Q3).
     let r = reqwest::Client::new()
         .get(a.qr_payload.as_str())
         .header("accept", "application/json")

@@ -2,7 +2,7 @@
 //!
 //! The standard AWS environment is honoured (region, credentials, `AWS_ENDPOINT_URL` and the
 //! per-service `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_KMS`, profiles). On top of it,
-//! scanid sets the time budget of a request (SECURITY.md F3): throttling and transient errors
+//! scanid sets the time budget of a request (docs/requirements.md F3): throttling and transient errors
 //! are retried by the SDK's standard retry strategy (exponential backoff with jitter), and every
 //! call, retries included, ends within [`OPERATION_BUDGET`], so a request that meets a
 //! throttled table answers 503 well before API Gateway's 30 s integration timeout.

@@ -50,7 +50,7 @@ pub struct RawSettings {
     pub refresh_token_ttl: Option<String>,
     /// `SCANID_OFFLINE_TOKEN_TTL`: seconds, default 2592000 (30 days).
     pub offline_token_ttl: Option<String>,
-    /// `SCANID_CODE_TTL`: seconds, default 60 (SECURITY.md T3: at most 60).
+    /// `SCANID_CODE_TTL`: seconds, default 60 (docs/requirements.md T3: at most 60).
     pub code_ttl: Option<String>,
     /// `SCANID_SSO_IDLE_TTL`: seconds, default 1800.
     pub sso_idle_ttl: Option<String>,
@@ -208,14 +208,14 @@ impl Default for Lifetimes {
     }
 }
 
-/// Rate limits (SECURITY.md Q4).
+/// Rate limits (docs/requirements.md Q4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Login requests per source and minute.
     pub logins_per_minute: u64,
     /// Verified app decisions per identity and minute; unverified ones per source and minute.
     pub decisions_per_minute: u64,
-    /// Failed client authentications per source and minute (SECURITY.md T2).
+    /// Failed client authentications per source and minute (docs/requirements.md T2).
     pub auth_failures_per_minute: u64,
     /// App sign-ups per source and hour.
     pub signups_per_hour: u64,

@@ -60,7 +60,7 @@ impl Random for SeededRandom {
     }
 }
 
-/// `n` random bytes, base64url without padding: codes, tokens, ids (SECURITY.md T8 wants
+/// `n` random bytes, base64url without padding: codes, tokens, ids (docs/requirements.md T8 wants
 /// at least 16 bytes, i.e. 128 bits).
 pub fn token(rng: &dyn Random, n: usize) -> String {
     let mut buf = vec![0u8; n];

@@ -7,7 +7,7 @@
 //! cookies are scoped to the realm.
 //!
 //! A browser-binding value is only ever issued by the server: each QR login gets a fresh
-//! random secret in a cookie named after that login (SECURITY.md Q1). A value the request
+//! random secret in a cookie named after that login (docs/requirements.md Q1). A value the request
 //! brings is never adopted, so an attacker who plants a cookie binds nothing.
 
 use crate::Context;

@@ -1,7 +1,7 @@
 //! The one mapping from errors to responses (STYLE.md practice 7).
 //!
 //! OAuth endpoints answer RFC 6749 §5.2 JSON; a store or signer outage is 503 with
-//! `Retry-After` (SECURITY.md F1). The cause of an internal error is logged where it is
+//! `Retry-After` (docs/requirements.md F1). The cause of an internal error is logged where it is
 //! converted, never sent to the client.
 
 use std::borrow::Cow;

@@ -1,7 +1,7 @@
 //! Server-rendered pages of the login flow. No third-party resources; every page carries
 //! `Content-Security-Policy` with a per-response nonce for its one script and style,
 //! `frame-ancestors 'none'`, `X-Frame-Options: DENY` and `Referrer-Policy: no-referrer`
-//! (SECURITY.md B1, B2). The markup is in askama templates ([`crate::views`]), which escape
+//! (docs/requirements.md B1, B2). The markup is in askama templates ([`crate::views`]), which escape
 //! every reflected value (B4); this module sends them.
 
 use askama::Template;

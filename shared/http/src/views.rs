@@ -2,7 +2,7 @@
 //! `layout.html` (the frameable keycloak pages have their own `frame.html`), and the scripts
 //! and stylesheet as static files under `static/`.
 //!
-//! Askama HTML-escapes every value a template prints (SECURITY.md B4). Text that comes from
+//! Askama HTML-escapes every value a template prints (docs/requirements.md B4). Text that comes from
 //! a request, a client's registration or an identity is a plain `&str` field here, so it is
 //! escaped; the only values printed with `|safe` are our own markup: the QR code's SVG, the
 //! static scripts and the stylesheet, each marked where it is printed.

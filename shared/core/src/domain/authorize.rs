@@ -2,7 +2,7 @@
 //! validation, in the order that keeps errors safe.
 //!
 //! 1. `client_id` and `redirect_uri` first. If either is missing, repeated, unknown or not
-//!    registered, the answer is never a redirect (SECURITY.md A1-A3, RFC 6749 §4.1.2.1).
+//!    registered, the answer is never a redirect (docs/requirements.md A1-A3, RFC 6749 §4.1.2.1).
 //! 2. Everything else is checked only once the redirect URI is trusted; its errors go back to
 //!    the client as a redirect with `error`, `error_description`, `state` and `iss` (A7).
 

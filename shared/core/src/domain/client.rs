@@ -1,6 +1,6 @@
 //! Registered clients (relying parties): the model, registration rules and authentication.
 //!
-//! Redirect URIs are validated at registration (SECURITY.md A4) and matched by exact string
+//! Redirect URIs are validated at registration (docs/requirements.md A4) and matched by exact string
 //! comparison, with only the port of a loopback redirect allowed to vary (A1; RFC 8252 §7.3,
 //! RFC 9700 §2.1).
 
@@ -132,7 +132,7 @@ impl Client {
         self.grant_types.contains(&grant)
     }
 
-    /// SECURITY.md A1: exact match, except that the port of a loopback (127.0.0.1, [::1])
+    /// docs/requirements.md A1: exact match, except that the port of a loopback (127.0.0.1, [::1])
     /// http redirect may vary (RFC 8252 §7.3).
     pub fn redirect_uri_matches(&self, presented: &str) -> bool {
         self.redirect_uris
@@ -378,10 +378,10 @@ pub const RESPONSE_PARAMETERS: &[&str] = &[
     "error_uri",
 ];
 
-/// SECURITY.md A4: https anywhere; http only on loopback; a private-use scheme (reverse domain
+/// docs/requirements.md A4: https anywhere; http only on loopback; a private-use scheme (reverse domain
 /// name, RFC 8252 §7.1) for native apps; never `javascript:`/`data:`/`file:`; no fragment, no
 /// credentials, and no parameter of an authorization response already in the query, so none
-/// can appear twice in a response (SECURITY.md A8).
+/// can appear twice in a response (docs/requirements.md A8).
 pub fn validate_redirect_uri(uri: &str) -> Result<(), &'static str> {
     if uri.len() > 2000 {
         return Err("longer than 2000 characters");

@@ -110,7 +110,7 @@ pub fn decide(
 }
 
 /// The anti-CSRF token of the consent form: bound to this browser's secret and the login
-/// (SECURITY.md B3); nothing to store.
+/// (docs/requirements.md B3); nothing to store.
 pub fn csrf_token(browser_secret: &str, login_id: &str) -> String {
     login::hash(&format!("consent-csrf:{browser_secret}:{login_id}"))
 }

@@ -4,7 +4,7 @@
 //! client-credentials request). Access tokens and id tokens are JWTs naming the grant (`gid`);
 //! refresh tokens are opaque, stored hashed, and rotate with a generation counter: the grant
 //! holds the current generation, and presenting an older one revokes the whole family
-//! (SECURITY.md R3), except right after a rotation (a short grace period for a lost response).
+//! (docs/requirements.md R3), except right after a rotation (a short grace period for a lost response).
 
 use serde::{Deserialize, Serialize};
 

@@ -125,7 +125,7 @@ pub fn validate_country_code(s: &str) -> Result<(), FieldError> {
 /// `profile_photo`: an `https` URL with a host on the operator's allow-list (`hosts`,
 /// `SCANID_PHOTO_HOSTS`), no credentials, at most 2048 characters. The avatar endpoint
 /// redirects to it, so anything else would make scanid's own domain an open redirector
-/// (SECURITY.md DIR1). Checked when written and again when redirecting (the list may shrink).
+/// (docs/requirements.md DIR1). Checked when written and again when redirecting (the list may shrink).
 pub fn validate_photo_url(s: &str, hosts: &[String]) -> Result<(), FieldError> {
     let bad = || {
         field(

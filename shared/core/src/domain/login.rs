@@ -1,4 +1,4 @@
-//! The login session behind the QR page (app protocol §2-§5; SECURITY.md Q1-Q3).
+//! The login session behind the QR page (app protocol §2-§5; docs/requirements.md Q1-Q3).
 //!
 //! * Bound to the browser that opened it: the browser holds a random secret in an HttpOnly
 //!   cookie; the session stores only its SHA-256 (Q1).

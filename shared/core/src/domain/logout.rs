@@ -1,4 +1,4 @@
-//! RP-initiated logout's decision (OIDC RP-Initiated Logout 1.0 §2-§3; SECURITY.md B3's rule
+//! RP-initiated logout's decision (OIDC RP-Initiated Logout 1.0 §2-§3; docs/requirements.md B3's rule
 //! applied to logout): when may a request end the browser's SSO session without asking?
 //!
 //! * Only a session the browser itself holds (its cookie) can be ended. An `id_token_hint`

@@ -1,5 +1,5 @@
 //! Fixed-window rate limits on the store's atomic counter, so every Lambda instance and the
-//! local server share them (SECURITY.md Q4, T2).
+//! local server share them (docs/requirements.md Q4, T2).
 //!
 //! Limits that protect against an outside party count per [`Source`] (the client's network
 //! address) and never per the *target* of a request (a `client_id` or a `sub` is public, so a

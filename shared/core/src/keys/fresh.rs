@@ -9,7 +9,7 @@
 //! later. Rebuilding creates signers anew; in kms-envelope mode the new active signer decrypts
 //! its key once, at its first signature: zero KMS calls per token still holds.
 //!
-//! Timing (SECURITY.md D2): a `next` key is published [`PUBLISH_BEFORE_ACTIVATE_SECS`] before
+//! Timing (docs/requirements.md D2): a `next` key is published [`PUBLISH_BEFORE_ACTIVATE_SECS`] before
 //! it may sign; every process sees it within [`RELOAD_SECS`], and relying parties cache the
 //! JWKS for at most [`JWKS_MAX_AGE_SECS`], so `RELOAD + MAX_AGE <= PUBLISH_BEFORE_ACTIVATE`.
 

@@ -2,7 +2,7 @@
 //! implement it too), the [`Keyring`] of keys that sign and keys that still verify, the JWKS,
 //! and JWT encoding and verification.
 //!
-//! Rotation (SECURITY.md D2): a key is `next` (published, not yet signing), then `active`
+//! Rotation (docs/requirements.md D2): a key is `next` (published, not yet signing), then `active`
 //! (signing and published), then `retired` (published so live tokens still verify, not
 //! signing), then removed. The JWKS lists every `next`, `active` and `retired` key.
 

@@ -1,6 +1,6 @@
 //! A store that fails on demand: wraps another adapter and answers
 //! [`StoreError::Unavailable`] to reads and/or writes while told to. Used by the fault-injection
-//! tests (SECURITY.md F1, F2) for every adapter alike.
+//! tests (docs/requirements.md F1, F2) for every adapter alike.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -34,7 +34,7 @@ fn outcome(r: Result<(), StoreError>) -> Result<Outcome, StoreError> {
 }
 
 /// What a redeemed code's hash points to, so a second redemption revokes the first one's
-/// grant (SECURITY.md T3).
+/// grant (docs/requirements.md T3).
 #[derive(Serialize, Deserialize)]
 struct CodeUsed {
     grant_id: String,

@@ -190,7 +190,7 @@ pub async fn decide(
         }
     };
     // Only a decision the identity's own key signed counts against the identity: a
-    // stranger naming a (public) sub must not be able to block its owner (SECURITY.md Q4).
+    // stranger naming a (public) sub must not be able to block its owner (docs/requirements.md Q4).
     limit(ctx, Limit::Decision, &sub, now).await?;
     let claim = |n: &str| v.claims.get(n).and_then(serde_json::Value::as_str);
     if claim("session") != Some(id) {

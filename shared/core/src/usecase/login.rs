@@ -2,7 +2,7 @@
 //! and how a login ends (code issued, or an error sent back to the client).
 //!
 //! Every step that changes state is one conditional write or one transaction, so nothing is
-//! half-written and nothing happens twice (SECURITY.md F2).
+//! half-written and nothing happens twice (docs/requirements.md F2).
 
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
@@ -89,7 +89,7 @@ pub struct BrowserCookies {
 }
 
 /// A QR login's browser-binding secret: issued by the server for that login only, sent to
-/// the browser once in a cookie, stored only as a hash (SECURITY.md Q1).
+/// the browser once in a cookie, stored only as a hash (docs/requirements.md Q1).
 pub type BrowserSecret = Secret;
 
 /// The authorization endpoint's decision.

@@ -159,7 +159,7 @@ async fn live_refresh_token(
 }
 
 /// RFC 7662 §2.2: the response for `token` to the authenticated `caller`; exactly
-/// `{"active": false}` for anything not live (SECURITY.md I2), and for anything the caller may
+/// `{"active": false}` for anything not live (docs/requirements.md I2), and for anything the caller may
 /// not see (RFC 7662 §4): a refresh token only by its own client, an access token by its own
 /// client or by a registered resource server. The hint is not trusted (I3): both kinds are
 /// tried.
@@ -243,7 +243,7 @@ pub async fn introspect(
 
 /// RFC 7009 §2.1: revokes `token` if it belongs to `client_id`; unknown or foreign tokens are
 /// ignored (the answer is 200 either way). Revoking either kind revokes the grant, so a
-/// refresh token's access tokens die with it (SECURITY.md V1).
+/// refresh token's access tokens die with it (docs/requirements.md V1).
 pub async fn revoke(
     ctx: &Context,
     client_id: &str,

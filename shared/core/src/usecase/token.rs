@@ -88,7 +88,7 @@ impl Presented {
 /// A correct secret is always accepted: client secrets are service-generated with 256 bits of
 /// entropy, so locking a client after failures would protect nothing and hand anyone who knows
 /// the (public) client_id a switch to lock it out. Failures are counted against the *source*
-/// instead; over [`crate::config::Limits::auth_failures_per_minute`] it gets 429 (SECURITY.md
+/// instead; over [`crate::config::Limits::auth_failures_per_minute`] it gets 429 (docs/requirements.md
 /// T2), at no cost to the operator (no sleeping). A public client has no secret to guess, so
 /// its failures are never counted.
 pub async fn authenticate(
@@ -205,7 +205,7 @@ async fn live_identity(ctx: &Context, sub: &str, now: Timestamp) -> Result<Ident
     }
 }
 
-/// A code redeemed twice: revoke what the first redemption issued (SECURITY.md T3).
+/// A code redeemed twice: revoke what the first redemption issued (docs/requirements.md T3).
 async fn replayed_code(
     ctx: &Context,
     client: &Client,
@@ -486,7 +486,7 @@ pub async fn sign_tokens(
         gty: client_credentials.then_some(Gty::ClientCredentials),
         client_id: client_credentials.then(|| grant.client_id.clone()),
         service_id: identity.map(|i| i.service_id.clone()),
-        // Only what the scopes release (SECURITY.md: claims follow consent).
+        // Only what the scopes release (docs/requirements.md: claims follow consent).
         preferred_username: identity.filter(|_| has("profile")).map(|i| i.name.clone()),
         groups: identity.filter(|_| has("groups")).map(|i| i.groups.clone()),
     };

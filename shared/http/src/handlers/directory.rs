@@ -1,7 +1,7 @@
 //! The public directory (spec 4.6-4.8): profiles by subject and by service identifier, and the
 //! avatar redirect. No token needed; `ETag` + `Cache-Control` on 200s, `304` for a matching
 //! `If-None-Match`, CORS open for GET. Unknown, malformed and oversized ids all get the same
-//! 404 JSON (SECURITY.md DIR2); the avatar redirects only to a photo URL validated when it was
+//! 404 JSON (docs/requirements.md DIR2); the avatar redirects only to a photo URL validated when it was
 //! written, and validated again here (DIR1).
 
 use lambda_http::Body;

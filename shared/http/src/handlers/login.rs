@@ -138,7 +138,7 @@ fn qr_page(ctx: &Context, s: &QrLogin, client_name: &str, cookies: Vec<String>) 
 }
 
 /// The session named by `?session=` that this browser opened: `Err` 404 when unknown or
-/// expired, 403 when another browser opened it (SECURITY.md Q1).
+/// expired, 403 when another browser opened it (docs/requirements.md Q1).
 async fn bound_session(
     ctx: &Context,
     req: &Request,

@@ -28,7 +28,7 @@ pub async fn discovery(ctx: &Context, req: Request) -> Result<Response, HttpErro
     Ok(cached_json(&ctx.discovery_json))
 }
 
-/// `GET /realms/{realm}/protocol/openid-connect/certs`: public members only (SECURITY.md D2).
+/// `GET /realms/{realm}/protocol/openid-connect/certs`: public members only (docs/requirements.md D2).
 pub async fn jwks(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     Ok(cached_json(&ctx.keyring().await.jwks_json()))

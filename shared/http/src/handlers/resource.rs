@@ -14,7 +14,7 @@ use crate::{
     Response,
 };
 
-/// `POST .../introspect`: client authentication required (SECURITY.md I1). A client sees its
+/// `POST .../introspect`: client authentication required (docs/requirements.md I1). A client sees its
 /// own tokens; a resource server also other clients' access tokens; anything else is
 /// `{"active":false}`.
 pub async fn introspect(ctx: &Context, req: Request) -> Result<Response, HttpError> {
@@ -35,7 +35,7 @@ pub async fn introspect(ctx: &Context, req: Request) -> Result<Response, HttpErr
     ))
 }
 
-/// `POST .../revoke` (RFC 7009): 200 for unknown and foreign tokens alike (SECURITY.md V1).
+/// `POST .../revoke` (RFC 7009): 200 for unknown and foreign tokens alike (docs/requirements.md V1).
 pub async fn revoke(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
@@ -55,7 +55,7 @@ pub async fn revoke(ctx: &Context, req: Request) -> Result<Response, HttpError> 
     ))
 }
 
-/// The bearer token, from exactly one place (RFC 6750 §2; SECURITY.md U3).
+/// The bearer token, from exactly one place (RFC 6750 §2; docs/requirements.md U3).
 fn bearer(req: &Request) -> Result<String, HttpError> {
     let mut found: Vec<String> = Vec::new();
     if let Some(h) = req.headers().get(http::header::AUTHORIZATION) {
@@ -92,7 +92,7 @@ fn bearer(req: &Request) -> Result<String, HttpError> {
     }
 }
 
-/// `GET|POST .../userinfo` (SECURITY.md U1-U4, C1).
+/// `GET|POST .../userinfo` (docs/requirements.md U1-U4, C1).
 pub async fn userinfo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let t = bearer(&req)?;

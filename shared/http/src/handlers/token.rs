@@ -40,7 +40,7 @@ pub fn basic_credentials(req: &Request) -> Result<Option<(String, String)>, Http
     Ok(Some((dec(id), dec(secret))))
 }
 
-/// A token-endpoint style JSON answer: `no-store` (SECURITY.md T6).
+/// A token-endpoint style JSON answer: `no-store` (docs/requirements.md T6).
 pub(crate) fn no_store<T: serde::Serialize>(status: u16, v: &T) -> Response {
     let mut r = json(status, v);
     r.headers_mut()
