@@ -4,15 +4,21 @@
 #   - token issuance (client_credentials, JWT access tokens) with RS256 and with ES256;
 #   - discovery and JWKS throughput;
 #   - scanid's peak resident memory.
-# usage: bash infra/bench/run.sh [seconds per run, default 10]
+# usage: [SCANID_BENCH_BIN=path] bash infra/bench/run.sh [seconds per run, default 10]
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(cd ../.. && pwd)
 SECS=${1:-10}
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 [ -d node_modules/oidc-provider ] || npm ci --no-audit --no-fund --loglevel=error
-(cd "$ROOT" && cargo build --release -q -p scanid-cli)
-BIN="$ROOT/target/release/scanid"
+# SCANID_BENCH_BIN: a scanid binary to measure instead of this tree's release build (to compare
+# two versions, each side by side with oidc-provider in its own run).
+if [ -n "${SCANID_BENCH_BIN:-}" ]; then
+  BIN="$SCANID_BENCH_BIN"
+else
+  (cd "$ROOT" && cargo build --release -q -p scanid-cli)
+  BIN="$ROOT/target/release/scanid"
+fi
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
