@@ -26,7 +26,7 @@ use base64::Engine;
 use scanid_core::clock::Timestamp;
 use scanid_core::config::SigningMode;
 use scanid_core::keys::local::{generate, KeySet, LocalSigner, Material, StoredKey};
-use scanid_core::keys::set::{load_set, save_set, BuildKeyring};
+use scanid_core::keys::set::{load_set, published_key, save_set, BuildKeyring};
 use scanid_core::keys::{Alg, Jwk, KeyState, Keyring, SignError, Signer};
 use scanid_core::store::Backend;
 
@@ -303,19 +303,7 @@ impl Kms {
         let mut signers: Vec<Arc<dyn Signer>> = Vec::new();
         let mut published = Vec::new();
         for k in &set.keys {
-            let public = match &k.material {
-                Material::Kms { public, .. } | Material::Envelope { public, .. } => public.clone(),
-                Material::Pkcs8(_) => {
-                    return Err(SignError::Key(
-                        format!("key {} is a local key in the store's key set", k.kid).into(),
-                    ))
-                }
-            };
-            if public.kid != k.kid {
-                return Err(SignError::Key(
-                    format!("key {}: kid does not match", k.kid).into(),
-                ));
-            }
+            let public = published_key(k)?;
             if k.state == KeyState::Active {
                 let signer: Arc<dyn Signer> = match &k.material {
                     Material::Kms { key_id, .. } => Arc::new(KmsSigner {

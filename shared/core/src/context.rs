@@ -97,6 +97,24 @@ impl Context {
         })
     }
 
+    /// A context for a running process: the real clock and CSPRNG, keys kept fresh.
+    pub async fn running(
+        settings: Settings,
+        store: Arc<dyn Backend>,
+        keys: FreshKeys,
+    ) -> Result<Self, StartError> {
+        let clock: Arc<dyn Clock> = Arc::new(crate::clock::SystemClock);
+        let algs = keys.get(clock.now()).await.algs();
+        Self::with_keys(
+            settings,
+            store,
+            keys,
+            &algs,
+            clock,
+            Arc::new(crate::random::SystemRandom::new()),
+        )
+    }
+
     /// The signing keys now: checked again when older than a minute, so a rotation or
     /// removal reaches a running process without a restart.
     pub async fn keyring(&self) -> Arc<Keyring> {

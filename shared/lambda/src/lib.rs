@@ -16,7 +16,6 @@ use scanid_core::config::{RawSettings, Settings, StoreSettings};
 use scanid_core::context::StartError;
 use scanid_core::keys::fresh::FreshKeys;
 use scanid_core::keys::set::{Builder, PublishedOnly};
-use scanid_core::random::SystemRandom;
 use scanid_core::store::read_only::ReadOnly;
 use scanid_core::store::Backend;
 use scanid_core::Context;
@@ -107,16 +106,8 @@ async fn context(
     let keys = FreshKeys::from_store(store.clone(), builder, clock.now())
         .await?
         .ok_or_else(|| StartError::Unsupported(scanid_core::context::NO_KEY_SET.into()))?;
-    let algs = keys.get(clock.now()).await.algs();
     if handler.access() == Access::Read {
         store = Arc::new(ReadOnly(store));
     }
-    Context::with_keys(
-        settings,
-        store,
-        keys,
-        &algs,
-        clock,
-        Arc::new(SystemRandom::new()),
-    )
+    Context::running(settings, store, keys).await
 }

@@ -7,7 +7,6 @@ use scanid_core::clock::{Clock, SystemClock, Timestamp};
 use scanid_core::config::{Settings, SigningMode, StoreSettings};
 use scanid_core::context::StartError;
 use scanid_core::keys::fresh::FreshKeys;
-use scanid_core::random::SystemRandom;
 use scanid_core::store::Backend;
 use scanid_core::Context;
 
@@ -25,15 +24,7 @@ pub async fn context(settings: Settings) -> Result<Context, StartError> {
         KeySetup::CreateIfMissing,
     )
     .await?;
-    let algs = keys.get(clock.now()).await.algs();
-    Context::with_keys(
-        settings,
-        store,
-        keys,
-        &algs,
-        clock,
-        Arc::new(SystemRandom::new()),
-    )
+    Context::running(settings, store, keys).await
 }
 
 /// The signing keys `settings` select: the local key file, or the key set in the store with

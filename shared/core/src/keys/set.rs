@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use super::local::{KeySet, Material};
+use super::local::{KeySet, Material, StoredKey};
+use super::Jwk;
 use super::{Keyring, SignError};
 use crate::clock::Timestamp;
 use crate::store::{Backend, Cond, Key, Kind, Record, StoreError};
@@ -27,23 +28,30 @@ impl BuildKeyring for PublishedOnly {
     async fn keyring(&self, set: &KeySet) -> Result<Keyring, SignError> {
         let mut published = Vec::new();
         for k in &set.keys {
-            let public = match &k.material {
-                Material::Kms { public, .. } | Material::Envelope { public, .. } => public.clone(),
-                Material::Pkcs8(_) => {
-                    return Err(SignError::Key(
-                        format!("key {} is a local key in the store's key set", k.kid).into(),
-                    ))
-                }
-            };
-            if public.kid != k.kid {
-                return Err(SignError::Key(
-                    format!("key {}: kid does not match", k.kid).into(),
-                ));
-            }
+            let public = published_key(k)?;
             published.push(public);
         }
         Keyring::new(Vec::new(), published)
     }
+}
+
+/// The public key of a key held in the store's key set (KMS or envelope), checked against
+/// its `kid`.
+pub fn published_key(k: &StoredKey) -> Result<Jwk, SignError> {
+    let public = match &k.material {
+        Material::Kms { public, .. } | Material::Envelope { public, .. } => public.clone(),
+        Material::Pkcs8(_) => {
+            return Err(SignError::Key(
+                format!("key {} is a local key in the store's key set", k.kid).into(),
+            ))
+        }
+    };
+    if public.kid != k.kid {
+        return Err(SignError::Key(
+            format!("key {}: kid does not match", k.kid).into(),
+        ));
+    }
+    Ok(public)
 }
 
 /// A shared builder.

@@ -161,9 +161,8 @@ impl<B: Backend + ?Sized> IdentityStore for B {
         version: u64,
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        let mut r = Record::new(Key::new(Kind::Identity, &identity.sub), identity, None)?;
-        r.version = version + 1;
-        self.put(r, Cond::Version(version), now).await
+        self.update_identity_signed(identity, version, &[], now)
+            .await
     }
 
     async fn update_identity_signed(
@@ -175,6 +174,9 @@ impl<B: Backend + ?Sized> IdentityStore for B {
     ) -> Result<(), StoreError> {
         let mut r = Record::new(Key::new(Kind::Identity, &identity.sub), identity, None)?;
         r.version = version + 1;
+        if jtis.is_empty() {
+            return self.put(r, Cond::Version(version), now).await;
+        }
         let mut writes = vec![super::Write::Put(r, Cond::Version(version))];
         for (jti, exp) in jtis {
             writes.push(super::flows::jti_write(&identity.sub, jti, *exp)?);

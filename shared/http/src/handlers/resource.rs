@@ -4,6 +4,7 @@
 use lambda_http::Body;
 
 use crate::domain::authorize::Params;
+use crate::domain::client::Client;
 use crate::handlers::token::{basic_credentials, no_store};
 use crate::protocol::OAuthError;
 use crate::usecase::resource::{self, LiveToken};
@@ -19,35 +20,38 @@ use crate::{
 /// `{"active":false}`.
 pub async fn introspect(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
-    let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
+    let (client, t) = client_and_token(ctx, &req, false).await?;
+    let now = ctx.clock.now();
+    Ok(no_store(
+        200,
+        &resource::introspect(ctx, &client, &t, now).await?,
+    ))
+}
+
+/// The authenticated client and the `token` parameter of an introspection or revocation
+/// request (`public`: whether a public client may ask).
+async fn client_and_token(
+    ctx: &Context,
+    req: &Request,
+    public: bool,
+) -> Result<(Client, String), HttpError> {
+    let params = Params::from_pairs(form_pairs(req).map_err(|_| {
         OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
     })?);
-    let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
-    let client = token::authenticate(ctx, &presented, false, &source(&req)).await?;
+    let presented = Presented::from_params(basic_credentials(req)?, &params)?;
+    let client = token::authenticate(ctx, &presented, public, &source(req)).await?;
     let t = params
         .one("token")
         .map_err(|_| OAuthError::invalid_request("token is repeated"))?
         .ok_or_else(|| OAuthError::invalid_request("token is required"))?;
-    let now = ctx.clock.now();
-    Ok(no_store(
-        200,
-        &resource::introspect(ctx, &client, t, now).await?,
-    ))
+    Ok((client, t.to_owned()))
 }
 
 /// `POST .../revoke` (RFC 7009): 200 for unknown and foreign tokens alike (docs/requirements.md V1).
 pub async fn revoke(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
-    let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
-        OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
-    })?);
-    let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
-    let client = token::authenticate(ctx, &presented, true, &source(&req)).await?;
-    let t = params
-        .one("token")
-        .map_err(|_| OAuthError::invalid_request("token is repeated"))?
-        .ok_or_else(|| OAuthError::invalid_request("token is required"))?;
-    resource::revoke(ctx, &client.client_id, t, ctx.clock.now()).await?;
+    let (client, t) = client_and_token(ctx, &req, true).await?;
+    resource::revoke(ctx, &client.client_id, &t, ctx.clock.now()).await?;
     Ok(cors::for_client(
         &req,
         &client,
