@@ -400,10 +400,10 @@ impl TestEnv {
     pub async fn show_qr(&self, p: &Params) -> (QrLogin, BrowserSecret) {
         match self.authorize(p, None).await {
             AuthorizeDecision::ShowQr {
-                session,
+                login,
                 browser_secret,
                 ..
-            } => (session, browser_secret),
+            } => (login, browser_secret),
             other => panic!("expected the QR page, got {other:?}"),
         }
     }

@@ -95,16 +95,16 @@ pub type BrowserSecret = Secret;
 /// The authorization endpoint's decision.
 #[derive(Debug)]
 pub enum AuthorizeDecision {
-    /// Show the QR page for this new session; bind it to the browser with `browser_secret`.
+    /// Show the QR page for this new QR login; bind it to the browser with `browser_secret`.
     ShowQr {
-        session: QrLogin,
+        login: QrLogin,
         /// The client's registered name, for the page.
         client_name: String,
         browser_secret: BrowserSecret,
     },
-    /// An SSO session vouched for the identity; ask for consent on this (approved) session.
+    /// An SSO session vouched for the identity; ask for consent on this (approved) QR login.
     AskConsent {
-        session: QrLogin,
+        login: QrLogin,
         browser_secret: BrowserSecret,
     },
     /// Send the browser back to the client (a code, or an error).
@@ -219,10 +219,10 @@ pub async fn authorize(
             return Ok(AuthorizeDecision::RateLimited { retry_after });
         }
         let approved = Some((sub, auth_time, sid));
-        let (session, browser_secret) =
+        let (login, browser_secret) =
             create_login(ctx, req, restart_query, ip, user_agent, approved).await?;
         return Ok(AuthorizeDecision::AskConsent {
-            session,
+            login,
             browser_secret,
         });
     }
@@ -240,20 +240,20 @@ pub async fn authorize(
         return Ok(AuthorizeDecision::RateLimited { retry_after });
     }
     let source = Source::from_addr(ip);
-    let (session, browser_secret) =
+    let (login, browser_secret) =
         create_login(ctx, req, restart_query, ip, user_agent, None).await?;
     Audit::new(Event::LoginStarted)
         .client(&client.client_id)
         .source(source.as_str())
         .emit();
     Ok(AuthorizeDecision::ShowQr {
-        session,
+        login,
         client_name: client.name,
         browser_secret,
     })
 }
 
-/// Every login session created counts against its source: `Some(retry_after)` when over.
+/// Every QR login created counts against its source: `Some(retry_after)` when over.
 async fn login_limited(ctx: &Context, ip: &str, now: Timestamp) -> Result<Option<i64>, StoreError> {
     let source = Source::from_addr(ip);
     match ratelimit::count(
@@ -270,9 +270,9 @@ async fn login_limited(ctx: &Context, ip: &str, now: Timestamp) -> Result<Option
     }
 }
 
-/// Creates and stores a login session with a fresh browser-binding secret. `approved` is
+/// Creates and stores a QR login with a fresh browser-binding secret. `approved` is
 /// `(sub, auth_time, sid)` when an SSO session vouched for the identity, so the QR step is
-/// skipped. The record outlives the session by [`login::RECORD_GRACE_SECS`] so the page can
+/// skipped. The record outlives the QR login by [`login::RECORD_GRACE_SECS`] so the page can
 /// still learn "expired".
 async fn create_login(
     ctx: &Context,
@@ -284,7 +284,7 @@ async fn create_login(
 ) -> Result<(QrLogin, BrowserSecret), StoreError> {
     let now = ctx.clock.now();
     let browser_secret = Secret::new(random::token(ctx.random.as_ref(), 32));
-    let mut session = QrLogin::new(
+    let mut login = QrLogin::new(
         ctx.settings.lifetimes.login,
         req,
         restart_query,
@@ -295,11 +295,11 @@ async fn create_login(
         ctx.random.as_ref(),
     );
     if let Some((sub, auth_time, sid)) = approved {
-        session.status = LoginStatus::Approved { sub, auth_time };
-        session.sso_sid = Some(sid);
+        login.status = LoginStatus::Approved { sub, auth_time };
+        login.sso_sid = Some(sid);
     }
-    ctx.store.create_qr_login(&session, now).await?;
-    Ok((session, browser_secret))
+    ctx.store.create_qr_login(&login, now).await?;
+    Ok((login, browser_secret))
 }
 
 /// A finished login.
@@ -313,14 +313,14 @@ pub struct Completed {
 /// Why a login could not be completed.
 #[derive(Debug, thiserror::Error)]
 pub enum CompleteError {
-    /// Someone completed or changed the session meanwhile.
-    #[error("the login session was completed already")]
+    /// Someone completed or changed the QR login meanwhile.
+    #[error("the QR login was completed already")]
     AlreadyCompleted,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
-/// Issues the code: in one transaction, marks the login session completed (if any), starts the
+/// Issues the code: in one transaction, marks the QR login completed (if any), starts the
 /// SSO session (if none), remembers the consent (if given) and stores the code.
 pub async fn complete(
     ctx: &Context,

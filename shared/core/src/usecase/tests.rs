@@ -60,7 +60,7 @@ async fn authorize_a_valid_request_opens_a_qr_login_bound_to_the_browser() {
     let env = env().await;
     let d = env.authorize(&env.shop_auth(&[]), None).await;
     let AuthorizeDecision::ShowQr {
-        session,
+        login: session,
         client_name,
         browser_secret,
     } = d

@@ -46,10 +46,10 @@ pub async fn authorize(ctx: &Context, req: Request) -> Result<Response, HttpErro
     .map_err(HttpError::from_page_store)?;
     let rng = ctx.random.as_ref();
     // The binding cookie lives as long as the login's record (the page can learn "expired").
-    let browser_cookie = |session: &QrLogin, secret: &BrowserSecret| {
+    let browser_cookie = |login: &QrLogin, secret: &BrowserSecret| {
         cookies::set(
             ctx,
-            &cookies::login(ctx, &session.id),
+            &cookies::login(ctx, &login.id),
             secret.expose(),
             Some(ctx.settings.lifetimes.login + login::RECORD_GRACE_SECS),
         )
@@ -66,22 +66,22 @@ pub async fn authorize(ctx: &Context, req: Request) -> Result<Response, HttpErro
             })
         }
         AuthorizeDecision::ShowQr {
-            session,
+            login,
             client_name,
             browser_secret,
         } => qr_page(
             ctx,
-            &session,
+            &login,
             &client_name,
-            vec![browser_cookie(&session, &browser_secret)],
+            vec![browser_cookie(&login, &browser_secret)],
         ),
         AuthorizeDecision::AskConsent {
-            session,
+            login,
             browser_secret,
         } => finish(
             pages::security_headers(base(if after_post { 303 } else { 302 }))
-                .header("location", consent_url(ctx, &session.id))
-                .header("set-cookie", browser_cookie(&session, &browser_secret)),
+                .header("location", consent_url(ctx, &login.id))
+                .header("set-cookie", browser_cookie(&login, &browser_secret)),
             Body::Empty,
         ),
     })
@@ -137,9 +137,9 @@ fn qr_page(ctx: &Context, s: &QrLogin, client_name: &str, cookies: Vec<String>) 
     })
 }
 
-/// The session named by `?session=` that this browser opened: `Err` 404 when unknown or
+/// The QR login named by `?session=` that this browser opened: `Err` 404 when unknown or
 /// expired, 403 when another browser opened it (docs/requirements.md Q1).
-async fn bound_session(
+async fn bound_qr_login(
     ctx: &Context,
     req: &Request,
     id: Option<&str>,
@@ -182,7 +182,7 @@ async fn bound_session(
 pub async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let pairs = query_pairs(&req);
-    let s = bound_session(ctx, &req, single(&pairs, "session").as_deref(), false).await?;
+    let s = bound_qr_login(ctx, &req, single(&pairs, "session").as_deref(), false).await?;
     let now = ctx.clock.now();
     let status = s.value.public_status(now);
     let body = match status {
@@ -204,7 +204,7 @@ pub async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> 
 pub async fn consent(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
-    let s = bound_session(ctx, &req, single(&pairs, "session").as_deref(), true).await?;
+    let s = bound_qr_login(ctx, &req, single(&pairs, "session").as_deref(), true).await?;
     let browser = cookies::get(&req, &cookies::login(ctx, &s.value.id)).unwrap_or_default();
     let (csrf, choice) = (single(&pairs, "csrf"), single(&pairs, "consent"));
     let input = if after_post {
