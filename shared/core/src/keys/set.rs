@@ -9,7 +9,7 @@ use super::local::{KeySet, Material, StoredKey};
 use super::Jwk;
 use super::{Keyring, SignError};
 use crate::clock::Timestamp;
-use crate::store::{Backend, Cond, Key, Kind, Record, StoreError};
+use crate::store::{Backend, KeySets, StoreError};
 
 /// Builds the keyring of a key set: the KMS adapter (signers that call KMS or decrypt an
 /// envelope), or [`PublishedOnly`] where nothing signs.
@@ -64,20 +64,12 @@ pub fn store_err(e: StoreError) -> SignError {
     }
 }
 
-/// The key set's record id.
-pub const SET_ID: &str = "set";
-
 /// The key set held in the store, with its version (for compare-and-swap), if there is one.
 pub async fn load_set(
     store: &dyn Backend,
     now: Timestamp,
 ) -> Result<Option<(KeySet, u64)>, SignError> {
-    let rec = store
-        .get(&Key::new(Kind::SigningKey, SET_ID), now)
-        .await
-        .map_err(store_err)?;
-    rec.map(|r| Ok((r.value::<KeySet>().map_err(store_err)?, r.version)))
-        .transpose()
+    store.key_set(now).await.map_err(store_err)
 }
 
 /// Saves the key set: creates it (`version` `None`) or replaces version `version`. A concurrent
@@ -88,16 +80,7 @@ pub async fn save_set(
     version: Option<u64>,
     now: Timestamp,
 ) -> Result<(), SignError> {
-    let key = Key::new(Kind::SigningKey, SET_ID);
-    let mut rec = Record::new(key, set, None).map_err(store_err)?;
-    let cond = match version {
-        None => Cond::Absent,
-        Some(v) => {
-            rec.version = v + 1;
-            Cond::Version(v)
-        }
-    };
-    match store.put(rec, cond, now).await {
+    match store.save_key_set(set, version, now).await {
         Err(StoreError::ConditionFailed) => Err(SignError::Key(
             "the key set was changed by someone else meanwhile; run the command again".into(),
         )),

@@ -18,6 +18,7 @@ pub mod clients;
 pub mod faulty;
 pub mod flows;
 pub mod identities;
+pub mod key_sets;
 #[cfg(any(test, feature = "test-support"))]
 pub mod memory;
 pub mod origins;
@@ -35,6 +36,7 @@ use crate::clock::Timestamp;
 pub use clients::ClientStore;
 pub use flows::{Codes, Counters, Grants, Outcome, QrLogins, SsoSessions};
 pub use identities::{IdentityStore, NewIdentityError};
+pub use key_sets::KeySets;
 pub use typed::Typed;
 
 /// What a record is; the prefix of its key.
