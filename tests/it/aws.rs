@@ -335,8 +335,14 @@ fn kms_envelope_mode_and_key_rotation_on_the_table() {
     // The retired key still verifies tokens it signed (the restarted server has a new port).
     verify_from(&s, &old_issuer, &old_token);
     // ...and cannot be removed while they may be live.
-    let out = scanid(&[&["keys", "remove", "--kid", &old_kid][..], &aws.flags()[..]].concat());
-    assert!(!out.status.success());
+    let kid = format!("--kid={old_kid}");
+    let out = scanid(&[&["keys", "remove", &kid][..], &aws.flags()[..]].concat());
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{msg}");
+    assert!(
+        msg.contains(&format!("{old_kid} was retired less than")),
+        "{msg}"
+    );
 }
 
 #[test]
