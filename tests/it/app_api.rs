@@ -1,6 +1,5 @@
 //! The app's sign-up (app protocol §1): every validation rule, proof of possession, replays
 //! and name uniqueness.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use scanid_tests::{request, Resp, TestApp, TestServer};
 use serde_json::{json, Value};

@@ -7,7 +7,6 @@
 //!
 //! Distinct attacker and victim source addresses come from one process through
 //! `--trusted-proxy 127.0.0.1` and an `X-Forwarded-For` header.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

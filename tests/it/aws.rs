@@ -2,7 +2,6 @@
 //! moto, the operator commands register a client in the table, and `scanid serve --table ...
 //! --signing kms|kms-envelope` runs the QR login and the token flows on DynamoDB with KMS
 //! signatures, which an independent JWT library (PyJWT) verifies from the JWKS alone.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::process::Command;
 

@@ -1,5 +1,4 @@
 //! Operator commands: clients and signing keys.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use scanid_tests::{get, scanid, scanid_json, TestServer};
 use serde_json::Value;

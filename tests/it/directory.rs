@@ -1,6 +1,5 @@
 //! The public directory (spec 4.6-4.8; SECURITY.md DIR1-DIR2), profile updates and key
 //! rotation by the app, and the identity operator commands.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::process::Command;
 

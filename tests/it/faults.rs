@@ -2,7 +2,6 @@
 //! answers 503 with `Retry-After` (`temporarily_unavailable` on OAuth endpoints, an HTML page
 //! on the authorization endpoint, never a redirect), issues no token, and leaves nothing
 //! half-written: after recovery the same code and the same name still work.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -1,6 +1,5 @@
 //! The QR login as a browser and the app drive it, against the real `scanid serve`:
 //! SECURITY.md A1-A13, B1-B4, Q1-Q4 with the requests they name.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use scanid_tests::{
     attr, consent_url, location, login, open, params_of, request, scanid_json, Browser, Resp,

@@ -3,7 +3,6 @@
 //! and back-channel `POST logout`, the pages `keycloak-js` loads, and OIDC Back-Channel Logout
 //! to a receiver. The real libraries (oidc-client-ts, keycloak-js, oauth4webapi, authlib) drive
 //! the same through Chromium in tests/js/rp-matrix.test.mjs.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

@@ -1,6 +1,5 @@
 //! `scanid serve` as a user runs it: discovery, JWKS, persistence across restarts, routing
 //! errors, bad input and bad configuration.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::process::Command;
 

@@ -1,6 +1,5 @@
 //! Tokens as relying parties and resource servers use them: SECURITY.md T1-T8, R1-R4, C1,
 //! I1-I3, V1, U1-U4, ID1-ID6, and logout.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::process::Command;
 
