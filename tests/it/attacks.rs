@@ -8,14 +8,14 @@
 //! Distinct attacker and victim source addresses come from one process through
 //! `--trusted-proxy 127.0.0.1` and an `X-Forwarded-For` header.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use aws_lc_rs::signature::EcdsaKeyPair;
 use scanid_tests::{
     attr, auth_url, consent_url, get, jwt_claims, location, login, open, params_of, post_form,
-    request, scanid, scanid_json, Browser, Resp, TestApp, TestServer,
+    raw_request, read_raw, request, scanid, scanid_json, Browser, Resp, TestApp, TestServer,
 };
 use serde_json::{json, Value};
 
@@ -324,48 +324,10 @@ fn assert_invalid_request(r: &Resp, why: &str) {
     assert_eq!(r.json()["error"], "invalid_request", "{why}");
 }
 
-/// `host:port` of the server.
-fn addr(s: &TestServer) -> String {
-    s.base.strip_prefix("http://").unwrap().to_owned()
-}
-
-/// What came back on `stream` until EOF, an error (a reset also ends the connection), or
-/// `timeout`; and whether the connection ended (false: the read timed out).
-fn read_all(stream: &mut TcpStream, timeout: Duration) -> (Vec<u8>, bool) {
-    stream.set_read_timeout(Some(timeout)).unwrap();
-    let mut out = Vec::new();
-    let mut buf = [0u8; 4096];
-    loop {
-        match stream.read(&mut buf) {
-            Ok(0) => return (out, true),
-            Ok(n) => out.extend_from_slice(&buf[..n]),
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                return (out, false)
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return (out, true),
-        }
-    }
-}
-
-/// Sends `raw` on a new connection (a failed write is ignored: the server may have closed
-/// early) and reads the answer for at most `timeout`.
-fn raw_exchange(s: &TestServer, raw: &[u8], timeout: Duration) -> (String, bool) {
-    let mut stream = TcpStream::connect(addr(s)).unwrap();
-    let _ = stream.write_all(raw);
-    let (bytes, ended) = read_all(&mut stream, timeout);
-    (String::from_utf8_lossy(&bytes).into_owned(), ended)
-}
-
 fn discovery_get(s: &TestServer) -> String {
     format!(
         "GET {DISCOVERY} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-        addr(s)
+        s.addr()
     )
 }
 
@@ -375,7 +337,7 @@ fn post_head(s: &TestServer, length: usize) -> String {
         "POST /realms/scanid/protocol/openid-connect/token HTTP/1.1\r\nHost: {}\r\n\
          Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {length}\r\n\
          Connection: close\r\n\r\n",
-        addr(s)
+        s.addr()
     )
 }
 
@@ -1017,12 +979,12 @@ fn slow_and_oversized_requests_are_cut_off_and_shutdown_does_not_wait_for_them()
     assert_eq!(get(&s.url(DISCOVERY)).status, 200);
 
     // (a) A body that never finishes: 408 (or at least a closed connection), not a hang.
-    let mut stalled = TcpStream::connect(addr(&s)).unwrap();
+    let mut stalled = TcpStream::connect(s.addr()).unwrap();
     stalled
         .write_all(format!("{}grant_type", post_head(&s, 100)).as_bytes())
         .unwrap();
     let started = Instant::now();
-    let (answer, ended) = read_all(&mut stalled, Duration::from_secs(5));
+    let (answer, ended) = read_raw(&mut stalled, Duration::from_secs(5));
     let answer = String::from_utf8_lossy(&answer).into_owned();
     assert!(
         ended,
@@ -1038,14 +1000,14 @@ fn slow_and_oversized_requests_are_cut_off_and_shutdown_does_not_wait_for_them()
     // (b) A body over --max-body-bytes: 413.
     let mut big = post_head(&s, 2000).into_bytes();
     big.extend_from_slice(&[b'x'; 2000]);
-    let (answer, _) = raw_exchange(&s, &big, Duration::from_secs(5));
+    let (answer, _) = raw_request(&s, &big, Duration::from_secs(5));
     assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
 
     // The server still serves.
     assert_eq!(get(&s.url(DISCOVERY)).status, 200);
 
     // (d) SIGTERM with a half-sent request open: a clean, prompt exit.
-    let mut half = TcpStream::connect(addr(&s)).unwrap();
+    let mut half = TcpStream::connect(s.addr()).unwrap();
     half.write_all(format!("{}grant_type", post_head(&s, 100)).as_bytes())
         .unwrap();
     let status = s.stop();
@@ -1066,11 +1028,11 @@ fn connections_beyond_the_cap_get_503_at_once() {
     // client saw EOF: let it end before the idle connections arrive.
     std::thread::sleep(Duration::from_millis(300));
     let idle: Vec<TcpStream> = (0..4)
-        .map(|_| TcpStream::connect(addr(&s)).unwrap())
+        .map(|_| TcpStream::connect(s.addr()).unwrap())
         .collect();
     std::thread::sleep(Duration::from_millis(200));
     let started = Instant::now();
-    let (answer, ended) = raw_exchange(&s, discovery_get(&s).as_bytes(), Duration::from_secs(5));
+    let (answer, ended) = raw_request(&s, discovery_get(&s).as_bytes(), Duration::from_secs(5));
     assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
     assert!(
         answer
@@ -1088,7 +1050,7 @@ fn connections_beyond_the_cap_get_503_at_once() {
     drop(idle);
     let deadline = Instant::now() + Duration::from_secs(2);
     loop {
-        let (answer, _) = raw_exchange(&s, discovery_get(&s).as_bytes(), Duration::from_secs(5));
+        let (answer, _) = raw_request(&s, discovery_get(&s).as_bytes(), Duration::from_secs(5));
         if answer.starts_with("HTTP/1.1 200") {
             break;
         }

@@ -1,5 +1,8 @@
 //! Test helpers: spawn the real `scanid` binary (`serve` on port 0 with a fresh data dir, or
-//! an operator command), and a minimal HTTP/1.1 client so the tests depend on nothing else.
+//! an operator command), HTTP through `reqwest::blocking` (no redirects followed, cookies kept
+//! by [`Browser`]), raw bytes over a `TcpStream` for the requests a client library will not
+//! send ([`raw_request`]), and the steps the tests share (client registration, the QR login,
+//! token requests, racing requests).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -202,6 +205,11 @@ impl TestServer {
         format!("{}{}", self.base, path)
     }
 
+    /// `host:port` of the server.
+    pub fn addr(&self) -> &str {
+        self.base.strip_prefix("http://").unwrap()
+    }
+
     /// SIGTERM, then wait for the exit (graceful shutdown).
     pub fn stop(mut self) -> ExitStatus {
         let mut child = self.child.take().unwrap();
@@ -253,55 +261,48 @@ impl Resp {
     }
 }
 
-/// Sends one request with `Connection: close` and reads the whole response.
-pub fn request(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
-    let rest = url.strip_prefix("http://").expect("http URL");
-    let (host, path) = rest
-        .split_once('/')
-        .map_or((rest, "/".to_owned()), |(h, p)| (h, format!("/{p}")));
-    let mut s = TcpStream::connect(host).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    if !body.is_empty() || method == "POST" {
-        req.push_str(&format!("Content-Length: {}\r\n", body.len()));
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes()).unwrap();
-    s.write_all(body).unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    parse_response(&raw)
+/// The HTTP client of every helper: no redirects followed (tests assert 302/303 and
+/// `Location`), no cookie store ([`Browser`] keeps its own jar), no idle connections kept
+/// (each request has its own, as a browser's first visit does: servers with
+/// `--max-connections` see only the connections a test opens).
+fn client() -> &'static reqwest::blocking::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::blocking::Client> = std::sync::OnceLock::new();
+    CLIENT.get_or_init(|| {
+        reqwest::blocking::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .pool_max_idle_per_host(0)
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap()
+    })
 }
 
-fn parse_response(raw: &[u8]) -> Resp {
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("no header end");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    let mut body = raw[split + 4..].to_vec();
-    if headers
-        .iter()
-        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"))
-    {
-        body = dechunk(&body);
+/// Sends one request (`Connection: close`) and reads the whole response. For bytes that are
+/// not a well-formed request, or a request left unfinished, use [`raw_request`].
+pub fn request(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
+    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut req = client()
+        .request(method, url)
+        .header("Connection", "close")
+        .body(body.to_vec());
+    for (k, v) in headers {
+        req = req.header(*k, *v);
     }
+    let r = req
+        .send()
+        .unwrap_or_else(|e| panic!("{url}: {e} ({:?})", std::error::Error::source(&e)));
+    let status = r.status().as_u16();
+    let headers = r
+        .headers()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    let body = r.bytes().unwrap().to_vec();
     Resp {
         status,
         headers,
@@ -309,19 +310,38 @@ fn parse_response(raw: &[u8]) -> Resp {
     }
 }
 
-fn dechunk(mut b: &[u8]) -> Vec<u8> {
+/// Writes `raw` as is on a new connection to `s` (a failed write is ignored: the server may
+/// close early) and reads what comes back for at most `timeout`: the answer as text, and
+/// whether the server ended the connection (false: the read timed out). For what
+/// [`request`] cannot send: malformed or oversized requests, connections held open.
+pub fn raw_request(s: &TestServer, raw: &[u8], timeout: Duration) -> (String, bool) {
+    let mut stream = TcpStream::connect(s.addr()).unwrap();
+    let _ = stream.write_all(raw);
+    let (bytes, ended) = read_raw(&mut stream, timeout);
+    (String::from_utf8_lossy(&bytes).into_owned(), ended)
+}
+
+/// What came back on `stream` until EOF, an error (a reset also ends the connection), or
+/// `timeout`; and whether the connection ended (false: the read timed out).
+pub fn read_raw(stream: &mut TcpStream, timeout: Duration) -> (Vec<u8>, bool) {
+    stream.set_read_timeout(Some(timeout)).unwrap();
     let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
     loop {
-        let Some(eol) = b.windows(2).position(|w| w == b"\r\n") else {
-            return out;
-        };
-        let size =
-            usize::from_str_radix(String::from_utf8_lossy(&b[..eol]).trim(), 16).unwrap_or(0);
-        if size == 0 {
-            return out;
+        match stream.read(&mut buf) {
+            Ok(0) => return (out, true),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return (out, false)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return (out, true),
         }
-        out.extend_from_slice(&b[eol + 2..eol + 2 + size]);
-        b = &b[eol + 2 + size + 2..];
     }
 }
 
