@@ -1,7 +1,7 @@
 //! The app's sign-up (app protocol §1): every validation rule, proof of possession, replays
 //! and name uniqueness.
 
-use scanid_tests::{registration_body, request, signup, TestApp, TestServer};
+use scanid_tests::{jwt_claims, registration_body, request, signup, TestApp, TestServer};
 use serde_json::{json, Value};
 
 /// A valid registration (name valid.name, country NO, a photo on cdn.example.com), after
@@ -153,8 +153,21 @@ fn signup_returns_the_profile_and_enforces_every_rule() {
     let (k5, pk5) = TestApp::key();
     let body = registration(&s, &k5, &pk5, |c| c["name"] = json!("once.only"));
     assert_eq!(signup(&s, None, &body).status, 201);
+    // The very same request again: its name is taken now, and the store says so first.
     let r = signup(&s, None, &body);
-    assert!(r.status == 409 || r.status == 400, "{}", r.status);
+    assert_eq!(r.status, 409, "{}", r.text());
+    assert_eq!(r.json()["error"], "name_taken");
+    // Its jti with a free name (a fresh signature): the replay itself is refused.
+    let mut claims = jwt_claims(
+        serde_json::from_slice::<Value>(&body).unwrap()["registration"]
+            .as_str()
+            .unwrap(),
+    );
+    claims["name"] = json!("once.again");
+    let r = signup(&s, None, &registration_body(&k5, &claims));
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_request");
+    assert_eq!(r.json()["error_description"], "jti was already used");
     // Malformed bodies.
     for body in [
         &b"not json"[..],
@@ -192,6 +205,7 @@ fn replayed_registration_with_another_name_is_refused() {
     };
     assert_eq!(signup(&s, None, &mk("first.name")).status, 201);
     let r = signup(&s, None, &mk("second.name"));
-    assert_eq!(r.status, 400);
-    assert!(r.text().contains("jti"));
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_request");
+    assert_eq!(r.json()["error_description"], "jti was already used");
 }

@@ -275,7 +275,9 @@ fn wrong_secrets_limit_the_source_and_never_lock_out_the_client() {
                 Some(("shop", "wrong-secret")),
                 &[("token", &access_token)],
             );
-            assert!(r.status == 401 || r.status == 429, "{url}: {}", r.status);
+            // The source is past its failure budget (the 15 attempts above, one window).
+            assert_eq!(r.status, 429, "{url}: {}", r.text());
+            assert!(r.header("retry-after").is_some(), "{url}");
             assert_eq!(r.json()["error"], "invalid_client", "{url}");
         }
     }
@@ -384,13 +386,11 @@ fn forged_approvals_cannot_use_up_the_victims_decisions() {
             .status
         })
         .collect();
-    assert!(
-        statuses.iter().all(|st| *st == 400 || *st == 429),
-        "{statuses:?}"
-    );
-    assert!(statuses[..10].iter().all(|st| *st == 400), "{statuses:?}");
+    // Unverified (the attacker's key): counted against the attacker's source, 10 a minute.
+    assert_eq!(statuses[..10], [400; 10], "{statuses:?}");
     assert_eq!(
-        statuses[14], 429,
+        statuses[10..],
+        [429; 5],
         "the attacker's source is limited: {statuses:?}"
     );
     // The victim's own approval still goes through, and the browser reaches consent.
@@ -480,7 +480,8 @@ fn logout_needs_the_browsers_own_hint_or_a_confirmed_form() {
     // (c) The confirmed form logs the victim out.
     pairs.push(("csrf", csrf.as_str()));
     let r = vb.post_form(&logout, &pairs);
-    assert!(r.status < 400, "{}: {}", r.status, r.text());
+    // No post_logout_redirect_uri was asked for: the logged-out page.
+    assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(userinfo(&s, &v_at).status, 401, "logged out");
     let events = s.audit_events_until(|ev| has_event(ev, "logout", &[("sub", &victim.sub)]));
     assert_eq!(
@@ -880,7 +881,7 @@ fn slow_and_oversized_requests_are_cut_off_and_shutdown_does_not_wait_for_them()
     );
     assert_eq!(get(&s.url(DISCOVERY)).status, 200);
 
-    // (a) A body that never finishes: 408 (or at least a closed connection), not a hang.
+    // (a) A body that never finishes: 408 and a closed connection, not a hang.
     let mut stalled = TcpStream::connect(s.addr()).unwrap();
     stalled
         .write_all(format!("{}grant_type", post_head(&s, 100)).as_bytes())
@@ -894,10 +895,8 @@ fn slow_and_oversized_requests_are_cut_off_and_shutdown_does_not_wait_for_them()
         started.elapsed()
     );
     assert!(started.elapsed() < Duration::from_secs(5));
-    assert!(
-        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
-        "{answer}"
-    );
+    // The head arrived whole: the body's timeout answers 408 before closing.
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
 
     // (b) A body over --max-body-bytes: 413.
     let mut big = post_head(&s, 2000).into_bytes();

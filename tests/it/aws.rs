@@ -169,6 +169,7 @@ fn login_and_tokens_on_dynamodb_with_kms_signing() {
     // The code is single use (a conditional delete in DynamoDB).
     let again = exchange_code(&s, ("shop", &secret), &c);
     assert_eq!(again.status, 400, "{}", again.text());
+    assert_eq!(again.json()["error"], "invalid_grant");
 
     // Introspection, refresh rotation and userinfo, all on the table.
     // (the previous redemption replayed the code, which revokes its grant: F2/T4)
@@ -211,16 +212,19 @@ fn twenty_concurrent_redemptions_on_dynamodb_one_wins() {
     let s = serve(&aws, &dir);
     let app = TestApp::enroll(&s, "race-user");
     let c = code(&s, &app);
-    let statuses = race(20, |_| exchange_code(&s, ("shop", &secret), &c).status);
+    // One wins; each other gets invalid_grant (the code is spent, and its grant revoked).
+    let answers = race(20, |_| exchange_code(&s, ("shop", &secret), &c));
+    let winners = answers.iter().filter(|r| r.status == 200).count();
     assert_eq!(
-        statuses.iter().filter(|s| **s == 200).count(),
+        winners,
         1,
-        "{statuses:?}"
+        "{:?}",
+        answers.iter().map(|r| r.status).collect::<Vec<_>>()
     );
-    assert!(
-        statuses.iter().all(|s| *s == 200 || *s == 400),
-        "{statuses:?}"
-    );
+    for r in answers.iter().filter(|r| r.status != 200) {
+        assert_eq!(r.status, 400, "{}", r.text());
+        assert_eq!(r.json()["error"], "invalid_grant", "{}", r.text());
+    }
 }
 
 #[test]

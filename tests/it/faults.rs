@@ -508,7 +508,8 @@ fn flow(l: &Live, b: &mut Browser, p: &mut Progress, from: usize) -> Result<Valu
                         ("consent", "allow"),
                     ],
                 );
-                if !(r.status == 302 || r.status == 303) {
+                // The consent form's answer: 303 to the client.
+                if r.status != 303 {
                     return fail(step, r);
                 }
                 p.code = params_of(&location(&r))

@@ -502,16 +502,19 @@ fn t4_twenty_concurrent_redemptions_one_wins() {
     let e = env();
     let mut b = Browser::new();
     let c = code(&e, &mut b, "shop", &[]);
-    let statuses = race(20, |_| exchange_code(&e.s, e.shop(), &c).status);
+    // One wins; each other gets invalid_grant (the code is spent, and its grant revoked).
+    let answers = race(20, |_| exchange_code(&e.s, e.shop(), &c));
+    let winners = answers.iter().filter(|r| r.status == 200).count();
     assert_eq!(
-        statuses.iter().filter(|s| **s == 200).count(),
+        winners,
         1,
-        "{statuses:?}"
+        "{:?}",
+        answers.iter().map(|r| r.status).collect::<Vec<_>>()
     );
-    assert!(
-        statuses.iter().all(|s| *s == 200 || *s == 400),
-        "{statuses:?}"
-    );
+    for r in answers.iter().filter(|r| r.status != 200) {
+        assert_eq!(r.status, 400, "{}", r.text());
+        assert_eq!(r.json()["error"], "invalid_grant", "{}", r.text());
+    }
 }
 
 #[test]
