@@ -1,35 +1,23 @@
 //! The app's sign-up (app protocol §1): every validation rule, proof of possession, replays
 //! and name uniqueness.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use scanid_tests::{request, Resp, TestApp, TestServer};
+use scanid_tests::{jwt_claims, registration_body, request, signup, TestApp, TestServer};
 use serde_json::{json, Value};
 
-fn signup(s: &TestServer, body: &[u8]) -> Resp {
-    request(
-        "POST",
-        &format!("{}/app/identities", s.issuer),
-        &[("Content-Type", "application/json")],
-        body,
-    )
-}
-
+/// A valid registration (name valid.name, country NO, a photo on cdn.example.com), after
+/// `edit`.
 fn registration(
     s: &TestServer,
     key: &aws_lc_rs::signature::EcdsaKeyPair,
     public_key: &str,
     edit: impl Fn(&mut Value),
 ) -> Vec<u8> {
-    let now = TestApp::now();
-    let mut claims = json!({
-        "name": "valid.name", "display_name": "Valid Name", "country_code": "NO",
-        "profile_photo": "https://cdn.example.com/p.png", "public_key": public_key,
-        "aud": s.issuer, "iat": now, "exp": now + 120, "jti": TestApp::jti(),
-    });
+    let mut claims = TestApp::registration_claims(s, public_key, "valid.name");
+    claims["display_name"] = json!("Valid Name");
+    claims["country_code"] = json!("NO");
+    claims["profile_photo"] = json!("https://cdn.example.com/p.png");
     edit(&mut claims);
-    json!({ "registration": TestApp::sign(key, "registration+jwt", &claims) })
-        .to_string()
-        .into_bytes()
+    registration_body(key, &claims)
 }
 
 #[test]
@@ -46,7 +34,7 @@ fn signup_returns_the_profile_and_enforces_every_rule() {
         ],
     );
     let (key, pk) = TestApp::key();
-    let r = signup(&s, &registration(&s, &key, &pk, |_| {}));
+    let r = signup(&s, None, &registration(&s, &key, &pk, |_| {}));
     assert_eq!(r.status, 201, "{}", r.text());
     let v = r.json();
     assert_eq!(v["sub"], v["service_uuid"]);
@@ -61,7 +49,7 @@ fn signup_returns_the_profile_and_enforces_every_rule() {
 
     // The same name again: 409 name_taken.
     let (k2, pk2) = TestApp::key();
-    let r = signup(&s, &registration(&s, &k2, &pk2, |_| {}));
+    let r = signup(&s, None, &registration(&s, &k2, &pk2, |_| {}));
     assert_eq!(r.status, 409);
     assert_eq!(r.json()["error"], "name_taken");
 
@@ -136,6 +124,7 @@ fn signup_returns_the_profile_and_enforces_every_rule() {
         let name = format!("user{i}");
         let r = signup(
             &s,
+            None,
             &registration(&s, &k, &pk, |c| {
                 c["name"] = json!(name);
                 edit(c);
@@ -149,21 +138,36 @@ fn signup_returns_the_profile_and_enforces_every_rule() {
     let (_, pk4) = TestApp::key();
     let r = signup(
         &s,
+        None,
         &registration(&s, &k3, &pk4, |c| c["name"] = json!("pop.fail")),
     );
     assert_eq!(r.status, 400);
     // A public key that is not a P-256 SPKI.
     let r = signup(
         &s,
+        None,
         &registration(&s, &k3, "AAAA", |c| c["name"] = json!("bad.key")),
     );
     assert_eq!(r.status, 400);
     // Replay: the same registration twice (a different name would not change the jti).
     let (k5, pk5) = TestApp::key();
     let body = registration(&s, &k5, &pk5, |c| c["name"] = json!("once.only"));
-    assert_eq!(signup(&s, &body).status, 201);
-    let r = signup(&s, &body);
-    assert!(r.status == 409 || r.status == 400, "{}", r.status);
+    assert_eq!(signup(&s, None, &body).status, 201);
+    // The very same request again: its name is taken now, and the store says so first.
+    let r = signup(&s, None, &body);
+    assert_eq!(r.status, 409, "{}", r.text());
+    assert_eq!(r.json()["error"], "name_taken");
+    // Its jti with a free name (a fresh signature): the replay itself is refused.
+    let mut claims = jwt_claims(
+        serde_json::from_slice::<Value>(&body).unwrap()["registration"]
+            .as_str()
+            .unwrap(),
+    );
+    claims["name"] = json!("once.again");
+    let r = signup(&s, None, &registration_body(&k5, &claims));
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_request");
+    assert_eq!(r.json()["error_description"], "jti was already used");
     // Malformed bodies.
     for body in [
         &b"not json"[..],
@@ -171,7 +175,7 @@ fn signup_returns_the_profile_and_enforces_every_rule() {
         b"{\"registration\": 5}",
         b"{\"registration\": \"a.b.c\"}",
     ] {
-        let r = signup(&s, body);
+        let r = signup(&s, None, body);
         assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(body));
     }
     let r = request(
@@ -197,12 +201,11 @@ fn replayed_registration_with_another_name_is_refused() {
     let mk = |name: &str| {
         let claims = json!({ "name": name, "display_name": "X", "country_code": "SE", "public_key": pk,
             "aud": s.issuer, "iat": now, "exp": now + 120, "jti": jti });
-        json!({ "registration": TestApp::sign(&key, "registration+jwt", &claims) })
-            .to_string()
-            .into_bytes()
+        registration_body(&key, &claims)
     };
-    assert_eq!(signup(&s, &mk("first.name")).status, 201);
-    let r = signup(&s, &mk("second.name"));
-    assert_eq!(r.status, 400);
-    assert!(r.text().contains("jti"));
+    assert_eq!(signup(&s, None, &mk("first.name")).status, 201);
+    let r = signup(&s, None, &mk("second.name"));
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_request");
+    assert_eq!(r.json()["error_description"], "jti was already used");
 }

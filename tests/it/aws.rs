@@ -2,17 +2,12 @@
 //! moto, the operator commands register a client in the table, and `scanid serve --table ...
 //! --signing kms|kms-envelope` runs the QR login and the token flows on DynamoDB with KMS
 //! signatures, which an independent JWT library (PyJWT) verifies from the JWKS alone.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
-
-use std::process::Command;
 
 use scanid_tests::{
-    auth_url, location, login, params_of, post_form, python, repo_root, require_emulator, scanid,
-    scanid_json, Browser, TestApp, TestServer,
+    auth_url, exchange_code, introspect, location, login, params_of, post_form, pyjwt_verify, race,
+    redeem, require_emulator, scanid, scanid_json, userinfo, Browser, TestApp, TestServer, CB,
 };
 use serde_json::Value;
-
-const CB: &str = "https://shop.example/cb";
 
 struct Aws {
     table: String,
@@ -97,20 +92,6 @@ fn code(s: &TestServer, app: &TestApp) -> String {
     p.get("code").cloned().unwrap_or_else(|| panic!("{loc}"))
 }
 
-fn redeem(s: &TestServer, secret: &str, code: &str) -> (u16, Value) {
-    let r = post_form(
-        &format!("{}/protocol/openid-connect/token", s.issuer),
-        Some(("shop", secret)),
-        &[
-            ("grant_type", "authorization_code"),
-            ("code", code),
-            ("redirect_uri", CB),
-        ],
-    );
-    let status = r.status;
-    (status, if status == 200 { r.json() } else { Value::Null })
-}
-
 /// PyJWT verifies `token` with the JWKS only.
 fn verify_independently(s: &TestServer, token: &str) -> Value {
     verify_from(s, &s.issuer, token)
@@ -118,15 +99,7 @@ fn verify_independently(s: &TestServer, token: &str) -> Value {
 
 /// PyJWT verifies `token`, issued by `issuer`, with the JWKS `s` serves now.
 fn verify_from(s: &TestServer, issuer: &str, token: &str) -> Value {
-    let out = Command::new(python())
-        .arg(repo_root().join("tests/py/verify_jwt.py"))
-        .args([
-            &format!("{}/protocol/openid-connect/certs", s.issuer),
-            issuer,
-            token,
-        ])
-        .output()
-        .unwrap();
+    let out = pyjwt_verify(&s.oidc("certs"), issuer, token);
     assert!(
         out.status.success(),
         "PyJWT: {}",
@@ -167,7 +140,7 @@ fn login_and_tokens_on_dynamodb_with_kms_signing() {
         .any(|c| c["client_id"] == "shop"));
 
     // Discovery advertises both algorithms: one KMS key each.
-    let jwks = scanid_tests::get(&format!("{}/protocol/openid-connect/certs", s.issuer)).json();
+    let jwks = scanid_tests::get(&s.oidc("certs")).json();
     let algs: Vec<&str> = jwks["keys"]
         .as_array()
         .unwrap()
@@ -178,8 +151,7 @@ fn login_and_tokens_on_dynamodb_with_kms_signing() {
 
     let app = TestApp::enroll(&s, "kms-user");
     let c = code(&s, &app);
-    let (status, t) = redeem(&s, &secret, &c);
-    assert_eq!(status, 200);
+    let t = redeem(&s, ("shop", &secret), &c);
     let at = t["access_token"].as_str().unwrap();
     let id = t["id_token"].as_str().unwrap();
     let claims = verify_independently(&s, id);
@@ -195,29 +167,20 @@ fn login_and_tokens_on_dynamodb_with_kms_signing() {
     assert_eq!(jwt_header_kid(at), kms_kid);
 
     // The code is single use (a conditional delete in DynamoDB).
-    assert_eq!(redeem(&s, &secret, &c).0, 400);
+    let again = exchange_code(&s, ("shop", &secret), &c);
+    assert_eq!(again.status, 400, "{}", again.text());
+    assert_eq!(again.json()["error"], "invalid_grant");
 
     // Introspection, refresh rotation and userinfo, all on the table.
-    let intro = post_form(
-        &format!("{}/protocol/openid-connect/introspect", s.issuer),
-        Some(("shop", &secret)),
-        &[("token", at)],
-    );
-    assert_eq!(intro.status, 200, "{}", intro.text());
     // (the previous redemption replayed the code, which revokes its grant: F2/T4)
-    assert_eq!(intro.json()["active"], false);
+    assert_eq!(introspect(&s, ("shop", &secret), at)["active"], false);
 
     let c2 = code(&s, &app);
-    let (_, t2) = redeem(&s, &secret, &c2);
+    let t2 = redeem(&s, ("shop", &secret), &c2);
     let at2 = t2["access_token"].as_str().unwrap();
-    let intro = post_form(
-        &format!("{}/protocol/openid-connect/introspect", s.issuer),
-        Some(("shop", &secret)),
-        &[("token", at2)],
-    );
-    assert_eq!(intro.json()["active"], true);
+    assert_eq!(introspect(&s, ("shop", &secret), at2)["active"], true);
     let refreshed = post_form(
-        &format!("{}/protocol/openid-connect/token", s.issuer),
+        &s.oidc("token"),
         Some(("shop", &secret)),
         &[
             ("grant_type", "refresh_token"),
@@ -225,18 +188,7 @@ fn login_and_tokens_on_dynamodb_with_kms_signing() {
         ],
     );
     assert_eq!(refreshed.status, 200, "{}", refreshed.text());
-    let info = scanid_tests::request(
-        "GET",
-        &format!("{}/protocol/openid-connect/userinfo", s.issuer),
-        &[(
-            "authorization",
-            &format!(
-                "Bearer {}",
-                refreshed.json()["access_token"].as_str().unwrap()
-            ),
-        )],
-        b"",
-    );
+    let info = userinfo(&s, refreshed.json()["access_token"].as_str().unwrap());
     assert_eq!(info.status, 200, "{}", info.text());
     assert_eq!(info.json()["sub"], app.sub.as_str());
 
@@ -260,33 +212,19 @@ fn twenty_concurrent_redemptions_on_dynamodb_one_wins() {
     let s = serve(&aws, &dir);
     let app = TestApp::enroll(&s, "race-user");
     let c = code(&s, &app);
-    let handles: Vec<_> = (0..20)
-        .map(|_| {
-            let (issuer, c, secret) = (s.issuer.clone(), c.clone(), secret.clone());
-            std::thread::spawn(move || {
-                post_form(
-                    &format!("{issuer}/protocol/openid-connect/token"),
-                    Some(("shop", &secret)),
-                    &[
-                        ("grant_type", "authorization_code"),
-                        ("code", &c),
-                        ("redirect_uri", CB),
-                    ],
-                )
-                .status
-            })
-        })
-        .collect();
-    let statuses: Vec<u16> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    // One wins; each other gets invalid_grant (the code is spent, and its grant revoked).
+    let answers = race(20, |_| exchange_code(&s, ("shop", &secret), &c));
+    let winners = answers.iter().filter(|r| r.status == 200).count();
     assert_eq!(
-        statuses.iter().filter(|s| **s == 200).count(),
+        winners,
         1,
-        "{statuses:?}"
+        "{:?}",
+        answers.iter().map(|r| r.status).collect::<Vec<_>>()
     );
-    assert!(
-        statuses.iter().all(|s| *s == 200 || *s == 400),
-        "{statuses:?}"
-    );
+    for r in answers.iter().filter(|r| r.status != 200) {
+        assert_eq!(r.status, 400, "{}", r.text());
+        assert_eq!(r.json()["error"], "invalid_grant", "{}", r.text());
+    }
 }
 
 #[test]
@@ -297,7 +235,7 @@ fn kms_envelope_mode_and_key_rotation_on_the_table() {
     let s = serve(&aws, &dir);
     let cc = |s: &TestServer| {
         let r = post_form(
-            &format!("{}/protocol/openid-connect/token", s.issuer),
+            &s.oidc("token"),
             Some(("shop", &secret)),
             &[("grant_type", "client_credentials")],
         );
@@ -322,7 +260,7 @@ fn kms_envelope_mode_and_key_rotation_on_the_table() {
     let next = published["kid"].as_str().unwrap().to_owned();
     drop(s);
     let s = serve(&aws, &dir);
-    let jwks = scanid_tests::get(&format!("{}/protocol/openid-connect/certs", s.issuer)).json();
+    let jwks = scanid_tests::get(&s.oidc("certs")).json();
     assert!(jwks.to_string().contains(&next), "pre-published");
     assert_eq!(jwt_header_kid(&cc(&s)), old_kid, "next does not sign yet");
     let activated = aws.cli(&["keys", "rotate", "--alg", "RS256", "--force"]);
@@ -335,8 +273,14 @@ fn kms_envelope_mode_and_key_rotation_on_the_table() {
     // The retired key still verifies tokens it signed (the restarted server has a new port).
     verify_from(&s, &old_issuer, &old_token);
     // ...and cannot be removed while they may be live.
-    let out = scanid(&[&["keys", "remove", "--kid", &old_kid][..], &aws.flags()[..]].concat());
-    assert!(!out.status.success());
+    let kid = format!("--kid={old_kid}");
+    let out = scanid(&[&["keys", "remove", &kid][..], &aws.flags()[..]].concat());
+    let msg = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{msg}");
+    assert!(
+        msg.contains(&format!("{old_kid} was retired less than")),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -380,7 +324,7 @@ fn a_rotation_reaches_a_running_server_within_a_minute() {
     let s = serve(&aws, &dir);
     let kid_now = || {
         let r = post_form(
-            &format!("{}/protocol/openid-connect/token", s.issuer),
+            &s.oidc("token"),
             Some(("shop", &secret)),
             &[("grant_type", "client_credentials")],
         );
@@ -405,7 +349,7 @@ fn a_rotation_reaches_a_running_server_within_a_minute() {
         std::thread::sleep(std::time::Duration::from_secs(2));
     }
     assert_eq!(kid_now(), next);
-    let jwks = scanid_tests::get(&format!("{}/protocol/openid-connect/certs", s.issuer)).json();
+    let jwks = scanid_tests::get(&s.oidc("certs")).json();
     let text = jwks.to_string();
     assert!(text.contains(&next) && text.contains(&old_kid), "{text}");
 }

@@ -1,5 +1,4 @@
 //! Operator commands: clients and signing keys.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use scanid_tests::{get, scanid, scanid_json, TestServer};
 use serde_json::Value;
@@ -197,6 +196,10 @@ fn key_rotation_publishes_then_activates_then_retires() {
     let listed = scanid_json(&["keys", "list", "--data-dir", d]);
     let keys = listed["keys"].as_array().unwrap();
     assert_eq!(keys.len(), 2);
+    // A kid may begin with '-' (base64url): it is a value, not a flag.
+    let (code, stderr) = err(&["keys", "remove", "--data-dir", d, "--kid", "-abc"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no key -abc"), "{stderr}");
     let old = keys.iter().find(|k| k["alg"] == "RS256").unwrap()["kid"]
         .as_str()
         .unwrap()
@@ -249,11 +252,23 @@ fn key_rotation_publishes_then_activates_then_retires() {
     );
     s.stop();
 
-    let (code, _) = err(&["keys", "remove", "--data-dir", d, "--kid", &next]);
-    assert_eq!(code, 2, "the active key cannot be removed");
-    let (code, _) = err(&["keys", "remove", "--data-dir", d, "--kid", &old]);
-    assert_eq!(code, 2, "a just-retired key may still verify live tokens");
-    scanid_json(&["keys", "remove", "--data-dir", d, "--kid", &old, "--force"]);
+    // `--kid=KID`: a kid is base64url and may start with `-`, which clap would read as a flag
+    // (a usage error, also exit code 2).
+    let kid_next = format!("--kid={next}");
+    let kid_old = format!("--kid={old}");
+    let (code, msg) = err(&["keys", "remove", "--data-dir", d, &kid_next]);
+    assert_eq!(code, 2, "the active key cannot be removed: {msg}");
+    assert!(msg.contains(&format!("{next} is active")), "{msg}");
+    let (code, msg) = err(&["keys", "remove", "--data-dir", d, &kid_old]);
+    assert_eq!(
+        code, 2,
+        "a just-retired key may still verify live tokens: {msg}"
+    );
+    assert!(
+        msg.contains(&format!("{old} was retired less than")),
+        "{msg}"
+    );
+    scanid_json(&["keys", "remove", "--data-dir", d, &kid_old, "--force"]);
     let s = TestServer::start(dir.path(), &[]);
     assert!(
         !kids(&get(&s.url("/realms/scanid/protocol/openid-connect/certs")).json()).contains(&old)

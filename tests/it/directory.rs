@@ -1,29 +1,13 @@
 //! The public directory (spec 4.6-4.8; docs/requirements.md DIR1-DIR2), profile updates and key
 //! rotation by the app, and the identity operator commands.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::process::Command;
 
 use scanid_tests::{
-    auth_url, get, location, login, params_of, post_form, python, request, scanid_json, Browser,
-    Resp, TestApp, TestServer,
+    auth_url, code_of, create_client, get, introspect, login, params_of, python, redeem, request,
+    scanid_json, secret_of, Browser, TestApp, TestServer, CB,
 };
 use serde_json::{json, Value};
-
-fn patch(s: &TestServer, app: &TestApp, claims: Value) -> Resp {
-    let jws = TestApp::sign(&app.key, "profile+jwt", &claims);
-    request(
-        "PATCH",
-        &format!("{}/app/identities/{}", s.issuer, app.sub),
-        &[("Content-Type", "application/json")],
-        json!({ "update": jws }).to_string().as_bytes(),
-    )
-}
-
-fn base_claims(s: &TestServer, app: &TestApp) -> Value {
-    let now = TestApp::now();
-    json!({ "sub": app.sub, "aud": s.issuer, "iat": now, "exp": now + 120, "jti": TestApp::jti() })
-}
 
 fn with(mut v: Value, k: &str, val: Value) -> Value {
     v[k] = val;
@@ -126,15 +110,11 @@ fn avatar_redirects_only_to_a_validated_photo() {
     let r = get(&avatar);
     assert_eq!(r.status, 404, "no photo yet");
     assert_eq!(r.json()["error"], "not_found");
-    let r = patch(
-        &s,
-        &app,
-        with(
-            base_claims(&s, &app),
-            "profile_photo",
-            json!("https://cdn.example.com/ella.png"),
-        ),
-    );
+    let r = app.patch_profile(&with(
+        app.request_claims(),
+        "profile_photo",
+        json!("https://cdn.example.com/ella.png"),
+    ));
     assert_eq!(r.status, 200, "{}", r.text());
     let r = get(&avatar);
     assert_eq!(r.status, 302);
@@ -153,11 +133,7 @@ fn avatar_redirects_only_to_a_validated_photo() {
         "https:///evil.example",
         "data:image/png;base64,AA",
     ] {
-        let r = patch(
-            &s,
-            &app,
-            with(base_claims(&s, &app), "profile_photo", json!(bad)),
-        );
+        let r = app.patch_profile(&with(app.request_claims(), "profile_photo", json!(bad)));
         assert_eq!(r.status, 400, "{bad}");
     }
     assert_eq!(
@@ -165,11 +141,7 @@ fn avatar_redirects_only_to_a_validated_photo() {
         Some("https://cdn.example.com/ella.png")
     );
     // Removing the photo.
-    let r = patch(
-        &s,
-        &app,
-        with(base_claims(&s, &app), "profile_photo", Value::Null),
-    );
+    let r = app.patch_profile(&with(app.request_claims(), "profile_photo", Value::Null));
     assert_eq!(r.status, 200);
     assert_eq!(get(&avatar).status, 404);
     assert_eq!(
@@ -184,15 +156,11 @@ fn profile_updates_validate_every_field_and_refuse_forgeries_and_replays() {
     let s = TestServer::start(dir.path(), &[]);
     let app = TestApp::enroll(&s, "finn");
     let mallory = TestApp::enroll(&s, "mallory2");
-    let ok = patch(
-        &s,
-        &app,
-        with(
-            with(base_claims(&s, &app), "display_name", json!("Finn F.")),
-            "country_code",
-            json!("FI"),
-        ),
-    );
+    let ok = app.patch_profile(&with(
+        with(app.request_claims(), "display_name", json!("Finn F.")),
+        "country_code",
+        json!("FI"),
+    ));
     assert_eq!(ok.status, 200, "{}", ok.text());
     let p = get(&format!("{}/v1/directory/{}", s.base, app.sub)).json();
     assert_eq!(p["display_name"], "Finn F.");
@@ -209,11 +177,11 @@ fn profile_updates_validate_every_field_and_refuse_forgeries_and_replays() {
         ("unknown_field", json!(1)),
     ];
     for (k, v) in bad {
-        let r = patch(&s, &app, with(base_claims(&s, &app), k, v.clone()));
+        let r = app.patch_profile(&with(app.request_claims(), k, v.clone()));
         assert_eq!(r.status, 400, "{k}={v}: {}", r.text());
     }
     assert_eq!(
-        patch(&s, &app, base_claims(&s, &app)).status,
+        app.patch_profile(&app.request_claims()).status,
         400,
         "nothing to change"
     );
@@ -221,7 +189,7 @@ fn profile_updates_validate_every_field_and_refuse_forgeries_and_replays() {
     let jws = TestApp::sign(
         &mallory.key,
         "profile+jwt",
-        &with(base_claims(&s, &app), "display_name", json!("pwned")),
+        &with(app.request_claims(), "display_name", json!("pwned")),
     );
     let r = request(
         "PATCH",
@@ -231,18 +199,14 @@ fn profile_updates_validate_every_field_and_refuse_forgeries_and_replays() {
     );
     assert_eq!(r.status, 400);
     // sub naming another identity than the path.
-    let r = patch(
-        &s,
-        &app,
-        with(
-            with(base_claims(&s, &app), "sub", json!(mallory.sub)),
-            "display_name",
-            json!("x"),
-        ),
-    );
+    let r = app.patch_profile(&with(
+        with(app.request_claims(), "sub", json!(mallory.sub)),
+        "display_name",
+        json!("x"),
+    ));
     assert_eq!(r.status, 400);
     // Replayed: the same signed update twice.
-    let claims = with(base_claims(&s, &app), "display_name", json!("Once"));
+    let claims = with(app.request_claims(), "display_name", json!("Once"));
     let jws = TestApp::sign(&app.key, "profile+jwt", &claims);
     let send = || {
         request(
@@ -270,9 +234,9 @@ fn key_rotation_needs_both_keys_and_moves_the_identity_to_the_new_one() {
     let rotate = |signer: &aws_lc_rs::signature::EcdsaKeyPair,
                   prover: &aws_lc_rs::signature::EcdsaKeyPair,
                   pk: &str| {
-        let proof = TestApp::sign(prover, "key-proof+jwt", &base_claims(&s, &app));
+        let proof = TestApp::sign(prover, "key-proof+jwt", &app.request_claims());
         let claims = with(
-            with(base_claims(&s, &app), "public_key", json!(pk)),
+            with(app.request_claims(), "public_key", json!(pk)),
             "proof",
             json!(proof),
         );
@@ -307,23 +271,15 @@ fn key_rotation_needs_both_keys_and_moves_the_identity_to_the_new_one() {
     );
     // The old key can no longer act; the new one can.
     assert_eq!(
-        patch(
-            &s,
-            &app,
-            with(base_claims(&s, &app), "display_name", json!("old"))
-        )
-        .status,
+        app.patch_profile(&with(app.request_claims(), "display_name", json!("old")))
+            .status,
         400
     );
     app.key = new_key;
     app.public_key = new_pk;
     assert_eq!(
-        patch(
-            &s,
-            &app,
-            with(base_claims(&s, &app), "display_name", json!("new"))
-        )
-        .status,
+        app.patch_profile(&with(app.request_claims(), "display_name", json!("new")))
+            .status,
         200
     );
 }
@@ -332,21 +288,17 @@ fn key_rotation_needs_both_keys_and_moves_the_identity_to_the_new_one() {
 fn operators_manage_groups_and_disabling_removes_an_identity_everywhere() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let secret = scanid_json(&[
-        "client",
-        "create",
-        "--data-dir",
+    let secret = secret_of(&create_client(
         d,
-        "--name",
-        "Shop",
-        "--client-id",
-        "shop",
-        "--redirect-uri",
-        "https://shop.example/cb",
-    ])["client_secret"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        &[
+            "--name",
+            "Shop",
+            "--client-id",
+            "shop",
+            "--redirect-uri",
+            CB,
+        ],
+    ));
     let s = TestServer::start(dir.path(), &[]);
     let app = TestApp::enroll(&s, "hilda");
     let shown = scanid_json(&["identity", "add-group", "--data-dir", d, "hilda", "staff"]);
@@ -372,7 +324,7 @@ fn operators_manage_groups_and_disabling_removes_an_identity_everywhere() {
             &s,
             &[
                 ("client_id", "shop"),
-                ("redirect_uri", "https://shop.example/cb"),
+                ("redirect_uri", CB),
                 ("response_type", "code"),
                 ("state", "s"),
                 ("nonce", "n"),
@@ -380,27 +332,12 @@ fn operators_manage_groups_and_disabling_removes_an_identity_everywhere() {
             ],
         ),
     );
-    let code = params_of(&location(&r))["code"].clone();
-    let t = post_form(
-        &format!("{}/protocol/openid-connect/token", s.issuer),
-        Some(("shop", &secret)),
-        &[
-            ("grant_type", "authorization_code"),
-            ("code", &code),
-            ("redirect_uri", "https://shop.example/cb"),
-        ],
-    )
-    .json();
+    let t = redeem(&s, ("shop", &secret), &code_of(&r));
     let at = t["access_token"].as_str().unwrap();
-    let introspect = |tok: &str| {
-        post_form(
-            &format!("{}/protocol/openid-connect/introspect", s.issuer),
-            Some(("shop", &secret)),
-            &[("token", tok)],
-        )
-        .json()
-    };
-    assert_eq!(introspect(at)["groups"], json!(["staff"]));
+    assert_eq!(
+        introspect(&s, ("shop", &secret), at)["groups"],
+        json!(["staff"])
+    );
     let removed = scanid_json(&[
         "identity",
         "remove-group",
@@ -427,13 +364,16 @@ fn operators_manage_groups_and_disabling_removes_an_identity_everywhere() {
         .status,
         404
     );
-    assert_eq!(introspect(at), json!({ "active": false }));
+    assert_eq!(
+        introspect(&s, ("shop", &secret), at),
+        json!({ "active": false })
+    );
     let mut b2 = Browser::new();
     let page = b2.get(&auth_url(
         &s,
         &[
             ("client_id", "shop"),
-            ("redirect_uri", "https://shop.example/cb"),
+            ("redirect_uri", CB),
             ("response_type", "code"),
             ("state", "s2"),
             ("nonce", "n"),

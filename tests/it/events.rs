@@ -1,7 +1,6 @@
 //! `events/*.json` and `template.yaml` are held to the route table: every function has a sample
 //! event its handler answers (fed through `lambda_http::request::from_str`, as Lambda would),
 //! and the template declares exactly the table's routes.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

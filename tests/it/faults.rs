@@ -2,7 +2,6 @@
 //! answers 503 with `Retry-After` (`temporarily_unavailable` on OAuth endpoints, an HTML page
 //! on the authorization endpoint, never a redirect), issues no token, and leaves nothing
 //! half-written: after recovery the same code and the same name still work.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -21,8 +20,8 @@ use scanid_core::Context;
 use scanid_http::routes::{self, Matched};
 use scanid_sqlite::EmbeddedStore;
 use scanid_tests::{
-    attr, auth_url, consent_url, location, params_of, post_form, scanid_json, Browser, Resp,
-    TestApp, TestServer,
+    attr, auth_url, consent_url, create_client, exchange_code, location, params_of, secret_of,
+    Browser, Resp, TestApp, TestServer, CB,
 };
 use serde_json::{json, Value};
 
@@ -399,21 +398,17 @@ fn live() -> Live {
         });
     });
     let d = dir.path().to_str().unwrap();
-    let secret = scanid_json(&[
-        "client",
-        "create",
-        "--data-dir",
+    let secret = secret_of(&create_client(
         d,
-        "--name",
-        "Shop",
-        "--client-id",
-        "shop",
-        "--redirect-uri",
-        CB,
-    ])["client_secret"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+        &[
+            "--name",
+            "Shop",
+            "--client-id",
+            "shop",
+            "--redirect-uri",
+            CB,
+        ],
+    ));
     let s = TestServer::in_process(&base, &issuer, dir.path());
     let app = TestApp::enroll(&s, "flow-user");
     Live {
@@ -425,8 +420,6 @@ fn live() -> Live {
         _dir: dir,
     }
 }
-
-const CB: &str = "https://shop.example/cb";
 
 /// A step of the login and token flows that failed: its name and response.
 #[derive(Debug)]
@@ -515,7 +508,8 @@ fn flow(l: &Live, b: &mut Browser, p: &mut Progress, from: usize) -> Result<Valu
                         ("consent", "allow"),
                     ],
                 );
-                if !(r.status == 302 || r.status == 303) {
+                // The consent form's answer: 303 to the client.
+                if r.status != 303 {
                     return fail(step, r);
                 }
                 p.code = params_of(&location(&r))
@@ -524,15 +518,7 @@ fn flow(l: &Live, b: &mut Browser, p: &mut Progress, from: usize) -> Result<Valu
                     .unwrap_or_else(|| panic!("no code: {}", location(&r)));
             }
             _ => {
-                let r = post_form(
-                    &format!("{}/protocol/openid-connect/token", l.s.issuer),
-                    Some(("shop", &l.secret)),
-                    &[
-                        ("grant_type", "authorization_code"),
-                        ("code", &p.code),
-                        ("redirect_uri", CB),
-                    ],
-                );
+                let r = exchange_code(&l.s, ("shop", &l.secret), &p.code);
                 if r.status != 200 {
                     return fail(step, r);
                 }

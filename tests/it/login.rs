@@ -1,14 +1,10 @@
 //! The QR login as a browser and the app drive it, against the real `scanid serve`:
 //! docs/requirements.md A1-A13, B1-B4, Q1-Q4 with the requests they name.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use scanid_tests::{
-    attr, consent_url, location, login, open, params_of, request, scanid_json, Browser, Resp,
-    TestApp, TestServer,
+    attr, auth_url, consent_url, create_client, location, login, open, params_of, race, request,
+    Browser, Resp, TestApp, TestServer, CB, PKCE_CHALLENGE,
 };
-
-const CB: &str = "https://shop.example/cb";
-const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 
 struct Env {
     s: TestServer,
@@ -18,54 +14,37 @@ struct Env {
 fn env(extra: &[&str]) -> Env {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    scanid_json(&[
-        "client",
-        "create",
-        "--data-dir",
+    create_client(
         d,
-        "--name",
-        "Shop <script>x</script>",
-        "--client-id",
-        "shop",
-        "--redirect-uri",
-        CB,
-        "--redirect-uri",
-        "http://127.0.0.1/cb",
-    ]);
-    scanid_json(&[
-        "client",
-        "create",
-        "--data-dir",
+        &[
+            "--name",
+            "Shop <script>x</script>",
+            "--client-id",
+            "shop",
+            "--redirect-uri",
+            CB,
+            "--redirect-uri",
+            "http://127.0.0.1/cb",
+        ],
+    );
+    create_client(
         d,
-        "--name",
-        "One",
-        "--client-id",
-        "one",
-        "--redirect-uri",
-        CB,
-    ]);
-    scanid_json(&[
-        "client",
-        "create",
-        "--data-dir",
+        &["--name", "One", "--client-id", "one", "--redirect-uri", CB],
+    );
+    create_client(
         d,
-        "--name",
-        "Mobile",
-        "--client-id",
-        "spa",
-        "--public",
-        "--redirect-uri",
-        CB,
-    ]);
+        &[
+            "--name",
+            "Mobile",
+            "--client-id",
+            "spa",
+            "--public",
+            "--redirect-uri",
+            CB,
+        ],
+    );
     let s = TestServer::start(dir.path(), extra);
     Env { s, _dir: dir }
-}
-
-fn auth(s: &TestServer, pairs: &[(&str, &str)]) -> String {
-    let q = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(pairs)
-        .finish();
-    format!("{}/protocol/openid-connect/auth?{q}", s.issuer)
 }
 
 fn good(state: &str) -> Vec<(&'static str, String)> {
@@ -77,11 +56,6 @@ fn good(state: &str) -> Vec<(&'static str, String)> {
         ("nonce", "n-123".into()),
         ("scope", "openid profile".into()),
     ]
-}
-
-fn url_of(s: &TestServer, pairs: &[(&'static str, String)]) -> String {
-    let p: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    auth(s, &p)
 }
 
 fn with(
@@ -100,7 +74,7 @@ fn qr_login_consent_then_sso_and_prompts() {
     let s = &e.s;
     let alice = TestApp::enroll(s, "alice");
     let mut b = Browser::new();
-    let done = login(&mut b, s, &alice, &url_of(s, &good("st-1")));
+    let done = login(&mut b, s, &alice, &auth_url(s, &good("st-1")));
     assert_eq!(done.status, 303, "A12: a redirect after POST is 303");
     let loc = location(&done);
     assert!(loc.starts_with("https://shop.example/cb?"), "{loc}");
@@ -121,7 +95,7 @@ fn qr_login_consent_then_sso_and_prompts() {
     assert_eq!(names.len(), dedup.len());
 
     // SSO + remembered consent: straight back with a new code, same session.
-    let again = b.get(&url_of(s, &good("st-2")));
+    let again = b.get(&auth_url(s, &good("st-2")));
     assert_eq!(again.status, 302);
     let p2 = params_of(&location(&again));
     assert_eq!(p2["state"], "st-2");
@@ -129,33 +103,33 @@ fn qr_login_consent_then_sso_and_prompts() {
     assert_ne!(p2["code"], p["code"]);
 
     // A9: prompt=none with a session succeeds silently...
-    let silent = b.get(&url_of(s, &with(good("st-3"), "prompt", "none")));
+    let silent = b.get(&auth_url(s, &with(good("st-3"), "prompt", "none")));
     assert!(params_of(&location(&silent)).contains_key("code"));
     // ...and without one redirects login_required.
     let mut fresh = Browser::new();
-    let none = fresh.get(&url_of(s, &with(good("st-4"), "prompt", "none")));
+    let none = fresh.get(&auth_url(s, &with(good("st-4"), "prompt", "none")));
     let p4 = params_of(&location(&none));
     assert_eq!(p4["error"], "login_required");
     assert_eq!(p4["state"], "st-4");
     assert_eq!(p4["iss"], s.issuer);
 
     // A10: prompt=login shows the QR page again despite the session.
-    let (_, payload) = open(&mut b, &url_of(s, &with(good("st-5"), "prompt", "login")));
+    let (_, payload) = open(&mut b, &auth_url(s, &with(good("st-5"), "prompt", "login")));
     assert!(payload.contains("/app/scan?session="));
     // prompt=consent asks again for consent with an SSO session.
-    let r = b.get(&url_of(s, &with(good("st-6"), "prompt", "consent")));
+    let r = b.get(&auth_url(s, &with(good("st-6"), "prompt", "consent")));
     assert_eq!(r.status, 302);
     assert!(location(&r).contains("/login-actions/consent?session="));
     let page = b.get(&location(&r));
     assert!(page.text().contains("name=\"consent\" value=\"allow\""));
     // A consent for fewer scopes does not cover more: a new scope asks again.
-    let more = b.get(&url_of(
+    let more = b.get(&auth_url(
         s,
         &with(good("st-7"), "scope", "openid profile groups"),
     ));
     assert!(location(&more).contains("/login-actions/consent?session="));
     // max_age=0 forces the QR again.
-    let (_, _) = open(&mut b, &url_of(s, &with(good("st-8"), "max_age", "0")));
+    let (_, _) = open(&mut b, &auth_url(s, &with(good("st-8"), "max_age", "0")));
 }
 
 #[test]
@@ -165,7 +139,7 @@ fn deny_on_the_phone_or_the_page_redirects_access_denied() {
     let bob = TestApp::enroll(s, "bob");
     // Denied on the phone: the page moves on and ends with access_denied.
     let mut b = Browser::new();
-    let (_, payload) = open(&mut b, &url_of(s, &good("d-1")));
+    let (_, payload) = open(&mut b, &auth_url(s, &good("d-1")));
     let r = bob.decide(&payload, "deny");
     assert_eq!(r.json()["status"], "denied");
     let status = b
@@ -184,7 +158,7 @@ fn deny_on_the_phone_or_the_page_redirects_access_denied() {
     assert!(!p.contains_key("code"));
     // Denied on the consent page.
     let mut b = Browser::new();
-    let (_, payload) = open(&mut b, &url_of(s, &good("d-2")));
+    let (_, payload) = open(&mut b, &auth_url(s, &good("d-2")));
     bob.decide(&payload, "approve");
     let page = b.get(&consent_url(s, &payload)).text();
     let csrf = attr(&page, "name=\"csrf\"", "value").unwrap();
@@ -216,7 +190,7 @@ fn response_modes_fragment_and_form_post() {
         &mut b,
         s,
         &app,
-        &url_of(s, &with(good("f-1"), "response_mode", "fragment")),
+        &auth_url(s, &with(good("f-1"), "response_mode", "fragment")),
     );
     let loc = location(&r);
     assert!(loc.starts_with("https://shop.example/cb#code="), "{loc}");
@@ -226,7 +200,7 @@ fn response_modes_fragment_and_form_post() {
         &mut b,
         s,
         &app,
-        &url_of(s, &with(good("f-2"), "response_mode", "form_post")),
+        &auth_url(s, &with(good("f-2"), "response_mode", "form_post")),
     );
     assert_eq!(r.status, 200);
     let html = r.text();
@@ -271,31 +245,34 @@ fn a1_a3_bad_client_or_redirect_uri_never_redirects() {
         "http://127.0.0.1:5000/cb/",
     ] {
         assert_error_page(
-            &b.get(&url_of(s, &with(bad_rt.clone(), "redirect_uri", uri))),
+            &b.get(&auth_url(s, &with(bad_rt.clone(), "redirect_uri", uri))),
             uri,
         );
     }
     // A loopback redirect may vary only its port.
-    let ok = b.get(&url_of(
+    let ok = b.get(&auth_url(
         s,
         &with(good("lb"), "redirect_uri", "http://127.0.0.1:53111/cb"),
     ));
     assert_eq!(ok.status, 200);
     assert_error_page(
-        &b.get(&url_of(s, &with(bad_rt.clone(), "client_id", "nobody"))),
+        &b.get(&auth_url(s, &with(bad_rt.clone(), "client_id", "nobody"))),
         "unknown client",
     );
     let mut no_redirect = bad_rt.clone();
     no_redirect.retain(|(k, _)| *k != "redirect_uri");
-    assert_error_page(&b.get(&url_of(s, &no_redirect)), "A3: redirect_uri missing");
+    assert_error_page(
+        &b.get(&auth_url(s, &no_redirect)),
+        "A3: redirect_uri missing",
+    );
     let mut one = with(no_redirect, "client_id", "one");
     one.retain(|(k, _)| *k != "redirect_uri");
     assert_error_page(
-        &b.get(&url_of(s, &one)),
+        &b.get(&auth_url(s, &one)),
         "redirect_uri is required by the spec even for one URI",
     );
     // B4: the reason is escaped; nothing of the request is reflected raw.
-    let r = b.get(&url_of(
+    let r = b.get(&auth_url(
         s,
         &with(good("x"), "client_id", "<script>alert(1)</script>"),
     ));
@@ -316,7 +293,7 @@ fn a5_a7_errors_after_the_redirect_is_trusted_carry_iss_and_state() {
         (with(good("e"), "scope", "openid admin"), "invalid_scope"),
         (
             with(
-                with(good("e"), "code_challenge", CHALLENGE),
+                with(good("e"), "code_challenge", PKCE_CHALLENGE),
                 "code_challenge_method",
                 "plain",
             ),
@@ -338,7 +315,7 @@ fn a5_a7_errors_after_the_redirect_is_trusted_carry_iss_and_state() {
         (with(good("e"), "max_age", "soon"), "invalid_request"),
     ];
     for (pairs, want) in cases {
-        let r = b.get(&url_of(s, &pairs));
+        let r = b.get(&auth_url(s, &pairs));
         assert_eq!(r.status, 302, "{pairs:?}");
         let p = params_of(&location(&r));
         assert_eq!(p["error"], want, "{pairs:?}");
@@ -349,23 +326,23 @@ fn a5_a7_errors_after_the_redirect_is_trusted_carry_iss_and_state() {
     // state and nonce are required by the spec; the error says which.
     let mut no_state = good("e");
     no_state.retain(|(k, _)| *k != "state");
-    let p = params_of(&location(&b.get(&url_of(s, &no_state))));
+    let p = params_of(&location(&b.get(&auth_url(s, &no_state))));
     assert_eq!(p["error"], "invalid_request");
     assert!(p["error_description"].contains("state"));
     assert!(!p.contains_key("state"));
     let mut no_nonce = good("e");
     no_nonce.retain(|(k, _)| *k != "nonce");
-    let p = params_of(&location(&b.get(&url_of(s, &no_nonce))));
+    let p = params_of(&location(&b.get(&auth_url(s, &no_nonce))));
     assert!(p["error_description"].contains("nonce"));
     // A6: a repeated parameter is invalid_request; an unknown one is ignored.
     let mut dup = good("e");
     dup.push(("scope", "openid".into()));
     assert_eq!(
-        params_of(&location(&b.get(&url_of(s, &dup))))["error"],
+        params_of(&location(&b.get(&auth_url(s, &dup))))["error"],
         "invalid_request"
     );
     assert_eq!(
-        b.get(&url_of(s, &with(good("e"), "unknown_param", "1")))
+        b.get(&auth_url(s, &with(good("e"), "unknown_param", "1")))
             .status,
         200
     );
@@ -374,12 +351,12 @@ fn a5_a7_errors_after_the_redirect_is_trusted_carry_iss_and_state() {
         with(
             with(good("e"), "client_id", "spa"),
             "code_challenge",
-            CHALLENGE,
+            PKCE_CHALLENGE,
         ),
         "code_challenge_method",
         "S256",
     );
-    assert_eq!(b.get(&url_of(s, &spa)).status, 200);
+    assert_eq!(b.get(&auth_url(s, &spa)).status, 200);
     // POST to the authorization endpoint works like GET.
     let owned = good("post");
     let pairs: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -391,7 +368,7 @@ fn a5_a7_errors_after_the_redirect_is_trusted_carry_iss_and_state() {
     // A13: no CORS on the authorization endpoint.
     let r = b.send(
         "GET",
-        &url_of(s, &good("c")),
+        &auth_url(s, &good("c")),
         &[("Origin", "https://evil.example")],
         b"",
     );
@@ -404,8 +381,8 @@ fn b1_b4_page_headers_csrf_and_escaping() {
     let s = &e.s;
     let app = TestApp::enroll(s, "dave");
     let mut b = Browser::new();
-    let (page, payload) = open(&mut b, &url_of(s, &good("b")));
-    let error_page = b.get(&url_of(s, &with(good("b"), "client_id", "nobody")));
+    let (page, payload) = open(&mut b, &auth_url(s, &good("b")));
+    let error_page = b.get(&auth_url(s, &with(good("b"), "client_id", "nobody")));
     for r in [&page, &error_page] {
         let csp = r.header("content-security-policy").unwrap();
         assert!(csp.contains("frame-ancestors 'none'"), "B1");
@@ -470,11 +447,11 @@ fn q1_only_the_opening_browser_can_complete() {
     let s = &e.s;
     let app = TestApp::enroll(s, "erin");
     let mut victim = Browser::new();
-    let (_, payload) = open(&mut victim, &url_of(s, &good("q1")));
+    let (_, payload) = open(&mut victim, &auth_url(s, &good("q1")));
     let session = params_of(&payload)["session"].clone();
     app.decide(&payload, "approve");
     let mut attacker = Browser::new();
-    attacker.get(&url_of(s, &good("other"))); // has a browser cookie of its own
+    attacker.get(&auth_url(s, &good("other"))); // has a browser cookie of its own
     let r = attacker.get(&consent_url(s, &payload));
     assert_eq!(r.status, 403);
     assert!(r.header("location").is_none());
@@ -501,7 +478,7 @@ fn q2_q3_payloads_are_single_use_and_signed() {
     let app = TestApp::enroll(s, "frank");
     let mallory = TestApp::enroll(s, "mallory");
     let mut b = Browser::new();
-    let (_, payload) = open(&mut b, &url_of(s, &good("q")));
+    let (_, payload) = open(&mut b, &auth_url(s, &good("q")));
     let session = params_of(&payload)["session"].clone();
     // Q3: what the app is shown.
     let info = app.scan(&payload).json();
@@ -565,7 +542,7 @@ fn q2_q3_payloads_are_single_use_and_signed() {
             "aud": s.issuer, "iat": now, "exp": now + 60, "jti": jti}),
         )
     };
-    let (_, payload2) = open(&mut b, &url_of(s, &good("q-2")));
+    let (_, payload2) = open(&mut b, &auth_url(s, &good("q-2")));
     assert_eq!(app.scan(&payload2).status, 200);
     assert_eq!(
         app.post_decision(
@@ -575,7 +552,7 @@ fn q2_q3_payloads_are_single_use_and_signed() {
         .status,
         200
     );
-    let (_, payload3) = open(&mut b, &url_of(s, &good("q-3")));
+    let (_, payload3) = open(&mut b, &auth_url(s, &good("q-3")));
     assert_eq!(app.scan(&payload3).status, 200);
     let r = app.post_decision(
         &params_of(&payload3)["session"],
@@ -594,30 +571,19 @@ fn q2_q3_payloads_are_single_use_and_signed() {
 fn concurrent_approvals_have_exactly_one_winner() {
     let e = env(&[]);
     let s = &e.s;
-    let app = std::sync::Arc::new(TestApp::enroll(s, "gina"));
+    let app = TestApp::enroll(s, "gina");
     let mut b = Browser::new();
-    let (_, payload) = open(&mut b, &url_of(s, &good("race")));
+    let (_, payload) = open(&mut b, &auth_url(s, &good("race")));
     assert_eq!(app.scan(&payload).status, 200);
     let session = params_of(&payload)["session"].clone();
     let jwss: Vec<String> = (0..8).map(|_| app.approval(&payload, "approve")).collect();
-    let handles: Vec<_> = jwss
-        .into_iter()
-        .map(|j| {
-            let app = app.clone();
-            let session = session.clone();
-            std::thread::spawn(move || app.post_decision(&session, &j).status)
-        })
-        .collect();
-    let statuses: Vec<u16> = handles.into_iter().map(|h| h.join().unwrap()).collect();
-    assert_eq!(
-        statuses.iter().filter(|s| **s == 200).count(),
-        1,
-        "{statuses:?}"
-    );
-    assert!(
-        statuses.iter().all(|s| *s == 200 || *s == 409),
-        "{statuses:?}"
-    );
+    let answers = race(8, |i| app.post_decision(&session, &jwss[i]));
+    let mut statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 409, 409, 409, 409, 409, 409, 409]);
+    for r in answers.iter().filter(|r| r.status == 409) {
+        assert_eq!(r.json()["error"], "already_decided", "{}", r.text());
+    }
 }
 
 // Q2 expiry (a QR login past its TTL refuses scans and decisions, yet its record still says
@@ -637,7 +603,7 @@ fn q4_rate_limits_logins_per_ip_and_decisions_per_identity() {
     let s = &e.s;
     let mut b = Browser::new();
     let statuses: Vec<u16> = (0..4)
-        .map(|i| b.get(&url_of(s, &good(&format!("r{i}")))).status)
+        .map(|i| b.get(&auth_url(s, &good(&format!("r{i}")))).status)
         .collect();
     assert_eq!(statuses, vec![200, 200, 200, 429]);
     let app = TestApp::enroll(s, "ivan");

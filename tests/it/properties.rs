@@ -5,7 +5,6 @@
 //!
 //! Case counts are fixed per test (`CASES`), so the run is the same size every time; a
 //! failure prints the shrunk input that caused it.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};

@@ -3,7 +3,6 @@
 //! and back-channel `POST logout`, the pages `keycloak-js` loads, and OIDC Back-Channel Logout
 //! to a receiver. The real libraries (oidc-client-ts, keycloak-js, oauth4webapi, authlib) drive
 //! the same through Chromium in tests/js/rp-matrix.test.mjs.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -11,16 +10,15 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use scanid_tests::{
-    auth_url, jwt_claims, jwt_header, location, login, params_of, post_form, request, scanid_json,
-    silent_login_error, Browser, Resp, TestApp, TestServer,
+    auth_url, code_of, create_client, jwt_claims, jwt_header, location, login, params_of,
+    post_form, post_form_with, pyjwt_verify, redeem, request, scanid_json, secret_of,
+    silent_login_error, userinfo, Browser, Resp, TestApp, TestServer, CB, PKCE_CHALLENGE,
+    PKCE_VERIFIER,
 };
 use serde_json::{json, Value};
 
 const SPA_ORIGIN: &str = "http://127.0.0.1:3000";
 const SPA_CB: &str = "http://127.0.0.1:3000/callback";
-const CB: &str = "https://shop.example/cb";
-const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
-const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 
 struct Env {
     s: TestServer,
@@ -29,16 +27,10 @@ struct Env {
     _dir: tempfile::TempDir,
 }
 
-fn create(d: &str, args: &[&str]) -> Value {
-    let mut all = vec!["client", "create", "--data-dir", d];
-    all.extend_from_slice(args);
-    scanid_json(&all)
-}
-
 fn env(extra_serve: &[&str], bcl: Option<&str>) -> Env {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    create(
+    create_client(
         d,
         &[
             "--name",
@@ -65,10 +57,7 @@ fn env(extra_serve: &[&str], bcl: Option<&str>) -> Env {
     if let Some(uri) = bcl {
         shop_args.extend_from_slice(&["--backchannel-logout-uri", uri]);
     }
-    let shop = create(d, &shop_args)["client_secret"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let shop = secret_of(&create_client(d, &shop_args));
     let s = TestServer::start(dir.path(), extra_serve);
     let app = TestApp::enroll(&s, "rita");
     Env {
@@ -77,20 +66,6 @@ fn env(extra_serve: &[&str], bcl: Option<&str>) -> Env {
         app,
         _dir: dir,
     }
-}
-
-fn token_url(s: &TestServer) -> String {
-    format!("{}/protocol/openid-connect/token", s.issuer)
-}
-
-/// A form POST with extra headers (an `Origin`, say).
-fn post(url: &str, headers: &[(&str, &str)], pairs: &[(&str, &str)]) -> Resp {
-    let body = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(pairs)
-        .finish();
-    let mut h = vec![("Content-Type", "application/x-www-form-urlencoded")];
-    h.extend_from_slice(headers);
-    request("POST", url, &h, body.as_bytes())
 }
 
 /// A login in `b`: through the QR, or (with an SSO session) straight to consent; the
@@ -124,7 +99,7 @@ fn spa_code(e: &Env, b: &mut Browser) -> String {
                 ("redirect_uri", SPA_CB),
                 ("response_type", "code"),
                 ("scope", "openid profile"),
-                ("code_challenge", CHALLENGE),
+                ("code_challenge", PKCE_CHALLENGE),
                 ("code_challenge_method", "S256"),
             ],
         ),
@@ -136,15 +111,16 @@ fn spa_code(e: &Env, b: &mut Browser) -> String {
 
 fn spa_tokens(e: &Env, b: &mut Browser, origin: &str) -> (Resp, Value) {
     let code = spa_code(e, b);
-    let r = post(
-        &token_url(&e.s),
+    let r = post_form_with(
+        &e.s.oidc("token"),
         &[("Origin", origin)],
+        None,
         &[
             ("grant_type", "authorization_code"),
             ("client_id", "spa"),
             ("code", &code),
             ("redirect_uri", SPA_CB),
-            ("code_verifier", VERIFIER),
+            ("code_verifier", PKCE_VERIFIER),
         ],
     );
     assert_eq!(r.status, 200, "{}", r.text());
@@ -184,7 +160,7 @@ fn a_single_page_app_logs_in_with_cors_from_its_own_origin_only() {
         .get("nonce")
         .is_none());
     let at = format!("Bearer {}", t["access_token"].as_str().unwrap());
-    let userinfo = format!("{}/protocol/openid-connect/userinfo", e.s.issuer);
+    let userinfo = e.s.oidc("userinfo");
     let r = request(
         "GET",
         &userinfo,
@@ -202,9 +178,10 @@ fn a_single_page_app_logs_in_with_cors_from_its_own_origin_only() {
     );
     assert_eq!(r.status, 200);
     no_cors(&r);
-    let r = post(
-        &token_url(&e.s),
+    let r = post_form_with(
+        &e.s.oidc("token"),
         &[("Origin", "http://evil.example")],
+        None,
         &[
             ("grant_type", "refresh_token"),
             ("client_id", "spa"),
@@ -213,9 +190,10 @@ fn a_single_page_app_logs_in_with_cors_from_its_own_origin_only() {
     );
     no_cors(&r);
     // Errors to the registered origin are readable by the page (CORS on the 400 too).
-    let r = post(
-        &token_url(&e.s),
+    let r = post_form_with(
+        &e.s.oidc("token"),
         &[("Origin", SPA_ORIGIN)],
+        None,
         &[
             ("grant_type", "refresh_token"),
             ("client_id", "spa"),
@@ -225,9 +203,10 @@ fn a_single_page_app_logs_in_with_cors_from_its_own_origin_only() {
     assert_eq!(r.status, 400);
     cors_for(&r, SPA_ORIGIN);
     // A confidential client with no web origins registered: none for its own redirect origin.
-    let r = post(
-        &token_url(&e.s),
+    let r = post_form_with(
+        &e.s.oidc("token"),
         &[("Origin", "https://shop.example")],
+        None,
         &[("grant_type", "client_credentials")],
     );
     no_cors(&r);
@@ -239,7 +218,7 @@ fn preflights_answer_registered_origins_only_and_metadata_stays_open() {
     let preflight = |path: &str, origin: &str| {
         request(
             "OPTIONS",
-            &format!("{}/protocol/openid-connect/{path}", e.s.issuer),
+            &e.s.oidc(path),
             &[
                 ("Origin", origin),
                 ("Access-Control-Request-Method", "POST"),
@@ -295,7 +274,7 @@ fn preflights_answer_registered_origins_only_and_metadata_stays_open() {
 fn web_origins_are_registered_per_client() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let explicit = create(
+    let explicit = create_client(
         d,
         &[
             "--name",
@@ -368,7 +347,7 @@ fn nonce_and_state_are_optional_with_pkce_only_unless_the_realm_requires_them() 
             ("redirect_uri", SPA_CB),
             ("response_type", "code"),
             ("state", "s"),
-            ("code_challenge", CHALLENGE),
+            ("code_challenge", PKCE_CHALLENGE),
             ("code_challenge_method", "S256"),
         ],
     ));
@@ -393,18 +372,7 @@ fn shop_tokens(e: &Env, b: &mut Browser) -> Value {
             ],
         ),
     );
-    let code = params_of(&location(&r))["code"].clone();
-    let r = post_form(
-        &token_url(&e.s),
-        Some(("shop", &e.shop)),
-        &[
-            ("grant_type", "authorization_code"),
-            ("code", &code),
-            ("redirect_uri", CB),
-        ],
-    );
-    assert_eq!(r.status, 200, "{}", r.text());
-    r.json()
+    redeem(&e.s, ("shop", &e.shop), &code_of(&r))
 }
 
 #[test]
@@ -416,7 +384,7 @@ fn keycloak_introspection_path_and_back_channel_post_logout() {
     let rt = t["refresh_token"].as_str().unwrap();
     let introspect = |path: &str, token: &str| {
         let r = post_form(
-            &format!("{}/protocol/openid-connect/{path}", e.s.issuer),
+            &e.s.oidc(path),
             Some(("shop", &e.shop)),
             &[("token", token)],
         );
@@ -431,24 +399,12 @@ fn keycloak_introspection_path_and_back_channel_post_logout() {
     assert_eq!(rc["typ"], "Refresh");
     assert_eq!(rc["azp"], "shop");
     assert_eq!(jwt_header(rt)["alg"], "HS256");
-    let out = std::process::Command::new(scanid_tests::python())
-        .arg(scanid_tests::repo_root().join("tests/py/verify_jwt.py"))
-        .arg(format!("{}/protocol/openid-connect/certs", e.s.issuer))
-        .arg(e.s.issuer.as_str())
-        .arg(rt)
-        .output()
-        .unwrap();
+    let out = pyjwt_verify(&e.s.oidc("certs"), &e.s.issuer, rt);
     assert!(
         !out.status.success(),
         "a refresh token verified against the JWKS"
     );
-    let userinfo = request(
-        "GET",
-        &format!("{}/protocol/openid-connect/userinfo", e.s.issuer),
-        &[("Authorization", &format!("Bearer {rt}"))],
-        b"",
-    );
-    assert_eq!(userinfo.status, 401, "not an access token");
+    assert_eq!(userinfo(&e.s, rt).status, 401, "not an access token");
     // Only an ID token is a logout hint: the access token (same sid and sub) is refused.
     let r = b.get(&format!(
         "{}/protocol/openid-connect/logout?id_token_hint={at}",
@@ -461,7 +417,7 @@ fn keycloak_introspection_path_and_back_channel_post_logout() {
         true,
         "nothing ended"
     );
-    let logout = format!("{}/protocol/openid-connect/logout", e.s.issuer);
+    let logout = e.s.oidc("logout");
     // Another (public) client, authenticated by its client_id, cannot end shop's grant.
     let r = post_form(
         &logout,
@@ -496,18 +452,17 @@ fn keycloak_introspection_path_and_back_channel_post_logout() {
 #[test]
 fn the_pages_keycloak_js_loads_are_served_and_frameable() {
     let e = env(&[], None);
-    let oidc = |p: &str| format!("{}/protocol/openid-connect/{p}", e.s.issuer);
     let discovery =
         scanid_tests::get(&format!("{}/.well-known/openid-configuration", e.s.issuer)).json();
     assert_eq!(
         discovery["check_session_iframe"],
-        oidc("login-status-iframe.html")
+        e.s.oidc("login-status-iframe.html")
     );
     assert_eq!(discovery["backchannel_logout_supported"], true);
     assert_eq!(discovery["backchannel_logout_session_supported"], true);
     assert_eq!(
         discovery["introspection_endpoint"],
-        oidc("introspect"),
+        e.s.oidc("introspect"),
         "discovery keeps the spec's paths"
     );
     for page in [
@@ -515,7 +470,7 @@ fn the_pages_keycloak_js_loads_are_served_and_frameable() {
         "3p-cookies/step2.html",
         "login-status-iframe.html",
     ] {
-        let r = scanid_tests::get(&oidc(page));
+        let r = scanid_tests::get(&e.s.oidc(page));
         assert_eq!(r.status, 200, "{page}");
         assert!(
             r.header("x-frame-options").is_none(),
@@ -528,10 +483,10 @@ fn the_pages_keycloak_js_loads_are_served_and_frameable() {
         );
         assert!(r.text().contains("<script nonce="));
     }
-    assert!(scanid_tests::get(&oidc("3p-cookies/step1.html"))
+    assert!(scanid_tests::get(&e.s.oidc("3p-cookies/step1.html"))
         .text()
         .contains("step2.html"));
-    assert!(scanid_tests::get(&oidc("3p-cookies/step2.html"))
+    assert!(scanid_tests::get(&e.s.oidc("3p-cookies/step2.html"))
         .text()
         .contains("postMessage('supported'"));
     let init = |client: &str, origin: &str| {
@@ -539,7 +494,11 @@ fn the_pages_keycloak_js_loads_are_served_and_frameable() {
             .append_pair("client_id", client)
             .append_pair("origin", origin)
             .finish();
-        scanid_tests::get(&format!("{}?{q}", oidc("login-status-iframe.html/init"))).status
+        scanid_tests::get(&format!(
+            "{}?{q}",
+            e.s.oidc("login-status-iframe.html/init")
+        ))
+        .status
     };
     assert_eq!(init("spa", SPA_ORIGIN), 204);
     assert_eq!(init("spa", "http://evil.example"), 403);
@@ -635,13 +594,7 @@ fn back_channel_logout_tells_every_client_of_the_session() {
     assert!(c["events"]["http://schemas.openid.net/event/backchannel-logout"].is_object());
     assert!(c.get("nonce").is_none() && c["jti"].is_string() && c["iat"].is_i64());
     // The signature verifies against the JWKS with an independent library (PyJWT).
-    let out = std::process::Command::new(scanid_tests::python())
-        .arg(scanid_tests::repo_root().join("tests/py/verify_jwt.py"))
-        .arg(format!("{}/protocol/openid-connect/certs", e.s.issuer))
-        .arg(e.s.issuer.as_str())
-        .arg(&token)
-        .output()
-        .unwrap();
+    let out = pyjwt_verify(&e.s.oidc("certs"), &e.s.issuer, &token);
     assert!(
         out.status.success(),
         "{}",
@@ -655,7 +608,7 @@ fn back_channel_logout_tells_every_client_of_the_session() {
     let old_rt = t1["refresh_token"].as_str().unwrap().to_owned();
     let refresh = |rt: &str| {
         post_form(
-            &token_url(&e.s),
+            &e.s.oidc("token"),
             Some(("shop", &e.shop)),
             &[("grant_type", "refresh_token"), ("refresh_token", rt)],
         )

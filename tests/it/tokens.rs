@@ -1,18 +1,14 @@
 //! Tokens as relying parties and resource servers use them: docs/requirements.md T1-T8, R1-R4, C1,
 //! I1-I3, V1, U1-U4, ID1-ID6, and logout.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::process::Command;
 
 use scanid_tests::{
-    auth_url, get, jwt_claims, location, login, params_of, post_form, python, repo_root, request,
-    scanid_json, silent_login_error, Browser, Resp, TestApp, TestServer,
+    auth_url, code_of, create_client, exchange_code, get, introspect, jwt_claims, location, login,
+    params_of, post_form, python, race, redeem, repo_root, request, secret_of, silent_login_error,
+    userinfo, Browser, Resp, TestApp, TestServer, CB, PKCE_CHALLENGE, PKCE_VERIFIER,
 };
 use serde_json::{json, Value};
-
-const CB: &str = "https://shop.example/cb";
-const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
-const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 
 struct Env {
     s: TestServer,
@@ -26,61 +22,56 @@ struct Env {
 fn env() -> Env {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let secret = |v: Value| v["client_secret"].as_str().unwrap().to_owned();
-    let shop = secret(scanid_json(&[
-        "client",
-        "create",
-        "--data-dir",
+    let shop = secret_of(&create_client(
         d,
-        "--name",
-        "Shop",
-        "--client-id",
-        "shop",
-        "--redirect-uri",
-        CB,
-        "--post-logout-redirect-uri",
-        "https://shop.example/bye",
-        "--client-credentials",
-    ]));
-    let other = secret(scanid_json(&[
-        "client",
-        "create",
-        "--data-dir",
+        &[
+            "--name",
+            "Shop",
+            "--client-id",
+            "shop",
+            "--redirect-uri",
+            CB,
+            "--post-logout-redirect-uri",
+            "https://shop.example/bye",
+            "--client-credentials",
+        ],
+    ));
+    let other = secret_of(&create_client(
         d,
-        "--name",
-        "Other",
-        "--client-id",
-        "other",
-        "--redirect-uri",
-        CB,
-    ]));
-    let es = secret(scanid_json(&[
-        "client",
-        "create",
-        "--data-dir",
+        &[
+            "--name",
+            "Other",
+            "--client-id",
+            "other",
+            "--redirect-uri",
+            CB,
+        ],
+    ));
+    let es = secret_of(&create_client(
         d,
-        "--name",
-        "EC",
-        "--client-id",
-        "es",
-        "--redirect-uri",
-        CB,
-        "--token-alg",
-        "ES256",
-    ]));
-    scanid_json(&[
-        "client",
-        "create",
-        "--data-dir",
+        &[
+            "--name",
+            "EC",
+            "--client-id",
+            "es",
+            "--redirect-uri",
+            CB,
+            "--token-alg",
+            "ES256",
+        ],
+    ));
+    create_client(
         d,
-        "--name",
-        "SPA",
-        "--client-id",
-        "spa",
-        "--public",
-        "--redirect-uri",
-        CB,
-    ]);
+        &[
+            "--name",
+            "SPA",
+            "--client-id",
+            "spa",
+            "--public",
+            "--redirect-uri",
+            CB,
+        ],
+    );
     let s = TestServer::start(dir.path(), &[]);
     let app = TestApp::enroll(&s, "tokenuser");
     Env {
@@ -93,8 +84,11 @@ fn env() -> Env {
     }
 }
 
-fn token_url(s: &TestServer) -> String {
-    format!("{}/protocol/openid-connect/token", s.issuer)
+impl Env {
+    /// The confidential client `shop`: `(client_id, client_secret)`.
+    fn shop(&self) -> (&str, &str) {
+        ("shop", &self.shop)
+    }
 }
 
 /// Logs in through the QR flow in a fresh browser (no SSO) and returns the code.
@@ -112,53 +106,11 @@ fn code(e: &Env, _: &mut Browser, client: &str, extra: &[(&str, &str)]) -> Strin
         pairs.retain(|(n, _)| n != k);
         pairs.push((k, v));
     }
-    let r = login(b, &e.s, &e.app, &auth_url(&e.s, &pairs));
-    let loc = if r.status == 200 {
-        panic!("no redirect: {}", r.text())
-    } else {
-        location(&r)
-    };
-    params_of(&loc)
-        .remove("code")
-        .unwrap_or_else(|| panic!("no code in {loc}"))
+    code_of(&login(b, &e.s, &e.app, &auth_url(&e.s, &pairs)))
 }
 
 fn exchange(e: &Env, basic: Option<(&str, &str)>, pairs: &[(&str, &str)]) -> Resp {
-    post_form(&token_url(&e.s), basic, pairs)
-}
-
-fn redeem(e: &Env, code: &str) -> Value {
-    let r = exchange(
-        e,
-        Some(("shop", &e.shop)),
-        &[
-            ("grant_type", "authorization_code"),
-            ("code", code),
-            ("redirect_uri", CB),
-        ],
-    );
-    assert_eq!(r.status, 200, "{}", r.text());
-    r.json()
-}
-
-fn introspect(e: &Env, token: &str) -> Value {
-    let r = post_form(
-        &format!("{}/protocol/openid-connect/introspect", e.s.issuer),
-        Some(("shop", &e.shop)),
-        &[("token", token)],
-    );
-    assert_eq!(r.status, 200, "{}", r.text());
-    r.json()
-}
-
-fn userinfo(e: &Env, token: &str) -> Resp {
-    let auth = format!("Bearer {token}");
-    request(
-        "GET",
-        &format!("{}/protocol/openid-connect/userinfo", e.s.issuer),
-        &[("Authorization", &auth)],
-        b"",
-    )
+    post_form(&e.s.oidc("token"), basic, pairs)
 }
 
 #[test]
@@ -240,7 +192,7 @@ fn code_flow_tokens_have_the_spec_shape_and_verify_independently() {
     assert_eq!(id["sid"], t["session_state"]);
     assert_eq!(id["name"], "tokenuser display");
     // ID6: kid in the JWKS, verified by PyJWT with the JWKS only.
-    let jwks = get(&format!("{}/protocol/openid-connect/certs", e.s.issuer)).json();
+    let jwks = get(&e.s.oidc("certs")).json();
     for tok in [
         t["access_token"].as_str().unwrap(),
         t["id_token"].as_str().unwrap(),
@@ -265,11 +217,7 @@ fn code_flow_tokens_have_the_spec_shape_and_verify_independently() {
         );
         let out = Command::new(python())
             .arg(repo_root().join("tests/py/verify_jwt.py"))
-            .args([
-                &format!("{}/protocol/openid-connect/certs", e.s.issuer),
-                &e.s.issuer,
-                tok,
-            ])
+            .args([&e.s.oidc("certs"), &e.s.issuer, tok])
             .output()
             .unwrap();
         assert!(
@@ -279,7 +227,7 @@ fn code_flow_tokens_have_the_spec_shape_and_verify_independently() {
         );
     }
     // U1, U4: userinfo by GET and POST, sub equal to the id token's, the spec's spelling too.
-    let u = userinfo(&e, t["access_token"].as_str().unwrap());
+    let u = userinfo(&e.s, t["access_token"].as_str().unwrap());
     assert_eq!(u.status, 200, "{}", u.text());
     let u = u.json();
     assert_eq!(u["sub"], id["sub"]);
@@ -288,13 +236,13 @@ fn code_flow_tokens_have_the_spec_shape_and_verify_independently() {
     assert_eq!(u["username"], "tokenuser");
     assert!(u["groups"].is_array());
     let p = post_form(
-        &format!("{}/protocol/openid-connect/userinfo", e.s.issuer),
+        &e.s.oidc("userinfo"),
         None,
         &[("access_token", t["access_token"].as_str().unwrap())],
     );
     assert_eq!(p.status, 200);
     // Introspection: the spec 2.3 fields.
-    let i = introspect(&e, t["access_token"].as_str().unwrap());
+    let i = introspect(&e.s, e.shop(), t["access_token"].as_str().unwrap());
     assert_eq!(i["active"], true);
     for f in [
         "exp",
@@ -425,9 +373,9 @@ fn t3_t5_codes_are_single_use_bound_and_pkce_checked() {
     let e = env();
     let mut b = Browser::new();
     let c = code(&e, &mut b, "shop", &[]);
-    let first = redeem(&e, &c);
+    let first = redeem(&e.s, e.shop(), &c);
     let at = first["access_token"].as_str().unwrap();
-    assert_eq!(introspect(&e, at)["active"], true);
+    assert_eq!(introspect(&e.s, e.shop(), at)["active"], true);
     let again = exchange(
         &e,
         Some(("shop", &e.shop)),
@@ -440,7 +388,7 @@ fn t3_t5_codes_are_single_use_bound_and_pkce_checked() {
     assert_eq!(again.status, 400);
     assert_eq!(again.json()["error"], "invalid_grant");
     assert_eq!(
-        introspect(&e, at),
+        introspect(&e.s, e.shop(), at),
         json!({ "active": false }),
         "T3: the replay revoked the first tokens"
     );
@@ -476,7 +424,7 @@ fn t3_t5_codes_are_single_use_bound_and_pkce_checked() {
     assert_eq!(r.json()["error"], "invalid_grant");
     // T5: PKCE.
     let pk = [
-        ("code_challenge", CHALLENGE),
+        ("code_challenge", PKCE_CHALLENGE),
         ("code_challenge_method", "S256"),
     ];
     let c = code(&e, &mut b, "shop", &pk);
@@ -513,7 +461,7 @@ fn t3_t5_codes_are_single_use_bound_and_pkce_checked() {
             ("grant_type", "authorization_code"),
             ("code", &c),
             ("redirect_uri", CB),
-            ("code_verifier", VERIFIER),
+            ("code_verifier", PKCE_VERIFIER),
         ],
     );
     assert_eq!(
@@ -529,7 +477,7 @@ fn t3_t5_codes_are_single_use_bound_and_pkce_checked() {
             ("grant_type", "authorization_code"),
             ("code", &c),
             ("redirect_uri", CB),
-            ("code_verifier", VERIFIER),
+            ("code_verifier", PKCE_VERIFIER),
         ],
     );
     assert_eq!(r.status, 200, "{}", r.text());
@@ -543,7 +491,7 @@ fn t3_t5_codes_are_single_use_bound_and_pkce_checked() {
             ("code", &c),
             ("redirect_uri", CB),
             ("client_id", "spa"),
-            ("code_verifier", VERIFIER),
+            ("code_verifier", PKCE_VERIFIER),
         ],
     );
     assert_eq!(r.status, 200, "{}", r.text());
@@ -554,42 +502,26 @@ fn t4_twenty_concurrent_redemptions_one_wins() {
     let e = env();
     let mut b = Browser::new();
     let c = code(&e, &mut b, "shop", &[]);
-    let url = token_url(&e.s);
-    let secret = e.shop.clone();
-    let handles: Vec<_> = (0..20)
-        .map(|_| {
-            let (url, c, secret) = (url.clone(), c.clone(), secret.clone());
-            std::thread::spawn(move || {
-                post_form(
-                    &url,
-                    Some(("shop", &secret)),
-                    &[
-                        ("grant_type", "authorization_code"),
-                        ("code", &c),
-                        ("redirect_uri", CB),
-                    ],
-                )
-                .status
-            })
-        })
-        .collect();
-    let statuses: Vec<u16> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+    // One wins; each other gets invalid_grant (the code is spent, and its grant revoked).
+    let answers = race(20, |_| exchange_code(&e.s, e.shop(), &c));
+    let winners = answers.iter().filter(|r| r.status == 200).count();
     assert_eq!(
-        statuses.iter().filter(|s| **s == 200).count(),
+        winners,
         1,
-        "{statuses:?}"
+        "{:?}",
+        answers.iter().map(|r| r.status).collect::<Vec<_>>()
     );
-    assert!(
-        statuses.iter().all(|s| *s == 200 || *s == 400),
-        "{statuses:?}"
-    );
+    for r in answers.iter().filter(|r| r.status != 200) {
+        assert_eq!(r.status, 400, "{}", r.text());
+        assert_eq!(r.json()["error"], "invalid_grant", "{}", r.text());
+    }
 }
 
 #[test]
 fn r1_r4_refresh_rotates_narrows_and_a_replay_revokes_the_family() {
     let e = env();
     let mut b = Browser::new();
-    let first = redeem(&e, &code(&e, &mut b, "shop", &[]));
+    let first = redeem(&e.s, e.shop(), &code(&e, &mut b, "shop", &[]));
     let id1 = jwt_claims(first["id_token"].as_str().unwrap());
     let rt1 = first["refresh_token"].as_str().unwrap().to_owned();
     // R1: only its client.
@@ -637,10 +569,10 @@ fn r1_r4_refresh_rotates_narrows_and_a_replay_revokes_the_family() {
     .json();
     let rt3 = third["refresh_token"].as_str().unwrap().to_owned();
     let at3 = third["access_token"].as_str().unwrap().to_owned();
-    assert_eq!(introspect(&e, &at3)["active"], true);
-    assert_eq!(introspect(&e, &rt3)["active"], true);
+    assert_eq!(introspect(&e.s, e.shop(), &at3)["active"], true);
+    assert_eq!(introspect(&e.s, e.shop(), &rt3)["active"], true);
     assert_eq!(
-        introspect(&e, &rt1),
+        introspect(&e.s, e.shop(), &rt1),
         json!({ "active": false }),
         "a rotated refresh token is inactive"
     );
@@ -651,7 +583,7 @@ fn r1_r4_refresh_rotates_narrows_and_a_replay_revokes_the_family() {
         &[("grant_type", "refresh_token"), ("refresh_token", &rt1)],
     );
     assert_eq!(r.json()["error"], "invalid_grant");
-    assert_eq!(introspect(&e, &at3), json!({ "active": false }));
+    assert_eq!(introspect(&e.s, e.shop(), &at3), json!({ "active": false }));
     let r = exchange(
         &e,
         Some(("shop", &e.shop)),
@@ -669,12 +601,14 @@ fn offline_access_tokens_report_refresh_expires_in_zero() {
     let e = env();
     let mut b = Browser::new();
     let t = redeem(
-        &e,
+        &e.s,
+        e.shop(),
         &code(&e, &mut b, "shop", &[("scope", "openid offline_access")]),
     );
     assert_eq!(t["refresh_expires_in"], 0);
     let normal = redeem(
-        &e,
+        &e.s,
+        e.shop(),
         &code(
             &e,
             &mut b,
@@ -699,25 +633,25 @@ fn c1_client_credentials_has_no_refresh_token_and_no_userinfo() {
     assert!(t.get("id_token").is_none());
     let at = t["access_token"].as_str().unwrap();
     assert_eq!(jwt_claims(at)["sub"], "shop");
-    assert_eq!(introspect(&e, at)["active"], true);
-    let u = userinfo(&e, at);
+    assert_eq!(introspect(&e.s, e.shop(), at)["active"], true);
+    let u = userinfo(&e.s, at);
     assert_eq!(u.status, 401);
     assert!(u
         .header("www-authenticate")
         .unwrap()
         .contains("invalid_token"));
     // Revocation (V1) works for these stateless tokens too, and only by their own client.
-    let revoke_url = format!("{}/protocol/openid-connect/revoke", e.s.issuer);
+    let revoke_url = e.s.oidc("revoke");
     assert_eq!(
         post_form(&revoke_url, Some(("other", &e.other)), &[("token", at)]).status,
         200
     );
-    assert_eq!(introspect(&e, at)["active"], true);
+    assert_eq!(introspect(&e.s, e.shop(), at)["active"], true);
     assert_eq!(
         post_form(&revoke_url, Some(("shop", &e.shop)), &[("token", at)]).status,
         200
     );
-    assert_eq!(introspect(&e, at), json!({ "active": false }));
+    assert_eq!(introspect(&e.s, e.shop(), at), json!({ "active": false }));
     let r = exchange(
         &e,
         Some(("shop", &e.shop)),
@@ -733,10 +667,10 @@ fn c1_client_credentials_has_no_refresh_token_and_no_userinfo() {
 fn i1_i3_v1_u2_u3_introspection_revocation_userinfo_errors() {
     let e = env();
     let mut b = Browser::new();
-    let t = redeem(&e, &code(&e, &mut b, "shop", &[]));
+    let t = redeem(&e.s, e.shop(), &code(&e, &mut b, "shop", &[]));
     let at = t["access_token"].as_str().unwrap();
     let rt = t["refresh_token"].as_str().unwrap();
-    let introspect_url = format!("{}/protocol/openid-connect/introspect", e.s.issuer);
+    let introspect_url = e.s.oidc("introspect");
     // I1.
     let r = post_form(&introspect_url, None, &[("token", at)]);
     assert_eq!(r.status, 401);
@@ -772,7 +706,7 @@ fn i1_i3_v1_u2_u3_introspection_revocation_userinfo_errors() {
         }
     }
     // U2: no token, a bad token; U3: two ways.
-    let ui = format!("{}/protocol/openid-connect/userinfo", e.s.issuer);
+    let ui = e.s.oidc("userinfo");
     let r = get(&ui);
     assert_eq!(r.status, 401);
     assert_eq!(
@@ -798,7 +732,7 @@ fn i1_i3_v1_u2_u3_introspection_revocation_userinfo_errors() {
     assert_eq!(r.status, 400);
     // V1: unknown token 200; another client's token untouched; revoking the refresh token kills
     // its access tokens.
-    let revoke_url = format!("{}/protocol/openid-connect/revoke", e.s.issuer);
+    let revoke_url = e.s.oidc("revoke");
     assert_eq!(
         post_form(
             &revoke_url,
@@ -813,7 +747,7 @@ fn i1_i3_v1_u2_u3_introspection_revocation_userinfo_errors() {
         200
     );
     assert_eq!(
-        introspect(&e, at)["active"],
+        introspect(&e.s, e.shop(), at)["active"],
         true,
         "another client cannot revoke"
     );
@@ -821,8 +755,8 @@ fn i1_i3_v1_u2_u3_introspection_revocation_userinfo_errors() {
         post_form(&revoke_url, Some(("shop", &e.shop)), &[("token", rt)]).status,
         200
     );
-    assert_eq!(introspect(&e, at), json!({ "active": false }));
-    assert_eq!(userinfo(&e, at).status, 401);
+    assert_eq!(introspect(&e.s, e.shop(), at), json!({ "active": false }));
+    assert_eq!(userinfo(&e.s, at).status, 401);
     assert_eq!(post_form(&revoke_url, None, &[("token", "x")]).status, 401);
 }
 
@@ -859,7 +793,7 @@ fn es256_per_client() {
     };
     assert_eq!(header["alg"], "ES256");
     assert_eq!(
-        userinfo(&e, t["access_token"].as_str().unwrap()).status,
+        userinfo(&e.s, t["access_token"].as_str().unwrap()).status,
         200
     );
 }
@@ -885,9 +819,9 @@ fn logout_ends_the_session_and_its_tokens() {
             ],
         ),
     );
-    let t = redeem(&e, &params_of(&location(&r))["code"]);
+    let t = redeem(&e.s, e.shop(), &params_of(&location(&r))["code"]);
     let at = t["access_token"].as_str().unwrap();
-    let logout = format!("{}/protocol/openid-connect/logout", e.s.issuer);
+    let logout = e.s.oidc("logout");
     // A post_logout_redirect_uri that is not registered is refused, nothing logged out.
     let bad = format!(
         "{logout}?id_token_hint={}&post_logout_redirect_uri=https%3A%2F%2Fevil.example%2F",
@@ -896,20 +830,20 @@ fn logout_ends_the_session_and_its_tokens() {
     let r = b.get(&bad);
     assert_eq!(r.status, 400);
     assert!(r.header("location").is_none());
-    assert_eq!(introspect(&e, at)["active"], true);
+    assert_eq!(introspect(&e.s, e.shop(), at)["active"], true);
     // Without a hint: a confirmation page with an anti-CSRF token, nothing logged out yet.
     let r = b.get(&logout);
     assert_eq!(r.status, 200);
     assert!(r.text().contains("<form method=\"post\""));
     assert!(r.text().contains("name=\"csrf\""));
-    assert_eq!(introspect(&e, at)["active"], true);
+    assert_eq!(introspect(&e.s, e.shop(), at)["active"], true);
     // The browser's own id_token as the hint: logged out at once.
     let url = format!("{logout}?id_token_hint={}&post_logout_redirect_uri=https%3A%2F%2Fshop.example%2Fbye&state=bye-1", t["id_token"].as_str().unwrap());
     let r = b.get(&url);
     assert_eq!(r.status, 302);
     assert_eq!(location(&r), "https://shop.example/bye?state=bye-1");
     assert!(!b.jar.contains_key("scanid_session"), "SSO cookie cleared");
-    assert_eq!(introspect(&e, at), json!({ "active": false }));
+    assert_eq!(introspect(&e.s, e.shop(), at), json!({ "active": false }));
     let r = exchange(
         &e,
         Some(("shop", &e.shop)),

@@ -1,5 +1,8 @@
 //! Test helpers: spawn the real `scanid` binary (`serve` on port 0 with a fresh data dir, or
-//! an operator command), and a minimal HTTP/1.1 client so the tests depend on nothing else.
+//! an operator command), HTTP through `reqwest::blocking` (no redirects followed, cookies kept
+//! by [`Browser`]), raw bytes over a `TcpStream` for the requests a client library will not
+//! send ([`raw_request`]), and the steps the tests share (client registration, the QR login,
+//! token requests, racing requests).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -68,6 +71,48 @@ pub fn scanid_json(args: &[&str]) -> serde_json::Value {
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The redirect URI the tests register for their confidential clients.
+pub const CB: &str = "https://shop.example/cb";
+/// A PKCE `code_verifier` (RFC 7636 appendix B) and its S256 `code_challenge`.
+pub const PKCE_VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+pub const PKCE_CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+/// The discovery document of the default realm, as a path.
+pub const DISCOVERY: &str = "/realms/scanid/.well-known/openid-configuration";
+
+/// Registers a client: `scanid client create --data-dir DATA_DIR ARGS` (asserting success);
+/// the command's JSON (`client_id`, and `client_secret` for a confidential client).
+pub fn create_client(data_dir: &str, args: &[&str]) -> serde_json::Value {
+    let mut all = vec!["client", "create", "--data-dir", data_dir];
+    all.extend_from_slice(args);
+    scanid_json(&all)
+}
+
+/// The `client_secret` of [`create_client`]'s answer (panics for a public client).
+pub fn secret_of(created: &serde_json::Value) -> String {
+    created["client_secret"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no client_secret in {created}"))
+        .to_owned()
+}
+
+/// Runs `f(0..n)` on `n` threads released together, and waits for them all: the results, in
+/// thread order (for racing requests: which one wins is up to the server).
+pub fn race<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let start = std::sync::Barrier::new(n);
+    std::thread::scope(|scope| {
+        let (f, start) = (&f, &start);
+        let handles: Vec<_> = (0..n)
+            .map(|i| {
+                scope.spawn(move || {
+                    start.wait();
+                    f(i)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    })
 }
 
 /// A running `scanid serve`.
@@ -202,6 +247,16 @@ impl TestServer {
         format!("{}{}", self.base, path)
     }
 
+    /// The URL of OpenID Connect endpoint `name` (`token`, `userinfo`, `introspect`, ...).
+    pub fn oidc(&self, name: &str) -> String {
+        format!("{}/protocol/openid-connect/{name}", self.issuer)
+    }
+
+    /// `host:port` of the server.
+    pub fn addr(&self) -> &str {
+        self.base.strip_prefix("http://").unwrap()
+    }
+
     /// SIGTERM, then wait for the exit (graceful shutdown).
     pub fn stop(mut self) -> ExitStatus {
         let mut child = self.child.take().unwrap();
@@ -253,55 +308,48 @@ impl Resp {
     }
 }
 
-/// Sends one request with `Connection: close` and reads the whole response.
-pub fn request(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
-    let rest = url.strip_prefix("http://").expect("http URL");
-    let (host, path) = rest
-        .split_once('/')
-        .map_or((rest, "/".to_owned()), |(h, p)| (h, format!("/{p}")));
-    let mut s = TcpStream::connect(host).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    if !body.is_empty() || method == "POST" {
-        req.push_str(&format!("Content-Length: {}\r\n", body.len()));
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes()).unwrap();
-    s.write_all(body).unwrap();
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
-    parse_response(&raw)
+/// The HTTP client of every helper: no redirects followed (tests assert 302/303 and
+/// `Location`), no cookie store ([`Browser`] keeps its own jar), no idle connections kept
+/// (each request has its own, as a browser's first visit does: servers with
+/// `--max-connections` see only the connections a test opens).
+fn client() -> &'static reqwest::blocking::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::blocking::Client> = std::sync::OnceLock::new();
+    CLIENT.get_or_init(|| {
+        reqwest::blocking::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .pool_max_idle_per_host(0)
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap()
+    })
 }
 
-fn parse_response(raw: &[u8]) -> Resp {
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("no header end");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
-    let headers: Vec<(String, String)> = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    let mut body = raw[split + 4..].to_vec();
-    if headers
-        .iter()
-        .any(|(k, v)| k == "transfer-encoding" && v.contains("chunked"))
-    {
-        body = dechunk(&body);
+/// Sends one request (`Connection: close`) and reads the whole response. For bytes that are
+/// not a well-formed request, or a request left unfinished, use [`raw_request`].
+pub fn request(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
+    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut req = client()
+        .request(method, url)
+        .header("Connection", "close")
+        .body(body.to_vec());
+    for (k, v) in headers {
+        req = req.header(*k, *v);
     }
+    let r = req
+        .send()
+        .unwrap_or_else(|e| panic!("{url}: {e} ({:?})", std::error::Error::source(&e)));
+    let status = r.status().as_u16();
+    let headers = r
+        .headers()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_owned(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    let body = r.bytes().unwrap().to_vec();
     Resp {
         status,
         headers,
@@ -309,19 +357,38 @@ fn parse_response(raw: &[u8]) -> Resp {
     }
 }
 
-fn dechunk(mut b: &[u8]) -> Vec<u8> {
+/// Writes `raw` as is on a new connection to `s` (a failed write is ignored: the server may
+/// close early) and reads what comes back for at most `timeout`: the answer as text, and
+/// whether the server ended the connection (false: the read timed out). For what
+/// [`request`] cannot send: malformed or oversized requests, connections held open.
+pub fn raw_request(s: &TestServer, raw: &[u8], timeout: Duration) -> (String, bool) {
+    let mut stream = TcpStream::connect(s.addr()).unwrap();
+    let _ = stream.write_all(raw);
+    let (bytes, ended) = read_raw(&mut stream, timeout);
+    (String::from_utf8_lossy(&bytes).into_owned(), ended)
+}
+
+/// What came back on `stream` until EOF, an error (a reset also ends the connection), or
+/// `timeout`; and whether the connection ended (false: the read timed out).
+pub fn read_raw(stream: &mut TcpStream, timeout: Duration) -> (Vec<u8>, bool) {
+    stream.set_read_timeout(Some(timeout)).unwrap();
     let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
     loop {
-        let Some(eol) = b.windows(2).position(|w| w == b"\r\n") else {
-            return out;
-        };
-        let size =
-            usize::from_str_radix(String::from_utf8_lossy(&b[..eol]).trim(), 16).unwrap_or(0);
-        if size == 0 {
-            return out;
+        match stream.read(&mut buf) {
+            Ok(0) => return (out, true),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return (out, false)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return (out, true),
         }
-        out.extend_from_slice(&b[eol + 2..eol + 2 + size]);
-        b = &b[eol + 2 + size + 2..];
     }
 }
 
@@ -332,6 +399,17 @@ pub fn get(url: &str) -> Resp {
 /// `python3` for the independent-library checks (`$SCANID_TEST_PYTHON` overrides).
 pub fn python() -> String {
     std::env::var("SCANID_TEST_PYTHON").unwrap_or_else(|_| "python3".into())
+}
+
+/// PyJWT (`tests/py/verify_jwt.py`, an independent JWT implementation) verifying `token` as
+/// issued by `issuer` with the keys at `jwks_url` alone: the run (its stdout is the verified
+/// claims as JSON).
+pub fn pyjwt_verify(jwks_url: &str, issuer: &str, token: &str) -> Output {
+    Command::new(python())
+        .arg(repo_root().join("tests/py/verify_jwt.py"))
+        .args([jwks_url, issuer, token])
+        .output()
+        .unwrap()
 }
 
 /// The repository root.
@@ -490,23 +568,22 @@ impl TestApp {
         scanid_core::domain::app_jws::sign(key, typ, claims).unwrap()
     }
 
+    /// The claims of a valid registration of `name` with `public_key` (display name
+    /// "NAME display", country SE, fresh `iat`/`exp` and `jti`).
+    pub fn registration_claims(s: &TestServer, public_key: &str, name: &str) -> serde_json::Value {
+        let now = Self::now();
+        serde_json::json!({
+            "name": name, "display_name": format!("{name} display"), "country_code": "SE",
+            "public_key": public_key, "aud": s.issuer, "iat": now, "exp": now + 120,
+            "jti": Self::jti(),
+        })
+    }
+
     /// Signs up `name` on `server`; panics unless 201.
     pub fn enroll(server: &TestServer, name: &str) -> Self {
         let (key, public_key) = Self::key();
-        let now = Self::now();
-        let claims = serde_json::json!({
-            "name": name, "display_name": format!("{name} display"), "country_code": "SE",
-            "public_key": public_key, "aud": server.issuer, "iat": now, "exp": now + 120, "jti": Self::jti(),
-        });
-        let jws = Self::sign(&key, "registration+jwt", &claims);
-        let r = request(
-            "POST",
-            &format!("{}/app/identities", server.issuer),
-            &[("Content-Type", "application/json")],
-            serde_json::json!({ "registration": jws })
-                .to_string()
-                .as_bytes(),
-        );
+        let claims = Self::registration_claims(server, &public_key, name);
+        let r = signup(server, None, &registration_body(&key, &claims));
         assert_eq!(r.status, 201, "enroll {name}: {}", r.text());
         let v = r.json();
         Self {
@@ -516,6 +593,26 @@ impl TestApp {
             service_id: v["service_id"].as_str().unwrap().to_owned(),
             issuer: server.issuer.clone(),
         }
+    }
+
+    /// The claims every device-signed request carries (`sub`, `aud`, a fresh `iat`/`exp`
+    /// and `jti`); add the request's own.
+    pub fn request_claims(&self) -> serde_json::Value {
+        let now = Self::now();
+        serde_json::json!({
+            "sub": self.sub, "aud": self.issuer, "iat": now, "exp": now + 120, "jti": Self::jti(),
+        })
+    }
+
+    /// A profile update (`PATCH /app/identities/{sub}`) of `claims`, signed by this key.
+    pub fn patch_profile(&self, claims: &serde_json::Value) -> Resp {
+        let jws = Self::sign(&self.key, "profile+jwt", claims);
+        request(
+            "PATCH",
+            &format!("{}/app/identities/{}", self.issuer, self.sub),
+            &[("Content-Type", "application/json")],
+            serde_json::json!({ "update": jws }).to_string().as_bytes(),
+        )
     }
 
     /// What the app reads after scanning `payload`.
@@ -580,6 +677,31 @@ impl TestApp {
     }
 }
 
+/// The sign-up request body for registration `claims`, signed by `key`.
+pub fn registration_body(
+    key: &aws_lc_rs::signature::EcdsaKeyPair,
+    claims: &serde_json::Value,
+) -> Vec<u8> {
+    serde_json::json!({ "registration": TestApp::sign(key, "registration+jwt", claims) })
+        .to_string()
+        .into_bytes()
+}
+
+/// A sign-up (`POST /app/identities`) with `body`, from `source` when given (sent as
+/// `X-Forwarded-For`, for a server started with `--trusted-proxy 127.0.0.1`).
+pub fn signup(s: &TestServer, source: Option<&str>, body: &[u8]) -> Resp {
+    let mut headers = vec![("Content-Type", "application/json")];
+    if let Some(src) = source {
+        headers.push(("X-Forwarded-For", src));
+    }
+    request(
+        "POST",
+        &format!("{}/app/identities", s.issuer),
+        &headers,
+        body,
+    )
+}
+
 /// Opens the authorization URL; returns the QR page and its app link.
 pub fn open(b: &mut Browser, url: &str) -> (Resp, String) {
     let page = b.get(url);
@@ -640,34 +762,94 @@ pub fn silent_login_error(b: &mut Browser, s: &TestServer, client: &str, redirec
 }
 
 /// An authorization URL for `pairs`.
-pub fn auth_url(s: &TestServer, pairs: &[(&str, &str)]) -> String {
+pub fn auth_url<K: AsRef<str>, V: AsRef<str>>(s: &TestServer, pairs: &[(K, V)]) -> String {
     let q = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(pairs)
         .finish();
     format!("{}/protocol/openid-connect/auth?{q}", s.issuer)
 }
 
+/// `Authorization: Basic` for a client, as RFC 6749 section 2.3.1 encodes it (id and secret
+/// form-urlencoded first).
+pub fn basic_auth(id: &str, secret: &str) -> String {
+    use base64::Engine;
+    let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", enc(id), enc(secret)))
+    )
+}
+
 /// Posts a form with optional HTTP Basic client authentication.
 pub fn post_form(url: &str, basic: Option<(&str, &str)>, pairs: &[(&str, &str)]) -> Resp {
-    use base64::Engine;
+    post_form_with(url, &[], basic, pairs)
+}
+
+/// [`post_form`] with extra headers (an `Origin`, an `X-Forwarded-For`).
+pub fn post_form_with(
+    url: &str,
+    headers: &[(&str, &str)],
+    basic: Option<(&str, &str)>,
+    pairs: &[(&str, &str)],
+) -> Resp {
     let body = url::form_urlencoded::Serializer::new(String::new())
         .extend_pairs(pairs)
         .finish();
-    let auth;
-    let mut headers = vec![("Content-Type", "application/x-www-form-urlencoded")];
-    if let Some((id, secret)) = basic {
-        let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
-        auth = format!(
-            "Basic {}",
-            base64::engine::general_purpose::STANDARD.encode(format!(
-                "{}:{}",
-                enc(id),
-                enc(secret)
-            ))
-        );
-        headers.push(("Authorization", auth.as_str()));
+    let auth = basic.map(|(id, secret)| basic_auth(id, secret));
+    let mut all = vec![("Content-Type", "application/x-www-form-urlencoded")];
+    if let Some(a) = &auth {
+        all.push(("Authorization", a.as_str()));
     }
-    request("POST", url, &headers, body.as_bytes())
+    all.extend_from_slice(headers);
+    request("POST", url, &all, body.as_bytes())
+}
+
+/// The authorization-code grant for confidential client `(id, secret)` of a code issued for
+/// [`CB`]: the token response.
+pub fn exchange_code(s: &TestServer, client: (&str, &str), code: &str) -> Resp {
+    post_form(
+        &s.oidc("token"),
+        Some(client),
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", CB),
+        ],
+    )
+}
+
+/// [`exchange_code`], asserting 200: the tokens.
+pub fn redeem(s: &TestServer, client: (&str, &str), code: &str) -> serde_json::Value {
+    let r = exchange_code(s, client, code);
+    assert_eq!(
+        r.status,
+        200,
+        "redeeming a code of {}: {}",
+        client.0,
+        r.text()
+    );
+    r.json()
+}
+
+/// The userinfo endpoint with `token` as a bearer token.
+pub fn userinfo(s: &TestServer, token: &str) -> Resp {
+    let auth = format!("Bearer {token}");
+    request("GET", &s.oidc("userinfo"), &[("Authorization", &auth)], b"")
+}
+
+/// Introspects `token` as confidential client `(id, secret)`, asserting 200: the answer.
+pub fn introspect(s: &TestServer, client: (&str, &str), token: &str) -> serde_json::Value {
+    let r = post_form(&s.oidc("introspect"), Some(client), &[("token", token)]);
+    assert_eq!(r.status, 200, "introspection by {}: {}", client.0, r.text());
+    r.json()
+}
+
+/// The `code` of the authorization response `r` sends the browser to (panics without one).
+pub fn code_of(r: &Resp) -> String {
+    let loc = location(r);
+    params_of(&loc)
+        .remove("code")
+        .unwrap_or_else(|| panic!("no code in {loc}"))
 }
 
 /// Decodes a JWT's payload without verifying it (tests verify with independent libraries).

@@ -60,7 +60,7 @@ pub struct RotateArgs {
 
 #[derive(Debug, Args)]
 pub struct RemoveArgs {
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub kid: String,
     /// Remove even if tokens it signed may still be live.
     #[arg(long)]

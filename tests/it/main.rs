@@ -1,0 +1,23 @@
+//! The integration tests, one binary (one link, one process): each module is one area, run
+//! against the real `scanid` binary (`scanid serve`, the operator commands), the Lambda
+//! handlers, or a server in this process on failing adapters. The shared helpers are in the
+//! `scanid-tests` library (`tests/src/lib.rs`).
+//!
+//! All modules share this process: a test must not rely on process-wide state (environment
+//! variables, fixed ports, a `static` that another module also writes). Servers listen on port
+//! 0, data lives in a fresh temporary directory per test, and a child process gets its
+//! environment through `Command::env`, never `std::env::set_var`.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+mod app_api;
+mod attacks;
+mod aws;
+mod cli;
+mod directory;
+mod events;
+mod faults;
+mod login;
+mod properties;
+mod relying_parties;
+mod serve;
+mod tokens;
