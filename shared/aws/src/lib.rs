@@ -117,27 +117,17 @@ pub async fn open_table(
     Ok(Arc::new(store))
 }
 
-/// Whether a start may create the key set in the store when there is none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeySetup {
-    /// `scanid serve` and the operator commands (`scanid aws init` makes it explicitly).
-    CreateIfMissing,
-    /// Lambda functions: they may not write keys (least privilege); the operator runs
-    /// `scanid aws init` once after the first deploy.
-    MustExist,
-}
-
 /// The key set in the store with KMS signers (`kms`, `kms-envelope`), checked again on a short
-/// TTL ([`scanid_core::keys::fresh`]); on the very first start of `scanid serve`, created.
+/// TTL ([`scanid_core::keys::fresh`]); created on the very first start of `scanid serve` or an
+/// operator command. (A Lambda function never creates keys: `scanid-lambda` only loads them.)
 pub async fn kms_keys(
     mode: &scanid_core::config::SigningMode,
     store: Arc<dyn scanid_core::store::Backend>,
     now: scanid_core::clock::Timestamp,
-    setup: KeySetup,
 ) -> Result<scanid_core::keys::fresh::FreshKeys, scanid_core::context::StartError> {
     use scanid_core::context::StartError;
     let kms = kms::Kms::from_config(&config().await?);
-    if let (KeySetup::CreateIfMissing, Some(bootstrap)) = (setup, kms::Bootstrap::from_mode(mode)) {
+    if let Some(bootstrap) = kms::Bootstrap::from_mode(mode) {
         kms::load_or_create_set(store.as_ref(), &kms, bootstrap, now).await?;
     }
     scanid_core::keys::fresh::FreshKeys::from_store(store, Arc::new(kms), now)

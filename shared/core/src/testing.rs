@@ -389,7 +389,7 @@ impl TestEnv {
     /// `usecase::login::authorize` from [`IP`], with the SSO cookie if given.
     pub async fn authorize(&self, p: &Params, sso_cookie: Option<&str>) -> AuthorizeDecision {
         let cookies = BrowserCookies {
-            sso: sso_cookie.map(str::to_owned),
+            sso: sso_cookie.map(crate::protocol::Secret::new),
         };
         login::authorize(&self.ctx, p, &cookies, IP, USER_AGENT, String::new())
             .await
@@ -485,7 +485,11 @@ impl TestEnv {
                     sid: param(&response, "session_state")
                         .expect("session_state")
                         .to_owned(),
-                    sso_cookie: done.sso_cookie.expect("a new SSO session"),
+                    sso_cookie: done
+                        .sso_cookie
+                        .expect("a new SSO session")
+                        .expose()
+                        .to_owned(),
                     response,
                 }
             }

@@ -12,11 +12,8 @@ pub mod pages;
 pub mod routes;
 pub mod views;
 
-#[allow(unused_imports)]
-use scanid_core::{
-    audit, backchannel, clock, config, context, domain, keys, protocol, random, store, usecase,
-    Context,
-};
+// The core's modules under `crate::`, so handlers name them as they did in one crate.
+use scanid_core::{clock, domain, keys, protocol, random, store, usecase, Context};
 
 use lambda_http::{Body, RequestExt};
 

@@ -7,5 +7,4 @@ pub mod demo;
 pub mod open;
 pub mod server;
 
-#[allow(unused_imports)]
-use scanid_core::{audit, clock, config, context, domain, keys, random, store, usecase, Context};
+use scanid_core::{clock, domain, keys, random, store, usecase, Context};

@@ -10,35 +10,26 @@ use scanid_core::keys::fresh::FreshKeys;
 use scanid_core::store::Backend;
 use scanid_core::Context;
 
-pub use scanid_aws::KeySetup;
-
 /// The context `settings` select, with the real clock and CSPRNG; a missing key set is
 /// created.
 pub async fn context(settings: Settings) -> Result<Context, StartError> {
-    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let store = open_store(&settings).await?;
-    let keys = fresh_keys(
-        &settings,
-        store.clone(),
-        clock.now(),
-        KeySetup::CreateIfMissing,
-    )
-    .await?;
+    let keys = fresh_keys(&settings, store.clone(), SystemClock.now()).await?;
     Context::running(settings, store, keys).await
 }
 
 /// The signing keys `settings` select: the local key file, or the key set in the store with
-/// KMS; either is checked again on a short TTL ([`scanid_core::keys::fresh`]).
+/// KMS; either is created on first use and checked again on a short TTL
+/// ([`scanid_core::keys::fresh`]).
 pub async fn fresh_keys(
     settings: &Settings,
     store: Arc<dyn Backend>,
     now: Timestamp,
-    setup: KeySetup,
 ) -> Result<FreshKeys, StartError> {
     match &settings.signing {
         SigningMode::Local => Ok(FreshKeys::local(settings.data_dir.clone(), now)?),
         mode @ (SigningMode::Kms { .. } | SigningMode::KmsEnvelope { .. }) => {
-            scanid_aws::kms_keys(mode, store, now, setup).await
+            scanid_aws::kms_keys(mode, store, now).await
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::clock::Timestamp;
 use crate::domain::login::{self, Consent, LoginStatus, QrLogin};
 
 /// What the browser did on the consent step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub enum ConsentInput<'a> {
     /// Opened the consent page (GET).
     Open,
@@ -15,6 +15,19 @@ pub enum ConsentInput<'a> {
         csrf: Option<&'a str>,
         choice: Option<&'a str>,
     },
+}
+
+/// Never prints the anti-CSRF token.
+impl std::fmt::Debug for ConsentInput<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Open => f.write_str("Open"),
+            Self::Submit { choice, .. } => f
+                .debug_struct("Submit")
+                .field("choice", choice)
+                .finish_non_exhaustive(),
+        }
+    }
 }
 
 /// Why the consent step cannot go on (an error page; nothing is written).

@@ -18,12 +18,22 @@ pub struct Hint {
 }
 
 /// The browser's live SSO session.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct BrowserSession<'a> {
     pub sid: &'a str,
     pub sub: &'a str,
     /// The SSO cookie's whole value (the CSRF token derives from it).
     pub cookie: &'a str,
+}
+
+/// Never prints the cookie.
+impl std::fmt::Debug for BrowserSession<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrowserSession")
+            .field("sid", &self.sid)
+            .field("sub", &self.sub)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What to do.

@@ -97,6 +97,9 @@ pub struct VerifyingKey {
 /// verify a live token, and the JWKS document prepared once.
 pub struct Keyring {
     signers: HashMap<Alg, Arc<dyn Signer>>,
+    /// The algorithms of the active keys (what discovery advertises), whether or not this
+    /// process holds their signers.
+    active: Vec<Alg>,
     verifiers: HashMap<String, VerifyingKey>,
     jwks_json: bytes::Bytes,
 }
@@ -135,12 +138,26 @@ impl Keyring {
         let jwks_json = serde_json::to_vec(&JwkSet { keys: published })
             .map_err(|e| SignError::Key(e.to_string().into()))?
             .into();
+        let mut active: Vec<Alg> = signers.iter().map(|s| s.alg()).collect();
+        active.sort_by_key(|a| a.as_str());
+        active.dedup();
         let signers = signers.into_iter().map(|s| (s.alg(), s)).collect();
         Ok(Self {
             signers,
+            active,
             verifiers,
             jwks_json,
         })
+    }
+
+    /// A keyring that verifies and publishes but never signs (a Lambda function that does not
+    /// sign): `active` are the algorithms of the key set's active keys, for discovery.
+    pub fn publish_only(published: Vec<Jwk>, mut active: Vec<Alg>) -> Result<Self, SignError> {
+        let mut ring = Self::new(Vec::new(), published)?;
+        active.sort_by_key(|a| a.as_str());
+        active.dedup();
+        ring.active = active;
+        Ok(ring)
     }
 
     /// Prepares every active signer (see [`Signer::warm`]).
@@ -157,10 +174,9 @@ impl Keyring {
     }
 
     /// The algorithms that have an active key.
+    /// The algorithms of the active keys, sorted.
     pub fn algs(&self) -> Vec<Alg> {
-        let mut v: Vec<Alg> = self.signers.keys().copied().collect();
-        v.sort_by_key(|a| a.as_str());
-        v
+        self.active.clone()
     }
 
     pub fn verifying_key(&self, kid: &str) -> Option<&VerifyingKey> {

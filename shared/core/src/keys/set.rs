@@ -7,7 +7,7 @@ use async_trait::async_trait;
 
 use super::local::{KeySet, Material, StoredKey};
 use super::Jwk;
-use super::{Keyring, SignError};
+use super::{KeyState, Keyring, SignError};
 use crate::clock::Timestamp;
 use crate::store::{Backend, KeySets, StoreError};
 
@@ -27,11 +27,15 @@ pub struct PublishedOnly;
 impl BuildKeyring for PublishedOnly {
     async fn keyring(&self, set: &KeySet) -> Result<Keyring, SignError> {
         let mut published = Vec::new();
+        let mut active = Vec::new();
         for k in &set.keys {
             let public = published_key(k)?;
+            if k.state == KeyState::Active {
+                active.push(k.alg);
+            }
             published.push(public);
         }
-        Keyring::new(Vec::new(), published)
+        Keyring::publish_only(published, active)
     }
 }
 
@@ -85,5 +89,44 @@ pub async fn save_set(
             "the key set was changed by someone else meanwhile; run the command again".into(),
         )),
         other => other.map_err(store_err),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::local::generate;
+    use crate::keys::Alg;
+
+    /// A function that never signs still advertises what the signing functions sign with
+    /// (discovery's `id_token_signing_alg_values_supported`), and publishes every key.
+    #[tokio::test]
+    async fn a_publish_only_keyring_advertises_the_active_algorithms() {
+        let now = Timestamp::from_secs(1_800_000_000);
+        let mut set = KeySet::default();
+        for alg in [Alg::RS256, Alg::ES256] {
+            let (public, _) = generate(alg).unwrap();
+            let kid = public.kid.clone();
+            let material = Material::Kms {
+                key_id: format!("kms-{}", alg.as_str()),
+                public: public.clone(),
+            };
+            set.push_next(StoredKey::next(public, alg, now, material))
+                .unwrap();
+            set.activate(&kid, now).unwrap();
+        }
+        // A published next key that is not active yet is not advertised.
+        let (next, _) = generate(Alg::ES256).unwrap();
+        let material = Material::Kms {
+            key_id: "kms-next".into(),
+            public: next.clone(),
+        };
+        set.push_next(StoredKey::next(next, Alg::ES256, now, material))
+            .unwrap();
+        let ring = PublishedOnly.keyring(&set).await.unwrap();
+        assert_eq!(ring.algs(), vec![Alg::ES256, Alg::RS256]);
+        assert!(ring.signer(Alg::RS256).is_err(), "it never signs");
+        let jwks: serde_json::Value = serde_json::from_slice(&ring.jwks_json()).unwrap();
+        assert_eq!(jwks["keys"].as_array().unwrap().len(), 3);
     }
 }

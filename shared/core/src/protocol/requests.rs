@@ -9,7 +9,7 @@ use crate::domain::authorize::Params;
 use crate::domain::client::GrantType;
 
 /// A token request's grant and its parameters (client credentials are read separately).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub enum TokenRequest<'a> {
     AuthorizationCode {
         code: &'a str,
@@ -23,6 +23,26 @@ pub enum TokenRequest<'a> {
     ClientCredentials {
         scope: Option<&'a str>,
     },
+}
+
+/// Never prints a code, verifier or refresh token.
+impl std::fmt::Debug for TokenRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::AuthorizationCode { redirect_uri, .. } => f
+                .debug_struct("AuthorizationCode")
+                .field("redirect_uri", redirect_uri)
+                .finish_non_exhaustive(),
+            Self::RefreshToken { scope, .. } => f
+                .debug_struct("RefreshToken")
+                .field("scope", scope)
+                .finish_non_exhaustive(),
+            Self::ClientCredentials { scope } => f
+                .debug_struct("ClientCredentials")
+                .field("scope", scope)
+                .finish(),
+        }
+    }
 }
 
 fn invalid_request(d: &'static str) -> OAuthError {

@@ -85,7 +85,7 @@ impl AuthResponse {
 #[derive(Debug, Clone, Default)]
 pub struct BrowserCookies {
     /// The SSO session cookie (`sid.secret`).
-    pub sso: Option<String>,
+    pub sso: Option<Secret>,
 }
 
 /// A QR login's browser-binding secret: issued by the server for that login only, sent to
@@ -186,7 +186,7 @@ pub async fn authorize(
         return Ok(AuthorizeDecision::ErrorPage("unknown client_id"));
     };
 
-    let mut sso = sso_session(ctx, cookies.sso.as_deref(), now).await?;
+    let mut sso = sso_session(ctx, cookies.sso.as_ref().map(Secret::expose), now).await?;
     // OIDC Core §3.1.2.1: re-authenticate once max_age seconds have passed (max_age=0: always).
     let too_old = |s: &Versioned<SsoSession>| {
         req.max_age
@@ -201,10 +201,9 @@ pub async fn authorize(
             let done = match complete(ctx, &req, &sub, auth_time, Some(sid), None, None).await {
                 Ok(done) => done,
                 Err(CompleteError::Store(e)) => return Err(e),
-                // No QR login to race for: only a fresh random code could collide.
-                Err(CompleteError::AlreadyCompleted) => {
-                    return Err(StoreError::Unavailable("a new code collided; retry".into()))
-                }
+                // No QR login to race for: only a fresh random code or sid could collide
+                // (a logged 500, as before).
+                Err(CompleteError::AlreadyCompleted) => return Err(StoreError::ConditionFailed),
             };
             return Ok(AuthorizeDecision::Respond(done.response));
         }
@@ -307,7 +306,7 @@ async fn create_login(
 pub struct Completed {
     pub response: AuthResponse,
     /// A new SSO cookie value to set, when this login started an SSO session.
-    pub sso_cookie: Option<String>,
+    pub sso_cookie: Option<Secret>,
 }
 
 /// Why a login could not be completed.
@@ -368,7 +367,7 @@ pub async fn complete(
     if ctx.store.issue_code(issue, now).await? == Outcome::Lost {
         return Err(CompleteError::AlreadyCompleted);
     }
-    let sso_cookie = new_sso.map(|(_, _, cookie)| cookie);
+    let sso_cookie = new_sso.map(|(_, _, cookie)| Secret::new(cookie));
     if joined {
         note_client(ctx, &sid, &req.client_id, now).await;
     } else {

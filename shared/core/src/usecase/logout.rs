@@ -8,6 +8,7 @@ use crate::audit::{Audit, Event};
 use crate::context::Context;
 use crate::domain::logout::{self, BrowserSession, Hint, LogoutDecision};
 use crate::keys::jwt;
+use crate::protocol::Secret;
 use crate::store::{ClientStore, StoreError};
 use crate::usecase::login::sso_session;
 use crate::usecase::resource;
@@ -23,7 +24,7 @@ struct HintClaims {
 }
 
 /// A logout request as the browser sent it.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct LogoutRequest<'a> {
     pub id_token_hint: Option<&'a str>,
     pub client_id: Option<&'a str>,
@@ -36,6 +37,19 @@ pub struct LogoutRequest<'a> {
     pub sso_cookie: Option<&'a str>,
     /// Where the request came from (for the audit log).
     pub source: &'a str,
+}
+
+/// Never prints the SSO cookie, the hint or the anti-CSRF token.
+impl std::fmt::Debug for LogoutRequest<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LogoutRequest")
+            .field("client_id", &self.client_id)
+            .field("post_logout_redirect_uri", &self.post_logout_redirect_uri)
+            .field("state", &self.state)
+            .field("is_post", &self.is_post)
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Why a logout request is not valid (an error page says so; nothing is ended).
@@ -52,7 +66,7 @@ pub enum LogoutError {
 pub enum LogoutOutcome {
     /// Ask the person first: a confirmation page whose form carries these values.
     Confirm {
-        csrf: String,
+        csrf: Secret,
         post_logout_redirect_uri: Option<String>,
         state: Option<String>,
         client_id: Option<String>,
@@ -136,7 +150,7 @@ pub async fn logout(ctx: &Context, r: &LogoutRequest<'_>) -> Result<LogoutOutcom
         LogoutDecision::Refuse => return Ok(LogoutOutcome::Refused),
         LogoutDecision::Confirm { csrf } => {
             return Ok(LogoutOutcome::Confirm {
-                csrf,
+                csrf: Secret::new(csrf),
                 post_logout_redirect_uri: redirect,
                 state: r.state.map(str::to_owned),
                 client_id,

@@ -9,6 +9,7 @@ use crate::domain::consent::{csrf_token, ConsentInput};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, QrLogin};
 use crate::pages;
+use crate::protocol::Secret;
 use crate::store::typed::Versioned;
 use crate::store::QrLogins;
 use crate::usecase::login::{
@@ -32,7 +33,7 @@ pub async fn authorize(ctx: &Context, req: Request) -> Result<Response, HttpErro
         s.finish()
     };
     let cookies = BrowserCookies {
-        sso: cookies::get(&req, &cookies::sso(ctx)),
+        sso: cookies::get(&req, &cookies::sso(ctx)).map(Secret::new),
     };
     let decision = flow::authorize(
         ctx,
@@ -246,9 +247,9 @@ fn login_completed(
 ) -> Response {
     let mut cookies = ended(ctx, s);
     if let Some(c) = done.sso_cookie {
-        let sid = c.split('.').next().unwrap_or_default();
+        let sid = c.expose().split('.').next().unwrap_or_default();
         cookies.push(cookies::set_session_state(ctx, sid));
-        cookies.push(cookies::set(ctx, &cookies::sso(ctx), &c, None));
+        cookies.push(cookies::set(ctx, &cookies::sso(ctx), c.expose(), None));
     }
     pages::auth_response(&done.response, after_post, cookies, ctx.random.as_ref())
 }

@@ -79,7 +79,7 @@ pub async fn logout(ctx: &Context, req: Request) -> Result<Response, HttpError> 
             &post_logout_redirect_uri,
             &state,
             &client_id,
-            &csrf,
+            csrf.expose(),
         ))),
         LogoutOutcome::Done {
             redirect: Some(location),
