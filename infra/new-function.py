@@ -6,6 +6,7 @@ all three against shared/http/src/routes.rs.
 
 usage: infra/new-function.py NAME "METHOD /path/{with}/params" [--query Q] [--body B]
                              [--content-type T] [--param k=v ...]
+                             --endpoint CONST [--signs]
 """
 import argparse
 import json
@@ -51,6 +52,8 @@ def main():
     ap.add_argument("--param", action="append", default=[])
     ap.add_argument("--no-realm", action="store_true", help="the route has no {realm} (directory)")
     ap.add_argument("--signs", action="store_true", help="the function signs tokens (links the KMS signer)")
+    ap.add_argument("--endpoint", required=True,
+                    help="its constant in scanid_http::routes::endpoints, e.g. DIRECTORY_AVATAR")
     a = ap.parse_args()
     method, template = a.route.split(" ", 1)
     params = {} if a.no_realm else {"realm": "scanid"}
@@ -89,7 +92,7 @@ workspace = true
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {{
-    scanid_lambda::{runner}("{a.name}").await
+    scanid_lambda::{runner}(scanid_lambda::endpoints::{a.endpoint}).await
 }}
 """)
 

@@ -168,15 +168,17 @@ fn every_function_has_a_binary_crate() {
         let main = repo_root().join("functions").join(f).join("src/main.rs");
         let text = std::fs::read_to_string(&main)
             .unwrap_or_else(|_| panic!("{} is missing", main.display()));
-        // Only functions that sign link the KMS signer.
-        let runner = match routes::function_handler(f).map(|h| h.access()) {
-            Some(Access::Sign) => "run_signing",
+        let handler = routes::function_handler(f).unwrap();
+        // Only functions that sign link the KMS signer; each names its own endpoint, so its
+        // binary links no other handler.
+        let runner = match handler.access() {
+            Access::Sign => "run_signing",
             _ => "run",
         };
-        assert!(
-            text.contains(&format!("scanid_lambda::{runner}(\"{f}\")")),
-            "{f}: main.rs must run its own function with scanid_lambda::{runner}"
-        );
+        let endpoint = screaming_snake(&format!("{handler:?}"));
+        assert_eq!(routes::endpoint(handler).handler, handler);
+        let wiring = format!("scanid_lambda::{runner}(scanid_lambda::endpoints::{endpoint})");
+        assert!(text.contains(&wiring), "{f}: main.rs must call {wiring}");
         let manifest =
             std::fs::read_to_string(repo_root().join("functions").join(f).join("Cargo.toml"))
                 .unwrap();
@@ -185,6 +187,18 @@ fn every_function_has_a_binary_crate() {
         }
         assert!(text.lines().count() <= 20, "{f}: main.rs is wiring only");
     }
+}
+
+/// `DirectoryByServiceId` -> `DIRECTORY_BY_SERVICE_ID`.
+fn screaming_snake(camel: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_uppercase());
+    }
+    out
 }
 
 /// The crates a Lambda function links never reach SQLite, the local server, the demo or a test

@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid_lambda::run("directory-by-service-id").await
+    scanid_lambda::run(scanid_lambda::endpoints::DIRECTORY_BY_SERVICE_ID).await
 }

@@ -4,5 +4,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid_lambda::run("keycloak-pages").await
+    scanid_lambda::run(scanid_lambda::endpoints::KEYCLOAK_PAGES).await
 }

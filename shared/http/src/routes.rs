@@ -96,34 +96,87 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/v1/directory/{sub}", Handler::DirectoryBySub, "directory-profile"),
 ];
 
-/// Runs `handler`; every error becomes its response here.
+/// What a handler's call returns.
+pub type Reply<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, HttpError>> + Send + 'a>>;
+
+/// One handler as a value: a Lambda function names its own ([`endpoints`]), so its binary
+/// links that handler and no other; `scanid serve` finds them through [`endpoint`].
+#[derive(Clone, Copy)]
+pub struct Endpoint {
+    pub handler: Handler,
+    pub call: for<'a> fn(&'a Context, Request) -> Reply<'a>,
+}
+
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Endpoint").field(&self.handler).finish()
+    }
+}
+
+macro_rules! endpoints {
+    ($($name:ident => $handler:ident: $call:path),* $(,)?) => {
+        /// Every handler as an [`Endpoint`], one constant per [`Handler`] variant.
+        pub mod endpoints {
+            use super::*;
+            $(
+                pub const $name: Endpoint = Endpoint {
+                    handler: Handler::$handler,
+                    call: {
+                        fn call(ctx: &Context, req: Request) -> Reply<'_> {
+                            Box::pin($call(ctx, req))
+                        }
+                        call
+                    },
+                };
+            )*
+        }
+
+        /// The endpoint of `handler` (the local server; a Lambda function names its own).
+        pub const fn endpoint(handler: Handler) -> Endpoint {
+            match handler {
+                $(Handler::$handler => endpoints::$name,)*
+            }
+        }
+    };
+}
+
+endpoints! {
+    DISCOVERY => Discovery: handlers::metadata::discovery,
+    JWKS => Jwks: handlers::metadata::jwks,
+    AUTHORIZE => Authorize: handlers::login::authorize,
+    LOGIN_STATUS => LoginStatus: handlers::login::status,
+    CONSENT => Consent: handlers::login::consent,
+    DEVICE_SIGNUP => DeviceSignup: handlers::device_api::signup,
+    DEVICE_SCAN => DeviceScan: handlers::device_api::scan,
+    DEVICE_DECIDE => DeviceDecide: handlers::device_api::decide,
+    TOKEN => Token: handlers::token::token,
+    INTROSPECT => Introspect: handlers::resource::introspect,
+    USERINFO => Userinfo: handlers::resource::userinfo,
+    REVOKE => Revoke: handlers::resource::revoke,
+    LOGOUT => Logout: handlers::logout::logout,
+    DIRECTORY_BY_SUB => DirectoryBySub: handlers::directory::by_sub,
+    DIRECTORY_BY_SERVICE_ID => DirectoryByServiceId: handlers::directory::by_service_id,
+    DIRECTORY_AVATAR => DirectoryAvatar: handlers::directory::avatar,
+    DEVICE_PROFILE => DeviceProfile: handlers::device_api::update_profile,
+    DEVICE_KEY => DeviceKey: handlers::device_api::rotate_key,
+    PREFLIGHT => Preflight: crate::cors::preflight,
+    KEYCLOAK_PAGES => KeycloakPages: handlers::keycloak::page,
+}
+
+/// Runs `handler` (the local server); see [`serve`].
 pub async fn dispatch(handler: Handler, ctx: &Context, req: Request) -> Response {
+    serve(endpoint(handler), ctx, req).await
+}
+
+/// Runs an endpoint; every error becomes its response here, then CORS and HSTS.
+pub async fn serve(endpoint: Endpoint, ctx: &Context, req: Request) -> Response {
+    let handler = endpoint.handler;
     let origin = handler
         .cors()
         .then(|| crate::cors::origin(&req).map(str::to_owned))
         .flatten();
-    let result = match handler {
-        Handler::Discovery => handlers::metadata::discovery(ctx, req).await,
-        Handler::Jwks => handlers::metadata::jwks(ctx, req).await,
-        Handler::Authorize => handlers::login::authorize(ctx, req).await,
-        Handler::LoginStatus => handlers::login::status(ctx, req).await,
-        Handler::Consent => handlers::login::consent(ctx, req).await,
-        Handler::DeviceSignup => handlers::device_api::signup(ctx, req).await,
-        Handler::DeviceScan => handlers::device_api::scan(ctx, req).await,
-        Handler::DeviceDecide => handlers::device_api::decide(ctx, req).await,
-        Handler::Token => handlers::token::token(ctx, req).await,
-        Handler::Introspect => handlers::resource::introspect(ctx, req).await,
-        Handler::Userinfo => handlers::resource::userinfo(ctx, req).await,
-        Handler::Revoke => handlers::resource::revoke(ctx, req).await,
-        Handler::Logout => handlers::logout::logout(ctx, req).await,
-        Handler::DirectoryBySub => handlers::directory::by_sub(ctx, req).await,
-        Handler::DirectoryByServiceId => handlers::directory::by_service_id(ctx, req).await,
-        Handler::DirectoryAvatar => handlers::directory::avatar(ctx, req).await,
-        Handler::DeviceProfile => handlers::device_api::update_profile(ctx, req).await,
-        Handler::DeviceKey => handlers::device_api::rotate_key(ctx, req).await,
-        Handler::Preflight => crate::cors::preflight(ctx, req).await,
-        Handler::KeycloakPages => handlers::keycloak::page(ctx, req).await,
-    };
+    let result = (endpoint.call)(ctx, req).await;
     let mut response = result.unwrap_or_else(HttpError::into_response);
     if handler.cors() {
         response = crate::cors::finish_response(ctx, origin.as_deref(), response).await;

@@ -19,37 +19,39 @@ use scanid_core::keys::set::{Builder, PublishedOnly};
 use scanid_core::store::read_only::ReadOnly;
 use scanid_core::store::Backend;
 use scanid_core::Context;
-use scanid_http::routes::{self, Access, Handler};
+use scanid_http::routes::{self, Access, Endpoint, Handler};
 
-/// Runs the Lambda function `function` (a name from the route table) that never signs.
-pub async fn run(function: &'static str) -> Result<(), lambda_http::Error> {
-    let handler = handler(function)?;
-    if handler.access() == Access::Sign {
-        return Err(format!("{function} signs: its main.rs must call run_signing").into());
+/// Every handler as a value: `main.rs` names its own, so its binary links no other handler.
+pub use scanid_http::routes::endpoints;
+
+/// Runs the Lambda function of `endpoint`, which never signs.
+pub async fn run(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
+    scanid_core::telemetry::init_lambda();
+    if endpoint.handler.access() == Access::Sign {
+        return Err(format!(
+            "{:?} signs: its main.rs must call run_signing",
+            endpoint.handler
+        )
+        .into());
     }
-    serve(handler, |_| Arc::new(PublishedOnly)).await
+    serve(endpoint, |_| Arc::new(PublishedOnly)).await
 }
 
-/// Runs the Lambda function `function` that signs tokens: its keyring signs through KMS
+/// Runs the Lambda function of `endpoint`, which signs tokens: its keyring signs through KMS
 /// (`kms`) or with a key KMS decrypts once (`kms-envelope`).
-pub async fn run_signing(function: &'static str) -> Result<(), lambda_http::Error> {
-    let handler = handler(function)?;
-    serve(handler, |config| {
+pub async fn run_signing(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
+    scanid_core::telemetry::init_lambda();
+    serve(endpoint, |config| {
         Arc::new(scanid_aws::kms::Kms::from_config(config)) as Builder
     })
     .await
 }
 
-fn handler(function: &'static str) -> Result<Handler, lambda_http::Error> {
-    scanid_core::telemetry::init_lambda();
-    routes::function_handler(function)
-        .ok_or_else(|| format!("{function} is not a function of the route table").into())
-}
-
 async fn serve(
-    handler: Handler,
+    endpoint: Endpoint,
     build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,
 ) -> Result<(), lambda_http::Error> {
+    let handler = endpoint.handler;
     let ctx = context(handler, build).await.inspect_err(|e| {
         tracing::error!(error = %e, "init failed");
     })?;
@@ -64,7 +66,7 @@ async fn serve(
     lambda_http::run(service_fn(move |req| {
         let ctx = ctx.clone();
         async move {
-            let resp = routes::dispatch(handler, &ctx, req).await;
+            let resp = routes::serve(endpoint, &ctx, req).await;
             // Lambda freezes the process once the response is returned: back-channel logout
             // deliveries started by this request get a bounded wait here instead.
             if handler.access() == Access::Sign {
