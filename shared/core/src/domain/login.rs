@@ -183,7 +183,7 @@ impl QrLogin {
         }
         self.status = if approve {
             LoginStatus::Approved {
-                sub: sub.to_owned().into(),
+                sub: sub.into(),
                 auth_time: now,
             }
         } else {
@@ -242,7 +242,7 @@ impl SsoSession {
         (
             Self {
                 sid: sid.into(),
-                sub: sub.to_owned().into(),
+                sub: sub.into(),
                 auth_time,
                 created_at: now,
                 secret_hash: hash(&secret),

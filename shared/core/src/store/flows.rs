@@ -390,7 +390,7 @@ pub trait SsoSessions: Backend {
                 return Ok(());
             }
             let mut next = s.value.clone();
-            next.clients.push(client_id.to_owned().into());
+            next.clients.push(client_id.into());
             match self.replace(&s, &next, now).await {
                 Ok(()) => return Ok(()),
                 Err(StoreError::ConditionFailed) => continue,

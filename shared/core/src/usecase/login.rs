@@ -350,7 +350,7 @@ pub async fn complete(
         scopes: req.scopes.clone(),
         nonce: req.nonce.clone(),
         code_challenge: req.code_challenge.clone(),
-        sub: sub.to_owned().into(),
+        sub: sub.into(),
         sid: sid.clone(),
         auth_time,
         issued_at: now,

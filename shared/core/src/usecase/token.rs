@@ -434,7 +434,7 @@ async fn client_credentials(
         id: random::token(ctx.random.as_ref(), 16),
         kind: GrantKind::ClientCredentials,
         client_id: client.client_id.clone(),
-        sub: client.client_id.clone().as_str().into(),
+        sub: crate::protocol::Subject::new(client.client_id.as_str()),
         sid: None,
         scopes: scopes.clone(),
         auth_time: now,
