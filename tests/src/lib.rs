@@ -115,6 +115,22 @@ pub fn race<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     })
 }
 
+/// Of racing redemptions of one code, exactly one got tokens and every other is 400
+/// `invalid_grant`.
+pub fn one_redemption_wins(answers: &[Resp]) {
+    let winners = answers.iter().filter(|r| r.status == 200).count();
+    assert_eq!(
+        winners,
+        1,
+        "{:?}",
+        answers.iter().map(|r| r.status).collect::<Vec<_>>()
+    );
+    for r in answers.iter().filter(|r| r.status != 200) {
+        assert_eq!(r.status, 400, "{}", r.text());
+        assert_eq!(r.json()["error"], "invalid_grant", "{}", r.text());
+    }
+}
+
 /// A running `scanid serve`.
 pub struct TestServer {
     child: Option<Child>,

@@ -317,24 +317,13 @@ pub trait Grants: Backend {
     /// Revokes a grant (every token issued from it). Idempotent; a concurrent change is
     /// retried.
     async fn revoke_grant(&self, id: &str, now: Timestamp) -> Result<(), StoreError> {
-        for _ in 0..3 {
-            let Some(g) = self.grant(id, now).await? else {
-                return Ok(());
-            };
-            if g.value.revoked {
-                return Ok(());
-            }
-            let mut next = g.value.clone();
-            next.revoked = true;
-            match self.replace(&g, &next, now).await {
-                Ok(()) => return Ok(()),
-                Err(StoreError::ConditionFailed) => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(StoreError::Unavailable(
-            "grant kept changing during revocation".into(),
-        ))
+        self.modify(Kind::Grant, id, now, |g: &Grant| {
+            (!g.revoked).then(|| Grant {
+                revoked: true,
+                ..g.clone()
+            })
+        })
+        .await
     }
 
     /// Marks a stateless token's grant revoked until `expires_at` (when the token would have
@@ -382,22 +371,14 @@ pub trait SsoSessions: Backend {
         client_id: &str,
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        for _ in 0..3 {
-            let Some(s) = self.sso_session(sid, now).await? else {
-                return Ok(());
-            };
-            if s.value.clients.iter().any(|c| c == client_id) {
-                return Ok(());
-            }
-            let mut next = s.value.clone();
-            next.clients.push(client_id.into());
-            match self.replace(&s, &next, now).await {
-                Ok(()) => return Ok(()),
-                Err(StoreError::ConditionFailed) => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(StoreError::Unavailable("the session kept changing".into()))
+        self.modify(Kind::Sso, sid, now, |s: &SsoSession| {
+            (!s.clients.iter().any(|c| c == client_id)).then(|| {
+                let mut next = s.clone();
+                next.clients.push(client_id.into());
+                next
+            })
+        })
+        .await
     }
 
     /// Ends the SSO session `sid` (nothing to do if it ended already).

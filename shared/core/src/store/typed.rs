@@ -75,6 +75,37 @@ pub trait Typed: Backend {
         )
         .await
     }
+
+    /// Changes the live value under `kind#id` by compare-and-swap: `change` returns the next
+    /// value, or `None` when there is nothing to do (or nothing there). A concurrent change is
+    /// read again and retried; one that keeps winning is [`StoreError::Unavailable`].
+    async fn modify<T, F>(
+        &self,
+        kind: Kind,
+        id: &str,
+        now: Timestamp,
+        mut change: F,
+    ) -> Result<(), StoreError>
+    where
+        T: Serialize + DeserializeOwned + Send + Sync,
+        F: FnMut(&T) -> Option<T> + Send,
+    {
+        for _ in 0..3 {
+            let Some(old) = self.read::<T>(kind, id, now).await? else {
+                return Ok(());
+            };
+            let Some(next) = change(&old.value) else {
+                return Ok(());
+            };
+            match self.replace(&old, &next, now).await {
+                Err(StoreError::ConditionFailed) => continue,
+                done => return done,
+            }
+        }
+        Err(StoreError::Unavailable(
+            format!("{} kept changing", Key::new(kind, id).pk()).into(),
+        ))
+    }
 }
 
 impl<B: Backend + ?Sized> Typed for B {}
