@@ -40,7 +40,7 @@ pub async fn run(cmd: AwsCommand) -> Result<(), CliError> {
     let StoreSettings::DynamoDb { table } = &settings.store else {
         return Err(CliError::Usage("aws init needs --table NAME".into()));
     };
-    let sdk = scanid_aws::config().await?;
+    let sdk = scanid_aws::profile_config().await?;
     let store = DynamoStore::from_config(&sdk, table);
     let created = store.create_table().await?;
     let mut out = json!({ "table": table, "created": created });

@@ -87,7 +87,7 @@ async fn load(config: &ConfigArgs, now: Timestamp) -> Result<(Settings, KeySet, 
         return Ok((settings, file, home));
     }
     let store = scanid_server::open::open_store(&settings).await?;
-    let kms = Kms::from_config(&scanid_aws::config().await?);
+    let kms = Kms::from_config(&scanid_aws::profile_config().await?);
     let bootstrap = Bootstrap::from_mode(&settings.signing)
         .ok_or_else(|| CliError::Usage("keys: no key set for local signing".into()))?;
     let (set, version) = load_or_create_set(store.as_ref(), &kms, bootstrap, now).await?;

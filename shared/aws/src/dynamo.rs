@@ -158,7 +158,7 @@ impl DynamoStore {
     }
 
     /// From an SDK configuration (see [`crate`]).
-    pub fn from_config(config: &aws_config::SdkConfig, table: impl Into<String>) -> Self {
+    pub fn from_config(config: &crate::SdkConfig, table: impl Into<String>) -> Self {
         Self::new(Client::new(config), table)
     }
 

@@ -137,7 +137,7 @@ impl Kms {
         Self { client }
     }
 
-    pub fn from_config(config: &aws_config::SdkConfig) -> Self {
+    pub fn from_config(config: &crate::SdkConfig) -> Self {
         Self::new(Client::new(config))
     }
 

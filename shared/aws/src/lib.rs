@@ -1,11 +1,19 @@
 //! The AWS SDK configuration shared by the DynamoDB store and the KMS signers.
 //!
-//! The standard AWS environment is honoured (region, credentials, `AWS_ENDPOINT_URL` and the
-//! per-service `AWS_ENDPOINT_URL_DYNAMODB` / `AWS_ENDPOINT_URL_KMS`, profiles). On top of it,
-//! scanid sets the time budget of a request (docs/requirements.md F3): throttling and transient errors
-//! are retried by the SDK's standard retry strategy (exponential backoff with jitter), and every
-//! call, retries included, ends within [`OPERATION_BUDGET`], so a request that meets a
-//! throttled table answers 503 well before API Gateway's 30 s integration timeout.
+//! Two ways to load it, so that a Lambda function links no more of the SDK than it uses:
+//!
+//! - [`env_config`] (Lambda): region, credentials and endpoint from the environment variables
+//!   Lambda sets (`AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
+//!   `AWS_SESSION_TOKEN`), plus `AWS_ENDPOINT_URL` for an emulator. It does not link
+//!   `aws-config` (profiles, SSO, STS, IMDS), which is about a fifth of a function's code.
+//! - `profile_config` (feature `profiles`: `scanid serve` and the operator commands): the
+//!   standard AWS chain, profiles and per-service endpoints included.
+//!
+//! On top of either, scanid sets the time budget of a request (docs/requirements.md F3):
+//! throttling and transient errors are retried by the SDK's standard retry strategy
+//! (exponential backoff with jitter), and every call, retries included, ends within
+//! [`OPERATION_BUDGET`], so a request that meets a throttled table answers 503 well before API
+//! Gateway's 30 s integration timeout.
 
 #![forbid(unsafe_code)]
 
@@ -17,10 +25,15 @@ pub mod kms;
 use std::sync::Arc;
 use std::time::Duration;
 
-use aws_config::retry::RetryConfig;
-use aws_config::timeout::TimeoutConfig;
-pub use aws_config::SdkConfig;
-use aws_config::{BehaviorVersion, Region};
+use aws_credential_types::provider::SharedCredentialsProvider;
+use aws_credential_types::Credentials;
+use aws_smithy_types::retry::RetryConfig;
+use aws_smithy_types::timeout::TimeoutConfig;
+use aws_types::region::Region;
+pub use aws_types::SdkConfig;
+use scanid_core::config::ConfigError;
+
+use aws_sdk_dynamodb::config::BehaviorVersion;
 
 /// The most time one store or KMS call may take, retries included.
 pub const OPERATION_BUDGET: Duration = Duration::from_secs(4);
@@ -64,39 +77,75 @@ where
     }
 }
 
-/// Loads the SDK configuration from the standard AWS environment. `None` when no region is set
-/// (the caller fails fast naming `AWS_REGION`).
-pub async fn load() -> Option<SdkConfig> {
-    let config = aws_config::defaults(BehaviorVersion::latest())
-        .retry_config(retry_config())
-        .timeout_config(timeout_config())
-        .load()
-        .await;
-    config.region().is_some().then_some(config)
+/// The SDK configuration from the environment a Lambda function runs in (see [`crate`]).
+pub fn env_config() -> Result<SdkConfig, ConfigError> {
+    env_config_from(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
 }
 
-/// A configuration for a local emulator (moto) at `endpoint`, with dummy credentials; for tests.
-pub async fn emulator(endpoint: &str) -> SdkConfig {
-    aws_config::defaults(BehaviorVersion::latest())
-        .retry_config(retry_config())
-        .timeout_config(timeout_config())
-        .region(Region::new("us-east-1"))
-        .credentials_provider(aws_sdk_dynamodb::config::Credentials::new(
-            "testing", "testing", None, None, "emulator",
-        ))
-        .endpoint_url(endpoint)
-        .load()
-        .await
+fn env_config_from(var: impl Fn(&str) -> Option<String>) -> Result<SdkConfig, ConfigError> {
+    let missing = |setting: &'static str, reason: &str| ConfigError {
+        setting,
+        reason: reason.into(),
+    };
+    let region = var("AWS_REGION")
+        .or_else(|| var("AWS_DEFAULT_REGION"))
+        .ok_or_else(|| {
+            missing(
+                "AWS_REGION",
+                "no AWS region is configured; the DynamoDB store and KMS signing need one",
+            )
+        })?;
+    let key = var("AWS_ACCESS_KEY_ID").ok_or_else(|| {
+        missing(
+            "AWS_ACCESS_KEY_ID",
+            "no AWS credentials in the environment (Lambda sets them from the function's role)",
+        )
+    })?;
+    let secret = var("AWS_SECRET_ACCESS_KEY").ok_or_else(|| {
+        missing(
+            "AWS_SECRET_ACCESS_KEY",
+            "AWS_ACCESS_KEY_ID is set without its secret key",
+        )
+    })?;
+    let credentials = Credentials::new(key, secret, var("AWS_SESSION_TOKEN"), None, "environment");
+    Ok(base(
+        Region::new(region),
+        credentials,
+        var("AWS_ENDPOINT_URL").as_deref(),
+    ))
 }
 
-/// The AWS SDK configuration from the standard environment, loaded once per process.
-pub async fn config() -> Result<SdkConfig, scanid_core::config::ConfigError> {
+fn base(region: Region, credentials: Credentials, endpoint: Option<&str>) -> SdkConfig {
+    let mut config = SdkConfig::builder()
+        .behavior_version(BehaviorVersion::latest())
+        .region(region)
+        .credentials_provider(SharedCredentialsProvider::new(credentials))
+        .retry_config(retry_config())
+        .timeout_config(timeout_config());
+    if let Some(endpoint) = endpoint {
+        config = config.endpoint_url(endpoint);
+    }
+    config.build()
+}
+
+/// The SDK configuration from the standard AWS chain (environment, profiles, SSO, web
+/// identity, container and instance credentials; per-service endpoints), loaded once per
+/// process; for `scanid serve` and the operator commands.
+#[cfg(feature = "profiles")]
+pub async fn profile_config() -> Result<SdkConfig, ConfigError> {
     static CONFIG: tokio::sync::OnceCell<Option<SdkConfig>> = tokio::sync::OnceCell::const_new();
     CONFIG
-        .get_or_init(load)
+        .get_or_init(|| async {
+            let config = aws_config::defaults(BehaviorVersion::latest())
+                .retry_config(retry_config())
+                .timeout_config(timeout_config())
+                .load()
+                .await;
+            config.region().is_some().then_some(config)
+        })
         .await
         .clone()
-        .ok_or_else(|| scanid_core::config::ConfigError {
+        .ok_or_else(|| ConfigError {
             setting: "AWS_REGION",
             reason: "no AWS region is configured (set AWS_REGION, or a region in the AWS \
                      profile); the DynamoDB store and KMS signing need one"
@@ -104,33 +153,100 @@ pub async fn config() -> Result<SdkConfig, scanid_core::config::ConfigError> {
         })
 }
 
+/// A configuration for a local emulator (moto) at `endpoint`, with dummy credentials; for tests.
+pub async fn emulator(endpoint: &str) -> SdkConfig {
+    base(
+        Region::new("us-east-1"),
+        Credentials::new("testing", "testing", None, None, "emulator"),
+        Some(endpoint),
+    )
+}
+
 /// Opens the DynamoDB table and pays the TLS handshake now, not on the first request; a
 /// failure is logged (with its detail) and the requests that need the table answer 503 until
 /// it is back.
-pub async fn open_table(
-    table: &str,
-) -> Result<Arc<dynamo::DynamoStore>, scanid_core::config::ConfigError> {
-    let store = dynamo::DynamoStore::from_config(&config().await?, table);
+pub async fn open_table(config: &SdkConfig, table: &str) -> Arc<dynamo::DynamoStore> {
+    let store = dynamo::DynamoStore::from_config(config, table);
     if let Err(e) = store.warm().await {
         tracing::warn!(table = %table, error = %e, "DynamoDB is not reachable yet");
     }
-    Ok(Arc::new(store))
+    Arc::new(store)
 }
 
 /// The key set in the store with KMS signers (`kms`, `kms-envelope`), checked again on a short
 /// TTL ([`scanid_core::keys::fresh`]); created on the very first start of `scanid serve` or an
 /// operator command. (A Lambda function never creates keys: `scanid-lambda` only loads them.)
 pub async fn kms_keys(
+    config: &SdkConfig,
     mode: &scanid_core::config::SigningMode,
     store: Arc<dyn scanid_core::store::Backend>,
     now: scanid_core::clock::Timestamp,
 ) -> Result<scanid_core::keys::fresh::FreshKeys, scanid_core::context::StartError> {
     use scanid_core::context::StartError;
-    let kms = kms::Kms::from_config(&config().await?);
+    let kms = kms::Kms::from_config(config);
     if let Some(bootstrap) = kms::Bootstrap::from_mode(mode) {
         kms::load_or_create_set(store.as_ref(), &kms, bootstrap, now).await?;
     }
     scanid_core::keys::fresh::FreshKeys::from_store(store, Arc::new(kms), now)
         .await?
         .ok_or_else(|| StartError::Unsupported(scanid_core::context::NO_KEY_SET.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn from(vars: &[(&str, &str)]) -> Result<SdkConfig, ConfigError> {
+        let vars: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        env_config_from(|name| vars.get(name).cloned())
+    }
+
+    #[test]
+    fn the_lambda_environment_gives_region_credentials_and_the_time_budget() {
+        let config = from(&[
+            ("AWS_REGION", "eu-west-1"),
+            ("AWS_ACCESS_KEY_ID", "AKIA"),
+            ("AWS_SECRET_ACCESS_KEY", "secret"),
+            ("AWS_SESSION_TOKEN", "token"),
+        ])
+        .unwrap();
+        assert_eq!(config.region().map(|r| r.as_ref()), Some("eu-west-1"));
+        assert_eq!(config.endpoint_url(), None);
+        assert!(config.credentials_provider().is_some());
+        assert_eq!(
+            config.retry_config().map(|r| r.max_attempts()),
+            Some(MAX_ATTEMPTS)
+        );
+        assert_eq!(
+            config.timeout_config().and_then(|t| t.operation_timeout()),
+            Some(OPERATION_BUDGET)
+        );
+    }
+
+    #[test]
+    fn an_emulator_endpoint_and_the_default_region_are_honoured() {
+        let config = from(&[
+            ("AWS_DEFAULT_REGION", "us-east-1"),
+            ("AWS_ACCESS_KEY_ID", "testing"),
+            ("AWS_SECRET_ACCESS_KEY", "testing"),
+            ("AWS_ENDPOINT_URL", "http://127.0.0.1:5000"),
+        ])
+        .unwrap();
+        assert_eq!(config.region().map(|r| r.as_ref()), Some("us-east-1"));
+        assert_eq!(config.endpoint_url(), Some("http://127.0.0.1:5000"));
+    }
+
+    #[test]
+    fn a_missing_setting_is_named() {
+        let e = from(&[("AWS_ACCESS_KEY_ID", "a"), ("AWS_SECRET_ACCESS_KEY", "b")]).unwrap_err();
+        assert_eq!(e.setting, "AWS_REGION");
+        let e = from(&[("AWS_REGION", "eu-west-1")]).unwrap_err();
+        assert_eq!(e.setting, "AWS_ACCESS_KEY_ID");
+        let e = from(&[("AWS_REGION", "eu-west-1"), ("AWS_ACCESS_KEY_ID", "a")]).unwrap_err();
+        assert_eq!(e.setting, "AWS_SECRET_ACCESS_KEY");
+    }
 }

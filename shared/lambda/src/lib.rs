@@ -103,8 +103,9 @@ async fn context(
         ));
     }
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
-    let mut store: Arc<dyn Backend> = scanid_aws::open_table(table).await?;
-    let builder = build(&scanid_aws::config().await?);
+    let config = scanid_aws::env_config()?;
+    let mut store: Arc<dyn Backend> = scanid_aws::open_table(&config, table).await;
+    let builder = build(&config);
     let keys = FreshKeys::from_store(store.clone(), builder, clock.now())
         .await?
         .ok_or_else(|| StartError::Unsupported(scanid_core::context::NO_KEY_SET.into()))?;

@@ -29,7 +29,7 @@ pub async fn fresh_keys(
     match &settings.signing {
         SigningMode::Local => Ok(FreshKeys::local(settings.data_dir.clone(), now)?),
         mode @ (SigningMode::Kms { .. } | SigningMode::KmsEnvelope { .. }) => {
-            scanid_aws::kms_keys(mode, store, now).await
+            scanid_aws::kms_keys(&scanid_aws::profile_config().await?, mode, store, now).await
         }
     }
 }
@@ -40,6 +40,8 @@ pub async fn open_store(settings: &Settings) -> Result<Arc<dyn Backend>, StartEr
         StoreSettings::Embedded { data_dir } => {
             Ok(Arc::new(scanid_sqlite::EmbeddedStore::open(data_dir)?))
         }
-        StoreSettings::DynamoDb { table } => Ok(scanid_aws::open_table(table).await?),
+        StoreSettings::DynamoDb { table } => {
+            Ok(scanid_aws::open_table(&scanid_aws::profile_config().await?, table).await)
+        }
     }
 }
