@@ -4,7 +4,8 @@
 # (opt-level s, panic abort, no LTO, stripped). Binaries land in target/lambda/<name>/bootstrap.
 #
 #   infra/build-functions.sh            # arm64 (what template.yaml deploys)
-#   infra/build-functions.sh --x86-64   # the host's architecture (the cold-start harness runs these)
+#   infra/build-functions.sh --x86-64   # for this machine, in target/lambda-x86_64 (the cold-start
+#                                       # harness, infra/coldstart.py, runs these)
 #
 # Needs: pip install cargo-lambda ziglang (zig links for arm64; --x86-64 uses the host linker).
 set -euo pipefail
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 arch=(--arm64)
 if [[ "${1:-}" == "--x86-64" ]]; then
-  arch=(--x86-64 --compiler cargo)
+  arch=(--x86-64 --compiler cargo --lambda-dir "${CARGO_TARGET_DIR:-target}/lambda-x86_64")
   shift
 fi
 

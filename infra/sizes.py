@@ -11,6 +11,7 @@ MB here is 10^6 bytes.
 """
 import argparse
 import io
+import os
 import pathlib
 import subprocess
 import sys
@@ -21,6 +22,12 @@ import yaml
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 READS = {"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query"}
 SMALL, LARGE = 3_000_000, 5_000_000
+
+
+def built(binary):
+    """Where cargo lambda puts a function's bootstrap (honours CARGO_TARGET_DIR)."""
+    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+    return target / "lambda" / binary / "bootstrap"
 
 
 class Template(yaml.SafeLoader):
@@ -51,9 +58,12 @@ def actions(function):
     return out
 
 
+def template():
+    return yaml.load((ROOT / "template.yaml").read_text(), Loader=Template)
+
+
 def functions():
-    template = yaml.load((ROOT / "template.yaml").read_text(), Loader=Template)
-    for resource in template["Resources"].values():
+    for resource in template()["Resources"].values():
         if resource.get("Type") != "AWS::Serverless::Function":
             continue
         binary = resource["Metadata"]["BuildProperties"]["Binary"]
@@ -79,7 +89,7 @@ def main():
         subprocess.run([str(ROOT / "infra/build-functions.sh")], check=True)
     rows, failed = [], False
     for name, allowed in sorted(functions()):
-        path = ROOT / "target/lambda" / name / "bootstrap"
+        path = built(name)
         if not path.exists():
             print(f"{path} is missing: run infra/build-functions.sh (or --build)", file=sys.stderr)
             return 1

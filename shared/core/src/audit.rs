@@ -26,6 +26,9 @@ pub enum Event {
     /// A code was presented again: its grant was revoked.
     CodeReplayed,
     RefreshRotated,
+    /// Tokens were issued; the detail is the grant type (`authorization_code`,
+    /// `refresh_token`, `client_credentials`).
+    TokenIssued,
     /// A rotated refresh token was reused: its family was revoked.
     RefreshReused,
     ClientAuthFailed,
@@ -52,6 +55,7 @@ impl Event {
             Event::CodeRedeemed => "code.redeemed",
             Event::CodeReplayed => "code.replayed",
             Event::RefreshRotated => "refresh.rotated",
+            Event::TokenIssued => "token.issued",
             Event::RefreshReused => "refresh.reused",
             Event::ClientAuthFailed => "client_auth.failed",
             Event::RateLimited => "rate_limited",
@@ -150,6 +154,7 @@ mod tests {
             Event::CodeRedeemed,
             Event::CodeReplayed,
             Event::RefreshRotated,
+            Event::TokenIssued,
             Event::RefreshReused,
             Event::ClientAuthFailed,
             Event::RateLimited,

@@ -1,7 +1,7 @@
-//! Logging with `tracing`: human-readable on a terminal, JSON in Lambda (CloudWatch).
+//! Logging with `tracing` for the `scanid` command and server: human-readable on a terminal,
+//! JSON lines on request. (Lambda functions log through `scanid-lambda`.)
 
-use tracing_subscriber::filter::{LevelFilter, Targets};
-use tracing_subscriber::{EnvFilter, Layer};
+use tracing_subscriber::EnvFilter;
 
 fn filter() -> EnvFilter {
     EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"))
@@ -24,52 +24,5 @@ pub fn init_cli() {
             .with_env_filter(filter())
             .with_writer(std::io::stderr)
             .try_init();
-    }
-}
-
-/// The Lambda log filter: `RUST_LOG` as a list of `target=level` directives (or one level),
-/// parsed without the regular-expression engine `EnvFilter` links; `info` when unset or
-/// malformed.
-fn lambda_filter(directives: Option<&str>) -> Targets {
-    directives
-        .and_then(|d| d.parse::<Targets>().ok())
-        .unwrap_or_else(|| Targets::new().with_default(LevelFilter::INFO))
-}
-
-/// For Lambda: one JSON object per line, no ANSI colours, no timestamp (CloudWatch adds it).
-pub fn init_lambda() {
-    use tracing_subscriber::layer::SubscriberExt;
-    use tracing_subscriber::util::SubscriberInitExt;
-    let format = tracing_subscriber::fmt::layer()
-        .json()
-        .flatten_event(true)
-        .with_current_span(false)
-        .with_ansi(false)
-        .without_time()
-        .with_target(false);
-    let filter = lambda_filter(std::env::var("RUST_LOG").ok().as_deref());
-    let _ = tracing_subscriber::registry()
-        .with(format.with_filter(filter))
-        .try_init();
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_lambda_filter_reads_levels_and_targets_and_defaults_to_info() {
-        assert_eq!(lambda_filter(None).default_level(), Some(LevelFilter::INFO));
-        assert_eq!(
-            lambda_filter(Some("debug")).default_level(),
-            Some(LevelFilter::DEBUG)
-        );
-        let f = lambda_filter(Some("warn,scanid_core=trace"));
-        assert!(f.would_enable("scanid_core::audit", &tracing::Level::TRACE));
-        assert!(!f.would_enable("aws_smithy_runtime", &tracing::Level::INFO));
-        assert_eq!(
-            lambda_filter(Some("=nonsense=")).default_level(),
-            Some(LevelFilter::INFO)
-        );
     }
 }

@@ -16,6 +16,10 @@ use crate::store::StoreError;
 /// Seconds a client should wait after a 503.
 pub const RETRY_AFTER_SECS: u32 = 5;
 
+/// The kind of error a response reports ([`HttpError::kind`]), in its extensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorKind(pub &'static str);
+
 /// Every error an edge handler can end with.
 #[derive(Debug)]
 pub enum HttpError {
@@ -295,7 +299,34 @@ impl HttpError {
         }
     }
 
+    /// What went wrong, as a short fixed name for metrics ("errors by kind"): the OAuth or
+    /// JSON error code where there is one.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            HttpError::NotFound => "not_found",
+            HttpError::MethodNotAllowed(_) => "method_not_allowed",
+            HttpError::PayloadTooLarge => "payload_too_large",
+            HttpError::RequestTimeout => "request_timeout",
+            HttpError::OAuth(e) => e.error.as_str(),
+            HttpError::InvalidClient(_) => "invalid_client",
+            HttpError::Unavailable | HttpError::PageUnavailable => "unavailable",
+            HttpError::Json { error, .. } => error,
+            HttpError::Page { .. } => "login_page",
+            HttpError::RateLimited { .. } | HttpError::ClientAuthLimited { .. } => "rate_limited",
+            HttpError::Bearer { error, .. } => error.unwrap_or("missing_token"),
+            HttpError::Internal => "internal",
+        }
+    }
+
+    /// The response, carrying its [`ErrorKind`] in its extensions (for the metrics).
     pub fn into_response(self) -> Response {
+        let kind = ErrorKind(self.kind());
+        let mut r = self.render();
+        r.extensions_mut().insert(kind);
+        r
+    }
+
+    fn render(self) -> Response {
         let rng = crate::random::SystemRandom::new();
         match self {
             HttpError::Json {
@@ -445,6 +476,34 @@ impl From<crate::usecase::token::TokenError> for HttpError {
             }
             TokenError::Store(s) => s.into(),
             TokenError::Sign(s) => s.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_error_response_carries_its_kind_for_the_metrics() {
+        let cases = [
+            (HttpError::NotFound, 404, "not_found"),
+            (
+                HttpError::OAuth(OAuthError::new(OAuthErrorCode::InvalidGrant, "x")),
+                400,
+                "invalid_grant",
+            ),
+            (HttpError::InvalidClient("x"), 401, "invalid_client"),
+            (HttpError::Unavailable, 503, "unavailable"),
+            (HttpError::PageUnavailable, 503, "unavailable"),
+            (HttpError::ClientAuthLimited { retry_after: 5 }, 429, "rate_limited"),
+            (HttpError::page(400, "t", "m"), 400, "login_page"),
+            (HttpError::Internal, 500, "internal"),
+        ];
+        for (e, status, kind) in cases {
+            let r = e.into_response();
+            assert_eq!(r.status().as_u16(), status);
+            assert_eq!(r.extensions().get::<ErrorKind>(), Some(&ErrorKind(kind)));
         }
     }
 }

@@ -251,6 +251,14 @@ pub fn function_handler(function: &str) -> Option<Handler> {
         .map(|r| r.handler)
 }
 
+/// The Lambda function that serves `handler` (its name in `functions/` and `template.yaml`).
+pub fn function_of(handler: Handler) -> &'static str {
+    ROUTES
+        .iter()
+        .find(|r| r.handler == handler)
+        .map_or("unknown", |r| r.function)
+}
+
 /// The distinct function names, in table order.
 pub fn functions() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = Vec::new();

@@ -7,8 +7,11 @@
 //! [`run_signing`] for those that sign (KMS or KMS-envelope).
 #![forbid(unsafe_code)]
 
+pub mod telemetry;
+
 use std::convert::Infallible;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use lambda_http::service_fn;
 use scanid_core::clock::{Clock, SystemClock};
@@ -26,7 +29,7 @@ pub use scanid_http::routes::endpoints;
 
 /// Runs the Lambda function of `endpoint`, which never signs.
 pub async fn run(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
-    scanid_core::telemetry::init_lambda();
+    telemetry::init();
     if endpoint.handler.access() == Access::Sign {
         return Err(format!(
             "{:?} signs: its main.rs must call run_signing",
@@ -40,7 +43,7 @@ pub async fn run(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
 /// Runs the Lambda function of `endpoint`, which signs tokens: its keyring signs through KMS
 /// (`kms`) or with a key KMS decrypts once (`kms-envelope`).
 pub async fn run_signing(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
-    scanid_core::telemetry::init_lambda();
+    telemetry::init();
     serve(endpoint, |config| {
         Arc::new(scanid_aws::kms::Kms::from_config(config)) as Builder
     })
@@ -51,22 +54,49 @@ async fn serve(
     endpoint: Endpoint,
     build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,
 ) -> Result<(), lambda_http::Error> {
+    let started = Instant::now();
     let handler = endpoint.handler;
-    let ctx = context(handler, build).await.inspect_err(|e| {
+    let mut init = InitTimes::default();
+    let ctx = context(handler, build, &mut init).await.inspect_err(|e| {
         tracing::error!(error = %e, "init failed");
     })?;
     // Decrypt the envelope key now (init), not on the first token request; a failure here is
     // retried at the first signature (503 until KMS answers).
     if handler.access() == Access::Sign {
+        let t = Instant::now();
         if let Err(e) = ctx.keyring().await.warm().await {
             tracing::warn!(error = %e, "signing keys not ready yet");
         }
+        init.kms = t.elapsed();
     }
+    // What init cost, and how much of it was waiting on AWS (the cold-start harness,
+    // infra/coldstart.py, reads this line).
+    tracing::info!(
+        handler = ?handler,
+        init_ms = ms(started.elapsed()),
+        table_ms = ms(init.table),
+        key_set_ms = ms(init.key_set),
+        kms_ms = ms(init.kms),
+        "init"
+    );
     let ctx = Arc::new(ctx);
+    let function = routes::function_of(handler);
+    let namespace: Arc<str> = telemetry::namespace().into();
     lambda_http::run(service_fn(move |req| {
-        let ctx = ctx.clone();
+        let (ctx, namespace) = (ctx.clone(), namespace.clone());
         async move {
+            let started = Instant::now();
             let resp = routes::serve(endpoint, &ctx, req).await;
+            telemetry::emit(&telemetry::request_line(
+                &namespace,
+                std::time::SystemTime::now(),
+                function,
+                resp.status().as_u16(),
+                started.elapsed(),
+                resp.extensions()
+                    .get::<scanid_http::error::ErrorKind>()
+                    .map(|k| k.0),
+            ));
             // Lambda freezes the process once the response is returned: back-channel logout
             // deliveries started by this request get a bounded wait here instead.
             if handler.access() == Access::Sign {
@@ -84,9 +114,25 @@ async fn serve(
 
 /// The context of one cold start: the DynamoDB table (read-only where the function only
 /// reads, as the template's IAM policies), and the key set held in it.
+/// Where init time goes: the AWS calls a cold start makes.
+#[derive(Default)]
+struct InitTimes {
+    /// Opening the table: one `GetItem`, which pays the TLS handshake.
+    table: Duration,
+    /// Reading the key set (one `GetItem`) and building the keyring.
+    key_set: Duration,
+    /// Decrypting the envelope keys (`kms-envelope` signing functions only).
+    kms: Duration,
+}
+
+fn ms(d: Duration) -> f64 {
+    (d.as_secs_f64() * 10_000.0).round() / 10.0
+}
+
 async fn context(
     handler: Handler,
     build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,
+    init: &mut InitTimes,
 ) -> Result<Context, StartError> {
     let settings = Settings::from_raw(&RawSettings::from_env())?;
     let StoreSettings::DynamoDb { table } = &settings.store else {
@@ -104,11 +150,15 @@ async fn context(
     }
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let config = scanid_aws::env_config()?;
+    let t = Instant::now();
     let mut store: Arc<dyn Backend> = scanid_aws::open_table(&config, table).await;
+    init.table = t.elapsed();
     let builder = build(&config);
+    let t = Instant::now();
     let keys = FreshKeys::from_store(store.clone(), builder, clock.now())
         .await?
         .ok_or_else(|| StartError::Unsupported(scanid_core::context::NO_KEY_SET.into()))?;
+    init.key_set = t.elapsed();
     if handler.access() == Access::Read {
         store = Arc::new(ReadOnly(store));
     }

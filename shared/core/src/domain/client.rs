@@ -31,6 +31,17 @@ pub enum GrantType {
     ClientCredentials,
 }
 
+impl GrantType {
+    /// The `grant_type` parameter's value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GrantType::AuthorizationCode => "authorization_code",
+            GrantType::RefreshToken => "refresh_token",
+            GrantType::ClientCredentials => "client_credentials",
+        }
+    }
+}
+
 /// A registered client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Client {

@@ -195,6 +195,11 @@ pub async fn token(
         } => refresh_grant(ctx, &client, refresh_token, scope).await,
         TokenRequest::ClientCredentials { scope } => client_credentials(ctx, &client, scope).await,
     }?;
+    Audit::new(Event::TokenIssued)
+        .client(client.client_id.as_str())
+        .source(source.as_str())
+        .detail(kind.as_str())
+        .emit();
     Ok((client, issued))
 }
 
