@@ -133,6 +133,39 @@ fn qr_login_consent_then_sso_and_prompts() {
 }
 
 #[test]
+fn the_page_polls_every_2_s_until_the_app_scans_then_every_second() {
+    let e = env(&[]);
+    let s = &e.s;
+    let carol = TestApp::enroll(s, "carol");
+    let mut b = Browser::new();
+    let (page, payload) = open(&mut b, &auth_url(s, &good("p-1")));
+    assert_eq!(
+        attr(&page.text(), "id=\"state\"", "data-poll-ms").as_deref(),
+        Some("2000")
+    );
+    let status_url = format!(
+        "{}/login-actions/status?session={}",
+        s.issuer,
+        params_of(&payload)["session"]
+    );
+    let before = b.get(&status_url).json();
+    assert_eq!(
+        (&before["status"], &before["scanned"], &before["poll_ms"]),
+        (&"pending".into(), &false.into(), &2000.into())
+    );
+    assert_eq!(carol.scan(&payload).status, 200);
+    let scanned = b.get(&status_url).json();
+    assert_eq!(
+        (&scanned["status"], &scanned["scanned"], &scanned["poll_ms"]),
+        (&"pending".into(), &true.into(), &1000.into())
+    );
+    carol.decide(&payload, "approve");
+    let after = b.get(&status_url).json();
+    assert_eq!(after["status"], "approved");
+    assert!(after.get("poll_ms").is_none(), "nothing left to poll for");
+}
+
+#[test]
 fn deny_on_the_phone_or_the_page_redirects_access_denied() {
     let e = env(&[]);
     let s = &e.s;

@@ -496,7 +496,11 @@ mod tests {
             (HttpError::InvalidClient("x"), 401, "invalid_client"),
             (HttpError::Unavailable, 503, "unavailable"),
             (HttpError::PageUnavailable, 503, "unavailable"),
-            (HttpError::ClientAuthLimited { retry_after: 5 }, 429, "rate_limited"),
+            (
+                HttpError::ClientAuthLimited { retry_after: 5 },
+                429,
+                "rate_limited",
+            ),
             (HttpError::page(400, "t", "m"), 400, "login_page"),
             (HttpError::Internal, 500, "internal"),
         ];

@@ -88,6 +88,8 @@ pub struct QrPage<'a> {
     pub app_link: &'a str,
     /// What the poll asks (`data-status-url`).
     pub status_url: &'a str,
+    /// When it first asks (`data-poll-ms`); each answer says when to ask next.
+    pub poll_ms: u32,
     pub ios: &'a str,
     pub android: &'a str,
 }
@@ -223,6 +225,7 @@ mod tests {
             qr_svg: "<svg><rect/></svg>",
             app_link: EVIL,
             status_url: EVIL,
+            poll_ms: 2000,
             ios: EVIL,
             android: EVIL,
         });
@@ -230,7 +233,7 @@ mod tests {
         escaped(&html, 6);
         assert!(html.contains("<div class=\"qr\" id=\"qr\"><svg><rect/></svg></div>"));
         assert!(html.contains(&format!(
-            "<p id=\"state\" class=\"muted\" role=\"status\" data-status-url=\"{ESCAPED}\">"
+            "<p id=\"state\" class=\"muted\" role=\"status\" data-status-url=\"{ESCAPED}\" data-poll-ms=\"2000\">"
         )));
         assert!(html.ends_with(&format!(
             "</p></main><script nonce=\"N0NCE\">{POLL_JS}</script></body></html>"

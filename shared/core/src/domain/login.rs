@@ -27,6 +27,13 @@ pub const RECORD_GRACE_SECS: i64 = 600;
 pub const CHALLENGE_STEP_SECS: i64 = 5;
 /// A scan must present one of the last three steps (at most 15 s old).
 pub const CHALLENGE_WINDOW: i64 = 3;
+/// How often the login page asks for its status before the app has scanned: twice per
+/// challenge step, so the QR it shows is never more than 2 s behind (a scan accepts the last
+/// 15 s), at a fraction of a 1 s poll's requests.
+pub const POLL_IDLE_MS: u32 = 2000;
+/// How often it asks once the app has scanned: the approval is seconds away, and the page
+/// should follow it at once.
+pub const POLL_SCANNED_MS: u32 = 1000;
 
 /// Where the session is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -190,6 +197,20 @@ impl QrLogin {
             LoginStatus::Denied
         };
         Ok(())
+    }
+
+    /// Has the app scanned this session (and not decided yet)?
+    pub fn is_scanned(&self) -> bool {
+        !self.scanned.is_empty()
+    }
+
+    /// When the login page should ask again (docs/requirements.md: the page's poll).
+    pub fn poll_after_ms(&self) -> u32 {
+        if self.is_scanned() {
+            POLL_SCANNED_MS
+        } else {
+            POLL_IDLE_MS
+        }
     }
 
     /// What the browser's poll reports.
@@ -374,6 +395,25 @@ mod tests {
             "decided sessions cannot be scanned"
         );
         assert_eq!(s.public_status(t0), "approved");
+    }
+
+    #[test]
+    fn the_page_polls_slowly_until_the_app_scans_then_every_second() {
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let mut s = session(t0);
+        assert!(!s.is_scanned());
+        assert_eq!(s.poll_after_ms(), POLL_IDLE_MS);
+        assert!(
+            !s.accept_scan("not-a-challenge", t0),
+            "a wrong challenge is no scan"
+        );
+        assert_eq!(s.poll_after_ms(), POLL_IDLE_MS);
+        let c = s.current_challenge(t0);
+        assert!(s.accept_scan(&c, t0));
+        assert!(s.is_scanned());
+        assert_eq!(s.poll_after_ms(), POLL_SCANNED_MS);
+        // Twice per challenge step: the QR on the page is at most 2 s old.
+        assert!(i64::from(POLL_IDLE_MS) * 2 <= CHALLENGE_STEP_SECS * 1000);
     }
 
     #[test]

@@ -132,6 +132,7 @@ fn qr_page(ctx: &Context, s: &QrLogin, client_name: &str, cookies: Vec<String>) 
             qr_svg: &pages::qr_svg(&link),
             app_link: &link,
             status_url: &status_url(ctx, &s.id),
+            poll_ms: s.poll_after_ms(),
             ios,
             android,
         })
@@ -190,7 +191,8 @@ pub async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> 
         "pending" => {
             let link = app_link(ctx, &s.value, now);
             json!({ "status": status, "app_link": link, "qr_svg": pages::qr_svg(&link),
-                    "expires_at": s.value.expires_at.to_rfc3339_millis() })
+                    "expires_at": s.value.expires_at.to_rfc3339_millis(),
+                    "scanned": s.value.is_scanned(), "poll_ms": s.value.poll_after_ms() })
         }
         "expired" => json!({ "status": status, "restart": restart_url(ctx, &s.value) }),
         _ => json!({ "status": status, "next": consent_url(ctx, &s.value.id) }),
