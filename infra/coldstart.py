@@ -23,7 +23,6 @@ infra/emulator.sh itself.
 import argparse
 import base64
 import json
-import os
 import pathlib
 import queue
 import re
@@ -36,9 +35,10 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import quote
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+import localaws
+from localaws import ROOT
+
 PREFIX = "/2018-06-01/runtime"
-CB = "https://rp.example.com/cb"
 
 
 class RuntimeApi(ThreadingHTTPServer):
@@ -116,25 +116,6 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(404)
 
 
-def cli(env, *args):
-    out = subprocess.run([env["SCANID_BIN"], *args], env=env, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"scanid {' '.join(args)}: {out.stderr}")
-    return json.loads(out.stdout)
-
-
-def setup(env):
-    """A fresh table with a kms-envelope key set, and a confidential client."""
-    table = f"coldstart-{uuid.uuid4().hex[:12]}"
-    init = cli(env, "aws", "init", "--table", table, "--signing", "kms-envelope",
-               "--create-kms-key")
-    env = dict(env, SCANID_TABLE=table, SCANID_SIGNING="kms-envelope",
-               SCANID_KMS_KEY_ID=init["kms_key_id"])
-    client = cli(env, "client", "create", "--name", "Shop", "--client-id", "shop",
-                 "--redirect-uri", CB, "--client-credentials", "--resource-server")
-    return env, client["client_secret"]
-
-
 def event(name, secret, token):
     """events/<name>.json with a real client and token where the sample has unknown ones."""
     e = json.loads((ROOT / "events" / f"{name}.json").read_text())
@@ -199,17 +180,6 @@ def cold_start(binary, env, payload, invocations=10):
             "status": statuses[0]}
 
 
-def emulator(env):
-    if env.get("AWS_ENDPOINT_URL"):
-        return env
-    out = subprocess.run([str(ROOT / "infra/emulator.sh"), "start"], capture_output=True,
-                         text=True, check=True, env=env)
-    m = re.search(r"^export AWS_ENDPOINT_URL=(\S+)$", out.stdout, re.M)
-    if not m:
-        raise RuntimeError(f"infra/emulator.sh start printed no endpoint:\n{out.stdout}")
-    return dict(env, AWS_ENDPOINT_URL=m.group(1))
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("functions", nargs="*")
@@ -217,14 +187,9 @@ def main():
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--bin-dir", default=str(ROOT / "target/lambda-x86_64"))
     args = ap.parse_args()
-    env = dict(os.environ)
-    env.setdefault("SCANID_BIN", str(ROOT / "target/debug/scanid"))
-    env = emulator(env)
-    env.update(AWS_REGION="us-east-1", AWS_ACCESS_KEY_ID="testing",
-               AWS_SECRET_ACCESS_KEY="testing", SCANID_REALM="scanid",
-               SCANID_PUBLIC_URL="https://id.example.com", RUST_LOG="info")
-    env.pop("AWS_PROFILE", None)
-    env, secret = setup(env)
+    env = dict(localaws.environment(), SCANID_PUBLIC_URL="https://id.example.com",
+               RUST_LOG="info")
+    env, secret = localaws.fresh_table(env, "kms-envelope", "coldstart")
     bin_dir = pathlib.Path(args.bin_dir)
     names = args.functions or sorted(p.name for p in bin_dir.iterdir() if p.is_dir())
     # The token function first: its access token makes the introspection, revocation and

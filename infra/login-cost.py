@@ -1,0 +1,373 @@
+#!/usr/bin/env python3
+"""What one whole QR login costs on AWS: runs `scanid serve` on a DynamoDB table in the emulator
+(moto) behind a counting proxy, drives one login the way a browser, the phone app and a relying
+party do (page, polls, app scan and decision, consent, code exchange, userinfo), and counts per
+step the HTTP requests (each one a Lambda invocation behind API Gateway), the DynamoDB calls
+with their capacity units, and the KMS calls. Then it prices a million logins on list prices,
+for `kms` and `kms-envelope` signing, with the login page's polling before and after it was cut.
+
+usage: infra/login-cost.py [--markdown]
+
+Needs: the scanid CLI (SCANID_BIN, default target/debug/scanid) and the emulator
+(AWS_ENDPOINT_URL, or it starts infra/emulator.sh).
+"""
+import argparse
+import base64
+import collections
+import http.client
+import http.cookiejar
+import json
+import math
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import localaws
+from localaws import CB
+
+# List prices, us-east-1, USD (see infra/README.md for the sources and the date).
+PRICE = {
+    "api_request": 1.00 / 1e6,          # API Gateway HTTP API, per request (first 300 M)
+    "lambda_request": 0.20 / 1e6,       # Lambda, per invocation
+    "lambda_gb_s": 0.0000133334,        # Lambda arm64, per GB-second
+    "rru": 0.125 / 1e6,                 # DynamoDB on-demand, per read request unit
+    "wru": 0.625 / 1e6,                 # DynamoDB on-demand, per write request unit
+    "kms_symmetric": 0.03 / 1e4,        # KMS Decrypt and other symmetric requests
+    "kms_asymmetric": 0.15 / 1e4,       # KMS Sign with an RSA or ECC key
+}
+MEMORY_GB = 256 / 1024                  # template.yaml's MemorySize
+# The login the polling model assumes: the person scans 8 s after the page opens and approves
+# 4 s after the scan.
+SCAN_AFTER_S, APPROVE_AFTER_S = 8.0, 4.0
+
+
+class Counter:
+    """DynamoDB and KMS calls by step, with their capacity units."""
+
+    def __init__(self):
+        self.step = "setup"
+        self.calls = collections.defaultdict(collections.Counter)
+        self.lock = threading.Lock()
+
+    def add(self, op, rru=0, wru=0):
+        with self.lock:
+            c = self.calls[self.step]
+            c[op] += 1
+            c["RRU"] += rru
+            c["WRU"] += wru
+
+
+def units(op, request, response):
+    """(RRU, WRU) one DynamoDB call consumes: strongly consistent reads of 4 KB, writes of
+    1 KB, transactions twice (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/
+    read-write-operations.html). Item sizes are taken from the request or response JSON."""
+    kb = lambda value, unit: max(1, math.ceil(len(json.dumps(value)) / unit))  # noqa: E731
+    if op == "GetItem":
+        return kb(response.get("Item", {}), 4096), 0
+    if op in ("Query", "Scan"):
+        return kb(response.get("Items", []), 4096), 0
+    if op == "PutItem":
+        return 0, kb(request.get("Item", {}), 1024)
+    if op in ("UpdateItem", "DeleteItem"):
+        return 0, kb(response.get("Attributes") or request, 1024)
+    if op == "TransactWriteItems":
+        w = 0
+        for item in request.get("TransactItems", []):
+            put = item.get("Put")
+            w += kb(put["Item"], 1024) if put else 1
+        return 0, 2 * w
+    if op == "TransactGetItems":
+        return 2 * len(request.get("TransactItems", [])), 0
+    return 0, 0
+
+
+def proxy(upstream, counter):
+    """A counting HTTP proxy in front of the emulator."""
+    target = urllib.parse.urlsplit(upstream)
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *_):
+            pass
+
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            conn = http.client.HTTPConnection(target.hostname, target.port, timeout=30)
+            headers = {k: v for k, v in self.headers.items() if k.lower() != "host"}
+            headers["Host"] = target.netloc
+            conn.request("POST", self.path, body, headers)
+            resp = conn.getresponse()
+            data = resp.read()
+            amz = self.headers.get("X-Amz-Target", "")
+            service, _, op = amz.partition(".")
+            if service.startswith("DynamoDB"):
+                try:
+                    rru, wru = units(op, json.loads(body or b"{}"), json.loads(data or b"{}"))
+                except ValueError:
+                    rru, wru = 0, 0
+                counter.add(op, rru, wru)
+            elif service == "TrentService":
+                counter.add(f"kms:{op}")
+            self.send_response(resp.status)
+            for k, v in resp.getheaders():
+                if k.lower() not in ("content-length", "transfer-encoding", "connection"):
+                    self.send_header(k, v)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+class Client:
+    """A browser (cookies, no automatic redirects) that times and counts its requests."""
+
+    def __init__(self, counter):
+        self.counter = counter
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(self.jar), NoRedirect())
+        self.requests = collections.Counter()
+        self.millis = collections.Counter()
+
+    def send(self, method, url, body=None, headers=None):
+        req = urllib.request.Request(url, data=body, method=method, headers=headers or {})
+        start = time.perf_counter()
+        try:
+            with self.opener.open(req, timeout=30) as r:
+                status, data, hdrs = r.status, r.read(), r.headers
+        except urllib.error.HTTPError as e:
+            status, data, hdrs = e.code, e.read(), e.headers
+        self.requests[self.counter.step] += 1
+        self.millis[self.counter.step] += (time.perf_counter() - start) * 1000
+        return status, data.decode(errors="replace"), hdrs
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def attr(html, marker, name):
+    at = html.index(marker)
+    m = re.compile(rf'{name}="([^"]*)"').search(html, at)
+    return m.group(1).replace("&amp;", "&")
+
+
+def one_login(env, signing):
+    counter = Counter()
+    env, secret = localaws.fresh_table(env, signing, "logincost")
+    server, endpoint = proxy(env["AWS_ENDPOINT_URL"], counter)
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    issuer = f"{base}/realms/scanid"
+    senv = dict(env, AWS_ENDPOINT_URL=endpoint)
+    with tempfile.TemporaryDirectory() as data:
+        serve = subprocess.Popen(
+            [env["SCANID_BIN"], "serve", "--addr", f"127.0.0.1:{port}", "--no-demo",
+             "--data-dir", data], env=senv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            wait_ready(issuer, serve)
+            key = f"{data}/device.json"
+            localaws.cli(env, "app", "enroll", "--key-file", key, "--server", base,
+                         "--name", "alice", "--display-name", "Alice", "--country", "SE")
+            return run_login(counter, issuer, base, key, secret, env)
+        finally:
+            serve.kill()
+            serve.wait()
+            server.shutdown()
+
+
+def wait_ready(issuer, serve):
+    for _ in range(200):
+        if serve.poll() is not None:
+            raise RuntimeError(f"scanid serve exited: {serve.stderr.read().decode()}")
+        try:
+            urllib.request.urlopen(f"{issuer}/.well-known/openid-configuration", timeout=1)
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("scanid serve did not start")
+
+
+def run_login(counter, issuer, base, key, secret, env):
+    b = Client(counter)
+    oidc = f"{issuer}/protocol/openid-connect"
+    query = urllib.parse.urlencode({
+        "client_id": "shop", "redirect_uri": CB, "response_type": "code",
+        "scope": "openid profile", "state": "st", "nonce": "n-1"})
+
+    counter.step = "login page (authorize)"
+    status, page, _ = b.send("GET", f"{oidc}/auth?{query}")
+    assert status == 200, (status, page[:300])
+    payload = attr(page, 'id="app-link"', "data-qr-payload")
+    status_url = attr(page, 'id="state"', "data-status-url")
+
+    counter.step = "poll, before the scan"
+    status, body, _ = b.send("GET", status_url, headers={"Accept": "application/json"})
+    assert json.loads(body)["status"] == "pending", body
+
+    counter.step = "app: scan and approve (2 requests)"
+    localaws.cli(env, "app", "approve", "--key-file", key, "--server", base, payload)
+    b.requests[counter.step] += 2
+
+    counter.step = "poll, approved"
+    status, body, _ = b.send("GET", status_url, headers={"Accept": "application/json"})
+    nxt = json.loads(body)["next"]
+
+    counter.step = "consent page"
+    status, page, _ = b.send("GET", nxt)
+    assert status == 200, (status, page[:300])
+    csrf = attr(page, 'name="csrf"', "value")
+    session = attr(page, 'name="session"', "value")
+
+    counter.step = "consent: allow"
+    form = urllib.parse.urlencode({"session": session, "csrf": csrf, "consent": "allow"})
+    status, _, headers = b.send("POST", f"{issuer}/login-actions/consent", form.encode(),
+                                {"Content-Type": "application/x-www-form-urlencoded"})
+    assert status in (302, 303), status
+    code = urllib.parse.parse_qs(urllib.parse.urlsplit(headers["Location"]).query)["code"][0]
+
+    counter.step = "token (code exchange)"
+    basic = base64.b64encode(f"shop:{secret}".encode()).decode()
+    form = urllib.parse.urlencode({"grant_type": "authorization_code", "code": code,
+                                   "redirect_uri": CB})
+    status, body, _ = b.send("POST", f"{oidc}/token", form.encode(), {
+        "Content-Type": "application/x-www-form-urlencoded", "Authorization": f"Basic {basic}"})
+    assert status == 200, body
+    access = json.loads(body)["access_token"]
+
+    counter.step = "userinfo"
+    status, body, _ = b.send("GET", f"{oidc}/userinfo", headers={
+        "Authorization": f"Bearer {access}"})
+    assert status == 200, body
+
+    # The reference app's own start-up is not the service's time: its two calls are counted
+    # at the mean duration of the others.
+    app = "app: scan and approve (2 requests)"
+    others = [s for s in b.requests if s != app]
+    b.millis[app] = 2 * sum(b.millis[s] for s in others) / sum(b.requests[s] for s in others)
+    order = ["login page (authorize)", "poll, before the scan",
+             "app: scan and approve (2 requests)", "poll, approved", "consent page",
+             "consent: allow", "token (code exchange)", "userinfo"]
+    return [(s, b.requests[s], b.millis[s], counter.calls[s]) for s in order]
+
+
+def polls(idle, scanned, first, scan_at, approve_at):
+    """How many polls a page makes until it sees the approval, and how long after the
+    approval it sees it."""
+    t, n = first, 0
+    while True:
+        n += 1
+        if t >= approve_at:
+            return n, t - approve_at
+        t += scanned if t >= scan_at else idle
+
+
+def poll_model(idle, scanned, first):
+    """Polls per login and the delay before the page follows the approval, averaged over
+    where in the poll cycle the scan falls (scan 8-10 s after the page opens, approval 4 s
+    later): (mean polls, mean delay, worst delay)."""
+    runs = [polls(idle, scanned, first, SCAN_AFTER_S + k / 100, SCAN_AFTER_S + k / 100
+                  + APPROVE_AFTER_S) for k in range(200)]
+    return (sum(n for n, _ in runs) / len(runs), sum(d for _, d in runs) / len(runs),
+            max(d for _, d in runs))
+
+
+def price(rows, poll_count, signing):
+    """USD per login: rows are the measured steps; the two measured polls are replaced by
+    `poll_count` polls (all but the last priced like the pending one)."""
+    by = {s: (n, ms, c) for s, n, ms, c in rows}
+    pending, approved = by["poll, before the scan"], by["poll, approved"]
+    requests = sum(n for _, n, _, _ in rows) - 2 + poll_count
+    ms = sum(m for _, _, m, _ in rows) - pending[1] - approved[1] \
+        + pending[1] * (poll_count - 1) + approved[1]
+    rru = sum(c["RRU"] for *_, c in rows) - pending[2]["RRU"] - approved[2]["RRU"] \
+        + pending[2]["RRU"] * (poll_count - 1) + approved[2]["RRU"]
+    wru = sum(c["WRU"] for *_, c in rows) - pending[2]["WRU"] - approved[2]["WRU"] \
+        + pending[2]["WRU"] * (poll_count - 1) + approved[2]["WRU"]
+    sign = sum(c["kms:Sign"] for *_, c in rows)
+    # kms-envelope's Decrypt happens once per process start (a Lambda cold start), not per
+    # login: it is not a login's cost.
+    sym = 0
+    cost = {
+        "API Gateway": requests * PRICE["api_request"],
+        "Lambda requests": requests * PRICE["lambda_request"],
+        "Lambda duration": ms / 1000 * MEMORY_GB * PRICE["lambda_gb_s"],
+        "DynamoDB reads": rru * PRICE["rru"],
+        "DynamoDB writes": wru * PRICE["wru"],
+        "KMS": sign * PRICE["kms_asymmetric"] + sym * PRICE["kms_symmetric"],
+    }
+    return requests, rru, wru, sign, cost
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--markdown", action="store_true")
+    args = ap.parse_args()
+    env = localaws.environment()
+    measured = {signing: one_login(env, signing) for signing in ("kms", "kms-envelope")}
+    rows = measured["kms"]
+    old, old_lag, old_worst = poll_model(1.0, 1.0, first=1.0)
+    new, new_lag, new_worst = poll_model(2.0, 1.0, first=2.0)
+    expiry = 300  # an abandoned page polls until its login expires (5 min)
+    print("## One QR login, step by step (kms signing)\n")
+    print("| step | HTTP requests | DynamoDB calls | RRU | WRU | KMS calls |")
+    print("|---|--:|---|--:|--:|--:|")
+    for step, n, _, c in rows:
+        ddb = ", ".join(f"{op} ×{k}" if k > 1 else op for op, k in sorted(c.items())
+                        if op not in ("RRU", "WRU") and not op.startswith("kms:"))
+        kms = ", ".join(f"{op[4:]} ×{k}" for op, k in c.items() if op.startswith("kms:"))
+        print(f"| {step} | {n} | {ddb or '–'} | {c['RRU']} | {c['WRU']} | {kms or '–'} |")
+    env_rows = measured["kms-envelope"]
+    env_kms = sum(c[op] for *_, c in env_rows for op in c if op.startswith("kms:"))
+    env_sign = sum(c["kms:Sign"] for *_, c in env_rows)
+    print(f"\nWith `kms-envelope` the same login makes {env_sign} KMS `Sign` calls; its "
+          f"{env_kms} KMS call(s) are the `Decrypt` of the signing key on the process's first "
+          "token (once per cold start on Lambda, not per login).\n")
+    print(f"## Polling: a person who scans 8-10 s after the page opens and approves "
+          f"{APPROVE_AFTER_S:.0f} s later\n")
+    print("| page polls | polls per login | approval followed after (mean / worst) "
+          "| abandoned page, visible / hidden |")
+    print("|---|--:|--:|--:|")
+    print(f"| every 1 s (before) | {old:.1f} | {old_lag:.2f} s / {old_worst:.2f} s "
+          f"| {expiry} / {expiry} |")
+    print(f"| every 2 s until scanned, then 1 s, none while hidden (now) | {new:.1f} "
+          f"| {new_lag:.2f} s / {new_worst:.2f} s | {expiry // 2} / 0 |")
+    print("\n## Per million logins (USD, list prices)\n")
+    print("| signing | polling | requests/login | RRU | WRU | KMS Sign | API GW | Lambda "
+          "| DynamoDB | KMS | total |")
+    print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for signing, rs in measured.items():
+        for label, count in (("1 s", old), ("2 s / 1 s", new)):
+            requests, rru, wru, sign, cost = price(rs, count, signing)
+            m = {k: v * 1e6 for k, v in cost.items()}
+            print(f"| {signing} | {label} | {requests:.1f} | {rru:.1f} | {wru} | {sign} | "
+                  f"{m['API Gateway']:.2f} | {m['Lambda requests'] + m['Lambda duration']:.2f} | "
+                  f"{m['DynamoDB reads'] + m['DynamoDB writes']:.2f} | {m['KMS']:.2f} | "
+                  f"{sum(m.values()):.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
