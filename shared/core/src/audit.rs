@@ -36,6 +36,8 @@ pub enum Event {
     BackchannelLogout,
     IdentityCreated,
     IdentityDisabled,
+    /// An identity was deleted (by its device, or by an operator).
+    IdentityDeleted,
     TokenRevoked,
     KeyRotated,
 }
@@ -59,6 +61,7 @@ impl Event {
             Event::BackchannelLogout => "backchannel_logout",
             Event::IdentityCreated => "identity.created",
             Event::IdentityDisabled => "identity.disabled",
+            Event::IdentityDeleted => "identity.deleted",
             Event::TokenRevoked => "token.revoked",
             Event::KeyRotated => "key.rotated",
         }
@@ -157,6 +160,7 @@ mod tests {
             Event::BackchannelLogout,
             Event::IdentityCreated,
             Event::IdentityDisabled,
+            Event::IdentityDeleted,
             Event::TokenRevoked,
             Event::KeyRotated,
         ];

@@ -33,6 +33,14 @@ pub enum Handler {
     Preflight,
     /// The pages `keycloak-js` loads: the third-party-cookie probe and the login-status iframe.
     KeycloakPages,
+    /// The web app's shell and files.
+    AppPages,
+    /// Whether a name is free (the sign-up form).
+    DeviceName,
+    /// An identity deletes itself.
+    DeviceDelete,
+    /// An identity's recent logins.
+    DeviceActivity,
 }
 
 /// One route.
@@ -71,6 +79,10 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/login-actions/consent", Handler::Consent, "consent"),
     route("POST", "/realms/{realm}/app/identities", Handler::DeviceSignup, "app-signup"),
     route("GET",  "/realms/{realm}/app/scan", Handler::DeviceScan, "app-scan"),
+    route("GET",  "/realms/{realm}/app/", Handler::AppPages, "app-pages"),
+    // After every literal `/app/...` route: API Gateway, too, prefers the literal path.
+    route("GET",  "/realms/{realm}/app/{file}", Handler::AppPages, "app-pages"),
+    route("GET",  "/realms/{realm}/app/names/{name}", Handler::DeviceName, "app-name"),
     route("POST", "/realms/{realm}/app/login-sessions/{login_session_id}", Handler::DeviceDecide, "app-decide"),
     route("POST", "/realms/{realm}/protocol/openid-connect/token", Handler::Token, "token"),
     route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect"),
@@ -83,6 +95,8 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout"),
     route("PATCH", "/realms/{realm}/app/identities/{sub}", Handler::DeviceProfile, "app-profile"),
     route("POST", "/realms/{realm}/app/identities/{sub}/key", Handler::DeviceKey, "app-key"),
+    route("DELETE", "/realms/{realm}/app/identities/{sub}", Handler::DeviceDelete, "app-delete"),
+    route("POST", "/realms/{realm}/app/identities/{sub}/activity", Handler::DeviceActivity, "app-activity"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/token", Handler::Preflight, "cors-preflight"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Preflight, "cors-preflight"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Preflight, "cors-preflight"),
@@ -162,6 +176,10 @@ endpoints! {
     DEVICE_KEY => DeviceKey: handlers::device_api::rotate_key,
     PREFLIGHT => Preflight: crate::cors::preflight,
     KEYCLOAK_PAGES => KeycloakPages: handlers::keycloak::page,
+    APP_PAGES => AppPages: handlers::app::page,
+    DEVICE_NAME => DeviceName: handlers::device_api::name,
+    DEVICE_DELETE => DeviceDelete: handlers::device_api::delete_identity,
+    DEVICE_ACTIVITY => DeviceActivity: handlers::device_api::activity,
 }
 
 /// Runs `handler` (the local server); see [`serve`].
@@ -214,12 +232,15 @@ impl Handler {
             | Handler::DirectoryBySub
             | Handler::DirectoryByServiceId
             | Handler::DirectoryAvatar
-            | Handler::KeycloakPages => Access::Read,
+            | Handler::KeycloakPages
+            | Handler::AppPages
+            | Handler::DeviceName => Access::Read,
             // Reads the table and lists the clients (their web origins): GetItem and Query on
             // the client index.
             Handler::Preflight => Access::Read,
-            // Logout signs back-channel logout tokens (OIDC Back-Channel Logout).
-            Handler::Token | Handler::Logout => Access::Sign,
+            // Logout, and deleting an identity (which ends its sessions), sign back-channel
+            // logout tokens (OIDC Back-Channel Logout).
+            Handler::Token | Handler::Logout | Handler::DeviceDelete => Access::Sign,
             Handler::Authorize
             | Handler::Consent
             | Handler::DeviceSignup
@@ -228,7 +249,8 @@ impl Handler {
             | Handler::Introspect
             | Handler::Revoke
             | Handler::DeviceProfile
-            | Handler::DeviceKey => Access::Write,
+            | Handler::DeviceKey
+            | Handler::DeviceActivity => Access::Write,
         }
     }
 }
@@ -240,6 +262,15 @@ impl Handler {
             self,
             Handler::Token | Handler::Userinfo | Handler::Revoke | Handler::Logout
         )
+    }
+}
+
+impl Handler {
+    /// Handlers that list the registered clients (a `Query` on the table's kind index): the
+    /// CORS endpoints (the clients' web origins), and deleting an identity (its consents, one
+    /// per client).
+    pub const fn lists_clients(self) -> bool {
+        matches!(self, Handler::Preflight | Handler::DeviceDelete) || self.cors()
     }
 }
 

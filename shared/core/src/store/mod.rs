@@ -72,6 +72,8 @@ pub enum Kind {
     SigningKey,
     /// An identity's recent SSO sessions (`sub` -> sids), to end them when it is disabled.
     IdentitySessions,
+    /// An identity's recent logins (`sub` -> the last few decisions), for its app.
+    IdentityActivity,
     /// Used by the adapter test suite.
     Test,
 }
@@ -95,6 +97,7 @@ impl Kind {
             Kind::Revoked => "revoked",
             Kind::SigningKey => "signing_key",
             Kind::IdentitySessions => "identity_sessions",
+            Kind::IdentityActivity => "identity_activity",
             Kind::Test => "test",
         }
     }

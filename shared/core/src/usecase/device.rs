@@ -8,10 +8,12 @@ use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::app_jws::{self, Verified};
 use crate::domain::client::Client;
-use crate::domain::identity::{self, Identity, Registration};
+use crate::domain::identity::{self, Identity, LoginActivity, Registration};
 use crate::domain::login::{DecideError, QrLogin};
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
-use crate::store::{ClientStore, IdentityStore, NewIdentityError, Outcome, QrLogins, StoreError};
+use crate::store::{
+    ClientStore, IdentityStore, NewIdentityError, Outcome, QrLogins, SsoSessions, StoreError,
+};
 
 /// Why a device request fails; the HTTP layer chooses the status.
 #[derive(Debug, thiserror::Error)]
@@ -223,12 +225,33 @@ pub async fn decide(
                 .source(who.as_str())
                 .outcome(outcome)
                 .emit();
+            remember_login(ctx, &sub, &next, outcome, now).await;
             Ok(decision)
         }
         Outcome::Lost if ctx.store.jti_used(&sub, &v.jti, now).await? => {
             Err(invalid("jti was already used"))
         }
         Outcome::Lost => Err(DeviceError::AlreadyDecided),
+    }
+}
+
+/// Adds the decided login to the identity's recent logins. The decision stands whatever
+/// happens here: a failure is logged, not answered.
+async fn remember_login(ctx: &Context, sub: &str, login: &QrLogin, outcome: &str, now: Timestamp) {
+    let client_name = match ctx.store.client(&login.request.client_id, now).await {
+        Ok(Some((c, _))) => c.name,
+        _ => login.request.client_id.to_string(),
+    };
+    let entry = LoginActivity {
+        at: now,
+        client_id: login.request.client_id.to_string(),
+        client_name,
+        outcome: outcome.to_owned(),
+        browser_ip: login.browser_ip.clone(),
+        user_agent: login.user_agent.clone(),
+    };
+    if let Err(e) = ctx.store.record_login(sub, entry, now).await {
+        tracing::warn!(error = %e, "recording a login in the identity's recent logins");
     }
 }
 
@@ -343,4 +366,78 @@ pub async fn rotate_key(ctx: &Context, sub: &str, rotation: &str) -> Result<Iden
     next.public_key = new_key.to_owned();
     let jtis = [(v.jti.clone(), v.exp), (p.jti, p.exp)];
     commit(ctx, next, version, &jtis, now).await
+}
+
+/// Whether `name` is free for a new identity (the sign-up form asks as the person types; the
+/// sign-up itself still decides, atomically).
+pub async fn name_available(ctx: &Context, name: &str) -> Result<bool, DeviceError> {
+    identity::validate_name(name).map_err(invalid)?;
+    Ok(ctx
+        .store
+        .identity_by_name(name, ctx.clock.now())
+        .await?
+        .is_none())
+}
+
+/// Deletes identity `sub`, asked by its device (`deletion`, signed by the device key).
+pub async fn delete_identity(
+    ctx: &Context,
+    sub: &str,
+    deletion: &str,
+    who: &Source,
+) -> Result<(), DeviceError> {
+    let now = ctx.clock.now();
+    let (ident, version, v) = signed_by_identity(ctx, sub, deletion, "deletion+jwt", now).await?;
+    erase(ctx, &ident, version, &[(v.jti, v.exp)], who.as_str()).await
+}
+
+/// Deletes an identity (its device asked, or an operator, `source`): its SSO sessions end
+/// (its clients are told by back-channel logout), its remembered consents go, then one
+/// transaction removes the identity and frees its name, so its tokens are dead and the
+/// directory answers 404. Its `service_id` stays reserved; the audit line keeps the `sub`.
+pub async fn erase(
+    ctx: &Context,
+    ident: &Identity,
+    version: u64,
+    jtis: &[(String, i64)],
+    source: &str,
+) -> Result<(), DeviceError> {
+    let now = ctx.clock.now();
+    let ended = crate::usecase::resource::end_sessions_of(ctx, &ident.sub, now).await?;
+    ctx.store.forget_consents(&ident.sub, now).await?;
+    match ctx.store.delete_identity(ident, version, jtis, now).await {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => {
+            return Err(DeviceError::Conflict(
+                "jti already used, or the identity changed meanwhile; sign a new request",
+            ))
+        }
+        Err(e) => return Err(e.into()),
+    }
+    tracing::info!(sessions = ended, "identity deleted");
+    Audit::new(Event::IdentityDeleted)
+        .subject(&ident.sub)
+        .source(source)
+        .emit();
+    Ok(())
+}
+
+/// The recent logins of identity `sub`, asked by its device (`activity`, signed).
+pub async fn recent_logins(
+    ctx: &Context,
+    sub: &str,
+    activity: &str,
+) -> Result<Vec<LoginActivity>, DeviceError> {
+    let now = ctx.clock.now();
+    let (ident, _, v) = signed_by_identity(ctx, sub, activity, "activity+jwt", now).await?;
+    match ctx
+        .store
+        .spend_jtis(&ident.sub, &[(v.jti, v.exp)], now)
+        .await
+    {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => return Err(invalid("jti was already used")),
+        Err(e) => return Err(e.into()),
+    }
+    Ok(ctx.store.recent_logins(&ident.sub, now).await?)
 }

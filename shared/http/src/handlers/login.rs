@@ -132,6 +132,7 @@ fn qr_page(ctx: &Context, s: &QrLogin, client_name: &str, cookies: Vec<String>) 
             qr_svg: &pages::qr_svg(&link),
             app_link: &link,
             status_url: &status_url(ctx, &s.id),
+            web_app: &format!("{}/app/", ctx.settings.issuer()),
             ios,
             android,
         })
