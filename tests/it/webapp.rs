@@ -3,7 +3,7 @@
 //! afterwards the directory answers 404, its tokens and sessions are dead and its name is free.
 
 use scanid_tests::{
-    auth_url, code_of, create_client, get, introspect, login, post_form, redeem, request,
+    auth_url, code_of, create_client, get, introspect, login, png, post_form, redeem, request,
     scanid_json, secret_of, userinfo, Browser, Resp, TestApp, TestServer, CB,
 };
 use serde_json::{json, Value};
@@ -294,4 +294,85 @@ fn an_operator_deletes_an_identity_by_name() {
     // Unknown now.
     let out = scanid_tests::scanid(&["identity", "delete", "--data-dir", d, "byoperator"]);
     assert!(!out.status.success());
+}
+
+#[test]
+fn photo_uploads_are_signed_checked_by_magic_bytes_and_served_sandboxed() {
+    let e = env();
+    let app = TestApp::enroll(&e.s, "photo.owner");
+    let image = png(320, 240);
+    // The signed hash must be the image's.
+    let r = app.upload_photo(&image, Some("AAAA"));
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("sha256"));
+    // Not an image; too large a picture; too many bytes.
+    for (bad, why) in [
+        (
+            b"<html><script>alert(1)</script>".to_vec(),
+            "JPEG, PNG or WebP",
+        ),
+        (png(5000, 10), "4096"),
+    ] {
+        let r = app.upload_photo(&bad, None);
+        assert_eq!(r.status, 400, "{why}: {}", r.text());
+        assert!(r.json()["error_description"]
+            .as_str()
+            .unwrap()
+            .contains(why));
+    }
+    let mut big = png(10, 10);
+    big.resize(1024 * 1024 + 1, 0);
+    let r = app.upload_photo(&big, None);
+    assert_eq!(r.status, 400, "{}", r.text());
+    // Someone else's key uploads nothing.
+    let other = TestApp::enroll(&e.s, "photo.other");
+    let forged = TestApp {
+        key: other.key,
+        public_key: other.public_key.clone(),
+        sub: app.sub.clone(),
+        service_id: app.service_id.clone(),
+        issuer: app.issuer.clone(),
+    };
+    assert_eq!(forged.upload_photo(&image, None).status, 400);
+
+    let r = app.upload_photo(&image, None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let url = r.json()["profile_photo"].as_str().unwrap().to_owned();
+    assert!(
+        url.starts_with(&format!("{}/v1/photos/{}/", e.s.base, app.sub)),
+        "{url}"
+    );
+    let photo = get(&url);
+    assert_eq!(photo.status, 200);
+    assert_eq!(photo.header("content-type"), Some("image/png"));
+    assert_eq!(photo.header("x-content-type-options"), Some("nosniff"));
+    assert!(photo
+        .header("content-security-policy")
+        .unwrap()
+        .contains("sandbox"));
+    assert_eq!(
+        photo.header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    assert_eq!(photo.body, image);
+    let avatar = get(&format!("{}/v1/directory/{}/avatar", e.s.base, app.sub));
+    assert_eq!(avatar.status, 302);
+    assert_eq!(avatar.header("location"), Some(url.as_str()));
+    // Unknown and malformed photo names are one 404.
+    for bad in [
+        format!("{}/v1/photos/{}/{}", e.s.base, app.sub, "0".repeat(64)),
+        format!("{}/v1/photos/{}/..%2F..%2Fkeys", e.s.base, app.sub),
+        format!("{}/v1/photos/not-a-sub/{}", e.s.base, "0".repeat(64)),
+    ] {
+        assert_eq!(get(&bad).status, 404, "{bad}");
+    }
+    // A new photo replaces the old one, which is gone.
+    let r = app.upload_photo(&png(100, 100), None);
+    assert_eq!(r.status, 200);
+    assert_ne!(r.json()["profile_photo"], url.as_str());
+    assert_eq!(get(&url).status, 404);
+    // An own-origin photo URL cannot be set by hand (only uploads host photos).
+    let mut claims = app.request_claims();
+    claims["profile_photo"] = json!(url);
+    assert_eq!(app.patch_profile(&claims).status, 400);
 }

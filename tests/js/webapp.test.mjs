@@ -247,6 +247,72 @@ test('edit the display name with the signed PATCH', async () => {
   await phone.context.close();
 });
 
+/** A small PNG: a blue square with a white bar. */
+function pngPhoto(size = 64) {
+  const png = new PNG({ width: size, height: size });
+  for (let y = 0; y < size; y += 1) {
+    for (let x = 0; x < size; x += 1) {
+      const i = (y * size + x) * 4;
+      const bar = y > size / 3 && y < (2 * size) / 3;
+      png.data[i] = bar ? 255 : 29;
+      png.data[i + 1] = bar ? 255 : 78;
+      png.data[i + 2] = bar ? 255 : 216;
+      png.data[i + 3] = 255;
+    }
+  }
+  return PNG.sync.write(png);
+}
+
+test('upload a photo: hosted by scanid under its content hash, typed by its magic bytes, and the avatar redirects to it', async () => {
+  const phone = await newPhone();
+  const me = await signUp(phone.page, 'photographer', 'Phil Photo');
+  await phone.page.tap('#edit');
+  // Not an image, whatever its name says: refused, and said so.
+  await phone.page.setInputFiles('#edit-photo', { name: 'me.png', mimeType: 'image/png', buffer: Buffer.from('<svg onload=alert(1)>') });
+  await phone.page.tap('#save');
+  await phone.page.getByRole('alert').waitFor();
+  assert.match(await phone.page.getByRole('alert').textContent(), /JPEG, PNG or WebP/);
+  const image = pngPhoto();
+  await phone.page.setInputFiles('#edit-photo', { name: 'me.png', mimeType: 'image/png', buffer: image });
+  await phone.page.tap('#save');
+  await phone.page.getByText('Profile saved.').waitFor();
+  const photo = (await stored(phone.page)).profile.profile_photo;
+  assert.match(photo, new RegExp(`^${server.base}/v1/photos/${me.profile.sub}/[0-9a-f]{64}$`));
+  // The phone shows it (the app's CSP lets this origin's images in).
+  const width = await phone.page.locator('#identity img.avatar').evaluate((img) => img.decode().then(() => img.naturalWidth));
+  assert.equal(width, 64);
+  await shot(phone.page, 'phone-photo');
+  const res = await fetch(photo);
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get('content-type'), 'image/png');
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+  assert.match(res.headers.get('content-security-policy'), /sandbox/);
+  assert.match(res.headers.get('cache-control'), /immutable/);
+  assert.deepEqual(Buffer.from(await res.arrayBuffer()), image);
+  const avatar = await fetch(`${server.base}/v1/directory/${me.profile.sub}/avatar`, { redirect: 'manual' });
+  assert.equal(avatar.status, 302);
+  assert.equal(avatar.headers.get('location'), photo);
+  // Deleting the identity removes its photo too.
+  await phone.page.tap('#delete');
+  await phone.page.fill('#delete-name', 'photographer');
+  await phone.page.tap('#delete-confirm');
+  await phone.page.locator('#signup-form').waitFor();
+  assert.equal((await fetch(photo)).status, 404);
+  await phone.context.close();
+});
+
+test('sign up with a photo from the camera or a file', async () => {
+  const phone = await newPhone();
+  await phone.page.goto(`${server.issuer}/app/`);
+  await phone.page.locator('#signup-form').waitFor();
+  await phone.page.setInputFiles('#photo', { name: 'selfie.png', mimeType: 'image/png', buffer: pngPhoto(48) });
+  await fillSignUp(phone.page, 'selfie', 'Sel Fie');
+  await phone.page.locator('#identity img.avatar').waitFor();
+  const me = await stored(phone.page);
+  assert.match(me.profile.profile_photo, /\/v1\/photos\//);
+  await phone.context.close();
+});
+
 test('delete the identity: the directory forgets it, the name is free, the phone offers sign-up again', async () => {
   const phone = await newPhone();
   const me = await signUp(phone.page, 'leaver', 'Lee Leaver');

@@ -3,5 +3,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid_lambda::run_signing(scanid_lambda::endpoints::DEVICE_DELETE).await
+    scanid_lambda::run_signing_photos(scanid_lambda::endpoints::DEVICE_DELETE).await
 }

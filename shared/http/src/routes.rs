@@ -41,6 +41,10 @@ pub enum Handler {
     DeviceDelete,
     /// An identity's recent logins.
     DeviceActivity,
+    /// A profile photo upload.
+    DevicePhoto,
+    /// A hosted photo.
+    Photo,
 }
 
 /// One route.
@@ -97,6 +101,7 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/app/identities/{sub}/key", Handler::DeviceKey, "app-key"),
     route("DELETE", "/realms/{realm}/app/identities/{sub}", Handler::DeviceDelete, "app-delete"),
     route("POST", "/realms/{realm}/app/identities/{sub}/activity", Handler::DeviceActivity, "app-activity"),
+    route("POST", "/realms/{realm}/app/identities/{sub}/photo", Handler::DevicePhoto, "app-photo"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/token", Handler::Preflight, "cors-preflight"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Preflight, "cors-preflight"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Preflight, "cors-preflight"),
@@ -108,6 +113,7 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/v1/directory/profile/{service_id}", Handler::DirectoryByServiceId, "directory-by-service-id"),
     route("GET",  "/v1/directory/{sub}/avatar", Handler::DirectoryAvatar, "directory-avatar"),
     route("GET",  "/v1/directory/{sub}", Handler::DirectoryBySub, "directory-profile"),
+    route("GET",  "/v1/photos/{sub}/{hash}", Handler::Photo, "photos"),
 ];
 
 /// What a handler's call returns.
@@ -180,6 +186,8 @@ endpoints! {
     DEVICE_NAME => DeviceName: handlers::device_api::name,
     DEVICE_DELETE => DeviceDelete: handlers::device_api::delete_identity,
     DEVICE_ACTIVITY => DeviceActivity: handlers::device_api::activity,
+    DEVICE_PHOTO => DevicePhoto: handlers::device_api::upload_photo,
+    PHOTO => Photo: handlers::directory::photo,
 }
 
 /// Runs `handler` (the local server); see [`serve`].
@@ -234,7 +242,8 @@ impl Handler {
             | Handler::DirectoryAvatar
             | Handler::KeycloakPages
             | Handler::AppPages
-            | Handler::DeviceName => Access::Read,
+            | Handler::DeviceName
+            | Handler::Photo => Access::Read,
             // Reads the table and lists the clients (their web origins): GetItem and Query on
             // the client index.
             Handler::Preflight => Access::Read,
@@ -250,7 +259,8 @@ impl Handler {
             | Handler::Revoke
             | Handler::DeviceProfile
             | Handler::DeviceKey
-            | Handler::DeviceActivity => Access::Write,
+            | Handler::DeviceActivity
+            | Handler::DevicePhoto => Access::Write,
         }
     }
 }
@@ -271,6 +281,28 @@ impl Handler {
     /// per client).
     pub const fn lists_clients(self) -> bool {
         matches!(self, Handler::Preflight | Handler::DeviceDelete) || self.cors()
+    }
+}
+
+/// The largest photo upload's body: 1 MB of image in base64, and the signed request.
+pub const PHOTO_BODY: usize = 1_450_000;
+
+impl Handler {
+    /// Handlers that read or write hosted photos (on Lambda: the functions that link the S3
+    /// client).
+    pub const fn photos(self) -> bool {
+        matches!(
+            self,
+            Handler::DevicePhoto | Handler::Photo | Handler::DeviceDelete
+        )
+    }
+
+    /// A larger request body than the server's default, where a handler needs one.
+    pub const fn body_limit(self) -> Option<usize> {
+        match self {
+            Handler::DevicePhoto => Some(PHOTO_BODY),
+            _ => None,
+        }
     }
 }
 

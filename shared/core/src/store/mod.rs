@@ -22,6 +22,7 @@ pub mod key_sets;
 #[cfg(any(test, feature = "test-support"))]
 pub mod memory;
 pub mod origins;
+pub mod photos;
 pub mod read_only;
 #[cfg(any(test, feature = "test-support"))]
 pub mod suite;
@@ -37,6 +38,7 @@ pub use clients::ClientStore;
 pub use flows::{Codes, Counters, Grants, Outcome, QrLogins, SsoSessions};
 pub use identities::{IdentityStore, NewIdentityError};
 pub use key_sets::KeySets;
+pub use photos::PhotoStore;
 pub use typed::Typed;
 
 /// What a record is; the prefix of its key.

@@ -168,3 +168,21 @@ pub async fn activity(ctx: &Context, req: Request) -> Result<Response, HttpError
         .collect();
     Ok(json(200, &json!({ "logins": logins })))
 }
+
+#[derive(Deserialize)]
+struct PhotoBody {
+    upload: String,
+    /// The image, standard base64.
+    image: String,
+}
+
+/// `POST .../app/identities/{sub}/photo`: a profile photo upload, signed by the device key
+/// (`photo+jwt` carrying the image's `sha256`); the identity with its new photo URL.
+pub async fn upload_photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
+    let body: PhotoBody = json_body(&req)?;
+    let image = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, &body.image)
+        .map_err(|_| HttpError::bad_request("image: standard base64"))?;
+    let ident = device::upload_photo(ctx, &path_sub(&req)?, &body.upload, &image).await?;
+    Ok(json(200, &identity_json(&ident)?))
+}
