@@ -123,6 +123,10 @@ fn the_app_is_served_with_a_strict_csp_at_app_and_at_the_qr_link() {
         );
         assert_eq!(again.status, 304, "{file}");
     }
+    // Without the slash: sent on to the shell.
+    let r = get(&format!("{}/app", e.s.issuer));
+    assert_eq!(r.status, 308);
+    assert_eq!(r.header("location"), Some("/realms/scanid/app/"));
     assert_eq!(get(&format!("{}/app/other.js", e.s.issuer)).status, 404);
     assert_eq!(get(&format!("{}/app/..%2Fapp.js", e.s.issuer)).status, 404);
     assert_eq!(

@@ -83,7 +83,9 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/login-actions/consent", Handler::Consent, "consent"),
     route("POST", "/realms/{realm}/app/identities", Handler::DeviceSignup, "app-signup"),
     route("GET",  "/realms/{realm}/app/scan", Handler::DeviceScan, "app-scan"),
-    route("GET",  "/realms/{realm}/app/", Handler::AppPages, "app-pages"),
+    // The shell; API Gateway routes `.../app/` here too (it ignores a trailing slash), and so
+    // does `match_route`. The handler sends `.../app` on to `.../app/`.
+    route("GET",  "/realms/{realm}/app", Handler::AppPages, "app-pages"),
     // After every literal `/app/...` route: API Gateway, too, prefers the literal path.
     route("GET",  "/realms/{realm}/app/{file}", Handler::AppPages, "app-pages"),
     route("GET",  "/realms/{realm}/app/names/{name}", Handler::DeviceName, "app-name"),
@@ -335,6 +337,21 @@ pub enum Matched {
 
 /// Finds the route for `method` and `path` (the raw, still percent-encoded path).
 pub fn match_route(method: &str, path: &str) -> Matched {
+    match match_exact(method, path) {
+        // API Gateway routes `/x/` as `/x`. Of this service's routes only the web app's shell
+        // is ever asked for with the slash (its page needs it for its relative URLs), so only
+        // it is matched so here; everything else keeps one exact path.
+        Matched::NotFound if path.len() > 1 && path.ends_with('/') => {
+            match match_exact(method, &path[..path.len() - 1]) {
+                found @ Matched::Found(r, _) if r.handler == Handler::AppPages => found,
+                _ => Matched::NotFound,
+            }
+        }
+        other => other,
+    }
+}
+
+fn match_exact(method: &str, path: &str) -> Matched {
     let mut allowed = Vec::new();
     for r in ROUTES {
         if let Some(params) = match_path(r.path, path) {
@@ -407,6 +424,14 @@ mod tests {
             Matched::NotFound
         );
         assert_eq!(match_route("GET", "/"), Matched::NotFound);
+        // The web app's shell, with and without the slash (as API Gateway routes it).
+        for p in ["/realms/x/app", "/realms/x/app/"] {
+            match match_route("GET", p) {
+                Matched::Found(r, _) => assert_eq!(r.handler, Handler::AppPages, "{p}"),
+                other => panic!("{p}: {other:?}"),
+            }
+        }
+        assert_eq!(match_route("GET", "/realms/x/app/scan/"), Matched::NotFound);
         match match_route("GET", "/realms/%ff/protocol/openid-connect/certs") {
             Matched::Found(_, p) => assert_eq!(
                 p["realm"], "\u{fffd}",

@@ -122,11 +122,18 @@ pub fn shell(ctx: &Context, req: &Request) -> Result<Response, HttpError> {
     Ok(send(ctx, req, "text/html; charset=utf-8", html))
 }
 
-/// `GET .../app/` (the shell) and `GET .../app/{file}` (its scripts, stylesheet, manifest,
+/// `GET .../app/` (the shell; `.../app` is sent there) and `GET .../app/{file}` (its scripts, stylesheet, manifest,
 /// icon and service worker).
 pub async fn page(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let Some(file) = path_param(&req, "file") else {
+        // The shell's relative URLs and the service worker's scope need the slash.
+        if !req.uri().path().ends_with('/') {
+            return Ok(finish(
+                base(308).header("location", app_base(ctx)),
+                Body::Empty,
+            ));
+        }
         return shell(ctx, &req);
     };
     let asset = ASSETS
