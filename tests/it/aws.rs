@@ -4,7 +4,7 @@
 //! signatures, which an independent JWT library (PyJWT) verifies from the JWKS alone.
 
 use scanid_tests::{
-    auth_url, exchange_code, introspect, location, login, one_redemption_wins, params_of,
+    auth_url, exchange_code, get, introspect, location, login, one_redemption_wins, params_of,
     post_form, pyjwt_verify, race, redeem, require_emulator, scanid, scanid_json, userinfo,
     Browser, TestApp, TestServer, CB,
 };
@@ -14,6 +14,7 @@ struct Aws {
     table: String,
     key_id: String,
     signing: &'static str,
+    photo_bucket: String,
 }
 
 impl Aws {
@@ -21,6 +22,7 @@ impl Aws {
     fn init(signing: &'static str) -> Self {
         require_emulator();
         let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
+        let photo_bucket = format!("scanid-it-photos-{}", uuid::Uuid::new_v4().simple());
         let out = scanid_json(&[
             "aws",
             "init",
@@ -29,8 +31,11 @@ impl Aws {
             "--signing",
             signing,
             "--create-kms-key",
+            "--photo-bucket",
+            &photo_bucket,
         ]);
         assert_eq!(out["table"], table.as_str());
+        assert_eq!(out["photo_bucket"], photo_bucket.as_str());
         assert_eq!(out["created"], true);
         assert_eq!(out["signing"], signing);
         assert_eq!(
@@ -42,6 +47,7 @@ impl Aws {
             key_id: out["kms_key_id"].as_str().unwrap().to_owned(),
             table,
             signing,
+            photo_bucket,
         }
     }
 
@@ -54,6 +60,8 @@ impl Aws {
             self.signing,
             "--kms-key-id",
             &self.key_id,
+            "--photo-bucket",
+            &self.photo_bucket,
         ]
     }
 
@@ -343,4 +351,31 @@ fn a_rotation_reaches_a_running_server_within_a_minute() {
     let jwks = scanid_tests::get(&s.oidc("certs")).json();
     let text = jwks.to_string();
     assert!(text.contains(&next) && text.contains(&old_kid), "{text}");
+}
+
+#[test]
+fn photos_live_in_the_s3_bucket_and_go_with_their_identity() {
+    let aws = Aws::init("kms");
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&aws, &dir);
+    let app = TestApp::enroll(
+        &s,
+        &format!("s3-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]),
+    );
+    let image = scanid_tests::png(64, 64);
+    let r = app.upload_photo(&image, None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let url = r.json()["profile_photo"].as_str().unwrap().to_owned();
+    let photo = get(&url);
+    assert_eq!(photo.status, 200);
+    assert_eq!(photo.header("content-type"), Some("image/png"));
+    assert_eq!(photo.body, image);
+    assert!(
+        !dir.path().join("photos").exists(),
+        "on a table, photos go to the bucket, not the data dir"
+    );
+    // Deleting the identity removes the object.
+    let out = aws.cli(&["identity", "delete", &app.sub]);
+    assert_eq!(out["deleted"], app.sub.as_str());
+    assert_eq!(get(&url).status, 404);
 }

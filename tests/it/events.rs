@@ -72,6 +72,12 @@ fn expected_status(function: &str) -> u16 {
         "app-profile" | "app-key" => 400,
         // Unknown login sessions.
         "login-status" | "consent" | "app-scan" => 404,
+        // The web app's script; a free name.
+        "app-pages" | "app-name" => 200,
+        // A syntactically bad JWS.
+        "app-delete" | "app-activity" | "app-photo" => 400,
+        // No such photo.
+        "photos" => 404,
         other => panic!("no expected status for {other}"),
     }
 }
@@ -171,9 +177,12 @@ fn every_function_has_a_binary_crate() {
         let handler = routes::function_handler(f).unwrap();
         // Only functions that sign link the KMS signer; each names its own endpoint, so its
         // binary links no other handler.
-        let runner = match handler.access() {
-            Access::Sign => "run_signing",
-            _ => "run",
+        // Only functions that handle photos link the S3 client.
+        let runner = match (handler.access(), handler.photos()) {
+            (Access::Sign, false) => "run_signing",
+            (Access::Sign, true) => "run_signing_photos",
+            (_, false) => "run",
+            (_, true) => "run_photos",
         };
         let endpoint = screaming_snake(&format!("{handler:?}"));
         assert_eq!(routes::endpoint(handler).handler, handler);
@@ -273,16 +282,36 @@ fn template_iam_is_least_privilege_per_the_route_table() {
             !block.contains("dynamodb:*") && !block.contains("kms:*"),
             "{name}: no wildcards"
         );
-        // Only the CORS functions list clients (their web origins), on the index alone.
+        // Only the functions that list clients (the CORS functions: their web origins;
+        // identity deletion: its consents) query, on the index alone.
         assert_eq!(
             block.contains("dynamodb:Query"),
-            handler == routes::Handler::Preflight || handler.cors(),
-            "{name}: Query only where the clients' origins are listed"
+            handler.lists_clients(),
+            "{name}: Query only where the clients are listed"
         );
         if block.contains("dynamodb:Query") {
             assert!(
                 block.contains("/index/kind-index"),
                 "{name}: the index only"
+            );
+        }
+        // Only the functions that handle photos reach the photo bucket, its objects alone.
+        assert_eq!(
+            block.contains("s3:"),
+            handler.photos(),
+            "{name}: S3 only where photos are handled"
+        );
+        if handler.photos() {
+            assert!(
+                block.contains("${PhotoBucket.Arn}/*"),
+                "{name}: the bucket's objects"
+            );
+            assert!(!block.contains("s3:*"), "{name}: no wildcards");
+            let s3_writes = block.contains("s3:PutObject") || block.contains("s3:DeleteObject");
+            assert_eq!(
+                s3_writes,
+                handler.access() != Access::Read,
+                "{name}: S3 writes only where the table is written"
             );
         }
         match handler.access() {

@@ -21,3 +21,4 @@ mod properties;
 mod relying_parties;
 mod serve;
 mod tokens;
+mod webapp;

@@ -631,6 +631,26 @@ impl TestApp {
         )
     }
 
+    /// A photo upload (`POST /app/identities/{sub}/photo`) of `image`, signed by this key
+    /// with the SHA-256 `sha256` (base64url; `None`: the image's own).
+    pub fn upload_photo(&self, image: &[u8], sha256: Option<&str>) -> Resp {
+        use base64::Engine;
+        let own = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, image).as_ref());
+        let mut claims = self.request_claims();
+        claims["sha256"] = serde_json::json!(sha256.unwrap_or(&own));
+        let jws = Self::sign(&self.key, "photo+jwt", &claims);
+        let image = base64::engine::general_purpose::STANDARD.encode(image);
+        request(
+            "POST",
+            &format!("{}/app/identities/{}/photo", self.issuer, self.sub),
+            &[("Content-Type", "application/json")],
+            serde_json::json!({ "upload": jws, "image": image })
+                .to_string()
+                .as_bytes(),
+        )
+    }
+
     /// What the app reads after scanning `payload`.
     pub fn scan(&self, payload: &str) -> Resp {
         request("GET", payload, &[("Accept", "application/json")], b"")
@@ -691,6 +711,16 @@ impl TestApp {
         let jws = self.approval(payload, decision);
         self.post_decision(&params_of(payload)["session"], &jws)
     }
+}
+
+/// A PNG header of `width` × `height` (enough for the service's checks: magic bytes and
+/// IHDR).
+pub fn png(width: u32, height: u32) -> Vec<u8> {
+    let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    b.extend_from_slice(&width.to_be_bytes());
+    b.extend_from_slice(&height.to_be_bytes());
+    b.extend_from_slice(&[8, 2, 0, 0, 0, 0, 0, 0, 0]);
+    b
 }
 
 /// The sign-up request body for registration `claims`, signed by `key`.

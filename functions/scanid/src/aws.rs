@@ -1,4 +1,5 @@
-//! `scanid aws init`: creates the DynamoDB table (and, with `--create-kms-key`, KMS keys) for
+//! `scanid aws init`: creates the DynamoDB table (with `--photo-bucket`, the S3 bucket of
+//! hosted photos; with `--create-kms-key`, KMS keys) for
 //! operators who do not deploy with SAM, and for the local emulator. Idempotent: an existing
 //! table is kept as it is.
 
@@ -44,6 +45,13 @@ pub async fn run(cmd: AwsCommand) -> Result<(), CliError> {
     let store = DynamoStore::from_config(&sdk, table);
     let created = store.create_table().await?;
     let mut out = json!({ "table": table, "created": created });
+    if let Some(bucket) = &settings.photo_bucket {
+        // The bucket of hosted profile photos (with SCANID_PHOTO_BUCKET / --photo-bucket).
+        scanid_aws::photos::S3Photos::from_config(&sdk, bucket)
+            .create_bucket()
+            .await?;
+        out["photo_bucket"] = json!(bucket);
+    }
     let kms = Kms::from_config(&sdk);
     let mode = match (&settings.signing, a.create_kms_key) {
         (SigningMode::Local, false) => None,

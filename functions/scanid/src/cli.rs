@@ -107,6 +107,10 @@ pub struct ConfigArgs {
         global = true
     )]
     pub photo_hosts: Vec<String>,
+    /// The S3 bucket of hosted profile photos (with --table; the embedded store keeps them
+    /// in the data dir).
+    #[arg(long, env = "SCANID_PHOTO_BUCKET", global = true)]
+    pub photo_bucket: Option<String>,
     /// A reverse proxy whose X-Forwarded-For is believed (repeatable IP address).
     #[arg(
         long = "trusted-proxy",
@@ -155,6 +159,7 @@ impl ConfigArgs {
             auth_failure_rate_per_minute: self.auth_failure_rate_per_minute.clone(),
             signup_rate_per_hour: self.signup_rate_per_hour.clone(),
             photo_hosts: Some(self.photo_hosts.join(",")),
+            photo_bucket: self.photo_bucket.clone(),
             trusted_proxies: Some(self.trusted_proxies.join(",")),
             require_nonce: self.require_nonce.clone(),
             app_store_url_ios: self.app_store_url_ios.clone(),

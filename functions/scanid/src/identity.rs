@@ -23,6 +23,9 @@ pub enum IdentityCommand {
     Disable(WhoArgs),
     /// Enable a disabled identity again.
     Enable(WhoArgs),
+    /// Delete: sessions ended, tokens dead, gone from the directory, its name free again;
+    /// its service_id stays reserved. Cannot be undone.
+    Delete(WhoArgs),
 }
 
 #[derive(Debug, Args)]
@@ -166,6 +169,17 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
         IdentityCommand::Enable(a) => print_json(&describe(
             &modify(&a.config, &a.who, |i| i.disabled = false).await?,
         )),
+        IdentityCommand::Delete(a) => {
+            let app =
+                scanid_server::open::context(a.config.settings("http://127.0.0.1:8080")?).await?;
+            let (i, version) = find(app.store.as_ref(), &a.who).await?;
+            scanid_core::usecase::device::erase(&app, &i, version, &[], "operator")
+                .await
+                .map_err(|e| CliError::Failed(format!("deleting {}: {e}", a.who)))?;
+            // The back-channel logouts of its sessions go out before the process exits.
+            scanid_core::backchannel::drain().await;
+            print_json(&json!({ "deleted": i.sub, "name": i.name, "service_id": i.service_id }));
+        }
     }
     Ok(())
 }

@@ -21,6 +21,7 @@ pub mod dynamo;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake;
 pub mod kms;
+pub mod photos;
 
 use std::sync::Arc;
 use std::time::Duration;

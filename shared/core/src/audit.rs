@@ -39,6 +39,8 @@ pub enum Event {
     BackchannelLogout,
     IdentityCreated,
     IdentityDisabled,
+    /// An identity was deleted (by its device, or by an operator).
+    IdentityDeleted,
     TokenRevoked,
     KeyRotated,
 }
@@ -63,6 +65,7 @@ impl Event {
             Event::BackchannelLogout => "backchannel_logout",
             Event::IdentityCreated => "identity.created",
             Event::IdentityDisabled => "identity.disabled",
+            Event::IdentityDeleted => "identity.deleted",
             Event::TokenRevoked => "token.revoked",
             Event::KeyRotated => "key.rotated",
         }
@@ -162,6 +165,7 @@ mod tests {
             Event::BackchannelLogout,
             Event::IdentityCreated,
             Event::IdentityDisabled,
+            Event::IdentityDeleted,
             Event::TokenRevoked,
             Event::KeyRotated,
         ];

@@ -72,6 +72,9 @@ pub struct RawSettings {
     /// `SCANID_PHOTO_HOSTS`: comma-separated hosts an identity's external `profile_photo` URL
     /// may point at; default none (the avatar endpoint never redirects elsewhere).
     pub photo_hosts: Option<String>,
+    /// `SCANID_PHOTO_BUCKET`: the S3 bucket of hosted profile photos (with `SCANID_TABLE`;
+    /// the embedded store keeps them in the data dir).
+    pub photo_bucket: Option<String>,
     /// `SCANID_TRUSTED_PROXIES`: comma-separated IP addresses of reverse proxies in front of
     /// `scanid serve`; from those, the client address is taken from `X-Forwarded-For`.
     pub trusted_proxies: Option<String>,
@@ -106,6 +109,7 @@ pub const VARIABLES: &[&str] = &[
     "SCANID_AUTH_FAILURE_RATE_PER_MINUTE",
     "SCANID_SIGNUP_RATE_PER_HOUR",
     "SCANID_PHOTO_HOSTS",
+    "SCANID_PHOTO_BUCKET",
     "SCANID_TRUSTED_PROXIES",
     "SCANID_REQUIRE_NONCE",
     "SCANID_APP_STORE_URL_IOS",
@@ -137,6 +141,7 @@ impl RawSettings {
             auth_failure_rate_per_minute: get("SCANID_AUTH_FAILURE_RATE_PER_MINUTE"),
             signup_rate_per_hour: get("SCANID_SIGNUP_RATE_PER_HOUR"),
             photo_hosts: get("SCANID_PHOTO_HOSTS"),
+            photo_bucket: get("SCANID_PHOTO_BUCKET"),
             trusted_proxies: get("SCANID_TRUSTED_PROXIES"),
             require_nonce: get("SCANID_REQUIRE_NONCE"),
             app_store_url_ios: get("SCANID_APP_STORE_URL_IOS"),
@@ -240,6 +245,8 @@ pub struct Settings {
     pub app_store_urls: (String, String),
     /// Hosts an external profile photo may live on (lower case); empty: none.
     pub photo_hosts: Vec<String>,
+    /// The S3 bucket of hosted photos (DynamoDB deployments).
+    pub photo_bucket: Option<String>,
     /// Reverse proxies whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<std::net::IpAddr>,
     /// `nonce` and `state` required on every authorization request (else: with PKCE optional).
@@ -411,6 +418,23 @@ impl Settings {
                 }
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let photo_bucket = match raw.photo_bucket.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(b)
+                if (3..=63).contains(&b.len())
+                    && b.bytes().all(|c| {
+                        c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'.' || c == b'-'
+                    }) =>
+            {
+                Some(b.to_owned())
+            }
+            Some(b) => {
+                return Err(bad(
+                    "SCANID_PHOTO_BUCKET",
+                    format!("{b:?}: an S3 bucket name, 3 to 63 of a-z 0-9 . -"),
+                ))
+            }
+        };
         let trusted_proxies = list(&raw.trusted_proxies)
             .map(|ip| {
                 ip.parse::<std::net::IpAddr>()
@@ -441,6 +465,7 @@ impl Settings {
             limits,
             app_store_urls,
             photo_hosts,
+            photo_bucket,
             trusted_proxies,
             require_nonce: match raw.require_nonce.as_deref().map(str::trim) {
                 None | Some("false") => false,

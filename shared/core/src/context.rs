@@ -42,6 +42,9 @@ pub struct Context {
     pub discovery_json: Bytes,
     /// Every client's web origins, for CORS preflights (read again every minute).
     pub web_origins: crate::store::origins::OriginCache,
+    /// Where hosted profile photos live; `None` where photos are not served (a Lambda
+    /// function that never touches them links no S3 client).
+    pub photos: Option<Arc<dyn crate::store::PhotoStore>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -94,6 +97,7 @@ impl Context {
             random,
             discovery_json,
             web_origins: Default::default(),
+            photos: None,
         })
     }
 
@@ -117,6 +121,12 @@ impl Context {
 
     /// The signing keys now: checked again when older than a minute, so a rotation or
     /// removal reaches a running process without a restart.
+    /// The same context with photos stored in `photos`.
+    pub fn with_photos(mut self, photos: Arc<dyn crate::store::PhotoStore>) -> Self {
+        self.photos = Some(photos);
+        self
+    }
+
     pub async fn keyring(&self) -> Arc<Keyring> {
         self.keys.get(self.clock.now()).await
     }

@@ -121,7 +121,8 @@ impl From<crate::usecase::device::DeviceError> for HttpError {
                 tracing::error!("an identity's stored device key is unreadable");
                 HttpError::Internal
             }
-            D::Busy => HttpError::Unavailable,
+            D::Busy | D::PhotosUnavailable => HttpError::Unavailable,
+            D::NoPhotos => HttpError::json(404, "not_found", e.to_string()),
             D::Store(s) => s.into(),
         }
     }

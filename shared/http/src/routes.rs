@@ -33,6 +33,18 @@ pub enum Handler {
     Preflight,
     /// The pages `keycloak-js` loads: the third-party-cookie probe and the login-status iframe.
     KeycloakPages,
+    /// The web app's shell and files.
+    AppPages,
+    /// Whether a name is free (the sign-up form).
+    DeviceName,
+    /// An identity deletes itself.
+    DeviceDelete,
+    /// An identity's recent logins.
+    DeviceActivity,
+    /// A profile photo upload.
+    DevicePhoto,
+    /// A hosted photo.
+    Photo,
 }
 
 /// One route.
@@ -71,6 +83,12 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/login-actions/consent", Handler::Consent, "consent"),
     route("POST", "/realms/{realm}/app/identities", Handler::DeviceSignup, "app-signup"),
     route("GET",  "/realms/{realm}/app/scan", Handler::DeviceScan, "app-scan"),
+    // The shell; API Gateway routes `.../app/` here too (it ignores a trailing slash), and so
+    // does `match_route`. The handler sends `.../app` on to `.../app/`.
+    route("GET",  "/realms/{realm}/app", Handler::AppPages, "app-pages"),
+    // After every literal `/app/...` route: API Gateway, too, prefers the literal path.
+    route("GET",  "/realms/{realm}/app/{file}", Handler::AppPages, "app-pages"),
+    route("GET",  "/realms/{realm}/app/names/{name}", Handler::DeviceName, "app-name"),
     route("POST", "/realms/{realm}/app/login-sessions/{login_session_id}", Handler::DeviceDecide, "app-decide"),
     route("POST", "/realms/{realm}/protocol/openid-connect/token", Handler::Token, "token"),
     route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect"),
@@ -83,6 +101,9 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout"),
     route("PATCH", "/realms/{realm}/app/identities/{sub}", Handler::DeviceProfile, "app-profile"),
     route("POST", "/realms/{realm}/app/identities/{sub}/key", Handler::DeviceKey, "app-key"),
+    route("DELETE", "/realms/{realm}/app/identities/{sub}", Handler::DeviceDelete, "app-delete"),
+    route("POST", "/realms/{realm}/app/identities/{sub}/activity", Handler::DeviceActivity, "app-activity"),
+    route("POST", "/realms/{realm}/app/identities/{sub}/photo", Handler::DevicePhoto, "app-photo"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/token", Handler::Preflight, "cors-preflight"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Preflight, "cors-preflight"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Preflight, "cors-preflight"),
@@ -94,6 +115,7 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/v1/directory/profile/{service_id}", Handler::DirectoryByServiceId, "directory-by-service-id"),
     route("GET",  "/v1/directory/{sub}/avatar", Handler::DirectoryAvatar, "directory-avatar"),
     route("GET",  "/v1/directory/{sub}", Handler::DirectoryBySub, "directory-profile"),
+    route("GET",  "/v1/photos/{sub}/{hash}", Handler::Photo, "photos"),
 ];
 
 /// What a handler's call returns.
@@ -162,6 +184,12 @@ endpoints! {
     DEVICE_KEY => DeviceKey: handlers::device_api::rotate_key,
     PREFLIGHT => Preflight: crate::cors::preflight,
     KEYCLOAK_PAGES => KeycloakPages: handlers::keycloak::page,
+    APP_PAGES => AppPages: handlers::app::page,
+    DEVICE_NAME => DeviceName: handlers::device_api::name,
+    DEVICE_DELETE => DeviceDelete: handlers::device_api::delete_identity,
+    DEVICE_ACTIVITY => DeviceActivity: handlers::device_api::activity,
+    DEVICE_PHOTO => DevicePhoto: handlers::device_api::upload_photo,
+    PHOTO => Photo: handlers::directory::photo,
 }
 
 /// Runs `handler` (the local server); see [`serve`].
@@ -214,12 +242,16 @@ impl Handler {
             | Handler::DirectoryBySub
             | Handler::DirectoryByServiceId
             | Handler::DirectoryAvatar
-            | Handler::KeycloakPages => Access::Read,
+            | Handler::KeycloakPages
+            | Handler::AppPages
+            | Handler::DeviceName
+            | Handler::Photo => Access::Read,
             // Reads the table and lists the clients (their web origins): GetItem and Query on
             // the client index.
             Handler::Preflight => Access::Read,
-            // Logout signs back-channel logout tokens (OIDC Back-Channel Logout).
-            Handler::Token | Handler::Logout => Access::Sign,
+            // Logout, and deleting an identity (which ends its sessions), sign back-channel
+            // logout tokens (OIDC Back-Channel Logout).
+            Handler::Token | Handler::Logout | Handler::DeviceDelete => Access::Sign,
             Handler::Authorize
             | Handler::Consent
             | Handler::DeviceSignup
@@ -228,7 +260,9 @@ impl Handler {
             | Handler::Introspect
             | Handler::Revoke
             | Handler::DeviceProfile
-            | Handler::DeviceKey => Access::Write,
+            | Handler::DeviceKey
+            | Handler::DeviceActivity
+            | Handler::DevicePhoto => Access::Write,
         }
     }
 }
@@ -240,6 +274,37 @@ impl Handler {
             self,
             Handler::Token | Handler::Userinfo | Handler::Revoke | Handler::Logout
         )
+    }
+}
+
+impl Handler {
+    /// Handlers that list the registered clients (a `Query` on the table's kind index): the
+    /// CORS endpoints (the clients' web origins), and deleting an identity (its consents, one
+    /// per client).
+    pub const fn lists_clients(self) -> bool {
+        matches!(self, Handler::Preflight | Handler::DeviceDelete) || self.cors()
+    }
+}
+
+/// The largest photo upload's body: 1 MB of image in base64, and the signed request.
+pub const PHOTO_BODY: usize = 1_450_000;
+
+impl Handler {
+    /// Handlers that read or write hosted photos (on Lambda: the functions that link the S3
+    /// client).
+    pub const fn photos(self) -> bool {
+        matches!(
+            self,
+            Handler::DevicePhoto | Handler::Photo | Handler::DeviceDelete
+        )
+    }
+
+    /// A larger request body than the server's default, where a handler needs one.
+    pub const fn body_limit(self) -> Option<usize> {
+        match self {
+            Handler::DevicePhoto => Some(PHOTO_BODY),
+            _ => None,
+        }
     }
 }
 
@@ -280,6 +345,21 @@ pub enum Matched {
 
 /// Finds the route for `method` and `path` (the raw, still percent-encoded path).
 pub fn match_route(method: &str, path: &str) -> Matched {
+    match match_exact(method, path) {
+        // API Gateway routes `/x/` as `/x`. Of this service's routes only the web app's shell
+        // is ever asked for with the slash (its page needs it for its relative URLs), so only
+        // it is matched so here; everything else keeps one exact path.
+        Matched::NotFound if path.len() > 1 && path.ends_with('/') => {
+            match match_exact(method, &path[..path.len() - 1]) {
+                found @ Matched::Found(r, _) if r.handler == Handler::AppPages => found,
+                _ => Matched::NotFound,
+            }
+        }
+        other => other,
+    }
+}
+
+fn match_exact(method: &str, path: &str) -> Matched {
     let mut allowed = Vec::new();
     for r in ROUTES {
         if let Some(params) = match_path(r.path, path) {
@@ -352,6 +432,14 @@ mod tests {
             Matched::NotFound
         );
         assert_eq!(match_route("GET", "/"), Matched::NotFound);
+        // The web app's shell, with and without the slash (as API Gateway routes it).
+        for p in ["/realms/x/app", "/realms/x/app/"] {
+            match match_route("GET", p) {
+                Matched::Found(r, _) => assert_eq!(r.handler, Handler::AppPages, "{p}"),
+                other => panic!("{p}: {other:?}"),
+            }
+        }
+        assert_eq!(match_route("GET", "/realms/x/app/scan/"), Matched::NotFound);
         match match_route("GET", "/realms/%ff/protocol/openid-connect/certs") {
             Matched::Found(_, p) => assert_eq!(
                 p["realm"], "\u{fffd}",

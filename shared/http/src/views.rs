@@ -90,6 +90,8 @@ pub struct QrPage<'a> {
     pub status_url: &'a str,
     /// When it first asks (`data-poll-ms`); each answer says when to ask next.
     pub poll_ms: u32,
+    /// The web app, `{issuer}/app/`: the "no app yet?" offer next to the store links.
+    pub web_app: &'a str,
     pub ios: &'a str,
     pub android: &'a str,
 }
@@ -132,11 +134,12 @@ pub struct LoggedOut<'a> {
     pub nonce: &'a str,
 }
 
-/// What the QR's app link shows when a browser opens it: the code is for the app.
+/// The web app's shell ([`crate::handlers::app`]): `base` is the app's path, `{issuer
+/// path}/app/`; the store links are for a browser without JavaScript.
 #[derive(Template)]
-#[template(path = "app_link.html")]
-pub struct AppLinkPage<'a> {
-    pub nonce: &'a str,
+#[template(path = "app.html")]
+pub struct AppShell<'a> {
+    pub base: &'a str,
     pub ios: &'a str,
     pub android: &'a str,
 }
@@ -226,11 +229,12 @@ mod tests {
             app_link: EVIL,
             status_url: EVIL,
             poll_ms: 2000,
+            web_app: EVIL,
             ios: EVIL,
             android: EVIL,
         });
         in_layout(&html, "Log in");
-        escaped(&html, 6);
+        escaped(&html, 7);
         assert!(html.contains("<div class=\"qr\" id=\"qr\"><svg><rect/></svg></div>"));
         assert!(html.contains(&format!(
             "<p id=\"state\" class=\"muted\" role=\"status\" data-status-url=\"{ESCAPED}\" data-poll-ms=\"2000\">"
@@ -284,16 +288,17 @@ mod tests {
         in_layout(&html, "Logged out");
         assert!(html
             .contains("<main><h1>You are logged out</h1><p>You can close this window.</p></main>"));
-        let html = render(&AppLinkPage {
-            nonce: "N0NCE",
+        let html = render(&AppShell {
+            base: "/realms/scanid/app/",
             ios: EVIL,
             android: EVIL,
         });
-        in_layout(&html, "Get the scanid app");
         escaped(&html, 2);
         assert!(html.contains(&format!(
-            "<p class=\"stores\"><a href=\"{ESCAPED}\">App Store</a> <a href=\"{ESCAPED}\">Google Play</a></p>"
+            "<a href=\"{ESCAPED}\">App Store</a> <a href=\"{ESCAPED}\">Google Play</a>"
         )));
+        assert!(html.contains("<script type=\"module\" src=\"/realms/scanid/app/app.js\">"));
+        assert!(!html.contains("<style"), "no inline style");
     }
 
     #[test]

@@ -2,9 +2,10 @@
 //! environment (failing at init with the setting's name), one context per cold start on the
 //! DynamoDB table, then the function's handler for every request.
 //!
-//! Two entry points, so that a function links only what it uses: [`run`] for functions that
+//! Entry points, so that a function links only what it uses: [`run`] for functions that
 //! never sign (their keyring verifies and publishes from the key set; no KMS client is linked),
-//! [`run_signing`] for those that sign (KMS or KMS-envelope).
+//! [`run_signing`] for those that sign (KMS or KMS-envelope); [`run_photos`] and
+//! [`run_signing_photos`] also link the S3 client of hosted photos.
 #![forbid(unsafe_code)]
 
 pub mod telemetry;
@@ -20,7 +21,7 @@ use scanid_core::context::StartError;
 use scanid_core::keys::fresh::FreshKeys;
 use scanid_core::keys::set::{Builder, PublishedOnly};
 use scanid_core::store::read_only::ReadOnly;
-use scanid_core::store::Backend;
+use scanid_core::store::{Backend, PhotoStore};
 use scanid_core::Context;
 use scanid_http::routes::{self, Access, Endpoint, Handler};
 
@@ -37,29 +38,79 @@ pub async fn run(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
         )
         .into());
     }
-    serve(endpoint, |_| Arc::new(PublishedOnly)).await
+    if endpoint.handler.photos() {
+        return Err(format!(
+            "{:?} handles photos: its main.rs must call run_photos",
+            endpoint.handler
+        )
+        .into());
+    }
+    serve(endpoint, |_| Arc::new(PublishedOnly), None).await
 }
+
+/// Runs the Lambda function of `endpoint`, which never signs but reads or writes hosted
+/// photos: it links the S3 client (`SCANID_PHOTO_BUCKET`).
+pub async fn run_photos(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
+    telemetry::init();
+    serve(endpoint, |_| Arc::new(PublishedOnly), Some(s3_photos)).await
+}
+
+/// As [`run_signing`], for a function that also removes hosted photos (identity deletion).
+pub async fn run_signing_photos(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
+    telemetry::init();
+    serve(
+        endpoint,
+        |config| Arc::new(scanid_aws::kms::Kms::from_config(config)) as Builder,
+        Some(s3_photos),
+    )
+    .await
+}
+
+/// The photo bucket's store.
+fn s3_photos(
+    config: &scanid_aws::SdkConfig,
+    settings: &Settings,
+) -> Result<Arc<dyn PhotoStore>, StartError> {
+    let bucket = settings.photo_bucket.as_deref().ok_or_else(|| {
+        StartError::Config(scanid_core::config::ConfigError {
+            setting: "SCANID_PHOTO_BUCKET",
+            reason: "this function stores photos: set the photo bucket".into(),
+        })
+    })?;
+    Ok(Arc::new(scanid_aws::photos::S3Photos::from_config(
+        config, bucket,
+    )))
+}
+
+/// How a function that handles photos opens their store.
+type PhotosOpener =
+    fn(&scanid_aws::SdkConfig, &Settings) -> Result<Arc<dyn PhotoStore>, StartError>;
 
 /// Runs the Lambda function of `endpoint`, which signs tokens: its keyring signs through KMS
 /// (`kms`) or with a key KMS decrypts once (`kms-envelope`).
 pub async fn run_signing(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
-    serve(endpoint, |config| {
-        Arc::new(scanid_aws::kms::Kms::from_config(config)) as Builder
-    })
+    serve(
+        endpoint,
+        |config| Arc::new(scanid_aws::kms::Kms::from_config(config)) as Builder,
+        None,
+    )
     .await
 }
 
 async fn serve(
     endpoint: Endpoint,
     build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,
+    photos: Option<PhotosOpener>,
 ) -> Result<(), lambda_http::Error> {
     let started = Instant::now();
     let handler = endpoint.handler;
     let mut init = InitTimes::default();
-    let ctx = context(handler, build, &mut init).await.inspect_err(|e| {
-        tracing::error!(error = %e, "init failed");
-    })?;
+    let ctx = context(handler, build, photos, &mut init)
+        .await
+        .inspect_err(|e| {
+            tracing::error!(error = %e, "init failed");
+        })?;
     // Decrypt the envelope key now (init), not on the first token request; a failure here is
     // retried at the first signature (503 until KMS answers).
     if handler.access() == Access::Sign {
@@ -132,6 +183,7 @@ fn ms(d: Duration) -> f64 {
 async fn context(
     handler: Handler,
     build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,
+    photos: Option<PhotosOpener>,
     init: &mut InitTimes,
 ) -> Result<Context, StartError> {
     let settings = Settings::from_raw(&RawSettings::from_env())?;
@@ -154,6 +206,7 @@ async fn context(
     let mut store: Arc<dyn Backend> = scanid_aws::open_table(&config, table).await;
     init.table = t.elapsed();
     let builder = build(&config);
+    let photos = photos.map(|open| open(&config, &settings)).transpose()?;
     let t = Instant::now();
     let keys = FreshKeys::from_store(store.clone(), builder, clock.now())
         .await?
@@ -162,5 +215,9 @@ async fn context(
     if handler.access() == Access::Read {
         store = Arc::new(ReadOnly(store));
     }
-    Context::running(settings, store, keys).await
+    let ctx = Context::running(settings, store, keys).await?;
+    Ok(match photos {
+        Some(p) => ctx.with_photos(p),
+        None => ctx,
+    })
 }

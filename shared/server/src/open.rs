@@ -7,7 +7,7 @@ use scanid_core::clock::{Clock, SystemClock, Timestamp};
 use scanid_core::config::{Settings, SigningMode, StoreSettings};
 use scanid_core::context::StartError;
 use scanid_core::keys::fresh::FreshKeys;
-use scanid_core::store::Backend;
+use scanid_core::store::{Backend, PhotoStore};
 use scanid_core::Context;
 
 /// The context `settings` select, with the real clock and CSPRNG; a missing key set is
@@ -15,7 +15,26 @@ use scanid_core::Context;
 pub async fn context(settings: Settings) -> Result<Context, StartError> {
     let store = open_store(&settings).await?;
     let keys = fresh_keys(&settings, store.clone(), SystemClock.now()).await?;
-    Context::running(settings, store, keys).await
+    let photos = open_photos(&settings).await?;
+    let ctx = Context::running(settings, store, keys).await?;
+    Ok(match photos {
+        Some(p) => ctx.with_photos(p),
+        None => ctx,
+    })
+}
+
+/// Where hosted photos live: the data dir for the embedded store, the S3 bucket
+/// (`SCANID_PHOTO_BUCKET`) with DynamoDB; `None` on a table without a bucket.
+pub async fn open_photos(settings: &Settings) -> Result<Option<Arc<dyn PhotoStore>>, StartError> {
+    match (&settings.store, &settings.photo_bucket) {
+        (StoreSettings::Embedded { data_dir }, _) => {
+            Ok(Some(Arc::new(scanid_sqlite::DirPhotos::new(data_dir))))
+        }
+        (StoreSettings::DynamoDb { .. }, Some(bucket)) => Ok(Some(Arc::new(
+            scanid_aws::photos::S3Photos::from_config(&scanid_aws::profile_config().await?, bucket),
+        ))),
+        (StoreSettings::DynamoDb { .. }, None) => Ok(None),
+    }
 }
 
 /// The signing keys `settings` select: the local key file, or the key set in the store with

@@ -190,6 +190,13 @@ async fn handle(
         }
         Matched::NotFound => return to_hyper(HttpError::NotFound.into_response()),
     };
+    let limits = Limits {
+        max_body: route
+            .handler
+            .body_limit()
+            .map_or(limits.max_body, |l| l.max(limits.max_body)),
+        ..limits
+    };
     match to_lambda(req, remote, params, limits).await {
         Ok(req) => to_hyper(routes::dispatch(route.handler, ctx, req).await),
         Err(e) => to_hyper(e.into_response()),

@@ -14,6 +14,9 @@
 //! runs it every five minutes).
 #![forbid(unsafe_code)]
 
+pub mod photos;
+pub use photos::DirPhotos;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 

@@ -71,6 +71,32 @@ impl Identity {
     }
 }
 
+/// One login an identity decided, as its app lists it ("recent logins").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoginActivity {
+    pub at: Timestamp,
+    pub client_id: String,
+    pub client_name: String,
+    /// `approved` or `denied`.
+    pub outcome: String,
+    /// Where the login was started: the browser's address and user agent.
+    pub browser_ip: String,
+    pub user_agent: String,
+}
+
+/// How many recent logins an identity keeps.
+pub const RECENT_LOGINS: usize = 20;
+/// How long the list lives after its last login.
+pub const RECENT_LOGINS_TTL_SECS: i64 = 90 * 24 * 3600;
+
+/// The list with `entry` added: newest first, at most [`RECENT_LOGINS`].
+pub fn with_login(list: &[LoginActivity], entry: LoginActivity) -> Vec<LoginActivity> {
+    let mut next = Vec::with_capacity(RECENT_LOGINS);
+    next.push(entry);
+    next.extend(list.iter().take(RECENT_LOGINS - 1).cloned());
+    next
+}
+
 /// A validation failure: which field and why (the text goes to the client).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{field}: {reason}")]

@@ -9,5 +9,6 @@ pub mod grant;
 pub mod identity;
 pub mod login;
 pub mod logout;
+pub mod photo;
 pub mod ratelimit;
 pub mod text;

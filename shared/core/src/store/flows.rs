@@ -463,6 +463,19 @@ pub trait SsoSessions: Backend {
             .await?
             .map(|c| c.value))
     }
+
+    /// Forgets every consent `sub` gave (one per registered client).
+    async fn forget_consents(&self, sub: &str, now: Timestamp) -> Result<(), StoreError> {
+        for c in super::ClientStore::clients(self, now).await? {
+            self.delete(
+                &Key::new(Kind::Consent, Consent::key(sub, &c.client_id)),
+                Cond::Any,
+                now,
+            )
+            .await?;
+        }
+        Ok(())
+    }
 }
 
 impl<B: Backend + ?Sized> SsoSessions for B {}

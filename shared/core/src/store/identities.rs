@@ -5,7 +5,7 @@ use async_trait::async_trait;
 
 use super::{Backend, Cond, Key, Kind, Record, StoreError, Write};
 use crate::clock::Timestamp;
-use crate::domain::identity::Identity;
+use crate::domain::identity::{self, Identity, LoginActivity};
 
 /// Why an identity was not created. Nothing was written in any case.
 #[derive(Debug, thiserror::Error)]
@@ -20,6 +20,8 @@ pub enum NewIdentityError {
     Store(#[from] StoreError),
 }
 
+/// A uniqueness marker. A deleted identity's `service_id` marker stays, naming nobody
+/// (`sub` empty), so the `service_id` is never given to anyone else.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Marker {
     sub: String,
@@ -67,6 +69,38 @@ pub trait IdentityStore: Send + Sync {
         now: Timestamp,
     ) -> Result<(), StoreError>;
     async fn identities(&self, now: Timestamp) -> Result<Vec<Identity>, StoreError>;
+    /// Deletes the identity if still at `version`, in one transaction: its record, its name
+    /// (free again), its recent logins and its list of sessions; its `service_id` stays
+    /// reserved, naming nobody; the device-signed request ids `jtis` that asked for it are
+    /// spent. [`StoreError::ConditionFailed`] when the identity changed or a `jti` was used.
+    async fn delete_identity(
+        &self,
+        identity: &Identity,
+        version: u64,
+        jtis: &[(String, i64)],
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
+    /// Adds a login to the identity's recent logins (newest first, bounded).
+    async fn record_login(
+        &self,
+        sub: &str,
+        entry: LoginActivity,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
+    /// The identity's recent logins, newest first.
+    async fn recent_logins(
+        &self,
+        sub: &str,
+        now: Timestamp,
+    ) -> Result<Vec<LoginActivity>, StoreError>;
+    /// Spends device-signed request ids of a request that writes nothing else;
+    /// [`StoreError::ConditionFailed`] when one was used.
+    async fn spend_jtis(
+        &self,
+        sub: &str,
+        jtis: &[(String, i64)],
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
 }
 
 #[async_trait]
@@ -191,6 +225,101 @@ impl<B: Backend + ?Sized> IdentityStore for B {
             .map(Record::value)
             .collect()
     }
+
+    async fn delete_identity(
+        &self,
+        identity: &Identity,
+        version: u64,
+        jtis: &[(String, i64)],
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.transact(deletion(identity, version, jtis)?, now).await
+    }
+
+    async fn record_login(
+        &self,
+        sub: &str,
+        entry: LoginActivity,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let key = Key::new(Kind::IdentityActivity, sub);
+        let expires = Some(now.secs() + identity::RECENT_LOGINS_TTL_SECS);
+        for _ in 0..3 {
+            let (record, cond) = match self.get(&key, now).await? {
+                Some(old) => {
+                    let list: Vec<LoginActivity> = old.value()?;
+                    let mut r = old.next(&identity::with_login(&list, entry.clone()))?;
+                    r.expires_at = expires;
+                    (r, Cond::Version(old.version))
+                }
+                None => (
+                    Record::new(key.clone(), &vec![entry.clone()], expires)?,
+                    Cond::Absent,
+                ),
+            };
+            match self.put(record, cond, now).await {
+                Err(StoreError::ConditionFailed) => continue,
+                done => return done,
+            }
+        }
+        Err(StoreError::Unavailable(
+            "the recent logins kept changing".into(),
+        ))
+    }
+
+    async fn recent_logins(
+        &self,
+        sub: &str,
+        now: Timestamp,
+    ) -> Result<Vec<LoginActivity>, StoreError> {
+        match self
+            .get(&Key::new(Kind::IdentityActivity, sub), now)
+            .await?
+        {
+            Some(r) => r.value(),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    async fn spend_jtis(
+        &self,
+        sub: &str,
+        jtis: &[(String, i64)],
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let writes = jtis
+            .iter()
+            .map(|(jti, exp)| super::flows::jti_write(sub, jti, *exp))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.transact(writes, now).await
+    }
+}
+
+/// Writes of [`IdentityStore::delete_identity`].
+fn deletion(
+    identity: &Identity,
+    version: u64,
+    jtis: &[(String, i64)],
+) -> Result<Vec<Write>, StoreError> {
+    let sub = identity.sub.as_str();
+    let mut writes = vec![
+        Write::Delete(Key::new(Kind::Identity, sub), Cond::Version(version)),
+        Write::Delete(Key::new(Kind::IdentityName, &identity.name), Cond::Any),
+        Write::Put(
+            Record::new(
+                Key::new(Kind::ServiceId, &identity.service_id),
+                &Marker { sub: String::new() },
+                None,
+            )?,
+            Cond::Any,
+        ),
+        Write::Delete(Key::new(Kind::IdentitySessions, sub), Cond::Any),
+        Write::Delete(Key::new(Kind::IdentityActivity, sub), Cond::Any),
+    ];
+    for (jti, exp) in jtis {
+        writes.push(super::flows::jti_write(sub, jti, *exp)?);
+    }
+    Ok(writes)
 }
 
 async fn by_marker<B: Backend + ?Sized>(
@@ -203,5 +332,8 @@ async fn by_marker<B: Backend + ?Sized>(
         return Ok(None);
     };
     let m: Marker = m.value()?;
+    if m.sub.is_empty() {
+        return Ok(None);
+    }
     Ok(s.identity(&m.sub, now).await?.map(|(i, _)| i))
 }

@@ -22,6 +22,7 @@ pub mod key_sets;
 #[cfg(any(test, feature = "test-support"))]
 pub mod memory;
 pub mod origins;
+pub mod photos;
 pub mod read_only;
 #[cfg(any(test, feature = "test-support"))]
 pub mod suite;
@@ -37,6 +38,7 @@ pub use clients::ClientStore;
 pub use flows::{Codes, Counters, Grants, Outcome, QrLogins, SsoSessions};
 pub use identities::{IdentityStore, NewIdentityError};
 pub use key_sets::KeySets;
+pub use photos::PhotoStore;
 pub use typed::Typed;
 
 /// What a record is; the prefix of its key.
@@ -72,6 +74,8 @@ pub enum Kind {
     SigningKey,
     /// An identity's recent SSO sessions (`sub` -> sids), to end them when it is disabled.
     IdentitySessions,
+    /// An identity's recent logins (`sub` -> the last few decisions), for its app.
+    IdentityActivity,
     /// Used by the adapter test suite.
     Test,
 }
@@ -95,6 +99,7 @@ impl Kind {
             Kind::Revoked => "revoked",
             Kind::SigningKey => "signing_key",
             Kind::IdentitySessions => "identity_sessions",
+            Kind::IdentityActivity => "identity_activity",
             Kind::Test => "test",
         }
     }

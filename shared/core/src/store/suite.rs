@@ -22,7 +22,8 @@ macro_rules! adapter_suite {
                 consume_is_single_use, concurrent_consume_has_one_winner,
                 concurrent_updates_have_one_winner, transactions_are_all_or_nothing,
                 conditional_delete, list_by_kind, client_store_round_trip, counters_are_atomic_and_expire,
-                identity_uniqueness_is_enforced, concurrent_signups_claiming_one_service_id_have_one_winner);
+                identity_uniqueness_is_enforced, concurrent_signups_claiming_one_service_id_have_one_winner,
+                identity_deletion_frees_the_name_and_keeps_the_service_id);
         }
     };
     (@tests $factory:expr; $($name:ident),*) => {
@@ -410,4 +411,146 @@ pub async fn concurrent_signups_claiming_one_service_id_have_one_winner<B: Backe
         }
     }
     assert_eq!(winners, 1);
+}
+
+pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backend>(s: Arc<B>) {
+    use super::{IdentityStore, NewIdentityError, SsoSessions, Typed};
+    use crate::domain::identity::LoginActivity;
+    use crate::domain::login::Consent;
+    let (name, sid) = (short("n"), short("s"));
+    let a = identity(&name, &sid);
+    s.create_identity(&a, None, T0).await.unwrap();
+    // A consent for a registered client, and recent logins (newest first, bounded).
+    let client = Client {
+        client_id: id("client").into(),
+        name: "Suite".into(),
+        client_type: ClientType::Public,
+        secret_hash: None,
+        redirect_uris: vec!["https://rp.example/cb".into()],
+        post_logout_redirect_uris: vec![],
+        grant_types: vec![GrantType::AuthorizationCode],
+        created_at: T0,
+        token_alg: None,
+        resource_server: false,
+        web_origins: vec![],
+        backchannel_logout_uri: None,
+    };
+    s.create_client(&client, T0).await.unwrap();
+    let consent = Consent {
+        scopes: vec!["openid".into()],
+        granted_at: T0,
+    };
+    let key = Consent::key(&a.sub, &client.client_id);
+    s.create(Kind::Consent, &key, &consent, None, T0)
+        .await
+        .unwrap();
+    let login = |n: usize| LoginActivity {
+        at: T0.plus_secs(n as i64),
+        client_id: client.client_id.to_string(),
+        client_name: format!("login {n}"),
+        outcome: "approved".into(),
+        browser_ip: "192.0.2.1".into(),
+        user_agent: "suite".into(),
+    };
+    assert!(s.recent_logins(&a.sub, T0).await.unwrap().is_empty());
+    for n in 0..25 {
+        s.record_login(&a.sub, login(n), T0).await.unwrap();
+    }
+    let recent = s.recent_logins(&a.sub, T0).await.unwrap();
+    assert_eq!(recent.len(), crate::domain::identity::RECENT_LOGINS);
+    assert_eq!(recent[0], login(24), "newest first");
+    // A jti is spent once.
+    let jti = [(short("j"), T0.secs() + 300)];
+    s.spend_jtis(&a.sub, &jti, T0).await.unwrap();
+    assert!(matches!(
+        s.spend_jtis(&a.sub, &jti, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+
+    let (_, version) = s.identity(&a.sub, T0).await.unwrap().unwrap();
+    // A stale version, or a used jti, deletes nothing.
+    assert!(matches!(
+        s.delete_identity(&a, version + 1, &[], T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    assert!(matches!(
+        s.delete_identity(&a, version, &jti, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    assert!(s.identity(&a.sub, T0).await.unwrap().is_some());
+    let del_jti = [(short("j"), T0.secs() + 300)];
+    s.forget_consents(&a.sub, T0).await.unwrap();
+    s.delete_identity(&a, version, &del_jti, T0).await.unwrap();
+    assert!(s.identity(&a.sub, T0).await.unwrap().is_none());
+    assert!(s.identity_by_name(&name, T0).await.unwrap().is_none());
+    assert!(s.identity_by_service_id(&sid, T0).await.unwrap().is_none());
+    assert!(s.recent_logins(&a.sub, T0).await.unwrap().is_empty());
+    assert!(s
+        .consent(&a.sub, &client.client_id, T0)
+        .await
+        .unwrap()
+        .is_none());
+    // The name is free again; the service_id is not.
+    let again = identity(&name, &short("s"));
+    s.create_identity(&again, None, T0).await.unwrap();
+    assert!(matches!(
+        s.create_identity(&identity(&short("n"), &sid), None, T0)
+            .await,
+        Err(NewIdentityError::ServiceIdTaken)
+    ));
+    s.delete_client(&client.client_id, T0).await.unwrap();
+}
+
+/// Generates the photo store suite's tests for an adapter (`$factory` returns `(photos,
+/// guard)`).
+#[macro_export]
+macro_rules! photo_suite {
+    ($factory:expr) => {
+        mod photo_suite {
+            #[allow(unused_imports)]
+            use super::*;
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn photos_round_trip() {
+                let (photos, _guard) = $factory.await;
+                $crate::store::suite::photos_round_trip(&photos).await;
+            }
+        }
+    };
+}
+
+pub async fn photos_round_trip<P: super::PhotoStore>(p: &P) {
+    let sub = uuid::Uuid::new_v4().to_string();
+    let name = format!("{sub}/{}", crate::domain::photo::content_hash(b"one"));
+    assert_eq!(p.photo(&name).await.unwrap(), None);
+    p.put_photo(&name, b"\x89PNG one", "image/png")
+        .await
+        .unwrap();
+    assert_eq!(
+        p.photo(&name).await.unwrap().as_deref(),
+        Some(&b"\x89PNG one"[..])
+    );
+    // Idempotent: the same name holds the same bytes.
+    p.put_photo(&name, b"\x89PNG one", "image/png")
+        .await
+        .unwrap();
+    let other = format!("{sub}/{}", crate::domain::photo::content_hash(b"two"));
+    p.put_photo(&other, &[0u8; 70_000], "image/jpeg")
+        .await
+        .unwrap();
+    assert_eq!(
+        p.photo(&other).await.unwrap().map(|b| b.len()),
+        Some(70_000)
+    );
+    p.delete_photo(&name).await.unwrap();
+    assert_eq!(p.photo(&name).await.unwrap(), None);
+    p.delete_photo(&name).await.unwrap();
+    assert!(
+        p.photo(&other).await.unwrap().is_some(),
+        "only that one went"
+    );
+}
+
+#[cfg(test)]
+mod memory_photos {
+    crate::photo_suite!(async { (crate::store::photos::MemoryPhotos::default(), ()) });
 }

@@ -8,10 +8,13 @@ use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::app_jws::{self, Verified};
 use crate::domain::client::Client;
-use crate::domain::identity::{self, Identity, Registration};
+use crate::domain::identity::{self, Identity, LoginActivity, Registration};
 use crate::domain::login::{DecideError, QrLogin};
+use crate::domain::photo;
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
-use crate::store::{ClientStore, IdentityStore, NewIdentityError, Outcome, QrLogins, StoreError};
+use crate::store::{
+    ClientStore, IdentityStore, NewIdentityError, Outcome, QrLogins, SsoSessions, StoreError,
+};
 
 /// Why a device request fails; the HTTP layer chooses the status.
 #[derive(Debug, thiserror::Error)]
@@ -40,6 +43,12 @@ pub enum DeviceError {
     /// Lost every retry of a race (503).
     #[error("busy")]
     Busy,
+    /// This deployment hosts no photos (no photo store configured).
+    #[error("this service hosts no photos")]
+    NoPhotos,
+    /// A stored photo could not be read or written (503).
+    #[error("the photo store is unavailable")]
+    PhotosUnavailable,
     #[error("store")]
     Store(#[from] StoreError),
 }
@@ -223,12 +232,33 @@ pub async fn decide(
                 .source(who.as_str())
                 .outcome(outcome)
                 .emit();
+            remember_login(ctx, &sub, &next, outcome, now).await;
             Ok(decision)
         }
         Outcome::Lost if ctx.store.jti_used(&sub, &v.jti, now).await? => {
             Err(invalid("jti was already used"))
         }
         Outcome::Lost => Err(DeviceError::AlreadyDecided),
+    }
+}
+
+/// Adds the decided login to the identity's recent logins. The decision stands whatever
+/// happens here: a failure is logged, not answered.
+async fn remember_login(ctx: &Context, sub: &str, login: &QrLogin, outcome: &str, now: Timestamp) {
+    let client_name = match ctx.store.client(&login.request.client_id, now).await {
+        Ok(Some((c, _))) => c.name,
+        _ => login.request.client_id.to_string(),
+    };
+    let entry = LoginActivity {
+        at: now,
+        client_id: login.request.client_id.to_string(),
+        client_name,
+        outcome: outcome.to_owned(),
+        browser_ip: login.browser_ip.clone(),
+        user_agent: login.user_agent.clone(),
+    };
+    if let Err(e) = ctx.store.record_login(sub, entry, now).await {
+        tracing::warn!(error = %e, "recording a login in the identity's recent logins");
     }
 }
 
@@ -305,7 +335,98 @@ pub async fn update_profile(
     let (ident, version, v) = signed_by_identity(ctx, sub, update, "profile+jwt", now).await?;
     let next =
         identity::apply_update(&ident, &v.claims, &ctx.settings.photo_hosts).map_err(invalid)?;
-    commit(ctx, next, version, &[(v.jti, v.exp)], now).await
+    let next = commit(ctx, next, version, &[(v.jti, v.exp)], now).await?;
+    forget_replaced_photo(ctx, &ident, &next).await;
+    Ok(next)
+}
+
+/// Removes the hosted photo `before` had when `after` no longer shows it. Best effort: a
+/// failure leaves an unreferenced object, and is logged.
+async fn forget_replaced_photo(ctx: &Context, before: &Identity, after: &Identity) {
+    let own = |i: &Identity| {
+        i.profile_photo
+            .as_deref()
+            .and_then(|u| photo::own_object(&i.sub, u))
+    };
+    let Some(old) = own(before) else {
+        return;
+    };
+    if own(after) == Some(old.clone()) {
+        return;
+    }
+    if let Some(p) = &ctx.photos {
+        if let Err(e) = p.delete_photo(&old).await {
+            tracing::warn!(error = %e, "removing a replaced photo");
+        }
+    }
+}
+
+/// A photo upload of identity `sub`, signed by its device key (`upload` carries the image's
+/// SHA-256 as `sha256`, base64url): the photo is checked (JPEG, PNG or WebP by its magic
+/// bytes, at most 1 MB, bounded dimensions), stored under its content hash, and becomes the
+/// profile photo.
+pub async fn upload_photo(
+    ctx: &Context,
+    sub: &str,
+    upload: &str,
+    image: &[u8],
+) -> Result<Identity, DeviceError> {
+    let now = ctx.clock.now();
+    let (ident, version, v) = signed_by_identity(ctx, sub, upload, "photo+jwt", now).await?;
+    let photos = ctx.photos.as_ref().ok_or(DeviceError::NoPhotos)?;
+    let format = photo::check(image).map_err(invalid)?;
+    let hash = photo::content_hash(image);
+    let signed_hash = v
+        .claims
+        .get("sha256")
+        .and_then(serde_json::Value::as_str)
+        .ok_or_else(|| invalid("sha256: required"))?;
+    let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, image);
+    if signed_hash
+        != base64::Engine::encode(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            digest.as_ref(),
+        )
+    {
+        return Err(invalid("sha256 does not match the image"));
+    }
+    photos
+        .put_photo(
+            &photo::object_name(&ident.sub, &hash),
+            image,
+            format.content_type(),
+        )
+        .await
+        .map_err(|e| {
+            tracing::error!(error = %e, "storing a photo");
+            DeviceError::PhotosUnavailable
+        })?;
+    let mut next = ident.clone();
+    next.profile_photo = Some(photo::url(&ctx.settings.public_url, &ident.sub, &hash));
+    let next = commit(ctx, next, version, &[(v.jti, v.exp)], now).await?;
+    forget_replaced_photo(ctx, &ident, &next).await;
+    Ok(next)
+}
+
+/// A hosted photo, by owner and content hash: its bytes and their format (told again by the
+/// magic bytes, never by anything stored beside them). `None` when there is no such photo.
+pub async fn hosted_photo(
+    ctx: &Context,
+    sub: &str,
+    hash: &str,
+) -> Result<Option<(Vec<u8>, photo::Format)>, DeviceError> {
+    let photos = ctx.photos.as_ref().ok_or(DeviceError::NoPhotos)?;
+    if uuid::Uuid::parse_str(sub).is_err() || sub.len() != 36 || !photo::is_content_hash(hash) {
+        return Ok(None);
+    }
+    let bytes = photos
+        .photo(&photo::object_name(sub, hash))
+        .await
+        .map_err(|e| {
+            tracing::error!(error = %e, "reading a photo");
+            DeviceError::PhotosUnavailable
+        })?;
+    Ok(bytes.and_then(|b| photo::sniff(&b).map(|f| (b, f))))
 }
 
 /// A device-key rotation of identity `sub`: signed by the old key, carrying the new key with a
@@ -343,4 +464,91 @@ pub async fn rotate_key(ctx: &Context, sub: &str, rotation: &str) -> Result<Iden
     next.public_key = new_key.to_owned();
     let jtis = [(v.jti.clone(), v.exp), (p.jti, p.exp)];
     commit(ctx, next, version, &jtis, now).await
+}
+
+/// Whether `name` is free for a new identity (the sign-up form asks as the person types; the
+/// sign-up itself still decides, atomically).
+pub async fn name_available(ctx: &Context, name: &str) -> Result<bool, DeviceError> {
+    identity::validate_name(name).map_err(invalid)?;
+    Ok(ctx
+        .store
+        .identity_by_name(name, ctx.clock.now())
+        .await?
+        .is_none())
+}
+
+/// Deletes identity `sub`, asked by its device (`deletion`, signed by the device key).
+pub async fn delete_identity(
+    ctx: &Context,
+    sub: &str,
+    deletion: &str,
+    who: &Source,
+) -> Result<(), DeviceError> {
+    let now = ctx.clock.now();
+    let (ident, version, v) = signed_by_identity(ctx, sub, deletion, "deletion+jwt", now).await?;
+    erase(ctx, &ident, version, &[(v.jti, v.exp)], who.as_str()).await
+}
+
+/// Deletes an identity (its device asked, or an operator, `source`): its SSO sessions end
+/// (its clients are told by back-channel logout), its remembered consents go, then one
+/// transaction removes the identity and frees its name, so its tokens are dead and the
+/// directory answers 404. Its `service_id` stays reserved; the audit line keeps the `sub`.
+pub async fn erase(
+    ctx: &Context,
+    ident: &Identity,
+    version: u64,
+    jtis: &[(String, i64)],
+    source: &str,
+) -> Result<(), DeviceError> {
+    let now = ctx.clock.now();
+    let ended = crate::usecase::resource::end_sessions_of(ctx, &ident.sub, now).await?;
+    ctx.store.forget_consents(&ident.sub, now).await?;
+    // Its hosted photo goes first: should the store fail here, the identity is still there
+    // to delete again.
+    if let Some(name) = ident
+        .profile_photo
+        .as_deref()
+        .and_then(|u| photo::own_object(&ident.sub, u))
+    {
+        let photos = ctx.photos.as_ref().ok_or(DeviceError::NoPhotos)?;
+        photos.delete_photo(&name).await.map_err(|e| {
+            tracing::error!(error = %e, "removing a deleted identity's photo");
+            DeviceError::PhotosUnavailable
+        })?;
+    }
+    match ctx.store.delete_identity(ident, version, jtis, now).await {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => {
+            return Err(DeviceError::Conflict(
+                "jti already used, or the identity changed meanwhile; sign a new request",
+            ))
+        }
+        Err(e) => return Err(e.into()),
+    }
+    tracing::info!(sessions = ended, "identity deleted");
+    Audit::new(Event::IdentityDeleted)
+        .subject(&ident.sub)
+        .source(source)
+        .emit();
+    Ok(())
+}
+
+/// The recent logins of identity `sub`, asked by its device (`activity`, signed).
+pub async fn recent_logins(
+    ctx: &Context,
+    sub: &str,
+    activity: &str,
+) -> Result<Vec<LoginActivity>, DeviceError> {
+    let now = ctx.clock.now();
+    let (ident, _, v) = signed_by_identity(ctx, sub, activity, "activity+jwt", now).await?;
+    match ctx
+        .store
+        .spend_jtis(&ident.sub, &[(v.jti, v.exp)], now)
+        .await
+    {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => return Err(invalid("jti was already used")),
+        Err(e) => return Err(e.into()),
+    }
+    Ok(ctx.store.recent_logins(&ident.sub, now).await?)
 }

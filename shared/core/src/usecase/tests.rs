@@ -992,3 +992,145 @@ async fn an_approval_presented_at_its_exp_is_refused() {
         LoginStatus::Pending
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// the web app: deletion, recent logins, photos
+
+#[tokio::test]
+async fn deleting_an_identity_kills_its_tokens_and_session_and_frees_its_name() {
+    use crate::store::IdentityStore;
+    let env = env().await;
+    let logged_in = env.login(&env.shop_auth(&[])).await;
+    let issued = env.exchange_shop(&logged_in.code).await.unwrap();
+    let refresh = issued.refresh_token.clone().unwrap();
+    assert_eq!(
+        introspect_as_shop(&env, &issued.access_token).await["active"],
+        true
+    );
+    // The login is among the recent logins.
+    let activity = env
+        .phone
+        .sign(&env.ctx, "activity+jwt", json!({ "sub": env.alice.sub }));
+    let logins = device::recent_logins(&env.ctx, &env.alice.sub, &activity)
+        .await
+        .unwrap();
+    assert_eq!(logins.len(), 1);
+    assert_eq!(logins[0].client_name, "Shop");
+    assert_eq!(logins[0].at, T0);
+
+    // Another key deletes nothing.
+    let mallory = Device::generate();
+    let forged = mallory.sign(&env.ctx, "deletion+jwt", json!({ "sub": env.alice.sub }));
+    let r = device::delete_identity(&env.ctx, &env.alice.sub, &forged, &env.source()).await;
+    assert!(matches!(r, Err(DeviceError::Invalid(_))), "{r:?}");
+
+    let deletion = env
+        .phone
+        .sign(&env.ctx, "deletion+jwt", json!({ "sub": env.alice.sub }));
+    device::delete_identity(&env.ctx, &env.alice.sub, &deletion, &env.source())
+        .await
+        .unwrap();
+    assert!(env
+        .store
+        .identity(&env.alice.sub, env.now())
+        .await
+        .unwrap()
+        .is_none());
+    assert_eq!(
+        introspect_as_shop(&env, &issued.access_token).await["active"],
+        false
+    );
+    invalid_grant(env.refresh_shop(&refresh).await);
+    assert!(env
+        .store
+        .sso_session(&logged_in.sid, env.now())
+        .await
+        .unwrap()
+        .is_none());
+    assert!(env
+        .store
+        .consent(&env.alice.sub, SHOP, env.now())
+        .await
+        .unwrap()
+        .is_none());
+    assert!(device::name_available(&env.ctx, "alice").await.unwrap());
+    let again = device::delete_identity(&env.ctx, &env.alice.sub, &deletion, &env.source()).await;
+    assert!(
+        matches!(again, Err(DeviceError::UnknownIdentity)),
+        "{again:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_photo_upload_signs_its_hash_and_replaces_the_old_photo() {
+    use crate::domain::photo;
+    use crate::store::photos::MemoryPhotos;
+    use crate::store::PhotoStore;
+    let mut env = env().await;
+    let png = |w: u32| {
+        let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        b.extend_from_slice(&w.to_be_bytes());
+        b.extend_from_slice(&w.to_be_bytes());
+        b.extend_from_slice(&[8, 2, 0, 0, 0]);
+        b
+    };
+    let sha = |b: &[u8]| {
+        base64::Engine::encode(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+            aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, b).as_ref(),
+        )
+    };
+    let upload = |env: &TestEnv, hash: &str| {
+        env.phone.sign(
+            &env.ctx,
+            "photo+jwt",
+            json!({ "sub": env.alice.sub, "sha256": hash }),
+        )
+    };
+    let first = png(64);
+    // No photo store: this deployment hosts no photos.
+    let r = device::upload_photo(
+        &env.ctx,
+        &env.alice.sub,
+        &upload(&env, &sha(&first)),
+        &first,
+    )
+    .await;
+    assert!(matches!(r, Err(DeviceError::NoPhotos)), "{r:?}");
+    let photos = std::sync::Arc::new(MemoryPhotos::default());
+    env.ctx.photos = Some(photos.clone());
+    // The signed hash must be the image's.
+    let r = device::upload_photo(&env.ctx, &env.alice.sub, &upload(&env, &sha(b"x")), &first).await;
+    assert!(matches!(r, Err(DeviceError::Invalid(_))), "{r:?}");
+    let ident = device::upload_photo(
+        &env.ctx,
+        &env.alice.sub,
+        &upload(&env, &sha(&first)),
+        &first,
+    )
+    .await
+    .unwrap();
+    let url = ident.profile_photo.clone().unwrap();
+    let first_name = photo::object_name(&env.alice.sub, &photo::content_hash(&first));
+    assert_eq!(
+        url,
+        format!("{}/v1/photos/{first_name}", env.ctx.settings.public_url)
+    );
+    let (bytes, format) =
+        device::hosted_photo(&env.ctx, &env.alice.sub, &photo::content_hash(&first))
+            .await
+            .unwrap()
+            .unwrap();
+    assert_eq!((bytes, format), (first.clone(), photo::Format::Png));
+    // A new photo replaces it; the old object is gone.
+    let second = png(32);
+    device::upload_photo(
+        &env.ctx,
+        &env.alice.sub,
+        &upload(&env, &sha(&second)),
+        &second,
+    )
+    .await
+    .unwrap();
+    assert_eq!(photos.photo(&first_name).await.unwrap(), None);
+}

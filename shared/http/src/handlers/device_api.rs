@@ -6,7 +6,6 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::domain::identity::Identity;
-use crate::pages;
 use crate::usecase::device::{self, Decision, Scanned};
 use crate::Context;
 use crate::{
@@ -40,11 +39,12 @@ fn not_found() -> HttpError {
 }
 
 /// `GET .../app/scan?session=&challenge=`: what the app shows before approving (Q3). A
-/// browser (no `Accept: application/json`) gets the "get the app" page instead.
+/// browser (no `Accept: application/json`), i.e. a phone's camera opening the QR's link, gets
+/// the web app ([`super::app`]), which asks this same URL for the JSON.
 pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     if !wants_json(&req) {
-        return Ok(get_the_app(ctx));
+        return super::app::shell(ctx, &req);
     }
     let pairs = query_pairs(&req);
     let (Some(id), Some(challenge)) = (single(&pairs, "session"), single(&pairs, "challenge"))
@@ -66,17 +66,6 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
             "expires_at": login.expires_at.to_rfc3339_millis(),
         }),
     ))
-}
-
-fn get_the_app(ctx: &Context) -> Response {
-    let (ios, android) = &ctx.settings.app_store_urls;
-    pages::html(ctx.random.as_ref(), 200, "'none'", Vec::new(), |nonce| {
-        askama::Template::render(&crate::views::AppLinkPage {
-            nonce,
-            ios,
-            android,
-        })
-    })
 }
 
 #[derive(Deserialize)]
@@ -127,5 +116,73 @@ pub async fn rotate_key(ctx: &Context, req: Request) -> Result<Response, HttpErr
     check_realm(ctx, &req)?;
     let body: RotationBody = json_body(&req)?;
     let ident = device::rotate_key(ctx, &path_sub(&req)?, &body.rotation).await?;
+    Ok(json(200, &identity_json(&ident)?))
+}
+
+/// `GET .../app/names/{name}`: whether a name is free, so the sign-up form can say at once
+/// that it is taken. Names are public (the directory shows them); a malformed name is a 400
+/// with the rule.
+pub async fn name(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
+    let name = path_param(&req, "name").unwrap_or_default();
+    let available = device::name_available(ctx, &name).await?;
+    Ok(json(200, &json!({ "name": name, "available": available })))
+}
+
+#[derive(Deserialize)]
+struct DeletionBody {
+    deletion: String,
+}
+
+/// `DELETE .../app/identities/{sub}`: the identity deletes itself, signed by its device key.
+pub async fn delete_identity(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
+    let body: DeletionBody = json_body(&req)?;
+    device::delete_identity(ctx, &path_sub(&req)?, &body.deletion, &source(&req)).await?;
+    Ok(json(200, &json!({ "status": "deleted" })))
+}
+
+#[derive(Deserialize)]
+struct ActivityBody {
+    activity: String,
+}
+
+/// `POST .../app/identities/{sub}/activity`: the identity's recent logins, newest first, for
+/// its own device (a signed request: where someone logs in is nobody else's business).
+pub async fn activity(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
+    let body: ActivityBody = json_body(&req)?;
+    let logins = device::recent_logins(ctx, &path_sub(&req)?, &body.activity).await?;
+    let logins: Vec<_> = logins
+        .iter()
+        .map(|l| {
+            json!({
+                "at": l.at.to_rfc3339_millis(),
+                "client_id": l.client_id,
+                "client_name": l.client_name,
+                "outcome": l.outcome,
+                "browser_ip": l.browser_ip,
+                "user_agent": l.user_agent,
+            })
+        })
+        .collect();
+    Ok(json(200, &json!({ "logins": logins })))
+}
+
+#[derive(Deserialize)]
+struct PhotoBody {
+    upload: String,
+    /// The image, standard base64.
+    image: String,
+}
+
+/// `POST .../app/identities/{sub}/photo`: a profile photo upload, signed by the device key
+/// (`photo+jwt` carrying the image's `sha256`); the identity with its new photo URL.
+pub async fn upload_photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
+    let body: PhotoBody = json_body(&req)?;
+    let image = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, &body.image)
+        .map_err(|_| HttpError::bad_request("image: standard base64"))?;
+    let ident = device::upload_photo(ctx, &path_sub(&req)?, &body.upload, &image).await?;
     Ok(json(200, &identity_json(&ident)?))
 }

@@ -7,8 +7,9 @@
 use lambda_http::Body;
 
 use crate::domain::identity::{self, Identity};
-use crate::domain::login;
+use crate::domain::{login, photo};
 use crate::store::IdentityStore;
+use crate::usecase::device;
 use crate::Context;
 use crate::{base, finish, path_param, HttpError, Request, Response};
 
@@ -85,12 +86,38 @@ pub async fn by_service_id(ctx: &Context, req: Request) -> Result<Response, Http
     profile_response(&req, &i)
 }
 
+/// `GET /v1/photos/{sub}/{hash}`: a hosted photo, typed by its magic bytes, in a sandbox of
+/// its own (a photo is never a document), cached for good (its name is its content).
+pub async fn photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    let (sub, hash) = (path_param(&req, "sub"), path_param(&req, "hash"));
+    let (Some(sub), Some(hash)) = (sub, hash) else {
+        return Err(HttpError::not_found("photo not found"));
+    };
+    let (bytes, format) = device::hosted_photo(ctx, &sub, &hash)
+        .await?
+        .ok_or_else(|| HttpError::not_found("photo not found"))?;
+    Ok(finish(
+        cors(base(200))
+            .header("content-type", format.content_type())
+            .header(
+                "content-security-policy",
+                "default-src 'none'; sandbox; frame-ancestors 'none'",
+            )
+            .header("cache-control", "public, max-age=31536000, immutable")
+            .header("cross-origin-resource-policy", "cross-origin"),
+        Body::Binary(bytes),
+    ))
+}
+
 /// `GET /v1/directory/{sub}/avatar`: 302 to the photo, 404 when there is none.
 pub async fn avatar(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     let i = by_path_sub(ctx, &req).await?;
     let photo = i
         .profile_photo
-        .filter(|p| identity::validate_photo_url(p, &ctx.settings.photo_hosts).is_ok())
+        .filter(|p| {
+            identity::validate_photo_url(p, &ctx.settings.photo_hosts).is_ok()
+                || photo::hosted_object(&ctx.settings.public_url, p).is_some()
+        })
         .ok_or_else(|| HttpError::not_found("profile image not found"))?;
     Ok(finish(
         cors(base(302))

@@ -133,6 +133,7 @@ fn qr_page(ctx: &Context, s: &QrLogin, client_name: &str, cookies: Vec<String>) 
             app_link: &link,
             status_url: &status_url(ctx, &s.id),
             poll_ms: s.poll_after_ms(),
+            web_app: &format!("{}/app/", ctx.settings.issuer()),
             ios,
             android,
         })

@@ -1,5 +1,6 @@
 //! One module per group of endpoints. Each handler: parse, call one use case, render.
 
+pub mod app;
 pub mod device_api;
 pub mod directory;
 pub mod keycloak;

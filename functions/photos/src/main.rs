@@ -1,0 +1,7 @@
+//! Lambda function `photos`: GET /v1/photos/{sub}/{hash}.
+//! Wiring only; the handler lives in `scanid-http` (`scanid_http::routes`).
+
+#[tokio::main]
+async fn main() -> Result<(), lambda_http::Error> {
+    scanid_lambda::run_photos(scanid_lambda::endpoints::PHOTO).await
+}

@@ -1,0 +1,166 @@
+//! The scanid web app: plain HTML, CSS and JavaScript modules (`static/app/`) served from the
+//! issuer's own origin, so any phone with a browser is a scanid app. The app talks to the
+//! service through the device API ([`super::device_api`]) like a native app would.
+//!
+//! The shell is the page at `{issuer}/app/` and, for a browser, at the QR's app link
+//! ([`super::device_api::scan`]). Every file carries a strict CSP (scripts, styles and the
+//! service worker from this origin only, nothing inline), is never framed, and is revalidated
+//! on each load (`no-cache` + `ETag`), so a deployment reaches phones at once while the
+//! service worker keeps the shell for offline use.
+
+use lambda_http::Body;
+
+use crate::domain::login;
+use crate::Context;
+use crate::{base, check_realm, finish, path_param, HttpError, Request, Response};
+
+/// One file of the app.
+struct Asset {
+    name: &'static str,
+    content_type: &'static str,
+    body: &'static str,
+}
+
+/// The app's files, by the name they have under `{issuer}/app/`.
+const ASSETS: &[Asset] = &[
+    Asset {
+        name: "app.js",
+        content_type: "text/javascript; charset=utf-8",
+        body: include_str!("../../static/app/app.js"),
+    },
+    Asset {
+        name: "device.js",
+        content_type: "text/javascript; charset=utf-8",
+        body: include_str!("../../static/app/device.js"),
+    },
+    Asset {
+        name: "app.css",
+        content_type: "text/css; charset=utf-8",
+        body: include_str!("../../static/app/app.css"),
+    },
+    // At the app's root, so its scope is the whole app.
+    Asset {
+        name: "sw.js",
+        content_type: "text/javascript; charset=utf-8",
+        body: include_str!("../../static/app/sw.js"),
+    },
+    Asset {
+        name: "manifest.webmanifest",
+        content_type: "application/manifest+json",
+        body: include_str!("../../static/app/manifest.webmanifest"),
+    },
+    Asset {
+        name: "icon.svg",
+        content_type: "image/svg+xml",
+        body: include_str!("../../static/app/icon.svg"),
+    },
+];
+
+/// The CSP of the shell: this origin's scripts, styles, manifest and worker only; images
+/// also from the allowed photo hosts and local previews (`blob:`).
+fn csp(ctx: &Context) -> String {
+    let mut img = String::from("'self' data: blob:");
+    for h in &ctx.settings.photo_hosts {
+        img.push_str(" https://");
+        img.push_str(h);
+    }
+    format!(
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src {img}; \
+         connect-src 'self'; manifest-src 'self'; worker-src 'self'; form-action 'none'; \
+         frame-ancestors 'none'; base-uri 'none'"
+    )
+}
+
+/// The headers every file of the app carries.
+fn headers(ctx: &Context, status: u16, content_type: &str, etag: &str) -> http::response::Builder {
+    base(status)
+        .header("content-type", content_type)
+        .header("content-security-policy", csp(ctx))
+        .header("x-frame-options", "DENY")
+        .header("referrer-policy", "no-referrer")
+        .header("cache-control", "no-cache")
+        .header("etag", etag)
+}
+
+/// `304` when the request already holds this version.
+fn not_modified(req: &Request, etag: &str) -> bool {
+    req.headers()
+        .get(http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag))
+}
+
+fn send(ctx: &Context, req: &Request, content_type: &str, body: String) -> Response {
+    let etag = format!("\"{}\"", &login::hash(&body)[..22]);
+    if not_modified(req, &etag) {
+        return finish(headers(ctx, 304, content_type, &etag), Body::Empty);
+    }
+    finish(headers(ctx, 200, content_type, &etag), Body::Text(body))
+}
+
+/// The app's path under this origin: `{issuer path}/app/`.
+fn app_base(ctx: &Context) -> String {
+    let issuer = ctx.settings.issuer();
+    let path = url::Url::parse(&issuer)
+        .map(|u| u.path().trim_end_matches('/').to_owned())
+        .unwrap_or_default();
+    format!("{path}/app/")
+}
+
+/// The shell page.
+pub fn shell(ctx: &Context, req: &Request) -> Result<Response, HttpError> {
+    let (ios, android) = &ctx.settings.app_store_urls;
+    let html = askama::Template::render(&crate::views::AppShell {
+        base: &app_base(ctx),
+        ios,
+        android,
+    })
+    .map_err(|e| {
+        tracing::error!(error = %e, "rendering the app shell");
+        HttpError::Internal
+    })?;
+    Ok(send(ctx, req, "text/html; charset=utf-8", html))
+}
+
+/// `GET .../app/` (the shell; `.../app` is sent there) and `GET .../app/{file}` (its scripts, stylesheet, manifest,
+/// icon and service worker).
+pub async fn page(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
+    let Some(file) = path_param(&req, "file") else {
+        // The shell's relative URLs and the service worker's scope need the slash.
+        if !req.uri().path().ends_with('/') {
+            return Ok(finish(
+                base(308).header("location", app_base(ctx)),
+                Body::Empty,
+            ));
+        }
+        return shell(ctx, &req);
+    };
+    let asset = ASSETS
+        .iter()
+        .find(|a| a.name == file)
+        .ok_or(HttpError::NotFound)?;
+    Ok(send(ctx, &req, asset.content_type, asset.body.to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn assets_have_distinct_names_and_no_inline_handlers() {
+        for (i, a) in ASSETS.iter().enumerate() {
+            assert!(
+                ASSETS[i + 1..].iter().all(|b| b.name != a.name),
+                "{}",
+                a.name
+            );
+            assert!(
+                !a.body.contains("innerHTML"),
+                "{} builds markup from text",
+                a.name
+            );
+            assert!(!a.body.contains("eval("), "{}", a.name);
+        }
+    }
+}

@@ -1,0 +1,374 @@
+// The scanid web app: sign up, approve or deny a scanned login, manage the identity.
+// Markup is built with DOM calls and textContent only: nothing from the service or the
+// person is ever parsed as HTML.
+import * as device from './device.js';
+
+const view = document.getElementById('view');
+
+/** An element: `h('p', { class: 'muted' }, 'text', child, ...)`. */
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (v === true) el.setAttribute(k, '');
+    else el.setAttribute(k, v);
+  }
+  for (const c of children.flat()) {
+    if (c !== undefined && c !== null && c !== false) el.append(c);
+  }
+  return el;
+}
+
+/** Shows a screen; the heading takes the focus so keyboards and screen readers follow. */
+function show(title, ...children) {
+  const heading = h('h1', { tabindex: '-1' }, title);
+  view.replaceChildren(heading, ...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+  document.title = `${title} · scanid`;
+  heading.focus();
+}
+
+function message(text, kind = 'error') {
+  return h('p', { class: `note ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text);
+}
+
+/** Runs `work` with `button` busy; shows a failure in `out`. */
+async function busy(button, out, work) {
+  button.disabled = true;
+  out.replaceChildren();
+  try {
+    await work();
+  } catch (e) {
+    out.replaceChildren(message(e.message));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+const SCOPES = {
+  openid: 'Your scanid identifiers (subject and service ID)',
+  profile: 'Your user name, display name and profile photo',
+  groups: 'The groups you belong to',
+  offline_access: 'Access while you are not using the app (offline access)',
+};
+
+// ---------------------------------------------------------------------------- sign-up
+
+function field(label, input, hint) {
+  const id = input.id;
+  return h('div', { class: 'field' },
+    h('label', { for: id }, label), input, hint ? h('p', { class: 'hint muted', id: `${id}-hint`, 'aria-live': 'polite' }, hint) : null);
+}
+
+/** The sign-up form; `done(me)` runs with the new identity. */
+function showSignUp(done, intro) {
+  const name = h('input', { id: 'name', name: 'name', required: true, minlength: '3', maxlength: '32',
+    pattern: '[a-z0-9._\\-]{3,32}', autocomplete: 'username', autocapitalize: 'none', spellcheck: 'false',
+    'aria-describedby': 'name-hint' });
+  const display = h('input', { id: 'display-name', name: 'display_name', required: true, maxlength: '64', autocomplete: 'name' });
+  const country = h('input', { id: 'country', name: 'country_code', required: true, minlength: '2', maxlength: '2',
+    pattern: '[A-Z]{2}', autocapitalize: 'characters', autocomplete: 'country', 'aria-describedby': 'country-hint' });
+  country.value = (navigator.language.split('-')[1] ?? '').toUpperCase().slice(0, 2);
+  const photo = photoInput('photo');
+  const submit = h('button', { type: 'submit', class: 'primary', id: 'signup' }, 'Create my scanid');
+  const out = h('div', { id: 'signup-result' });
+  const form = h('form', { id: 'signup-form', novalidate: true },
+    field('Name (your unique handle)', name, '3 to 32 of a–z, 0–9, dot, underscore, hyphen.'),
+    field('Display name', display),
+    field('Country (two letters, e.g. SE)', country, 'ISO 3166-1 code, upper case.'),
+    photo.field,
+    submit, out);
+
+  const hint = () => document.getElementById('name-hint');
+  let checking = 0;
+  let timer;
+  name.addEventListener('input', () => {
+    name.value = name.value.toLowerCase();
+    clearTimeout(timer);
+    const value = name.value;
+    if (!name.checkValidity()) {
+      hint().textContent = '3 to 32 of a–z, 0–9, dot, underscore, hyphen.';
+      hint().className = 'hint muted';
+      return;
+    }
+    timer = setTimeout(async () => {
+      const mine = ++checking;
+      try {
+        const free = await device.nameAvailable(value);
+        if (mine !== checking) return;
+        hint().textContent = free ? `“${value}” is available.` : `“${value}” is taken. Choose another name.`;
+        hint().className = free ? 'hint ok' : 'hint bad';
+        name.setCustomValidity(free ? '' : 'taken');
+      } catch (e) {
+        if (mine === checking) hint().textContent = e.message;
+      }
+    }, 250);
+  });
+  name.addEventListener('input', () => name.setCustomValidity(''));
+  country.addEventListener('input', () => { country.value = country.value.toUpperCase(); });
+
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    if (!form.checkValidity()) {
+      out.replaceChildren(message('Please check the highlighted fields.'));
+      form.querySelector(':invalid')?.focus();
+      return;
+    }
+    busy(submit, out, async () => {
+      try {
+        await device.signUp({ name: name.value, displayName: display.value.trim(), country: country.value });
+      } catch (e) {
+        if (e.code === 'name_taken') {
+          hint().textContent = `“${name.value}” is taken. Choose another name.`;
+          hint().className = 'hint bad';
+          name.focus();
+        }
+        throw e;
+      }
+      let me = await device.load();
+      if (photo.file()) {
+        try {
+          await device.uploadPhoto(me, photo.file());
+        } catch (e) {
+          alert(`Your identity was created, but the photo was not saved: ${e.message}`);
+        }
+        me = await device.load();
+      }
+      done(me);
+    });
+  });
+
+  show('Create your scanid',
+    intro ? h('p', {}, intro) : null,
+    h('p', { class: 'muted' }, 'Your identity lives on this phone: a key is made here and never leaves it.'),
+    form);
+}
+
+/** A photo picker (camera or file) with a preview; `file()` is the chosen file. */
+function photoInput(id) {
+  const input = h('input', { id, type: 'file', accept: 'image/jpeg,image/png,image/webp', 'aria-describedby': `${id}-hint` });
+  const preview = h('img', { class: 'avatar preview', alt: '', hidden: true });
+  let url;
+  input.addEventListener('change', () => {
+    if (url) URL.revokeObjectURL(url);
+    const f = input.files?.[0];
+    const hint = document.getElementById(`${id}-hint`);
+    if (f && f.size > 1024 * 1024) {
+      hint.textContent = 'This photo is larger than 1 MB; choose a smaller one.';
+      hint.className = 'hint bad';
+      input.value = '';
+      preview.hidden = true;
+      return;
+    }
+    hint.textContent = 'JPEG, PNG or WebP, at most 1 MB. Optional.';
+    hint.className = 'hint muted';
+    if (f) {
+      url = URL.createObjectURL(f);
+      preview.src = url;
+      preview.hidden = false;
+    } else {
+      preview.hidden = true;
+    }
+  });
+  return {
+    field: h('div', { class: 'field' }, h('label', { for: id }, 'Photo (camera or file)'), input, preview,
+      h('p', { class: 'hint muted', id: `${id}-hint`, 'aria-live': 'polite' }, 'JPEG, PNG or WebP, at most 1 MB. Optional.')),
+    file: () => input.files?.[0],
+  };
+}
+
+// ---------------------------------------------------------------------------- identity
+
+function card(p) {
+  return h('section', { class: 'card', id: 'identity', 'aria-label': 'Your identity' },
+    p.profile_photo ? h('img', { class: 'avatar', src: p.profile_photo, alt: '' }) : h('span', { class: 'avatar initials', 'aria-hidden': 'true' }, p.display_name.slice(0, 1).toUpperCase()),
+    h('div', {},
+      h('p', { class: 'display-name', id: 'display-name-shown' }, p.display_name),
+      h('p', { class: 'muted' }, `@${p.name} · ${p.country_code}`),
+      h('p', { class: 'muted small' }, 'Service ID ', h('code', { id: 'service-id' }, p.service_id))));
+}
+
+function showHome(me, note) {
+  show('Your scanid',
+    note ? message(note, 'ok') : null,
+    card(me.profile),
+    h('p', {}, 'To log in somewhere, scan the QR code on its login page with your phone’s camera. The link opens here.'),
+    h('nav', { class: 'actions', 'aria-label': 'Manage' },
+      h('button', { type: 'button', id: 'edit', onclick: () => showEdit(me) }, 'Edit profile'),
+      h('button', { type: 'button', id: 'activity', onclick: () => showActivity(me) }, 'Recent logins'),
+      h('button', { type: 'button', id: 'rotate', onclick: () => showRotate(me) }, 'Replace device key'),
+      h('button', { type: 'button', id: 'delete', class: 'danger', onclick: () => showDelete(me) }, 'Delete identity')));
+}
+
+function showEdit(me) {
+  const display = h('input', { id: 'edit-display-name', required: true, maxlength: '64', value: me.profile.display_name });
+  const photo = photoInput('edit-photo');
+  const save = h('button', { type: 'submit', class: 'primary', id: 'save' }, 'Save');
+  const out = h('div');
+  const form = h('form', { novalidate: true }, field('Display name', display), photo.field, save,
+    h('button', { type: 'button', onclick: () => showHome(me) }, 'Cancel'), out);
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    busy(save, out, async () => {
+      const name = display.value.trim();
+      if (name !== me.profile.display_name) await device.update(me, { display_name: name });
+      let now = await device.load();
+      if (photo.file()) {
+        await device.uploadPhoto(now, photo.file());
+        now = await device.load();
+      }
+      showHome(now, 'Profile saved.');
+    });
+  });
+  show('Edit profile', form);
+}
+
+function showRotate(me) {
+  const go = h('button', { type: 'button', class: 'primary', id: 'rotate-confirm' }, 'Replace the key');
+  const out = h('div');
+  go.addEventListener('click', () => busy(go, out, async () => {
+    await device.rotateKey(me);
+    showHome(await device.load(), 'A new device key is in place; the old one no longer works.');
+  }));
+  show('Replace device key',
+    h('p', {}, 'A new key is made on this phone. The old key signs it over, and stops working at once.'),
+    go, h('button', { type: 'button', onclick: () => showHome(me) }, 'Cancel'), out);
+}
+
+function showDelete(me) {
+  const confirmName = h('input', { id: 'delete-name', autocapitalize: 'none', spellcheck: 'false' });
+  const go = h('button', { type: 'button', class: 'danger', id: 'delete-confirm' }, 'Delete my identity');
+  const out = h('div');
+  go.addEventListener('click', () => {
+    if (confirmName.value !== me.profile.name) {
+      out.replaceChildren(message(`Type your name, ${me.profile.name}, to confirm.`));
+      confirmName.focus();
+      return;
+    }
+    busy(go, out, async () => {
+      await device.deleteIdentity(me);
+      showSignUp(showHome, 'Your identity was deleted. You can create a new one.');
+    });
+  });
+  show('Delete identity',
+    h('p', {}, 'This deletes your scanid identity at the service: your profile and photo, your logins everywhere, and the key on this phone. Your name becomes free for others. This cannot be undone.'),
+    field(`Type your name (${me.profile.name}) to confirm`, confirmName),
+    go, h('button', { type: 'button', onclick: () => showHome(me) }, 'Cancel'), out);
+}
+
+async function showActivity(me) {
+  const list = h('ol', { class: 'activity', id: 'activity-list' });
+  const out = h('div');
+  show('Recent logins', list, out, h('button', { type: 'button', onclick: () => showHome(me) }, 'Back'));
+  try {
+    const logins = await device.recentLogins(me);
+    if (logins.length === 0) list.replaceWith(h('p', { class: 'muted' }, 'No logins yet.'));
+    for (const l of logins) {
+      list.append(h('li', {},
+        h('strong', {}, l.client_name), ` ${l.outcome === 'approved' ? 'approved' : 'denied'} `,
+        h('time', { datetime: l.at }, new Date(l.at).toLocaleString()),
+        h('p', { class: 'muted small' }, `from ${l.browser_ip || 'unknown address'} · ${l.user_agent || 'unknown browser'}`)));
+    }
+  } catch (e) {
+    out.replaceChildren(message(e.message));
+  }
+}
+
+// ---------------------------------------------------------------------------- approve
+
+/** Whether the login was started in this very browser (a login on the phone itself). */
+function startedHere(info) {
+  return info.browser?.user_agent === navigator.userAgent;
+}
+
+function showRequest(me, session, challenge, info) {
+  const approve = h('button', { type: 'button', class: 'primary', id: 'approve' }, 'Approve');
+  const deny = h('button', { type: 'button', class: 'deny', id: 'deny' }, 'Deny');
+  const out = h('div');
+  const decide = (yes, button) => busy(button, out, async () => {
+    approve.disabled = true;
+    deny.disabled = true;
+    try {
+      const status = await device.decide(me, session, challenge, yes);
+      history.replaceState(null, '', `${device.issuer}/app/`);
+      show(status === 'approved' ? 'Login approved' : 'Login denied',
+        h('p', { id: 'decided', 'data-status': status }, status === 'approved'
+          ? `You are logging in to ${info.client.name}. Continue on the screen where you started.`
+          : `${info.client.name} was told you said no.`),
+        h('button', { type: 'button', onclick: () => showHome(me) }, 'Done'));
+    } catch (e) {
+      approve.disabled = false;
+      deny.disabled = false;
+      if (e.status === 404 || e.status === 409) {
+        throw new Error('This login is no longer waiting (it expired or was decided). Scan the code again.');
+      }
+      throw e;
+    }
+  });
+  approve.addEventListener('click', () => decide(true, approve));
+  deny.addEventListener('click', () => decide(false, deny));
+
+  const here = startedHere(info);
+  show(`Log in to ${info.client.name}?`,
+    h('section', { class: 'card request', id: 'request' },
+      h('p', {}, h('strong', { id: 'client-name' }, info.client.name), ' at ', h('code', { id: 'redirect-host' }, info.client.redirect_host || 'an app'), ' asks for:'),
+      h('ul', { class: 'scopes', id: 'scopes' }, info.scopes.map((s) => h('li', { 'data-scope': s }, SCOPES[s] ?? s))),
+      h('p', { class: 'muted small' }, 'As ', h('strong', {}, `@${me.profile.name}`), ` · until ${new Date(info.expires_at).toLocaleTimeString()}`)),
+    h('section', { class: `where ${here ? 'ok' : 'warn'}`, id: 'where', role: here ? undefined : 'alert' },
+      h('p', {}, h('strong', {}, here ? 'Started on this phone.' : 'This login was started on another device.')),
+      h('dl', {},
+        h('dt', {}, 'Address'), h('dd', { id: 'browser-ip' }, info.browser?.ip || 'unknown'),
+        h('dt', {}, 'Browser'), h('dd', { id: 'browser-ua' }, info.browser?.user_agent || 'unknown')),
+      here ? null : h('p', {}, 'Approve only if you started this login yourself, just now, on a screen in front of you. If someone sent you this code, deny.')),
+    h('div', { class: 'buttons' }, approve, deny),
+    out);
+}
+
+async function showScan(me, session, challenge, info) {
+  if (!info) {
+    show('Reading the code…');
+    try {
+      info = await device.scan(session, challenge);
+    } catch (e) {
+      show('This code has expired',
+        message(e.status === 404 ? 'The login is no longer waiting, or the code was old. Scan the code on the login page again.' : e.message),
+        me ? h('button', { type: 'button', onclick: () => showHome(me) }, 'Go to my scanid') : null);
+      return;
+    }
+  }
+  if (!me) {
+    showSignUp((created) => showRequest(created, session, challenge, info),
+      `${info.client.name} asks you to log in with scanid. You have no scanid on this phone yet: create one, then approve.`);
+    return;
+  }
+  showRequest(me, session, challenge, info);
+}
+
+// ---------------------------------------------------------------------------- start
+
+async function start() {
+  if (!window.isSecureContext || !crypto.subtle || !window.indexedDB) {
+    // WebCrypto and IndexedDB need https (or localhost): the device key cannot be made here.
+    show('scanid needs a secure connection',
+      message('Open this page over https. The scanid app keeps its key with your browser’s cryptography, which works only on secure pages.'));
+    return;
+  }
+  if ('serviceWorker' in navigator) {
+    navigator.serviceWorker.register(`${device.issuer}/app/sw.js`, { scope: `${device.issuer}/app/` })
+      .catch(() => {});
+  }
+  const me = await device.load();
+  const q = new URLSearchParams(location.search);
+  const session = q.get('session');
+  const challenge = q.get('challenge');
+  if (location.pathname.endsWith('/app/scan') && session && challenge) {
+    // Read the code first: the scan is what the service accepts, and challenges rotate.
+    await showScan(me, session, challenge);
+  } else if (me) {
+    showHome(me);
+  } else {
+    showSignUp((created) => showHome(created, 'Welcome! Your scanid is ready.'));
+  }
+}
+
+start().catch((e) => show('Something went wrong', message(e.message)));

@@ -1,0 +1,183 @@
+// The device: its P-256 key (WebCrypto, non-extractable, kept in IndexedDB), the signed
+// requests of the app protocol (compact JWS, ES256) and the device API calls.
+
+const DB = 'scanid';
+const STORE = 'device';
+const SLOT = 'identity';
+
+/** `{issuer}`: this page's origin and the path before `/app/`. */
+export const issuer = (() => {
+  const p = location.pathname;
+  return location.origin + p.slice(0, p.lastIndexOf('/app/'));
+})();
+
+function open() {
+  return new Promise((resolve, reject) => {
+    const req = indexedDB.open(DB, 1);
+    req.onupgradeneeded = () => req.result.createObjectStore(STORE);
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+}
+
+async function tx(mode, fn) {
+  const db = await open();
+  try {
+    return await new Promise((resolve, reject) => {
+      const t = db.transaction(STORE, mode);
+      const req = fn(t.objectStore(STORE));
+      t.oncomplete = () => resolve(req.result);
+      t.onerror = () => reject(t.error);
+      t.onabort = () => reject(t.error);
+    });
+  } finally {
+    db.close();
+  }
+}
+
+/** The identity on this device, `{ profile, privateKey }`, or `undefined`. */
+export function load() {
+  return tx('readonly', (s) => s.get(SLOT));
+}
+
+function save(record) {
+  return tx('readwrite', (s) => s.put(record, SLOT));
+}
+
+/** Forgets the identity and its key. */
+export function forget() {
+  return tx('readwrite', (s) => s.delete(SLOT));
+}
+
+const enc = new TextEncoder();
+
+function b64url(bytes) {
+  let s = '';
+  for (const b of new Uint8Array(bytes)) s += String.fromCharCode(b);
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function b64(bytes) {
+  let s = '';
+  for (const b of new Uint8Array(bytes)) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+/** A new device key pair; the private key can sign but never leaves WebCrypto. */
+async function newKey() {
+  const pair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
+  const spki = await crypto.subtle.exportKey('spki', pair.publicKey);
+  return { privateKey: pair.privateKey, publicKey: b64(spki) };
+}
+
+/** A compact JWS of `claims` (plus aud, iat, exp, jti), typ `typ`, signed with `key`. */
+async function sign(key, typ, claims) {
+  const now = Math.floor(Date.now() / 1000);
+  const header = b64url(enc.encode(JSON.stringify({ alg: 'ES256', typ })));
+  const body = { ...claims, aud: issuer, iat: now, exp: now + 120, jti: crypto.randomUUID() };
+  const payload = b64url(enc.encode(JSON.stringify(body)));
+  const input = `${header}.${payload}`;
+  // WebCrypto's ECDSA signature is r || s, exactly what JWS ES256 wants.
+  const sig = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, key, enc.encode(input));
+  return `${input}.${b64url(sig)}`;
+}
+
+/** An API error: the service's `error_description` (or status) as the message. */
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(body?.error_description ?? `the service answered ${status}`);
+    this.status = status;
+    this.code = body?.error;
+  }
+}
+
+async function call(method, path, body) {
+  let res;
+  try {
+    res = await fetch(`${issuer}${path}`, {
+      method,
+      headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      cache: 'no-store',
+      credentials: 'omit',
+    });
+  } catch {
+    throw new ApiError(0, { error_description: 'the service cannot be reached; are you online?' });
+  }
+  const json = await res.json().catch(() => null);
+  if (!res.ok) throw new ApiError(res.status, json);
+  return json;
+}
+
+/** Whether `name` is free: `true`, `false`, or an ApiError (a malformed name). */
+export async function nameAvailable(name) {
+  return (await call('GET', `/app/names/${encodeURIComponent(name)}`)).available;
+}
+
+/** Signs up with a new key (app protocol §1) and keeps the identity on this device. */
+export async function signUp({ name, displayName, country }) {
+  const key = await newKey();
+  const registration = await sign(key.privateKey, 'registration+jwt', {
+    name, display_name: displayName, country_code: country, public_key: key.publicKey,
+  });
+  const profile = await call('POST', '/app/identities', { registration });
+  await save({ profile, privateKey: key.privateKey });
+  return profile;
+}
+
+/** What a scanned QR asks (app protocol §3). */
+export function scan(session, challenge) {
+  const q = new URLSearchParams({ session, challenge });
+  return call('GET', `/app/scan?${q}`);
+}
+
+/** Approves or denies the QR login (app protocol §4): `approved` or `denied`. */
+export async function decide(me, session, challenge, approve) {
+  const approval = await sign(me.privateKey, 'approval+jwt', {
+    sub: me.profile.sub, session, challenge, decision: approve ? 'approve' : 'deny',
+  });
+  return (await call('POST', `/app/login-sessions/${encodeURIComponent(session)}`, { approval })).status;
+}
+
+/** Changes the profile (`display_name`, `profile_photo`) with a signed PATCH. */
+export async function update(me, changes) {
+  const upd = await sign(me.privateKey, 'profile+jwt', { sub: me.profile.sub, ...changes });
+  const profile = await call('PATCH', `/app/identities/${me.profile.sub}`, { update: upd });
+  await save({ ...me, profile });
+  return profile;
+}
+
+/** Replaces the device key: the old key signs the new one, the new one proves possession. */
+export async function rotateKey(me) {
+  const next = await newKey();
+  const proof = await sign(next.privateKey, 'key-proof+jwt', { sub: me.profile.sub });
+  const rotation = await sign(me.privateKey, 'key-rotation+jwt', {
+    sub: me.profile.sub, public_key: next.publicKey, proof,
+  });
+  const profile = await call('POST', `/app/identities/${me.profile.sub}/key`, { rotation });
+  await save({ profile, privateKey: next.privateKey });
+  return profile;
+}
+
+/** Deletes the identity at the service, then forgets it here. */
+export async function deleteIdentity(me) {
+  const deletion = await sign(me.privateKey, 'deletion+jwt', { sub: me.profile.sub });
+  await call('DELETE', `/app/identities/${me.profile.sub}`, { deletion });
+  await forget();
+}
+
+/** The identity's recent logins, newest first. */
+export async function recentLogins(me) {
+  const activity = await sign(me.privateKey, 'activity+jwt', { sub: me.profile.sub });
+  return (await call('POST', `/app/identities/${me.profile.sub}/activity`, { activity })).logins;
+}
+
+/** Uploads a photo (JPEG, PNG or WebP, at most 1 MB) and makes it the profile photo. */
+export async function uploadPhoto(me, file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const digest = b64url(await crypto.subtle.digest('SHA-256', bytes));
+  const upload = await sign(me.privateKey, 'photo+jwt', { sub: me.profile.sub, sha256: digest });
+  const profile = await call('POST', `/app/identities/${me.profile.sub}/photo`, { upload, image: b64(bytes) });
+  await save({ ...me, profile });
+  return profile;
+}

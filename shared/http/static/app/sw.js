@@ -1,0 +1,40 @@
+// The web app's service worker: keeps the app's own files so the app opens offline to its
+// shell. The device API is never cached: requests for JSON, and anything not a GET, always
+// go to the network.
+const CACHE = 'scanid-app-v1';
+const base = new URL('./', self.location).pathname;
+const SHELL = ['', 'app.js', 'device.js', 'app.css', 'manifest.webmanifest', 'icon.svg'].map((f) => base + f);
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL)).then(() => self.skipWaiting()));
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil(caches.keys()
+    .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+    .then(() => self.clients.claim()));
+});
+
+self.addEventListener('fetch', (event) => {
+  const req = event.request;
+  const url = new URL(req.url);
+  if (req.method !== 'GET' || url.origin !== self.location.origin || !url.pathname.startsWith(base)) return;
+  if ((req.headers.get('accept') ?? '').includes('application/json')) return;
+  // Pages (the shell at app/ and at the QR's link app/scan?...): the network first, so a scan
+  // reaches the service; offline, the cached shell.
+  if (req.mode === 'navigate') {
+    event.respondWith(fetch(req).catch(() => caches.match(base)));
+    return;
+  }
+  if (SHELL.includes(url.pathname)) {
+    // The app's files: the network (revalidated), falling back to the cache; the cache is
+    // refreshed with what the network said.
+    event.respondWith(fetch(req).then((res) => {
+      if (res.ok) {
+        const copy = res.clone();
+        caches.open(CACHE).then((c) => c.put(url.pathname, copy));
+      }
+      return res;
+    }).catch(() => caches.match(url.pathname)));
+  }
+});
