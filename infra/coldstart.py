@@ -14,7 +14,13 @@ Each function is cold-started --runs times (default 5); the table shows medians.
 are events/<function>.json, with a real client and a real access token where the sample
 names an unknown one, so the measured path is the one users take.
 
-usage: infra/coldstart.py [--runs N] [--markdown] [--bin-dir DIR] [FUNCTION ...]
+usage: infra/coldstart.py [--runs N] [--markdown] [--check] [--bin-dir DIR] [FUNCTION ...]
+
+  --bin-dir  where the binaries are: DIR/<function>/bootstrap (cargo lambda's layout, default
+             target/lambda-x86_64) or DIR/<function> (cargo's, e.g. target/debug)
+  --check    exit 1 if a function fails to start or answers its event with a 5xx (the test
+             command runs `--runs 1 --check --bin-dir target/debug`: every function starts
+             under a Lambda Runtime API on DynamoDB and serves its event)
 
 Needs: the binaries (infra/build-functions.sh --x86-64, or --bin-dir), the scanid CLI
 (SCANID_BIN, default target/debug/scanid) and the emulator: AWS_ENDPOINT_URL, or it starts
@@ -53,6 +59,9 @@ class RuntimeApi(ThreadingHTTPServer):
         self.results = queue.Queue()
         self.first_next = None
         self.closed = threading.Event()
+
+    def handle_error(self, request, client_address):
+        pass  # a function killed mid-poll resets its connection: expected
 
     def invoke(self, payload, timeout=30.0):
         """Queues one event; returns (seconds from queueing to the posted response, kind, body)."""
@@ -140,32 +149,65 @@ def event(name, secret, token):
     return json.dumps(e).encode()
 
 
-def cold_start(binary, env, payload, invocations=10):
+def function_name(binary):
+    return binary.parent.name if binary.name == "bootstrap" else binary.name
+
+
+def find_binary(bin_dir, name):
+    for path in (bin_dir / name / "bootstrap", bin_dir / name):
+        if path.is_file():
+            return path
+    return None
+
+
+def functions():
+    """The functions: one per events/<function>.json."""
+    return sorted(p.stem for p in (ROOT / "events").glob("*.json"))
+
+
+def launch(binary, env, output=subprocess.PIPE):
+    """Starts a function's binary under a fresh Runtime API: (api, process, start time)."""
     api = RuntimeApi()
     threading.Thread(target=api.serve_forever, daemon=True).start()
     fenv = dict(env, AWS_LAMBDA_RUNTIME_API=f"127.0.0.1:{api.server_address[1]}",
-                AWS_LAMBDA_FUNCTION_NAME=binary.parent.name,
+                AWS_LAMBDA_FUNCTION_NAME=function_name(binary),
                 AWS_LAMBDA_FUNCTION_MEMORY_SIZE="256", AWS_LAMBDA_FUNCTION_VERSION="$LATEST",
                 AWS_LAMBDA_LOG_GROUP_NAME="/aws/lambda/coldstart",
                 AWS_LAMBDA_LOG_STREAM_NAME="coldstart")
     start = time.perf_counter()
-    proc = subprocess.Popen([str(binary)], env=fenv, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
+    proc = subprocess.Popen([str(binary)], env=fenv, stdout=output, stderr=subprocess.STDOUT)
+    return api, proc, start
+
+
+def stop(api, proc):
+    proc.kill()
+    output = proc.communicate()[0]
+    api.closed.set()
+    api.shutdown()
+    api.server_close()
+    return (output or b"").decode(errors="replace")
+
+
+def cold_start(binary, env, payload, invocations=10):
+    api, proc, start = launch(binary, env)
     try:
+        while api.first_next is None:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{function_name(binary)} exited during init:\n"
+                                   f"{proc.communicate()[0].decode(errors='replace')[-2000:]}")
+            if time.perf_counter() - start > 30:
+                raise RuntimeError(f"{function_name(binary)} did not finish its init in 30 s")
+            time.sleep(0.001)
         latencies, statuses = [], []
         for _ in range(invocations):
             seconds, kind, body = api.invoke(payload)
             if kind != "response":
-                raise RuntimeError(f"{binary.parent.name}: {kind}: {body[:300]!r}")
+                raise RuntimeError(f"{function_name(binary)}: {kind}: {body[:300]!r}")
             latencies.append(seconds * 1000)
             statuses.append(json.loads(body).get("statusCode"))
         init = (api.first_next - start) * 1000
     finally:
-        proc.kill()
-        output = proc.communicate()[0].decode(errors="replace")
-        api.closed.set()
-        api.shutdown()
-        api.server_close()
+        output = stop(api, proc)
     aws = None
     for line in output.splitlines():
         try:
@@ -175,7 +217,7 @@ def cold_start(binary, env, payload, invocations=10):
         if log.get("message") == "init":
             aws = log["table_ms"] + log["key_set_ms"] + log["kms_ms"]
     if aws is None:
-        raise RuntimeError(f"{binary.parent.name}: no init line in its log:\n{output[-2000:]}")
+        raise RuntimeError(f"{function_name(binary)}: no init line in its log:\n{output[-2000:]}")
     return {"init": init, "aws": aws, "first": latencies[0], "tenth": latencies[9],
             "status": statuses[0]}
 
@@ -185,21 +227,23 @@ def main():
     ap.add_argument("functions", nargs="*")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--check", action="store_true")
     ap.add_argument("--bin-dir", default=str(ROOT / "target/lambda-x86_64"))
     args = ap.parse_args()
     env = dict(localaws.environment(), SCANID_PUBLIC_URL="https://id.example.com",
                RUST_LOG="info")
     env, secret = localaws.fresh_table(env, "kms-envelope", "coldstart")
     bin_dir = pathlib.Path(args.bin_dir)
-    names = args.functions or sorted(p.name for p in bin_dir.iterdir() if p.is_dir())
+    names = args.functions or functions()
     # The token function first: its access token makes the introspection, revocation and
     # userinfo events real.
     names.sort(key=lambda n: n != "token")
     token, rows = None, []
     for name in names:
-        binary = bin_dir / name / "bootstrap"
-        if not binary.exists():
-            print(f"{binary} is missing: run infra/build-functions.sh --x86-64", file=sys.stderr)
+        binary = find_binary(bin_dir, name)
+        if binary is None:
+            print(f"no binary of {name} in {bin_dir}: run infra/build-functions.sh --x86-64",
+                  file=sys.stderr)
             return 1
         payload = event(name, secret, token)
         runs = [cold_start(binary, env, payload) for _ in range(args.runs)]
@@ -211,25 +255,20 @@ def main():
             token = issue_token(binary, env, payload)
         print(f"{name}: {row}", file=sys.stderr)
     report(rows, args.markdown)
+    failed = [name for name, r in rows if not isinstance(r["status"], int) or r["status"] >= 500]
+    if args.check and failed:
+        print(f"answered 5xx: {', '.join(failed)}", file=sys.stderr)
+        return 1
     return 0
 
 
 def issue_token(binary, env, payload):
-    api = RuntimeApi()
-    threading.Thread(target=api.serve_forever, daemon=True).start()
-    fenv = dict(env, AWS_LAMBDA_RUNTIME_API=f"127.0.0.1:{api.server_address[1]}",
-                AWS_LAMBDA_FUNCTION_NAME="token")
-    proc = subprocess.Popen([str(binary)], env=fenv, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    api, proc, _ = launch(binary, env, output=subprocess.DEVNULL)
     try:
         _, _, body = api.invoke(payload)
         return json.loads(json.loads(body)["body"])["access_token"]
     finally:
-        proc.kill()
-        proc.wait()
-        api.closed.set()
-        api.shutdown()
-        api.server_close()
+        stop(api, proc)
 
 
 def report(rows, markdown):

@@ -37,13 +37,14 @@ def cli(env, *args):
 
 
 def fresh_table(env, signing, prefix):
-    """A new table with a key set for `signing` (kms or kms-envelope) and a confidential
-    client `shop` (redirect CB, client credentials, resource server); the environment that
-    selects them and the client's secret."""
+    """A new table with a key set for `signing` (kms or kms-envelope), a photo bucket, and a
+    confidential client `shop` (redirect CB, client credentials, resource server); the
+    environment that selects them and the client's secret."""
     table = f"{prefix}-{uuid.uuid4().hex[:12]}"
-    init = cli(env, "aws", "init", "--table", table, "--signing", signing, "--create-kms-key")
+    init = cli(env, "aws", "init", "--table", table, "--signing", signing, "--create-kms-key",
+               "--photo-bucket", f"{table}-photos")
     env = dict(env, SCANID_TABLE=table, SCANID_SIGNING=signing,
-               SCANID_KMS_KEY_ID=init["kms_key_id"])
+               SCANID_KMS_KEY_ID=init["kms_key_id"], SCANID_PHOTO_BUCKET=f"{table}-photos")
     client = cli(env, "client", "create", "--name", "Shop", "--client-id", "shop",
                  "--redirect-uri", CB, "--client-credentials", "--resource-server")
     return env, client["client_secret"]

@@ -41,7 +41,8 @@ PRICE = {
     "rru": 0.125 / 1e6,                 # DynamoDB on-demand, per read request unit
     "wru": 0.625 / 1e6,                 # DynamoDB on-demand, per write request unit
     "kms_symmetric": 0.03 / 1e4,        # KMS Decrypt and other symmetric requests
-    "kms_asymmetric": 0.15 / 1e4,       # KMS Sign with an RSA or ECC key
+    "kms_sign_RS256": 0.03 / 1e4,       # KMS Sign with an RSA_2048 key
+    "kms_sign_ES256": 0.15 / 1e4,       # KMS Sign with an ECC_NIST_P256 key (other asymmetric)
 }
 MEMORY_GB = 256 / 1024                  # template.yaml's MemorySize
 # The login the polling model assumes: the person scans 8 s after the page opens and approves
@@ -294,7 +295,7 @@ def poll_model(idle, scanned, first):
             max(d for _, d in runs))
 
 
-def price(rows, poll_count, signing):
+def price(rows, poll_count, alg):
     """USD per login: rows are the measured steps; the two measured polls are replaced by
     `poll_count` polls (all but the last priced like the pending one)."""
     by = {s: (n, ms, c) for s, n, ms, c in rows}
@@ -316,7 +317,7 @@ def price(rows, poll_count, signing):
         "Lambda duration": ms / 1000 * MEMORY_GB * PRICE["lambda_gb_s"],
         "DynamoDB reads": rru * PRICE["rru"],
         "DynamoDB writes": wru * PRICE["wru"],
-        "KMS": sign * PRICE["kms_asymmetric"] + sym * PRICE["kms_symmetric"],
+        "KMS": sign * PRICE[f"kms_sign_{alg}"] + sym * PRICE["kms_symmetric"],
     }
     return requests, rru, wru, sign, cost
 
@@ -358,11 +359,13 @@ def main():
     print("| signing | polling | requests/login | RRU | WRU | KMS Sign | API GW | Lambda "
           "| DynamoDB | KMS | total |")
     print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-    for signing, rs in measured.items():
+    for signing, alg, rs in (("kms", "RS256", measured["kms"]),
+                             ("kms", "ES256", measured["kms"]),
+                             ("kms-envelope", "any", measured["kms-envelope"])):
         for label, count in (("1 s", old), ("2 s / 1 s", new)):
-            requests, rru, wru, sign, cost = price(rs, count, signing)
+            requests, rru, wru, sign, cost = price(rs, count, "RS256" if alg == "any" else alg)
             m = {k: v * 1e6 for k, v in cost.items()}
-            print(f"| {signing} | {label} | {requests:.1f} | {rru:.1f} | {wru} | {sign} | "
+            print(f"| {signing} {alg} | {label} | {requests:.1f} | {rru:.1f} | {wru} | {sign} | "
                   f"{m['API Gateway']:.2f} | {m['Lambda requests'] + m['Lambda duration']:.2f} | "
                   f"{m['DynamoDB reads'] + m['DynamoDB writes']:.2f} | {m['KMS']:.2f} | "
                   f"{sum(m.values()):.2f} |")
