@@ -204,7 +204,7 @@ impl QrLogin {
         !self.scanned.is_empty()
     }
 
-    /// When the login page should ask again (docs/requirements.md: the page's poll).
+    /// When the login page should ask again (`poll_ms` in its status answer).
     pub fn poll_after_ms(&self) -> u32 {
         if self.is_scanned() {
             POLL_SCANNED_MS
