@@ -14,13 +14,16 @@ Each function is cold-started --runs times (default 5); the table shows medians.
 are events/<function>.json, with a real client and a real access token where the sample
 names an unknown one, so the measured path is the one users take.
 
-usage: infra/coldstart.py [--runs N] [--markdown] [--check] [--bin-dir DIR] [FUNCTION ...]
+usage: infra/coldstart.py [--runs N] [--markdown] [--check] [--bars] [--bin-dir DIR]
+                          [FUNCTION ...]
 
   --bin-dir  where the binaries are: DIR/<function>/bootstrap (cargo lambda's layout, default
              target/lambda-x86_64) or DIR/<function> (cargo's, e.g. target/debug)
   --check    exit 1 if a function fails to start or answers its event with a 5xx (the test
              command runs `--runs 1 --check --bin-dir target/debug`: every function starts
              under a Lambda Runtime API on DynamoDB and serves its event)
+  --bars     also exit 1 if a median is over the bars: init without its AWS calls > 30 ms, or
+             first invocation > 50 ms (for release binaries; debug ones are slower)
 
 Needs: the binaries (infra/build-functions.sh --x86-64, or --bin-dir), the scanid CLI
 (SCANID_BIN, default target/debug/scanid) and the emulator: AWS_ENDPOINT_URL, or it starts
@@ -228,6 +231,7 @@ def main():
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--bars", action="store_true")
     ap.add_argument("--bin-dir", default=str(ROOT / "target/lambda-x86_64"))
     args = ap.parse_args()
     env = dict(localaws.environment(), SCANID_PUBLIC_URL="https://id.example.com",
@@ -256,8 +260,13 @@ def main():
         print(f"{name}: {row}", file=sys.stderr)
     report(rows, args.markdown)
     failed = [name for name, r in rows if not isinstance(r["status"], int) or r["status"] >= 500]
-    if args.check and failed:
+    if (args.check or args.bars) and failed:
         print(f"answered 5xx: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    over = [name for name, r in rows if r["init"] - r["aws"] > 30 or r["first"] > 50]
+    if args.bars and over:
+        print(f"over the bars (init - AWS <= 30 ms, first <= 50 ms): {', '.join(over)}",
+              file=sys.stderr)
         return 1
     return 0
 
