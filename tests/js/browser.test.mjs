@@ -60,6 +60,43 @@ test('log in by QR: the page moves on by itself, consent, back to the RP with co
   await ctx.close();
 });
 
+test('throttled or failing status polls are retried, honouring Retry-After: the page still moves on', async () => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  // The first three polls meet what API Gateway or an outage answers: 429, 503, a network error.
+  let seen = 0;
+  const answered = [];
+  await page.route('**/login-actions/status**', async (route) => {
+    seen += 1;
+    if (seen === 1) { answered.push(429); return route.fulfill({ status: 429, headers: { 'Retry-After': '1' }, body: '{"message":"Too Many Requests"}' }); }
+    if (seen === 2) { answered.push(503); return route.fulfill({ status: 503, headers: { 'Retry-After': '1' }, body: '{}' }); }
+    if (seen === 3) { answered.push('abort'); return route.abort('connectionreset'); }
+    answered.push('server');
+    return route.continue();
+  });
+  await page.goto(authUrl('throttled'));
+  const payload = await qrPayload(page);
+  await approve(server, alice, payload);
+  await page.waitForURL(/login-actions\/consent/, { timeout: 20_000 });
+  assert.deepEqual(answered.slice(0, 4), [429, 503, 'abort', 'server']);
+  await ctx.close();
+});
+
+test('a login the server no longer knows (404) ends the polling with a message', async () => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  let polls = 0;
+  await page.route('**/login-actions/status**', (route) => {
+    polls += 1;
+    return route.fulfill({ status: 404, body: '{"error":"not_found"}' });
+  });
+  await page.goto(authUrl('gone'));
+  await page.waitForFunction(() => /no longer valid/.test(document.getElementById('state').textContent), null, { timeout: 10_000 });
+  await page.waitForTimeout(2500);
+  assert.equal(polls, 1, 'no poll after the 404');
+  await ctx.close();
+});
+
 test('the QR rotates while the page is open', async () => {
   const ctx = await browser.newContext();
   const page = await ctx.newPage();

@@ -4,8 +4,11 @@
 //!
 //! - [`env_config`] (Lambda): region, credentials and endpoint from the environment variables
 //!   Lambda sets (`AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
-//!   `AWS_SESSION_TOKEN`), plus `AWS_ENDPOINT_URL` for an emulator. It does not link
-//!   `aws-config` (profiles, SSO, STS, IMDS), which is about a fifth of a function's code.
+//!   `AWS_SESSION_TOKEN`), `AWS_USE_FIPS_ENDPOINT` and `AWS_USE_DUALSTACK_ENDPOINT`, plus
+//!   `AWS_ENDPOINT_URL` for an emulator (not the per-service `AWS_ENDPOINT_URL_<SERVICE>`).
+//!   It does not link `aws-config` (profiles, SSO, STS, IMDS, container credentials), which
+//!   is about a fifth of a function's code; an environment that delivers credentials only
+//!   through `AWS_CONTAINER_CREDENTIALS_FULL_URI` fails at init, naming `AWS_ACCESS_KEY_ID`.
 //! - `profile_config` (feature `profiles`: `scanid serve` and the operator commands): the
 //!   standard AWS chain, profiles and per-service endpoints included.
 //!
@@ -109,11 +112,16 @@ fn env_config_from(var: impl Fn(&str) -> Option<String>) -> Result<SdkConfig, Co
         )
     })?;
     let credentials = Credentials::new(key, secret, var("AWS_SESSION_TOKEN"), None, "environment");
-    Ok(base(
+    let flag = |name: &str| var(name).is_some_and(|v| v.eq_ignore_ascii_case("true"));
+    let mut config = base(
         Region::new(region),
         credentials,
         var("AWS_ENDPOINT_URL").as_deref(),
-    ))
+    )
+    .into_builder();
+    config.set_use_fips(Some(flag("AWS_USE_FIPS_ENDPOINT")));
+    config.set_use_dual_stack(Some(flag("AWS_USE_DUALSTACK_ENDPOINT")));
+    Ok(config.build())
 }
 
 fn base(region: Region, credentials: Credentials, endpoint: Option<&str>) -> SdkConfig {
@@ -239,6 +247,21 @@ mod tests {
         .unwrap();
         assert_eq!(config.region().map(|r| r.as_ref()), Some("us-east-1"));
         assert_eq!(config.endpoint_url(), Some("http://127.0.0.1:5000"));
+        assert_eq!(config.use_fips(), Some(false));
+    }
+
+    #[test]
+    fn fips_and_dual_stack_endpoints_are_honoured() {
+        let config = from(&[
+            ("AWS_REGION", "us-gov-west-1"),
+            ("AWS_ACCESS_KEY_ID", "a"),
+            ("AWS_SECRET_ACCESS_KEY", "b"),
+            ("AWS_USE_FIPS_ENDPOINT", "true"),
+            ("AWS_USE_DUALSTACK_ENDPOINT", "TRUE"),
+        ])
+        .unwrap();
+        assert_eq!(config.use_fips(), Some(true));
+        assert_eq!(config.use_dual_stack(), Some(true));
     }
 
     #[test]

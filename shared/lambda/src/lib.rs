@@ -52,6 +52,13 @@ pub async fn run(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
 /// photos: it links the S3 client (`SCANID_PHOTO_BUCKET`).
 pub async fn run_photos(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
+    if endpoint.handler.access() == Access::Sign {
+        return Err(format!(
+            "{:?} signs: its main.rs must call run_signing_photos",
+            endpoint.handler
+        )
+        .into());
+    }
     serve(endpoint, |_| Arc::new(PublishedOnly), Some(s3_photos)).await
 }
 
@@ -163,8 +170,6 @@ async fn serve(
     .await
 }
 
-/// The context of one cold start: the DynamoDB table (read-only where the function only
-/// reads, as the template's IAM policies), and the key set held in it.
 /// Where init time goes: the AWS calls a cold start makes.
 #[derive(Default)]
 struct InitTimes {
@@ -180,6 +185,8 @@ fn ms(d: Duration) -> f64 {
     (d.as_secs_f64() * 10_000.0).round() / 10.0
 }
 
+/// The context of one cold start: the DynamoDB table (read-only where the function only
+/// reads, as the template's IAM policies), and the key set held in it.
 async fn context(
     handler: Handler,
     build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,

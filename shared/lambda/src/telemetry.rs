@@ -35,10 +35,14 @@ pub fn init() {
     let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref());
     let _ = tracing_subscriber::registry()
         .with(format.with_filter(filter))
-        .with(AuditMetrics {
-            namespace: namespace(),
-            sink: Box::new(emit),
-        })
+        .with(
+            AuditMetrics {
+                namespace: namespace(),
+                sink: Box::new(emit),
+            }
+            // Only audit events reach it: no other callsite is enabled on its account.
+            .with_filter(Targets::new().with_target("audit", LevelFilter::INFO)),
+        )
         .try_init();
 }
 
@@ -58,49 +62,51 @@ fn log_filter(directives: Option<&str>) -> Targets {
         .unwrap_or_else(|| Targets::new().with_default(LevelFilter::INFO))
 }
 
-/// One EMF line: `dimensions` and `metrics` (name, unit, value) at the top level, declared
-/// under `_aws` for each dimension set.
+/// One EMF metric directive: these metrics, aggregated by each of these dimension sets.
+pub struct Directive<'a> {
+    pub dimension_sets: &'a [&'a [&'a str]],
+    /// (name, unit)
+    pub metrics: &'a [(&'a str, &'a str)],
+}
+
+/// One EMF line: the directives under `_aws`, and every dimension, metric value and property
+/// at the top level (`values`).
 pub fn emf_line(
     namespace: &str,
     at: SystemTime,
-    dimension_sets: &[&[&str]],
-    dimensions: &[(&str, &str)],
-    metrics: &[(&str, &str, f64)],
-    properties: &[(&str, Value)],
+    directives: &[Directive<'_>],
+    values: &[(&str, Value)],
 ) -> String {
     let timestamp = at
         .duration_since(UNIX_EPOCH)
         .unwrap_or(Duration::ZERO)
         .as_millis() as u64;
-    let declared: Vec<Value> = metrics
+    let declared: Vec<Value> = directives
         .iter()
-        .map(|(name, unit, _)| json!({ "Name": name, "Unit": unit }))
+        .map(|d| {
+            json!({
+                "Namespace": namespace,
+                "Dimensions": d.dimension_sets,
+                "Metrics": d.metrics.iter()
+                    .map(|(name, unit)| json!({ "Name": name, "Unit": unit }))
+                    .collect::<Vec<_>>(),
+            })
+        })
         .collect();
     let mut root = Map::new();
     root.insert(
         "_aws".into(),
-        json!({
-            "Timestamp": timestamp,
-            "CloudWatchMetrics": [{
-                "Namespace": namespace,
-                "Dimensions": dimension_sets,
-                "Metrics": declared,
-            }],
-        }),
+        json!({ "Timestamp": timestamp, "CloudWatchMetrics": declared }),
     );
-    for (k, v) in dimensions {
-        root.insert((*k).into(), json!(v));
-    }
-    for (name, _, value) in metrics {
-        root.insert((*name).into(), json!(value));
-    }
-    for (k, v) in properties {
+    for (k, v) in values {
         root.insert((*k).into(), v.clone());
     }
     Value::Object(root).to_string()
 }
 
-/// The metrics of one request.
+/// The metrics of one request: `Requests`, `Latency`, `Faults` and `ClientErrors` by
+/// `Function`, and, for an error, `Errors` by `Function` and `ErrorKind` (only that metric:
+/// each dimension set of each metric is a billed custom metric).
 pub fn request_line(
     namespace: &str,
     at: SystemTime,
@@ -112,50 +118,55 @@ pub fn request_line(
     let latency_ms = (latency.as_secs_f64() * 10_000.0).round() / 10.0;
     let fault = f64::from(u8::from(status >= 500));
     let client_error = f64::from(u8::from((400..500).contains(&status)));
-    let mut metrics = vec![
-        ("Requests", "Count", 1.0),
-        ("Latency", "Milliseconds", latency_ms),
-        ("Faults", "Count", fault),
-        ("ClientErrors", "Count", client_error),
-    ];
-    let mut dimensions = vec![("Function", function)];
-    let with_kind: [&[&str]; 2] = [&["Function"], &["Function", "ErrorKind"]];
-    let sets: &[&[&str]] = match error_kind {
-        Some(kind) => {
-            dimensions.push(("ErrorKind", kind));
-            metrics.push(("Errors", "Count", 1.0));
-            &with_kind
-        }
-        None => &with_kind[..1],
+    let per_function = Directive {
+        dimension_sets: &[&["Function"]],
+        metrics: &[
+            ("Requests", "Count"),
+            ("Latency", "Milliseconds"),
+            ("Faults", "Count"),
+            ("ClientErrors", "Count"),
+        ],
     };
-    emf_line(
-        namespace,
-        at,
-        sets,
-        &dimensions,
-        &metrics,
-        &[("Status", json!(status))],
-    )
+    let by_kind = Directive {
+        dimension_sets: &[&["Function", "ErrorKind"]],
+        metrics: &[("Errors", "Count")],
+    };
+    let mut values = vec![
+        ("Function", json!(function)),
+        ("Requests", json!(1.0)),
+        ("Latency", json!(latency_ms)),
+        ("Faults", json!(fault)),
+        ("ClientErrors", json!(client_error)),
+        ("Status", json!(status)),
+    ];
+    match error_kind {
+        Some(kind) => {
+            values.push(("ErrorKind", json!(kind)));
+            values.push(("Errors", json!(1.0)));
+            emf_line(namespace, at, &[per_function, by_kind], &values)
+        }
+        None => emf_line(namespace, at, &[per_function], &values),
+    }
 }
 
-/// The metric of one audit event.
+/// The metric of one audit event: `Events` by `Event` (and by `Event` and `Detail`).
 pub fn audit_line(namespace: &str, at: SystemTime, event: &str, detail: Option<&str>) -> String {
-    let mut dimensions = vec![("Event", event)];
-    let with_detail: [&[&str]; 2] = [&["Event"], &["Event", "Detail"]];
+    let mut values = vec![("Event", json!(event)), ("Events", json!(1.0))];
     let sets: &[&[&str]] = match detail {
         Some(d) => {
-            dimensions.push(("Detail", d));
-            &with_detail
+            values.push(("Detail", json!(d)));
+            &[&["Event"], &["Event", "Detail"]]
         }
-        None => &with_detail[..1],
+        None => &[&["Event"]],
     };
     emf_line(
         namespace,
         at,
-        sets,
-        &dimensions,
-        &[("Events", "Count", 1.0)],
-        &[],
+        &[Directive {
+            dimension_sets: sets,
+            metrics: &[("Events", "Count")],
+        }],
+        &values,
     )
 }
 
@@ -263,9 +274,26 @@ mod tests {
             Some("unavailable"),
         ))
         .unwrap();
+        // Only Errors is aggregated by kind: every other metric once, by function.
         assert_eq!(
-            v["_aws"]["CloudWatchMetrics"][0]["Dimensions"],
-            json!([["Function"], ["Function", "ErrorKind"]])
+            v["_aws"]["CloudWatchMetrics"],
+            json!([
+                {
+                    "Namespace": "scanid",
+                    "Dimensions": [["Function"]],
+                    "Metrics": [
+                        {"Name": "Requests", "Unit": "Count"},
+                        {"Name": "Latency", "Unit": "Milliseconds"},
+                        {"Name": "Faults", "Unit": "Count"},
+                        {"Name": "ClientErrors", "Unit": "Count"},
+                    ],
+                },
+                {
+                    "Namespace": "scanid",
+                    "Dimensions": [["Function", "ErrorKind"]],
+                    "Metrics": [{"Name": "Errors", "Unit": "Count"}],
+                },
+            ])
         );
         assert_eq!(v["ErrorKind"], "unavailable");
         assert_eq!(v["Errors"], 1.0);

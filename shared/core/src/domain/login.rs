@@ -199,7 +199,7 @@ impl QrLogin {
         Ok(())
     }
 
-    /// Has the app scanned this session (and not decided yet)?
+    /// Has the app scanned this session? (It stays true after the decision.)
     pub fn is_scanned(&self) -> bool {
         !self.scanned.is_empty()
     }
