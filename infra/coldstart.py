@@ -14,14 +14,16 @@ Each function is cold-started --runs times (default 5); the table shows medians.
 are events/<function>.json, with a real client and a real access token where the sample
 names an unknown one, so the measured path is the one users take.
 
-usage: infra/coldstart.py [--runs N] [--markdown] [--check] [--bars] [--bin-dir DIR]
-                          [FUNCTION ...]
+usage: infra/coldstart.py [--runs N] [--markdown] [--check] [--bars] [--samples]
+                          [--bin-dir DIR] [FUNCTION ...]
 
   --bin-dir  where the binaries are: DIR/<function>/bootstrap (cargo lambda's layout, default
              target/lambda-x86_64) or DIR/<function> (cargo's, e.g. target/debug)
   --check    exit 1 if a function fails to start or answers its event with a 5xx (the test
              command runs `--runs 1 --check --bin-dir target/debug`: every function starts
              under a Lambda Runtime API on DynamoDB and serves its event)
+  --samples  send events/<function>.json as they are (an unknown client, a wrong secret):
+             what an attacker's failed requests cost
   --bars     also exit 1 if a median is over the bars: init without its AWS calls > 30 ms, or
              first invocation > 50 ms (for release binaries; debug ones are slower)
 
@@ -71,7 +73,16 @@ class RuntimeApi(ThreadingHTTPServer):
         request_id = str(uuid.uuid4())
         start = time.perf_counter()
         self.events.put((request_id, payload))
-        kind, rid, body, at = self.results.get(timeout=timeout)
+        while True:
+            try:
+                kind, rid, body, at = self.results.get(timeout=0.05)
+                break
+            except queue.Empty:
+                proc = getattr(self, "proc", None)
+                if proc is not None and proc.poll() is not None:
+                    raise RuntimeError(f"the function exited (status {proc.returncode})")
+                if time.perf_counter() - start > timeout:
+                    raise RuntimeError(f"no response in {timeout} s")
         if rid != request_id:
             raise RuntimeError(f"response for {rid}, expected {request_id}")
         return at - start, kind, body
@@ -128,9 +139,13 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(404)
 
 
-def event(name, secret, token):
-    """events/<name>.json with a real client and token where the sample has unknown ones."""
-    e = json.loads((ROOT / "events" / f"{name}.json").read_text())
+def event(name, secret, token, samples=False):
+    """events/<name>.json with a real client and token where the sample has unknown ones (or
+    as it is, with `samples`)."""
+    raw = (ROOT / "events" / f"{name}.json").read_text()
+    if samples:
+        return raw.encode()
+    e = json.loads(raw)
     if "client_id=unknown" in e.get("rawQueryString", ""):
         e["rawQueryString"] = e["rawQueryString"].replace("client_id=unknown", "client_id=shop")
         e["queryStringParameters"] = dict(e.get("queryStringParameters") or {}, client_id="shop")
@@ -169,7 +184,8 @@ def functions():
 
 
 def launch(binary, env, output=subprocess.PIPE):
-    """Starts a function's binary under a fresh Runtime API: (api, process, start time)."""
+    """Starts a function's binary under a fresh Runtime API: (api, process, start time). Its
+    output is read as it comes (a full pipe would stall it) into `proc.lines`."""
     api = RuntimeApi()
     threading.Thread(target=api.serve_forever, daemon=True).start()
     fenv = dict(env, AWS_LAMBDA_RUNTIME_API=f"127.0.0.1:{api.server_address[1]}",
@@ -179,16 +195,24 @@ def launch(binary, env, output=subprocess.PIPE):
                 AWS_LAMBDA_LOG_STREAM_NAME="coldstart")
     start = time.perf_counter()
     proc = subprocess.Popen([str(binary)], env=fenv, stdout=output, stderr=subprocess.STDOUT)
+    proc.lines = []
+    if output == subprocess.PIPE:
+        def drain():
+            for line in proc.stdout:
+                proc.lines.append(line.decode(errors="replace"))
+        threading.Thread(target=drain, daemon=True).start()
+    api.proc = proc
     return api, proc, start
 
 
 def stop(api, proc):
     proc.kill()
-    output = proc.communicate()[0]
+    proc.wait()
+    time.sleep(0.01)  # the drain thread reads what is left
     api.closed.set()
     api.shutdown()
     api.server_close()
-    return (output or b"").decode(errors="replace")
+    return "".join(proc.lines)
 
 
 def cold_start(binary, env, payload, invocations=10):
@@ -196,8 +220,9 @@ def cold_start(binary, env, payload, invocations=10):
     try:
         while api.first_next is None:
             if proc.poll() is not None:
+                time.sleep(0.05)
                 raise RuntimeError(f"{function_name(binary)} exited during init:\n"
-                                   f"{proc.communicate()[0].decode(errors='replace')[-2000:]}")
+                                   f"{''.join(proc.lines)[-2000:]}")
             if time.perf_counter() - start > 30:
                 raise RuntimeError(f"{function_name(binary)} did not finish its init in 30 s")
             time.sleep(0.001)
@@ -232,6 +257,8 @@ def main():
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--bars", action="store_true")
+    ap.add_argument("--samples", action="store_true",
+                    help="send the sample events as they are (unknown client, wrong secret)")
     ap.add_argument("--bin-dir", default=str(ROOT / "target/lambda-x86_64"))
     args = ap.parse_args()
     env = dict(localaws.environment(), SCANID_PUBLIC_URL="https://id.example.com",
@@ -249,13 +276,13 @@ def main():
             print(f"no binary of {name} in {bin_dir}: run infra/build-functions.sh --x86-64",
                   file=sys.stderr)
             return 1
-        payload = event(name, secret, token)
+        payload = event(name, secret, token, args.samples)
         runs = [cold_start(binary, env, payload) for _ in range(args.runs)]
         row = {k: statistics.median(r[k] for r in runs) for k in ("init", "aws", "first", "tenth")}
         row["init_max"] = max(r["init"] for r in runs)
         row["status"] = runs[0]["status"]
         rows.append((name, row))
-        if name == "token":
+        if name == "token" and not args.samples:
             token = issue_token(binary, env, payload)
         print(f"{name}: {row}", file=sys.stderr)
     report(rows, args.markdown)
