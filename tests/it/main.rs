@@ -13,6 +13,7 @@ mod app_api;
 mod attacks;
 mod aws;
 mod cli;
+mod crash;
 mod directory;
 mod events;
 mod faults;
