@@ -12,6 +12,7 @@
 mod app_api;
 mod attacks;
 mod aws;
+mod aws_faults;
 mod cli;
 mod crash;
 mod directory;

@@ -5,6 +5,7 @@
 //! token requests, racing requests).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod fault_proxy;
 pub mod load;
 
 use std::io::{BufRead, BufReader, Read, Write};
