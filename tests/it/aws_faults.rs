@@ -1,11 +1,15 @@
 //! Durability on DynamoDB under faults (issue 16): `scanid serve --table ... --signing
 //! kms-envelope` talks to the emulator through a proxy (`scanid_tests::fault_proxy`) that
 //! throttles (400 `ThrottlingException`, `ProvisionedThroughputExceededException`) or fails
-//! (500 `InternalServerError`) a seeded share of the calls, with short outages, while a mixed
-//! load runs (QR logins, code exchanges, refresh-token grants). Every answer is a success or a
-//! 503 with `Retry-After` (never a 500, never another error for a request that deserved
-//! success), and with faults off afterwards every success the clients were given holds
-//! (`scanid_tests::load`: settle, verify, sacrifice).
+//! (500 `InternalServerError`) a seeded share of the calls, with short outages, and loses the
+//! reply of some committed transactions (the SDK retries them with the same
+//! `ClientRequestToken`), while a mixed load runs (QR logins, code exchanges, refresh-token
+//! grants). Every answer is a success or a 503 with `Retry-After`, never a 500. A request
+//! answered 503 changed nothing, unless the reply of its commit was lost on the SDK's last
+//! attempt: then its retry is refused as a repeat (a code already redeemed, a login decided
+//! already), or for a refresh accepted within the grace period. With faults off afterwards,
+//! every success the clients were given holds (`scanid_tests::load`: settle, verify, and the
+//! destructive checks on every family).
 
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -21,6 +25,7 @@ const PLAN: FaultPlan = FaultPlan {
     percent: 20,
     outage_every: 250,
     outage_len: 30,
+    lost_replies: 20,
 };
 
 #[test]
@@ -153,6 +158,7 @@ fn throttled_and_failing_dynamodb_answers_503_and_loses_no_success() {
         "faults were injected ({total} of {calls})"
     );
     for kind in [
+        "lost reply",
         "ThrottlingException",
         "ProvisionedThroughputExceededException",
         "InternalServerError",

@@ -3,13 +3,21 @@
 //! on) answered in its place as AWS answers an overloaded or failing service:
 //!
 //! - `ThrottlingException` or `ProvisionedThroughputExceededException`, HTTP 400;
-//! - `InternalServerError`, HTTP 500.
+//! - `InternalServerError`, HTTP 500
+//!
+//! (KMS calls get KMS's names: `ThrottlingException`, `KMSInternalException`).
 //!
 //! A faulted call never reaches the emulator (AWS throttles before doing anything, and the
 //! tests that use this one check what a client was told against what was stored). Which
 //! calls fail is drawn from a seeded generator, per call: a share of them at random, and
 //! every so many calls an outage (a run of consecutive calls failing, longer than the SDK's
 //! retries), so some requests do fail and answer 503.
+//!
+//! A share of the `TransactWriteItems` calls that did commit can also have their reply lost
+//! (a 500 after the write, as a dropped connection or a DynamoDB internal error may do). The
+//! SDK retries them with the same `ClientRequestToken` (it fills one in once per operation),
+//! and DynamoDB answers a token it already committed with success without applying it again:
+//! the proxy does that for the emulator, which ignores the token.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -29,6 +37,8 @@ pub struct FaultPlan {
     /// Every `outage_every` calls, the next `outage_len` all fail (0: no outages).
     pub outage_every: u64,
     pub outage_len: u64,
+    /// The share of committed `TransactWriteItems` calls whose reply is lost, in percent.
+    pub lost_replies: u64,
 }
 
 struct State {
@@ -42,6 +52,8 @@ struct State {
     forwarded: AtomicU64,
     /// Injected faults by `"<error type> <operation>"`.
     injected: Mutex<BTreeMap<String, u64>>,
+    /// The `ClientRequestToken`s of committed transactions, with the emulator's answer.
+    committed: Mutex<BTreeMap<String, Bytes>>,
     client: reqwest::Client,
 }
 
@@ -68,6 +80,7 @@ impl FaultProxy {
             calls: AtomicU64::new(0),
             forwarded: AtomicU64::new(0),
             injected: Mutex::new(BTreeMap::new()),
+            committed: Mutex::new(BTreeMap::new()),
             client: reqwest::Client::builder()
                 .pool_max_idle_per_host(0)
                 .build()
@@ -146,20 +159,43 @@ async fn handle(
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_owned();
+    let (parts, body) = req.into_parts();
+    let body = body.collect().await?.to_bytes();
+    // DynamoDB's idempotent transactions: a token it committed is answered again, unapplied
+    // (checked first: the retry of a lost reply is not faulted again, so the SDK's retries
+    // always recover it and the test can hold a 503 to "nothing committed").
+    let token = if target.ends_with(".TransactWriteItems") {
+        serde_json::from_slice::<serde_json::Value>(&body)
+            .ok()
+            .and_then(|v| v["ClientRequestToken"].as_str().map(str::to_owned))
+    } else {
+        None
+    };
+    if let Some(answer) = token
+        .as_ref()
+        .and_then(|t| st.committed.lock().unwrap().get(t).cloned())
+    {
+        return Ok(http::Response::builder()
+            .status(200)
+            .header("content-type", "application/x-amz-json-1.0")
+            .body(Full::new(answer))
+            .unwrap());
+    }
     if let Some((status, kind)) = fault(&st) {
+        // KMS names its own: one throttling error, and its internal error.
+        let (prefix, kind) = if target.starts_with("DynamoDB") {
+            ("com.amazonaws.dynamodb.v20120810#", kind)
+        } else if status == 500 {
+            ("", "KMSInternalException")
+        } else {
+            ("", "ThrottlingException")
+        };
         let op = target.rsplit('.').next().unwrap_or_default().to_owned();
         *st.injected
             .lock()
             .unwrap()
             .entry(format!("{kind} {op}"))
             .or_default() += 1;
-        // Drain the request first, as a server does.
-        let _ = req.into_body().collect().await?;
-        let prefix = if target.starts_with("DynamoDB") {
-            "com.amazonaws.dynamodb.v20120810#"
-        } else {
-            ""
-        };
         let body = serde_json::json!({
             "__type": format!("{prefix}{kind}"),
             "message": "injected by the test proxy",
@@ -172,8 +208,6 @@ async fn handle(
             .body(Full::new(Bytes::from(body)))
             .unwrap());
     }
-    let (parts, body) = req.into_parts();
-    let body = body.collect().await?.to_bytes();
     let path = parts
         .uri
         .path_and_query()
@@ -210,6 +244,34 @@ async fn handle(
             out = out.header(k, v);
         }
     }
+    let status = resp.status();
     let bytes = resp.bytes().await.unwrap_or_default();
+    if target.ends_with(".TransactWriteItems") && status.is_success() {
+        if let Some(t) = &token {
+            st.committed
+                .lock()
+                .unwrap()
+                .insert(t.clone(), bytes.clone());
+        }
+        let lose =
+            st.on.load(Ordering::SeqCst) && st.rng.lock().unwrap().chance(st.plan.lost_replies);
+        if lose {
+            *st.injected
+                .lock()
+                .unwrap()
+                .entry("lost reply TransactWriteItems".into())
+                .or_default() += 1;
+            let body = serde_json::json!({
+                "__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
+                "message": "reply lost by the test proxy (the transaction committed)",
+            })
+            .to_string();
+            return Ok(http::Response::builder()
+                .status(500)
+                .header("content-type", "application/x-amz-json-1.0")
+                .body(Full::new(Bytes::from(body)))
+                .unwrap());
+        }
+    }
     Ok(out.body(Full::new(bytes)).unwrap())
 }

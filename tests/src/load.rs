@@ -246,6 +246,9 @@ pub struct Stats {
     pub unanswered: u64,
     /// 503 answers (with `Retry-After`; only in [`Mode::Faults`]).
     pub unavailable: u64,
+    /// Requests answered 503 or not at all that had committed after all (their retry was
+    /// refused as a repeat): allowed, as a lost reply may do.
+    pub landed: u64,
 }
 
 impl Stats {
@@ -256,6 +259,7 @@ impl Stats {
         self.login_steps += o.login_steps;
         self.unanswered += o.unanswered;
         self.unavailable += o.unavailable;
+        self.landed += o.landed;
     }
 }
 
@@ -382,6 +386,9 @@ pub fn work(
         done += 1;
         let alive = if !part.codes.is_empty() {
             exchange_step(svc, part, 0)
+        } else if let Some(i) = part.families.iter().position(|f| f.uncertain.is_some()) {
+            // A refresh answered 503 may have rotated the token: try again within the grace.
+            refresh_step(svc, part, i)
         } else if !part.families.is_empty() && rng.chance(40) {
             // One of this worker's newest families (older ones stay in the model, checked
             // after every restart, but are no longer refreshed).
@@ -399,14 +406,29 @@ pub fn work(
 
 fn exchange_step(svc: &Service, part: &mut Model, i: usize) -> bool {
     let r = svc.exchange(&part.codes[i].code);
-    match answer(svc, "code exchange", r, &[200], &mut part.stats) {
+    // After a 503 the code may have been redeemed (the reply lost): then a repeat is refused.
+    let ok: &[u16] = if part.codes[i].uncertain {
+        &[200, 400]
+    } else {
+        &[200]
+    };
+    match answer(svc, "code exchange", r, ok, &mut part.stats) {
+        Answer::Ok(r) if r.status == 400 => {
+            assert_eq!(r.json()["error"], "invalid_grant", "{}", r.text());
+            part.codes.remove(i);
+            part.stats.landed += 1;
+            true
+        }
         Answer::Ok(r) => {
             let c = part.codes.remove(i);
             part.families.push(family_of(c.code, &r));
             part.stats.exchanges += 1;
             true
         }
-        Answer::Unavailable => true,
+        Answer::Unavailable => {
+            part.codes[i].uncertain = true;
+            true
+        }
         Answer::Dead => {
             part.codes[i].uncertain = true;
             false
@@ -427,7 +449,22 @@ fn family_of(code: String, r: &Resp) -> Family {
 fn refresh_step(svc: &Service, part: &mut Model, i: usize) -> bool {
     let sent = Instant::now();
     let r = svc.refresh(part.families[i].newest());
-    match answer(svc, "refresh", r, &[200], &mut part.stats) {
+    let since = part.families[i].uncertain;
+    let ok: &[u16] = if since.is_some() { &[200, 400] } else { &[200] };
+    match answer(svc, "refresh", r, ok, &mut part.stats) {
+        Answer::Ok(r) if r.status == 400 => {
+            // Only once the grace period of a rotation that may have landed is over.
+            let since = since.unwrap_or(sent);
+            assert!(
+                since.elapsed() > REFRESH_GRACE,
+                "refreshing {} ms after a refresh answered 503: {}",
+                since.elapsed().as_millis(),
+                r.text()
+            );
+            part.families.remove(i);
+            part.stats.landed += 1;
+            true
+        }
         Answer::Ok(r) => {
             let t = r.json();
             let f = &mut part.families[i];
@@ -439,9 +476,12 @@ fn refresh_step(svc: &Service, part: &mut Model, i: usize) -> bool {
             part.stats.refreshes += 1;
             true
         }
-        Answer::Unavailable => true,
+        Answer::Unavailable => {
+            part.families[i].uncertain.get_or_insert(sent);
+            true
+        }
         Answer::Dead => {
-            part.families[i].uncertain = Some(sent);
+            part.families[i].uncertain.get_or_insert(sent);
             false
         }
     }
@@ -478,19 +518,31 @@ fn login_step(svc: &Service, apps: &[TestApp], part: &mut Model, rng: &mut Rng) 
         return true;
     }
     let alive = match next_login_step(svc, apps, &mut l, &mut part.stats) {
-        AnswerOf::Ok(r) => {
+        AnswerOf::Ok(next) => {
             part.stats.login_steps += 1;
-            if let Some(code) = r {
-                part.codes.push(Code {
-                    code,
-                    uncertain: false,
-                });
-                part.stats.logins += 1;
-                return true;
+            l.uncertain = false;
+            match next {
+                Next::Step => {}
+                Next::Code(code) => {
+                    part.codes.push(Code {
+                        code,
+                        uncertain: false,
+                    });
+                    part.stats.logins += 1;
+                    return true;
+                }
+                Next::Landed => {
+                    part.stats.landed += 1;
+                    return true;
+                }
             }
             true
         }
-        AnswerOf::Unavailable => true,
+        AnswerOf::Unavailable => {
+            // It may have landed (a lost reply): the retry tolerates that.
+            l.uncertain = true;
+            true
+        }
         AnswerOf::Dead => {
             l.uncertain = true;
             false
@@ -500,28 +552,43 @@ fn login_step(svc: &Service, apps: &[TestApp], part: &mut Model, rng: &mut Rng) 
     alive
 }
 
-/// The step after `l.stage`; on success `l` moves on, and the consent form's code is
-/// returned.
+/// What a login step led to.
+enum Next {
+    /// The login moved on.
+    Step,
+    /// The consent form answered with this code.
+    Code(String),
+    /// The consent form was refused after a submission answered 503: that one completed
+    /// the login (its code never reached the client).
+    Landed,
+}
+
+/// The step after `l.stage`; on success `l` moves on.
 fn next_login_step(
     svc: &Service,
     apps: &[TestApp],
     l: &mut Login,
     stats: &mut Stats,
-) -> AnswerOf<Option<String>> {
+) -> AnswerOf<Next> {
     let app = &apps[l.app];
     match l.stage {
         Stage::Opened => {
             let r = try_request("GET", &l.payload, &[("Accept", "application/json")], b"");
             answer(svc, "app scan", r, &[200], stats).map(|_| {
                 l.stage = Stage::Scanned;
-                None
+                Next::Step
             })
         }
         Stage::Scanned => {
             let r = svc.decide(app, &l.payload);
-            answer(svc, "app decision", r, &[200], stats).map(|_| {
+            // After a 503 the decision may have landed: a repeat is then "decided already".
+            let ok: &[u16] = if l.uncertain { &[200, 409] } else { &[200] };
+            answer(svc, "app decision", r, ok, stats).map(|r| {
+                if r.status == 409 {
+                    assert_eq!(r.json()["error"], "already_decided", "{}", r.text());
+                }
                 l.stage = Stage::Decided;
-                None
+                Next::Step
             })
         }
         Stage::Decided => {
@@ -532,7 +599,7 @@ fn next_login_step(
                 l.csrf = attr(&page.text(), "name=\"csrf\"", "value")
                     .unwrap_or_else(|| panic!("consent page without a form: {}", page.text()));
                 l.stage = Stage::ConsentShown;
-                None
+                Next::Step
             })
         }
         Stage::ConsentShown => {
@@ -550,9 +617,18 @@ fn next_login_step(
                 &[("Content-Type", "application/x-www-form-urlencoded")],
                 body.as_bytes(),
             );
-            answer(svc, "consent", r, &[303], stats).map(|r| {
+            // After a 503 the submission may have completed the login: a repeat is refused.
+            let ok: Vec<u16> = if l.uncertain {
+                std::iter::once(303).chain(400..500).collect()
+            } else {
+                vec![303]
+            };
+            answer(svc, "consent", r, &ok, stats).map(|r| {
+                if r.status != 303 {
+                    return Next::Landed;
+                }
                 let loc = location(&r);
-                Some(
+                Next::Code(
                     params_of(&loc)
                         .remove("code")
                         .unwrap_or_else(|| panic!("no code in {loc}")),
@@ -604,7 +680,7 @@ pub fn settle(svc: &Service, apps: &[TestApp], m: &mut Model) {
                 m.stats.exchanges += 1;
             }
             // The exchange in flight redeemed it (and this replay revoked what it issued).
-            400 if c.uncertain && r.json()["error"] == "invalid_grant" => {}
+            400 if c.uncertain && r.json()["error"] == "invalid_grant" => m.stats.landed += 1,
             _ => panic!(
                 "exchanging an acknowledged code after the restart: {} {}",
                 r.status,
@@ -630,7 +706,10 @@ pub fn settle(svc: &Service, apps: &[TestApp], m: &mut Model) {
                     f.uncertain = None;
                     m.stats.refreshes += 1;
                 }
-                400 if sent.elapsed() > REFRESH_GRACE => continue,
+                400 if sent.elapsed() > REFRESH_GRACE => {
+                    m.stats.landed += 1;
+                    continue;
+                }
                 _ => panic!(
                     "refreshing after a refresh in flight ({} ms ago): {} {}",
                     sent.elapsed().as_millis(),
