@@ -12,7 +12,9 @@
 mod app_api;
 mod attacks;
 mod aws;
+mod aws_faults;
 mod cli;
+mod crash;
 mod directory;
 mod events;
 mod faults;

@@ -5,6 +5,9 @@
 //! token requests, racing requests).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+pub mod fault_proxy;
+pub mod load;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -147,12 +150,21 @@ pub struct TestServer {
 impl TestServer {
     /// Starts `scanid serve --addr 127.0.0.1:0 --data-dir DATA_DIR EXTRA...`.
     pub fn start(data_dir: &Path, extra: &[&str]) -> Self {
+        Self::start_with(data_dir, "127.0.0.1:0", extra, &[])
+    }
+
+    /// Starts `scanid serve --addr ADDR --data-dir DATA_DIR EXTRA...` with `env` on top of
+    /// [`aws_env`] and `RUST_LOG=warn` (e.g. `AWS_ENDPOINT_URL` of a proxy in front of the
+    /// emulator). A fixed
+    /// `ADDR` keeps the issuer across restarts on one data dir.
+    pub fn start_with(data_dir: &Path, addr: &str, extra: &[&str], env: &[(&str, String)]) -> Self {
         let mut child = Command::new(scanid_bin())
-            .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+            .args(["serve", "--addr", addr, "--data-dir"])
             .arg(data_dir)
             .args(extra)
             .envs(aws_env())
             .env("RUST_LOG", "warn")
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -273,6 +285,13 @@ impl TestServer {
         self.base.strip_prefix("http://").unwrap()
     }
 
+    /// SIGKILL (a crash: no shutdown code runs), then wait for the exit.
+    pub fn kill(&mut self) -> ExitStatus {
+        let mut child = self.child.take().expect("the server runs");
+        child.kill().unwrap();
+        child.wait().unwrap()
+    }
+
     /// SIGTERM, then wait for the exit (graceful shutdown).
     pub fn stop(mut self) -> ExitStatus {
         let mut child = self.child.take().unwrap();
@@ -343,6 +362,17 @@ fn client() -> &'static reqwest::blocking::Client {
 /// Sends one request (`Connection: close`) and reads the whole response. For bytes that are
 /// not a well-formed request, or a request left unfinished, use [`raw_request`].
 pub fn request(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8]) -> Resp {
+    try_request(method, url, headers, body).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`request`], with a failure to connect or to read the whole response (a server killed
+/// mid-request) as an error instead of a panic.
+pub fn try_request(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Result<Resp, String> {
     let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
     let mut req = client()
         .request(method, url)
@@ -353,7 +383,7 @@ pub fn request(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8]) -
     }
     let r = req
         .send()
-        .unwrap_or_else(|e| panic!("{url}: {e} ({:?})", std::error::Error::source(&e)));
+        .map_err(|e| format!("{url}: {e} ({:?})", std::error::Error::source(&e)))?;
     let status = r.status().as_u16();
     let headers = r
         .headers()
@@ -365,12 +395,15 @@ pub fn request(method: &str, url: &str, headers: &[(&str, &str)], body: &[u8]) -
             )
         })
         .collect();
-    let body = r.bytes().unwrap().to_vec();
-    Resp {
+    let body = r
+        .bytes()
+        .map_err(|e| format!("{url}: reading the body: {e}"))?
+        .to_vec();
+    Ok(Resp {
         status,
         headers,
         body,
-    }
+    })
 }
 
 /// Writes `raw` as is on a new connection to `s` (a failed write is ignored: the server may
@@ -475,15 +508,27 @@ impl Browser {
     }
 
     pub fn send(&mut self, method: &str, url: &str, extra: &[(&str, &str)], body: &[u8]) -> Resp {
+        self.try_send(method, url, extra, body)
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Browser::send`], with a connection failure as an error ([`try_request`]).
+    pub fn try_send(
+        &mut self,
+        method: &str,
+        url: &str,
+        extra: &[(&str, &str)],
+        body: &[u8],
+    ) -> Result<Resp, String> {
         let cookie = self.cookie_header();
         let mut headers: Vec<(&str, &str)> = vec![("User-Agent", self.user_agent.as_str())];
         if !cookie.is_empty() {
             headers.push(("Cookie", cookie.as_str()));
         }
         headers.extend_from_slice(extra);
-        let r = request(method, url, &headers, body);
+        let r = try_request(method, url, &headers, body)?;
         self.remember(&r);
-        r
+        Ok(r)
     }
 
     pub fn get(&mut self, url: &str) -> Resp {
