@@ -296,28 +296,27 @@ def poll_model(idle, scanned, first):
 
 
 def price(rows, poll_count, alg):
-    """USD per login: rows are the measured steps; the two measured polls are replaced by
-    `poll_count` polls (all but the last priced like the pending one)."""
-    by = {s: (n, ms, c) for s, n, ms, c in rows}
-    pending, approved = by["poll, before the scan"], by["poll, approved"]
-    requests = sum(n for _, n, _, _ in rows) - 2 + poll_count
-    ms = sum(m for _, _, m, _ in rows) - pending[1] - approved[1] \
-        + pending[1] * (poll_count - 1) + approved[1]
-    rru = sum(c["RRU"] for *_, c in rows) - pending[2]["RRU"] - approved[2]["RRU"] \
-        + pending[2]["RRU"] * (poll_count - 1) + approved[2]["RRU"]
-    wru = sum(c["WRU"] for *_, c in rows) - pending[2]["WRU"] - approved[2]["WRU"] \
-        + pending[2]["WRU"] * (poll_count - 1) + approved[2]["WRU"]
+    """USD per login: rows are the measured steps, with two polls (one pending, one that sees
+    the approval); a login with `poll_count` polls has `poll_count - 2` more pending ones.
+    (kms-envelope's `Decrypt` happens once per process start, a Lambda cold start, not per
+    login: it is not priced here.)"""
+    pending = next((n, ms, c) for s, n, ms, c in rows if s == "poll, before the scan")
+
+    def per_login(total, one_poll):
+        return total + one_poll * (poll_count - 2)
+
+    requests = per_login(sum(n for _, n, _, _ in rows), pending[0])
+    ms = per_login(sum(m for _, _, m, _ in rows), pending[1])
+    rru = per_login(sum(c["RRU"] for *_, c in rows), pending[2]["RRU"])
+    wru = per_login(sum(c["WRU"] for *_, c in rows), pending[2]["WRU"])
     sign = sum(c["kms:Sign"] for *_, c in rows)
-    # kms-envelope's Decrypt happens once per process start (a Lambda cold start), not per
-    # login: it is not a login's cost.
-    sym = 0
     cost = {
         "API Gateway": requests * PRICE["api_request"],
         "Lambda requests": requests * PRICE["lambda_request"],
         "Lambda duration": ms / 1000 * MEMORY_GB * PRICE["lambda_gb_s"],
         "DynamoDB reads": rru * PRICE["rru"],
         "DynamoDB writes": wru * PRICE["wru"],
-        "KMS": sign * PRICE[f"kms_sign_{alg}"] + sym * PRICE["kms_symmetric"],
+        "KMS": sign * PRICE[f"kms_sign_{alg}"],
     }
     return requests, rru, wru, sign, cost
 

@@ -117,14 +117,18 @@ fn env_config_from(var: impl Fn(&str) -> Option<String>) -> Result<SdkConfig, Co
         Region::new(region),
         credentials,
         var("AWS_ENDPOINT_URL").as_deref(),
-    )
-    .into_builder();
+    );
     config.set_use_fips(Some(flag("AWS_USE_FIPS_ENDPOINT")));
     config.set_use_dual_stack(Some(flag("AWS_USE_DUALSTACK_ENDPOINT")));
     Ok(config.build())
 }
 
-fn base(region: Region, credentials: Credentials, endpoint: Option<&str>) -> SdkConfig {
+/// Region, credentials, endpoint and scanid's time budget.
+fn base(
+    region: Region,
+    credentials: Credentials,
+    endpoint: Option<&str>,
+) -> aws_types::sdk_config::Builder {
     let mut config = SdkConfig::builder()
         .behavior_version(BehaviorVersion::latest())
         .region(region)
@@ -134,7 +138,7 @@ fn base(region: Region, credentials: Credentials, endpoint: Option<&str>) -> Sdk
     if let Some(endpoint) = endpoint {
         config = config.endpoint_url(endpoint);
     }
-    config.build()
+    config
 }
 
 /// The SDK configuration from the standard AWS chain (environment, profiles, SSO, web
@@ -169,6 +173,7 @@ pub async fn emulator(endpoint: &str) -> SdkConfig {
         Credentials::new("testing", "testing", None, None, "emulator"),
         Some(endpoint),
     )
+    .build()
 }
 
 /// Opens the DynamoDB table and pays the TLS handshake now, not on the first request; a

@@ -32,20 +32,12 @@ pub use scanid_http::routes::endpoints;
 pub async fn run(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
     if endpoint.handler.access() == Access::Sign {
-        return Err(format!(
-            "{:?} signs: its main.rs must call run_signing",
-            endpoint.handler
-        )
-        .into());
+        return Err(wrong_entry(endpoint, "signs", "run_signing"));
     }
     if endpoint.handler.photos() {
-        return Err(format!(
-            "{:?} handles photos: its main.rs must call run_photos",
-            endpoint.handler
-        )
-        .into());
+        return Err(wrong_entry(endpoint, "handles photos", "run_photos"));
     }
-    serve(endpoint, |_| Arc::new(PublishedOnly), None).await
+    serve(endpoint, publish_only, None).await
 }
 
 /// Runs the Lambda function of `endpoint`, which never signs but reads or writes hosted
@@ -53,24 +45,34 @@ pub async fn run(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
 pub async fn run_photos(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
     if endpoint.handler.access() == Access::Sign {
-        return Err(format!(
-            "{:?} signs: its main.rs must call run_signing_photos",
-            endpoint.handler
-        )
-        .into());
+        return Err(wrong_entry(endpoint, "signs", "run_signing_photos"));
     }
-    serve(endpoint, |_| Arc::new(PublishedOnly), Some(s3_photos)).await
+    serve(endpoint, publish_only, Some(s3_photos)).await
 }
 
 /// As [`run_signing`], for a function that also removes hosted photos (identity deletion).
 pub async fn run_signing_photos(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
-    serve(
-        endpoint,
-        |config| Arc::new(scanid_aws::kms::Kms::from_config(config)) as Builder,
-        Some(s3_photos),
+    serve(endpoint, kms, Some(s3_photos)).await
+}
+
+/// A main.rs that called the wrong entry point for its handler.
+fn wrong_entry(endpoint: Endpoint, does: &str, call: &str) -> lambda_http::Error {
+    format!(
+        "{:?} {does}: its main.rs must call {call}",
+        endpoint.handler
     )
-    .await
+    .into()
+}
+
+/// The keyring of a function that never signs: verifies and publishes from the key set.
+fn publish_only(_: &scanid_aws::SdkConfig) -> Builder {
+    Arc::new(PublishedOnly)
+}
+
+/// The keyring of a function that signs: through KMS, or with a key KMS decrypts once.
+fn kms(config: &scanid_aws::SdkConfig) -> Builder {
+    Arc::new(scanid_aws::kms::Kms::from_config(config))
 }
 
 /// The photo bucket's store.
@@ -97,12 +99,7 @@ type PhotosOpener =
 /// (`kms`) or with a key KMS decrypts once (`kms-envelope`).
 pub async fn run_signing(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
-    serve(
-        endpoint,
-        |config| Arc::new(scanid_aws::kms::Kms::from_config(config)) as Builder,
-        None,
-    )
-    .await
+    serve(endpoint, kms, None).await
 }
 
 async fn serve(
