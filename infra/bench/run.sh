@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
 # Benchmarks scanid side by side with panva's oidc-provider in the same run, on loopback only,
-# each run bounded by time (wrk -d). Measures:
-#   - token issuance (client_credentials, JWT access tokens) with RS256 and with ES256;
-#   - discovery and JWKS throughput;
-#   - scanid's peak resident memory.
+# each run bounded by time (wrk -d).
+#   stateless: token issuance (client_credentials, JWT access tokens) with RS256 and with ES256;
+#              discovery and JWKS throughput; scanid's peak resident memory.
+#   stateful:  for RS256 and ES256, the refresh-token grant (each connection follows its own
+#              rotating family), the authorization-code grant (every request a code of its own,
+#              prepared in bulk), introspection and userinfo of a live access token, with req/s,
+#              p50/p99 latency and the ratio; then whole QR logins per second (scanid only: the
+#              authorization page, the app's scan and signed approval, a status poll, consent,
+#              the code exchange), driven by tests/src/bin/scanid_load.rs.
 # usage: [SCANID_BENCH_BIN=path] bash infra/bench/run.sh [seconds per run, default 10]
+#        [stateless|stateful|all, default all]
+# With BENCH_CHECK=1 it exits 1 when a stateful bar is missed (each path >= 2x oidc-provider
+# with ES256 and >= 1.2x with RS256; whole QR logins >= 200/s).
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(cd ../.. && pwd)
 SECS=${1:-10}
+WHAT=${2:-all}
+case $WHAT in stateless|stateful|all) ;; *) echo "usage: run.sh [seconds] [stateless|stateful|all]" >&2; exit 2;; esac
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 [ -d node_modules/oidc-provider ] || npm ci --no-audit --no-fund --loglevel=error
 # SCANID_BENCH_BIN: a scanid binary to measure instead of this tree's release build (to compare
@@ -19,28 +29,39 @@ else
   (cd "$ROOT" && cargo build --release -q -p scanid-cli)
   BIN="$ROOT/target/release/scanid"
 fi
+if [ "$WHAT" != stateless ]; then
+  (cd "$ROOT" && cargo build --release -q -p scanid-tests --bin scanid-load)
+  LOAD="$ROOT/target/release/scanid-load"
+fi
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
 trap cleanup EXIT
+stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; PIDS=(); sleep 0.5; }
 
 rps() { wrk "$@" | awk '/Requests\/sec/ {print int($2)}'; }
 non2xx() { wrk "$@" | awk '/Non-2xx/ {print $5}'; }
 
+# The bench server admits any rate of logins, decisions and sign-ups from loopback.
+export SCANID_LOGIN_RATE_PER_MINUTE=1000000 SCANID_DECISION_RATE_PER_MINUTE=1000000 \
+  SCANID_SIGNUP_RATE_PER_HOUR=1000000
+
 start_scanid() { # ALG PORT -> pid
   local dir="$WORK/scanid-$1"
+  SCANID_DIR=$dir
   secret=$("$BIN" client create --data-dir "$dir" --name bench --client-id bench \
-    --redirect-uri https://bench.example/cb --client-credentials --token-alg "$1" | sed 's/.*"client_secret":"\([^"]*\)".*/\1/')
+    --redirect-uri https://shop.example/cb --client-credentials --token-alg "$1" | sed 's/.*"client_secret":"\([^"]*\)".*/\1/')
   RUST_LOG=warn "$BIN" serve --addr "127.0.0.1:$2" --data-dir "$dir" --signing-alg "$1" --no-demo > "$WORK/scanid-$1.out" &
   PIDS+=($!)
   SCANID_PID=$!
   sleep 1
 }
 
-start_peer() { # ALG PORT
-  NODE_ENV=production node provider.mjs "$2" "$1" > "$WORK/peer-$1.out" &
+start_peer() { # ALG PORT [codes to seed]
+  NODE_ENV=production SEED_CODES="${3:-0}" CODES_FILE="$WORK/peer-codes" node provider.mjs "$2" "$1" > "$WORK/peer-$1.out" 2>&1 &
   PIDS+=($!)
-  sleep 1.5
+  for _ in $(seq 100); do grep -q '"issuer"' "$WORK/peer-$1.out" 2>/dev/null && break; sleep 0.2; done
+  grep -q '"issuer"' "$WORK/peer-$1.out" || { cat "$WORK/peer-$1.out" >&2; exit 1; }
 }
 
 check_jwt() { # URL BASIC EXTRA ALG
@@ -53,6 +74,7 @@ check_jwt() { # URL BASIC EXTRA ALG
   [ "$alg" = "$4" ] || { echo "expected a $4 JWT from $1, got: $body" >&2; exit 1; }
 }
 
+stateless() {
 echo "| measure | scanid | oidc-provider | ratio |"
 echo "|---|---|---|---|"
 for ALG in RS256 ES256; do
@@ -64,10 +86,12 @@ for ALG in RS256 ES256; do
   check_jwt http://127.0.0.1:$SP/realms/scanid/protocol/openid-connect/token "bench:$secret" "" "$ALG"
   check_jwt http://127.0.0.1:$PP/token "bench:bench-secret" "&resource=urn%3Abench%3Aapi" "$ALG"
   # Warm both up, then measure alternately.
-  BASIC=$S_BASIC TOKEN_PATH=/realms/scanid/protocol/openid-connect/token wrk -t1 -c8 -d2s -s token.lua http://127.0.0.1:$SP >/dev/null
-  BASIC=$P_BASIC TOKEN_PATH=/token EXTRA="&resource=urn%3Abench%3Aapi" wrk -t1 -c8 -d2s -s token.lua http://127.0.0.1:$PP >/dev/null
-  S=$(BASIC=$S_BASIC TOKEN_PATH=/realms/scanid/protocol/openid-connect/token rps -t2 -c32 -d"${SECS}s" -s token.lua http://127.0.0.1:$SP)
-  P=$(BASIC=$P_BASIC TOKEN_PATH=/token EXTRA="&resource=urn%3Abench%3Aapi" rps -t2 -c32 -d"${SECS}s" -s token.lua http://127.0.0.1:$PP)
+  S_TOKEN=(env AUTH="Basic $S_BASIC" PATH_=/realms/scanid/protocol/openid-connect/token BODY=grant_type=client_credentials)
+  P_TOKEN=(env AUTH="Basic $P_BASIC" PATH_=/token BODY="grant_type=client_credentials&resource=urn%3Abench%3Aapi")
+  "${S_TOKEN[@]}" wrk -t1 -c8 -d2s -s post.lua http://127.0.0.1:$SP >/dev/null
+  "${P_TOKEN[@]}" wrk -t1 -c8 -d2s -s post.lua http://127.0.0.1:$PP >/dev/null
+  S=$("${S_TOKEN[@]}" wrk -t2 -c32 -d"${SECS}s" -s post.lua http://127.0.0.1:$SP | awk '/Requests\/sec/ {print int($2)}')
+  P=$("${P_TOKEN[@]}" wrk -t2 -c32 -d"${SECS}s" -s post.lua http://127.0.0.1:$PP | awk '/Requests\/sec/ {print int($2)}')
   echo "| token issuance, $ALG (req/s) | $S | $P | $(python3 -c "print(f'{$S/$P:.2f}x')") |"
   if [ "$ALG" = RS256 ]; then
     for P_ in ".well-known/openid-configuration" "protocol/openid-connect/certs"; do
@@ -78,7 +102,142 @@ for ALG in RS256 ES256; do
     done
     echo "| scanid peak RSS (MB) | $(awk '/VmHWM/ {printf "%.1f", $2/1024}' /proc/$SCANID_PID/status) | | |"
   fi
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  PIDS=()
-  sleep 0.5
+  stop_all
 done
+}
+
+# ---- stateful paths ----------------------------------------------------------------------------
+S_OIDC=/realms/scanid/protocol/openid-connect
+CB=https%3A%2F%2Fshop.example%2Fcb
+CONNS=16
+FAILED=0
+
+# wrk with latency percentiles: "req/s p50_ms p99_ms requests non-2xx".
+measure() {
+  wrk --latency "$@" | awk '
+    function ms(v) { if (v ~ /us$/) return v / 1000; if (v ~ /ms$/) return v + 0; if (v ~ /s$/) return v * 1000; return v }
+    /Requests\/sec/ { rps = int($2) }
+    /^ +50%/ { p50 = ms($2) } /^ +99%/ { p99 = ms($2) }
+    /requests in/ { n = $1 } /Non-2xx/ { bad = $5 }
+    END { printf "%d %.2f %.2f %d %d\n", rps, p50, p99, n, bad + 0 }'
+}
+
+# Codes for one side: "scanid N" seeds N fresh codes through the domain code (they live 60 s);
+# "peer N" takes the next N of those oidc-provider seeded at start (JWT access tokens),
+# "peer-opaque N" of its codes for opaque ones.
+codes() { # SIDE N -> file of codes
+  local f="$WORK/codes-$1-$RANDOM"
+  if [ "$1" = scanid ]; then
+    SCANID_DATA_DIR=$SCANID_DIR SCANID_PUBLIC_URL=http://127.0.0.1:$SP "$LOAD" seed --client-id bench --count "$2" > "$f"
+  else
+    # (Called in subshells: how many are used lives in a file.)
+    local src="$WORK/peer-codes" used
+    [ "$1" = peer-opaque ] && src="$WORK/peer-codes.opaque"
+    used=$(cat "$src.used" 2>/dev/null || echo 0)
+    tail -n +$((used + 1)) "$src" | head -n "$2" > "$f"
+    echo $((used + $2)) > "$src.used"
+    [ "$(wc -l < "$f")" -eq "$2" ] || { echo "the peer's seeded codes ran out" >&2; exit 1; }
+  fi
+  echo "$f"
+}
+
+# Redeems N codes of SIDE: a file of "refresh_token access_token" lines.
+families() { # SIDE N
+  local f="$WORK/families-$1-$RANDOM" url auth
+  if [ "$1" = scanid ]; then url=http://127.0.0.1:$SP$S_OIDC/token; auth="Basic $S_BASIC"
+  else url=http://127.0.0.1:$PP/token; auth="Basic $P_BASIC"; fi
+  for c in $(cat "$(codes "$1" "$2")"); do
+    curl -sf -H "Authorization: $auth" -d "grant_type=authorization_code&code=$c&redirect_uri=$CB" "$url" |
+      python3 -c 'import sys,json; t=json.load(sys.stdin); print(t["refresh_token"], t["access_token"])'
+  done > "$f"
+  [ "$(wc -l < "$f")" -eq "$2" ] || { echo "redeeming $1's codes failed" >&2; exit 1; }
+  echo "$f"
+}
+
+# One path on one side: its figures. Every run starts from fresh tokens (a run cut off
+# mid-request may have rotated a refresh token its script never saw).
+run_path() { # SIDE PATH SECONDS
+  local side=$1 base auth tok at
+  if [ "$side" = scanid ]; then base=http://127.0.0.1:$SP; auth="Basic $S_BASIC"; tok=$S_OIDC/token
+    local intro=$S_OIDC/token/introspect me=$S_OIDC/userinfo
+  else base=http://127.0.0.1:$PP; auth="Basic $P_BASIC"; tok=/token
+    local intro=/token/introspection me=/me
+  fi
+  case $2 in
+    refresh)
+      local fam; fam=$(families "$side" "$CONNS")
+      cut -d' ' -f1 "$fam" > "$fam.rt"
+      TOKENS="$fam.rt" PATH_=$tok AUTH="$auth" measure -t$CONNS -c$CONNS -d"$3s" -s refresh.lua "$base" ;;
+    code)
+      local n=$(( ${4:-3000} * $3 * 3 / 2 )) f
+      f=$(codes "$side" "$n")
+      THREADS=$CONNS CODES=$f PATH_=$tok AUTH="$auth" REDIRECT=$CB measure -t$CONNS -c$CONNS -d"$3s" -s code.lua "$base" |
+        awk -v n="$n" -v side="$side" '{ if ($4 >= n - 16) print "the codes ran out for " side > "/dev/stderr"; print }' ;;
+    introspect)
+      at=$(cut -d' ' -f2 "$(families "${side/peer/peer-opaque}" 1)")
+      PATH_=$intro AUTH="$auth" BODY="token=$at" measure -t4 -c$CONNS -d"$3s" -s post.lua "$base" ;;
+    userinfo)
+      at=$(cut -d' ' -f2 "$(families "${side/peer/peer-opaque}" 1)")
+      PATH_=$me AUTH="Bearer $at" BODY= measure -t4 -c$CONNS -d"$3s" -s post.lua "$base" ;;
+  esac
+}
+
+row() { # LABEL BAR "scanid figures" "peer figures"
+  read -r s_rps s_p50 s_p99 _ s_bad <<< "$3"
+  read -r p_rps p_p50 p_p99 _ p_bad <<< "$4"
+  local ratio ok
+  ratio=$(python3 -c "print(f'{$s_rps/max($p_rps,1):.2f}')")
+  ok=$(python3 -c "print('met' if $ratio >= $2 and $s_bad == 0 and $p_bad == 0 else 'MISSED')")
+  [ "$ok" = met ] || FAILED=1
+  [ "$s_bad$p_bad" = 00 ] || echo "non-2xx answers: scanid $s_bad, oidc-provider $p_bad ($1)" >&2
+  echo "| $1 | $s_rps | $s_p50 / $s_p99 | $p_rps | $p_p50 / $p_p99 | ${ratio}× | ≥ $2×: $ok |"
+}
+
+stateful() {
+  echo "| path | scanid req/s | scanid p50 / p99 ms | oidc-provider req/s | oidc-provider p50 / p99 ms | ratio | bar |"
+  echo "|---|---|---|---|---|---|---|"
+  local QR=()
+  for ALG in RS256 ES256; do
+    SP=$([ "$ALG" = RS256 ] && echo 18621 || echo 18631); PP=$([ "$ALG" = RS256 ] && echo 18622 || echo 18632)
+    BAR=$([ "$ALG" = RS256 ] && echo 1.2 || echo 2)
+    start_scanid "$ALG" "$SP"
+    start_peer "$ALG" "$PP" $(( SECS > 13 ? SECS * 6000 : 80000 ))
+    rm -f "$WORK"/peer-codes*.used
+    S_BASIC=$(printf 'bench:%s' "$secret" | base64 -w0)
+    P_BASIC=$(printf 'bench:bench-secret' | base64 -w0)
+    for side in scanid peer; do run_path "$side" refresh 2 > /dev/null; done  # warm-up
+    for path in refresh code introspect userinfo; do
+      # Codes last 60 s on scanid: a code run is at most 30 s, seeded for 1.5x the refresh rate.
+      local secs=$SECS; [ "$path" = code ] && [ "$secs" -gt 30 ] && secs=30
+      S=$(run_path scanid $path "$secs" "${S_REFRESH:-3000}")
+      P=$(run_path peer $path "$secs" "${P_REFRESH:-3000}")
+      if [ "$path" = refresh ]; then S_REFRESH=$(cut -d' ' -f1 <<< "$S"); P_REFRESH=$(cut -d' ' -f1 <<< "$P"); fi
+      row "$path, $ALG" "$BAR" "$S" "$P"
+    done
+    QR+=("$ALG $("$LOAD" logins --issuer "http://127.0.0.1:$SP/realms/scanid" --client-id bench --secret="$secret" --secs "$SECS" --concurrency "$CONNS")")
+    stop_all
+  done
+  echo
+  echo "| whole QR logins | logins/s | login p50 / p99 ms | HTTP requests | bar |"
+  echo "|---|---|---|---|---|"
+  for q in "${QR[@]}"; do
+    python3 - "$q" <<'PY' || FAILED=1
+import json, sys
+alg, summary = sys.argv[1].split(' ', 1)
+s = json.loads(summary)
+ok = s['logins_per_sec'] >= 200 and s['errors'] == 0
+print(f"| {alg} | {s['logins_per_sec']:.0f} | {s['login_p50_ms']} / {s['login_p99_ms']} | {s['requests']} | ≥ 200/s: {'met' if ok else 'MISSED'} |")
+sys.exit(0 if ok else 1)
+PY
+  done
+}
+
+case $WHAT in
+  stateless) stateless ;;
+  stateful) stateful ;;
+  all) stateless; echo; stateful ;;
+esac
+if [ "${BENCH_CHECK:-0}" = 1 ] && [ "$FAILED" = 1 ]; then
+  echo "a bar was missed" >&2
+  exit 1
+fi

@@ -23,6 +23,11 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 65536, env = "SCANID_MAX_BODY_BYTES",
           value_parser = clap::value_parser!(u64).range(1024..=10_485_760))]
     pub max_body_bytes: u64,
+    /// Seconds between purges of expired records from the embedded store (reads ignore them
+    /// already; the purge keeps the file from growing).
+    #[arg(long, default_value_t = 300, env = "SCANID_PURGE_INTERVAL_SECS",
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub purge_interval_secs: u64,
     /// Connections served at once; one more gets 503 + Retry-After.
     #[arg(long, default_value_t = 1024, env = "SCANID_MAX_CONNECTIONS",
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
@@ -75,8 +80,9 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
     tracing::info!(%addr, %issuer, "scanid serving; Ctrl-C to stop");
     // Expired records are invisible already; purge them so the file does not grow.
     let purger = ctx.clone();
+    let purge_every = std::time::Duration::from_secs(args.purge_interval_secs);
     tokio::spawn(async move {
-        let mut every = tokio::time::interval(std::time::Duration::from_secs(300));
+        let mut every = tokio::time::interval(purge_every);
         loop {
             every.tick().await;
             match purger.store.purge_expired(purger.clock.now()).await {

@@ -33,11 +33,29 @@ fn outcome(r: Result<(), StoreError>) -> Result<Outcome, StoreError> {
     }
 }
 
-/// What a redeemed code's hash points to, so a second redemption revokes the first one's
-/// grant (docs/requirements.md T3).
+/// What a redeemed code's record becomes, so a second redemption revokes the first one's
+/// grant (docs/requirements.md T3). It replaces the code in its own record (one write where a
+/// delete and a second record were two: the code exchange is the store's busiest write).
+/// Records of kind `code_used` written before that change are still read.
 #[derive(Serialize, Deserialize)]
 struct CodeUsed {
     grant_id: String,
+}
+
+/// A code's record: the code while pending, the grant it became once redeemed.
+enum CodeRecord {
+    Pending(AuthCode),
+    Used(CodeUsed),
+}
+
+impl CodeRecord {
+    fn of(rec: &Record) -> Result<Self, StoreError> {
+        // A pending code has no `grant_id`; a redeemed one has nothing else.
+        match rec.value::<CodeUsed>() {
+            Ok(used) => Ok(Self::Used(used)),
+            Err(_) => rec.value().map(Self::Pending),
+        }
+    }
 }
 
 /// A login ends with a code: everything [`QrLogins::issue_code`] writes in one transaction.
@@ -197,11 +215,14 @@ pub trait Codes: Backend {
         let Some(rec) = self.get(&Key::new(Kind::Code, code_hash), now).await? else {
             return Ok(None);
         };
-        Ok(Some(PendingCode {
-            code: rec.value()?,
-            hash: code_hash.to_owned(),
-            version: rec.version,
-        }))
+        Ok(match CodeRecord::of(&rec)? {
+            CodeRecord::Pending(code) => Some(PendingCode {
+                code,
+                hash: code_hash.to_owned(),
+                version: rec.version,
+            }),
+            CodeRecord::Used(_) => None,
+        })
     }
 
     /// Burns a code presented wrongly (it may be known to an attacker); best effort.
@@ -212,8 +233,9 @@ pub trait Codes: Backend {
         }
     }
 
-    /// Redeems the code: spends it, creates its grant and first refresh token, and remembers
-    /// which grant it became, in one transaction. [`Outcome::Lost`]: redeemed already.
+    /// Redeems the code: spends it by turning its record into the grant it became (kept as
+    /// long as the grant), and creates the grant and its first refresh token, in one
+    /// transaction. [`Outcome::Lost`]: redeemed already.
     async fn redeem_code(
         &self,
         c: &PendingCode,
@@ -226,14 +248,12 @@ pub trait Codes: Backend {
         let used = CodeUsed {
             grant_id: grant.id.clone(),
         };
+        let mut spent = Record::new(Key::new(Kind::Code, &c.hash), &used, Some(expires_at))?;
+        spent.version = c.version + 1;
         let writes = vec![
-            Write::Delete(Key::new(Kind::Code, &c.hash), Cond::Version(c.version)),
+            Write::Put(spent, Cond::Version(c.version)),
             Write::Put(
                 Record::new(Key::new(Kind::Grant, &grant.id), grant, Some(expires_at))?,
-                Cond::Absent,
-            ),
-            Write::Put(
-                Record::new(Key::new(Kind::CodeUsed, &c.hash), &used, Some(expires_at))?,
                 Cond::Absent,
             ),
             Write::Put(
@@ -254,6 +274,11 @@ pub trait Codes: Backend {
         code_hash: &str,
         now: Timestamp,
     ) -> Result<Option<String>, StoreError> {
+        if let Some(rec) = self.get(&Key::new(Kind::Code, code_hash), now).await? {
+            if let CodeRecord::Used(u) = CodeRecord::of(&rec)? {
+                return Ok(Some(u.grant_id));
+            }
+        }
         Ok(self
             .read::<CodeUsed>(Kind::CodeUsed, code_hash, now)
             .await?

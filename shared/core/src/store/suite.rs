@@ -23,7 +23,8 @@ macro_rules! adapter_suite {
                 concurrent_updates_have_one_winner, transactions_are_all_or_nothing,
                 conditional_delete, list_by_kind, client_store_round_trip, counters_are_atomic_and_expire,
                 identity_uniqueness_is_enforced, concurrent_signups_claiming_one_service_id_have_one_winner,
-                identity_deletion_frees_the_name_and_keeps_the_service_id);
+                identity_deletion_frees_the_name_and_keeps_the_service_id,
+                concurrent_transactions_fail_alone, a_redeemed_code_points_to_its_grant);
         }
     };
     (@tests $factory:expr; $($name:ident),*) => {
@@ -503,6 +504,142 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
 
 /// Generates the photo store suite's tests for an adapter (`$factory` returns `(photos,
 /// guard)`).
+/// Many transactions at once (an adapter may commit them together): each whose condition fails
+/// leaves nothing behind, and every other one is applied whole.
+pub async fn concurrent_transactions_fail_alone<B: Backend + 'static>(s: Arc<B>) {
+    let taken = id("taken");
+    s.put(rec(&taken, 1, None), Cond::Absent, T0).await.unwrap();
+    let ids: Vec<(String, String)> = (0..40)
+        .map(|i| (id(&format!("x{i}")), id(&format!("y{i}"))))
+        .collect();
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, (x, y)) in ids.iter().cloned().enumerate() {
+        let (s, taken) = (s.clone(), taken.clone());
+        tasks.spawn(async move {
+            // Every third one writes x, then fails on `taken`.
+            let second = if i % 3 == 0 { taken } else { y };
+            let r = s
+                .transact(
+                    vec![
+                        Write::Put(rec(&x, 1, None), Cond::Absent),
+                        Write::Put(rec(&second, 1, None), Cond::Absent),
+                    ],
+                    T0,
+                )
+                .await;
+            (i, r)
+        });
+    }
+    while let Some(joined) = tasks.join_next().await {
+        let (i, r) = joined.unwrap();
+        if i % 3 == 0 {
+            assert!(matches!(r, Err(StoreError::ConditionFailed)), "{i}: {r:?}");
+        } else {
+            r.unwrap();
+        }
+    }
+    for (i, (x, y)) in ids.iter().enumerate() {
+        let got = |k: &str| {
+            let s = s.clone();
+            let key = Key::new(Kind::Test, k);
+            async move { s.get(&key, T0).await.unwrap().is_some() }
+        };
+        assert_eq!(got(x).await, i % 3 != 0, "{i}: x");
+        assert_eq!(got(y).await, i % 3 != 0, "{i}: y");
+    }
+}
+
+/// Redeeming spends a code and leaves, under its hash, the grant it became (so a replay can
+/// revoke it); a second redemption loses. A marker of kind `code_used` (older releases wrote
+/// one) is still read.
+pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
+    use super::flows::{Codes, Outcome};
+    use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
+    use crate::domain::login::AuthCode;
+
+    let hash = id("code");
+    let code = AuthCode {
+        client_id: "shop".into(),
+        redirect_uri: "https://shop.example/cb".into(),
+        scopes: vec!["openid".into()],
+        nonce: None,
+        code_challenge: None,
+        sub: "sub-1".into(),
+        sid: "sid-1".into(),
+        auth_time: T0,
+        issued_at: T0,
+    };
+    let exp = T0.secs() + 60;
+    s.put(
+        Record::new(Key::new(Kind::Code, &hash), &code, Some(exp)).unwrap(),
+        Cond::Absent,
+        T0,
+    )
+    .await
+    .unwrap();
+    let pending = s.pending_code(&hash, T0).await.unwrap().unwrap();
+    assert_eq!(pending.code, code);
+    assert_eq!(s.redeemed_as(&hash, T0).await.unwrap(), None);
+    let grant = Grant {
+        id: id("grant"),
+        kind: GrantKind::AuthorizationCode,
+        client_id: "shop".into(),
+        sub: "sub-1".into(),
+        sid: Some("sid-1".into()),
+        scopes: vec!["openid".into()],
+        auth_time: T0,
+        nonce: None,
+        created_at: T0,
+        offline: false,
+        generation: 1,
+        rotated_at: T0,
+        revoked: false,
+        alg: crate::keys::Alg::ES256,
+    };
+    let refresh = RefreshRecord {
+        grant_id: grant.id.clone(),
+        client_id: "shop".into(),
+        generation: 1,
+    };
+    let later = T0.secs() + 1800;
+    let redeem = |rt: String| {
+        let (s, pending, grant, refresh) =
+            (s.clone(), pending.clone(), grant.clone(), refresh.clone());
+        async move {
+            s.redeem_code(&pending, &grant, &rt, &refresh, later, T0)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(redeem(id("rt")).await, Outcome::Done);
+    assert!(s.pending_code(&hash, T0).await.unwrap().is_none());
+    // The marker outlives the code's own lifetime: it lives as long as the grant.
+    let after_code = Timestamp::from_secs(exp + 10);
+    assert_eq!(
+        s.redeemed_as(&hash, after_code).await.unwrap(),
+        Some(grant.id.clone())
+    );
+    assert_eq!(redeem(id("rt")).await, Outcome::Lost);
+
+    let legacy = id("legacy");
+    s.put(
+        Record::new(
+            Key::new(Kind::CodeUsed, &legacy),
+            &serde_json::json!({ "grant_id": "g-old" }),
+            Some(later),
+        )
+        .unwrap(),
+        Cond::Absent,
+        T0,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        s.redeemed_as(&legacy, T0).await.unwrap(),
+        Some("g-old".to_owned())
+    );
+}
+
 #[macro_export]
 macro_rules! photo_suite {
     ($factory:expr) => {
