@@ -58,9 +58,8 @@ struct Inner {
 }
 
 /// A write for the writer thread: runs on its connection inside a savepoint and says whether
-/// it succeeded (else its savepoint is rolled back) and how to answer once the group's commit
-/// is known. A job dropped unrun (the transaction could not begin) answers its caller
-/// "unavailable" by dropping its reply channel.
+/// it succeeded (else its savepoint is rolled back) and how to answer once the group's fate
+/// is known. A job dropped unrun answers its caller "unavailable" (its reply channel closes).
 type Job = Box<dyn FnOnce(&Connection) -> Ran + Send>;
 
 struct Ran {
@@ -68,14 +67,37 @@ struct Ran {
     answer: Answer,
 }
 
-/// Answers a write's caller, given the group's commit error (if any).
-type Answer = Box<dyn FnOnce(Option<&rusqlite::Error>) + Send>;
+/// Answers a write's caller: `None` when the group committed, else why it did not.
+type Answer = Box<dyn FnOnce(Option<&str>) + Send>;
 
 /// The most writes one commit takes.
 const GROUP: usize = 128;
 
+/// A job running `f`, and where its answer arrives.
+fn job<T, F>(f: F) -> (Job, tokio::sync::oneshot::Receiver<Result<T, StoreError>>)
+where
+    T: Send + 'static,
+    F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
+{
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    let job: Job = Box::new(move |c| {
+        let out = f(c);
+        Ran {
+            ok: out.is_ok(),
+            answer: Box::new(move |failed: Option<&str>| {
+                let out = match (failed, out) {
+                    (Some(why), Ok(_)) => Err(StoreError::Unavailable(why.to_owned().into())),
+                    (_, out) => out,
+                };
+                let _ = reply.send(out);
+            }),
+        }
+    });
+    (job, answer)
+}
+
 /// The writer thread: waits for a write, takes every other one queued behind it (up to
-/// [`GROUP`]), runs them in one transaction, each in its own savepoint, commits, answers.
+/// [`GROUP`]) and commits them as one group.
 fn writer_loop(mut conn: Connection, queue: mpsc::Receiver<Job>) {
     while let Ok(first) = queue.recv() {
         let mut group = vec![first];
@@ -85,53 +107,91 @@ fn writer_loop(mut conn: Connection, queue: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
-            Ok(tx) => tx,
-            Err(e) => {
-                // Another process held the write lock past the busy timeout: nothing is
-                // written, and each caller hears "unavailable".
-                tracing::warn!(error = %e, "the writer could not begin a transaction");
-                continue;
+        commit_group(&mut conn, group);
+    }
+}
+
+/// Runs `group` in one transaction, each job in its own savepoint, commits, and answers each
+/// job once the outcome is known: its own error, or the commit's, or success. If SQLite ends
+/// the transaction on its own (an I/O error, a full disk), every job run so far is answered
+/// "not committed" and the rest are dropped unrun: nothing is ever written outside the group's
+/// transaction, and nothing written is answered as failed.
+fn commit_group(conn: &mut Connection, group: Vec<Job>) {
+    let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
+        Ok(tx) => tx,
+        Err(e) => {
+            // Another process held the write lock past the busy timeout: nothing is written,
+            // and each caller hears "unavailable".
+            tracing::warn!(error = %e, "the writer could not begin a transaction");
+            return;
+        }
+    };
+    let mut answers: Vec<Answer> = Vec::with_capacity(group.len());
+    let mut lost = None;
+    for job in group {
+        if tx.is_autocommit() {
+            lost = Some("the transaction was rolled back".to_owned());
+            break;
+        }
+        match run_in_savepoint(&tx, job) {
+            Ok(Some(a)) => answers.push(a),
+            Ok(None) => {}
+            Err(why) => {
+                lost = Some(why);
+                break;
             }
-        };
-        let answers: Vec<Ran> = group
-            .into_iter()
-            .filter_map(|job| run_in_savepoint(&tx, job))
-            .collect();
-        let committed = tx.commit();
-        let err = committed.as_ref().err();
-        if let Some(e) = err {
-            tracing::warn!(error = %e, "a group commit failed");
         }
-        for a in answers {
-            (a.answer)(err);
-        }
+    }
+    if lost.is_none() && tx.is_autocommit() {
+        lost = Some("the transaction was rolled back".to_owned());
+    }
+    let failed = match lost {
+        // Dropping `tx` rolls back whatever is left of the transaction.
+        Some(why) => Some(why),
+        None => tx.commit().err().map(|e| format!("commit: {e}")),
+    };
+    if let Some(why) = &failed {
+        tracing::warn!(error = %why, "a group of writes was not committed");
+    }
+    for answer in answers {
+        answer(failed.as_deref());
     }
 }
 
 /// Runs `job` in a savepoint of the open transaction `tx`: released when the job succeeded,
-/// rolled back when it failed or panicked. `None`: the job was not run or has answered.
-fn run_in_savepoint(tx: &Connection, job: Job) -> Option<Ran> {
+/// rolled back when it failed or panicked. `Ok(Some)`: the job's answer, due once the group's
+/// fate is known; `Ok(None)`: the job has answered or was not run (its writes rolled back);
+/// `Err`: the savepoint could not be ended cleanly, so the group must not commit.
+fn run_in_savepoint(tx: &Connection, job: Job) -> Result<Option<Answer>, String> {
     if let Err(e) = tx.execute_batch("SAVEPOINT w") {
+        // Nothing of this job ran; the job is dropped and its caller hears "unavailable".
         tracing::warn!(error = %e, "taking a savepoint failed");
-        return None;
+        return Ok(None);
     }
     // A panicking job drops its reply channel while unwinding: its caller hears "unavailable".
     let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(tx))).ok();
     let ok = ran.as_ref().is_some_and(|r| r.ok);
-    let end = if ok {
-        "RELEASE w"
-    } else {
-        "ROLLBACK TO w; RELEASE w"
-    };
-    if let Err(e) = tx.execute_batch(end) {
-        tracing::warn!(error = %e, "ending a savepoint failed");
-        if let Some(r) = ran {
-            (r.answer)(Some(&e));
-        }
-        return None;
+    if ok && tx.execute_batch("RELEASE w").is_ok() {
+        return Ok(ran.map(|r| r.answer));
     }
-    ran
+    // Failed, panicked, or could not be released: undo it.
+    let release_failed = ok.then_some("releasing a savepoint failed");
+    match tx.execute_batch("ROLLBACK TO w; RELEASE w") {
+        Ok(()) => {
+            // Rolled back: a failed job's answer is its own error.
+            if let Some(r) = ran {
+                (r.answer)(release_failed);
+            }
+            Ok(None)
+        }
+        Err(e) => {
+            let why = format!("ending a savepoint: {e}");
+            if let Some(r) = ran {
+                (r.answer)(Some(&why));
+            }
+            Err(why)
+        }
+    }
 }
 
 impl std::fmt::Debug for EmbeddedStore {
@@ -215,22 +275,7 @@ impl EmbeddedStore {
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     {
-        let (reply, answer) = tokio::sync::oneshot::channel();
-        let job: Job = Box::new(move |c| {
-            let out = f(c);
-            Ran {
-                ok: out.is_ok(),
-                answer: Box::new(move |commit: Option<&rusqlite::Error>| {
-                    let out = match (commit, out) {
-                        (Some(e), Ok(_)) => {
-                            Err(StoreError::Unavailable(format!("commit: {e}").into()))
-                        }
-                        (_, out) => out,
-                    };
-                    let _ = reply.send(out);
-                }),
-            }
-        });
+        let (job, answer) = job(f);
         let sent = self
             .inner
             .writes
@@ -479,6 +524,77 @@ mod tests {
         let store = EmbeddedStore::open(dir.path()).unwrap();
         (store, dir)
     });
+
+    /// A connection to a fresh database, and a job that writes `id` and then answers `then`.
+    fn writer() -> (Connection, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = EmbeddedStore::connect(&dir.path().join("scanid.db")).unwrap();
+        conn.execute_batch(SCHEMA).unwrap();
+        (conn, dir)
+    }
+
+    fn writes(
+        id: &'static str,
+        then: impl FnOnce(&Connection) -> Result<(), StoreError> + Send + 'static,
+    ) -> (Job, tokio::sync::oneshot::Receiver<Result<(), StoreError>>) {
+        job(move |c| {
+            let r = Record::new(Key::new(Kind::Test, id), &1, None)?;
+            fail_unless(put_one(c, &r, Cond::Absent, 0)?)?;
+            then(c)
+        })
+    }
+
+    fn stored(c: &Connection, id: &str) -> bool {
+        get_live(c, &Key::new(Kind::Test, id), 0).unwrap().is_some()
+    }
+
+    #[test]
+    fn a_group_answers_each_write_by_its_own_fate() {
+        let (mut conn, _dir) = writer();
+        let (a, ra) = writes("a", |_| Ok(()));
+        let (b, rb) = writes("b", |_| Err(StoreError::ConditionFailed));
+        let (c, rc) = writes("c", |_| panic!("a bug in a write"));
+        let (d, rd) = writes("d", |_| Ok(()));
+        commit_group(&mut conn, vec![a, b, c, d]);
+        assert!(matches!(ra.blocking_recv().unwrap(), Ok(())));
+        assert!(matches!(
+            rb.blocking_recv().unwrap(),
+            Err(StoreError::ConditionFailed)
+        ));
+        // The panicking write dropped its answer: its caller hears "unavailable".
+        assert!(rc.blocking_recv().is_err());
+        assert!(matches!(rd.blocking_recv().unwrap(), Ok(())));
+        assert!(stored(&conn, "a") && stored(&conn, "d"));
+        assert!(!stored(&conn, "b") && !stored(&conn, "c"));
+    }
+
+    #[test]
+    fn a_transaction_sqlite_ends_leaves_nothing_answered_as_written() {
+        let (mut conn, _dir) = writer();
+        let (a, ra) = writes("a", |_| Ok(()));
+        // What SQLite does on a full disk or an I/O error: the whole transaction ends.
+        let (b, rb) = writes("b", |c| c.execute_batch("ROLLBACK").map_err(unavailable));
+        let (c, rc) = writes("c", |_| Ok(()));
+        commit_group(&mut conn, vec![a, b, c]);
+        assert!(matches!(
+            ra.blocking_recv().unwrap(),
+            Err(StoreError::Unavailable(_))
+        ));
+        assert!(matches!(
+            rb.blocking_recv().unwrap(),
+            Err(StoreError::Unavailable(_))
+        ));
+        // The write after it never ran outside the transaction.
+        assert!(rc.blocking_recv().is_err());
+        for id in ["a", "b", "c"] {
+            assert!(!stored(&conn, id), "{id}");
+        }
+        // The writer carries on.
+        let (d, rd) = writes("d", |_| Ok(()));
+        commit_group(&mut conn, vec![d]);
+        assert!(matches!(rd.blocking_recv().unwrap(), Ok(())));
+        assert!(stored(&conn, "d"));
+    }
 
     #[tokio::test]
     async fn survives_reopen_and_sees_writes_from_another_handle() {

@@ -38,6 +38,7 @@ fn outcome(r: Result<(), StoreError>) -> Result<Outcome, StoreError> {
 /// delete and a second record were two: the code exchange is the store's busiest write).
 /// Records of kind `code_used` written before that change are still read.
 #[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct CodeUsed {
     grant_id: String,
 }

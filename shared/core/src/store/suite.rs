@@ -502,8 +502,6 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
     s.delete_client(&client.client_id, T0).await.unwrap();
 }
 
-/// Generates the photo store suite's tests for an adapter (`$factory` returns `(photos,
-/// guard)`).
 /// Many transactions at once (an adapter may commit them together): each whose condition fails
 /// leaves nothing behind, and every other one is applied whole.
 pub async fn concurrent_transactions_fail_alone<B: Backend + 'static>(s: Arc<B>) {
@@ -602,16 +600,42 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         generation: 1,
     };
     let later = T0.secs() + 1800;
-    let redeem = |rt: String| {
-        let (s, pending, grant, refresh) =
-            (s.clone(), pending.clone(), grant.clone(), refresh.clone());
+    // Each redemption creates a grant and refresh token of its own: only the code's version
+    // can make one of them lose.
+    let redeem = |grant_id: String| {
+        let (s, pending) = (s.clone(), pending.clone());
+        let grant = Grant {
+            id: grant_id,
+            ..grant.clone()
+        };
+        let refresh = RefreshRecord {
+            grant_id: grant.id.clone(),
+            ..refresh.clone()
+        };
         async move {
-            s.redeem_code(&pending, &grant, &rt, &refresh, later, T0)
+            s.redeem_code(&pending, &grant, &id("rt"), &refresh, later, T0)
                 .await
                 .unwrap()
         }
     };
-    assert_eq!(redeem(id("rt")).await, Outcome::Done);
+    let (first, second) = tokio::join!(redeem(grant.id.clone()), redeem(id("grant")));
+    assert_eq!(
+        [first, second]
+            .iter()
+            .filter(|o| **o == Outcome::Done)
+            .count(),
+        1,
+        "{first:?} {second:?}"
+    );
+    let winner = if first == Outcome::Done {
+        grant.id.clone()
+    } else {
+        s.redeemed_as(&hash, T0).await.unwrap().unwrap()
+    };
+    let grant = Grant {
+        id: winner,
+        ..grant.clone()
+    };
     assert!(s.pending_code(&hash, T0).await.unwrap().is_none());
     // The marker outlives the code's own lifetime: it lives as long as the grant.
     let after_code = Timestamp::from_secs(exp + 10);
@@ -619,7 +643,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         s.redeemed_as(&hash, after_code).await.unwrap(),
         Some(grant.id.clone())
     );
-    assert_eq!(redeem(id("rt")).await, Outcome::Lost);
+    assert_eq!(redeem(id("grant")).await, Outcome::Lost);
 
     let legacy = id("legacy");
     s.put(
@@ -640,6 +664,8 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
     );
 }
 
+/// Generates the photo store suite's tests for an adapter (`$factory` returns `(photos,
+/// guard)`).
 #[macro_export]
 macro_rules! photo_suite {
     ($factory:expr) => {
