@@ -37,7 +37,9 @@ SECRET=$("$BIN" client create --name soak --client-id soak --redirect-uri https:
 RUST_LOG=warn "$BIN" serve --addr "127.0.0.1:$PORT" --no-demo > "$WORK/serve.out" 2>&1 &
 PID=$!
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/realms/scanid/.well-known/openid-configuration" >/dev/null && break; sleep 0.2; done
-TARGET=(--issuer "http://127.0.0.1:$PORT/realms/scanid" --client-id soak --secret="$SECRET")
+# 64 app identities: a person does not log in many times a second (each login updates its
+# identity's recent-logins record).
+TARGET=(--issuer "http://127.0.0.1:$PORT/realms/scanid" --client-id soak --secret="$SECRET" --apps 64)
 
 echo "capacity probe: ${PROBE} s back to back on 16 workers" >&2
 CAP=$("$LOAD" mixed "${TARGET[@]}" --secs "$PROBE" --interval "$PROBE" --concurrency 16 |

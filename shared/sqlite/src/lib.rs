@@ -73,6 +73,11 @@ type Answer = Box<dyn FnOnce(Option<&str>) + Send>;
 /// The most writes one commit takes.
 const GROUP: usize = 128;
 
+/// Expired records one purge write deletes.
+const SWEEP_BATCH: usize = 500;
+#[allow(clippy::cast_possible_wrap)]
+const SWEEP_BATCH_SQL: i64 = SWEEP_BATCH as i64;
+
 /// A job running `f`, and where its answer arrives.
 fn job<T, F>(f: F) -> (Job, tokio::sync::oneshot::Receiver<Result<T, StoreError>>)
 where
@@ -220,7 +225,7 @@ impl EmbeddedStore {
         std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
         opts.open(&path)
             .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display()).into()))?;
-        let conn = Self::connect(&path)?;
+        let conn = Self::reader(&path)?;
         conn.execute_batch(SCHEMA).map_err(unavailable)?;
         let writer = Self::connect(&path)?;
         let (writes, queue) = mpsc::channel();
@@ -235,6 +240,16 @@ impl EmbeddedStore {
                 writes: Mutex::new(writes),
             }),
         })
+    }
+
+    /// A pooled reader: a small page cache, because under writes SQLite drops a reader's cache
+    /// at each new read transaction anyway, and the pool may hold 64 of them (at SQLite's
+    /// default of 2 MB each, bursts grew the soak's RSS from 19 to 41 MB).
+    fn reader(path: &Path) -> Result<Connection, StoreError> {
+        let conn = Self::connect(path)?;
+        conn.execute_batch("PRAGMA cache_size=-256;")
+            .map_err(unavailable)?;
+        Ok(conn)
     }
 
     fn connect(path: &Path) -> Result<Connection, StoreError> {
@@ -256,7 +271,7 @@ impl EmbeddedStore {
         let pooled = self.inner.pool.lock().ok().and_then(|mut p| p.pop());
         let mut conn = match pooled {
             Some(c) => c,
-            None => Self::connect(&self.inner.path)?,
+            None => Self::reader(&self.inner.path)?,
         };
         let out = f(&mut conn);
         if let Ok(mut p) = self.inner.pool.lock() {
@@ -292,17 +307,28 @@ impl EmbeddedStore {
             .map_err(|_| StoreError::Unavailable("the write was not committed".into()))?
     }
 
-    /// Deletes expired records (reads already ignore them); returns how many.
+    /// Deletes expired records (reads already ignore them); returns how many. In batches of
+    /// [`SWEEP_BATCH`], each its own write: other writes go on between them (one delete of
+    /// everything held the writer for over a second in the soak).
     pub async fn sweep(&self, now: Timestamp) -> Result<usize, StoreError> {
         let now = now.secs();
-        self.with_writer(move |c| {
-            c.execute(
-                "DELETE FROM records WHERE expires_at IS NOT NULL AND expires_at <= ?1",
-                [now],
-            )
-            .map_err(unavailable)
-        })
-        .await
+        let mut total = 0;
+        loop {
+            let n = self
+                .with_writer(move |c| {
+                    c.prepare_cached(
+                        "DELETE FROM records WHERE pk IN (SELECT pk FROM records
+                         WHERE expires_at IS NOT NULL AND expires_at <= ?1 LIMIT ?2)",
+                    )
+                    .and_then(|mut s| s.execute(params![now, SWEEP_BATCH_SQL]))
+                    .map_err(unavailable)
+                })
+                .await?;
+            total += n;
+            if n < SWEEP_BATCH {
+                return Ok(total);
+            }
+        }
     }
 }
 
@@ -646,5 +672,24 @@ mod tests {
         }
         assert_eq!(s.sweep(now).await.unwrap(), 1);
         assert_eq!(s.list(Kind::Test, now).await.unwrap().len(), 2);
+    }
+
+    #[tokio::test]
+    async fn sweep_goes_on_past_one_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = EmbeddedStore::open(dir.path()).unwrap();
+        let n = SWEEP_BATCH * 2 + 7;
+        for i in 0..n {
+            let r = Record::new(Key::new(Kind::Test, format!("e{i}")), &1, Some(10)).unwrap();
+            s.put(r, Cond::Any, Timestamp::from_secs(0)).await.unwrap();
+        }
+        let live = Record::new(Key::new(Kind::Test, "live"), &1, Some(100)).unwrap();
+        s.put(live, Cond::Any, Timestamp::from_secs(0))
+            .await
+            .unwrap();
+        let now = Timestamp::from_secs(50);
+        assert_eq!(s.sweep(now).await.unwrap(), n);
+        assert_eq!(s.list(Kind::Test, now).await.unwrap().len(), 1);
+        assert_eq!(s.sweep(now).await.unwrap(), 0);
     }
 }

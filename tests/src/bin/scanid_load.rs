@@ -246,7 +246,7 @@ impl Driver {
     async fn new(t: Target) -> Result<Arc<Self>, String> {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
-            .pool_max_idle_per_host(1024)
+            .pool_max_idle_per_host(256)
             .timeout(Duration::from_secs(30))
             .build()
             .map_err(|e| e.to_string())?;
@@ -718,6 +718,21 @@ async fn mixed(a: MixedArgs) -> Result<(), String> {
         families: Mutex::default(),
         next: AtomicU64::new(0),
     });
+    // Families first: with none, every operation of the mix would be a login.
+    let mut warm = tokio::task::JoinSet::new();
+    for w in 0..16 {
+        let mix = mix.clone();
+        warm.spawn(async move {
+            for n in 0..4 {
+                mix.login(w * 4 + n).await?;
+            }
+            Ok::<_, String>(())
+        });
+    }
+    while let Some(w) = warm.join_next().await {
+        w.map_err(|e| e.to_string())??;
+    }
+    d.take_window();
     let started = Instant::now();
     let deadline = started + Duration::from_secs(a.secs);
     let ops = Arc::new(AtomicU64::new(0));
@@ -738,11 +753,12 @@ async fn mixed(a: MixedArgs) -> Result<(), String> {
             }
         }
         Some(rate) if rate > 0.0 => {
-            // Open loop: an operation starts every 1/rate s; at most 1024 in flight (beyond
-            // that the server is not keeping up, and the start is counted late and skipped).
+            // Open loop: an operation starts every 1/rate s; at most 512 in flight (beyond
+            // that the server is not keeping up, and the start is counted late and skipped;
+            // the server's own limit is 1024 connections).
             let (mix, ops, late) = (mix.clone(), ops.clone(), late.clone());
             workers.spawn(async move {
-                let in_flight = Arc::new(tokio::sync::Semaphore::new(1024));
+                let in_flight = Arc::new(tokio::sync::Semaphore::new(512));
                 let mut tick = tokio::time::interval(Duration::from_secs_f64(1.0 / rate));
                 tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Burst);
                 while Instant::now() < deadline {
@@ -761,7 +777,7 @@ async fn mixed(a: MixedArgs) -> Result<(), String> {
                     });
                 }
                 // Let the last operations finish.
-                let _ = in_flight.acquire_many(1024).await;
+                let _ = in_flight.acquire_many(512).await;
             });
         }
         Some(_) => return Err("--rate must be positive".into()),

@@ -23,6 +23,10 @@ pub const LOGIN_TTL_SECS: i64 = 300;
 /// The record outlives the session by this long, so the page can still learn "expired" and
 /// offer a fresh start; every decision checks the session's own expiry.
 pub const RECORD_GRACE_SECS: i64 = 600;
+/// A completed (or denied) login's record lives this long after the end: the page learns the
+/// outcome at its next poll, seconds later, and then leaves. (Kept the full grace, completed
+/// logins were most of the embedded store's size in the soak.)
+pub const COMPLETED_GRACE_SECS: i64 = 60;
 /// The QR redraws with a new challenge every few seconds.
 pub const CHALLENGE_STEP_SECS: i64 = 5;
 /// A scan must present one of the last three steps (at most 15 s old).

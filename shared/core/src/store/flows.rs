@@ -138,9 +138,7 @@ pub trait QrLogins: Backend {
     ) -> Result<Outcome, StoreError> {
         let mut writes = Vec::new();
         if let Some(l) = issue.login {
-            let mut done = l.value.clone();
-            done.status = login::LoginStatus::Completed;
-            writes.push(l.replace_with(&done)?);
+            writes.push(completed(l, now)?);
         }
         if let Some((s, exp)) = issue.new_sso {
             writes.push(Write::Put(
@@ -175,10 +173,19 @@ pub trait QrLogins: Backend {
         old: &Versioned<QrLogin>,
         now: Timestamp,
     ) -> Result<Outcome, StoreError> {
-        let mut done = old.value.clone();
-        done.status = login::LoginStatus::Completed;
-        outcome(self.replace(old, &done, now).await)
+        outcome(self.transact(vec![completed(old, now)?], now).await)
     }
+}
+
+/// The write that marks a QR login completed; its record then lives
+/// [`login::COMPLETED_GRACE_SECS`] more (never longer than it would have).
+fn completed(l: &Versioned<QrLogin>, now: Timestamp) -> Result<Write, StoreError> {
+    let mut done = l.value.clone();
+    done.status = login::LoginStatus::Completed;
+    let mut record = l.record.next(&done)?;
+    let end = now.secs() + login::COMPLETED_GRACE_SECS;
+    record.expires_at = Some(record.expires_at.map_or(end, |e| e.min(end)));
+    Ok(Write::Put(record, Cond::Version(l.record.version)))
 }
 
 impl<B: Backend + ?Sized> QrLogins for B {}

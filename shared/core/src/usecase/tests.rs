@@ -6,7 +6,9 @@ use serde_json::{json, Map, Value};
 use crate::config::Limits;
 use crate::domain::consent::{csrf_token, ConsentInput, ConsentRefusal};
 use crate::domain::grant::{Issued, REFRESH_GRACE_SECS};
-use crate::domain::login::{LoginStatus, CHALLENGE_STEP_SECS, CHALLENGE_WINDOW, RECORD_GRACE_SECS};
+use crate::domain::login::{
+    LoginStatus, CHALLENGE_STEP_SECS, CHALLENGE_WINDOW, COMPLETED_GRACE_SECS, RECORD_GRACE_SECS,
+};
 use crate::domain::ratelimit::{self, Counted, Limit};
 use crate::keys::jwt;
 use crate::protocol::OAuthErrorCode;
@@ -454,6 +456,20 @@ async fn consent_open_asks_and_allow_issues_a_code_and_remembers_the_consent() {
         ),
         "{again:?}"
     );
+    // The completed login's record lives a minute more (the page's next poll learns the
+    // outcome), not the whole grace an expired pending login keeps.
+    env.advance(COMPLETED_GRACE_SECS - 1);
+    assert_eq!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Completed
+    );
+    env.advance(1);
+    assert!(env
+        .store
+        .qr_login(&login.id, env.now())
+        .await
+        .unwrap()
+        .is_none());
 }
 
 #[tokio::test]
