@@ -148,6 +148,11 @@ pub struct TestServer {
 }
 
 impl TestServer {
+    /// The server's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Starts `scanid serve --addr 127.0.0.1:0 --data-dir DATA_DIR EXTRA...`.
     pub fn start(data_dir: &Path, extra: &[&str]) -> Self {
         Self::start_with(data_dir, "127.0.0.1:0", extra, &[])
