@@ -11,7 +11,6 @@
 //! every success the clients were given holds (`scanid_tests::load`: settle, verify, and the
 //! destructive checks on every family).
 
-use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use scanid_tests::fault_proxy::{FaultPlan, FaultProxy};
@@ -115,27 +114,13 @@ fn throttled_and_failing_dynamodb_answers_503_and_loses_no_success() {
 
     let mut model = Model::default();
     proxy.faults(true);
-    let never = AtomicBool::new(false);
-    let parts = model.split(WORKERS);
-    let parts: Vec<Model> = std::thread::scope(|scope| {
-        let workers: Vec<_> = parts
-            .into_iter()
-            .map(|mut part| {
-                let mut wrng = rng.fork();
-                let (svc, apps, never) = (&svc, &apps, &never);
-                scope.spawn(move || {
-                    let alive = load::work(svc, apps, &mut part, &mut wrng, never, Some(OPS));
-                    assert!(alive, "the server answered every request");
-                    part
-                })
-            })
-            .collect();
-        workers.into_iter().map(|w| w.join().unwrap()).collect()
-    });
+    let alive =
+        load::work_in_parallel(&svc, &apps, &mut model, &mut rng, WORKERS, Some(OPS), || {});
+    assert!(
+        alive.iter().all(|a| *a),
+        "the server answered every request"
+    );
     proxy.faults(false);
-    for p in parts {
-        model.merge(p);
-    }
     let under_faults = model.stats.clone();
     let injected = proxy.injected();
     let calls = proxy.calls();

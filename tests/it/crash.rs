@@ -6,7 +6,6 @@
 //! generator: a failure prints `SCANID_TEST_SEED=...` to replay them (the threads'
 //! interleaving is not replayed).
 
-use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use scanid_tests::load::{self, Mode, Model, Rng, Service};
@@ -89,29 +88,16 @@ fn sigkill_under_load_loses_no_acknowledged_success() {
         let kill_after =
             Duration::from_millis(KILL_AFTER_MS.0 + rng.below(KILL_AFTER_MS.1 - KILL_AFTER_MS.0));
         let before = model.stats.clone();
-        let parts = model.split(WORKERS);
-        let stop = AtomicBool::new(false);
-        let parts: Vec<Model> = std::thread::scope(|scope| {
-            let workers: Vec<_> = parts
-                .into_iter()
-                .map(|mut part| {
-                    let mut wrng = rng.fork();
-                    let (svc, apps, stop) = (&svc, &apps, &stop);
-                    scope.spawn(move || {
-                        let alive = load::work(svc, apps, &mut part, &mut wrng, stop, None);
-                        assert!(!alive, "the load stops when the server dies");
-                        part
-                    })
-                })
-                .collect();
-            std::thread::sleep(kill_after);
-            let status = s.kill();
-            assert!(!status.success(), "killed: {status:?}");
-            workers.into_iter().map(|w| w.join().unwrap()).collect()
-        });
-        for p in parts {
-            model.merge(p);
-        }
+        let alive =
+            load::work_in_parallel(&svc, &apps, &mut model, &mut rng, WORKERS, None, || {
+                std::thread::sleep(kill_after);
+                let status = s.kill();
+                assert!(!status.success(), "killed: {status:?}");
+            });
+        assert!(
+            alive.iter().all(|a| !a),
+            "the load stops when the server dies"
+        );
         let [steps, exchanges, refreshes] = model.uncertain();
 
         // The file needs no repair: SQLite replays the WAL on open.

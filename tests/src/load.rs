@@ -404,6 +404,43 @@ pub fn work(
     }
 }
 
+/// Runs [`work`] on `workers` threads, each on its share of `model` with its own fork of `rng`,
+/// while `meanwhile` runs on this thread (a kill, or nothing); merges the shares back and says,
+/// per worker, whether the server answered every request.
+pub fn work_in_parallel(
+    svc: &Service,
+    apps: &[TestApp],
+    model: &mut Model,
+    rng: &mut Rng,
+    workers: usize,
+    ops: Option<usize>,
+    meanwhile: impl FnOnce(),
+) -> Vec<bool> {
+    let never = std::sync::atomic::AtomicBool::new(false);
+    let parts = model.split(workers);
+    let done: Vec<(Model, bool)> = std::thread::scope(|scope| {
+        let running: Vec<_> = parts
+            .into_iter()
+            .map(|mut part| {
+                let mut wrng = rng.fork();
+                let never = &never;
+                scope.spawn(move || {
+                    let alive = work(svc, apps, &mut part, &mut wrng, never, ops);
+                    (part, alive)
+                })
+            })
+            .collect();
+        meanwhile();
+        running.into_iter().map(|w| w.join().unwrap()).collect()
+    });
+    done.into_iter()
+        .map(|(part, alive)| {
+            model.merge(part);
+            alive
+        })
+        .collect()
+}
+
 fn exchange_step(svc: &Service, part: &mut Model, i: usize) -> bool {
     let r = svc.exchange(&part.codes[i].code);
     // After a 503 the code may have been redeemed (the reply lost): then a repeat is refused.

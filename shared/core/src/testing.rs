@@ -417,6 +417,15 @@ impl TestEnv {
             .unwrap_or_else(|| panic!("no QR login {id}"))
     }
 
+    /// Whether the QR login's record is gone (expired) now.
+    pub async fn qr_login_gone(&self, id: &str) -> bool {
+        self.store
+            .qr_login(id, self.now())
+            .await
+            .expect("store")
+            .is_none()
+    }
+
     /// Alice's phone scans the QR as it shows now and signs `decision` on it.
     pub async fn scan_and_decide(
         &self,

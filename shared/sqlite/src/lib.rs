@@ -54,7 +54,7 @@ struct Inner {
     pool: Mutex<Vec<Connection>>,
     /// The queue of the writer thread, which owns this process's one writing connection
     /// ([`writer_loop`]); the thread ends when the store is dropped.
-    writes: Mutex<mpsc::Sender<Job>>,
+    writes: mpsc::Sender<Job>,
 }
 
 /// A write for the writer thread: runs on its connection inside a savepoint and says whether
@@ -74,9 +74,7 @@ type Answer = Box<dyn FnOnce(Option<&str>) + Send>;
 const GROUP: usize = 128;
 
 /// Expired records one purge write deletes.
-const SWEEP_BATCH: usize = 500;
-#[allow(clippy::cast_possible_wrap)]
-const SWEEP_BATCH_SQL: i64 = SWEEP_BATCH as i64;
+const SWEEP_BATCH: i64 = 500;
 
 /// A job running `f`, and where its answer arrives.
 fn job<T, F>(f: F) -> (Job, tokio::sync::oneshot::Receiver<Result<T, StoreError>>)
@@ -237,7 +235,7 @@ impl EmbeddedStore {
             inner: Arc::new(Inner {
                 path,
                 pool: Mutex::new(vec![conn]),
-                writes: Mutex::new(writes),
+                writes,
             }),
         })
     }
@@ -291,13 +289,7 @@ impl EmbeddedStore {
         F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
     {
         let (job, answer) = job(f);
-        let sent = self
-            .inner
-            .writes
-            .lock()
-            .map_err(|_| StoreError::Unavailable("the writer queue is poisoned".into()))?
-            .send(job);
-        if sent.is_err() {
+        if self.inner.writes.send(job).is_err() {
             return Err(StoreError::Unavailable(
                 "the writer thread has stopped".into(),
             ));
@@ -320,12 +312,12 @@ impl EmbeddedStore {
                         "DELETE FROM records WHERE pk IN (SELECT pk FROM records
                          WHERE expires_at IS NOT NULL AND expires_at <= ?1 LIMIT ?2)",
                     )
-                    .and_then(|mut s| s.execute(params![now, SWEEP_BATCH_SQL]))
+                    .and_then(|mut s| s.execute(params![now, SWEEP_BATCH]))
                     .map_err(unavailable)
                 })
                 .await?;
             total += n;
-            if n < SWEEP_BATCH {
+            if i64::try_from(n).is_ok_and(|n| n < SWEEP_BATCH) {
                 return Ok(total);
             }
         }
@@ -678,7 +670,7 @@ mod tests {
     async fn sweep_goes_on_past_one_batch() {
         let dir = tempfile::tempdir().unwrap();
         let s = EmbeddedStore::open(dir.path()).unwrap();
-        let n = SWEEP_BATCH * 2 + 7;
+        let n = 2 * usize::try_from(SWEEP_BATCH).unwrap() + 7;
         for i in 0..n {
             let r = Record::new(Key::new(Kind::Test, format!("e{i}")), &1, Some(10)).unwrap();
             s.put(r, Cond::Any, Timestamp::from_secs(0)).await.unwrap();

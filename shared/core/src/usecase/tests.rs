@@ -12,7 +12,7 @@ use crate::domain::login::{
 use crate::domain::ratelimit::{self, Counted, Limit};
 use crate::keys::jwt;
 use crate::protocol::OAuthErrorCode;
-use crate::store::{QrLogins, SsoSessions};
+use crate::store::SsoSessions;
 use crate::testing::{
     param, Builder, Device, TestEnv, IP, SHOP, SHOP_LOGGED_OUT, SHOP_REDIRECT, T0, VERIFIER,
 };
@@ -246,12 +246,7 @@ async fn an_expired_login_refuses_scans_and_decisions_but_still_says_expired() {
         "expired"
     );
     env.advance(1);
-    assert!(env
-        .store
-        .qr_login(&login.id, env.now())
-        .await
-        .unwrap()
-        .is_none());
+    assert!(env.qr_login_gone(&login.id).await);
 }
 
 #[tokio::test]
@@ -464,12 +459,7 @@ async fn consent_open_asks_and_allow_issues_a_code_and_remembers_the_consent() {
         LoginStatus::Completed
     );
     env.advance(1);
-    assert!(env
-        .store
-        .qr_login(&login.id, env.now())
-        .await
-        .unwrap()
-        .is_none());
+    assert!(env.qr_login_gone(&login.id).await);
 }
 
 #[tokio::test]
