@@ -34,7 +34,7 @@ export SCANID_DATA_DIR=$WORK/data SCANID_SIGNING_ALG=ES256 \
   SCANID_SIGNUP_RATE_PER_HOUR=1000000
 SECRET=$("$BIN" client create --name soak --client-id soak --redirect-uri https://shop.example/cb |
   python3 -c 'import sys,json; print(json.load(sys.stdin)["client_secret"])')
-RUST_LOG=warn "$BIN" serve --addr "127.0.0.1:$PORT" --no-demo > "$WORK/serve.out" 2>&1 &
+RUST_LOG=warn "$BIN" serve --addr "127.0.0.1:$PORT" --no-demo --max-connections-per-source 100000 > "$WORK/serve.out" 2>&1 &
 PID=$!
 for _ in $(seq 50); do curl -sf "http://127.0.0.1:$PORT/realms/scanid/.well-known/openid-configuration" >/dev/null && break; sleep 0.2; done
 # 64 app identities: a person does not log in many times a second (each login updates its

@@ -51,7 +51,7 @@ start_scanid() { # ALG PORT -> pid
   SCANID_DIR=$dir
   secret=$("$BIN" client create --data-dir "$dir" --name bench --client-id bench \
     --redirect-uri https://shop.example/cb --client-credentials --token-alg "$1" | sed 's/.*"client_secret":"\([^"]*\)".*/\1/')
-  RUST_LOG=warn "$BIN" serve --addr "127.0.0.1:$2" --data-dir "$dir" --signing-alg "$1" --no-demo > "$WORK/scanid-$1.out" &
+  RUST_LOG=warn "$BIN" serve --addr "127.0.0.1:$2" --data-dir "$dir" --signing-alg "$1" --no-demo --max-connections-per-source 100000 > "$WORK/scanid-$1.out" &
   PIDS+=($!)
   SCANID_PID=$!
   sleep 1

@@ -388,7 +388,7 @@ fn live() -> Live {
             let listener = tokio::net::TcpListener::from_std(listener).unwrap();
             scanid_server::server::serve(
                 Arc::new(app),
-                None,
+                scanid_server::server::Site::Issuer,
                 listener,
                 scanid_server::server::Limits::default(),
                 std::future::pending(),

@@ -18,6 +18,7 @@ mod crash;
 mod directory;
 mod events;
 mod faults;
+mod hardening;
 mod load_driver;
 mod login;
 mod properties;

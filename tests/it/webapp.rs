@@ -28,7 +28,11 @@ fn env() -> Env {
             CB,
         ],
     ));
-    let s = TestServer::start(dir.path(), &["--photo-host", "cdn.example.com"]);
+    // Deleted names free at once here (the quarantine has its own test in hardening.rs).
+    let s = TestServer::start(
+        dir.path(),
+        &["--photo-host", "cdn.example.com", "--name-quarantine", "0"],
+    );
     Env { s, shop, _dir: dir }
 }
 
@@ -284,7 +288,15 @@ fn an_operator_deletes_an_identity_by_name() {
     let app = TestApp::enroll(&e.s, "byoperator");
     let t = tokens(&e, &app);
     let d = e.s.data_dir.to_str().unwrap();
-    let out = scanid_json(&["identity", "delete", "--data-dir", d, "byoperator"]);
+    let out = scanid_json(&[
+        "identity",
+        "delete",
+        "--data-dir",
+        d,
+        "--name-quarantine",
+        "0",
+        "byoperator",
+    ]);
     assert_eq!(out["deleted"], app.sub.as_str());
     assert_eq!(
         get(&format!("{}/v1/directory/{}", e.s.base, app.sub)).status,

@@ -95,7 +95,7 @@ function stored(page) {
 async function desktopLogin() {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
-  await page.goto(`${server.base}/demo`);
+  await page.goto(server.demo);
   await page.click('#login');
   await page.locator('#qr svg').waitFor();
   return { context, page };

@@ -99,6 +99,12 @@ pub struct ConfigArgs {
     /// App sign-ups per source address and hour.
     #[arg(long, env = "SCANID_SIGNUP_RATE_PER_HOUR", global = true)]
     pub signup_rate_per_hour: Option<String>,
+    /// Name availability lookups per source address and minute.
+    #[arg(long, env = "SCANID_NAME_LOOKUP_RATE_PER_MINUTE", global = true)]
+    pub name_lookup_rate_per_minute: Option<String>,
+    /// Seconds a deleted identity's name stays held before anyone may take it (0: at once).
+    #[arg(long, env = "SCANID_NAME_QUARANTINE", global = true)]
+    pub name_quarantine: Option<String>,
     /// A host external profile photos may point at (repeatable; default none).
     #[arg(
         long = "photo-host",
@@ -158,6 +164,8 @@ impl ConfigArgs {
             decision_rate_per_minute: self.decision_rate_per_minute.clone(),
             auth_failure_rate_per_minute: self.auth_failure_rate_per_minute.clone(),
             signup_rate_per_hour: self.signup_rate_per_hour.clone(),
+            name_lookup_rate_per_minute: self.name_lookup_rate_per_minute.clone(),
+            name_quarantine: self.name_quarantine.clone(),
             photo_hosts: Some(self.photo_hosts.join(",")),
             photo_bucket: self.photo_bucket.clone(),
             trusted_proxies: Some(self.trusted_proxies.join(",")),

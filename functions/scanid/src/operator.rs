@@ -80,7 +80,8 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
     let now = clock.now();
     match cmd {
         ClientCommand::Create(a) => {
-            let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+            let settings = a.config.settings(OPERATOR_URL)?;
+            let store = scanid_server::open::open_store(&settings).await?;
             let token_alg = match a.token_alg.as_deref() {
                 None => None,
                 Some(s) => Some(scanid_core::keys::Alg::parse(s).ok_or_else(|| {
@@ -99,6 +100,7 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
                     resource_server: a.resource_server,
                     web_origins: a.web_origins,
                     backchannel_logout_uri: a.backchannel_logout_uri,
+                    local_development: settings.local_development(),
                 },
                 now,
                 &SystemRandom::new(),

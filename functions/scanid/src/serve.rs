@@ -12,10 +12,19 @@ pub struct ServeArgs {
     /// Address to listen on; port 0 picks a free port (printed on start).
     #[arg(long, default_value = "127.0.0.1:8080", env = "SCANID_ADDR")]
     pub addr: String,
-    /// Do not serve the demo relying party at /demo (never served on a DynamoDB table).
+    /// Do not serve the demo relying party (never served on a DynamoDB table).
     #[arg(long)]
     pub no_demo: bool,
-    /// Seconds a client has to send a request's head, and then its body; else 408.
+    /// Address of the demo relying party: an origin of its own, never the issuer's. Default:
+    /// the next port after --addr (port 0 when --addr picks one).
+    #[arg(long, env = "SCANID_DEMO_ADDR")]
+    pub demo_addr: Option<String>,
+    /// Seconds a client has to send a request's head (and, on a kept-alive connection, to
+    /// start the next one); else the connection is closed.
+    #[arg(long, default_value_t = 10, env = "SCANID_HEAD_TIMEOUT_SECS",
+          value_parser = clap::value_parser!(u64).range(1..=300))]
+    pub head_timeout_secs: u64,
+    /// Seconds a client has to send a request's body once its head arrived; else 408.
     #[arg(long, default_value_t = 30, env = "SCANID_REQUEST_TIMEOUT_SECS",
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub request_timeout_secs: u64,
@@ -32,6 +41,11 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 1024, env = "SCANID_MAX_CONNECTIONS",
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections: u64,
+    /// Connections one source address (IPv4, or IPv6 /64) may hold at once; one more gets
+    /// 429 + Retry-After. Trusted proxies (--trusted-proxy) are not counted.
+    #[arg(long, default_value_t = 64, env = "SCANID_MAX_CONNECTIONS_PER_SOURCE",
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections_per_source: u64,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -54,15 +68,29 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
     let demo = if args.no_demo || on_table {
         None
     } else {
-        Some(
-            scanid_server::demo::Demo::install(&ctx)
-                .await
-                .map_err(|e| CliError::Failed(format!("demo client: {e}")))?,
-        )
+        let asked_port = args
+            .addr
+            .rsplit_once(':')
+            .and_then(|(_, p)| p.parse::<u16>().ok());
+        let demo_addr = args.demo_addr.clone().unwrap_or_else(|| {
+            let port = match asked_port {
+                Some(0) | None => 0,
+                Some(p) => p.checked_add(1).unwrap_or(0),
+            };
+            std::net::SocketAddr::new(addr.ip(), port).to_string()
+        });
+        let demo_listener = tokio::net::TcpListener::bind(&demo_addr)
+            .await
+            .map_err(|e| CliError::Failed(format!("--demo-addr {demo_addr}: {e}")))?;
+        let demo_addr = demo_listener
+            .local_addr()
+            .map_err(|e| CliError::Failed(format!("--demo-addr: {e}")))?;
+        let demo = scanid_server::demo::Demo::install(&ctx, format!("http://{demo_addr}"))
+            .await
+            .map_err(|e| CliError::Failed(format!("demo client: {e}")))?;
+        Some((demo, demo_listener))
     };
-    let demo_url = demo
-        .as_ref()
-        .map(|_| format!("{}/demo", ctx.settings.public_url));
+    let demo_url = demo.as_ref().map(|(d, _)| d.url());
     print_json(&json!({
         "demo": demo_url,
         "demo_client_id": demo.as_ref().map(|_| scanid_server::demo::CLIENT_ID),
@@ -96,13 +124,47 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
         tracing::info!("demo relying party: {d}");
     }
     let limits = scanid_server::server::Limits {
+        head_timeout: std::time::Duration::from_secs(args.head_timeout_secs),
         request_timeout: std::time::Duration::from_secs(args.request_timeout_secs),
         max_body: usize::try_from(args.max_body_bytes).unwrap_or(usize::MAX),
         max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
+        max_connections_per_source: usize::try_from(args.max_connections_per_source)
+            .unwrap_or(usize::MAX),
     };
-    scanid_server::server::serve(ctx, demo, listener, limits, shutdown_signal())
-        .await
-        .map_err(|e| CliError::Failed(format!("server: {e}")))?;
+    // One shutdown for both listeners.
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let until_stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = rx.wait_for(|s| *s).await;
+    };
+    let demo_task = demo.map(|(demo, demo_listener)| {
+        let serving = scanid_server::server::serve(
+            ctx.clone(),
+            scanid_server::server::Site::Demo(demo),
+            demo_listener,
+            limits,
+            until_stopped(stopped.clone()),
+        );
+        tokio::spawn(serving)
+    });
+    let issuer_site = scanid_server::server::serve(
+        ctx,
+        scanid_server::server::Site::Issuer,
+        listener,
+        limits,
+        until_stopped(stopped),
+    );
+    tokio::pin!(issuer_site);
+    let served = tokio::select! {
+        r = &mut issuer_site => r,
+        () = shutdown_signal() => {
+            let _ = stop.send(true);
+            issuer_site.await
+        }
+    };
+    served.map_err(|e| CliError::Failed(format!("server: {e}")))?;
+    if let Some(task) = demo_task {
+        let _ = task.await;
+    }
     tracing::info!("stopped");
     Ok(())
 }

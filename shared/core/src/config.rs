@@ -69,6 +69,12 @@ pub struct RawSettings {
     pub auth_failure_rate_per_minute: Option<String>,
     /// `SCANID_SIGNUP_RATE_PER_HOUR`: app sign-ups per source address and hour, default 10.
     pub signup_rate_per_hour: Option<String>,
+    /// `SCANID_NAME_LOOKUP_RATE_PER_MINUTE`: name availability lookups per source address and
+    /// minute, default 60.
+    pub name_lookup_rate_per_minute: Option<String>,
+    /// `SCANID_NAME_QUARANTINE`: seconds a deleted identity's name stays held before anyone
+    /// may take it, default 2592000 (30 days); 0 frees it at once.
+    pub name_quarantine: Option<String>,
     /// `SCANID_PHOTO_HOSTS`: comma-separated hosts an identity's external `profile_photo` URL
     /// may point at; default none (the avatar endpoint never redirects elsewhere).
     pub photo_hosts: Option<String>,
@@ -108,6 +114,8 @@ pub const VARIABLES: &[&str] = &[
     "SCANID_DECISION_RATE_PER_MINUTE",
     "SCANID_AUTH_FAILURE_RATE_PER_MINUTE",
     "SCANID_SIGNUP_RATE_PER_HOUR",
+    "SCANID_NAME_LOOKUP_RATE_PER_MINUTE",
+    "SCANID_NAME_QUARANTINE",
     "SCANID_PHOTO_HOSTS",
     "SCANID_PHOTO_BUCKET",
     "SCANID_TRUSTED_PROXIES",
@@ -140,6 +148,8 @@ impl RawSettings {
             decision_rate_per_minute: get("SCANID_DECISION_RATE_PER_MINUTE"),
             auth_failure_rate_per_minute: get("SCANID_AUTH_FAILURE_RATE_PER_MINUTE"),
             signup_rate_per_hour: get("SCANID_SIGNUP_RATE_PER_HOUR"),
+            name_lookup_rate_per_minute: get("SCANID_NAME_LOOKUP_RATE_PER_MINUTE"),
+            name_quarantine: get("SCANID_NAME_QUARANTINE"),
             photo_hosts: get("SCANID_PHOTO_HOSTS"),
             photo_bucket: get("SCANID_PHOTO_BUCKET"),
             trusted_proxies: get("SCANID_TRUSTED_PROXIES"),
@@ -197,6 +207,8 @@ pub struct Lifetimes {
     pub sso_idle: i64,
     pub sso_max: i64,
     pub login: i64,
+    /// How long a deleted identity's name stays held (0: free at once).
+    pub name_quarantine: i64,
 }
 
 impl Default for Lifetimes {
@@ -209,6 +221,7 @@ impl Default for Lifetimes {
             sso_idle: 1800,
             sso_max: 36000,
             login: 300,
+            name_quarantine: 30 * 24 * 3600,
         }
     }
 }
@@ -224,6 +237,8 @@ pub struct Limits {
     pub auth_failures_per_minute: u64,
     /// App sign-ups per source and hour.
     pub signups_per_hour: u64,
+    /// Name availability lookups per source and minute.
+    pub name_lookups_per_minute: u64,
 }
 
 /// Validated settings.
@@ -257,6 +272,19 @@ impl Settings {
     /// Cookies get `Secure` unless the service runs on plain-HTTP (local development).
     pub fn secure_cookies(&self) -> bool {
         self.public_url.starts_with("https://")
+    }
+
+    /// Local development: the embedded store, served on a loopback address. Only then may a
+    /// client's back-channel logout endpoint be on loopback or link-local addresses (the
+    /// service POSTs there: elsewhere that reaches the host's own services).
+    pub fn local_development(&self) -> bool {
+        let loopback = url::Url::parse(&self.public_url).is_ok_and(|u| match u.host() {
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            Some(url::Host::Domain(d)) => d == "localhost",
+            None => false,
+        });
+        loopback && matches!(self.store, StoreSettings::Embedded { .. })
     }
 
     /// `{auth_url}/realms/{realm}`, exactly, without a trailing slash (CONTRACT.md, Names).
@@ -387,6 +415,13 @@ impl Settings {
                 31_536_000,
             )?,
             login: seconds("SCANID_LOGIN_TTL", &raw.login_ttl, d.login, 10, 600)?,
+            name_quarantine: seconds(
+                "SCANID_NAME_QUARANTINE",
+                &raw.name_quarantine,
+                d.name_quarantine,
+                0,
+                10 * 31_536_000,
+            )?,
         };
         let limits = Limits {
             logins_per_minute: count(
@@ -405,6 +440,11 @@ impl Settings {
                 10,
             )?,
             signups_per_hour: count("SCANID_SIGNUP_RATE_PER_HOUR", &raw.signup_rate_per_hour, 10)?,
+            name_lookups_per_minute: count(
+                "SCANID_NAME_LOOKUP_RATE_PER_MINUTE",
+                &raw.name_lookup_rate_per_minute,
+                60,
+            )?,
         };
         let photo_hosts = list(&raw.photo_hosts)
             .map(|h| {

@@ -391,7 +391,7 @@ impl TestEnv {
         let cookies = BrowserCookies {
             sso: sso_cookie.map(crate::protocol::Secret::new),
         };
-        login::authorize(&self.ctx, p, &cookies, IP, USER_AGENT, String::new())
+        login::authorize(&self.ctx, p, &cookies, IP, USER_AGENT)
             .await
             .expect("authorize")
     }

@@ -37,25 +37,36 @@ struct Pending {
     started: Timestamp,
 }
 
-/// The demo's state: its client secret (fresh each start) and the logins in flight.
+/// The demo's state: its own origin, its client secret (fresh each start) and the logins in
+/// flight.
 pub struct Demo {
+    /// `http://host:port` the demo is served at: an origin of its own, never the issuer's, so
+    /// no script of the demo shares an origin with the web app's device keys.
+    origin: String,
     secret: ClientSecret,
     pending: Mutex<HashMap<String, Pending>>,
 }
 
 impl Demo {
-    fn redirect_uri(ctx: &Context) -> String {
-        format!("{}/demo/callback", ctx.settings.public_url)
+    fn redirect_uri(&self) -> String {
+        format!("{}/demo/callback", self.origin)
     }
 
-    /// Registers (or refreshes) the demo client with a new secret.
-    pub async fn install(ctx: &Context) -> Result<Arc<Self>, StoreError> {
+    /// The demo's start page.
+    pub fn url(&self) -> String {
+        format!("{}/demo", self.origin)
+    }
+
+    /// Registers (or refreshes) the demo client with a new secret, for a demo served at
+    /// `origin` (`http://host:port`).
+    pub async fn install(ctx: &Context, origin: String) -> Result<Arc<Self>, StoreError> {
         let now = ctx.clock.now();
+        let redirect_uri = format!("{origin}/demo/callback");
         let (mut c, secret) = client::register(
             NewClient {
                 name: "scanid demo".into(),
-                redirect_uris: vec![Self::redirect_uri(ctx)],
-                post_logout_redirect_uris: vec![format!("{}/demo", ctx.settings.public_url)],
+                redirect_uris: vec![redirect_uri],
+                post_logout_redirect_uris: vec![format!("{origin}/demo")],
                 client_id: Some(CLIENT_ID.into()),
                 ..Default::default()
             },
@@ -73,6 +84,7 @@ impl Demo {
             None => ctx.store.create_client(&c, now).await?,
         }
         Ok(Arc::new(Self {
+            origin,
             secret,
             pending: Mutex::new(HashMap::new()),
         }))
@@ -81,6 +93,10 @@ impl Demo {
     /// Serves `/demo...`; `None` for other paths.
     pub async fn handle(&self, ctx: &Context, req: &Request) -> Option<Response> {
         match (req.method().as_str(), req.uri().path()) {
+            ("GET", "/") => Some(finish(
+                security_headers(base(302)).header("location", "/demo"),
+                Body::Empty,
+            )),
             ("GET", "/demo" | "/demo/") => Some(self.home(ctx)),
             ("GET", "/demo/login") => Some(self.start(ctx)),
             ("GET", "/demo/callback") => Some(self.callback(ctx, req).await),
@@ -129,7 +145,7 @@ impl Demo {
         }
         let query = url::form_urlencoded::Serializer::new(String::new())
             .append_pair("client_id", CLIENT_ID)
-            .append_pair("redirect_uri", &Self::redirect_uri(ctx))
+            .append_pair("redirect_uri", &self.redirect_uri())
             .append_pair("response_type", "code")
             .append_pair("scope", "openid profile groups")
             .append_pair("state", &state)
@@ -191,7 +207,7 @@ impl Demo {
         let params = Params::from_pairs([
             ("grant_type".to_owned(), "authorization_code".to_owned()),
             ("code".to_owned(), code.to_owned()),
-            ("redirect_uri".to_owned(), Self::redirect_uri(ctx)),
+            ("redirect_uri".to_owned(), self.redirect_uri()),
             ("code_verifier".to_owned(), pending.verifier.clone()),
         ]);
         let presented = Presented {

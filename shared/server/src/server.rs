@@ -32,35 +32,131 @@ pub const MAX_BODY: usize = 64 * 1024;
 /// What one client may hold of the server: API Gateway enforces the same in Lambda.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// The request head must arrive within this, and then the body within this: a stalled
-    /// client is answered 408 and its connection closed (it cannot hold shutdown either).
+    /// A request's head must arrive within this (the first byte of the next one too, on a
+    /// kept-alive connection), else the connection is closed: a client that trickles its head
+    /// holds a connection slot at most this long.
+    pub head_timeout: Duration,
+    /// The body must arrive within this once the head has: a stalled client is answered 408
+    /// and its connection closed (it cannot hold shutdown either).
     pub request_timeout: Duration,
     /// Larger bodies are refused with 413.
     pub max_body: usize,
     /// Connections served at once; one more is answered 503 + `Retry-After` and closed.
     pub max_connections: usize,
+    /// Connections one source (an IPv4 address, an IPv6 /64) may hold at once; one more is
+    /// answered 429 + `Retry-After` and closed, so one address cannot fill every slot.
+    /// Trusted proxies are not counted (their clients are behind them).
+    pub max_connections_per_source: usize,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Self {
+            head_timeout: Duration::from_secs(10),
             request_timeout: Duration::from_secs(30),
             max_body: MAX_BODY,
             max_connections: 1024,
+            max_connections_per_source: 64,
         }
     }
 }
 
-/// Serves until `shutdown` resolves, then lets in-flight requests finish (at most 10 s).
+/// Who a connection counts against: an IPv4 address, or an IPv6 /64 (one host may use any
+/// address of its network), as the rate limits count (`domain::ratelimit::Source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum SourceKey {
+    V4(std::net::Ipv4Addr),
+    V6(u64),
+}
+
+impl SourceKey {
+    fn of(ip: std::net::IpAddr) -> Self {
+        match ip {
+            std::net::IpAddr::V4(v4) => Self::V4(v4),
+            std::net::IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => Self::V4(v4),
+                None => Self::V6((v6.to_bits() >> 64) as u64),
+            },
+        }
+    }
+}
+
+/// Open connections per source. Touched once when a connection opens and once when it
+/// closes (never per request), under a lock held for a map update.
+struct PerSource {
+    max: usize,
+    open: std::sync::Mutex<HashMap<SourceKey, usize>>,
+}
+
+/// One source's connection slot; given back when dropped.
+struct SourceSlot {
+    table: Arc<PerSource>,
+    key: SourceKey,
+}
+
+impl PerSource {
+    fn new(max: usize) -> Arc<Self> {
+        Arc::new(Self {
+            max,
+            open: std::sync::Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// A slot for `key`, or `None` when the source holds its maximum already.
+    fn acquire(self: &Arc<Self>, key: SourceKey) -> Option<SourceSlot> {
+        let mut open = self
+            .open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let n = open.entry(key).or_insert(0);
+        if *n >= self.max {
+            return None;
+        }
+        *n += 1;
+        Some(SourceSlot {
+            table: self.clone(),
+            key,
+        })
+    }
+}
+
+impl Drop for SourceSlot {
+    fn drop(&mut self) {
+        let mut open = self
+            .table
+            .open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(n) = open.get_mut(&self.key) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.key);
+            }
+        }
+    }
+}
+
+/// What a listener serves.
+#[derive(Clone)]
+pub enum Site {
+    /// The route table: the issuer, the device API, the directory.
+    Issuer,
+    /// The demo relying party, on a listener (an origin) of its own.
+    Demo(Arc<crate::demo::Demo>),
+}
+
+/// Serves `site` until `shutdown` resolves, then lets in-flight requests finish (at most
+/// 10 s).
 pub async fn serve(
     ctx: Arc<Context>,
-    demo: Option<Arc<crate::demo::Demo>>,
+    site: Site,
     listener: TcpListener,
     limits: Limits,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let per_source = PerSource::new(limits.max_connections_per_source);
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -73,21 +169,35 @@ pub async fn serve(
                         continue;
                     }
                 };
+                // A trusted proxy speaks for many clients: only the global cap applies to it.
+                let source_slot = if ctx.settings.trusted_proxies.contains(&remote.ip()) {
+                    None
+                } else {
+                    match per_source.acquire(SourceKey::of(remote.ip())) {
+                        Some(s) => Some(s),
+                        None => {
+                            tracing::warn!(source = %remote.ip(), "connection refused: too many open connections from one source");
+                            tokio::spawn(refuse(stream, Refusal::Source));
+                            continue;
+                        }
+                    }
+                };
                 let Ok(slot) = slots.clone().try_acquire_owned() else {
-                    tokio::spawn(refuse(stream));
+                    tracing::warn!("connection refused: too many open connections");
+                    tokio::spawn(refuse(stream, Refusal::Server));
                     continue;
                 };
                 let _ = stream.set_nodelay(true);
                 let ctx = ctx.clone();
-                let demo = demo.clone();
+                let site = site.clone();
                 let svc = hyper::service::service_fn(move |req| {
                     let ctx = ctx.clone();
-                    let demo = demo.clone();
-                    async move { Ok::<_, Infallible>(handle(&ctx, demo.as_deref(), req, remote, limits).await) }
+                    let site = site.clone();
+                    async move { Ok::<_, Infallible>(handle(&ctx, &site, req, remote, limits).await) }
                 });
                 let conn = hyper::server::conn::http1::Builder::new()
                     .timer(hyper_util::rt::TokioTimer::new())
-                    .header_read_timeout(limits.request_timeout)
+                    .header_read_timeout(limits.head_timeout)
                     .serve_connection(TokioIo::new(stream), svc);
                 let conn = graceful.watch(conn);
                 tokio::spawn(async move {
@@ -95,6 +205,7 @@ pub async fn serve(
                         tracing::debug!(error = %e, "connection ended with an error");
                     }
                     drop(slot);
+                    drop(source_slot);
                 });
             }
             () = &mut shutdown => break,
@@ -110,16 +221,25 @@ pub async fn serve(
     Ok(())
 }
 
-/// A connection over the cap: a plain 503 with `Retry-After`, then close. The request is
-/// drained briefly first, so the client reads the answer rather than a reset.
-async fn refuse(mut stream: tokio::net::TcpStream) {
+/// Why a connection was refused at once.
+#[derive(Debug, Clone, Copy)]
+enum Refusal {
+    /// Every connection slot is taken.
+    Server,
+    /// Its source holds its share of the slots already.
+    Source,
+}
+
+/// A connection over a cap: a plain 503 (the server is full) or 429 (its source is) with
+/// `Retry-After`, then close. The request is drained briefly first, so the client reads the
+/// answer rather than a reset.
+async fn refuse(mut stream: tokio::net::TcpStream, why: Refusal) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    tracing::warn!("connection refused: too many open connections");
-    let _ = stream
-        .write_all(
-            b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-        )
-        .await;
+    let answer: &[u8] = match why {
+        Refusal::Server => b"HTTP/1.1 503 Service Unavailable\r\nretry-after: 1\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        Refusal::Source => b"HTTP/1.1 429 Too Many Requests\r\nretry-after: 1\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+    };
+    let _ = stream.write_all(answer).await;
     let _ = stream.shutdown().await;
     let mut sink = [0u8; 4096];
     let _ = tokio::time::timeout(Duration::from_millis(500), async {
@@ -160,7 +280,7 @@ pub fn client_ip(
 
 async fn handle(
     ctx: &Context,
-    demo: Option<&crate::demo::Demo>,
+    site: &Site,
     req: hyper::Request<Incoming>,
     peer: SocketAddr,
     limits: Limits,
@@ -173,7 +293,7 @@ async fn handle(
         .collect();
     let ip = client_ip(peer.ip(), &forwarded, &ctx.settings.trusted_proxies);
     let remote = SocketAddr::new(ip, peer.port());
-    if let Some(demo) = demo.filter(|_| req.uri().path().starts_with("/demo")) {
+    if let Site::Demo(demo) = site {
         return match to_lambda(req, remote, HashMap::new(), limits).await {
             Ok(r) => to_hyper(
                 demo.handle(ctx, &r)

@@ -58,6 +58,57 @@ impl AuthorizationRequest {
     pub fn scope(&self) -> String {
         self.scopes.join(" ")
     }
+
+    /// The query that starts this request again (offered when its QR login expires): only
+    /// the parameters this request was validated into, never what else the client sent
+    /// (unknown parameters are ignored, RFC 6749 §3.1, and are not kept either).
+    pub fn restart_query(&self) -> String {
+        let mut q = url::form_urlencoded::Serializer::new(String::new());
+        q.append_pair("client_id", self.client_id.as_str())
+            .append_pair("redirect_uri", self.redirect_uri.as_str())
+            .append_pair("response_type", "code")
+            .append_pair("scope", &self.scope());
+        match self.response_mode {
+            ResponseMode::Query => {}
+            ResponseMode::Fragment => {
+                q.append_pair("response_mode", "fragment");
+            }
+            ResponseMode::FormPost => {
+                q.append_pair("response_mode", "form_post");
+            }
+        }
+        let optional = [
+            ("state", self.state.as_deref()),
+            ("nonce", self.nonce.as_deref()),
+            ("code_challenge", self.code_challenge.as_deref()),
+            (
+                "code_challenge_method",
+                self.code_challenge.as_ref().map(|_| "S256"),
+            ),
+            ("login_hint", self.login_hint.as_deref()),
+            ("ui_locales", self.ui_locales.as_deref()),
+        ];
+        for (name, value) in optional {
+            if let Some(v) = value {
+                q.append_pair(name, v);
+            }
+        }
+        let prompt: Vec<&str> = [
+            (self.prompt.none, "none"),
+            (self.prompt.login, "login"),
+            (self.prompt.consent, "consent"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+        if !prompt.is_empty() {
+            q.append_pair("prompt", &prompt.join(" "));
+        }
+        if let Some(m) = self.max_age {
+            q.append_pair("max_age", &m.to_string());
+        }
+        q.finish()
+    }
 }
 
 /// Where an error may be sent once the redirect URI is trusted.
@@ -348,6 +399,35 @@ mod tests {
             ("nonce", "n1"),
             ("scope", "openid profile"),
         ]
+    }
+
+    #[test]
+    fn the_restart_query_keeps_only_what_the_request_was_validated_into() {
+        let c = client(false, &["https://rp.example/cb"]);
+        let big = "x".repeat(60_000);
+        let mut pairs = with(good(), "code_challenge", CHALLENGE);
+        pairs.push(("code_challenge_method", "S256"));
+        pairs.push(("prompt", "login consent"));
+        pairs.push(("max_age", "0"));
+        pairs.push(("response_mode", "fragment"));
+        pairs.push(("login_hint", "alice"));
+        let mut p: Vec<(String, String)> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        p.push(("padding".into(), big.clone()));
+        p.push(("claims".into(), big));
+        let req = validate(&Params::from_pairs(p), Some(&c)).unwrap();
+        let q = req.restart_query();
+        assert!(q.len() < 500, "{} bytes", q.len());
+        assert!(!q.contains("padding") && !q.contains("claims"), "{q}");
+        // It validates into the same request again.
+        let again = validate(
+            &Params::from_pairs(url::form_urlencoded::parse(q.as_bytes()).into_owned()),
+            Some(&c),
+        )
+        .unwrap();
+        assert_eq!(again, req);
     }
 
     fn with(

@@ -243,6 +243,9 @@ pub struct NewClient {
     pub web_origins: Vec<String>,
     /// Back-channel logout endpoint (https, or http on loopback).
     pub backchannel_logout_uri: Option<String>,
+    /// Registered for local development ([`crate::config::Settings::local_development`]):
+    /// only then may the back-channel logout endpoint be on a loopback or link-local host.
+    pub local_development: bool,
 }
 
 /// Why a registration was refused.
@@ -318,10 +321,18 @@ pub fn register(
         dedup(new.web_origins)
     };
     if let Some(uri) = &new.backchannel_logout_uri {
-        let ok = validate_redirect_uri(uri).and_then(|()| match origin_of(uri) {
-            Some(_) => Ok(()),
-            None => Err("must be an https URL (or http on loopback)"),
-        });
+        let ok = validate_redirect_uri(uri)
+            .and_then(|()| match origin_of(uri) {
+                Some(_) => Ok(()),
+                None => Err("must be an https URL (or http on loopback)"),
+            })
+            .and_then(|()| {
+                if new.local_development || !internal_host(uri) {
+                    Ok(())
+                } else {
+                    Err("must not be a loopback, link-local or unspecified address outside local development (the service would POST to its own host)")
+                }
+            });
         ok.map_err(|reason| RegistrationError::BackchannelLogoutUri {
             uri: uri.clone(),
             reason,
@@ -360,6 +371,30 @@ fn dedup(mut v: Vec<String>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     v.retain(|u| seen.insert(u.clone()));
     v
+}
+
+/// Whether `uri`'s host is this machine or its link (loopback, link-local such as the cloud
+/// metadata address 169.254.169.254, unspecified, `localhost`): a server-side POST there
+/// reaches the service's own host.
+fn internal_host(uri: &str) -> bool {
+    fn v4(ip: std::net::Ipv4Addr) -> bool {
+        ip.is_loopback() || ip.is_link_local() || ip.is_unspecified()
+    }
+    fn v6(ip: std::net::Ipv6Addr) -> bool {
+        ip.is_loopback()
+            || ip.is_unspecified()
+            || ip.is_unicast_link_local()
+            || ip.to_ipv4_mapped().is_some_and(v4)
+    }
+    match url::Url::parse(uri).ok().as_ref().and_then(url::Url::host) {
+        Some(url::Host::Ipv4(ip)) => v4(ip),
+        Some(url::Host::Ipv6(ip)) => v6(ip),
+        Some(url::Host::Domain(d)) => {
+            let d = d.trim_end_matches('.').to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        None => true,
+    }
 }
 
 /// A client id as it may appear in a request or a store key.
@@ -496,6 +531,51 @@ mod tests {
         assert!(!c.redirect_uri_matches("http://127.0.0.1:x/cb"));
         assert!(!c.redirect_uri_matches("http://[::1]:9/cb?x"));
         assert!(!c.redirect_uri_matches("http://localhost:8000/cb"));
+    }
+
+    #[test]
+    fn backchannel_uris_on_the_service_host_only_in_local_development() {
+        let with_bcl = |uri: &str, local: bool| {
+            register(
+                NewClient {
+                    name: "RP".into(),
+                    redirect_uris: vec!["https://rp.example/cb".into()],
+                    backchannel_logout_uri: Some(uri.into()),
+                    local_development: local,
+                    ..Default::default()
+                },
+                Timestamp::from_secs(0),
+                &SeededRandom::new(1),
+            )
+        };
+        for internal in [
+            "http://127.0.0.1:9000/bcl",
+            "http://localhost/bcl",
+            "http://[::1]/bcl",
+            "https://127.0.0.2/bcl",
+            "https://169.254.169.254/latest/meta-data",
+            "https://[fe80::1]/bcl",
+            "https://0.0.0.0/bcl",
+            "https://[::ffff:169.254.169.254]/bcl",
+            "https://localhost./bcl",
+            "https://metadata.localhost/bcl",
+            "https://2852039166/bcl", // 169.254.169.254 as one number
+            "https://0xa9.0xfe.0xa9.0xfe/bcl",
+        ] {
+            let refused = with_bcl(internal, false);
+            assert!(
+                matches!(refused, Err(RegistrationError::BackchannelLogoutUri { .. })),
+                "{internal}: {refused:?}"
+            );
+        }
+        for (uri, local) in [
+            ("https://rp.example/bcl", false),
+            ("https://10.0.0.7/bcl", false), // a private network: the operator's own
+            ("http://127.0.0.1:9000/bcl", true),
+            ("http://localhost/bcl", true),
+        ] {
+            assert!(with_bcl(uri, local).is_ok(), "{uri}");
+        }
     }
 
     #[test]

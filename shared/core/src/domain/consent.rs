@@ -159,7 +159,6 @@ mod tests {
         let mut l = QrLogin::new(
             300,
             req,
-            String::new(),
             SECRET,
             "203.0.113.1".into(),
             "ua".into(),

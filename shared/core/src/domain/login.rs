@@ -94,11 +94,9 @@ pub fn hash_matches(secret: &str, stored: &str) -> bool {
 
 impl QrLogin {
     /// A new pending session.
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         ttl_secs: i64,
         request: AuthorizationRequest,
-        restart_query: String,
         browser_secret: &str,
         browser_ip: String,
         user_agent: String,
@@ -107,8 +105,8 @@ impl QrLogin {
     ) -> Self {
         Self {
             id: random::token(rng, 16).into(),
+            restart_query: request.restart_query(),
             request,
-            restart_query,
             browser_hash: hash(browser_secret),
             secret: Secret::new(random::token(rng, 32)),
             browser_ip,
@@ -349,7 +347,6 @@ mod tests {
         QrLogin::new(
             LOGIN_TTL_SECS,
             req,
-            String::new(),
             "browser-secret",
             "127.0.0.1".into(),
             "ua".into(),

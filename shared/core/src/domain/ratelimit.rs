@@ -66,6 +66,8 @@ pub enum Limit {
     Decision,
     /// Sign-ups per source.
     Signup,
+    /// Name availability lookups per source (sign-up's oracle, without its cost).
+    NameLookup,
 }
 
 impl Limit {
@@ -76,6 +78,7 @@ impl Limit {
             Limit::ClientAuthFailure => (limits.auth_failures_per_minute, 60),
             Limit::UnverifiedDecision | Limit::Decision => (limits.decisions_per_minute, 60),
             Limit::Signup => (limits.signups_per_hour, 3600),
+            Limit::NameLookup => (limits.name_lookups_per_minute, 60),
         }
     }
 
@@ -86,6 +89,7 @@ impl Limit {
             Limit::UnverifiedDecision => "unverified_decision",
             Limit::Decision => "decide",
             Limit::Signup => "signup",
+            Limit::NameLookup => "name_lookup",
         }
     }
 }

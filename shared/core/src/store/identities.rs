@@ -69,17 +69,21 @@ pub trait IdentityStore: Send + Sync {
         now: Timestamp,
     ) -> Result<(), StoreError>;
     async fn identities(&self, now: Timestamp) -> Result<Vec<Identity>, StoreError>;
-    /// Deletes the identity if still at `version`, in one transaction: its record, its name
-    /// (free again), its recent logins and its list of sessions; its `service_id` stays
-    /// reserved, naming nobody; the device-signed request ids `jtis` that asked for it are
+    /// Deletes the identity if still at `version`, in one transaction: its record, its recent
+    /// logins and its list of sessions; its name is free again at `name_held_until` (unix
+    /// seconds; `None`: at once), naming nobody meanwhile; its `service_id` stays reserved
+    /// for good, naming nobody; the device-signed request ids `jtis` that asked for it are
     /// spent. [`StoreError::ConditionFailed`] when the identity changed or a `jti` was used.
     async fn delete_identity(
         &self,
         identity: &Identity,
         version: u64,
         jtis: &[(String, i64)],
+        name_held_until: Option<i64>,
         now: Timestamp,
     ) -> Result<(), StoreError>;
+    /// Whether `name` is taken: by an identity, or held after its identity was deleted.
+    async fn name_taken(&self, name: &str, now: Timestamp) -> Result<bool, StoreError>;
     /// Adds a login to the identity's recent logins (newest first, bounded).
     async fn record_login(
         &self,
@@ -231,9 +235,18 @@ impl<B: Backend + ?Sized> IdentityStore for B {
         identity: &Identity,
         version: u64,
         jtis: &[(String, i64)],
+        name_held_until: Option<i64>,
         now: Timestamp,
     ) -> Result<(), StoreError> {
-        self.transact(deletion(identity, version, jtis)?, now).await
+        self.transact(deletion(identity, version, jtis, name_held_until)?, now)
+            .await
+    }
+
+    async fn name_taken(&self, name: &str, now: Timestamp) -> Result<bool, StoreError> {
+        Ok(self
+            .get(&Key::new(Kind::IdentityName, name), now)
+            .await?
+            .is_some())
     }
 
     async fn record_login(
@@ -300,11 +313,21 @@ fn deletion(
     identity: &Identity,
     version: u64,
     jtis: &[(String, i64)],
+    name_held_until: Option<i64>,
 ) -> Result<Vec<Write>, StoreError> {
     let sub = identity.sub.as_str();
+    let name_key = Key::new(Kind::IdentityName, &identity.name);
+    // A held name names nobody and expires by itself; creation treats it as absent then.
+    let name = match name_held_until {
+        Some(until) => Write::Put(
+            Record::new(name_key, &Marker { sub: String::new() }, Some(until))?,
+            Cond::Any,
+        ),
+        None => Write::Delete(name_key, Cond::Any),
+    };
     let mut writes = vec![
         Write::Delete(Key::new(Kind::Identity, sub), Cond::Version(version)),
-        Write::Delete(Key::new(Kind::IdentityName, &identity.name), Cond::Any),
+        name,
         Write::Put(
             Record::new(
                 Key::new(Kind::ServiceId, &identity.service_id),

@@ -24,6 +24,7 @@ macro_rules! adapter_suite {
                 conditional_delete, list_by_kind, client_store_round_trip, counters_are_atomic_and_expire,
                 identity_uniqueness_is_enforced, concurrent_signups_claiming_one_service_id_have_one_winner,
                 identity_deletion_frees_the_name_and_keeps_the_service_id,
+                a_deleted_identity_name_is_held_until_its_quarantine_ends,
                 concurrent_transactions_fail_alone, a_redeemed_code_points_to_its_grant);
         }
     };
@@ -471,17 +472,19 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
     let (_, version) = s.identity(&a.sub, T0).await.unwrap().unwrap();
     // A stale version, or a used jti, deletes nothing.
     assert!(matches!(
-        s.delete_identity(&a, version + 1, &[], T0).await,
+        s.delete_identity(&a, version + 1, &[], None, T0).await,
         Err(StoreError::ConditionFailed)
     ));
     assert!(matches!(
-        s.delete_identity(&a, version, &jti, T0).await,
+        s.delete_identity(&a, version, &jti, None, T0).await,
         Err(StoreError::ConditionFailed)
     ));
     assert!(s.identity(&a.sub, T0).await.unwrap().is_some());
     let del_jti = [(short("j"), T0.secs() + 300)];
     s.forget_consents(&a.sub, T0).await.unwrap();
-    s.delete_identity(&a, version, &del_jti, T0).await.unwrap();
+    s.delete_identity(&a, version, &del_jti, None, T0)
+        .await
+        .unwrap();
     assert!(s.identity(&a.sub, T0).await.unwrap().is_none());
     assert!(s.identity_by_name(&name, T0).await.unwrap().is_none());
     assert!(s.identity_by_service_id(&sid, T0).await.unwrap().is_none());
@@ -500,6 +503,36 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         Err(NewIdentityError::ServiceIdTaken)
     ));
     s.delete_client(&client.client_id, T0).await.unwrap();
+}
+
+/// A deleted identity's name is held (taken, naming nobody) until the time given, then free:
+/// the hold expires by itself (checked on every read; DynamoDB's TTL may lag).
+pub async fn a_deleted_identity_name_is_held_until_its_quarantine_ends<B: Backend>(s: Arc<B>) {
+    use super::{IdentityStore, NewIdentityError};
+    let (name, sid) = (short("n"), short("s"));
+    let a = identity(&name, &sid);
+    s.create_identity(&a, None, T0).await.unwrap();
+    let (_, version) = s.identity(&a.sub, T0).await.unwrap().unwrap();
+    let until = T0.secs() + 100;
+    s.delete_identity(&a, version, &[], Some(until), T0)
+        .await
+        .unwrap();
+    assert!(s.identity_by_name(&name, T0).await.unwrap().is_none());
+    assert!(s.name_taken(&name, T0).await.unwrap(), "held");
+    let again = identity(&name, &short("s"));
+    assert!(matches!(
+        s.create_identity(&again, None, T0).await,
+        Err(NewIdentityError::NameTaken)
+    ));
+    let later = Timestamp::from_secs(until - 1);
+    assert!(s.name_taken(&name, later).await.unwrap(), "still held");
+    let free = Timestamp::from_secs(until);
+    assert!(!s.name_taken(&name, free).await.unwrap(), "free at the end");
+    s.create_identity(&again, None, free).await.unwrap();
+    assert_eq!(
+        s.identity_by_name(&name, free).await.unwrap().unwrap().sub,
+        again.sub
+    );
 }
 
 /// Many transactions at once (an adapter may commit them together): each whose condition fails

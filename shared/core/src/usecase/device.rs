@@ -467,14 +467,14 @@ pub async fn rotate_key(ctx: &Context, sub: &str, rotation: &str) -> Result<Iden
 }
 
 /// Whether `name` is free for a new identity (the sign-up form asks as the person types; the
-/// sign-up itself still decides, atomically).
-pub async fn name_available(ctx: &Context, name: &str) -> Result<bool, DeviceError> {
+/// sign-up itself still decides, atomically). A name held after its identity was deleted is
+/// not free. Lookups count against their source ([`Limit::NameLookup`]): the answer is the
+/// same oracle sign-up is, without sign-up's cost.
+pub async fn name_available(ctx: &Context, name: &str, who: &Source) -> Result<bool, DeviceError> {
     identity::validate_name(name).map_err(invalid)?;
-    Ok(ctx
-        .store
-        .identity_by_name(name, ctx.clock.now())
-        .await?
-        .is_none())
+    let now = ctx.clock.now();
+    limit(ctx, Limit::NameLookup, who.as_str(), now).await?;
+    Ok(!ctx.store.name_taken(name, now).await?)
 }
 
 /// Deletes identity `sub`, asked by its device (`deletion`, signed by the device key).
@@ -516,7 +516,13 @@ pub async fn erase(
             DeviceError::PhotosUnavailable
         })?;
     }
-    match ctx.store.delete_identity(ident, version, jtis, now).await {
+    let quarantine = ctx.settings.lifetimes.name_quarantine;
+    let name_held_until = (quarantine > 0).then(|| now.secs() + quarantine);
+    match ctx
+        .store
+        .delete_identity(ident, version, jtis, name_held_until, now)
+        .await
+    {
         Ok(()) => {}
         Err(StoreError::ConditionFailed) => {
             return Err(DeviceError::Conflict(

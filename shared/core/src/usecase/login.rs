@@ -163,7 +163,6 @@ pub async fn authorize(
     cookies: &BrowserCookies,
     ip: &str,
     user_agent: &str,
-    restart_query: String,
 ) -> Result<AuthorizeDecision, StoreError> {
     let now = ctx.clock.now();
     let issuer = ctx.settings.issuer();
@@ -218,8 +217,7 @@ pub async fn authorize(
             return Ok(AuthorizeDecision::RateLimited { retry_after });
         }
         let approved = Some((sub, auth_time, sid));
-        let (login, browser_secret) =
-            create_login(ctx, req, restart_query, ip, user_agent, approved).await?;
+        let (login, browser_secret) = create_login(ctx, req, ip, user_agent, approved).await?;
         return Ok(AuthorizeDecision::AskConsent {
             login,
             browser_secret,
@@ -239,8 +237,7 @@ pub async fn authorize(
         return Ok(AuthorizeDecision::RateLimited { retry_after });
     }
     let source = Source::from_addr(ip);
-    let (login, browser_secret) =
-        create_login(ctx, req, restart_query, ip, user_agent, None).await?;
+    let (login, browser_secret) = create_login(ctx, req, ip, user_agent, None).await?;
     Audit::new(Event::LoginStarted)
         .client(&client.client_id)
         .source(source.as_str())
@@ -276,7 +273,6 @@ async fn login_limited(ctx: &Context, ip: &str, now: Timestamp) -> Result<Option
 async fn create_login(
     ctx: &Context,
     req: AuthorizationRequest,
-    restart_query: String,
     ip: &str,
     user_agent: &str,
     approved: Option<(Subject, Timestamp, SessionId)>,
@@ -286,7 +282,6 @@ async fn create_login(
     let mut login = QrLogin::new(
         ctx.settings.lifetimes.login,
         req,
-        restart_query,
         browser_secret.expose(),
         ip.to_owned(),
         user_agent.to_owned(),

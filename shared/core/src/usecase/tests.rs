@@ -1003,7 +1003,8 @@ async fn an_approval_presented_at_its_exp_is_refused() {
 // the web app: deletion, recent logins, photos
 
 #[tokio::test]
-async fn deleting_an_identity_kills_its_tokens_and_session_and_frees_its_name() {
+async fn deleting_an_identity_kills_its_tokens_and_session_and_frees_its_name_after_its_quarantine()
+{
     use crate::store::IdentityStore;
     let env = env().await;
     let logged_in = env.login(&env.shop_auth(&[])).await;
@@ -1059,7 +1060,20 @@ async fn deleting_an_identity_kills_its_tokens_and_session_and_frees_its_name() 
         .await
         .unwrap()
         .is_none());
-    assert!(device::name_available(&env.ctx, "alice").await.unwrap());
+    // The name is held for the quarantine (30 days by default), then free.
+    let quarantine = env.ctx.settings.lifetimes.name_quarantine;
+    assert_eq!(quarantine, 30 * 24 * 3600);
+    assert!(!device::name_available(&env.ctx, "alice", &env.source())
+        .await
+        .unwrap());
+    env.advance(quarantine - 1);
+    assert!(!device::name_available(&env.ctx, "alice", &env.source())
+        .await
+        .unwrap());
+    env.advance(1);
+    assert!(device::name_available(&env.ctx, "alice", &env.source())
+        .await
+        .unwrap());
     let again = device::delete_identity(&env.ctx, &env.alice.sub, &deletion, &env.source()).await;
     assert!(
         matches!(again, Err(DeviceError::UnknownIdentity)),

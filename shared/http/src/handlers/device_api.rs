@@ -125,7 +125,7 @@ pub async fn rotate_key(ctx: &Context, req: Request) -> Result<Response, HttpErr
 pub async fn name(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let name = path_param(&req, "name").unwrap_or_default();
-    let available = device::name_available(ctx, &name).await?;
+    let available = device::name_available(ctx, &name, &source(&req)).await?;
     Ok(json(200, &json!({ "name": name, "available": available })))
 }
 

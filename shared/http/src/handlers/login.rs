@@ -25,13 +25,6 @@ use crate::{
 pub async fn authorize(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
-    let restart = {
-        let mut s = url::form_urlencoded::Serializer::new(String::new());
-        for (k, v) in &pairs {
-            s.append_pair(k, v);
-        }
-        s.finish()
-    };
     let cookies = BrowserCookies {
         sso: cookies::get(&req, &cookies::sso(ctx)).map(Secret::new),
     };
@@ -41,7 +34,6 @@ pub async fn authorize(ctx: &Context, req: Request) -> Result<Response, HttpErro
         &cookies,
         &source_ip(&req),
         &user_agent(&req),
-        restart,
     )
     .await
     .map_err(HttpError::from_page_store)?;
