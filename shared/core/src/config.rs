@@ -87,6 +87,10 @@ pub struct RawSettings {
     /// `SCANID_REQUIRE_NONCE`: `true` requires `nonce` and `state` on every authorization
     /// request; default `false`: optional with PKCE S256, required without it.
     pub require_nonce: Option<String>,
+    /// `SCANID_EDGE_SECRET`: set when the functions sit behind the template's CloudFront edge
+    /// (WAF rate rules per address): only requests carrying it (the edge's `X-Scanid-Edge`
+    /// header) are served, and their client address is CloudFront's `CloudFront-Viewer-Address`.
+    pub edge_secret: Option<String>,
     /// `SCANID_APP_STORE_URL_IOS`: where people without the app get it (iOS).
     pub app_store_url_ios: Option<String>,
     /// `SCANID_APP_STORE_URL_ANDROID`: where people without the app get it (Android).
@@ -120,6 +124,7 @@ pub const VARIABLES: &[&str] = &[
     "SCANID_PHOTO_BUCKET",
     "SCANID_TRUSTED_PROXIES",
     "SCANID_REQUIRE_NONCE",
+    "SCANID_EDGE_SECRET",
     "SCANID_APP_STORE_URL_IOS",
     "SCANID_APP_STORE_URL_ANDROID",
 ];
@@ -154,6 +159,7 @@ impl RawSettings {
             photo_bucket: get("SCANID_PHOTO_BUCKET"),
             trusted_proxies: get("SCANID_TRUSTED_PROXIES"),
             require_nonce: get("SCANID_REQUIRE_NONCE"),
+            edge_secret: get("SCANID_EDGE_SECRET"),
             app_store_url_ios: get("SCANID_APP_STORE_URL_IOS"),
             app_store_url_android: get("SCANID_APP_STORE_URL_ANDROID"),
         }
@@ -264,6 +270,8 @@ pub struct Settings {
     pub photo_bucket: Option<String>,
     /// Reverse proxies whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Behind the CloudFront edge: the secret its requests carry (`SCANID_EDGE_SECRET`).
+    pub edge_secret: Option<crate::protocol::Secret>,
     /// `nonce` and `state` required on every authorization request (else: with PKCE optional).
     pub require_nonce: bool,
 }
@@ -507,6 +515,18 @@ impl Settings {
             photo_hosts,
             photo_bucket,
             trusted_proxies,
+            edge_secret: match raw.edge_secret.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(v) if v.len() >= 32 && v.bytes().all(|b| b.is_ascii_graphic()) => {
+                    Some(crate::protocol::Secret::new(v))
+                }
+                Some(_) => {
+                    return Err(bad(
+                        "SCANID_EDGE_SECRET",
+                        "at least 32 printable ASCII characters (a random value)",
+                    ))
+                }
+            },
             require_nonce: match raw.require_nonce.as_deref().map(str::trim) {
                 None | Some("false") => false,
                 Some("true") => true,

@@ -6,6 +6,7 @@
 
 pub mod cookies;
 pub mod cors;
+pub mod edge;
 pub mod error;
 pub mod handlers;
 pub mod pages;

@@ -200,6 +200,10 @@ pub async fn dispatch(handler: Handler, ctx: &Context, req: Request) -> Response
 /// Runs an endpoint; every error becomes its response here, then CORS and HSTS.
 pub async fn serve(endpoint: Endpoint, ctx: &Context, req: Request) -> Response {
     let handler = endpoint.handler;
+    let req = match crate::edge::admit(&ctx.settings, req) {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
     let origin = handler
         .cors()
         .then(|| crate::cors::origin(&req).map(str::to_owned))
@@ -244,7 +248,6 @@ impl Handler {
             | Handler::DirectoryAvatar
             | Handler::KeycloakPages
             | Handler::AppPages
-            | Handler::DeviceName
             | Handler::Photo => Access::Read,
             // Reads the table and lists the clients (their web origins): GetItem and Query on
             // the client index.
@@ -263,6 +266,9 @@ impl Handler {
             | Handler::DeviceKey
             | Handler::DeviceActivity
             | Handler::DevicePhoto => Access::Write,
+            // Counts each lookup against its source (a counter write): the name oracle is
+            // rate limited as sign-up is.
+            Handler::DeviceName => Access::Write,
         }
     }
 }
