@@ -157,6 +157,9 @@ pub async fn serve(
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     let per_source = PerSource::new(limits.max_connections_per_source);
+    // Refusals are logged at most once a second (with how many there were), so a flood of
+    // connections does not become a flood of log lines.
+    let mut refusals = RefusalLog::default();
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -176,14 +179,14 @@ pub async fn serve(
                     match per_source.acquire(SourceKey::of(remote.ip())) {
                         Some(s) => Some(s),
                         None => {
-                            tracing::warn!(source = %remote.ip(), "connection refused: too many open connections from one source");
+                            refusals.note(Refusal::Source, remote.ip());
                             tokio::spawn(refuse(stream, Refusal::Source));
                             continue;
                         }
                     }
                 };
                 let Ok(slot) = slots.clone().try_acquire_owned() else {
-                    tracing::warn!("connection refused: too many open connections");
+                    refusals.note(Refusal::Server, remote.ip());
                     tokio::spawn(refuse(stream, Refusal::Server));
                     continue;
                 };
@@ -219,6 +222,40 @@ pub async fn serve(
         }
     }
     Ok(())
+}
+
+/// Counts refused connections and logs them at most once a second.
+#[derive(Default)]
+struct RefusalLog {
+    since: Option<std::time::Instant>,
+    by_source: u64,
+    full: u64,
+}
+
+impl RefusalLog {
+    fn note(&mut self, why: Refusal, source: std::net::IpAddr) {
+        match why {
+            Refusal::Source => self.by_source += 1,
+            Refusal::Server => self.full += 1,
+        }
+        let now = std::time::Instant::now();
+        if self
+            .since
+            .is_some_and(|t| now.duration_since(t) < Duration::from_secs(1))
+        {
+            return;
+        }
+        tracing::warn!(
+            last_source = %source,
+            over_source_limit = self.by_source,
+            server_full = self.full,
+            "connections refused (counts since the last such line)"
+        );
+        *self = Self {
+            since: Some(now),
+            ..Self::default()
+        };
+    }
 }
 
 /// Why a connection was refused at once.
