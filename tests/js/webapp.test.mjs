@@ -313,7 +313,7 @@ test('sign up with a photo from the camera or a file', async () => {
   await phone.context.close();
 });
 
-test('delete the identity: the directory forgets it, the name is free, the phone offers sign-up again', async () => {
+test('delete the identity: the directory forgets it, the name is held, the phone offers sign-up again', async () => {
   const phone = await newPhone();
   const me = await signUp(phone.page, 'leaver', 'Lee Leaver');
   await phone.page.tap('#delete');
@@ -322,10 +322,11 @@ test('delete the identity: the directory forgets it, the name is free, the phone
   await phone.page.locator('#signup-form').waitFor();
   assert.equal(await stored(phone.page), null, 'the device forgot the key');
   assert.equal((await directory(me.profile.sub)).status, 404);
+  // The name is held for its quarantine (30 days): nobody takes it at once.
   const name = await (await fetch(`${server.issuer}/app/names/leaver`)).json();
-  assert.equal(name.available, true);
-  // The name can be taken again, by a new identity.
-  const again = await signUp(phone.page, 'leaver', 'Lee Again');
+  assert.equal(name.available, false);
+  // The phone signs up again, under another name.
+  const again = await signUp(phone.page, 'leaver2', 'Lee Again');
   assert.notEqual(again.profile.sub, me.profile.sub);
   await phone.context.close();
 });
