@@ -699,7 +699,10 @@ fn a_silent_receiver_does_not_delay_the_other_clients_logout() {
     let r = sso_or_qr_login(&e, &mut b, &url);
     let first = redeem(&e.s, ("silent", &silent), &code_of(&r));
     let t = shop_tokens_sso(&e, &mut b);
-    assert_eq!(t["session_state"], first["session_state"], "one SSO session");
+    assert_eq!(
+        t["session_state"], first["session_state"],
+        "one SSO session"
+    );
     let logout = format!(
         "{}/protocol/openid-connect/logout?id_token_hint={}&post_logout_redirect_uri=https%3A%2F%2Fshop.example%2Fbye",
         e.s.issuer,
