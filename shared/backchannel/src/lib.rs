@@ -157,3 +157,138 @@ impl LogoutDelivery for InProcess {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scanid_core::clock::{SystemClock, Timestamp};
+    use std::time::Instant;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A receiver on 127.0.0.1 that answers `status` (or, with `None`, accepts and never
+    /// answers); counts the requests it read.
+    async fn receiver(status: Option<u16>) -> (String, Arc<std::sync::atomic::AtomicU32>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/bcl", listener.local_addr().unwrap());
+        let hits = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let counted = hits.clone();
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((mut s, _)) = listener.accept().await {
+                let Some(status) = status else {
+                    held.push(s);
+                    continue;
+                };
+                let counted = counted.clone();
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 8192];
+                    let _ = s.read(&mut buf).await;
+                    counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let _ = s
+                        .write_all(
+                            format!("HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                                .as_bytes(),
+                        )
+                        .await;
+                });
+            }
+        });
+        (url, hits)
+    }
+
+    fn delivery(client_id: &str, uri: &str) -> Delivery {
+        Delivery {
+            client_id: client_id.into(),
+            uri: uri.into(),
+            token: "a.b.c".into(),
+            sub: "s".into(),
+            issued_at: SystemClock.now(),
+        }
+    }
+
+    const QUICK: RetryPolicy = RetryPolicy {
+        attempt_timeout: Duration::from_millis(300),
+        first_backoff: Duration::from_millis(20),
+        max_backoff: Duration::from_millis(40),
+        max_attempts: 3,
+        max_age: Duration::from_secs(100),
+    };
+
+    #[tokio::test]
+    async fn delivered_refused_and_failing_receivers_take_the_policys_attempts() {
+        let http = http_client().unwrap();
+        let (ok, ok_hits) = receiver(Some(204)).await;
+        let (gone, gone_hits) = receiver(Some(410)).await;
+        let (down, down_hits) = receiver(Some(503)).await;
+        let clock = SystemClock;
+        assert_eq!(
+            deliver(&http, &clock, &QUICK, &delivery("a", &ok)).await,
+            Ok(1)
+        );
+        assert_eq!(
+            deliver(&http, &clock, &QUICK, &delivery("b", &gone)).await,
+            Err(GiveUp::Refused)
+        );
+        assert_eq!(
+            deliver(&http, &clock, &QUICK, &delivery("c", &down)).await,
+            Err(GiveUp::Attempts)
+        );
+        let hits = |h: &std::sync::atomic::AtomicU32| h.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(
+            (hits(&ok_hits), hits(&gone_hits), hits(&down_hits)),
+            (1, 1, 3)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_silent_receiver_times_out_and_an_old_token_is_not_attempted() {
+        let http = http_client().unwrap();
+        let (silent, _) = receiver(None).await;
+        let started = Instant::now();
+        let once = RetryPolicy {
+            max_attempts: 1,
+            ..QUICK
+        };
+        assert_eq!(
+            deliver(&http, &SystemClock, &once, &delivery("a", &silent)).await,
+            Err(GiveUp::Attempts)
+        );
+        let took = started.elapsed();
+        assert!(
+            took >= Duration::from_millis(300) && took < Duration::from_secs(2),
+            "{took:?}"
+        );
+        let mut old = delivery("a", &silent);
+        old.issued_at = Timestamp::from_millis(SystemClock.now().millis() - 99_800);
+        assert_eq!(
+            deliver(&http, &SystemClock, &QUICK, &old).await,
+            Err(GiveUp::Expired)
+        );
+    }
+
+    #[tokio::test]
+    async fn in_process_deliveries_run_in_parallel_and_never_hold_the_caller() {
+        let (silent, _) = receiver(None).await;
+        let (ok, ok_hits) = receiver(Some(200)).await;
+        let port = InProcess::new(Arc::new(SystemClock), QUICK);
+        let started = Instant::now();
+        port.send(vec![delivery("silent", &silent), delivery("ok", &ok)])
+            .await;
+        assert!(
+            started.elapsed() < Duration::from_millis(100),
+            "send returns at once"
+        );
+        // The answering receiver is told long before the silent one's first timeout.
+        while ok_hits.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+            assert!(started.elapsed() < Duration::from_millis(250), "ok waited");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        // settle() waits for both (the silent one: three timeouts and two backoffs).
+        port.settle().await;
+        assert!(
+            started.elapsed() >= Duration::from_millis(900),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+}
