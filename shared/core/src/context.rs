@@ -138,7 +138,6 @@ impl Context {
 
     /// The signing keys now: checked again when older than a minute, so a rotation or
     /// removal reaches a running process without a restart.
-
     pub async fn keyring(&self) -> Arc<Keyring> {
         self.keys.get(self.clock.now()).await
     }
