@@ -207,6 +207,16 @@ fn every_function_has_a_binary_crate() {
         std::fs::read_to_string(repo_root().join("functions/backchannel-sender/src/main.rs"))
             .unwrap();
     assert!(main.contains("scanid_lambda::sender::run()"));
+    // The cold-start and invoke-all harnesses send API events: they skip the same functions.
+    let coldstart = std::fs::read_to_string(repo_root().join("infra/coldstart.py")).unwrap();
+    let listed = QUEUE_FUNCTIONS
+        .iter()
+        .map(|f| format!("\"{f}\","))
+        .collect::<String>();
+    assert!(
+        coldstart.contains(&format!("QUEUE_FUNCTIONS = ({listed})")),
+        "infra/coldstart.py lists the queue functions"
+    );
     assert!(
         main.lines().count() <= 20,
         "backchannel-sender: wiring only"

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use scanid_aws::queue::Queue;
-use scanid_core::backchannel::{self, Attempt, Delivery, GiveUp, Next, RetryPolicy};
+use scanid_core::backchannel::{self, Delivery, GiveUp, Next, RetryPolicy};
 use scanid_core::clock::{Clock, SystemClock};
 use serde::{Deserialize, Serialize};
 
@@ -77,6 +77,7 @@ pub enum Handled {
 }
 
 /// The sender: an HTTP client, the queue (for backoffs), the clock and the policy.
+#[derive(Clone)]
 pub struct Sender {
     http: reqwest::Client,
     queue: Queue,
@@ -98,47 +99,47 @@ impl Sender {
         })
     }
 
-    /// Handles one batch: every message in parallel; the ones to hand over again.
+    /// Handles one batch: every message in parallel; the ones to hand over again (and what
+    /// became of each). A message whose task did not finish is handed over again.
     pub async fn handle(&self, event: SqsEvent) -> (BatchResponse, Vec<(String, Handled)>) {
+        let ids: Vec<String> = event.records.iter().map(|m| m.message_id.clone()).collect();
         let mut tasks = tokio::task::JoinSet::new();
         for (i, m) in event.records.into_iter().enumerate() {
-            let this = self.clone_parts();
-            tasks.spawn(async move {
-                let handled = this.one(&m).await;
-                (i, m.message_id, handled)
-            });
+            let this = self.clone();
+            tasks.spawn(async move { (i, this.one(&m).await) });
         }
-        let mut done = Vec::new();
+        let mut outcomes: Vec<Option<Handled>> = vec![None; ids.len()];
         while let Some(r) = tasks.join_next().await {
             match r {
-                Ok(d) => done.push(d),
+                Ok((i, h)) => {
+                    if let Some(slot) = outcomes.get_mut(i) {
+                        *slot = Some(h);
+                    }
+                }
                 Err(e) => tracing::error!(error = %e, "back-channel sender: a task failed"),
             }
         }
-        done.sort_by_key(|(i, _, _)| *i);
-        let failures = done
-            .iter()
-            .filter(|(_, _, h)| matches!(h, Handled::Retry | Handled::GaveUp(_, true)))
-            .map(|(_, id, _)| ItemFailure {
-                item_identifier: id.clone(),
-            })
-            .collect();
-        let handled = done.into_iter().map(|(_, id, h)| (id, h)).collect();
+        let mut failures = Vec::new();
+        let mut handled = Vec::new();
+        for (id, outcome) in ids.into_iter().zip(outcomes) {
+            if !matches!(
+                outcome,
+                Some(Handled::Delivered) | Some(Handled::GaveUp(_, false))
+            ) {
+                failures.push(ItemFailure {
+                    item_identifier: id.clone(),
+                });
+            }
+            if let Some(h) = outcome {
+                handled.push((id, h));
+            }
+        }
         (
             BatchResponse {
                 batch_item_failures: failures,
             },
             handled,
         )
-    }
-
-    fn clone_parts(&self) -> Self {
-        Self {
-            http: self.http.clone(),
-            queue: self.queue.clone(),
-            clock: self.clock.clone(),
-            policy: self.policy,
-        }
     }
 
     async fn one(&self, m: &SqsMessage) -> Handled {
@@ -171,7 +172,7 @@ impl Sender {
             Next::GiveUp(why) => {
                 backchannel::gave_up(&d, why);
                 // The last attempt failed: to the dead-letter queue, for the operator.
-                let dead_letter = why == GiveUp::Attempts && outcome == Attempt::Failed;
+                let dead_letter = why == GiveUp::Attempts;
                 if dead_letter {
                     self.requeue(m, std::time::Duration::ZERO).await;
                 }
