@@ -22,7 +22,7 @@ import tempfile
 import time
 
 import localaws
-from coldstart import event
+from coldstart import event, functions
 from localaws import ROOT
 
 
@@ -60,7 +60,7 @@ def main():
     env = dict(localaws.environment(), SCANID_PUBLIC_URL="https://id.example.com",
                RUST_LOG="warn")
     env, secret = localaws.fresh_table(env, "kms-envelope", "invoke")
-    names = args.functions or sorted(p.stem for p in (ROOT / "events").glob("*.json"))
+    names = args.functions or functions()
     names.sort(key=lambda n: n != "token")  # its access token feeds the later events
     keep = ("AWS_ENDPOINT_URL", "AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY")
     with tempfile.TemporaryDirectory() as tmp:

@@ -379,3 +379,359 @@ fn photos_live_in_the_s3_bucket_and_go_with_their_identity() {
     assert_eq!(out["deleted"], app.sub.as_str());
     assert_eq!(get(&url).status, 404);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Back-channel logout through the queue (issue 25 item 5)
+// ---------------------------------------------------------------------------------------------
+
+/// A back-channel receiver answering `status` to every POST; each request's body is handed
+/// over.
+fn status_receiver(status: u16) -> (String, std::sync::mpsc::Receiver<String>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/bcl", listener.local_addr().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut s) = stream else { continue };
+            s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+                .unwrap();
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            while let Ok(n) = s.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+                let text = String::from_utf8_lossy(&buf).to_string();
+                if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                    let len = head
+                        .lines()
+                        .find_map(|l| {
+                            l.to_ascii_lowercase()
+                                .strip_prefix("content-length:")
+                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                        })
+                        .unwrap_or(0);
+                    if body.len() >= len {
+                        let _ = tx.send(body.to_owned());
+                        break;
+                    }
+                }
+            }
+            let _ = s.write_all(
+                format!("HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                    .as_bytes(),
+            );
+        }
+    });
+    (url, rx)
+}
+
+/// The audit lines logged on this thread while `capture` is alive (JSON, one a line).
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Captured {
+    fn lines(&self) -> Vec<Value> {
+        String::from_utf8_lossy(&self.0.lock().unwrap())
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    /// The audit events named `event`, as (client_id, detail).
+    fn events(&self, event: &str) -> Vec<(String, String)> {
+        self.lines()
+            .iter()
+            .map(|l| &l["fields"])
+            .filter(|f| f["event"] == event)
+            .map(|f| {
+                (
+                    f["client_id"].as_str().unwrap_or_default().to_owned(),
+                    f["detail"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// What the event source mapping would hand the sender: up to 10 messages, with their
+/// receive counts.
+/// Waits up to `wait` seconds for the first; also returns (message id, receipt handle) pairs.
+async fn receive(
+    sqs: &aws_sdk_sqs::Client,
+    url: &str,
+    wait: i32,
+) -> (scanid_lambda::sender::SqsEvent, Vec<(String, String)>) {
+    use aws_sdk_sqs::types::MessageSystemAttributeName;
+    let out = sqs
+        .receive_message()
+        .queue_url(url)
+        .max_number_of_messages(10)
+        .wait_time_seconds(wait)
+        .message_system_attribute_names(MessageSystemAttributeName::All)
+        .send()
+        .await
+        .unwrap();
+    let mut handles = Vec::new();
+    let records = out
+        .messages
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| {
+            handles.push((
+                m.message_id.clone().unwrap(),
+                m.receipt_handle.clone().unwrap(),
+            ));
+            scanid_lambda::sender::SqsMessage {
+                message_id: m.message_id.unwrap(),
+                receipt_handle: m.receipt_handle.unwrap(),
+                body: m.body.unwrap(),
+                attributes: m
+                    .attributes
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(k, v)| (k.as_str().to_owned(), v))
+                    .collect(),
+            }
+        })
+        .collect();
+    (scanid_lambda::sender::SqsEvent { records }, handles)
+}
+
+/// A queue whose messages move to a fresh dead-letter queue after `max_receives`: (queue URL,
+/// dead-letter queue URL).
+async fn queue_with_dead_letters(sqs: &aws_sdk_sqs::Client, max_receives: u32) -> (String, String) {
+    use aws_sdk_sqs::types::QueueAttributeName;
+    let name = format!("scanid-it-bcl-{}", uuid::Uuid::new_v4().simple());
+    let dlq = sqs
+        .create_queue()
+        .queue_name(format!("{name}-dlq"))
+        .send()
+        .await
+        .unwrap()
+        .queue_url
+        .unwrap();
+    let dlq_arn = sqs
+        .get_queue_attributes()
+        .queue_url(&dlq)
+        .attribute_names(QueueAttributeName::QueueArn)
+        .send()
+        .await
+        .unwrap()
+        .attributes
+        .unwrap()[&QueueAttributeName::QueueArn]
+        .clone();
+    let redrive =
+        serde_json::json!({ "deadLetterTargetArn": dlq_arn, "maxReceiveCount": max_receives })
+            .to_string();
+    let queue = sqs
+        .create_queue()
+        .queue_name(name)
+        .attributes(QueueAttributeName::RedrivePolicy, redrive)
+        .attributes(QueueAttributeName::VisibilityTimeout, "30")
+        .send()
+        .await
+        .unwrap()
+        .queue_url
+        .unwrap();
+    (queue, dlq)
+}
+
+/// Ending a session with the queue configured puts one message per receiver and returns; the
+/// sender POSTs each: a receiver that answers gets its token at once, one that fails gets it
+/// again after the backoff, and after the last attempt the message is in the dead-letter
+/// queue and `backchannel_logout.failed` is audited. A message too old for another attempt
+/// is given up (audited) and deleted, never POSTed.
+#[tokio::test(flavor = "current_thread")]
+async fn back_channel_logout_goes_through_the_queue_and_the_sender() {
+    use scanid_aws::queue::{Queue, SqsDelivery};
+    use scanid_core::backchannel::{Delivery, GiveUp, RetryPolicy};
+    use scanid_core::domain::client::{register, NewClient};
+    use scanid_core::domain::login::SsoSession;
+    use scanid_core::store::ClientStore;
+    use scanid_lambda::sender::{Handled, Sender};
+    use std::time::Duration;
+
+    require_emulator();
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let _log = tracing::subscriber::set_default(
+        tracing_subscriber::fmt()
+            .json()
+            .with_writer(move || writer.clone())
+            .finish(),
+    );
+    let config = scanid_aws::emulator(&std::env::var("SCANID_TEST_AWS_ENDPOINT").unwrap()).await;
+    let sqs = aws_sdk_sqs::Client::new(&config);
+    // Two attempts, one second apart (the template's queue: five, as RetryPolicy::DEFAULT).
+    let policy = RetryPolicy {
+        max_attempts: 2,
+        first_backoff: Duration::from_secs(1),
+        ..RetryPolicy::DEFAULT
+    };
+    let (url, dlq) = queue_with_dead_letters(&sqs, policy.max_attempts).await;
+    let queue = Queue::from_config(&config, &url);
+
+    let mut env = scanid_core::testing::Builder::new().build().await;
+    env.ctx.backchannel = std::sync::Arc::new(SqsDelivery(queue.clone()));
+    let now = env.now();
+    let (good_url, good) = status_receiver(200);
+    let (bad_url, bad) = status_receiver(503);
+    for (id, uri) in [("good", &good_url), ("bad", &bad_url)] {
+        let (c, _) = register(
+            NewClient {
+                name: id.into(),
+                client_id: Some(id.into()),
+                redirect_uris: vec!["https://rp.example/cb".into()],
+                backchannel_logout_uri: Some(uri.clone()),
+                ..Default::default()
+            },
+            now,
+            env.random.as_ref(),
+        )
+        .unwrap();
+        env.store.create_client(&c, now).await.unwrap();
+    }
+    let (mut session, _) = SsoSession::new(&env.alice.sub, now, now, env.random.as_ref());
+    session.clients = vec!["bad".into(), "good".into()];
+    scanid_core::usecase::resource::end_known_session(&env.ctx, &session, now)
+        .await
+        .unwrap();
+    // Ending the session POSTed nothing: it queued.
+    assert!(good.recv_timeout(Duration::from_millis(200)).is_err());
+
+    let sender = Sender::new(queue.clone(), env.clock.clone(), policy).unwrap();
+    let (event, handles) = receive(&sqs, &url, 1).await;
+    assert_eq!(event.records.len(), 2, "one message per receiver");
+    let by_client = |e: &scanid_lambda::sender::SqsEvent, client: &str| {
+        e.records
+            .iter()
+            .find(|m| serde_json::from_str::<Delivery>(&m.body).unwrap().client_id == client)
+            .map(|m| m.message_id.clone())
+            .unwrap()
+    };
+    let (bad_id, good_id) = (by_client(&event, "bad"), by_client(&event, "good"));
+    let (response, handled) = sender.handle(event).await;
+    assert_eq!(
+        response
+            .batch_item_failures
+            .iter()
+            .map(|f| f.item_identifier.as_str())
+            .collect::<Vec<_>>(),
+        [bad_id.as_str()],
+        "only the failed delivery is handed back"
+    );
+    assert!(
+        handled.contains(&(good_id, Handled::Delivered)),
+        "{handled:?}"
+    );
+    assert!(
+        handled.contains(&(bad_id.clone(), Handled::Retry)),
+        "{handled:?}"
+    );
+    let body = good.recv_timeout(Duration::from_secs(1)).unwrap();
+    let token = url::form_urlencoded::parse(body.as_bytes())
+        .find(|(k, _)| k == "logout_token")
+        .map(|(_, v)| v.into_owned())
+        .unwrap();
+    assert_eq!(scanid_tests::jwt_claims(&token)["aud"], "good");
+    assert_eq!(
+        scanid_tests::jwt_claims(&token)["sid"],
+        session.sid.as_str()
+    );
+    assert!(
+        bad.recv_timeout(Duration::from_secs(1)).is_ok(),
+        "bad was tried"
+    );
+    // As the event source mapping: what was not handed back is deleted.
+    for (id, handle) in &handles {
+        if *id != bad_id {
+            sqs.delete_message()
+                .queue_url(&url)
+                .receipt_handle(handle)
+                .send()
+                .await
+                .unwrap();
+        }
+    }
+    assert_eq!(captured.events("backchannel_logout").len(), 1);
+
+    // The failed one is invisible for its backoff (1 s), then handed over again.
+    let (early, _) = receive(&sqs, &url, 0).await;
+    assert!(
+        early.records.iter().all(|m| m.message_id != bad_id),
+        "visible again before its backoff"
+    );
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let mut again = None;
+    for _ in 0..5 {
+        let (e, _) = receive(&sqs, &url, 1).await;
+        if let Some(m) = e.records.into_iter().find(|m| m.message_id == bad_id) {
+            again = Some(m);
+            break;
+        }
+    }
+    let again = again.expect("the failed delivery is handed over again");
+    assert_eq!(again.attributes["ApproximateReceiveCount"], "2");
+    let (response, handled) = sender
+        .handle(scanid_lambda::sender::SqsEvent {
+            records: vec![again],
+        })
+        .await;
+    assert_eq!(
+        handled,
+        [(bad_id.clone(), Handled::GaveUp(GiveUp::Attempts, true))]
+    );
+    assert_eq!(response.batch_item_failures.len(), 1);
+    assert_eq!(
+        captured.events("backchannel_logout.failed"),
+        [("bad".to_owned(), "attempts".to_owned())],
+        "one final-failure audit event"
+    );
+    // Handed back with visibility 0 after maxReceiveCount: the next receive moves it to the
+    // dead-letter queue.
+    let (after, _) = receive(&sqs, &url, 0).await;
+    assert!(after.records.is_empty(), "{after:?}");
+    let (dead, _) = receive(&sqs, &dlq, 1).await;
+    assert_eq!(
+        dead.records
+            .iter()
+            .map(|m| m.message_id.as_str())
+            .collect::<Vec<_>>(),
+        [bad_id.as_str()]
+    );
+
+    // A delivery older than the age bound allows an attempt for: given up, deleted, never
+    // POSTed.
+    let old = Delivery {
+        client_id: "good".into(),
+        uri: good_url.clone(),
+        token: "x.y.z".into(),
+        sub: env.alice.sub.to_string(),
+        issued_at: now,
+    };
+    queue.put(&old).await.unwrap();
+    env.advance(99);
+    let (event, _) = receive(&sqs, &url, 1).await;
+    assert_eq!(event.records.len(), 1);
+    let (response, handled) = sender.handle(event).await;
+    assert!(response.batch_item_failures.is_empty());
+    assert_eq!(handled[0].1, Handled::GaveUp(GiveUp::Expired, false));
+    assert!(good.recv_timeout(Duration::from_millis(300)).is_err());
+    assert_eq!(
+        captured.events("backchannel_logout.failed").last().unwrap(),
+        &("good".to_owned(), "expired".to_owned())
+    );
+}

@@ -1,6 +1,7 @@
 //! `events/*.json` and `template.yaml` are held to the route table: every function has a sample
 //! event its handler answers (fed through `lambda_http::request::from_str`, as Lambda would),
-//! and the template declares exactly the table's routes.
+//! and the template declares exactly the table's routes. The functions a queue triggers
+//! (`scanid_lambda::QUEUE_FUNCTIONS`, not routes) are held to their own rules.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use scanid_core::random::SystemRandom;
 use scanid_core::store::read_only::ReadOnly;
 use scanid_core::Context;
 use scanid_http::routes::{self, Access, ROUTES};
+use scanid_lambda::QUEUE_FUNCTIONS;
 use scanid_sqlite::EmbeddedStore;
 use scanid_tests::repo_root;
 
@@ -87,12 +89,17 @@ async fn every_function_has_an_event_its_handler_answers() {
     let dir = tempfile::tempdir().unwrap();
     let files = event_files();
     let names: BTreeSet<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
-    let functions: BTreeSet<&str> = routes::functions().into_iter().collect();
+    let mut functions: BTreeSet<&str> = routes::functions().into_iter().collect();
+    assert!(QUEUE_FUNCTIONS.iter().all(|q| !functions.contains(q)));
+    functions.extend(QUEUE_FUNCTIONS);
     assert_eq!(
         names, functions,
-        "events/ and the route table name the same functions"
+        "events/ names the route table's functions and the queue functions"
     );
-    for (name, text) in &files {
+    for (name, text) in files
+        .iter()
+        .filter(|(n, _)| !QUEUE_FUNCTIONS.contains(&n.as_str()))
+    {
         let raw: serde_json::Value = serde_json::from_str(text).unwrap();
         let route_key = raw["routeKey"].as_str().unwrap();
         assert!(
@@ -196,6 +203,55 @@ fn every_function_has_a_binary_crate() {
         }
         assert!(text.lines().count() <= 20, "{f}: main.rs is wiring only");
     }
+    let main =
+        std::fs::read_to_string(repo_root().join("functions/backchannel-sender/src/main.rs"))
+            .unwrap();
+    assert!(main.contains("scanid_lambda::sender::run()"));
+    // The cold-start and invoke-all harnesses send API events: they skip the same functions.
+    let coldstart = std::fs::read_to_string(repo_root().join("infra/coldstart.py")).unwrap();
+    let listed = QUEUE_FUNCTIONS
+        .iter()
+        .map(|f| format!("\"{f}\","))
+        .collect::<String>();
+    assert!(
+        coldstart.contains(&format!("QUEUE_FUNCTIONS = ({listed})")),
+        "infra/coldstart.py lists the queue functions"
+    );
+    assert!(
+        main.lines().count() <= 20,
+        "backchannel-sender: wiring only"
+    );
+}
+
+/// The sender's sample event is an SQS event it reads: its delivery is long expired, so it
+/// is given up (no POST, no queue call) and not handed back.
+#[tokio::test]
+async fn the_senders_sample_event_is_read_and_its_old_delivery_given_up() {
+    use scanid_lambda::sender::{Handled, Sender, SqsEvent};
+    let text = std::fs::read_to_string(repo_root().join("events/backchannel-sender.json")).unwrap();
+    let event: SqsEvent = serde_json::from_str(&text).unwrap();
+    // Nothing listens there: a queue call would fail, and none is made.
+    let config = scanid_aws::emulator("http://127.0.0.1:9").await;
+    let queue = scanid_aws::queue::Queue::from_config(&config, "http://127.0.0.1:9/q");
+    let sender = Sender::new(
+        queue,
+        Arc::new(SystemClock),
+        scanid_core::backchannel::RetryPolicy::DEFAULT,
+    )
+    .unwrap();
+    let (response, handled) = sender.handle(event).await;
+    assert!(response.batch_item_failures.is_empty(), "{response:?}");
+    assert_eq!(
+        handled,
+        vec![(
+            "059f36b4-87a3-44ab-83d2-661975830a7d".to_owned(),
+            Handled::GaveUp(scanid_core::backchannel::GiveUp::Expired, false)
+        )]
+    );
+    assert_eq!(
+        serde_json::to_value(&response).unwrap(),
+        serde_json::json!({ "batchItemFailures": [] })
+    );
 }
 
 /// `DirectoryByServiceId` -> `DIRECTORY_BY_SERVICE_ID`.
@@ -214,7 +270,7 @@ fn screaming_snake(camel: &str) -> String {
 /// double (the crate split of docs/architecture.md).
 #[test]
 fn lambda_crates_link_no_local_only_code() {
-    for krate in ["core", "http", "aws", "lambda"] {
+    for krate in ["core", "http", "aws", "lambda", "backchannel"] {
         let manifest =
             std::fs::read_to_string(repo_root().join("shared").join(krate).join("Cargo.toml"))
                 .unwrap();
@@ -266,9 +322,37 @@ fn template_functions() -> Vec<(String, String)> {
 #[test]
 fn template_iam_is_least_privilege_per_the_route_table() {
     let functions = template_functions();
-    assert_eq!(functions.len(), routes::functions().len());
+    assert_eq!(
+        functions.len(),
+        routes::functions().len() + QUEUE_FUNCTIONS.len()
+    );
     for (name, block) in &functions {
+        if QUEUE_FUNCTIONS.contains(&name.as_str()) {
+            assert_eq!(name, "backchannel-sender");
+            sender_is_least_privilege(block);
+            continue;
+        }
         let handler = routes::function_handler(name).unwrap();
+        // Only the functions that may end sessions queue back-channel logout deliveries, on
+        // that queue alone, and are told where it is.
+        assert_eq!(
+            block.contains("sqs:"),
+            handler.ends_sessions(),
+            "{name}: SQS only where sessions end"
+        );
+        assert_eq!(
+            block.contains("SCANID_BACKCHANNEL_QUEUE_URL: !Ref BackchannelQueue"),
+            handler.ends_sessions(),
+            "{name}: the queue's URL where sessions end"
+        );
+        if handler.ends_sessions() {
+            let sqs: Vec<&str> = block.lines().filter(|l| l.contains("sqs:")).collect();
+            assert_eq!(sqs, ["              Action: sqs:SendMessage"], "{name}");
+            assert!(
+                block.contains("Resource: !GetAtt BackchannelQueue.Arn"),
+                "{name}"
+            );
+        }
         let writes = [
             "dynamodb:PutItem",
             "dynamodb:UpdateItem",
@@ -339,6 +423,46 @@ fn template_iam_is_least_privilege_per_the_route_table() {
         "Runtime: provided.al2023",
         "Architectures: [arm64]",
         "SCANID_TABLE: !Ref Table",
+    ] {
+        assert!(text.contains(needed), "template.yaml lacks {needed}");
+    }
+}
+
+/// The sender reads, deletes and delays messages of the back-channel queue only: no table, no
+/// key, no other queue; its trigger reports partial batch failures.
+fn sender_is_least_privilege(block: &str) {
+    for other in [
+        "dynamodb:",
+        "kms:",
+        "s3:",
+        "sqs:*",
+        "sqs:SendMessage",
+        "HttpApi",
+    ] {
+        assert!(!block.contains(other), "backchannel-sender: no {other}");
+    }
+    for needed in [
+        "sqs:ReceiveMessage",
+        "sqs:DeleteMessage",
+        "sqs:ChangeMessageVisibility",
+        "Resource: !GetAtt BackchannelQueue.Arn",
+        "SCANID_BACKCHANNEL_QUEUE_URL: !Ref BackchannelQueue",
+    ] {
+        assert!(block.contains(needed), "backchannel-sender lacks {needed}");
+    }
+    let text = std::fs::read_to_string(repo_root().join("template.yaml")).unwrap();
+    let max_receives = format!(
+        "maxReceiveCount: {}",
+        scanid_core::backchannel::RetryPolicy::DEFAULT.max_attempts
+    );
+    for needed in [
+        "Type: AWS::Lambda::EventSourceMapping",
+        "FunctionResponseTypes: [ReportBatchItemFailures]",
+        "EventSourceArn: !GetAtt BackchannelQueue.Arn",
+        "deadLetterTargetArn: !GetAtt BackchannelDeadLetterQueue.Arn",
+        // The queue hands a message over as often as the policy attempts it.
+        max_receives.as_str(),
+        "Value: !GetAtt BackchannelDeadLetterQueue.QueueName",
     ] {
         assert!(text.contains(needed), "template.yaml lacks {needed}");
     }

@@ -28,7 +28,11 @@ struct Env {
 }
 
 fn env(extra_serve: &[&str], bcl: Option<&str>) -> Env {
-    let dir = tempfile::tempdir().unwrap();
+    env_in(tempfile::tempdir().unwrap(), extra_serve, bcl)
+}
+
+/// [`env`] in `dir`, which may hold other clients already.
+fn env_in(dir: tempfile::TempDir, extra_serve: &[&str], bcl: Option<&str>) -> Env {
     let d = dir.path().to_str().unwrap();
     create_client(
         d,
@@ -641,4 +645,100 @@ fn back_channel_logout_tells_every_client_of_the_session() {
     let token = logout_token(&received);
     assert_eq!(jwt_claims(&token)["sid"], sid2.as_str());
     assert_eq!(jwt_claims(&token)["iss"], e.s.issuer.as_str());
+}
+
+/// A back-channel receiver that accepts TCP connections and never answers (nor closes them).
+fn silent_receiver() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/bcl", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    url
+}
+
+/// Attack (issue 25, item 5): a relying party whose receiver accepts TCP and never answers
+/// must not delay the logout tokens of the other clients of the session. Deliveries went one
+/// at a time, so every later client waited for the silent one's attempts (7.5 s); each now
+/// goes on its own.
+#[test]
+fn a_silent_receiver_does_not_delay_the_other_clients_logout() {
+    let (bcl, received) = receiver();
+    let dir = tempfile::tempdir().unwrap();
+    // The silent client is registered (and joins the SSO session) first, so it would be
+    // told first.
+    let silent = secret_of(&create_client(
+        dir.path().to_str().unwrap(),
+        &[
+            "--name",
+            "Silent",
+            "--client-id",
+            "silent",
+            "--redirect-uri",
+            CB,
+            "--backchannel-logout-uri",
+            &silent_receiver(),
+        ],
+    ));
+    let e = env_in(dir, &[], Some(&bcl));
+    let mut b = Browser::new();
+    let url = auth_url(
+        &e.s,
+        &[
+            ("client_id", "silent"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("state", "s"),
+            ("nonce", "n"),
+            ("scope", "openid"),
+        ],
+    );
+    let r = sso_or_qr_login(&e, &mut b, &url);
+    let first = redeem(&e.s, ("silent", &silent), &code_of(&r));
+    let t = shop_tokens_sso(&e, &mut b);
+    assert_eq!(
+        t["session_state"], first["session_state"],
+        "one SSO session"
+    );
+    let logout = format!(
+        "{}/protocol/openid-connect/logout?id_token_hint={}&post_logout_redirect_uri=https%3A%2F%2Fshop.example%2Fbye",
+        e.s.issuer,
+        t["id_token"].as_str().unwrap()
+    );
+    let started = std::time::Instant::now();
+    assert_eq!(b.get(&logout).status, 302);
+    let answered = started.elapsed();
+    let token = received
+        .recv_timeout(Duration::from_secs(10))
+        .expect("shop's logout token");
+    let told = started.elapsed();
+    assert!(token.contains("logout_token="), "{token}");
+    assert!(
+        answered < Duration::from_millis(500),
+        "the logout answered after {answered:?}"
+    );
+    assert!(
+        told < Duration::from_millis(1500),
+        "shop was told {told:?} after the logout, behind the silent receiver"
+    );
+}
+
+/// [`shop_tokens`] in a browser that may already hold an SSO session.
+fn shop_tokens_sso(e: &Env, b: &mut Browser) -> Value {
+    let url = auth_url(
+        &e.s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("state", "s"),
+            ("nonce", "n"),
+            ("scope", "openid"),
+        ],
+    );
+    let r = sso_or_qr_login(e, b, &url);
+    redeem(&e.s, ("shop", &e.shop), &code_of(&r))
 }

@@ -158,7 +158,7 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
             let ended =
                 scanid_core::usecase::resource::end_sessions_of(&app, &i.sub, SystemClock.now())
                     .await?;
-            scanid_core::backchannel::drain().await;
+            app.backchannel.settle().await;
             tracing::info!(sessions = ended, "sessions ended");
             scanid_core::audit::Audit::new(scanid_core::audit::Event::IdentityDisabled)
                 .subject(&i.sub)
@@ -177,7 +177,7 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
                 .await
                 .map_err(|e| CliError::Failed(format!("deleting {}: {e}", a.who)))?;
             // The back-channel logouts of its sessions go out before the process exits.
-            scanid_core::backchannel::drain().await;
+            app.backchannel.settle().await;
             print_json(&json!({ "deleted": i.sub, "name": i.name, "service_id": i.service_id }));
         }
     }

@@ -25,6 +25,7 @@ pub mod dynamo;
 pub mod fake;
 pub mod kms;
 pub mod photos;
+pub mod queue;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -35,8 +35,10 @@ pub enum Event {
     RateLimited,
     /// An SSO session ended by logout.
     Logout,
-    /// A back-channel logout token was delivered (or not) to a client.
+    /// A back-channel logout token was delivered to a client.
     BackchannelLogout,
+    /// A back-channel logout delivery was given up (the detail says why): one per delivery.
+    BackchannelLogoutFailed,
     IdentityCreated,
     IdentityDisabled,
     /// An identity was deleted (by its device, or by an operator).
@@ -63,6 +65,7 @@ impl Event {
             Event::RateLimited => "rate_limited",
             Event::Logout => "logout",
             Event::BackchannelLogout => "backchannel_logout",
+            Event::BackchannelLogoutFailed => "backchannel_logout.failed",
             Event::IdentityCreated => "identity.created",
             Event::IdentityDisabled => "identity.disabled",
             Event::IdentityDeleted => "identity.deleted",
@@ -163,6 +166,7 @@ mod tests {
             Event::RateLimited,
             Event::Logout,
             Event::BackchannelLogout,
+            Event::BackchannelLogoutFailed,
             Event::IdentityCreated,
             Event::IdentityDisabled,
             Event::IdentityDeleted,

@@ -2,13 +2,15 @@
 //! and registered a `backchannel_logout_uri` receives a signed `logout_token` (§2.4) by a
 //! direct POST (§2.5).
 //!
-//! The tokens are signed while the request that ended the session runs; they are delivered by
-//! a background task with a short timeout and a few retries, so under `scanid serve` a slow or
-//! dead relying party never delays the person's response. A Lambda function is frozen once it
-//! returns, so there the invocation waits for its deliveries for at most [`LAMBDA_BUDGET`];
-//! one still pending then resumes at the function's next invocation.
+//! The core signs the tokens while the request that ended the session runs ([`notify`]) and
+//! hands them to the context's delivery port ([`LogoutDelivery`]), which returns at once: the
+//! core links no HTTP client and never waits for a relying party. The adapters POST them:
+//! `scanid serve` in parallel in the process (`scanid-backchannel`), AWS through an SQS
+//! queue read by the `backchannel-sender` function (`scanid-aws`, `scanid-lambda`). Both
+//! follow one [`RetryPolicy`]: a per-attempt timeout, exponential backoff, a bounded number
+//! of attempts and a bounded age (a token is worth nothing once it expires), and one
+//! `backchannel_logout.failed` audit event per delivery given up.
 
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::audit::{Audit, Event};
@@ -25,14 +27,228 @@ use crate::Context;
 pub const EVENT: &str = "http://schemas.openid.net/event/backchannel-logout";
 /// How long a logout token is valid.
 pub const TOKEN_LIFETIME_SECS: i64 = 120;
-/// How long a Lambda invocation waits for its deliveries before it returns (the function is
-/// frozen afterwards; under `scanid serve` they never delay a response).
-pub const LAMBDA_BUDGET: Duration = Duration::from_secs(3);
-/// Attempts per delivery, and the timeout of each.
-const ATTEMPTS: u32 = 3;
-const TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Tells the clients of `session` (which has just ended) that it is over.
+/// One signed logout token for one client, ready to be POSTed (and, on AWS, the body of one
+/// queue message).
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Delivery {
+    pub client_id: String,
+    /// The client's `backchannel_logout_uri`.
+    pub uri: String,
+    /// The signed logout token.
+    pub token: String,
+    /// The subject whose session ended (for the audit line).
+    pub sub: String,
+    /// When the token was signed: the age bound counts from here.
+    pub issued_at: Timestamp,
+}
+
+impl std::fmt::Debug for Delivery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the token.
+        f.debug_struct("Delivery")
+            .field("client_id", &self.client_id)
+            .field("uri", &self.uri)
+            .field("issued_at", &self.issued_at)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The port the context holds: takes the deliveries of one ended session and returns without
+/// waiting for any relying party.
+#[async_trait::async_trait]
+pub trait LogoutDelivery: Send + Sync {
+    /// Starts (or queues) the deliveries; a delivery that cannot even be started is given up
+    /// here ([`gave_up`]).
+    async fn send(&self, deliveries: Vec<Delivery>);
+
+    /// Waits for the deliveries still running in this process (an operator command, before
+    /// it exits). Nothing to wait for by default.
+    async fn settle(&self) {}
+}
+
+/// The port of a context with no delivery configured: every delivery is given up at once
+/// (logged and audited), never silently dropped.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Undeliverable;
+
+#[async_trait::async_trait]
+impl LogoutDelivery for Undeliverable {
+    async fn send(&self, deliveries: Vec<Delivery>) {
+        for d in &deliveries {
+            tracing::error!(
+                client_id = %d.client_id,
+                "back-channel logout: no delivery is configured in this process"
+            );
+            gave_up(d, GiveUp::NoDelivery);
+        }
+    }
+}
+
+/// How one attempt ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attempt {
+    /// A 2xx answer.
+    Delivered,
+    /// A 4xx answer other than 429: the relying party will not take it (§2.8); never retried.
+    Refused(u16),
+    /// No answer in time, no connection, a 5xx or 429: worth another try.
+    Failed,
+}
+
+impl Attempt {
+    /// The outcome of an answer with `status`.
+    pub fn of_status(status: u16) -> Self {
+        match status {
+            200..=299 => Attempt::Delivered,
+            429 => Attempt::Failed,
+            400..=499 => Attempt::Refused(status),
+            _ => Attempt::Failed,
+        }
+    }
+}
+
+/// Why a delivery was given up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GiveUp {
+    /// The relying party answered 4xx.
+    Refused,
+    /// Every attempt the policy allows failed.
+    Attempts,
+    /// Another attempt would end after the token's age bound.
+    Expired,
+    /// The delivery could not be queued.
+    NotQueued,
+    /// The process has no delivery configured.
+    NoDelivery,
+    /// A queued delivery could not be read.
+    Unreadable,
+}
+
+impl GiveUp {
+    /// The audit line's detail.
+    pub const fn detail(self) -> &'static str {
+        match self {
+            GiveUp::Refused => "refused",
+            GiveUp::Attempts => "attempts",
+            GiveUp::Expired => "expired",
+            GiveUp::NotQueued => "not_queued",
+            GiveUp::NoDelivery => "no_delivery",
+            GiveUp::Unreadable => "unreadable",
+        }
+    }
+}
+
+/// What to do after an attempt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Delivered: nothing more.
+    Done,
+    /// Try again at this time.
+    RetryAt(Timestamp),
+    /// Stop; audit it ([`gave_up`]).
+    GiveUp(GiveUp),
+}
+
+/// When to try a delivery again, and when to stop. A pure function of the attempt count and
+/// the times, so it is tested with exact times; both adapters follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// The most time one attempt (connect, send, answer) may take.
+    pub attempt_timeout: Duration,
+    /// The wait after the first failed attempt; it doubles after each further one.
+    pub first_backoff: Duration,
+    /// The longest wait between two attempts.
+    pub max_backoff: Duration,
+    /// Attempts in all (on AWS, the queue's `maxReceiveCount`).
+    pub max_attempts: u32,
+    /// No attempt may end later than this after the token was signed (it expires at
+    /// [`TOKEN_LIFETIME_SECS`]).
+    pub max_age: Duration,
+}
+
+impl RetryPolicy {
+    /// Attempts at 0, 3, 7, 13 and 23 s at most (each up to 2 s); all over well within the
+    /// token's 120 s.
+    pub const DEFAULT: Self = Self {
+        attempt_timeout: Duration::from_secs(2),
+        first_backoff: Duration::from_secs(1),
+        max_backoff: Duration::from_secs(16),
+        max_attempts: 5,
+        max_age: Duration::from_secs(100),
+    };
+
+    /// The wait after `failures` failed attempts (1 after the first).
+    pub fn backoff(&self, failures: u32) -> Duration {
+        let doublings = failures.saturating_sub(1).min(31);
+        self.first_backoff
+            .saturating_mul(1u32 << doublings)
+            .min(self.max_backoff)
+    }
+
+    /// The latest time an attempt of a token signed at `issued` may end.
+    pub fn deadline(&self, issued: Timestamp) -> Timestamp {
+        Timestamp::from_millis(issued.millis().saturating_add(millis(self.max_age)))
+    }
+
+    /// Whether an attempt starting at `now` could still end in time.
+    pub fn may_attempt(&self, issued: Timestamp, now: Timestamp) -> bool {
+        now.millis().saturating_add(millis(self.attempt_timeout)) <= self.deadline(issued).millis()
+    }
+
+    /// What to do once attempt number `attempts` (1 for the first) of a token signed at
+    /// `issued` ended with `outcome` at `now`.
+    pub fn next(&self, issued: Timestamp, attempts: u32, outcome: Attempt, now: Timestamp) -> Next {
+        match outcome {
+            Attempt::Delivered => Next::Done,
+            Attempt::Refused(_) => Next::GiveUp(GiveUp::Refused),
+            Attempt::Failed if attempts >= self.max_attempts => Next::GiveUp(GiveUp::Attempts),
+            Attempt::Failed => {
+                let at = Timestamp::from_millis(
+                    now.millis().saturating_add(millis(self.backoff(attempts))),
+                );
+                if self.may_attempt(issued, at) {
+                    Next::RetryAt(at)
+                } else {
+                    Next::GiveUp(GiveUp::Expired)
+                }
+            }
+        }
+    }
+}
+
+fn millis(d: Duration) -> i64 {
+    i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// The audit line of a delivered token.
+pub fn delivered(d: &Delivery) {
+    Audit::new(Event::BackchannelLogout)
+        .client(&d.client_id)
+        .subject(&d.sub)
+        .outcome("delivered")
+        .emit();
+}
+
+/// The audit line (and warning) of a delivery given up: one per delivery, at the end.
+pub fn gave_up(d: &Delivery, why: GiveUp) {
+    tracing::warn!(
+        client_id = %d.client_id,
+        uri = %d.uri,
+        reason = why.detail(),
+        "back-channel logout given up"
+    );
+    Audit::new(Event::BackchannelLogoutFailed)
+        .client(&d.client_id)
+        .subject(&d.sub)
+        .outcome("failed")
+        .detail(why.detail())
+        .emit();
+}
+
+/// Tells the clients of `session` (which has just ended) that it is over: signs one logout
+/// token per client with a `backchannel_logout_uri` and hands them to the context's port.
 pub async fn notify(ctx: &Context, session: &SsoSession, now: Timestamp) {
     let mut deliveries = Vec::new();
     for client_id in &session.clients {
@@ -64,99 +280,164 @@ pub async fn notify(ctx: &Context, session: &SsoSession, now: Timestamp) {
             Err(e) => Err(e),
         };
         match token {
-            Ok(t) => deliveries.push((client.client_id, uri, t)),
+            Ok(token) => deliveries.push(Delivery {
+                client_id: client.client_id.into_string(),
+                uri,
+                token,
+                sub: session.sub.to_string(),
+                issued_at: now,
+            }),
             Err(e) => {
                 tracing::warn!(error = %e, client_id = %client_id, "back-channel logout: signing failed")
             }
         }
     }
-    if deliveries.is_empty() {
-        return;
-    }
-    let sub = session.sub.clone();
-    let task = tokio::spawn(async move {
-        for (client_id, uri, token) in deliveries {
-            let outcome = deliver(&uri, &token).await;
-            Audit::new(Event::BackchannelLogout)
-                .client(&client_id)
-                .subject(&sub)
-                .outcome(outcome)
-                .emit();
-        }
-    });
-    if let Ok(mut pending) = pending().lock() {
-        pending.retain(|t| !t.is_finished());
-        pending.push(task);
+    if !deliveries.is_empty() {
+        ctx.backchannel.send(deliveries).await;
     }
 }
 
-fn pending() -> &'static std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>> {
-    static PENDING: OnceLock<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>> = OnceLock::new();
-    PENDING.get_or_init(Default::default)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::client::{register, NewClient};
+    use crate::store::ClientStore;
+    use crate::testing::Builder;
 
-/// Waits for the deliveries in flight (a command-line process, before it exits).
-pub async fn drain() {
-    let tasks: Vec<_> = match pending().lock() {
-        Ok(mut p) => p.drain(..).collect(),
-        Err(_) => Vec::new(),
-    };
-    for t in tasks {
-        let _ = t.await;
-    }
-}
-
-fn http() -> Option<&'static reqwest::Client> {
-    static CLIENT: OnceLock<Option<reqwest::Client>> = OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            reqwest::Client::builder()
-                .timeout(TIMEOUT)
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .inspect_err(|e| tracing::error!(error = %e, "back-channel logout: no HTTP client"))
-                .ok()
-        })
-        .as_ref()
-}
-
-/// POSTs the token (§2.5); retries timeouts, 5xx and 429, not other 4xx. Says how it ended.
-async fn deliver(uri: &str, token: &str) -> &'static str {
-    let Some(client) = http() else {
-        return "failed";
-    };
-    let body = url::form_urlencoded::Serializer::new(String::new())
-        .append_pair("logout_token", token)
-        .finish();
-    for attempt in 0..ATTEMPTS {
-        if attempt > 0 {
-            tokio::time::sleep(Duration::from_millis(500 << (attempt - 1))).await;
-        }
-        let sent = client
-            .post(uri)
-            .header("cache-control", "no-store")
-            .header("content-type", "application/x-www-form-urlencoded")
-            .body(body.clone())
-            .send()
-            .await;
-        match sent {
-            Ok(r) if r.status().is_success() => return "delivered",
-            Ok(r) if r.status().is_client_error() && r.status().as_u16() != 429 => {
-                tracing::warn!(
-                    uri,
-                    status = r.status().as_u16(),
-                    "back-channel logout refused"
-                );
-                return "refused";
-            }
-            Ok(r) => tracing::warn!(
-                uri,
-                status = r.status().as_u16(),
-                attempt,
-                "back-channel logout failed"
+    #[tokio::test]
+    async fn an_ended_session_hands_one_signed_token_per_receiver_to_the_port() {
+        let env = Builder::new().build().await;
+        let now = env.now();
+        let (rp, _) = register(
+            NewClient {
+                name: "Receiver".into(),
+                client_id: Some("rp".into()),
+                redirect_uris: vec!["https://rp.example/cb".into()],
+                backchannel_logout_uri: Some("https://rp.example/bcl".into()),
+                ..Default::default()
+            },
+            now,
+            env.random.as_ref(),
+        )
+        .unwrap();
+        env.store.create_client(&rp, now).await.unwrap();
+        let (mut session, _) = SsoSession::new(&env.alice.sub, now, now, env.random.as_ref());
+        // Shop has no receiver, "gone" no longer exists: only rp is told.
+        session.clients = vec!["shop".into(), "rp".into(), "gone".into()];
+        notify(&env.ctx, &session, now).await;
+        let taken = env.deliveries.taken();
+        assert_eq!(taken.len(), 1, "{taken:?}");
+        let d = &taken[0];
+        assert_eq!(
+            (
+                d.client_id.as_str(),
+                d.uri.as_str(),
+                d.sub.as_str(),
+                d.issued_at
             ),
-            Err(e) => tracing::warn!(uri, error = %e, attempt, "back-channel logout failed"),
-        }
+            ("rp", "https://rp.example/bcl", env.alice.sub.as_str(), now)
+        );
+        let claims: serde_json::Map<String, serde_json::Value> = jwt::verify(
+            &crate::testing::keyring(),
+            &d.token,
+            &env.ctx.settings.issuer(),
+            now,
+        )
+        .unwrap();
+        assert_eq!(claims["aud"], "rp");
+        assert_eq!(claims["sid"], session.sid.as_str());
+        assert_eq!(claims["iat"], now.secs());
+        assert_eq!(claims["exp"], now.secs() + TOKEN_LIFETIME_SECS);
+        // A delivery serializes (the queue message) without losing anything.
+        let back: Delivery = serde_json::from_str(&serde_json::to_string(d).unwrap()).unwrap();
+        assert_eq!(&back, d);
+        assert!(
+            !format!("{d:?}").contains(&d.token),
+            "Debug never shows the token"
+        );
     }
-    "failed"
+
+    const T0: Timestamp = Timestamp::from_secs(1_000_000);
+
+    fn at(ms: i64) -> Timestamp {
+        Timestamp::from_millis(T0.millis() + ms)
+    }
+
+    #[test]
+    fn answers_are_delivered_refused_or_worth_another_try() {
+        assert_eq!(Attempt::of_status(200), Attempt::Delivered);
+        assert_eq!(Attempt::of_status(204), Attempt::Delivered);
+        assert_eq!(Attempt::of_status(400), Attempt::Refused(400));
+        assert_eq!(Attempt::of_status(404), Attempt::Refused(404));
+        assert_eq!(Attempt::of_status(429), Attempt::Failed);
+        assert_eq!(Attempt::of_status(500), Attempt::Failed);
+        assert_eq!(Attempt::of_status(503), Attempt::Failed);
+        assert_eq!(Attempt::of_status(302), Attempt::Failed);
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_its_cap() {
+        let p = RetryPolicy::DEFAULT;
+        let secs: Vec<u64> = (1..=7).map(|n| p.backoff(n).as_secs()).collect();
+        assert_eq!(secs, [1, 2, 4, 8, 16, 16, 16]);
+        assert_eq!(p.backoff(u32::MAX), Duration::from_secs(16));
+    }
+
+    #[test]
+    fn the_default_policy_tries_five_times_within_the_tokens_life() {
+        let p = RetryPolicy::DEFAULT;
+        // Every attempt times out (2 s): tries at 0, 3, 7, 13 and 23 s, then gives up.
+        let mut start = 0;
+        let mut starts = vec![start];
+        for attempt in 1.. {
+            let ended = start + 2_000;
+            match p.next(T0, attempt, Attempt::Failed, at(ended)) {
+                Next::RetryAt(t) => {
+                    start = t.millis() - T0.millis();
+                    starts.push(start);
+                }
+                Next::GiveUp(why) => {
+                    assert_eq!((attempt, why), (5, GiveUp::Attempts));
+                    break;
+                }
+                Next::Done => panic!("not delivered"),
+            }
+        }
+        assert_eq!(starts, [0, 3_000, 7_000, 13_000, 23_000]);
+        assert!(p.max_age.as_secs() + 2 < TOKEN_LIFETIME_SECS as u64);
+    }
+
+    #[test]
+    fn delivered_is_done_and_refused_is_never_retried() {
+        let p = RetryPolicy::DEFAULT;
+        assert_eq!(p.next(T0, 1, Attempt::Delivered, at(10)), Next::Done);
+        assert_eq!(p.next(T0, 4, Attempt::Delivered, at(10)), Next::Done);
+        assert_eq!(
+            p.next(T0, 1, Attempt::Refused(403), at(10)),
+            Next::GiveUp(GiveUp::Refused)
+        );
+    }
+
+    #[test]
+    fn no_attempt_may_end_after_the_age_bound() {
+        let p = RetryPolicy::DEFAULT;
+        // Late (a slow queue): a retry 1 s on would start at 97 s and could end at 99 s.
+        assert_eq!(
+            p.next(T0, 1, Attempt::Failed, at(96_000)),
+            Next::RetryAt(at(97_000))
+        );
+        // ... at 98 s it could end at exactly 100 s: still allowed.
+        assert_eq!(
+            p.next(T0, 1, Attempt::Failed, at(97_000)),
+            Next::RetryAt(at(98_000))
+        );
+        // ... one millisecond later, not.
+        assert_eq!(
+            p.next(T0, 1, Attempt::Failed, at(97_001)),
+            Next::GiveUp(GiveUp::Expired)
+        );
+        assert!(p.may_attempt(T0, at(98_000)));
+        assert!(!p.may_attempt(T0, at(98_001)));
+        assert_eq!(p.deadline(T0), at(100_000));
+    }
 }

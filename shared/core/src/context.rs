@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 
+use crate::backchannel::{LogoutDelivery, Undeliverable};
 use crate::clock::Clock;
 use crate::config::{ConfigError, Settings};
 use crate::domain::discovery::openid_configuration;
@@ -45,6 +46,9 @@ pub struct Context {
     /// Where hosted profile photos live; `None` where photos are not served (a Lambda
     /// function that never touches them links no S3 client).
     pub photos: Option<Arc<dyn crate::store::PhotoStore>>,
+    /// Where signed back-channel logout tokens go ([`crate::backchannel`]); by default
+    /// nowhere (each is logged and audited as given up).
+    pub backchannel: Arc<dyn LogoutDelivery>,
 }
 
 impl std::fmt::Debug for Context {
@@ -98,6 +102,7 @@ impl Context {
             discovery_json,
             web_origins: Default::default(),
             photos: None,
+            backchannel: Arc::new(Undeliverable),
         })
     }
 
@@ -119,14 +124,20 @@ impl Context {
         )
     }
 
-    /// The signing keys now: checked again when older than a minute, so a rotation or
-    /// removal reaches a running process without a restart.
     /// The same context with photos stored in `photos`.
     pub fn with_photos(mut self, photos: Arc<dyn crate::store::PhotoStore>) -> Self {
         self.photos = Some(photos);
         self
     }
 
+    /// The same context with back-channel logout tokens handed to `port`.
+    pub fn with_backchannel(mut self, port: Arc<dyn LogoutDelivery>) -> Self {
+        self.backchannel = port;
+        self
+    }
+
+    /// The signing keys now: checked again when older than a minute, so a rotation or
+    /// removal reaches a running process without a restart.
     pub async fn keyring(&self) -> Arc<Keyring> {
         self.keys.get(self.clock.now()).await
     }

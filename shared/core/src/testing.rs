@@ -238,6 +238,7 @@ impl Builder {
         let store = Arc::new(MemoryStore::default());
         let clock = Arc::new(FixedClock::new(self.at));
         let random = Arc::new(SeededRandom::new(self.seed));
+        let deliveries = Arc::new(RecordedDeliveries::default());
         let ctx = Context::new(
             settings,
             store.clone(),
@@ -245,7 +246,8 @@ impl Builder {
             clock.clone(),
             random.clone(),
         )
-        .expect("app");
+        .expect("app")
+        .with_backchannel(deliveries.clone());
         let now = clock.now();
         let (shop, secret) = register(
             NewClient {
@@ -303,6 +305,27 @@ impl Builder {
             spa,
             alice,
             phone,
+            deliveries,
+        }
+    }
+}
+
+/// A back-channel logout port that keeps what it is handed.
+#[derive(Debug, Default)]
+pub struct RecordedDeliveries(std::sync::Mutex<Vec<crate::backchannel::Delivery>>);
+
+impl RecordedDeliveries {
+    /// What it was handed so far.
+    pub fn taken(&self) -> Vec<crate::backchannel::Delivery> {
+        self.0.lock().map(|d| d.clone()).unwrap_or_default()
+    }
+}
+
+#[async_trait::async_trait]
+impl crate::backchannel::LogoutDelivery for RecordedDeliveries {
+    async fn send(&self, deliveries: Vec<crate::backchannel::Delivery>) {
+        if let Ok(mut d) = self.0.lock() {
+            d.extend(deliveries);
         }
     }
 }
@@ -330,6 +353,8 @@ pub struct TestEnv {
     pub alice: Identity,
     /// Alice's phone.
     pub phone: Device,
+    /// The back-channel logout deliveries the context handed to its port.
+    pub deliveries: Arc<RecordedDeliveries>,
 }
 
 impl std::fmt::Debug for TestEnv {

@@ -274,6 +274,15 @@ impl Handler {
 }
 
 impl Handler {
+    /// Handlers that may end SSO sessions, and so hand back-channel logout tokens to the
+    /// context's port (on Lambda: the functions that may send to the queue).
+    pub const fn ends_sessions(self) -> bool {
+        matches!(
+            self,
+            Handler::Token | Handler::Logout | Handler::DeviceDelete
+        )
+    }
+
     /// Endpoints browser clients call with `fetch` (CORS per client's web origins).
     pub const fn cors(self) -> bool {
         matches!(

@@ -5,9 +5,12 @@
 //! Entry points, so that a function links only what it uses: [`run`] for functions that
 //! never sign (their keyring verifies and publishes from the key set; no KMS client is linked),
 //! [`run_signing`] for those that sign (KMS or KMS-envelope); [`run_photos`] and
-//! [`run_signing_photos`] also link the S3 client of hosted photos.
+//! [`run_signing_photos`] also link the S3 client of hosted photos. The functions that end
+//! sessions put back-channel logout deliveries on the queue `SCANID_BACKCHANNEL_QUEUE_URL`
+//! names; [`sender::run`] is the function that reads it.
 #![forbid(unsafe_code)]
 
+pub mod sender;
 pub mod telemetry;
 
 use std::convert::Infallible;
@@ -24,6 +27,10 @@ use scanid_core::store::read_only::ReadOnly;
 use scanid_core::store::{Backend, PhotoStore};
 use scanid_core::Context;
 use scanid_http::routes::{self, Access, Endpoint, Handler};
+
+/// The functions that are not HTTP routes: triggered by a queue (the route table names the
+/// others).
+pub const QUEUE_FUNCTIONS: &[&str] = &["backchannel-sender"];
 
 /// Every handler as a value: `main.rs` names its own, so its binary links no other handler.
 pub use scanid_http::routes::endpoints;
@@ -152,15 +159,6 @@ async fn serve(
                     .get::<scanid_http::error::ErrorKind>()
                     .map(|k| k.0),
             ));
-            // Lambda freezes the process once the response is returned: back-channel logout
-            // deliveries started by this request get a bounded wait here instead.
-            if handler.access() == Access::Sign {
-                let _ = tokio::time::timeout(
-                    scanid_core::backchannel::LAMBDA_BUDGET,
-                    scanid_core::backchannel::drain(),
-                )
-                .await;
-            }
             Ok::<_, Infallible>(resp)
         }
     }))
@@ -219,7 +217,16 @@ async fn context(
     if handler.access() == Access::Read {
         store = Arc::new(ReadOnly(store));
     }
-    let ctx = Context::running(settings, store, keys).await?;
+    let mut ctx = Context::running(settings, store, keys).await?;
+    // Back-channel logout tokens go on the queue (the sender function POSTs them), so the
+    // request that ended a session returns at once and a frozen function loses none.
+    if let Some(url) = std::env::var(sender::QUEUE_URL)
+        .ok()
+        .filter(|v| !v.is_empty())
+    {
+        let queue = scanid_aws::queue::Queue::from_config(&config, &url);
+        ctx = ctx.with_backchannel(Arc::new(scanid_aws::queue::SqsDelivery(queue)));
+    }
     Ok(match photos {
         Some(p) => ctx.with_photos(p),
         None => ctx,

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use scanid_core::backchannel::RetryPolicy;
 use scanid_core::clock::{Clock, SystemClock, Timestamp};
 use scanid_core::config::{Settings, SigningMode, StoreSettings};
 use scanid_core::context::StartError;
@@ -11,12 +12,18 @@ use scanid_core::store::{Backend, PhotoStore};
 use scanid_core::Context;
 
 /// The context `settings` select, with the real clock and CSPRNG; a missing key set is
-/// created.
+/// created. Back-channel logout tokens are delivered from this process, each relying party
+/// in parallel ([`scanid_backchannel::InProcess`]).
 pub async fn context(settings: Settings) -> Result<Context, StartError> {
     let store = open_store(&settings).await?;
     let keys = fresh_keys(&settings, store.clone(), SystemClock.now()).await?;
     let photos = open_photos(&settings).await?;
     let ctx = Context::running(settings, store, keys).await?;
+    let clock = ctx.clock.clone();
+    let ctx = ctx.with_backchannel(Arc::new(scanid_backchannel::InProcess::new(
+        clock,
+        RetryPolicy::DEFAULT,
+    )));
     Ok(match photos {
         Some(p) => ctx.with_photos(p),
         None => ctx,

@@ -1,0 +1,294 @@
+//! Back-channel logout delivery over HTTP (OIDC Back-Channel Logout 1.0 §2.5), the adapter
+//! side of [`scanid_core::backchannel::LogoutDelivery`]:
+//!
+//! * [`post`]: one attempt, a form POST of the `logout_token` with a timeout and no
+//!   redirects, classified by [`Attempt::of_status`];
+//! * [`deliver`]: attempts until [`RetryPolicy`] says stop;
+//! * [`InProcess`]: the port of `scanid serve` and the operator commands, each delivery its
+//!   own task, so a relying party that never answers delays no other and no response.
+//!
+//! The `backchannel-sender` Lambda function uses [`post`] for each queued delivery.
+#![forbid(unsafe_code)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use scanid_core::backchannel::{
+    self, Attempt, Delivery, GiveUp, LogoutDelivery, Next, RetryPolicy,
+};
+use scanid_core::clock::Clock;
+use tokio::task::JoinHandle;
+
+/// The HTTP client of deliveries: no redirects (the token goes to the registered URI only),
+/// no connection pool kept for long.
+pub fn http_client() -> Result<reqwest::Client, reqwest::Error> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .pool_idle_timeout(Duration::from_secs(10))
+        .build()
+}
+
+/// One attempt: POSTs the token to the client's URI, within `timeout`.
+pub async fn post(http: &reqwest::Client, d: &Delivery, timeout: Duration) -> Attempt {
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("logout_token", &d.token)
+        .finish();
+    let sent = http
+        .post(&d.uri)
+        .timeout(timeout)
+        .header("cache-control", "no-store")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await;
+    match sent {
+        Ok(r) => {
+            let outcome = Attempt::of_status(r.status().as_u16());
+            if outcome != Attempt::Delivered {
+                tracing::info!(
+                    client_id = %d.client_id,
+                    status = r.status().as_u16(),
+                    "back-channel logout attempt answered"
+                );
+            }
+            outcome
+        }
+        Err(e) => {
+            tracing::info!(client_id = %d.client_id, error = %e, "back-channel logout attempt failed");
+            Attempt::Failed
+        }
+    }
+}
+
+/// Attempts `d` until the policy says stop: `Ok(attempts)` once delivered, or why it was
+/// given up. Waits between attempts by the policy's backoff (measured on `clock`).
+pub async fn deliver(
+    http: &reqwest::Client,
+    clock: &dyn Clock,
+    policy: &RetryPolicy,
+    d: &Delivery,
+) -> Result<u32, GiveUp> {
+    if !policy.may_attempt(d.issued_at, clock.now()) {
+        return Err(GiveUp::Expired);
+    }
+    let mut attempts = 0;
+    loop {
+        let outcome = post(http, d, policy.attempt_timeout).await;
+        attempts += 1;
+        let now = clock.now();
+        match policy.next(d.issued_at, attempts, outcome, now) {
+            Next::Done => return Ok(attempts),
+            Next::GiveUp(why) => return Err(why),
+            Next::RetryAt(at) => {
+                let wait = u64::try_from(at.millis().saturating_sub(now.millis())).unwrap_or(0);
+                tokio::time::sleep(Duration::from_millis(wait)).await;
+            }
+        }
+    }
+}
+
+/// The in-process port: each delivery runs in its own task (in parallel), follows the
+/// policy, and ends in one audit line (`backchannel_logout` delivered, or
+/// `backchannel_logout.failed`).
+pub struct InProcess {
+    http: Option<reqwest::Client>,
+    clock: Arc<dyn Clock>,
+    policy: RetryPolicy,
+    /// The tasks still running, for [`LogoutDelivery::settle`].
+    running: Mutex<Vec<JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for InProcess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InProcess")
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl InProcess {
+    pub fn new(clock: Arc<dyn Clock>, policy: RetryPolicy) -> Self {
+        let http = http_client()
+            .inspect_err(|e| tracing::error!(error = %e, "back-channel logout: no HTTP client"))
+            .ok();
+        Self {
+            http,
+            clock,
+            policy,
+            running: Mutex::new(Vec::new()),
+        }
+    }
+}
+
+#[async_trait::async_trait]
+impl LogoutDelivery for InProcess {
+    async fn send(&self, deliveries: Vec<Delivery>) {
+        let Some(http) = &self.http else {
+            for d in &deliveries {
+                backchannel::gave_up(d, GiveUp::NoDelivery);
+            }
+            return;
+        };
+        let tasks: Vec<_> = deliveries
+            .into_iter()
+            .map(|d| {
+                let (http, clock, policy) = (http.clone(), self.clock.clone(), self.policy);
+                tokio::spawn(async move {
+                    match deliver(&http, clock.as_ref(), &policy, &d).await {
+                        Ok(_) => backchannel::delivered(&d),
+                        Err(why) => backchannel::gave_up(&d, why),
+                    }
+                })
+            })
+            .collect();
+        if let Ok(mut running) = self.running.lock() {
+            running.retain(|t| !t.is_finished());
+            running.extend(tasks);
+        }
+    }
+
+    async fn settle(&self) {
+        let tasks: Vec<_> = match self.running.lock() {
+            Ok(mut r) => r.drain(..).collect(),
+            Err(_) => Vec::new(),
+        };
+        for t in tasks {
+            let _ = t.await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scanid_core::clock::{SystemClock, Timestamp};
+    use std::time::Instant;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// A receiver on 127.0.0.1 that answers `status` (or, with `None`, accepts and never
+    /// answers); counts the requests it read.
+    async fn receiver(status: Option<u16>) -> (String, Arc<std::sync::atomic::AtomicU32>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/bcl", listener.local_addr().unwrap());
+        let hits = Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let counted = hits.clone();
+        tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((mut s, _)) = listener.accept().await {
+                let Some(status) = status else {
+                    held.push(s);
+                    continue;
+                };
+                let counted = counted.clone();
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 8192];
+                    let _ = s.read(&mut buf).await;
+                    counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let _ = s
+                        .write_all(
+                            format!("HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                                .as_bytes(),
+                        )
+                        .await;
+                });
+            }
+        });
+        (url, hits)
+    }
+
+    fn delivery(client_id: &str, uri: &str) -> Delivery {
+        Delivery {
+            client_id: client_id.into(),
+            uri: uri.into(),
+            token: "a.b.c".into(),
+            sub: "s".into(),
+            issued_at: SystemClock.now(),
+        }
+    }
+
+    const QUICK: RetryPolicy = RetryPolicy {
+        attempt_timeout: Duration::from_millis(300),
+        first_backoff: Duration::from_millis(20),
+        max_backoff: Duration::from_millis(40),
+        max_attempts: 3,
+        max_age: Duration::from_secs(100),
+    };
+
+    #[tokio::test]
+    async fn delivered_refused_and_failing_receivers_take_the_policys_attempts() {
+        let http = http_client().unwrap();
+        let (ok, ok_hits) = receiver(Some(204)).await;
+        let (gone, gone_hits) = receiver(Some(410)).await;
+        let (down, down_hits) = receiver(Some(503)).await;
+        let clock = SystemClock;
+        assert_eq!(
+            deliver(&http, &clock, &QUICK, &delivery("a", &ok)).await,
+            Ok(1)
+        );
+        assert_eq!(
+            deliver(&http, &clock, &QUICK, &delivery("b", &gone)).await,
+            Err(GiveUp::Refused)
+        );
+        assert_eq!(
+            deliver(&http, &clock, &QUICK, &delivery("c", &down)).await,
+            Err(GiveUp::Attempts)
+        );
+        let hits = |h: &std::sync::atomic::AtomicU32| h.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(
+            (hits(&ok_hits), hits(&gone_hits), hits(&down_hits)),
+            (1, 1, 3)
+        );
+    }
+
+    #[tokio::test]
+    async fn a_silent_receiver_times_out_and_an_old_token_is_not_attempted() {
+        let http = http_client().unwrap();
+        let (silent, _) = receiver(None).await;
+        let started = Instant::now();
+        let once = RetryPolicy {
+            max_attempts: 1,
+            ..QUICK
+        };
+        assert_eq!(
+            deliver(&http, &SystemClock, &once, &delivery("a", &silent)).await,
+            Err(GiveUp::Attempts)
+        );
+        let took = started.elapsed();
+        assert!(
+            took >= Duration::from_millis(300) && took < Duration::from_secs(2),
+            "{took:?}"
+        );
+        let mut old = delivery("a", &silent);
+        old.issued_at = Timestamp::from_millis(SystemClock.now().millis() - 99_800);
+        assert_eq!(
+            deliver(&http, &SystemClock, &QUICK, &old).await,
+            Err(GiveUp::Expired)
+        );
+    }
+
+    #[tokio::test]
+    async fn in_process_deliveries_run_in_parallel_and_never_hold_the_caller() {
+        let (silent, _) = receiver(None).await;
+        let (ok, ok_hits) = receiver(Some(200)).await;
+        let port = InProcess::new(Arc::new(SystemClock), QUICK);
+        let started = Instant::now();
+        port.send(vec![delivery("silent", &silent), delivery("ok", &ok)])
+            .await;
+        assert!(
+            started.elapsed() < Duration::from_millis(100),
+            "send returns at once"
+        );
+        // The answering receiver is told long before the silent one's first timeout.
+        while ok_hits.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+            assert!(started.elapsed() < Duration::from_millis(250), "ok waited");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        // settle() waits for both (the silent one: three timeouts and two backoffs).
+        port.settle().await;
+        assert!(
+            started.elapsed() >= Duration::from_millis(900),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+}
