@@ -44,7 +44,10 @@ pub async fn run(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     if endpoint.handler.photos() {
         return Err(wrong_entry(endpoint, "handles photos", "run_photos"));
     }
-    serve(endpoint, publish_only, None).await
+    if endpoint.handler.ends_sessions() {
+        return Err(wrong_entry(endpoint, "ends sessions", "run_signing"));
+    }
+    serve(endpoint, publish_only, None, None).await
 }
 
 /// Runs the Lambda function of `endpoint`, which never signs but reads or writes hosted
@@ -54,13 +57,16 @@ pub async fn run_photos(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     if endpoint.handler.access() == Access::Sign {
         return Err(wrong_entry(endpoint, "signs", "run_signing_photos"));
     }
-    serve(endpoint, publish_only, Some(s3_photos)).await
+    if endpoint.handler.ends_sessions() {
+        return Err(wrong_entry(endpoint, "ends sessions", "run_signing_photos"));
+    }
+    serve(endpoint, publish_only, Some(s3_photos), None).await
 }
 
 /// As [`run_signing`], for a function that also removes hosted photos (identity deletion).
 pub async fn run_signing_photos(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
-    serve(endpoint, kms, Some(s3_photos)).await
+    serve(endpoint, kms, Some(s3_photos), Some(sqs_queue)).await
 }
 
 /// A main.rs that called the wrong entry point for its handler.
@@ -102,22 +108,37 @@ fn s3_photos(
 type PhotosOpener =
     fn(&scanid_aws::SdkConfig, &Settings) -> Result<Arc<dyn PhotoStore>, StartError>;
 
+/// The back-channel logout queue at `url` (`SCANID_BACKCHANNEL_QUEUE_URL`).
+fn sqs_queue(
+    config: &scanid_aws::SdkConfig,
+    url: &str,
+) -> Arc<dyn scanid_core::backchannel::LogoutDelivery> {
+    let queue = scanid_aws::queue::Queue::from_config(config, url);
+    Arc::new(scanid_aws::queue::SqsDelivery(queue))
+}
+
+/// How a function that ends sessions reaches the back-channel logout queue. Only the signing
+/// entry points pass one, so only those functions link the SQS client.
+type QueueOpener =
+    fn(&scanid_aws::SdkConfig, &str) -> Arc<dyn scanid_core::backchannel::LogoutDelivery>;
+
 /// Runs the Lambda function of `endpoint`, which signs tokens: its keyring signs through KMS
 /// (`kms`) or with a key KMS decrypts once (`kms-envelope`).
 pub async fn run_signing(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
-    serve(endpoint, kms, None).await
+    serve(endpoint, kms, None, Some(sqs_queue)).await
 }
 
 async fn serve(
     endpoint: Endpoint,
     build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,
     photos: Option<PhotosOpener>,
+    queue: Option<QueueOpener>,
 ) -> Result<(), lambda_http::Error> {
     let started = Instant::now();
     let handler = endpoint.handler;
     let mut init = InitTimes::default();
-    let ctx = context(handler, build, photos, &mut init)
+    let ctx = context(handler, build, photos, queue, &mut init)
         .await
         .inspect_err(|e| {
             tracing::error!(error = %e, "init failed");
@@ -186,6 +207,7 @@ async fn context(
     handler: Handler,
     build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,
     photos: Option<PhotosOpener>,
+    queue: Option<QueueOpener>,
     init: &mut InitTimes,
 ) -> Result<Context, StartError> {
     let settings = Settings::from_raw(&RawSettings::from_env())?;
@@ -220,12 +242,11 @@ async fn context(
     let mut ctx = Context::running(settings, store, keys).await?;
     // Back-channel logout tokens go on the queue (the sender function POSTs them), so the
     // request that ended a session returns at once and a frozen function loses none.
-    if let Some(url) = std::env::var(sender::QUEUE_URL)
+    let url = std::env::var(sender::QUEUE_URL)
         .ok()
-        .filter(|v| !v.is_empty())
-    {
-        let queue = scanid_aws::queue::Queue::from_config(&config, &url);
-        ctx = ctx.with_backchannel(Arc::new(scanid_aws::queue::SqsDelivery(queue)));
+        .filter(|v| !v.is_empty());
+    if let (Some(open), Some(url)) = (queue, url) {
+        ctx = ctx.with_backchannel(open(&config, &url));
     }
     Ok(match photos {
         Some(p) => ctx.with_photos(p),
