@@ -99,6 +99,9 @@ pub struct ConfigArgs {
     /// App sign-ups per source address and hour.
     #[arg(long, env = "SCANID_SIGNUP_RATE_PER_HOUR", global = true)]
     pub signup_rate_per_hour: Option<String>,
+    /// Photo uploads per identity and hour.
+    #[arg(long, env = "SCANID_PHOTO_UPLOAD_RATE_PER_HOUR", global = true)]
+    pub photo_upload_rate_per_hour: Option<String>,
     /// A host external profile photos may point at (repeatable; default none).
     #[arg(
         long = "photo-host",
@@ -158,6 +161,7 @@ impl ConfigArgs {
             decision_rate_per_minute: self.decision_rate_per_minute.clone(),
             auth_failure_rate_per_minute: self.auth_failure_rate_per_minute.clone(),
             signup_rate_per_hour: self.signup_rate_per_hour.clone(),
+            photo_upload_rate_per_hour: self.photo_upload_rate_per_hour.clone(),
             photo_hosts: Some(self.photo_hosts.join(",")),
             photo_bucket: self.photo_bucket.clone(),
             trusted_proxies: Some(self.trusted_proxies.join(",")),

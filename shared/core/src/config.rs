@@ -69,6 +69,8 @@ pub struct RawSettings {
     pub auth_failure_rate_per_minute: Option<String>,
     /// `SCANID_SIGNUP_RATE_PER_HOUR`: app sign-ups per source address and hour, default 10.
     pub signup_rate_per_hour: Option<String>,
+    /// `SCANID_PHOTO_UPLOAD_RATE_PER_HOUR`: photo uploads per identity and hour, default 10.
+    pub photo_upload_rate_per_hour: Option<String>,
     /// `SCANID_PHOTO_HOSTS`: comma-separated hosts an identity's external `profile_photo` URL
     /// may point at; default none (the avatar endpoint never redirects elsewhere).
     pub photo_hosts: Option<String>,
@@ -108,6 +110,7 @@ pub const VARIABLES: &[&str] = &[
     "SCANID_DECISION_RATE_PER_MINUTE",
     "SCANID_AUTH_FAILURE_RATE_PER_MINUTE",
     "SCANID_SIGNUP_RATE_PER_HOUR",
+    "SCANID_PHOTO_UPLOAD_RATE_PER_HOUR",
     "SCANID_PHOTO_HOSTS",
     "SCANID_PHOTO_BUCKET",
     "SCANID_TRUSTED_PROXIES",
@@ -140,6 +143,7 @@ impl RawSettings {
             decision_rate_per_minute: get("SCANID_DECISION_RATE_PER_MINUTE"),
             auth_failure_rate_per_minute: get("SCANID_AUTH_FAILURE_RATE_PER_MINUTE"),
             signup_rate_per_hour: get("SCANID_SIGNUP_RATE_PER_HOUR"),
+            photo_upload_rate_per_hour: get("SCANID_PHOTO_UPLOAD_RATE_PER_HOUR"),
             photo_hosts: get("SCANID_PHOTO_HOSTS"),
             photo_bucket: get("SCANID_PHOTO_BUCKET"),
             trusted_proxies: get("SCANID_TRUSTED_PROXIES"),
@@ -224,6 +228,8 @@ pub struct Limits {
     pub auth_failures_per_minute: u64,
     /// App sign-ups per source and hour.
     pub signups_per_hour: u64,
+    /// Photo uploads per identity and hour.
+    pub photo_uploads_per_hour: u64,
 }
 
 /// Validated settings.
@@ -405,6 +411,11 @@ impl Settings {
                 10,
             )?,
             signups_per_hour: count("SCANID_SIGNUP_RATE_PER_HOUR", &raw.signup_rate_per_hour, 10)?,
+            photo_uploads_per_hour: count(
+                "SCANID_PHOTO_UPLOAD_RATE_PER_HOUR",
+                &raw.photo_upload_rate_per_hour,
+                10,
+            )?,
         };
         let photo_hosts = list(&raw.photo_hosts)
             .map(|h| {

@@ -8,6 +8,11 @@ use aws_lc_rs::digest::{digest, SHA256};
 pub const MAX_BYTES: usize = 1024 * 1024;
 /// The longest side accepted, in pixels.
 pub const MAX_SIDE: u32 = 4096;
+/// How a hosted photo is cached: five minutes, no `immutable`. A photo's bytes never change
+/// under its name, but it stops being served when it is replaced, its owner disabled or
+/// deleted; a year-long public cache would keep showing it that long (issue 25.2), five
+/// minutes bounds how long a deletion takes to reach every cache.
+pub const CACHE_CONTROL: &str = "public, max-age=300";
 
 /// An image format the service hosts, told by the magic bytes (never by a name or a header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

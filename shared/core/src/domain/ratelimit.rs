@@ -66,6 +66,9 @@ pub enum Limit {
     Decision,
     /// Sign-ups per source.
     Signup,
+    /// Photo uploads per identity (counted once the upload's signature verified, so only the
+    /// device key spends its identity's budget).
+    PhotoUpload,
 }
 
 impl Limit {
@@ -76,6 +79,7 @@ impl Limit {
             Limit::ClientAuthFailure => (limits.auth_failures_per_minute, 60),
             Limit::UnverifiedDecision | Limit::Decision => (limits.decisions_per_minute, 60),
             Limit::Signup => (limits.signups_per_hour, 3600),
+            Limit::PhotoUpload => (limits.photo_uploads_per_hour, 3600),
         }
     }
 
@@ -86,6 +90,7 @@ impl Limit {
             Limit::UnverifiedDecision => "unverified_decision",
             Limit::Decision => "decide",
             Limit::Signup => "signup",
+            Limit::PhotoUpload => "photo_upload",
         }
     }
 }

@@ -86,8 +86,10 @@ pub async fn by_service_id(ctx: &Context, req: Request) -> Result<Response, Http
     profile_response(&req, &i)
 }
 
-/// `GET /v1/photos/{sub}/{hash}`: a hosted photo, typed by its magic bytes, in a sandbox of
-/// its own (a photo is never a document), cached for good (its name is its content).
+/// `GET /v1/photos/{sub}/{hash}`: a hosted photo while it is its live identity's current
+/// one, typed by its magic bytes, in a sandbox of its own (a photo is never a document),
+/// cached for five minutes ([`photo::CACHE_CONTROL`]: a replaced or deleted photo must leave
+/// caches soon).
 pub async fn photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     let (sub, hash) = (path_param(&req, "sub"), path_param(&req, "hash"));
     let (Some(sub), Some(hash)) = (sub, hash) else {
@@ -103,7 +105,7 @@ pub async fn photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
                 "content-security-policy",
                 "default-src 'none'; sandbox; frame-ancestors 'none'",
             )
-            .header("cache-control", "public, max-age=31536000, immutable")
+            .header("cache-control", photo::CACHE_CONTROL)
             .header("cross-origin-resource-policy", "cross-origin"),
         Body::Binary(bytes),
     ))
