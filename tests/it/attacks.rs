@@ -1349,9 +1349,15 @@ fn a_photo_is_gone_once_replaced_disabled_or_its_identity_deleted() {
     assert_eq!(get(&second_url).status, 404, "a disabled identity's photo");
     scanid_json(&["identity", "enable", "--data-dir", d, &app.sub]);
     assert_eq!(get(&second_url).status, 200);
-    // Deleted: nothing served, nothing left under its name.
+    // Deleted: nothing served (not even a 304 to a cache that holds it), nothing left under
+    // its name.
+    let etag = ok.header("etag").unwrap_or("\"x\"").to_owned();
     delete_identity(&app);
     assert_eq!(get(&second_url).status, 404);
+    assert_eq!(
+        request("GET", &second_url, &[("If-None-Match", &etag)], b"").status,
+        404
+    );
     assert_eq!(get(&photo_url_of(&s, &app.sub, &stray)).status, 404);
     assert!(
         !dir.path().join("photos").join(&app.sub).exists(),

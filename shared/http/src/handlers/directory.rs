@@ -98,14 +98,26 @@ pub async fn photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     let (bytes, format) = device::hosted_photo(ctx, &sub, &hash)
         .await?
         .ok_or_else(|| HttpError::not_found("photo not found"))?;
+    // Its name is its content: the hash is a strong validator. Checked only once the photo is
+    // known to be served (a deleted one is 404, never 304).
+    let etag = format!("\"{hash}\"");
+    let matches = req
+        .headers()
+        .get(http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let b = cors(base(if matches { 304 } else { 200 }))
+        .header("etag", etag)
+        .header("cache-control", photo::CACHE_CONTROL);
+    if matches {
+        return Ok(finish(b, Body::Empty));
+    }
     Ok(finish(
-        cors(base(200))
-            .header("content-type", format.content_type())
+        b.header("content-type", format.content_type())
             .header(
                 "content-security-policy",
                 "default-src 'none'; sandbox; frame-ancestors 'none'",
             )
-            .header("cache-control", photo::CACHE_CONTROL)
             .header("cross-origin-resource-policy", "cross-origin"),
         Body::Binary(bytes),
     ))
