@@ -685,7 +685,8 @@ impl TestApp {
     /// with the SHA-256 `sha256` (base64url; `None`: the image's own).
     pub fn upload_photo(&self, image: &[u8], sha256: Option<&str>) -> Resp {
         let mut claims = self.request_claims();
-        claims["sha256"] = serde_json::json!(sha256.map_or_else(|| sha256_of(image), str::to_owned));
+        claims["sha256"] =
+            serde_json::json!(sha256.map_or_else(|| sha256_of(image), str::to_owned));
         self.upload_photo_signed(&claims, image)
     }
 

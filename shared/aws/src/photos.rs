@@ -112,7 +112,12 @@ impl PhotoStore for S3Photos {
                 .contents()
                 .iter()
                 .filter_map(|o| o.key())
-                .map(|k| ObjectIdentifier::builder().key(k).build().map_err(unavailable))
+                .map(|k| {
+                    ObjectIdentifier::builder()
+                        .key(k)
+                        .build()
+                        .map_err(unavailable)
+                })
                 .collect::<Result<Vec<_>, _>>()?;
             if keys.is_empty() {
                 return Ok(());

@@ -61,7 +61,10 @@ pub fn sniff(b: &[u8]) -> Option<Format> {
 }
 
 fn be16(b: &[u8], i: usize) -> Option<usize> {
-    Some(usize::from(u16::from_be_bytes([*b.get(i)?, *b.get(i + 1)?])))
+    Some(usize::from(u16::from_be_bytes([
+        *b.get(i)?,
+        *b.get(i + 1)?,
+    ])))
 }
 
 /// Width and height from the image's own header, read as the decoders that display it read
@@ -224,7 +227,11 @@ mod tests {
         for b in bytes {
             c ^= u32::from(*b);
             for _ in 0..8 {
-                c = if c & 1 == 1 { (c >> 1) ^ 0xEDB8_8320 } else { c >> 1 };
+                c = if c & 1 == 1 {
+                    (c >> 1) ^ 0xEDB8_8320
+                } else {
+                    c >> 1
+                };
             }
         }
         !c
@@ -374,10 +381,7 @@ mod tests {
         assert_eq!(dimensions(Format::Webp, &lossless), Some((300, 200)));
         let lossy = webp(&[(b"VP8 ", vp8(320, 240, VP8_START))]);
         assert_eq!(dimensions(Format::Webp, &lossy), Some((320, 240)));
-        let extended = webp(&[
-            (b"VP8X", vp8x(300, 200, 0)),
-            (b"VP8L", vp8l(300, 200, 0)),
-        ]);
+        let extended = webp(&[(b"VP8X", vp8x(300, 200, 0)), (b"VP8L", vp8l(300, 200, 0))]);
         assert_eq!(dimensions(Format::Webp, &extended), Some((300, 200)));
         assert_eq!(check(&png(4096, 1)), Ok(Format::Png), "the largest side");
     }
@@ -392,7 +396,10 @@ mod tests {
         assert_eq!(check(&jpeg(100, 9000)), Err(PhotoError::Dimensions));
         assert_eq!(check(&jpeg(0, 10)), Err(PhotoError::Dimensions));
         assert_eq!(
-            check(&webp(&[(b"VP8X", vp8x(5000, 10, 0)), (b"VP8L", vp8l(10, 10, 0))])),
+            check(&webp(&[
+                (b"VP8X", vp8x(5000, 10, 0)),
+                (b"VP8L", vp8l(10, 10, 0))
+            ])),
             Err(PhotoError::Dimensions)
         );
         assert_eq!(
@@ -557,7 +564,10 @@ mod tests {
         assert_eq!(
             dimensions(
                 Format::Webp,
-                &webp(&[(b"VP8X", vp8x(64, 48, 0)), (b"VP8 ", vp8(64, 48, VP8_START))])
+                &webp(&[
+                    (b"VP8X", vp8x(64, 48, 0)),
+                    (b"VP8 ", vp8(64, 48, VP8_START))
+                ])
             ),
             Some((64, 48))
         );
@@ -566,7 +576,10 @@ mod tests {
             Err(PhotoError::Unreadable)
         );
         assert_eq!(
-            check(&webp(&[(b"VP8X", vp8x(8192, 8192, 0)), (b"VP8L", vp8l(8, 8, 0))])),
+            check(&webp(&[
+                (b"VP8X", vp8x(8192, 8192, 0)),
+                (b"VP8L", vp8l(8, 8, 0))
+            ])),
             Err(PhotoError::Dimensions)
         );
         // Another first chunk.

@@ -723,7 +723,10 @@ pub async fn photos_round_trip<P: super::PhotoStore>(p: &P) {
     p.delete_photos_of(&sub).await.unwrap();
     assert_eq!(p.photo(&name).await.unwrap(), None);
     assert_eq!(p.photo(&other).await.unwrap(), None);
-    assert!(p.photo(&theirs).await.unwrap().is_some(), "not a neighbour's");
+    assert!(
+        p.photo(&theirs).await.unwrap().is_some(),
+        "not a neighbour's"
+    );
     p.delete_photos_of(&sub).await.unwrap();
     // A prefix of another owner's name is not that owner.
     p.delete_photos_of(&neighbour[..8]).await.unwrap();

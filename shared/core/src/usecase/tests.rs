@@ -1164,12 +1164,18 @@ fn photo_upload(env: &TestEnv, hash: &str) -> String {
 struct FlakyPhotos {
     inner: crate::store::photos::MemoryPhotos,
     fail: std::sync::atomic::AtomicBool,
-    delete_first: std::sync::Mutex<Option<(std::sync::Arc<crate::store::memory::MemoryStore>, String)>>,
+    delete_first:
+        std::sync::Mutex<Option<(std::sync::Arc<crate::store::memory::MemoryStore>, String)>>,
 }
 
 #[async_trait::async_trait]
 impl crate::store::PhotoStore for FlakyPhotos {
-    async fn put_photo(&self, name: &str, bytes: &[u8], t: &str) -> Result<(), crate::store::StoreError> {
+    async fn put_photo(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        t: &str,
+    ) -> Result<(), crate::store::StoreError> {
         if self.fail.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(crate::store::StoreError::Unavailable("injected".into()));
         }
@@ -1220,7 +1226,9 @@ async fn refused_uploads_store_nothing_and_only_a_live_identitys_current_photo_i
         "photo+jwt",
         json!({ "sub": sub, "sha256": sha_of(&first), "jti": "photo-1" }),
     );
-    device::upload_photo(&env.ctx, &sub, &jws, &first).await.unwrap();
+    device::upload_photo(&env.ctx, &sub, &jws, &first)
+        .await
+        .unwrap();
     assert!(hosted(&env, &first).await.is_some());
     // A replay of a spent jti signing other bytes: 409, nothing stored.
     let other = test_png(17);
@@ -1255,14 +1263,26 @@ async fn refused_uploads_store_nothing_and_only_a_live_identitys_current_photo_i
     // that is not there, served as 404; the next upload mends it.
     let second = test_png(18);
     photos.fail.store(true, std::sync::atomic::Ordering::SeqCst);
-    let r = device::upload_photo(&env.ctx, &sub, &photo_upload(&env, &sha_of(&second)), &second)
-        .await;
+    let r = device::upload_photo(
+        &env.ctx,
+        &sub,
+        &photo_upload(&env, &sha_of(&second)),
+        &second,
+    )
+    .await;
     assert!(matches!(r, Err(DeviceError::PhotosUnavailable)), "{r:?}");
     assert_eq!(hosted(&env, &second).await, None);
-    photos.fail.store(false, std::sync::atomic::Ordering::SeqCst);
-    device::upload_photo(&env.ctx, &sub, &photo_upload(&env, &sha_of(&second)), &second)
-        .await
-        .unwrap();
+    photos
+        .fail
+        .store(false, std::sync::atomic::Ordering::SeqCst);
+    device::upload_photo(
+        &env.ctx,
+        &sub,
+        &photo_upload(&env, &sha_of(&second)),
+        &second,
+    )
+    .await
+    .unwrap();
     assert!(hosted(&env, &second).await.is_some());
     // Deleted between an upload's commit and its store: the object is removed.
     let third = test_png(19);
@@ -1291,7 +1311,10 @@ async fn deleting_an_identity_removes_all_its_photos() {
         .await
         .unwrap();
     let stray = photo::object_name(&sub, &photo::content_hash(b"stray"));
-    photos.put_photo(&stray, b"stray", "image/png").await.unwrap();
+    photos
+        .put_photo(&stray, b"stray", "image/png")
+        .await
+        .unwrap();
     let deletion = env
         .phone
         .sign(&env.ctx, "deletion+jwt", json!({ "sub": sub }));
