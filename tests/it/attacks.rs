@@ -1366,6 +1366,10 @@ fn a_photo_is_gone_once_replaced_disabled_or_its_identity_deleted() {
             .map(|d| d.count())
             .ok()
     );
+    // Its device uploads nothing more.
+    let late = scanid_tests::png(30, 30);
+    assert_eq!(app.upload_photo(&late, None).status, 404);
+    assert!(!dir.path().join("photos").join(&app.sub).exists());
 }
 
 /// Issue 25.2: uploads are limited per identity and hour (429 with `Retry-After`); another
@@ -1392,6 +1396,13 @@ fn photo_uploads_are_limited_per_identity_and_hour() {
     );
     let r = other.upload_photo(&scanid_tests::png(64, 64), None);
     assert_eq!(r.status, 200, "another identity: {}", r.text());
+    // The setting.
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &["--photo-upload-rate-per-hour", "1"]);
+    let app = TestApp::enroll(&s, "one.an.hour");
+    clear_of_hour_edge();
+    assert_eq!(app.upload_photo(&scanid_tests::png(8, 8), None).status, 200);
+    assert_eq!(app.upload_photo(&scanid_tests::png(9, 9), None).status, 429);
 }
 
 /// Issue 25.3: a 65 KB JPEG whose 20000 × 20000 frame header hides behind a standalone

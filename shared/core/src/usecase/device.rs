@@ -402,21 +402,20 @@ pub async fn upload_photo(
     let mut next = ident.clone();
     next.profile_photo = Some(photo::url(&ctx.settings.public_url, &ident.sub, &hash));
     let next = commit(ctx, next, version, &[(v.jti, v.exp)], now).await?;
-    photos
-        .put_photo(&name, image, format.content_type())
-        .await
-        .map_err(|e| {
-            tracing::error!(error = %e, "storing a photo");
-            DeviceError::PhotosUnavailable
-        })?;
+    let stored = photos.put_photo(&name, image, format.content_type()).await;
     // Deleted meanwhile (after its photos were removed): this one goes too.
-    if ctx.store.identity(&ident.sub, now).await?.is_none() {
+    if stored.is_ok() && ctx.store.identity(&ident.sub, now).await?.is_none() {
         if let Err(e) = photos.delete_photos_of(&ident.sub).await {
             tracing::error!(error = %e, "removing a deleted identity's photos");
         }
         return Err(DeviceError::UnknownIdentity);
     }
+    // The old photo is no longer current once committed, whether or not the new one stored.
     forget_replaced_photo(ctx, &ident, &next).await;
+    stored.map_err(|e| {
+        tracing::error!(error = %e, "storing a photo");
+        DeviceError::PhotosUnavailable
+    })?;
     Ok(next)
 }
 

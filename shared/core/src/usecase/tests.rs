@@ -1272,6 +1272,10 @@ async fn refused_uploads_store_nothing_and_only_a_live_identitys_current_photo_i
     .await;
     assert!(matches!(r, Err(DeviceError::PhotosUnavailable)), "{r:?}");
     assert_eq!(hosted(&env, &second).await, None);
+    assert!(
+        !stored(&first).await,
+        "the replaced photo is removed all the same"
+    );
     photos
         .fail
         .store(false, std::sync::atomic::Ordering::SeqCst);
