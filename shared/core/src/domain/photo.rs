@@ -90,6 +90,9 @@ pub fn dimensions(format: Format, b: &[u8]) -> Option<(u32, u32)> {
 /// chunks up to the image data must read too (as `png` reads them before decoding).
 fn png_dimensions(b: &[u8]) -> Option<(u32, u32)> {
     let mut d = png::Decoder::new(std::io::Cursor::new(b));
+    // Text and colour profiles are not needed to measure, and would be inflated.
+    d.set_ignore_text_chunk(true);
+    d.set_ignore_iccp_chunk(true);
     let info = d.read_header_info().ok()?;
     let (w, h) = (info.width, info.height);
     if w > MAX_SIDE || h > MAX_SIDE {
