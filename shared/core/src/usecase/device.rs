@@ -403,8 +403,10 @@ pub async fn upload_photo(
     next.profile_photo = Some(photo::url(&ctx.settings.public_url, &ident.sub, &hash));
     let next = commit(ctx, next, version, &[(v.jti, v.exp)], now).await?;
     let stored = photos.put_photo(&name, image, format.content_type()).await;
-    // Deleted meanwhile (after its photos were removed): this one goes too.
-    if stored.is_ok() && ctx.store.identity(&ident.sub, now).await?.is_none() {
+    // Deleted meanwhile (after its photos were removed): this one goes too. A failed read
+    // here does not fail the accepted upload (the object is then left, never served, only
+    // if the deletion's second pass ran before this store).
+    if stored.is_ok() && matches!(ctx.store.identity(&ident.sub, now).await, Ok(None)) {
         if let Err(e) = photos.delete_photos_of(&ident.sub).await {
             tracing::error!(error = %e, "removing a deleted identity's photos");
         }
