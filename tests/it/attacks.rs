@@ -1241,3 +1241,189 @@ fn a_replayed_code_is_refused_and_audited() {
     event_at(&events, "code.replayed", &[("client_id", "shop")]);
     assert!(!s.log_text().contains(&code), "the code was logged");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hosted photos (issue 25, items 2 and 3)
+// ---------------------------------------------------------------------------------------------
+
+/// Where `s` serves `image` of identity `sub`, were it stored.
+fn photo_url_of(s: &TestServer, sub: &str, image: &[u8]) -> String {
+    format!(
+        "{}/v1/photos/{sub}/{}",
+        s.base,
+        scanid_core::domain::photo::content_hash(image)
+    )
+}
+
+/// Deletes `app`'s identity, signed by its device key; panics unless 200.
+fn delete_identity(app: &TestApp) {
+    let jws = TestApp::sign(&app.key, "deletion+jwt", &app.request_claims());
+    let r = request(
+        "DELETE",
+        &format!("{}/app/identities/{}", app.issuer, app.sub),
+        &[("Content-Type", "application/json")],
+        json!({ "deletion": jws }).to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 200, "deletion: {}", r.text());
+}
+
+/// Waits past the end of the hour when fewer than 30 s of it are left (an hourly limit's
+/// window must not split a burst).
+fn clear_of_hour_edge() {
+    let into = TestApp::now().rem_euclid(3600);
+    if into >= 3570 {
+        std::thread::sleep(Duration::from_secs(u64::try_from(3601 - into).unwrap()));
+    }
+}
+
+/// Issue 25.2: an upload the service refuses (its `jti` spent already: 409) stored its bytes
+/// before the refusal, and `GET /v1/photos/{sub}/{hash}` served them publicly. Now nothing
+/// of a refused upload is stored, and only the identity's current photo is served.
+#[test]
+fn a_refused_photo_upload_leaves_nothing_served_at_its_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "refused.upload");
+    let first = scanid_tests::png(32, 32);
+    let mut claims = app.request_claims();
+    claims["sha256"] = json!(scanid_tests::sha256_of(&first));
+    let r = app.upload_photo_signed(&claims, &first);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let current = r.json()["profile_photo"].as_str().unwrap().to_owned();
+    // The same jti again, now signing other bytes: refused as a replay.
+    let smuggled = scanid_tests::png(48, 48);
+    claims["sha256"] = json!(scanid_tests::sha256_of(&smuggled));
+    let r = app.upload_photo_signed(&claims, &smuggled);
+    assert_eq!(r.status, 409, "{}", r.text());
+    let r = get(&photo_url_of(&s, &app.sub, &smuggled));
+    assert_eq!(r.status, 404, "a refused upload is served: {}", r.status);
+    assert!(
+        !dir.path()
+            .join("photos")
+            .join(&app.sub)
+            .join(scanid_core::domain::photo::content_hash(&smuggled))
+            .exists(),
+        "a refused upload is stored"
+    );
+    assert_eq!(get(&current).status, 200, "the accepted one is");
+    // A refused image (too large) is not stored either.
+    let big = scanid_tests::png(5000, 10);
+    assert_eq!(app.upload_photo(&big, None).status, 400);
+    assert_eq!(get(&photo_url_of(&s, &app.sub, &big)).status, 404);
+}
+
+/// Issue 25.2: a photo is served only while it is its live identity's current photo: not
+/// once replaced, not while the identity is disabled, not after it is deleted; deleting an
+/// identity removes every object under its name, also one no record names (left by a crash
+/// between an upload's commit and its store, simulated here by writing it directly).
+#[test]
+fn a_photo_is_gone_once_replaced_disabled_or_its_identity_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "photo.gone");
+    let first = scanid_tests::png(20, 20);
+    let r = app.upload_photo(&first, None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let first_url = r.json()["profile_photo"].as_str().unwrap().to_owned();
+    let second = scanid_tests::png(24, 24);
+    let r = app.upload_photo(&second, None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let second_url = r.json()["profile_photo"].as_str().unwrap().to_owned();
+    assert_eq!(get(&first_url).status, 404, "replaced");
+    let ok = get(&second_url);
+    assert_eq!(ok.status, 200);
+    // Cached briefly, so that a deletion takes effect in caches too.
+    assert_eq!(ok.header("cache-control"), Some("public, max-age=300"));
+    // An object no record names (a crash's leftover) is never served.
+    let stray = scanid_tests::png(28, 28);
+    let stray_file = dir
+        .path()
+        .join("photos")
+        .join(&app.sub)
+        .join(scanid_core::domain::photo::content_hash(&stray));
+    std::fs::write(&stray_file, &stray).unwrap();
+    assert_eq!(get(&photo_url_of(&s, &app.sub, &stray)).status, 404);
+    // Disabled: not served; enabled again: served.
+    scanid_json(&["identity", "disable", "--data-dir", d, &app.sub]);
+    assert_eq!(get(&second_url).status, 404, "a disabled identity's photo");
+    scanid_json(&["identity", "enable", "--data-dir", d, &app.sub]);
+    assert_eq!(get(&second_url).status, 200);
+    // Deleted: nothing served (not even a 304 to a cache that holds it), nothing left under
+    // its name.
+    let etag = ok.header("etag").unwrap_or("\"x\"").to_owned();
+    delete_identity(&app);
+    assert_eq!(get(&second_url).status, 404);
+    assert_eq!(
+        request("GET", &second_url, &[("If-None-Match", &etag)], b"").status,
+        404
+    );
+    assert_eq!(get(&photo_url_of(&s, &app.sub, &stray)).status, 404);
+    assert!(
+        !dir.path().join("photos").join(&app.sub).exists(),
+        "a deleted identity's photos are left: {:?}",
+        std::fs::read_dir(dir.path().join("photos").join(&app.sub))
+            .map(|d| d.count())
+            .ok()
+    );
+    // Its device uploads nothing more.
+    let late = scanid_tests::png(30, 30);
+    assert_eq!(app.upload_photo(&late, None).status, 404);
+    assert!(!dir.path().join("photos").join(&app.sub).exists());
+}
+
+/// Issue 25.2: uploads are limited per identity and hour (429 with `Retry-After`); another
+/// identity is not affected.
+#[test]
+fn photo_uploads_are_limited_per_identity_and_hour() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "many.uploads");
+    let other = TestApp::enroll(&s, "one.upload");
+    clear_of_hour_edge();
+    // The default: 10 an hour.
+    for i in 0..10u32 {
+        let r = app.upload_photo(&scanid_tests::png(10 + i, 10), None);
+        assert_eq!(r.status, 200, "upload {i}: {}", r.text());
+    }
+    let r = app.upload_photo(&scanid_tests::png(64, 64), None);
+    assert_eq!(r.status, 429, "the 11th upload: {}", r.text());
+    let wait: i64 = r.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=3600).contains(&wait), "{wait}");
+    assert_eq!(
+        get(&photo_url_of(&s, &app.sub, &scanid_tests::png(64, 64))).status,
+        404
+    );
+    let r = other.upload_photo(&scanid_tests::png(64, 64), None);
+    assert_eq!(r.status, 200, "another identity: {}", r.text());
+    // The setting.
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &["--photo-upload-rate-per-hour", "1"]);
+    let app = TestApp::enroll(&s, "one.an.hour");
+    clear_of_hour_edge();
+    assert_eq!(app.upload_photo(&scanid_tests::png(8, 8), None).status, 200);
+    assert_eq!(app.upload_photo(&scanid_tests::png(9, 9), None).status, 429);
+}
+
+/// Issue 25.3: a 65 KB JPEG whose 20000 × 20000 frame header hides behind a standalone
+/// marker (a decompression bomb for every browser showing the avatar) is refused as too
+/// large a picture, measured as libjpeg measures it.
+#[test]
+fn a_jpeg_hiding_its_size_behind_a_standalone_marker_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "jpeg.bomb");
+    let bomb = scanid_tests::jpeg_bomb();
+    assert!(bomb.len() < 70_000);
+    let r = app.upload_photo(&bomb, None);
+    assert_eq!(r.status, 400, "the bomb: {}", r.text());
+    assert!(
+        r.json()["error_description"]
+            .as_str()
+            .unwrap()
+            .contains("4096"),
+        "{}",
+        r.text()
+    );
+    assert_eq!(get(&photo_url_of(&s, &app.sub, &bomb)).status, 404);
+}

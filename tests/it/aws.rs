@@ -735,3 +735,88 @@ async fn back_channel_logout_goes_through_the_queue_and_the_sender() {
         &("good".to_owned(), "expired".to_owned())
     );
 }
+
+/// The photo bucket of `aws`, read and written directly (as a crash would leave it).
+fn bucket(aws: &Aws) -> (tokio::runtime::Runtime, scanid_aws::photos::S3Photos) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let endpoint = std::env::var("SCANID_TEST_AWS_ENDPOINT").unwrap();
+    let config = rt.block_on(scanid_aws::emulator(&endpoint));
+    let photos = scanid_aws::photos::S3Photos::from_config(&config, &aws.photo_bucket);
+    (rt, photos)
+}
+
+/// Issue 25.2 on S3: a refused upload (a replayed `jti`) puts nothing in the bucket; an object
+/// no record names is never served; a replaced photo is gone; the 11th upload in an hour is
+/// 429; deleting the identity empties its `{sub}/` prefix, the stray object included.
+#[test]
+fn photos_on_s3_refused_stray_and_deleted_are_never_served() {
+    use scanid_core::domain::photo::{content_hash, object_name};
+    use scanid_core::store::PhotoStore;
+    let aws = Aws::init("kms");
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&aws, &dir);
+    let (rt, photos) = bucket(&aws);
+    let app = TestApp::enroll(
+        &s,
+        &format!("s3p-{}", &uuid::Uuid::new_v4().simple().to_string()[..8]),
+    );
+    let first = scanid_tests::png(40, 40);
+    let mut claims = app.request_claims();
+    claims["sha256"] = serde_json::json!(scanid_tests::sha256_of(&first));
+    let r = app.upload_photo_signed(&claims, &first);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let first_url = r.json()["profile_photo"].as_str().unwrap().to_owned();
+    // The same jti signing other bytes: 409, and nothing in the bucket.
+    let smuggled = scanid_tests::png(41, 41);
+    claims["sha256"] = serde_json::json!(scanid_tests::sha256_of(&smuggled));
+    let r = app.upload_photo_signed(&claims, &smuggled);
+    assert_eq!(r.status, 409, "{}", r.text());
+    let smuggled_name = object_name(&app.sub, &content_hash(&smuggled));
+    assert_eq!(
+        rt.block_on(photos.photo(&smuggled_name)).unwrap(),
+        None,
+        "a refused upload is in the bucket"
+    );
+    assert_eq!(
+        get(&format!("{}/v1/photos/{smuggled_name}", s.base)).status,
+        404
+    );
+    // A stray object (a crash's leftover) is never served.
+    rt.block_on(photos.put_photo(&smuggled_name, &smuggled, "image/png"))
+        .unwrap();
+    assert_eq!(
+        get(&format!("{}/v1/photos/{smuggled_name}", s.base)).status,
+        404
+    );
+    // Replaced: gone. Served: cached five minutes.
+    let second = scanid_tests::png(42, 42);
+    let r = app.upload_photo(&second, None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let second_url = r.json()["profile_photo"].as_str().unwrap().to_owned();
+    assert_eq!(get(&first_url).status, 404);
+    let ok = get(&second_url);
+    assert_eq!(ok.status, 200);
+    assert_eq!(ok.header("cache-control"), Some("public, max-age=300"));
+    // The hourly limit (10; two used), counted in the table.
+    let into = TestApp::now().rem_euclid(3600);
+    if into >= 3570 {
+        std::thread::sleep(std::time::Duration::from_secs(
+            u64::try_from(3601 - into).unwrap(),
+        ));
+    }
+    let mut last = 0;
+    for i in 0..9u32 {
+        last = app.upload_photo(&scanid_tests::png(50 + i, 8), None).status;
+        if last == 429 {
+            break;
+        }
+    }
+    assert_eq!(last, 429, "no limit on uploads");
+    // Deleted: the whole prefix goes, the stray object too.
+    let out = aws.cli(&["identity", "delete", &app.sub]);
+    assert_eq!(out["deleted"], app.sub.as_str());
+    assert_eq!(get(&second_url).status, 404);
+    for name in [smuggled_name, object_name(&app.sub, &content_hash(&second))] {
+        assert_eq!(rt.block_on(photos.photo(&name)).unwrap(), None, "{name}");
+    }
+}

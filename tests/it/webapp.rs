@@ -366,11 +366,14 @@ fn photo_uploads_are_signed_checked_by_magic_bytes_and_served_sandboxed() {
         .header("content-security-policy")
         .unwrap()
         .contains("sandbox"));
-    assert_eq!(
-        photo.header("cache-control"),
-        Some("public, max-age=31536000, immutable")
-    );
+    assert_eq!(photo.header("cache-control"), Some("public, max-age=300"));
     assert_eq!(photo.body, image);
+    // Revalidated by its content hash.
+    let etag = photo.header("etag").unwrap().to_owned();
+    assert!(url.ends_with(etag.trim_matches('"')), "{etag}");
+    let again = request("GET", &url, &[("If-None-Match", &etag)], b"");
+    assert_eq!(again.status, 304);
+    assert!(again.body.is_empty());
     let avatar = get(&format!("{}/v1/directory/{}/avatar", e.s.base, app.sub));
     assert_eq!(avatar.status, 302);
     assert_eq!(avatar.header("location"), Some(url.as_str()));

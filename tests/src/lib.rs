@@ -684,12 +684,17 @@ impl TestApp {
     /// A photo upload (`POST /app/identities/{sub}/photo`) of `image`, signed by this key
     /// with the SHA-256 `sha256` (base64url; `None`: the image's own).
     pub fn upload_photo(&self, image: &[u8], sha256: Option<&str>) -> Resp {
-        use base64::Engine;
-        let own = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .encode(aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, image).as_ref());
         let mut claims = self.request_claims();
-        claims["sha256"] = serde_json::json!(sha256.unwrap_or(&own));
-        let jws = Self::sign(&self.key, "photo+jwt", &claims);
+        claims["sha256"] =
+            serde_json::json!(sha256.map_or_else(|| sha256_of(image), str::to_owned));
+        self.upload_photo_signed(&claims, image)
+    }
+
+    /// A photo upload of `image` whose signed claims are `claims` as they are (a replayed
+    /// `jti`, say).
+    pub fn upload_photo_signed(&self, claims: &serde_json::Value, image: &[u8]) -> Resp {
+        use base64::Engine;
+        let jws = Self::sign(&self.key, "photo+jwt", claims);
         let image = base64::engine::general_purpose::STANDARD.encode(image);
         request(
             "POST",
@@ -763,13 +768,55 @@ impl TestApp {
     }
 }
 
-/// A PNG header of `width` × `height` (enough for the service's checks: magic bytes and
-/// IHDR).
+/// A complete PNG of `width` × `height` (RGB, black), as an encoder writes it.
 pub fn png(width: u32, height: u32) -> Vec<u8> {
-    let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-    b.extend_from_slice(&width.to_be_bytes());
-    b.extend_from_slice(&height.to_be_bytes());
-    b.extend_from_slice(&[8, 2, 0, 0, 0, 0, 0, 0, 0]);
+    let mut out = Vec::new();
+    let mut e = png::Encoder::new(&mut out, width, height);
+    e.set_color(png::ColorType::Rgb);
+    e.set_depth(png::BitDepth::Eight);
+    let mut w = e.write_header().unwrap();
+    w.write_image_data(&vec![0; width as usize * height as usize * 3])
+        .unwrap();
+    w.finish().unwrap();
+    out
+}
+
+/// The SHA-256 of `bytes`, base64url (what a photo upload signs).
+pub fn sha256_of(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, bytes).as_ref())
+}
+
+/// The JPEG decompression bomb of issue 25 (item 3): 65 KB whose frame header (SOF0) says
+/// 20000 × 20000, hidden behind a standalone TEM marker (`FF 01`, no length). A parser that
+/// reads a length after every marker takes the SOF's own `FF C0` for a length, jumps 65 KB
+/// on and finds a decoy SOF0 of 16 × 16 inside a comment; libjpeg (every browser) skips the
+/// TEM and reads the real frame header.
+pub fn jpeg_bomb() -> Vec<u8> {
+    let sof = |w: u16, h: u16| {
+        let mut s = vec![0xFF, 0xC0, 0, 17, 8];
+        s.extend_from_slice(&h.to_be_bytes());
+        s.extend_from_slice(&w.to_be_bytes());
+        s.extend_from_slice(&[3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+        s
+    };
+    let mut b = vec![0xFF, 0xD8];
+    b.extend_from_slice(&[0xFF, 0xE0, 0, 16]);
+    b.extend_from_slice(b"JFIF\0\x01\x01\0\0\x01\0\x01\0\0");
+    let tem = b.len();
+    b.extend_from_slice(&[0xFF, 0x01]);
+    b.extend_from_slice(&sof(20000, 20000));
+    // A comment that, for libjpeg, hides the decoy the naive reading lands on.
+    let decoy_at = tem + 2 + 0xFFC0;
+    let com = b.len();
+    let com_len = decoy_at + 19 + 16 - (com + 2);
+    b.extend_from_slice(&[0xFF, 0xFE]);
+    b.extend_from_slice(&u16::try_from(com_len).unwrap().to_be_bytes());
+    b.resize(decoy_at, b'x');
+    b.extend_from_slice(&sof(16, 16));
+    b.resize(com + 2 + com_len, b'x');
+    b.extend_from_slice(&[0xFF, 0xD9]);
     b
 }
 

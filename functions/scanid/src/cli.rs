@@ -105,6 +105,9 @@ pub struct ConfigArgs {
     /// Seconds a deleted identity's name stays held before anyone may take it (0: at once).
     #[arg(long, env = "SCANID_NAME_QUARANTINE", global = true)]
     pub name_quarantine: Option<String>,
+    /// Photo uploads per identity and hour.
+    #[arg(long, env = "SCANID_PHOTO_UPLOAD_RATE_PER_HOUR", global = true)]
+    pub photo_upload_rate_per_hour: Option<String>,
     /// A host external profile photos may point at (repeatable; default none).
     #[arg(
         long = "photo-host",
@@ -166,6 +169,7 @@ impl ConfigArgs {
             signup_rate_per_hour: self.signup_rate_per_hour.clone(),
             name_lookup_rate_per_minute: self.name_lookup_rate_per_minute.clone(),
             name_quarantine: self.name_quarantine.clone(),
+            photo_upload_rate_per_hour: self.photo_upload_rate_per_hour.clone(),
             photo_hosts: Some(self.photo_hosts.join(",")),
             photo_bucket: self.photo_bucket.clone(),
             trusted_proxies: Some(self.trusted_proxies.join(",")),

@@ -4,6 +4,7 @@
 
 use async_trait::async_trait;
 use aws_sdk_s3::primitives::ByteStream;
+use aws_sdk_s3::types::{Delete, ObjectIdentifier};
 use scanid_core::store::{PhotoStore, StoreError};
 
 /// Photos in one S3 bucket.
@@ -68,7 +69,7 @@ impl PhotoStore for S3Photos {
             .bucket(&self.bucket)
             .key(name)
             .content_type(content_type)
-            .cache_control("public, max-age=31536000, immutable")
+            .cache_control(scanid_core::domain::photo::CACHE_CONTROL)
             .body(ByteStream::from(bytes.to_vec()))
             .send()
             .await
@@ -92,6 +93,58 @@ impl PhotoStore for S3Photos {
             Err(e) if e.as_service_error().is_some_and(|s| s.is_no_such_key()) => Ok(None),
             Err(e) => Err(unavailable(aws_sdk_s3::Error::from(e))),
         }
+    }
+
+    async fn delete_photos_of(&self, owner: &str) -> Result<(), StoreError> {
+        // Listed a page (up to 1000) at a time and deleted in one request per page; the
+        // upload limit keeps an owner far below the pages allowed here.
+        let prefix = format!("{owner}/");
+        for _ in 0..64 {
+            let page = self
+                .client
+                .list_objects_v2()
+                .bucket(&self.bucket)
+                .prefix(&prefix)
+                .send()
+                .await
+                .map_err(|e| unavailable(aws_sdk_s3::Error::from(e)))?;
+            let keys = page
+                .contents()
+                .iter()
+                .filter_map(|o| o.key())
+                .map(|k| {
+                    ObjectIdentifier::builder()
+                        .key(k)
+                        .build()
+                        .map_err(unavailable)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if keys.is_empty() {
+                return Ok(());
+            }
+            let out = self
+                .client
+                .delete_objects()
+                .bucket(&self.bucket)
+                .delete(
+                    Delete::builder()
+                        .set_objects(Some(keys))
+                        .quiet(true)
+                        .build()
+                        .map_err(unavailable)?,
+                )
+                .send()
+                .await
+                .map_err(|e| unavailable(aws_sdk_s3::Error::from(e)))?;
+            if !out.errors().is_empty() {
+                return Err(StoreError::Unavailable(
+                    format!("{} photos not deleted", out.errors().len()).into(),
+                ));
+            }
+        }
+        Err(StoreError::Unavailable(
+            "an owner's photos outlasted every page deleted".into(),
+        ))
     }
 
     async fn delete_photo(&self, name: &str) -> Result<(), StoreError> {

@@ -139,7 +139,7 @@ pub fn rate_limited(limit: Limit, who: &str) {
         .outcome("refused")
         .detail(limit.name());
     match limit {
-        Limit::Decision => a.subject(who).emit(),
+        Limit::Decision | Limit::PhotoUpload => a.subject(who).emit(),
         _ => a.source(who).emit(),
     }
 }

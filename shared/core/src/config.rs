@@ -75,6 +75,8 @@ pub struct RawSettings {
     /// `SCANID_NAME_QUARANTINE`: seconds a deleted identity's name stays held before anyone
     /// may take it, default 2592000 (30 days); 0 frees it at once.
     pub name_quarantine: Option<String>,
+    /// `SCANID_PHOTO_UPLOAD_RATE_PER_HOUR`: photo uploads per identity and hour, default 10.
+    pub photo_upload_rate_per_hour: Option<String>,
     /// `SCANID_PHOTO_HOSTS`: comma-separated hosts an identity's external `profile_photo` URL
     /// may point at; default none (the avatar endpoint never redirects elsewhere).
     pub photo_hosts: Option<String>,
@@ -120,6 +122,7 @@ pub const VARIABLES: &[&str] = &[
     "SCANID_SIGNUP_RATE_PER_HOUR",
     "SCANID_NAME_LOOKUP_RATE_PER_MINUTE",
     "SCANID_NAME_QUARANTINE",
+    "SCANID_PHOTO_UPLOAD_RATE_PER_HOUR",
     "SCANID_PHOTO_HOSTS",
     "SCANID_PHOTO_BUCKET",
     "SCANID_TRUSTED_PROXIES",
@@ -155,6 +158,7 @@ impl RawSettings {
             signup_rate_per_hour: get("SCANID_SIGNUP_RATE_PER_HOUR"),
             name_lookup_rate_per_minute: get("SCANID_NAME_LOOKUP_RATE_PER_MINUTE"),
             name_quarantine: get("SCANID_NAME_QUARANTINE"),
+            photo_upload_rate_per_hour: get("SCANID_PHOTO_UPLOAD_RATE_PER_HOUR"),
             photo_hosts: get("SCANID_PHOTO_HOSTS"),
             photo_bucket: get("SCANID_PHOTO_BUCKET"),
             trusted_proxies: get("SCANID_TRUSTED_PROXIES"),
@@ -245,6 +249,8 @@ pub struct Limits {
     pub signups_per_hour: u64,
     /// Name availability lookups per source and minute.
     pub name_lookups_per_minute: u64,
+    /// Photo uploads per identity and hour.
+    pub photo_uploads_per_hour: u64,
 }
 
 /// Validated settings.
@@ -452,6 +458,11 @@ impl Settings {
                 "SCANID_NAME_LOOKUP_RATE_PER_MINUTE",
                 &raw.name_lookup_rate_per_minute,
                 60,
+            )?,
+            photo_uploads_per_hour: count(
+                "SCANID_PHOTO_UPLOAD_RATE_PER_HOUR",
+                &raw.photo_upload_rate_per_hour,
+                10,
             )?,
         };
         let photo_hosts = list(&raw.photo_hosts)

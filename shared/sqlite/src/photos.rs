@@ -87,6 +87,22 @@ impl PhotoStore for DirPhotos {
         .await
         .map_err(|e| StoreError::Unavailable(Box::new(e)))?
     }
+
+    async fn delete_photos_of(&self, owner: &str) -> Result<(), StoreError> {
+        // The owner's directory, named as a photo's first part is (so never outside).
+        let dir = self
+            .path(&format!("{owner}/0"))?
+            .parent()
+            .map(Path::to_path_buf)
+            .ok_or_else(|| StoreError::Corrupt(format!("photo owner {owner:?}").into()))?;
+        tokio::task::spawn_blocking(move || match std::fs::remove_dir_all(&dir) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(unavailable(e)),
+        })
+        .await
+        .map_err(|e| StoreError::Unavailable(Box::new(e)))?
+    }
 }
 
 #[cfg(test)]
@@ -106,5 +122,9 @@ mod tests {
             assert!(p.photo(bad).await.is_err(), "{bad}");
             assert!(p.put_photo(bad, b"x", "image/png").await.is_err(), "{bad}");
         }
+        for bad in ["..", "", "a/b", "/", "../photos"] {
+            assert!(p.delete_photos_of(bad).await.is_err(), "{bad}");
+        }
+        assert!(dir.path().exists());
     }
 }

@@ -68,6 +68,9 @@ pub enum Limit {
     Signup,
     /// Name availability lookups per source (sign-up's oracle, without its cost).
     NameLookup,
+    /// Photo uploads per identity (counted once the upload's signature verified, so only the
+    /// device key spends its identity's budget).
+    PhotoUpload,
 }
 
 impl Limit {
@@ -79,6 +82,7 @@ impl Limit {
             Limit::UnverifiedDecision | Limit::Decision => (limits.decisions_per_minute, 60),
             Limit::Signup => (limits.signups_per_hour, 3600),
             Limit::NameLookup => (limits.name_lookups_per_minute, 60),
+            Limit::PhotoUpload => (limits.photo_uploads_per_hour, 3600),
         }
     }
 
@@ -90,6 +94,7 @@ impl Limit {
             Limit::Decision => "decide",
             Limit::Signup => "signup",
             Limit::NameLookup => "name_lookup",
+            Limit::PhotoUpload => "photo_upload",
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Hosted profile photos: bytes under a name (`{sub}/{content hash}`), in the data dir
 //! (`scanid-sqlite`), an S3 bucket (`scanid-aws`) or memory (tests). A photo is written once
-//! and never changes (its name is its content), so it is served with an immutable cache
-//! header.
+//! and never changes (its name is its content); it is served only while its owner's record
+//! names it (`usecase::device::hosted_photo`), and everything under an owner's name goes
+//! when the owner is deleted ([`PhotoStore::delete_photos_of`]).
 
 use async_trait::async_trait;
 
@@ -20,6 +21,9 @@ pub trait PhotoStore: Send + Sync {
     async fn photo(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError>;
     /// Removes the photo under `name` (nothing there is fine).
     async fn delete_photo(&self, name: &str) -> Result<(), StoreError>;
+    /// Removes every photo of `owner` (every name under `{owner}/`), also those no record
+    /// names; none is fine.
+    async fn delete_photos_of(&self, owner: &str) -> Result<(), StoreError>;
 }
 
 /// Photos in memory (tests).
@@ -50,6 +54,14 @@ impl PhotoStore for MemoryPhotos {
             .lock()
             .map_err(|_| StoreError::Unavailable("poisoned".into()))?
             .remove(name);
+        Ok(())
+    }
+    async fn delete_photos_of(&self, owner: &str) -> Result<(), StoreError> {
+        let prefix = format!("{owner}/");
+        self.0
+            .lock()
+            .map_err(|_| StoreError::Unavailable("poisoned".into()))?
+            .retain(|name, _| !name.starts_with(&prefix));
         Ok(())
     }
 }

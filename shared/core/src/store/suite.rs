@@ -744,6 +744,26 @@ pub async fn photos_round_trip<P: super::PhotoStore>(p: &P) {
         p.photo(&other).await.unwrap().is_some(),
         "only that one went"
     );
+    // Everything of one owner goes, nobody else's.
+    let neighbour = uuid::Uuid::new_v4().to_string();
+    let theirs = format!("{neighbour}/{}", crate::domain::photo::content_hash(b"n"));
+    p.put_photo(&theirs, b"\x89PNG n", "image/png")
+        .await
+        .unwrap();
+    p.put_photo(&name, b"\x89PNG one", "image/png")
+        .await
+        .unwrap();
+    p.delete_photos_of(&sub).await.unwrap();
+    assert_eq!(p.photo(&name).await.unwrap(), None);
+    assert_eq!(p.photo(&other).await.unwrap(), None);
+    assert!(
+        p.photo(&theirs).await.unwrap().is_some(),
+        "not a neighbour's"
+    );
+    p.delete_photos_of(&sub).await.unwrap();
+    // A prefix of another owner's name is not that owner.
+    p.delete_photos_of(&neighbour[..8]).await.unwrap();
+    assert!(p.photo(&theirs).await.unwrap().is_some());
 }
 
 #[cfg(test)]

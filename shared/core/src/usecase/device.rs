@@ -362,9 +362,16 @@ async fn forget_replaced_photo(ctx: &Context, before: &Identity, after: &Identit
 }
 
 /// A photo upload of identity `sub`, signed by its device key (`upload` carries the image's
-/// SHA-256 as `sha256`, base64url): the photo is checked (JPEG, PNG or WebP by its magic
-/// bytes, at most 1 MB, bounded dimensions), stored under its content hash, and becomes the
-/// profile photo.
+/// SHA-256 as `sha256`, base64url): counted against the identity's hourly upload limit, the
+/// photo is checked (JPEG, PNG or WebP by its magic bytes, at most 1 MB, bounded
+/// dimensions), becomes the profile photo in the commit that spends the `jti`, and only then
+/// is stored under its content hash.
+///
+/// Stored after the commit (issue 25.2), so a refused upload (a spent `jti`, a changed or
+/// deleted identity, a bad image, the limit) never writes a byte. A crash between the commit
+/// and the store leaves a record naming a photo that is not there: served as 404 like any
+/// missing photo, mended by the app's next upload; never an object that no record names. An
+/// object written after its identity was deleted is removed here (see [`erase`]).
 pub async fn upload_photo(
     ctx: &Context,
     sub: &str,
@@ -374,6 +381,7 @@ pub async fn upload_photo(
     let now = ctx.clock.now();
     let (ident, version, v) = signed_by_identity(ctx, sub, upload, "photo+jwt", now).await?;
     let photos = ctx.photos.as_ref().ok_or(DeviceError::NoPhotos)?;
+    limit(ctx, Limit::PhotoUpload, &ident.sub, now).await?;
     let format = photo::check(image).map_err(invalid)?;
     let hash = photo::content_hash(image);
     let signed_hash = v
@@ -390,26 +398,33 @@ pub async fn upload_photo(
     {
         return Err(invalid("sha256 does not match the image"));
     }
-    photos
-        .put_photo(
-            &photo::object_name(&ident.sub, &hash),
-            image,
-            format.content_type(),
-        )
-        .await
-        .map_err(|e| {
-            tracing::error!(error = %e, "storing a photo");
-            DeviceError::PhotosUnavailable
-        })?;
+    let name = photo::object_name(&ident.sub, &hash);
     let mut next = ident.clone();
     next.profile_photo = Some(photo::url(&ctx.settings.public_url, &ident.sub, &hash));
     let next = commit(ctx, next, version, &[(v.jti, v.exp)], now).await?;
+    let stored = photos.put_photo(&name, image, format.content_type()).await;
+    // Deleted meanwhile (after its photos were removed): this one goes too. A failed read
+    // here does not fail the accepted upload (the object is then left, never served, only
+    // if the deletion's second pass ran before this store).
+    if stored.is_ok() && matches!(ctx.store.identity(&ident.sub, now).await, Ok(None)) {
+        if let Err(e) = photos.delete_photos_of(&ident.sub).await {
+            tracing::error!(error = %e, "removing a deleted identity's photos");
+        }
+        return Err(DeviceError::UnknownIdentity);
+    }
+    // The old photo is no longer current once committed, whether or not the new one stored.
     forget_replaced_photo(ctx, &ident, &next).await;
+    stored.map_err(|e| {
+        tracing::error!(error = %e, "storing a photo");
+        DeviceError::PhotosUnavailable
+    })?;
     Ok(next)
 }
 
 /// A hosted photo, by owner and content hash: its bytes and their format (told again by the
-/// magic bytes, never by anything stored beside them). `None` when there is no such photo.
+/// magic bytes, never by anything stored beside them). `None` unless it is the current photo
+/// of a live identity: not a replaced one, nor one of a disabled or deleted identity, nor an
+/// object no record names (issue 25.2); all these are the same 404 as an unknown name.
 pub async fn hosted_photo(
     ctx: &Context,
     sub: &str,
@@ -419,13 +434,21 @@ pub async fn hosted_photo(
     if uuid::Uuid::parse_str(sub).is_err() || sub.len() != 36 || !photo::is_content_hash(hash) {
         return Ok(None);
     }
-    let bytes = photos
-        .photo(&photo::object_name(sub, hash))
-        .await
-        .map_err(|e| {
-            tracing::error!(error = %e, "reading a photo");
-            DeviceError::PhotosUnavailable
-        })?;
+    let name = photo::object_name(sub, hash);
+    let current = match ctx.store.identity(sub, ctx.clock.now()).await? {
+        Some((i, _)) if !i.disabled => i
+            .profile_photo
+            .as_deref()
+            .and_then(|u| photo::own_object(&i.sub, u)),
+        _ => None,
+    };
+    if current.as_deref() != Some(name.as_str()) {
+        return Ok(None);
+    }
+    let bytes = photos.photo(&name).await.map_err(|e| {
+        tracing::error!(error = %e, "reading a photo");
+        DeviceError::PhotosUnavailable
+    })?;
     Ok(bytes.and_then(|b| photo::sniff(&b).map(|f| (b, f))))
 }
 
@@ -503,18 +526,24 @@ pub async fn erase(
     let now = ctx.clock.now();
     let ended = crate::usecase::resource::end_sessions_of(ctx, &ident.sub, now).await?;
     ctx.store.forget_consents(&ident.sub, now).await?;
-    // Its hosted photo goes first: should the store fail here, the identity is still there
-    // to delete again.
-    if let Some(name) = ident
-        .profile_photo
-        .as_deref()
-        .and_then(|u| photo::own_object(&ident.sub, u))
-    {
-        let photos = ctx.photos.as_ref().ok_or(DeviceError::NoPhotos)?;
-        photos.delete_photo(&name).await.map_err(|e| {
-            tracing::error!(error = %e, "removing a deleted identity's photo");
+    // Its hosted photos go first, every object under its name (also one no record names):
+    // should the store fail here, the identity is still there to delete again.
+    match &ctx.photos {
+        Some(photos) => photos.delete_photos_of(&ident.sub).await.map_err(|e| {
+            tracing::error!(error = %e, "removing a deleted identity's photos");
             DeviceError::PhotosUnavailable
-        })?;
+        })?,
+        // A hosted photo, and no photo store to remove it from (an operator command without
+        // the bucket): refused, rather than leave it behind.
+        None if ident
+            .profile_photo
+            .as_deref()
+            .and_then(|u| photo::own_object(&ident.sub, u))
+            .is_some() =>
+        {
+            return Err(DeviceError::NoPhotos)
+        }
+        None => {}
     }
     let quarantine = ctx.settings.lifetimes.name_quarantine;
     let name_held_until = (quarantine > 0).then(|| now.secs() + quarantine);
@@ -530,6 +559,14 @@ pub async fn erase(
             ))
         }
         Err(e) => return Err(e.into()),
+    }
+    // And once more now that the record is gone: an upload committed before the deletion
+    // may have stored its object after the first pass (an upload that stores later sees
+    // the record gone and removes it itself). Best effort: the identity is deleted.
+    if let Some(photos) = &ctx.photos {
+        if let Err(e) = photos.delete_photos_of(&ident.sub).await {
+            tracing::error!(error = %e, "removing a deleted identity's photos");
+        }
     }
     tracing::info!(sessions = ended, "identity deleted");
     Audit::new(Event::IdentityDeleted)

@@ -86,8 +86,10 @@ pub async fn by_service_id(ctx: &Context, req: Request) -> Result<Response, Http
     profile_response(&req, &i)
 }
 
-/// `GET /v1/photos/{sub}/{hash}`: a hosted photo, typed by its magic bytes, in a sandbox of
-/// its own (a photo is never a document), cached for good (its name is its content).
+/// `GET /v1/photos/{sub}/{hash}`: a hosted photo while it is its live identity's current
+/// one, typed by its magic bytes, in a sandbox of its own (a photo is never a document),
+/// cached for five minutes ([`photo::CACHE_CONTROL`]: a replaced or deleted photo must leave
+/// caches soon).
 pub async fn photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     let (sub, hash) = (path_param(&req, "sub"), path_param(&req, "hash"));
     let (Some(sub), Some(hash)) = (sub, hash) else {
@@ -96,14 +98,26 @@ pub async fn photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     let (bytes, format) = device::hosted_photo(ctx, &sub, &hash)
         .await?
         .ok_or_else(|| HttpError::not_found("photo not found"))?;
+    // Its name is its content: the hash is a strong validator. Checked only once the photo is
+    // known to be served (a deleted one is 404, never 304).
+    let etag = format!("\"{hash}\"");
+    let matches = req
+        .headers()
+        .get(http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let b = cors(base(if matches { 304 } else { 200 }))
+        .header("etag", etag)
+        .header("cache-control", photo::CACHE_CONTROL);
+    if matches {
+        return Ok(finish(b, Body::Empty));
+    }
     Ok(finish(
-        cors(base(200))
-            .header("content-type", format.content_type())
+        b.header("content-type", format.content_type())
             .header(
                 "content-security-policy",
                 "default-src 'none'; sandbox; frame-ancestors 'none'",
             )
-            .header("cache-control", "public, max-age=31536000, immutable")
             .header("cross-origin-resource-policy", "cross-origin"),
         Body::Binary(bytes),
     ))
