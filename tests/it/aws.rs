@@ -596,6 +596,7 @@ async fn back_channel_logout_goes_through_the_queue_and_the_sender() {
                 client_id: Some(id.into()),
                 redirect_uris: vec!["https://rp.example/cb".into()],
                 backchannel_logout_uri: Some(uri.clone()),
+                local_development: true,
                 ..Default::default()
             },
             now,

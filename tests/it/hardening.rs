@@ -217,21 +217,20 @@ fn unknown_authorization_parameters_are_not_stored_with_the_login() {
 fn backchannel_logout_endpoints_on_the_service_host_are_refused_outside_local_development() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let create = |public_url: &str, bcl: &str| {
-        scanid(&[
-            "client",
-            "create",
-            "--data-dir",
-            d,
-            "--public-url",
-            public_url,
+    let create = |public_url: Option<&str>, bcl: &str| {
+        let mut args = vec!["client", "create", "--data-dir", d];
+        if let Some(u) = public_url {
+            args.extend_from_slice(&["--public-url", u]);
+        }
+        args.extend_from_slice(&[
             "--name",
             "RP",
             "--redirect-uri",
             "https://rp.example/cb",
             "--backchannel-logout-uri",
             bcl,
-        ])
+        ]);
+        scanid(&args)
     };
     for bcl in [
         "https://169.254.169.254/latest/meta-data/iam",
@@ -241,7 +240,7 @@ fn backchannel_logout_endpoints_on_the_service_host_are_refused_outside_local_de
         "https://[::1]/bcl",
         "https://[fe80::1]/bcl",
     ] {
-        let out = create("https://id.example.com", bcl);
+        let out = create(Some("https://id.example.com"), bcl);
         assert_eq!(
             out.status.code(),
             Some(2),
@@ -254,13 +253,22 @@ fn backchannel_logout_endpoints_on_the_service_host_are_refused_outside_local_de
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    // The operator command's own default URL says nothing about where the server runs.
+    assert_eq!(
+        create(None, "http://127.0.0.1:9000/bcl").status.code(),
+        Some(2)
+    );
     // A relying party's own host is fine, and loopback is for local development.
-    assert!(create("https://id.example.com", "https://rp.example/bcl")
-        .status
-        .success());
-    assert!(create("http://127.0.0.1:8080", "http://127.0.0.1:9000/bcl")
-        .status
-        .success());
+    assert!(
+        create(Some("https://id.example.com"), "https://rp.example/bcl")
+            .status
+            .success()
+    );
+    assert!(
+        create(Some("http://127.0.0.1:8080"), "http://127.0.0.1:9000/bcl")
+            .status
+            .success()
+    );
 }
 
 #[test]

@@ -59,7 +59,13 @@ fn env_in(dir: tempfile::TempDir, extra_serve: &[&str], bcl: Option<&str>) -> En
         "https://shop.example/bye",
     ];
     if let Some(uri) = bcl {
-        shop_args.extend_from_slice(&["--backchannel-logout-uri", uri]);
+        // A loopback receiver: local development, named by a loopback public URL.
+        shop_args.extend_from_slice(&[
+            "--backchannel-logout-uri",
+            uri,
+            "--public-url",
+            "http://127.0.0.1",
+        ]);
     }
     let shop = secret_of(&create_client(d, &shop_args));
     let s = TestServer::start(dir.path(), extra_serve);
@@ -681,6 +687,8 @@ fn a_silent_receiver_does_not_delay_the_other_clients_logout() {
             CB,
             "--backchannel-logout-uri",
             &silent_receiver(),
+            "--public-url",
+            "http://127.0.0.1",
         ],
     ));
     let e = env_in(dir, &[], Some(&bcl));

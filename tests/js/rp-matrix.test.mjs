@@ -47,8 +47,9 @@ before(async () => {
   };
   await confidential('o4w-rp');
   await confidential('authlib-rp');
-  await confidential('bcl-a', '--backchannel-logout-uri', receivers[0].url);
-  await confidential('bcl-b', '--backchannel-logout-uri', receivers[1].url);
+  // Loopback receivers: local development, named by a loopback public URL.
+  await confidential('bcl-a', '--backchannel-logout-uri', receivers[0].url, '--public-url', 'http://127.0.0.1');
+  await confidential('bcl-b', '--backchannel-logout-uri', receivers[1].url, '--public-url', 'http://127.0.0.1');
   await createClient(['--name', 'oidc-client-ts SPA', '--client-id', 'oidc-spa', '--public',
     '--redirect-uri', `${oidcSpa.origin}/callback.html`, '--post-logout-redirect-uri', `${oidcSpa.origin}/`,
     '--web-origin', '+']);

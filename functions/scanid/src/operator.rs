@@ -100,7 +100,10 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
                     resource_server: a.resource_server,
                     web_origins: a.web_origins,
                     backchannel_logout_uri: a.backchannel_logout_uri,
-                    local_development: settings.local_development(),
+                    // Only a loopback public URL the operator names: the command's own
+                    // default (a loopback URL) says nothing about where the server runs.
+                    local_development: a.config.public_url.is_some()
+                        && settings.local_development(),
                 },
                 now,
                 &SystemRandom::new(),

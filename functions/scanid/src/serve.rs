@@ -15,8 +15,9 @@ pub struct ServeArgs {
     /// Do not serve the demo relying party (never served on a DynamoDB table).
     #[arg(long)]
     pub no_demo: bool,
-    /// Address of the demo relying party: an origin of its own, never the issuer's. Default:
-    /// the next port after --addr (port 0 when --addr picks one).
+    /// Address of the demo relying party: an origin of its own, never the issuer's, on
+    /// loopback only (elsewhere the demo is not served). Default: the next port after --addr
+    /// (port 0 when --addr picks one).
     #[arg(long, env = "SCANID_DEMO_ADDR")]
     pub demo_addr: Option<String>,
     /// Seconds a client has to send a request's head (and, on a kept-alive connection, to
@@ -79,16 +80,26 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
             };
             std::net::SocketAddr::new(addr.ip(), port).to_string()
         });
-        let demo_listener = tokio::net::TcpListener::bind(&demo_addr)
-            .await
-            .map_err(|e| CliError::Failed(format!("--demo-addr {demo_addr}: {e}")))?;
-        let demo_addr = demo_listener
-            .local_addr()
-            .map_err(|e| CliError::Failed(format!("--demo-addr: {e}")))?;
-        let demo = scanid_server::demo::Demo::install(&ctx, format!("http://{demo_addr}"))
-            .await
-            .map_err(|e| CliError::Failed(format!("demo client: {e}")))?;
-        Some((demo, demo_listener))
+        let loopback = demo_addr
+            .parse::<std::net::SocketAddr>()
+            .is_ok_and(|a| a.ip().is_loopback());
+        if loopback {
+            let demo_listener = tokio::net::TcpListener::bind(&demo_addr)
+                .await
+                .map_err(|e| CliError::Failed(format!("--demo-addr {demo_addr}: {e}")))?;
+            let demo_addr = demo_listener
+                .local_addr()
+                .map_err(|e| CliError::Failed(format!("--demo-addr: {e}")))?;
+            let demo = scanid_server::demo::Demo::install(&ctx, format!("http://{demo_addr}"))
+                .await
+                .map_err(|e| CliError::Failed(format!("demo client: {e}")))?;
+            Some((demo, demo_listener))
+        } else {
+            // Its redirect URI is plain http: registrable on loopback only, and a demo is no
+            // business of a reachable address anyway.
+            tracing::warn!(%demo_addr, "the demo relying party is served on loopback only; not serving it");
+            None
+        }
     };
     let demo_url = demo.as_ref().map(|(d, _)| d.url());
     print_json(&json!({
@@ -146,6 +157,7 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
         );
         tokio::spawn(serving)
     });
+    let deliveries = ctx.clone();
     let issuer_site = scanid_server::server::serve(
         ctx,
         scanid_server::server::Site::Issuer,
@@ -164,6 +176,17 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
     served.map_err(|e| CliError::Failed(format!("server: {e}")))?;
     if let Some(task) = demo_task {
         let _ = task.await;
+    }
+    // Back-channel logouts still being delivered get a few seconds more (each is audited as
+    // delivered or given up); past that they are lost with the process.
+    if tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        deliveries.backchannel.settle(),
+    )
+    .await
+    .is_err()
+    {
+        tracing::warn!("back-channel logout deliveries still running at shutdown were dropped");
     }
     tracing::info!("stopped");
     Ok(())

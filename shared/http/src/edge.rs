@@ -123,7 +123,13 @@ mod tests {
             403
         );
         assert_eq!(
-            status(admit(&s, request(&[(SECRET_HEADER, &SECRET[..31])]))),
+            status(admit(
+                &s,
+                request(&[
+                    (SECRET_HEADER, &SECRET[..31]),
+                    (VIEWER_ADDRESS, "1.2.3.4:5")
+                ])
+            )),
             403
         );
         // Through the edge, but without a viewer address.

@@ -6,5 +6,6 @@
 pub mod demo;
 pub mod open;
 pub mod server;
+mod stall;
 
 use scanid_core::{clock, domain, keys, random, store, usecase, Context};

@@ -157,6 +157,9 @@ pub async fn serve(
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     let per_source = PerSource::new(limits.max_connections_per_source);
+    // Refusing answers and drains briefly; past this many refusals in flight a refused
+    // connection is closed at once (a flood must not turn into open descriptors).
+    let refusing = Arc::new(tokio::sync::Semaphore::new(REFUSALS_IN_FLIGHT));
     // Refusals are logged at most once a second (with how many there were), so a flood of
     // connections does not become a flood of log lines.
     let mut refusals = RefusalLog::default();
@@ -180,14 +183,14 @@ pub async fn serve(
                         Some(s) => Some(s),
                         None => {
                             refusals.note(Refusal::Source, remote.ip());
-                            tokio::spawn(refuse(stream, Refusal::Source));
+                            refuse_bounded(&refusing, stream, Refusal::Source);
                             continue;
                         }
                     }
                 };
                 let Ok(slot) = slots.clone().try_acquire_owned() else {
                     refusals.note(Refusal::Server, remote.ip());
-                    tokio::spawn(refuse(stream, Refusal::Server));
+                    refuse_bounded(&refusing, stream, Refusal::Server);
                     continue;
                 };
                 let _ = stream.set_nodelay(true);
@@ -201,7 +204,10 @@ pub async fn serve(
                 let conn = hyper::server::conn::http1::Builder::new()
                     .timer(hyper_util::rt::TokioTimer::new())
                     .header_read_timeout(limits.head_timeout)
-                    .serve_connection(TokioIo::new(stream), svc);
+                    .serve_connection(
+                        TokioIo::new(crate::stall::WriteDeadline::new(stream, limits.request_timeout)),
+                        svc,
+                    );
                 let conn = graceful.watch(conn);
                 tokio::spawn(async move {
                     if let Err(e) = conn.await {
@@ -222,6 +228,27 @@ pub async fn serve(
         }
     }
     Ok(())
+}
+
+/// Refusals answered at once (each holds its socket for at most half a second).
+const REFUSALS_IN_FLIGHT: usize = 256;
+
+/// Answers a refused connection if fewer than [`REFUSALS_IN_FLIGHT`] are being answered, else
+/// closes it at once.
+fn refuse_bounded(
+    refusing: &Arc<tokio::sync::Semaphore>,
+    stream: tokio::net::TcpStream,
+    why: Refusal,
+) {
+    match refusing.clone().try_acquire_owned() {
+        Ok(permit) => {
+            tokio::spawn(async move {
+                refuse(stream, why).await;
+                drop(permit);
+            });
+        }
+        Err(_) => drop(stream),
+    }
 }
 
 /// Counts refused connections and logs them at most once a second.

@@ -330,7 +330,7 @@ pub fn register(
                 if new.local_development || !internal_host(uri) {
                     Ok(())
                 } else {
-                    Err("must not be a loopback, link-local or unspecified address outside local development (the service would POST to its own host)")
+                    Err("must not be a loopback, link-local or unspecified address outside local development (the service would POST to its own host; developing locally, give the server's loopback --public-url)")
                 }
             });
         ok.map_err(|reason| RegistrationError::BackchannelLogoutUri {
