@@ -170,6 +170,9 @@ impl ConfigArgs {
             photo_bucket: self.photo_bucket.clone(),
             trusted_proxies: Some(self.trusted_proxies.join(",")),
             require_nonce: self.require_nonce.clone(),
+            // The CloudFront edge is a Lambda deployment's; `scanid serve` behind a proxy
+            // uses --trusted-proxy.
+            edge_secret: None,
             app_store_url_ios: self.app_store_url_ios.clone(),
             app_store_url_android: self.app_store_url_android.clone(),
         };
