@@ -30,6 +30,10 @@ pub struct Identity {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile_photo: Option<String>,
     pub created_at: Timestamp,
+    /// When the identity last changed (OIDC Core `updated_at`); absent in records written
+    /// before it existed: then [`Identity::updated_at`] says `created_at`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<Timestamp>,
     /// The device key: standard base64 of the P-256 DER SubjectPublicKeyInfo.
     pub public_key: String,
     pub country_code: String,
@@ -57,6 +61,11 @@ pub struct PublicProfile {
 }
 
 impl Identity {
+    /// When the identity last changed: its `updated_at`, else its `created_at`.
+    pub fn updated_at(&self) -> Timestamp {
+        self.updated_at.unwrap_or(self.created_at)
+    }
+
     pub fn public_profile(&self) -> PublicProfile {
         PublicProfile {
             service_uuid: self.sub.clone().into(),
@@ -271,6 +280,7 @@ pub fn new_identity(
         display_name: display_name.to_owned(),
         profile_photo: reg.profile_photo.clone(),
         created_at: now,
+        updated_at: Some(now),
         public_key: key.to_owned(),
         country_code: country.to_owned(),
         kind: IdentityType::User,

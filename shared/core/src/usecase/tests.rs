@@ -696,7 +696,11 @@ async fn a_live_access_token_is_active_with_its_claims_by_scope() {
     assert_eq!(i["scope"], "openid profile");
     assert_eq!(i["username"], "alice", "profile releases the username");
     assert_eq!(i["sid"], json!(done.sid));
-    assert!(i.get("groups").is_none(), "groups was not asked for");
+    assert_eq!(
+        i["groups"],
+        json!(["staff"]),
+        "profile releases groups (spec 2.3)"
+    );
     let live = resource::live_access_token(&env.ctx, &t.access_token, env.now())
         .await
         .unwrap()
@@ -707,7 +711,13 @@ async fn a_live_access_token_is_active_with_its_claims_by_scope() {
     assert_eq!(u["preferred_username"], "alice");
     assert_eq!(u["peferred_username"], "alice", "the spec's spelling too");
     assert_eq!(u["name"], "Alice Example");
-    assert!(u.get("groups").is_none());
+    assert_eq!(
+        u["groups"],
+        json!(["staff"]),
+        "profile releases groups (spec 2.4)"
+    );
+    assert_eq!(u["updated_at"], json!(env.alice.updated_at().secs()));
+    assert!(u.get("address").is_none(), "address was not asked for");
 
     // Another login asking for openid and groups only: groups, and no profile claims.
     let (login, secret) = env

@@ -500,7 +500,9 @@ pub async fn sign_tokens(
         service_id: identity.map(|i| i.service_id.clone()),
         // Only what the scopes release (docs/requirements.md: claims follow consent).
         preferred_username: identity.filter(|_| has("profile")).map(|i| i.name.clone()),
-        groups: identity.filter(|_| has("groups")).map(|i| i.groups.clone()),
+        groups: identity
+            .filter(|_| grant::releases_groups(scopes))
+            .map(|i| i.groups.clone()),
     };
     let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
     let id_token = match identity {
