@@ -332,3 +332,23 @@ fn head_answers_like_get_without_a_body_on_discovery_and_jwks() {
         }
     }
 }
+
+#[test]
+fn oidcc_rp_initiated_logout_discovery_endpoint_verification() {
+    // The RP-initiated logout plan's discovery module: end_session_endpoint (the plan's other
+    // modules, the logout flow itself, are covered by tokens::logout_ends_the_session_and_its_tokens
+    // and the JS relying-party matrix, not module by module here).
+    let e = env();
+    let d = get(&e.s.url(DISCOVERY)).json();
+    assert_eq!(d["end_session_endpoint"], e.s.oidc("logout"));
+}
+
+#[test]
+fn oidcc_backchannel_logout_discovery_endpoint_verification() {
+    // The back-channel logout plan's discovery module.
+    let e = env();
+    let d = get(&e.s.url(DISCOVERY)).json();
+    assert_eq!(d["backchannel_logout_supported"], true);
+    assert_eq!(d["backchannel_logout_session_supported"], true);
+    assert_eq!(d["frontchannel_logout_supported"], false);
+}
