@@ -350,6 +350,31 @@ mod tests {
     use crate::random::SeededRandom;
 
     #[test]
+    fn a_record_written_before_updated_at_reads_as_created_at() {
+        let i = Identity {
+            sub: "u".into(),
+            service_id: "sv".into(),
+            name: "alice".into(),
+            display_name: "Alice".into(),
+            profile_photo: None,
+            created_at: Timestamp::from_secs(5),
+            updated_at: Some(Timestamp::from_secs(9)),
+            public_key: "pk".into(),
+            country_code: "SE".into(),
+            kind: IdentityType::User,
+            groups: Vec::new(),
+            disabled: false,
+        };
+        assert_eq!(i.updated_at(), Timestamp::from_secs(9));
+        let mut v = serde_json::to_value(&i).unwrap();
+        assert!(v.get("updated_at").is_some());
+        v.as_object_mut().unwrap().remove("updated_at");
+        let old: Identity = serde_json::from_value(v).unwrap();
+        assert_eq!(old.updated_at, None);
+        assert_eq!(old.updated_at(), Timestamp::from_secs(5));
+    }
+
+    #[test]
     fn field_rules() {
         assert!(validate_name("alice").is_ok());
         assert!(validate_name("a.b_c-9").is_ok());

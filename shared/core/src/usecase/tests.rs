@@ -1009,6 +1009,34 @@ async fn an_approval_presented_at_its_exp_is_refused() {
     );
 }
 
+#[tokio::test]
+async fn a_profile_change_moves_updated_at_and_userinfo_says_so() {
+    let env = env().await;
+    assert_eq!(env.alice.updated_at(), T0, "set at registration");
+    env.advance(90);
+    let update = env.phone.sign(
+        &env.ctx,
+        "profile+jwt",
+        json!({ "sub": env.alice.sub, "display_name": "Alice B" }),
+    );
+    let next = device::update_profile(&env.ctx, &env.alice.sub, &update)
+        .await
+        .unwrap();
+    assert_eq!(next.updated_at(), T0.plus_secs(90));
+    assert_eq!(next.created_at, T0);
+    // What a relying party sees (OIDC Core 5.1: seconds since the epoch).
+    let done = env.login(&env.shop_auth(&[])).await;
+    let t = env.exchange_shop(&done.code).await.unwrap();
+    let live = resource::live_access_token(&env.ctx, &t.access_token, env.now())
+        .await
+        .unwrap()
+        .expect("live");
+    let u =
+        serde_json::to_value(resource::userinfo(&live, live.identity.as_ref().unwrap())).unwrap();
+    assert_eq!(u["updated_at"], json!(T0.plus_secs(90).secs()));
+    assert_eq!(u["name"], "Alice B");
+}
+
 // ---------------------------------------------------------------------------------------
 // the web app: deletion, recent logins, photos
 
