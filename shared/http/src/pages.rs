@@ -211,6 +211,20 @@ mod tests {
     }
 
     #[test]
+    fn every_scope_scanid_grants_is_described_on_the_consent_page_and_in_the_web_app() {
+        let app_js = include_str!("../static/app/app.js");
+        for scope in crate::domain::discovery::SCOPES {
+            assert_ne!(describe_scope(scope), describe_scope("unknown"), "{scope}");
+            assert!(
+                app_js.contains(&format!("\n  {scope}: '")),
+                "{scope} in app.js"
+            );
+        }
+        assert!(describe_scope("profile").contains("groups"));
+        assert!(describe_scope("address").contains("country"));
+    }
+
+    #[test]
     fn qr_is_an_inline_svg() {
         let svg = qr_svg("http://127.0.0.1:8080/realms/scanid/app/scan?session=abc&challenge=def");
         assert!(svg.starts_with("<svg"), "{}", &svg[..40]);

@@ -445,7 +445,7 @@ mod tests {
         }
         assert_eq!(
             match_route("POST", "/realms/x/protocol/openid-connect/certs"),
-            Matched::MethodNotAllowed(vec!["GET"])
+            Matched::MethodNotAllowed(vec!["GET", "HEAD"])
         );
         assert_eq!(
             match_route("GET", "/realms//protocol/openid-connect/certs"),
