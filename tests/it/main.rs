@@ -14,6 +14,7 @@ mod attacks;
 mod aws;
 mod aws_faults;
 mod cli;
+mod conformance;
 mod crash;
 mod directory;
 mod events;

@@ -445,6 +445,7 @@ fn base_identity() -> identity::Identity {
         display_name: "Alice".into(),
         profile_photo: None,
         created_at: Timestamp::from_secs(0),
+        updated_at: None,
         public_key: base64::engine::general_purpose::STANDARD.encode(&key().1),
         country_code: "SE".into(),
         kind: identity::IdentityType::User,

@@ -328,11 +328,10 @@ fn web_origins_are_registered_per_client() {
 }
 
 #[test]
-fn nonce_and_state_are_optional_with_pkce_only_unless_the_realm_requires_them() {
+fn nonce_is_optional_and_state_optional_with_pkce_only_unless_the_realm_requires_them() {
     let e = env(&[], None);
     let mut b = Browser::new();
-    // Without PKCE (a confidential client): both stay required.
-    for missing in ["nonce", "state"] {
+    let pairs = |missing: &str| {
         let mut pairs = vec![
             ("client_id", "shop"),
             ("redirect_uri", CB),
@@ -341,15 +340,22 @@ fn nonce_and_state_are_optional_with_pkce_only_unless_the_realm_requires_them() 
             ("nonce", "n"),
         ];
         pairs.retain(|(k, _)| *k != missing);
-        let r = b.get(&auth_url(&e.s, &pairs));
-        let p = params_of(&location(&r));
-        assert_eq!(p["error"], "invalid_request", "{missing}");
-        assert!(p["error_description"].contains(missing));
-    }
+        pairs
+    };
+    // Without PKCE (a confidential client): state stays required (CSRF)...
+    let p = params_of(&location(&b.get(&auth_url(&e.s, &pairs("state")))));
+    assert_eq!(p["error"], "invalid_request");
+    assert!(p["error_description"].contains("state"));
+    // ... and nonce is optional (OIDC Core 3.1.2.1): the QR page.
+    assert_eq!(b.get(&auth_url(&e.s, &pairs("nonce"))).status, 200);
     // With PKCE: the SPA flow above needs neither (spa_code asserts no state comes back).
     spa_code(&e, &mut Browser::new());
 
     let strict = env(&["--require-nonce", "true"], None);
+    let r = Browser::new().get(&auth_url(&strict.s, &pairs("nonce")));
+    let p = params_of(&location(&r));
+    assert_eq!(p["error"], "invalid_request");
+    assert!(p["error_description"].contains("nonce"));
     let r = Browser::new().get(&auth_url(
         &strict.s,
         &[

@@ -207,7 +207,7 @@ fn unknown_paths_are_json_404_and_wrong_methods_405() {
     }
     let r = request("POST", &s.url(DISCOVERY), &[], b"x=1");
     assert_eq!(r.status, 405);
-    assert_eq!(r.header("allow"), Some("GET"));
+    assert_eq!(r.header("allow"), Some("GET, HEAD"), "RFC 9110 §9.1");
     assert_eq!(r.json()["error"], "method_not_allowed");
     let r = request("DELETE", &s.url(JWKS), &[], b"");
     assert_eq!(r.status, 405);

@@ -99,6 +99,29 @@ for (const method of ['client_secret_post', 'client_secret_basic']) {
   });
 }
 
+// Auth.js asks for `openid profile email` by default, mozilla-django-oidc for `openid email`; a
+// Keycloak client sends `email` too. scanid knows no e-mail address: the scope is ignored (OIDC
+// Core 3.1.2.1), the token response says what was granted (RFC 6749 §3.3). No PKCE and no nonce
+// (the Basic OP plan's client): state is what protects the flow.
+test('openid-client: scope "openid profile email" logs in, granted "openid profile"; no nonce, no PKCE', async () => {
+  const config = await oidc.discovery(new URL(server.issuer), 'node-rp', undefined, oidc.ClientSecretBasic(secret), {
+    execute: [oidc.allowInsecureRequests],
+  });
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: rp.url, scope: 'openid profile email', state });
+  const tokens = await oidc.authorizationCodeGrant(config, await browserLogin(url), {
+    expectedState: state, idTokenExpected: true,
+  });
+  assert.equal(tokens.scope, 'openid profile');
+  const claims = tokens.claims();
+  assert.equal(claims.nonce, undefined);
+  const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
+  assert.equal(info.preferred_username, 'bob');
+  assert.equal(typeof info.updated_at, 'number');
+  assert.deepEqual(info.groups, []);
+  assert.equal(info.email, undefined);
+});
+
 test('openid-client: a public client with PKCE and no secret', async () => {
   await cli(['client', 'create', '--data-dir', server.dataDir, '--name', 'SPA', '--client-id', 'node-spa',
     '--public', '--redirect-uri', rp.url]);

@@ -128,8 +128,8 @@ pub struct ConfigArgs {
         global = true
     )]
     pub trusted_proxies: Vec<String>,
-    /// `true`: nonce and state required on every authorization request (default: optional
-    /// with PKCE S256).
+    /// `true`: nonce and state required on every authorization request (default: nonce
+    /// optional, state optional with PKCE S256).
     #[arg(long, env = "SCANID_REQUIRE_NONCE", global = true)]
     pub require_nonce: Option<String>,
     /// App Store link shown to people without the app.

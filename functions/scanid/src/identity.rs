@@ -98,7 +98,10 @@ async fn modify(
     for _ in 0..3 {
         let (mut i, version) = find(store.as_ref(), who).await?;
         change(&mut i);
-        match store.update_identity(&i, version, SystemClock.now()).await {
+        let now = SystemClock.now();
+        // OIDC Core's `updated_at` (groups are released with `profile`).
+        i.updated_at = Some(now);
+        match store.update_identity(&i, version, now).await {
             Ok(()) => return Ok(i),
             Err(StoreError::ConditionFailed) => continue,
             Err(e) => return Err(e.into()),

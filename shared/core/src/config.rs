@@ -87,7 +87,7 @@ pub struct RawSettings {
     /// `scanid serve`; from those, the client address is taken from `X-Forwarded-For`.
     pub trusted_proxies: Option<String>,
     /// `SCANID_REQUIRE_NONCE`: `true` requires `nonce` and `state` on every authorization
-    /// request; default `false`: optional with PKCE S256, required without it.
+    /// request; default `false`: `nonce` optional, `state` optional with PKCE S256 only.
     pub require_nonce: Option<String>,
     /// `SCANID_EDGE_SECRET`: set when the functions sit behind the template's CloudFront edge
     /// (WAF rate rules per address): only requests carrying it (the edge's `X-Scanid-Edge`
@@ -278,7 +278,8 @@ pub struct Settings {
     pub trusted_proxies: Vec<std::net::IpAddr>,
     /// Behind the CloudFront edge: the secret its requests carry (`SCANID_EDGE_SECRET`).
     pub edge_secret: Option<crate::protocol::Secret>,
-    /// `nonce` and `state` required on every authorization request (else: with PKCE optional).
+    /// `nonce` and `state` required on every authorization request (else: `nonce` optional,
+    /// `state` optional with PKCE).
     pub require_nonce: bool,
 }
 

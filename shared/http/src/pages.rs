@@ -174,8 +174,12 @@ pub fn auth_response(
 pub fn describe_scope(scope: &str) -> &'static str {
     match scope {
         "openid" => "Your scanid identifiers (subject and service ID)",
-        "profile" => "Your user name, display name and profile photo",
+        "profile" => {
+            "Your user name, display name, profile photo, when your profile last changed, \
+             and the groups you belong to"
+        }
         "groups" => "The groups you belong to",
+        "address" => "Your country",
         "offline_access" => "Access while you are not using the app (offline access)",
         _ => "Other data",
     }
@@ -204,6 +208,20 @@ mod tests {
             "'self' com.example.app:"
         );
         assert_eq!(form_targets(None), "'self'");
+    }
+
+    #[test]
+    fn every_scope_scanid_grants_is_described_on_the_consent_page_and_in_the_web_app() {
+        let app_js = include_str!("../static/app/app.js");
+        for scope in crate::domain::discovery::SCOPES {
+            assert_ne!(describe_scope(scope), describe_scope("unknown"), "{scope}");
+            assert!(
+                app_js.contains(&format!("\n  {scope}: '")),
+                "{scope} in app.js"
+            );
+        }
+        assert!(describe_scope("profile").contains("groups"));
+        assert!(describe_scope("address").contains("country"));
     }
 
     #[test]

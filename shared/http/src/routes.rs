@@ -75,7 +75,10 @@ const fn route(
 #[rustfmt::skip]
 pub const ROUTES: &[Route] = &[
     route("GET",  "/realms/{realm}/.well-known/openid-configuration", Handler::Discovery, "discovery"),
+    // RFC 9110 §9.1: GET and HEAD. A HEAD answer is the GET answer without its body ([`serve`]).
+    route("HEAD", "/realms/{realm}/.well-known/openid-configuration", Handler::Discovery, "discovery"),
     route("GET",  "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks"),
+    route("HEAD", "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks"),
     route("GET",  "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize"),
     route("POST", "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize"),
     route("GET",  "/realms/{realm}/login-actions/status", Handler::LoginStatus, "login-status"),
@@ -200,6 +203,7 @@ pub async fn dispatch(handler: Handler, ctx: &Context, req: Request) -> Response
 /// Runs an endpoint; every error becomes its response here, then CORS and HSTS.
 pub async fn serve(endpoint: Endpoint, ctx: &Context, req: Request) -> Response {
     let handler = endpoint.handler;
+    let head = req.method() == http::Method::HEAD;
     let req = match crate::edge::admit(&ctx.settings, req) {
         Ok(r) => r,
         Err(e) => return e.into_response(),
@@ -213,6 +217,9 @@ pub async fn serve(endpoint: Endpoint, ctx: &Context, req: Request) -> Response 
     if handler.cors() {
         response = crate::cors::finish_response(ctx, origin.as_deref(), response).await;
     }
+    if head {
+        response = without_body(response);
+    }
     if ctx.settings.secure_cookies() {
         // Served over https: browsers must never come back over plain HTTP (RFC 6797).
         response.headers_mut().insert(
@@ -221,6 +228,17 @@ pub async fn serve(endpoint: Endpoint, ctx: &Context, req: Request) -> Response 
         );
     }
     response
+}
+
+/// The answer to HEAD (RFC 9110 §9.3.2): the GET answer's status and headers, its
+/// `Content-Length` included, and no body.
+fn without_body(response: Response) -> Response {
+    let (mut parts, body) = response.into_parts();
+    let len = AsRef::<[u8]>::as_ref(&body).len();
+    parts
+        .headers
+        .insert(http::header::CONTENT_LENGTH, http::HeaderValue::from(len));
+    Response::from_parts(parts, lambda_http::Body::Empty)
 }
 
 /// What a handler needs besides reading the table. The template's IAM policies grant exactly
@@ -436,7 +454,7 @@ mod tests {
         }
         assert_eq!(
             match_route("POST", "/realms/x/protocol/openid-connect/certs"),
-            Matched::MethodNotAllowed(vec!["GET"])
+            Matched::MethodNotAllowed(vec!["GET", "HEAD"])
         );
         assert_eq!(
             match_route("GET", "/realms//protocol/openid-connect/certs"),
@@ -462,6 +480,35 @@ mod tests {
             ),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn head_is_routed_where_get_is_for_the_metadata() {
+        for p in [
+            "/realms/x/.well-known/openid-configuration",
+            "/realms/x/protocol/openid-connect/certs",
+        ] {
+            let get = match match_route("GET", p) {
+                Matched::Found(r, _) => r.handler,
+                other => panic!("{other:?}"),
+            };
+            match match_route("HEAD", p) {
+                Matched::Found(r, _) => {
+                    assert_eq!((r.handler, r.function), (get, function_of(get)))
+                }
+                other => panic!("{p}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn head_keeps_the_headers_and_drops_the_body() {
+        let r = crate::json(200, &serde_json::json!({ "a": "bc" }));
+        let h = without_body(r);
+        assert_eq!(h.status(), 200);
+        assert_eq!(h.headers()["content-length"], "10");
+        assert_eq!(h.headers()["content-type"], "application/json");
+        assert!(matches!(h.body(), lambda_http::Body::Empty));
     }
 
     #[test]

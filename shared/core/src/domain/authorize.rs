@@ -40,7 +40,7 @@ pub struct AuthorizationRequest {
     /// Optional with PKCE S256 (echoed when present); required without it.
     #[serde(default)]
     pub state: Option<String>,
-    /// Optional with PKCE S256 (put in the id_token when present); required without it.
+    /// Optional (put in the id_token when present); required only with `require_nonce`.
     #[serde(default)]
     pub nonce: Option<String>,
     pub scopes: Vec<String>,
@@ -181,13 +181,27 @@ pub fn trusted_target<'c>(
     Ok((client, redirect_uri.to_owned()))
 }
 
+/// The scope values scanid understands, in order, once each. Others are ignored (OIDC Core
+/// §3.1.2.1: scope values the server does not understand SHOULD be ignored; Auth.js asks for
+/// `email`), so what is granted, and reported in the token response's `scope` (RFC 6749 §3.3),
+/// is only what scanid releases.
+pub fn known_scopes(scope: &str) -> Vec<String> {
+    let mut scopes: Vec<String> = Vec::new();
+    for s in scope.split(' ').filter(|s| !s.is_empty()) {
+        if SCOPES.contains(&s) && !scopes.iter().any(|x| x == s) {
+            scopes.push(s.to_owned());
+        }
+    }
+    scopes
+}
+
 fn base64url_43(s: &str) -> bool {
     s.len() == 43
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// Steps 1 and 2 with the default policy: `nonce` and `state` optional with PKCE S256.
+/// Steps 1 and 2 with the default policy: `nonce` optional, `state` optional with PKCE S256.
 pub fn validate(
     params: &Params,
     client: Option<&Client>,
@@ -197,10 +211,11 @@ pub fn validate(
 
 /// Steps 1 and 2: a validated request, or where and what to answer.
 ///
-/// `nonce` and `state`: OIDC Core §3.1.2.1 makes `nonce` optional on a code flow, and PKCE
-/// S256 protects against code injection and CSRF (RFC 9700 §2.1.1), so with PKCE both are
-/// optional (single-page apps' libraries send no nonce); without PKCE both are required.
-/// `require_nonce` (`SCANID_REQUIRE_NONCE=true`) requires both always.
+/// `nonce` and `state`: OIDC Core §3.1.2.1 makes `nonce` optional on a code flow (the
+/// OpenID Foundation's Basic OP plan requires a code request without it to succeed), so it is
+/// optional always, and put in the id_token when sent. `state` protects a client without PKCE
+/// against CSRF (RFC 9700 §2.1.1): required without PKCE S256, optional with it.
+/// `require_nonce` (`SCANID_REQUIRE_NONCE=true`, the strict rule) requires both always.
 pub fn validate_with(
     params: &Params,
     client: Option<&Client>,
@@ -247,15 +262,16 @@ pub fn validate_with(
             ))
         }
     }
+    // OIDC Core §3.1.2.6 names these errors; discovery says both are unsupported.
     if params.one("request").ok().flatten().is_some() {
         return Err(fail(
-            OAuthErrorCode::InvalidRequest,
+            OAuthErrorCode::RequestNotSupported,
             "request objects are not supported",
         ));
     }
     if params.one("request_uri").ok().flatten().is_some() {
         return Err(fail(
-            OAuthErrorCode::InvalidRequest,
+            OAuthErrorCode::RequestUriNotSupported,
             "request_uri is not supported",
         ));
     }
@@ -269,18 +285,7 @@ pub fn validate_with(
         Err(_) => return Err(invalid("a parameter is repeated")),
     };
     let scope = params.one("scope").ok().flatten().unwrap_or("openid");
-    let mut scopes: Vec<String> = Vec::new();
-    for s in scope.split(' ').filter(|s| !s.is_empty()) {
-        if !SCOPES.contains(&s) {
-            return Err(fail(
-                OAuthErrorCode::InvalidScope,
-                "unknown scope; supported: openid profile groups offline_access",
-            ));
-        }
-        if !scopes.iter().any(|x| x == s) {
-            scopes.push(s.to_owned());
-        }
-    }
+    let scopes = known_scopes(scope);
     let method = params.one("code_challenge_method").ok().flatten();
     let code_challenge = match (params.one("code_challenge").ok().flatten(), method) {
         (None, None) => None,
@@ -303,13 +308,11 @@ pub fn validate_with(
             "public clients must use PKCE (code_challenge with S256)",
         ));
     }
-    if code_challenge.is_none() || require_nonce {
-        if state.is_none() {
-            return Err(invalid("state is required (optional only with PKCE S256)"));
-        }
-        if nonce.is_none() {
-            return Err(invalid("nonce is required (optional only with PKCE S256)"));
-        }
+    if state.is_none() && (code_challenge.is_none() || require_nonce) {
+        return Err(invalid("state is required (optional only with PKCE S256)"));
+    }
+    if nonce.is_none() && require_nonce {
+        return Err(invalid("nonce is required"));
     }
     let mut prompt = Prompt::default();
     for p in params
@@ -511,8 +514,6 @@ mod tests {
             ),
             (without(good(), "response_type"), "invalid_request"),
             (without(good(), "state"), "invalid_request"),
-            (without(good(), "nonce"), "invalid_request"),
-            (with(good(), "scope", "openid admin"), "invalid_scope"),
             (with(good(), "response_mode", "jwt"), "invalid_request"),
             (
                 with(
@@ -538,7 +539,11 @@ mod tests {
             (with(good(), "prompt", "none login"), "invalid_request"),
             (with(good(), "prompt", "bogus"), "invalid_request"),
             (with(good(), "max_age", "-1"), "invalid_request"),
-            (with(good(), "request", "eyJ..."), "invalid_request"),
+            (with(good(), "request", "eyJ..."), "request_not_supported"),
+            (
+                with(good(), "request_uri", "https://rp.example/r"),
+                "request_uri_not_supported",
+            ),
         ];
         for (p, want) in cases {
             assert_eq!(code_of(validate(&params(&p), Some(&c))), want, "{p:?}");
@@ -555,6 +560,59 @@ mod tests {
             code_of(validate(&params(&with(good(), "foo", "bar")), Some(&c))),
             "ok"
         );
+    }
+
+    #[test]
+    fn nonce_is_optional_in_the_code_flow_and_state_is_not_without_pkce() {
+        let c = client(false, &["https://rp.example/cb"]);
+        // OIDC Core 3.1.2.1; oidcc-ensure-request-without-nonce-succeeds-for-code-flow.
+        let no_nonce = validate(&params(&without(good(), "nonce")), Some(&c)).unwrap();
+        assert_eq!(no_nonce.nonce, None);
+        assert_eq!(no_nonce.state.as_deref(), Some("s1"));
+        // Without PKCE, state is still required (CSRF), with or without a nonce.
+        for p in [
+            without(good(), "state"),
+            without(without(good(), "state"), "nonce"),
+        ] {
+            match validate(&params(&p), Some(&c)) {
+                Err(AuthorizeError::Redirect(_, e)) => {
+                    assert_eq!(e.error.as_str(), "invalid_request");
+                    assert!(e.error_description.contains("state"), "{e:?}");
+                }
+                other => panic!("{p:?}: {other:?}"),
+            }
+        }
+        // The strict rule (SCANID_REQUIRE_NONCE): nonce required.
+        assert_eq!(
+            code_of(validate_with(
+                &params(&without(good(), "nonce")),
+                Some(&c),
+                true
+            )),
+            "invalid_request"
+        );
+        assert!(validate_with(&params(&good()), Some(&c), true).is_ok());
+    }
+
+    #[test]
+    fn unknown_scopes_are_ignored() {
+        let c = client(false, &["https://rp.example/cb"]);
+        let r = validate(
+            &params(&with(
+                good(),
+                "scope",
+                "openid email profile email address2 openid",
+            )),
+            Some(&c),
+        )
+        .unwrap();
+        assert_eq!(r.scopes, vec!["openid", "profile"]);
+        assert_eq!(r.scope(), "openid profile");
+        // Nothing known: nothing granted (and so no id_token), but no error either.
+        let r = validate(&params(&with(good(), "scope", "email")), Some(&c)).unwrap();
+        assert!(r.scopes.is_empty());
+        let r = validate(&params(&without(good(), "scope")), Some(&c)).unwrap();
+        assert_eq!(r.scopes, vec!["openid"]);
     }
 
     #[test]

@@ -6,9 +6,10 @@ use crate::keys::Alg;
 use crate::protocol::discovery::OpenIdConfiguration;
 
 /// The scopes scanid understands.
-pub const SCOPES: &[&str] = &["openid", "profile", "groups", "offline_access"];
+pub const SCOPES: &[&str] = &["openid", "profile", "groups", "address", "offline_access"];
 
-/// The claims scanid can put in tokens and userinfo.
+/// The claims scanid puts in tokens and userinfo, and nothing else (no `locale`: scanid knows
+/// none; `peferred_username` and `username` are the spec's userinfo fields, 2.4).
 pub const CLAIMS: &[&str] = &[
     "iss",
     "sub",
@@ -28,7 +29,8 @@ pub const CLAIMS: &[&str] = &[
     "groups",
     "service_id",
     "picture",
-    "locale",
+    "updated_at",
+    "address",
 ];
 
 fn strings(v: &[&str]) -> Vec<String> {

@@ -13,7 +13,7 @@ use crate::config::{Lifetimes, Settings};
 use crate::domain::identity::Identity;
 use crate::domain::login;
 use crate::keys::Alg;
-use crate::protocol::claims::{ProfileClaims, RefreshTokenClaims, TokenTyp};
+use crate::protocol::claims::{Address, ProfileClaims, RefreshTokenClaims, TokenTyp};
 use crate::protocol::responses::{TokenResponse, TokenType};
 use crate::protocol::{ClientId, SessionId, Subject};
 use crate::random::{self, Random};
@@ -209,15 +209,29 @@ pub fn new_refresh_token(
 
 /// Claims by scope, for the id token and userinfo: the one rule of what each scope releases
 /// (the consent page describes the same, [`crate::http::pages::describe_scope`]).
+///
+/// `profile`: `name`, `preferred_username`, `picture` (when there is a photo) and
+/// `updated_at` of the standard profile claims (OIDC Core §5.4; scanid knows no other, no
+/// `locale` among them), and `groups` (spec 2.4). `groups`: `groups`. `address`: the country.
+/// `openid` alone releases none of them.
 pub fn profile_claims(i: &Identity, scopes: &[String]) -> ProfileClaims {
-    let profile = scopes.iter().any(|s| s == "profile");
-    let groups = scopes.iter().any(|s| s == "groups");
+    let has = |scope: &str| scopes.iter().any(|s| s == scope);
+    let profile = has("profile");
     ProfileClaims {
         name: profile.then(|| i.display_name.clone()),
         preferred_username: profile.then(|| i.name.clone()),
         picture: i.profile_photo.clone().filter(|_| profile),
-        groups: groups.then(|| i.groups.clone()),
+        updated_at: profile.then(|| i.updated_at().secs()),
+        groups: releases_groups(scopes).then(|| i.groups.clone()),
+        address: has("address").then(|| Address {
+            country: i.country_code.clone(),
+        }),
     }
+}
+
+/// Whether `scopes` release `groups` (spec 2.3, 2.4): with `profile` or with `groups`.
+pub fn releases_groups(scopes: &[String]) -> bool {
+    scopes.iter().any(|s| s == "profile" || s == "groups")
 }
 
 #[cfg(test)]
@@ -252,6 +266,7 @@ mod tests {
             display_name: "Alice A".into(),
             profile_photo: Some("https://p/a.png".into()),
             created_at: Timestamp::from_secs(0),
+            updated_at: Some(Timestamp::from_secs(7)),
             public_key: String::new(),
             country_code: "SE".into(),
             kind: crate::domain::identity::IdentityType::User,
@@ -267,22 +282,31 @@ mod tests {
             claims(&["openid", "groups"]),
             serde_json::json!({ "groups": ["staff"] })
         );
+        let full = serde_json::json!({
+            "name": "Alice A", "preferred_username": "alice", "picture": "https://p/a.png",
+            "updated_at": 7, "groups": ["staff"],
+        });
+        assert_eq!(claims(&["openid", "profile", "groups"]), full);
+        // groups comes with profile too (spec 2.4).
+        assert_eq!(claims(&["openid", "profile"]), full);
         assert_eq!(
-            claims(&["openid", "profile", "groups"]),
-            serde_json::json!({
-                "name": "Alice A", "preferred_username": "alice", "picture": "https://p/a.png",
-                "groups": ["staff"],
-            })
+            claims(&["openid", "address"]),
+            serde_json::json!({ "address": { "country": "SE" } })
         );
+        // An old record without updated_at: created_at.
         let no_photo = Identity {
             profile_photo: None,
             groups: vec![],
+            updated_at: None,
+            created_at: Timestamp::from_secs(3),
             ..i.clone()
         };
-        let scopes = vec!["profile".to_owned(), "groups".to_owned()];
+        let scopes = vec!["profile".to_owned()];
         assert_eq!(
             serde_json::to_value(profile_claims(&no_photo, &scopes)).unwrap(),
-            serde_json::json!({ "name": "Alice A", "preferred_username": "alice", "groups": [] })
+            serde_json::json!({
+                "name": "Alice A", "preferred_username": "alice", "updated_at": 3, "groups": [],
+            })
         );
     }
 

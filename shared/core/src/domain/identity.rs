@@ -30,6 +30,10 @@ pub struct Identity {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile_photo: Option<String>,
     pub created_at: Timestamp,
+    /// When the identity last changed (OIDC Core `updated_at`); absent in records written
+    /// before it existed: then [`Identity::updated_at`] says `created_at`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<Timestamp>,
     /// The device key: standard base64 of the P-256 DER SubjectPublicKeyInfo.
     pub public_key: String,
     pub country_code: String,
@@ -57,6 +61,11 @@ pub struct PublicProfile {
 }
 
 impl Identity {
+    /// When the identity last changed: its `updated_at`, else its `created_at`.
+    pub fn updated_at(&self) -> Timestamp {
+        self.updated_at.unwrap_or(self.created_at)
+    }
+
     pub fn public_profile(&self) -> PublicProfile {
         PublicProfile {
             service_uuid: self.sub.clone().into(),
@@ -271,6 +280,7 @@ pub fn new_identity(
         display_name: display_name.to_owned(),
         profile_photo: reg.profile_photo.clone(),
         created_at: now,
+        updated_at: Some(now),
         public_key: key.to_owned(),
         country_code: country.to_owned(),
         kind: IdentityType::User,
@@ -338,6 +348,31 @@ const ISO_3166_ALPHA2: &str = "AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ B
 mod tests {
     use super::*;
     use crate::random::SeededRandom;
+
+    #[test]
+    fn a_record_written_before_updated_at_reads_as_created_at() {
+        let i = Identity {
+            sub: "u".into(),
+            service_id: "sv".into(),
+            name: "alice".into(),
+            display_name: "Alice".into(),
+            profile_photo: None,
+            created_at: Timestamp::from_secs(5),
+            updated_at: Some(Timestamp::from_secs(9)),
+            public_key: "pk".into(),
+            country_code: "SE".into(),
+            kind: IdentityType::User,
+            groups: Vec::new(),
+            disabled: false,
+        };
+        assert_eq!(i.updated_at(), Timestamp::from_secs(9));
+        let mut v = serde_json::to_value(&i).unwrap();
+        assert!(v.get("updated_at").is_some());
+        v.as_object_mut().unwrap().remove("updated_at");
+        let old: Identity = serde_json::from_value(v).unwrap();
+        assert_eq!(old.updated_at, None);
+        assert_eq!(old.updated_at(), Timestamp::from_secs(5));
+    }
 
     #[test]
     fn field_rules() {

@@ -32,9 +32,9 @@ pub enum Gty {
     ClientCredentials,
 }
 
-/// What the `profile` and `groups` scopes release, in the ID token and at userinfo (flattened
-/// into both). Build it with [`crate::domain::grant::profile_claims`], the one rule of what
-/// each scope releases.
+/// What the `profile`, `groups` and `address` scopes release, in the ID token and at userinfo
+/// (flattened into both). Build it with [`crate::domain::grant::profile_claims`], the one rule
+/// of what each scope releases.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProfileClaims {
     /// `profile`.
@@ -46,9 +46,22 @@ pub struct ProfileClaims {
     /// `profile`, when the identity has a photo.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub picture: Option<String>,
-    /// `groups`.
+    /// `profile`: when the identity last changed, in seconds since the epoch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<i64>,
+    /// `profile` or `groups` (spec 2.4), `[]` when the identity has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub groups: Option<Vec<String>>,
+    /// `address`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<Address>,
+}
+
+/// The `address` claim (OIDC Core §5.1.1): scanid knows only the country, and gives its ISO
+/// 3166-1 alpha-2 code (e.g. `SE`) in `country`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Address {
+    pub country: String,
 }
 
 /// An access token's claims.
@@ -87,7 +100,7 @@ pub struct AccessTokenClaims {
     /// A user's token with `profile`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub preferred_username: Option<String>,
-    /// A user's token with `groups`.
+    /// A user's token with `groups` or `profile`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub groups: Option<Vec<String>>,
 }
@@ -325,7 +338,11 @@ mod tests {
                 name: Some("Alice A".into()),
                 preferred_username: Some("alice".into()),
                 picture: Some("https://p/a.png".into()),
+                updated_at: Some(1000),
                 groups: Some(vec![]),
+                address: Some(Address {
+                    country: "SE".into(),
+                }),
             },
             ..id_minimal()
         };
@@ -335,7 +352,8 @@ mod tests {
                 "iss": "i", "typ": "ID", "sub": "u", "aud": "shop", "exp": 1300, "iat": 1000,
                 "auth_time": 900, "nonce": "n", "at_hash": "h", "azp": "shop", "acr": "1",
                 "sid": "s", "session_state": "s", "service_id": "sv", "name": "Alice A",
-                "preferred_username": "alice", "picture": "https://p/a.png", "groups": [],
+                "preferred_username": "alice", "picture": "https://p/a.png", "updated_at": 1000,
+                "groups": [], "address": { "country": "SE" },
             }),
         );
     }

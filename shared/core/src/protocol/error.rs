@@ -25,6 +25,10 @@ pub enum OAuthErrorCode {
     InvalidToken,
     InsufficientScope,
     UnsupportedTokenType,
+    /// OIDC Core §3.1.2.6: the `request` parameter is not supported.
+    RequestNotSupported,
+    /// OIDC Core §3.1.2.6: the `request_uri` parameter is not supported.
+    RequestUriNotSupported,
 }
 
 impl OAuthErrorCode {
@@ -46,6 +50,8 @@ impl OAuthErrorCode {
             Self::InvalidToken => "invalid_token",
             Self::InsufficientScope => "insufficient_scope",
             Self::UnsupportedTokenType => "unsupported_token_type",
+            Self::RequestNotSupported => "request_not_supported",
+            Self::RequestUriNotSupported => "request_uri_not_supported",
         }
     }
 

@@ -83,7 +83,7 @@ pub struct IntrospectionResponse {
     pub sid: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub service_id: Option<String>,
-    /// With `groups` only.
+    /// With `groups` or `profile` (spec 2.3), `[]` when the identity has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub groups: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -260,7 +260,9 @@ mod tests {
                 name: Some("Alice A".into()),
                 preferred_username: Some("alice".into()),
                 picture: Some("https://p/a.png".into()),
+                updated_at: Some(1000),
                 groups: Some(vec!["staff".into()]),
+                address: None,
             },
             peferred_username: Some("alice".into()),
             username: Some("alice".into()),
@@ -271,7 +273,8 @@ mod tests {
             json!({
                 "sub": "u", "service_id": "sv", "name": "Alice A",
                 "preferred_username": "alice", "peferred_username": "alice",
-                "username": "alice", "picture": "https://p/a.png", "groups": ["staff"],
+                "username": "alice", "picture": "https://p/a.png", "updated_at": 1000,
+                "groups": ["staff"],
             }),
         );
     }

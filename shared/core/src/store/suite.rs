@@ -332,6 +332,7 @@ fn identity(name: &str, service_id: &str) -> crate::domain::identity::Identity {
         display_name: "Suite".into(),
         profile_photo: None,
         created_at: T0,
+        updated_at: None,
         public_key: "pk".into(),
         country_code: "SE".into(),
         kind: crate::domain::identity::IdentityType::User,

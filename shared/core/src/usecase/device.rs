@@ -312,6 +312,12 @@ async fn commit(
     jtis: &[(String, i64)],
     now: Timestamp,
 ) -> Result<Identity, DeviceError> {
+    // Every change the app makes (profile, photo, key) is a change of the identity's
+    // information: OIDC Core's `updated_at`.
+    let next = Identity {
+        updated_at: Some(now),
+        ..next
+    };
     match ctx
         .store
         .update_identity_signed(&next, version, jtis, now)

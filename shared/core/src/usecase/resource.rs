@@ -211,7 +211,7 @@ pub async fn introspect(
             Some(i) => (
                 has("profile").then(|| i.name.clone()),
                 Some(i.service_id.clone()),
-                has("groups").then(|| i.groups.clone()),
+                crate::domain::grant::releases_groups(&g.scopes).then(|| i.groups.clone()),
             ),
             None => (None, None, None),
         };

@@ -696,7 +696,11 @@ async fn a_live_access_token_is_active_with_its_claims_by_scope() {
     assert_eq!(i["scope"], "openid profile");
     assert_eq!(i["username"], "alice", "profile releases the username");
     assert_eq!(i["sid"], json!(done.sid));
-    assert!(i.get("groups").is_none(), "groups was not asked for");
+    assert_eq!(
+        i["groups"],
+        json!(["staff"]),
+        "profile releases groups (spec 2.3)"
+    );
     let live = resource::live_access_token(&env.ctx, &t.access_token, env.now())
         .await
         .unwrap()
@@ -707,7 +711,13 @@ async fn a_live_access_token_is_active_with_its_claims_by_scope() {
     assert_eq!(u["preferred_username"], "alice");
     assert_eq!(u["peferred_username"], "alice", "the spec's spelling too");
     assert_eq!(u["name"], "Alice Example");
-    assert!(u.get("groups").is_none());
+    assert_eq!(
+        u["groups"],
+        json!(["staff"]),
+        "profile releases groups (spec 2.4)"
+    );
+    assert_eq!(u["updated_at"], json!(env.alice.updated_at().secs()));
+    assert!(u.get("address").is_none(), "address was not asked for");
 
     // Another login asking for openid and groups only: groups, and no profile claims.
     let (login, secret) = env
@@ -997,6 +1007,34 @@ async fn an_approval_presented_at_its_exp_is_refused() {
         env.qr_login(&login.id).await.value.status,
         LoginStatus::Pending
     );
+}
+
+#[tokio::test]
+async fn a_profile_change_moves_updated_at_and_userinfo_says_so() {
+    let env = env().await;
+    assert_eq!(env.alice.updated_at(), T0, "set at registration");
+    env.advance(90);
+    let update = env.phone.sign(
+        &env.ctx,
+        "profile+jwt",
+        json!({ "sub": env.alice.sub, "display_name": "Alice B" }),
+    );
+    let next = device::update_profile(&env.ctx, &env.alice.sub, &update)
+        .await
+        .unwrap();
+    assert_eq!(next.updated_at(), T0.plus_secs(90));
+    assert_eq!(next.created_at, T0);
+    // What a relying party sees (OIDC Core 5.1: seconds since the epoch).
+    let done = env.login(&env.shop_auth(&[])).await;
+    let t = env.exchange_shop(&done.code).await.unwrap();
+    let live = resource::live_access_token(&env.ctx, &t.access_token, env.now())
+        .await
+        .unwrap()
+        .expect("live");
+    let u =
+        serde_json::to_value(resource::userinfo(&live, live.identity.as_ref().unwrap())).unwrap();
+    assert_eq!(u["updated_at"], json!(T0.plus_secs(90).secs()));
+    assert_eq!(u["name"], "Alice B");
 }
 
 // ---------------------------------------------------------------------------------------

@@ -315,7 +315,9 @@ fn narrowed(requested: Option<&str>, granted: &[String]) -> Result<Vec<String>, 
         None => Ok(granted.to_vec()),
         Some(s) => {
             let mut out: Vec<String> = Vec::new();
-            for sc in s.split(' ').filter(|x| !x.is_empty()) {
+            // Values scanid does not understand are ignored, as at authorization; a known
+            // scope that was not granted may not be added (RFC 6749 §6).
+            for sc in s.split(' ').filter(|x| !x.is_empty() && SCOPES.contains(x)) {
                 if !granted.iter().any(|g| g == sc) {
                     return Err(oauth(
                         OAuthErrorCode::InvalidScope,
@@ -424,11 +426,16 @@ async fn client_credentials(
 ) -> Result<Issued, TokenError> {
     let now = ctx.clock.now();
     let mut scopes = Vec::new();
-    for s in scope.unwrap_or("").split(' ').filter(|s| !s.is_empty()) {
-        if !SCOPES.contains(&s) || s == "offline_access" {
+    // Unknown values are ignored (as at authorization); offline_access is refused.
+    for s in scope
+        .unwrap_or("")
+        .split(' ')
+        .filter(|s| SCOPES.contains(s))
+    {
+        if s == "offline_access" {
             return Err(oauth(
                 OAuthErrorCode::InvalidScope,
-                "unknown scope, or offline_access (no refresh token here)",
+                "offline_access is not available here (no refresh token)",
             ));
         }
         if !scopes.iter().any(|x| x == s) {
@@ -493,7 +500,9 @@ pub async fn sign_tokens(
         service_id: identity.map(|i| i.service_id.clone()),
         // Only what the scopes release (docs/requirements.md: claims follow consent).
         preferred_username: identity.filter(|_| has("profile")).map(|i| i.name.clone()),
-        groups: identity.filter(|_| has("groups")).map(|i| i.groups.clone()),
+        groups: identity
+            .filter(|_| grant::releases_groups(scopes))
+            .map(|i| i.groups.clone()),
     };
     let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
     let id_token = match identity {

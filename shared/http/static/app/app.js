@@ -47,8 +47,9 @@ async function busy(button, out, work) {
 
 const SCOPES = {
   openid: 'Your scanid identifiers (subject and service ID)',
-  profile: 'Your user name, display name and profile photo',
+  profile: 'Your user name, display name, profile photo, when your profile last changed, and the groups you belong to',
   groups: 'The groups you belong to',
+  address: 'Your country',
   offline_access: 'Access while you are not using the app (offline access)',
 };
 
