@@ -387,42 +387,12 @@ fn photos_live_in_the_s3_bucket_and_go_with_their_identity() {
 /// A back-channel receiver answering `status` to every POST; each request's body is handed
 /// over.
 fn status_receiver(status: u16) -> (String, std::sync::mpsc::Receiver<String>) {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/bcl", listener.local_addr().unwrap());
+    let (url, raw) = scanid_tests::post_receiver(status);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
-                .unwrap();
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 4096];
-            while let Ok(n) = s.read(&mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                buf.extend_from_slice(&chunk[..n]);
-                let text = String::from_utf8_lossy(&buf).to_string();
-                if let Some((head, body)) = text.split_once("\r\n\r\n") {
-                    let len = head
-                        .lines()
-                        .find_map(|l| {
-                            l.to_ascii_lowercase()
-                                .strip_prefix("content-length:")
-                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                        })
-                        .unwrap_or(0);
-                    if body.len() >= len {
-                        let _ = tx.send(body.to_owned());
-                        break;
-                    }
-                }
-            }
-            let _ = s.write_all(
-                format!("HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
-                    .as_bytes(),
-            );
+        for request in raw {
+            let body = request.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+            let _ = tx.send(body.to_owned());
         }
     });
     (url, rx)

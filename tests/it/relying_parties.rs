@@ -528,44 +528,9 @@ fn the_pages_keycloak_js_loads_are_served_and_frameable() {
     );
 }
 
-/// A back-channel logout receiver: answers 200 and hands each POST body over.
+/// A back-channel logout receiver: answers 200 and hands each POST over.
 fn receiver() -> (String, mpsc::Receiver<String>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/bcl", listener.local_addr().unwrap());
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut s) = stream else { continue };
-            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 4096];
-            loop {
-                let n = s.read(&mut chunk).unwrap_or(0);
-                if n == 0 {
-                    break;
-                }
-                buf.extend_from_slice(&chunk[..n]);
-                let text = String::from_utf8_lossy(&buf).to_string();
-                if let Some((head, body)) = text.split_once("\r\n\r\n") {
-                    let len = head
-                        .lines()
-                        .find_map(|l| {
-                            l.to_ascii_lowercase()
-                                .strip_prefix("content-length:")
-                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                        })
-                        .unwrap_or(0);
-                    if body.len() >= len {
-                        let _ = tx.send(text);
-                        break;
-                    }
-                }
-            }
-            let _ =
-                s.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
-        }
-    });
-    (url, rx)
+    scanid_tests::post_receiver(200)
 }
 
 /// The next request the receiver got: a form POST to /bcl; its `logout_token`.
