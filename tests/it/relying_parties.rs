@@ -4,7 +4,6 @@
 //! to a receiver. The real libraries (oidc-client-ts, keycloak-js, oauth4webapi, authlib) drive
 //! the same through Chromium in tests/js/rp-matrix.test.mjs.
 
-use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::sync::mpsc;
 use std::time::Duration;
