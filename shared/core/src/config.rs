@@ -293,11 +293,10 @@ impl Settings {
     /// client's back-channel logout endpoint be on loopback or link-local addresses (the
     /// service POSTs there: elsewhere that reaches the host's own services).
     pub fn local_development(&self) -> bool {
-        let loopback = url::Url::parse(&self.public_url).is_ok_and(|u| match u.host() {
-            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-            Some(url::Host::Domain(d)) => d == "localhost",
-            None => false,
+        let loopback = url::Url::parse(&self.public_url).is_ok_and(|u| {
+            u.host()
+                .as_ref()
+                .is_some_and(crate::domain::client::loopback_host)
         });
         loopback && matches!(self.store, StoreSettings::Embedded { .. })
     }

@@ -373,6 +373,16 @@ fn dedup(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
+/// Whether `host` is this machine by name or address: `127.0.0.0/8`, `[::1]`, `localhost`
+/// (where http is allowed, RFC 8252 §7.3, and what counts as local development).
+pub fn loopback_host(host: &url::Host<&str>) -> bool {
+    match host {
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback(),
+        url::Host::Domain(d) => *d == "localhost",
+    }
+}
+
 /// Whether `uri`'s host is this machine or its link (loopback, link-local such as the cloud
 /// metadata address 169.254.169.254, unspecified, `localhost`): a server-side POST there
 /// reaches the service's own host.
@@ -449,12 +459,7 @@ pub fn validate_redirect_uri(uri: &str) -> Result<(), &'static str> {
             }
         }
         "http" => {
-            let loopback = matches!(
-                url.host(),
-                Some(url::Host::Ipv4(ip)) if ip.is_loopback()
-            ) || matches!(url.host(), Some(url::Host::Ipv6(ip)) if ip.is_loopback())
-                || url.host_str() == Some("localhost");
-            if !loopback {
+            if !url.host().as_ref().is_some_and(loopback_host) {
                 return Err("http is allowed only on loopback (127.0.0.1, [::1], localhost)");
             }
         }

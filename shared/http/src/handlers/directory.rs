@@ -36,14 +36,7 @@ fn profile_response(req: &Request, i: &Identity) -> Result<Response, HttpError> 
         "\"{}\"",
         &login::hash(&String::from_utf8_lossy(&body))[..22]
     );
-    let matches = req
-        .headers()
-        .get(http::header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
-    let b = cors(base(if matches { 304 } else { 200 }))
-        .header("etag", etag)
-        .header("cache-control", "public, max-age=60");
+    let (b, matches) = validated(req, etag, "public, max-age=60");
     Ok(if matches {
         finish(b, Body::Empty)
     } else {
@@ -52,6 +45,24 @@ fn profile_response(req: &Request, i: &Identity) -> Result<Response, HttpError> 
             Body::Binary(body),
         )
     })
+}
+
+/// A public answer with its `ETag` and `Cache-Control`: 304 when `If-None-Match` names the
+/// `etag` (or `*`), else 200; and whether it was 304 (then the body stays empty).
+fn validated(
+    req: &Request,
+    etag: String,
+    cache_control: &'static str,
+) -> (http::response::Builder, bool) {
+    let matches = req
+        .headers()
+        .get(http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    let b = cors(base(if matches { 304 } else { 200 }))
+        .header("etag", etag)
+        .header("cache-control", cache_control);
+    (b, matches)
 }
 
 /// The live identity named by the `{sub}` path parameter.
@@ -101,14 +112,7 @@ pub async fn photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     // Its name is its content: the hash is a strong validator. Checked only once the photo is
     // known to be served (a deleted one is 404, never 304).
     let etag = format!("\"{hash}\"");
-    let matches = req
-        .headers()
-        .get(http::header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
-    let b = cors(base(if matches { 304 } else { 200 }))
-        .header("etag", etag)
-        .header("cache-control", photo::CACHE_CONTROL);
+    let (b, matches) = validated(&req, etag, photo::CACHE_CONTROL);
     if matches {
         return Ok(finish(b, Body::Empty));
     }
