@@ -147,13 +147,39 @@ fn oidcc_ensure_request_without_nonce_succeeds_for_code_flow() {
 fn oidcc_unsigned_request_object_supported_correctly_or_rejected_as_unsupported() {
     let e = env();
     let d = get(&e.s.url(DISCOVERY)).json();
-    assert_eq!(d["request_parameter_supported"], false);
-    // An unsigned request object (alg none) with the same parameters.
-    let req = "eyJhbGciOiJub25lIn0.eyJjbGllbnRfaWQiOiJzaG9wIn0.";
-    let p = e.redirected_error(&[("request", req)]);
-    assert_eq!(p["error"], "request_not_supported", "OIDC Core 3.1.2.6");
-    assert_eq!(p["state"], "st");
+    assert_eq!(d["request_parameter_supported"], true);
+    assert_eq!(
+        d["request_object_signing_alg_values_supported"],
+        json!(["none"])
+    );
+    // The suite's request (AbstractOIDCCRequestObjectServerTest): every parameter in an
+    // unsigned request object with iss (the client) and aud (the issuer); response_type,
+    // client_id, scope and redirect_uri repeated in the query, state and nonce only inside.
+    let object = scanid_core::domain::request_object::unsigned(&json!({
+        "iss": "shop", "aud": e.s.issuer, "client_id": "shop", "redirect_uri": CB,
+        "response_type": "code", "scope": "openid", "state": "st-ro", "nonce": "n-ro"
+    }));
+    let url = auth_url(
+        &e.s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("scope", "openid"),
+            ("request", object.as_str()),
+        ],
+    );
+    let r = login(&mut Browser::new(), &e.s, &e.app, &url);
+    let p = params_of(&location(&r));
+    assert_eq!(
+        p["state"], "st-ro",
+        "VerifyState: the request object's state"
+    );
     assert_eq!(p["iss"], e.s.issuer);
+    let t = redeem(&e.s, e.shop(), &code_of(&r));
+    let id = jwt_claims(t["id_token"].as_str().unwrap());
+    assert_eq!(id["nonce"], "n-ro", "the request object's nonce");
+    assert_eq!(id["aud"], "shop");
 }
 
 #[test]
@@ -301,7 +327,11 @@ fn oidcc_discovery_endpoint_verification() {
     for c in ["locale", "email", "phone_number", "given_name"] {
         assert!(!claims.contains(&c.to_owned()), "{c} is never released");
     }
-    assert_eq!(d["request_parameter_supported"], false);
+    assert_eq!(d["request_parameter_supported"], true);
+    assert_eq!(
+        d["request_object_signing_alg_values_supported"],
+        json!(["none"])
+    );
     assert_eq!(d["request_uri_parameter_supported"], false);
     assert_eq!(d["claims_parameter_supported"], false);
     // The JWKS it names serves keys.

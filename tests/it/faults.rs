@@ -169,6 +169,7 @@ async fn setup(e: &mut Env) -> String {
         scopes: vec!["openid".into()],
         nonce: Some("n".into()),
         code_challenge: None,
+        resources: Vec::new(),
         sub: sub.into(),
         sid: sso.sid,
         auth_time: now,

@@ -24,6 +24,8 @@ mod load_driver;
 mod login;
 mod properties;
 mod relying_parties;
+mod request_objects;
+mod resource_indicators;
 mod serve;
 mod tokens;
 mod webapp;

@@ -93,7 +93,11 @@ fn discovery_has_every_spec_field_with_truthful_values() {
         d["id_token_signing_alg_values_supported"],
         json!(["ES256", "RS256"])
     );
-    assert_eq!(d["request_parameter_supported"], false);
+    assert_eq!(d["request_parameter_supported"], true);
+    assert_eq!(
+        d["request_object_signing_alg_values_supported"],
+        json!(["none"])
+    );
     // The jwks_uri from discovery works.
     assert_eq!(get(d["jwks_uri"].as_str().unwrap()).status, 200);
 }

@@ -132,6 +132,15 @@ pub struct ConfigArgs {
     /// optional, state optional with PKCE S256).
     #[arg(long, env = "SCANID_REQUIRE_NONCE", global = true)]
     pub require_nonce: Option<String>,
+    /// A resource server access tokens may be issued for (RFC 8707; repeatable absolute URI
+    /// without fragment; default none).
+    #[arg(
+        long = "resource",
+        env = "SCANID_RESOURCES",
+        value_delimiter = ',',
+        global = true
+    )]
+    pub resources: Vec<String>,
     /// App Store link shown to people without the app.
     #[arg(long, env = "SCANID_APP_STORE_URL_IOS", global = true)]
     pub app_store_url_ios: Option<String>,
@@ -174,6 +183,7 @@ impl ConfigArgs {
             photo_bucket: self.photo_bucket.clone(),
             trusted_proxies: Some(self.trusted_proxies.join(",")),
             require_nonce: self.require_nonce.clone(),
+            resources: Some(self.resources.join(",")),
             // The CloudFront edge is a Lambda deployment's; `scanid serve` behind a proxy
             // uses --trusted-proxy.
             edge_secret: None,

@@ -89,6 +89,9 @@ pub struct RawSettings {
     /// `SCANID_REQUIRE_NONCE`: `true` requires `nonce` and `state` on every authorization
     /// request; default `false`: `nonce` optional, `state` optional with PKCE S256 only.
     pub require_nonce: Option<String>,
+    /// `SCANID_RESOURCES`: comma-separated resource servers (RFC 8707 resource indicators,
+    /// absolute URIs without fragment) a client may ask access tokens for; default none.
+    pub resources: Option<String>,
     /// `SCANID_EDGE_SECRET`: set when the functions sit behind the template's CloudFront edge
     /// (WAF rate rules per address): only requests carrying it (the edge's `X-Scanid-Edge`
     /// header) are served, and their client address is CloudFront's `CloudFront-Viewer-Address`.
@@ -127,6 +130,7 @@ pub const VARIABLES: &[&str] = &[
     "SCANID_PHOTO_BUCKET",
     "SCANID_TRUSTED_PROXIES",
     "SCANID_REQUIRE_NONCE",
+    "SCANID_RESOURCES",
     "SCANID_EDGE_SECRET",
     "SCANID_APP_STORE_URL_IOS",
     "SCANID_APP_STORE_URL_ANDROID",
@@ -163,6 +167,7 @@ impl RawSettings {
             photo_bucket: get("SCANID_PHOTO_BUCKET"),
             trusted_proxies: get("SCANID_TRUSTED_PROXIES"),
             require_nonce: get("SCANID_REQUIRE_NONCE"),
+            resources: get("SCANID_RESOURCES"),
             edge_secret: get("SCANID_EDGE_SECRET"),
             app_store_url_ios: get("SCANID_APP_STORE_URL_IOS"),
             app_store_url_android: get("SCANID_APP_STORE_URL_ANDROID"),
@@ -281,6 +286,8 @@ pub struct Settings {
     /// `nonce` and `state` required on every authorization request (else: `nonce` optional,
     /// `state` optional with PKCE).
     pub require_nonce: bool,
+    /// The resource servers access tokens may be issued for (RFC 8707), as registered.
+    pub resources: Vec<String>,
 }
 
 impl Settings {
@@ -545,6 +552,8 @@ impl Settings {
                     return Err(bad("SCANID_REQUIRE_NONCE", format!("{v:?}: true or false")))
                 }
             },
+            resources: crate::domain::resource_indicator::registry(list(&raw.resources))
+                .map_err(|(r, why)| bad("SCANID_RESOURCES", format!("{r:?}: {why}")))?,
         })
     }
 }
@@ -702,6 +711,14 @@ mod tests {
                 "SCANID_CODE_TTL",
                 Box::new(|r| r.code_ttl = Some("600".into())),
             ),
+            (
+                "SCANID_RESOURCES",
+                Box::new(|r| r.resources = Some("https://api.example/#f".into())),
+            ),
+            (
+                "SCANID_RESOURCES",
+                Box::new(|r| r.resources = Some("https://api.example,/relative".into())),
+            ),
         ];
         for (setting, mutate) in cases {
             let mut r = raw();
@@ -710,6 +727,18 @@ mod tests {
             assert_eq!(err.setting, setting, "{err}");
             assert!(err.to_string().contains(setting));
         }
+    }
+
+    #[test]
+    fn resources_are_a_list_of_absolute_uris() {
+        let mut r = raw();
+        assert!(Settings::from_raw(&r).unwrap().resources.is_empty());
+        r.resources =
+            Some(" https://api.example/v1 , urn:example:mcp,https://api.example/v1".into());
+        assert_eq!(
+            Settings::from_raw(&r).unwrap().resources,
+            vec!["https://api.example/v1", "urn:example:mcp"]
+        );
     }
 
     #[test]

@@ -178,7 +178,14 @@ async fn seed(a: SeedArgs) -> Result<(), String> {
         ]
         .map(|(k, v)| (k.to_owned(), v.to_owned())),
     );
-    let req = authorize::validate_with(&params, Some(&client), ctx.settings.require_nonce)
+    let issuer = ctx.settings.issuer();
+    let policy = authorize::Policy {
+        require_nonce: ctx.settings.require_nonce,
+        resources: &ctx.settings.resources,
+        issuer: &issuer,
+        now: ctx.clock.now(),
+    };
+    let req = authorize::validate_with(&params, Some(&client), &policy)
         .map_err(|e| format!("the authorization request: {e:?}"))?;
     // A few writers at once, each in its own SSO session: the store's writer queue stays full.
     let workers = 8.min(a.count.max(1));

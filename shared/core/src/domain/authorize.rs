@@ -10,8 +10,10 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::clock::Timestamp;
 use crate::domain::client::{Client, ClientType};
 use crate::domain::discovery::SCOPES;
+use crate::domain::{request_object, resource_indicator};
 use crate::protocol::{ClientId, OAuthError, OAuthErrorCode, RedirectUri};
 
 /// How the authorization response is delivered.
@@ -52,6 +54,9 @@ pub struct AuthorizationRequest {
     pub login_hint: Option<String>,
     #[serde(default)]
     pub ui_locales: Option<String>,
+    /// The resource servers the access tokens may be for (RFC 8707), all registered.
+    #[serde(default)]
+    pub resources: Vec<String>,
 }
 
 impl AuthorizationRequest {
@@ -107,6 +112,9 @@ impl AuthorizationRequest {
         if let Some(m) = self.max_age {
             q.append_pair("max_age", &m.to_string());
         }
+        for r in &self.resources {
+            q.append_pair("resource", r);
+        }
         q.finish()
     }
 }
@@ -149,10 +157,29 @@ impl Params {
             Some(_) => Err(name),
         }
     }
+    /// Every non-empty value of `name` (for `resource`, the one parameter that may repeat).
+    pub fn all(&self, name: &str) -> Vec<&str> {
+        self.0
+            .get(name)
+            .map(|v| {
+                v.iter()
+                    .map(String::as_str)
+                    .filter(|v| !v.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+    /// Every (name, value).
+    pub fn pairs(&self) -> impl Iterator<Item = (&String, &String)> {
+        self.0
+            .iter()
+            .flat_map(|(k, vs)| vs.iter().map(move |v| (k, v)))
+    }
+    /// A repeated parameter other than `resource` (RFC 8707 §2 allows several).
     fn repeated(&self) -> Option<&str> {
         self.0
             .iter()
-            .find(|(_, v)| v.len() > 1)
+            .find(|(k, v)| v.len() > 1 && k.as_str() != "resource")
             .map(|(k, _)| k.as_str())
     }
 }
@@ -201,12 +228,37 @@ fn base64url_43(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// Steps 1 and 2 with the default policy: `nonce` optional, `state` optional with PKCE S256.
+/// What the deployment decides about authorization requests.
+#[derive(Debug, Clone, Copy)]
+pub struct Policy<'a> {
+    /// `SCANID_REQUIRE_NONCE`.
+    pub require_nonce: bool,
+    /// `SCANID_RESOURCES`: the registered resource servers (RFC 8707).
+    pub resources: &'a [String],
+    /// The issuer: a request object's `aud`.
+    pub issuer: &'a str,
+    /// Now: a request object's `exp`.
+    pub now: Timestamp,
+}
+
+impl Default for Policy<'_> {
+    fn default() -> Self {
+        Self {
+            require_nonce: false,
+            resources: &[],
+            issuer: "",
+            now: Timestamp::from_secs(0),
+        }
+    }
+}
+
+/// Steps 1 and 2 with the default policy: `nonce` optional, `state` optional with PKCE S256,
+/// no resource servers.
 pub fn validate(
     params: &Params,
     client: Option<&Client>,
 ) -> Result<AuthorizationRequest, AuthorizeError> {
-    validate_with(params, client, false)
+    validate_with(params, client, &Policy::default())
 }
 
 /// Steps 1 and 2: a validated request, or where and what to answer.
@@ -216,11 +268,42 @@ pub fn validate(
 /// optional always, and put in the id_token when sent. `state` protects a client without PKCE
 /// against CSRF (RFC 9700 §2.1.1): required without PKCE S256, optional with it.
 /// `require_nonce` (`SCANID_REQUIRE_NONCE=true`, the strict rule) requires both always.
+///
+/// A request object (`request`, [`request_object`]) is decoded first and its claims replace
+/// the query's parameters, so its `redirect_uri` is the one checked; its own errors go to the
+/// redirect URI the query names, once that is trusted.
 pub fn validate_with(
-    params: &Params,
+    query: &Params,
     client: Option<&Client>,
-    require_nonce: bool,
+    policy: &Policy,
 ) -> Result<AuthorizationRequest, AuthorizeError> {
+    let require_nonce = policy.require_nonce;
+    if let (Ok(Some(_)), Ok(Some(_))) = (query.one("request"), query.one("request_uri")) {
+        let (_, redirect_uri) = trusted_target(query, client)?;
+        return Err(query_target_error(
+            query,
+            redirect_uri,
+            OAuthErrorCode::InvalidRequest,
+            "request and request_uri cannot both be sent",
+        ));
+    }
+    let object = match query.one("request") {
+        Ok(Some(jwt)) => match request_object::decode(jwt) {
+            Ok(o) => Some(o),
+            Err(why) => {
+                let (_, redirect_uri) = trusted_target(query, client)?;
+                return Err(query_target_error(
+                    query,
+                    redirect_uri,
+                    OAuthErrorCode::InvalidRequestObject,
+                    why,
+                ));
+            }
+        },
+        _ => None,
+    };
+    let merged = object.as_ref().map(|o| o.merged_over(query));
+    let params = merged.as_ref().unwrap_or(query);
     let (client, redirect_uri) = trusted_target(params, client)?;
     // The response mode decides how errors travel, so read it before anything else.
     let mode_param = params.one("response_mode");
@@ -240,6 +323,11 @@ pub fn validate_with(
     };
     let invalid = |d: &'static str| fail(OAuthErrorCode::InvalidRequest, d);
 
+    if let Some(o) = &object {
+        if let Err(why) = o.check(query, &client.client_id, policy.issuer, policy.now) {
+            return Err(fail(OAuthErrorCode::InvalidRequestObject, why));
+        }
+    }
     if let Some(name) = params.repeated() {
         let _ = name;
         return Err(invalid("a parameter is repeated"));
@@ -262,13 +350,7 @@ pub fn validate_with(
             ))
         }
     }
-    // OIDC Core §3.1.2.6 names these errors; discovery says both are unsupported.
-    if params.one("request").ok().flatten().is_some() {
-        return Err(fail(
-            OAuthErrorCode::RequestNotSupported,
-            "request objects are not supported",
-        ));
-    }
+    // OIDC Core §3.1.2.6 names this error; discovery says request_uri is unsupported.
     if params.one("request_uri").ok().flatten().is_some() {
         return Err(fail(
             OAuthErrorCode::RequestUriNotSupported,
@@ -341,6 +423,13 @@ pub fn validate_with(
             _ => return Err(invalid("max_age must be a non-negative integer")),
         },
     };
+    let requested: Vec<String> = params
+        .all("resource")
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let resources = resource_indicator::at_authorization(&requested, policy.resources)
+        .map_err(|e| fail(OAuthErrorCode::InvalidTarget, e.description()))?;
     let short = |name: &'static str| {
         params
             .one(name)
@@ -361,7 +450,31 @@ pub fn validate_with(
         max_age,
         login_hint: short("login_hint"),
         ui_locales: short("ui_locales"),
+        resources,
     })
+}
+
+/// An error for the redirect URI and `state` of the query itself (before a request object is
+/// read into it).
+fn query_target_error(
+    query: &Params,
+    redirect_uri: String,
+    code: OAuthErrorCode,
+    description: &'static str,
+) -> AuthorizeError {
+    let response_mode = match query.one("response_mode") {
+        Ok(Some("fragment")) => ResponseMode::Fragment,
+        Ok(Some("form_post")) => ResponseMode::FormPost,
+        _ => ResponseMode::Query,
+    };
+    AuthorizeError::Redirect(
+        ErrorTarget {
+            redirect_uri,
+            response_mode,
+            state: query.one("state").ok().flatten().map(str::to_owned),
+        },
+        OAuthError::new(code, description),
+    )
 }
 
 #[cfg(test)]
@@ -472,11 +585,15 @@ mod tests {
         let bare = without(without(pkce.clone(), "nonce"), "state");
         let lenient = validate(&params(&bare), Some(&c)).unwrap();
         assert_eq!((lenient.nonce, lenient.state), (None, None));
+        let strict = Policy {
+            require_nonce: true,
+            ..Policy::default()
+        };
         assert_eq!(
-            code_of(validate_with(&params(&bare), Some(&c), true)),
+            code_of(validate_with(&params(&bare), Some(&c), &strict)),
             "invalid_request"
         );
-        assert!(validate_with(&params(&pkce), Some(&c), true).is_ok());
+        assert!(validate_with(&params(&pkce), Some(&c), &strict).is_ok());
         assert_eq!(r.scopes, vec!["openid", "profile"]);
         assert_eq!(r.response_mode, ResponseMode::Query);
         assert_eq!(r.state.as_deref(), Some("s1"));
@@ -539,7 +656,15 @@ mod tests {
             (with(good(), "prompt", "none login"), "invalid_request"),
             (with(good(), "prompt", "bogus"), "invalid_request"),
             (with(good(), "max_age", "-1"), "invalid_request"),
-            (with(good(), "request", "eyJ..."), "request_not_supported"),
+            (with(good(), "request", "eyJ..."), "invalid_request_object"),
+            (
+                with(
+                    with(good(), "request", "eyJ..."),
+                    "request_uri",
+                    "https://rp.example/r",
+                ),
+                "invalid_request",
+            ),
             (
                 with(good(), "request_uri", "https://rp.example/r"),
                 "request_uri_not_supported",
@@ -583,15 +708,19 @@ mod tests {
             }
         }
         // The strict rule (SCANID_REQUIRE_NONCE): nonce required.
+        let strict = Policy {
+            require_nonce: true,
+            ..Policy::default()
+        };
         assert_eq!(
             code_of(validate_with(
                 &params(&without(good(), "nonce")),
                 Some(&c),
-                true
+                &strict
             )),
             "invalid_request"
         );
-        assert!(validate_with(&params(&good()), Some(&c), true).is_ok());
+        assert!(validate_with(&params(&good()), Some(&c), &strict).is_ok());
     }
 
     #[test]
@@ -613,6 +742,226 @@ mod tests {
         assert!(r.scopes.is_empty());
         let r = validate(&params(&without(good(), "scope")), Some(&c)).unwrap();
         assert_eq!(r.scopes, vec!["openid"]);
+    }
+
+    const ISSUER: &str = "https://id.example/realms/r";
+    const API: &str = "https://api.example/";
+    const MCP: &str = "urn:example:mcp";
+
+    fn policy(resources: &[String]) -> Policy<'_> {
+        Policy {
+            require_nonce: false,
+            resources,
+            issuer: ISSUER,
+            now: Timestamp::from_secs(1000),
+        }
+    }
+
+    fn owned(pairs: Vec<(&str, String)>) -> Params {
+        Params::from_pairs(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)))
+    }
+
+    /// The conformance suite's shape: response_type, client_id, scope and redirect_uri in the
+    /// query; everything in the request object.
+    fn with_object(claims: serde_json::Value, redirect_uri: &str) -> Params {
+        owned(vec![
+            ("client_id", "rp".into()),
+            ("response_type", "code".into()),
+            ("scope", "openid".into()),
+            ("redirect_uri", redirect_uri.into()),
+            ("request", request_object::unsigned(&claims)),
+        ])
+    }
+
+    fn object_claims() -> serde_json::Value {
+        serde_json::json!({
+            "iss": "rp", "aud": ISSUER, "exp": 1300, "iat": 1000, "jti": "j",
+            "client_id": "rp", "response_type": "code", "scope": "openid profile",
+            "redirect_uri": "https://rp.example/cb", "state": "s-object", "nonce": "n-object",
+            "max_age": 600, "resource": [API]
+        })
+    }
+
+    #[test]
+    fn an_unsigned_request_object_is_the_request_and_restarts_without_it() {
+        let c = client(
+            false,
+            &["https://rp.example/cb", "https://rp.example/other"],
+        );
+        let reg = vec![API.to_owned(), MCP.to_owned()];
+        // oidcc-ensure-request-object-with-redirect-uri: the object's redirect_uri wins.
+        let p = with_object(object_claims(), "https://evil.example/cb");
+        let r = validate_with(&p, Some(&c), &policy(&reg)).unwrap();
+        assert_eq!(r.redirect_uri.as_str(), "https://rp.example/cb");
+        assert_eq!(r.state.as_deref(), Some("s-object"));
+        assert_eq!(r.nonce.as_deref(), Some("n-object"));
+        assert_eq!(r.scopes, vec!["openid", "profile"]);
+        assert_eq!(r.max_age, Some(600));
+        assert_eq!(r.resources, vec![API]);
+        // Its restart is a plain query that validates into the same request.
+        let q = r.restart_query();
+        assert!(!q.contains("request="), "{q}");
+        let again = validate_with(
+            &Params::from_pairs(url::form_urlencoded::parse(q.as_bytes()).into_owned()),
+            Some(&c),
+            &policy(&reg),
+        )
+        .unwrap();
+        assert_eq!(again, r);
+        // Only the required parameters outside, and no iss/aud/exp: also fine.
+        let minimal = serde_json::json!({"state": "s", "redirect_uri": "https://rp.example/cb"});
+        assert!(validate_with(
+            &with_object(minimal, "https://rp.example/cb"),
+            Some(&c),
+            &policy(&reg)
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn request_object_refusals() {
+        let c = client(false, &["https://rp.example/cb"]);
+        let reg = vec![API.to_owned()];
+        let set = |k: &str, v: serde_json::Value| {
+            let mut o = object_claims();
+            o[k] = v;
+            o
+        };
+        let signed = {
+            let o = request_object::unsigned(&object_claims());
+            let body = o.split('.').nth(1).unwrap().to_owned();
+            format!("eyJhbGciOiJIUzI1NiJ9.{body}.c2lnbmF0dXJl")
+        };
+        let cases: Vec<(Params, &str)> = vec![
+            (set("exp", 1000.into()), "expired"),
+            (set("aud", "https://other.example".into()), "aud"),
+            (set("iss", "someone-else".into()), "iss"),
+            (set("client_id", "rp2".into()), "client_id differs"),
+            (
+                set("response_type", "token".into()),
+                "response_type differs",
+            ),
+            (set("nbf", 5000.into()), "nbf"),
+        ]
+        .into_iter()
+        .map(|(claims, why)| (with_object(claims, "https://rp.example/cb"), why))
+        .chain([
+            (
+                owned(vec![
+                    ("client_id", "rp".into()),
+                    ("response_type", "code".into()),
+                    ("redirect_uri", "https://rp.example/cb".into()),
+                    ("state", "s-query".into()),
+                    ("request", signed),
+                ]),
+                "signed request objects are not supported",
+            ),
+            (
+                owned(vec![
+                    ("client_id", "rp".into()),
+                    ("redirect_uri", "https://rp.example/cb".into()),
+                    ("state", "s-query".into()),
+                    ("request", "e30.e30.".into()),
+                ]),
+                "no alg",
+            ),
+        ])
+        .collect();
+        for (p, why) in cases {
+            match validate_with(&p, Some(&c), &policy(&reg)) {
+                Err(AuthorizeError::Redirect(t, e)) => {
+                    assert_eq!(e.error.as_str(), "invalid_request_object", "{why}");
+                    assert!(e.error_description.contains(why), "{why}: {e:?}");
+                    assert_eq!(t.redirect_uri, "https://rp.example/cb");
+                    assert!(t.state.is_some(), "{why}: state echoed");
+                }
+                other => panic!("{why}: {other:?}"),
+            }
+        }
+        // An undecodable object and an untrusted redirect_uri: the error page, no redirect.
+        let p = owned(vec![
+            ("client_id", "rp".into()),
+            ("redirect_uri", "https://evil.example/cb".into()),
+            ("request", "garbage".into()),
+        ]);
+        assert!(code_of(validate_with(&p, Some(&c), &policy(&reg))).starts_with("untrusted"));
+        // The object's redirect_uri is checked like the query's.
+        let p = with_object(
+            set("redirect_uri", "https://evil.example/cb".into()),
+            "https://rp.example/cb",
+        );
+        assert!(code_of(validate_with(&p, Some(&c), &policy(&reg))).starts_with("untrusted"));
+        // The object's parameters are validated like the query's.
+        let p = with_object(
+            set("resource", "https://unknown.example/".into()),
+            "https://rp.example/cb",
+        );
+        assert_eq!(
+            code_of(validate_with(&p, Some(&c), &policy(&reg))),
+            "invalid_target"
+        );
+        let p = with_object(
+            set("code_challenge_method", "plain".into()),
+            "https://rp.example/cb",
+        );
+        assert_eq!(
+            code_of(validate_with(&p, Some(&c), &policy(&reg))),
+            "invalid_request"
+        );
+    }
+
+    #[test]
+    fn resources_at_authorization() {
+        let c = client(false, &["https://rp.example/cb"]);
+        let reg = vec![API.to_owned(), MCP.to_owned()];
+        let mut two = good();
+        two.push(("resource", API));
+        two.push(("resource", MCP));
+        let r = validate_with(&params(&two), Some(&c), &policy(&reg)).unwrap();
+        assert_eq!(r.resources, vec![API, MCP]);
+        assert!(r
+            .restart_query()
+            .contains("resource=https%3A%2F%2Fapi.example%2F&resource=urn%3Aexample%3Amcp"));
+        assert!(validate(&params(&good()), Some(&c))
+            .unwrap()
+            .resources
+            .is_empty());
+        for (value, want) in [
+            (
+                "https://other.example/",
+                "resource is not a registered resource server",
+            ),
+            (
+                "https://api.example/#f",
+                "a resource URI may not have a fragment",
+            ),
+            ("api", "a resource must be an absolute URI"),
+        ] {
+            match validate_with(
+                &params(&with(good(), "resource", value)),
+                Some(&c),
+                &policy(&reg),
+            ) {
+                Err(AuthorizeError::Redirect(t, e)) => {
+                    assert_eq!(e.error.as_str(), "invalid_target");
+                    assert_eq!(e.error_description, want);
+                    assert_eq!(t.state.as_deref(), Some("s1"));
+                }
+                other => panic!("{value}: {other:?}"),
+            }
+        }
+        // No registered resources: any resource is refused.
+        assert_eq!(
+            code_of(validate(&params(&with(good(), "resource", API)), Some(&c))),
+            "invalid_target"
+        );
+        // Other parameters still may not repeat.
+        let mut dup = two.clone();
+        dup.push(("state", "again"));
+        assert_eq!(
+            code_of(validate_with(&params(&dup), Some(&c), &policy(&reg))),
+            "invalid_request"
+        );
     }
 
     #[test]

@@ -155,6 +155,7 @@ mod tests {
             max_age: None,
             login_hint: None,
             ui_locales: None,
+            resources: Vec::new(),
         };
         let mut l = QrLogin::new(
             300,

@@ -70,7 +70,9 @@ pub fn openid_configuration(settings: &Settings, algs: &[Alg]) -> OpenIdConfigur
         scopes_supported: strings(SCOPES),
         response_modes_supported: strings(&["query", "fragment", "form_post"]),
         token_endpoint_auth_signing_alg_values_supported: Vec::new(),
-        request_parameter_supported: false,
+        // Request objects by value, unsigned only (domain::request_object says why).
+        request_parameter_supported: true,
+        request_object_signing_alg_values_supported: strings(&["none"]),
         request_uri_parameter_supported: false,
         require_request_uri_registration: false,
         tls_client_certificate_bound_access_tokens: false,
@@ -115,5 +117,7 @@ mod tests {
         );
         assert!(d.authorization_response_iss_parameter_supported);
         assert!(!d.grant_types_supported.contains(&"password".to_owned()));
+        assert!(d.request_parameter_supported && !d.request_uri_parameter_supported);
+        assert_eq!(d.request_object_signing_alg_values_supported, vec!["none"]);
     }
 }

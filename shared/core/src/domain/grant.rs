@@ -48,6 +48,9 @@ pub struct Grant {
     pub revoked: bool,
     /// The algorithm the client's tokens are signed with.
     pub alg: Alg,
+    /// The resources granted at authorization (RFC 8707); kept by every refresh.
+    #[serde(default)]
+    pub resources: Vec<String>,
 }
 
 /// A refresh token as stored (under the hash of the token).
@@ -334,6 +337,7 @@ mod tests {
             rotated_at: t0,
             revoked: false,
             alg: Alg::RS256,
+            resources: Vec::new(),
         };
         let (token, hash) = new_refresh_token(&settings, &random::SeededRandom::new(1), &g, t0);
         assert_eq!(hash, login::hash(&token));
@@ -374,6 +378,7 @@ mod tests {
             rotated_at: t0,
             revoked: false,
             alg: Alg::RS256,
+            resources: Vec::new(),
         };
         assert_eq!(g.check(3, t0), RefreshCheck::Current);
         assert_eq!(

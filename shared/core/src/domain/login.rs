@@ -314,6 +314,9 @@ pub struct AuthCode {
     #[serde(default)]
     pub nonce: Option<String>,
     pub code_challenge: Option<String>,
+    /// The resources granted (RFC 8707); the token request may narrow to one.
+    #[serde(default)]
+    pub resources: Vec<String>,
     pub sub: Subject,
     pub sid: SessionId,
     pub auth_time: Timestamp,
@@ -343,6 +346,7 @@ mod tests {
             max_age: None,
             login_hint: None,
             ui_locales: None,
+            resources: Vec::new(),
         };
         QrLogin::new(
             LOGIN_TTL_SECS,

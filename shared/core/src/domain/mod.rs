@@ -11,4 +11,6 @@ pub mod login;
 pub mod logout;
 pub mod photo;
 pub mod ratelimit;
+pub mod request_object;
+pub mod resource_indicator;
 pub mod text;

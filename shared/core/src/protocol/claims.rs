@@ -111,6 +111,12 @@ impl AccessTokenClaims {
         self.scope.split(' ').filter(|s| !s.is_empty())
     }
 
+    /// Issued for a resource server (RFC 8707: `aud` is the resource, not the client). Such a
+    /// token is not for userinfo (as node-oidc-provider has it): its audience is elsewhere.
+    pub fn for_resource_server(&self) -> bool {
+        self.aud != self.azp.as_str()
+    }
+
     /// Whether `scope` is among the token's scopes.
     pub fn has_scope(&self, scope: &str) -> bool {
         self.scopes().any(|s| s == scope)

@@ -27,6 +27,9 @@ pub struct OpenIdConfiguration {
     /// Spec 2.1 lists it; scanid supports no JWT client authentication, so it is empty.
     pub token_endpoint_auth_signing_alg_values_supported: Vec<String>,
     pub request_parameter_supported: bool,
+    /// RFC 9101 / OIDC Discovery: `none` only (scanid holds no key to verify a signed one).
+    #[serde(default)]
+    pub request_object_signing_alg_values_supported: Vec<String>,
     pub request_uri_parameter_supported: bool,
     pub require_request_uri_registration: bool,
     pub tls_client_certificate_bound_access_tokens: bool,

@@ -29,6 +29,10 @@ pub enum OAuthErrorCode {
     RequestNotSupported,
     /// OIDC Core §3.1.2.6: the `request_uri` parameter is not supported.
     RequestUriNotSupported,
+    /// RFC 9101 §6.3 / OIDC Core §3.1.2.6: the request object is malformed or invalid.
+    InvalidRequestObject,
+    /// RFC 8707 §2: the requested resource is invalid, unknown or not granted.
+    InvalidTarget,
 }
 
 impl OAuthErrorCode {
@@ -52,6 +56,8 @@ impl OAuthErrorCode {
             Self::UnsupportedTokenType => "unsupported_token_type",
             Self::RequestNotSupported => "request_not_supported",
             Self::RequestUriNotSupported => "request_uri_not_supported",
+            Self::InvalidRequestObject => "invalid_request_object",
+            Self::InvalidTarget => "invalid_target",
         }
     }
 

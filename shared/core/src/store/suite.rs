@@ -596,6 +596,8 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         scopes: vec!["openid".into()],
         nonce: None,
         code_challenge: None,
+        // RFC 8707: the granted resources travel with the code and the grant.
+        resources: vec!["https://api.example/".into(), "urn:example:mcp".into()],
         sub: "sub-1".into(),
         sid: "sid-1".into(),
         auth_time: T0,
@@ -627,6 +629,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         rotated_at: T0,
         revoked: false,
         alg: crate::keys::Alg::ES256,
+        resources: code.resources.clone(),
     };
     let refresh = RefreshRecord {
         grant_id: grant.id.clone(),
@@ -671,6 +674,12 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         ..grant.clone()
     };
     assert!(s.pending_code(&hash, T0).await.unwrap().is_none());
+    // The redeemed grant is stored whole, its granted resources with it.
+    {
+        use super::flows::Grants;
+        let stored = s.grant(&grant.id, T0).await.unwrap().unwrap().value;
+        assert_eq!(stored.resources, code.resources);
+    }
     // The marker outlives the code's own lifetime: it lives as long as the grant.
     let after_code = Timestamp::from_secs(exp + 10);
     assert_eq!(

@@ -172,7 +172,13 @@ pub async fn authorize(
         }
         _ => None,
     };
-    let req = match authorize::validate_with(params, client.as_ref(), ctx.settings.require_nonce) {
+    let policy = authorize::Policy {
+        require_nonce: ctx.settings.require_nonce,
+        resources: &ctx.settings.resources,
+        issuer: &issuer,
+        now,
+    };
+    let req = match authorize::validate_with(params, client.as_ref(), &policy) {
         Ok(r) => r,
         Err(AuthorizeError::Untrusted(why)) => return Ok(AuthorizeDecision::ErrorPage(why)),
         Err(AuthorizeError::Redirect(t, e)) => {
@@ -345,6 +351,7 @@ pub async fn complete(
         scopes: req.scopes.clone(),
         nonce: req.nonce.clone(),
         code_challenge: req.code_challenge.clone(),
+        resources: req.resources.clone(),
         sub: sub.into(),
         sid: sid.clone(),
         auth_time,

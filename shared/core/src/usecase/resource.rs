@@ -134,6 +134,10 @@ fn client_credentials_grant(ctx: &Context, claims: &AccessTokenClaims) -> Grant 
         rotated_at: Timestamp::from_secs(claims.iat),
         revoked: false,
         alg: ctx.settings.signing_alg,
+        resources: (claims.aud != claims.azp.as_str())
+            .then(|| claims.aud.clone())
+            .into_iter()
+            .collect(),
     }
 }
 

@@ -13,6 +13,7 @@ use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshCheck, Refresh
 use crate::domain::identity::Identity;
 use crate::domain::login;
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
+use crate::domain::resource_indicator;
 use crate::keys::{jwt, SignError};
 use crate::protocol::claims::{Gty, ACR};
 use crate::protocol::{
@@ -183,17 +184,25 @@ pub async fn token(
             "this client may not use this grant type",
         ));
     }
+    // RFC 8707: `resource` may be repeated in the form; `at_token` allows one.
+    let resource: Vec<String> = params
+        .all("resource")
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
     let issued = match TokenRequest::parameters(kind, params).map_err(TokenError::OAuth)? {
         TokenRequest::AuthorizationCode {
             code,
             redirect_uri,
             code_verifier,
-        } => code_grant(ctx, &client, code, redirect_uri, code_verifier).await,
+        } => code_grant(ctx, &client, code, redirect_uri, code_verifier, &resource).await,
         TokenRequest::RefreshToken {
             refresh_token,
             scope,
-        } => refresh_grant(ctx, &client, refresh_token, scope).await,
-        TokenRequest::ClientCredentials { scope } => client_credentials(ctx, &client, scope).await,
+        } => refresh_grant(ctx, &client, refresh_token, scope, &resource).await,
+        TokenRequest::ClientCredentials { scope } => {
+            client_credentials(ctx, &client, scope, &resource).await
+        }
     }?;
     Audit::new(Event::TokenIssued)
         .client(client.client_id.as_str())
@@ -228,12 +237,23 @@ async fn replayed_code(
     Ok(invalid_grant("invalid, expired or already used code"))
 }
 
+/// The access token's audience for `requested` (RFC 8707 §2.2): `invalid_target` when refused.
+fn audience(
+    ctx: &Context,
+    requested: &[String],
+    granted: Option<&[String]>,
+) -> Result<Option<String>, TokenError> {
+    resource_indicator::at_token(requested, granted, &ctx.settings.resources)
+        .map_err(|e| oauth(OAuthErrorCode::InvalidTarget, e.description()))
+}
+
 async fn code_grant(
     ctx: &Context,
     client: &Client,
     code: &str,
     redirect_uri: &str,
     verifier: Option<&str>,
+    resource: &[String],
 ) -> Result<Issued, TokenError> {
     let now = ctx.clock.now();
     if code.len() > 256 {
@@ -265,6 +285,8 @@ async fn code_grant(
         ctx.store.burn_code(&pending, now).await;
         return Err(invalid_grant(why));
     }
+    // Refused before the code is redeemed: the client may ask again for a granted resource.
+    let aud = audience(ctx, resource, Some(&c.resources))?;
     let identity = live_identity(ctx, &c.sub, now).await?;
     let offline = c.scopes.iter().any(|s| s == "offline_access");
     let g = Grant {
@@ -282,6 +304,7 @@ async fn code_grant(
         rotated_at: now,
         revoked: false,
         alg: client.token_alg.unwrap_or(ctx.settings.signing_alg),
+        resources: c.resources.clone(),
     };
     let ttl = g.refresh_ttl(&ctx.settings.lifetimes);
     let exp = now.plus_secs(ttl).secs();
@@ -293,7 +316,16 @@ async fn code_grant(
     };
     // Sign first: if KMS is down the code is still unredeemed and the client can retry
     // (F1, F2); the tokens are handed out only once the transaction has committed.
-    let tokens = sign_tokens(ctx, &g, &g.scopes, Some(&identity), Some(rt), now).await?;
+    let tokens = sign_tokens_for(
+        ctx,
+        &g,
+        &g.scopes,
+        Some(&identity),
+        Some(rt),
+        now,
+        aud.as_deref(),
+    )
+    .await?;
     match ctx
         .store
         .redeem_code(&pending, &g, &rt_hash, &refresh, exp, now)
@@ -338,6 +370,7 @@ async fn refresh_grant(
     client: &Client,
     rt: &str,
     scope: Option<&str>,
+    resource: &[String],
 ) -> Result<Issued, TokenError> {
     let now = ctx.clock.now();
     if rt.len() > grant::MAX_REFRESH_TOKEN_LEN {
@@ -362,6 +395,7 @@ async fn refresh_grant(
         return Err(invalid_grant("invalid or expired refresh token"));
     }
     let scopes = narrowed(scope, &g.value.scopes)?;
+    let aud = audience(ctx, resource, Some(&g.value.resources))?;
     let identity = live_identity(ctx, &g.value.sub, now).await?;
     if !g.value.offline {
         let sid = g.value.sid.clone().unwrap_or_default();
@@ -402,7 +436,16 @@ async fn refresh_grant(
         generation: next.generation,
     };
     // Sign first, commit second: a KMS outage leaves the refresh token unrotated (F2).
-    let tokens = sign_tokens(ctx, &next, &scopes, Some(&identity), Some(new_rt), now).await?;
+    let tokens = sign_tokens_for(
+        ctx,
+        &next,
+        &scopes,
+        Some(&identity),
+        Some(new_rt),
+        now,
+        aud.as_deref(),
+    )
+    .await?;
     match ctx
         .store
         .rotate_grant(&g, &next, &new_hash, &rec, exp, now)
@@ -423,8 +466,10 @@ async fn client_credentials(
     ctx: &Context,
     client: &Client,
     scope: Option<&str>,
+    resource: &[String],
 ) -> Result<Issued, TokenError> {
     let now = ctx.clock.now();
+    let aud = audience(ctx, resource, None)?;
     let mut scopes = Vec::new();
     // Unknown values are ignored (as at authorization); offline_access is refused.
     for s in scope
@@ -457,14 +502,15 @@ async fn client_credentials(
         rotated_at: now,
         revoked: false,
         alg: client.token_alg.unwrap_or(ctx.settings.signing_alg),
+        resources: aud.iter().cloned().collect(),
     };
     // Stateless: nothing is stored at issuance (no refresh token, no session); a revocation
     // writes a marker that introspection checks until the token would have expired.
-    Ok(sign_tokens(ctx, &g, &scopes, None, None, now).await?)
+    Ok(sign_tokens_for(ctx, &g, &scopes, None, None, now, aud.as_deref()).await?)
 }
 
 /// Signs the access token (and the id token when `openid` is in scope) for `grant` with
-/// `scopes` (which may be narrower than the grant's).
+/// `scopes` (which may be narrower than the grant's); the access token's `aud` is the client.
 pub async fn sign_tokens(
     ctx: &Context,
     grant: &Grant,
@@ -472,6 +518,20 @@ pub async fn sign_tokens(
     identity: Option<&Identity>,
     refresh_token: Option<String>,
     now: Timestamp,
+) -> Result<Issued, SignError> {
+    sign_tokens_for(ctx, grant, scopes, identity, refresh_token, now, None).await
+}
+
+/// [`sign_tokens`] with the access token for `resource` (RFC 8707: its `aud`), or for the
+/// client when `None`. The id token's `aud` is the client either way.
+pub async fn sign_tokens_for(
+    ctx: &Context,
+    grant: &Grant,
+    scopes: &[String],
+    identity: Option<&Identity>,
+    refresh_token: Option<String>,
+    now: Timestamp,
+    resource: Option<&str>,
 ) -> Result<Issued, SignError> {
     let issuer = ctx.settings.issuer();
     let ttl = ctx.settings.lifetimes.access_token;
@@ -486,7 +546,7 @@ pub async fn sign_tokens(
         auth_time: grant.auth_time.secs(),
         jti: random::uuid_v4(ctx.random.as_ref()).to_string(),
         iss: issuer.clone(),
-        aud: grant.client_id.clone().into(),
+        aud: resource.map_or_else(|| grant.client_id.clone().into(), str::to_owned),
         sub: grant.sub.clone(),
         typ: TokenTyp::Bearer,
         azp: grant.client_id.clone(),

@@ -106,6 +106,12 @@ pub async fn userinfo(ctx: &Context, req: Request) -> Result<Response, HttpError
             "the access token is invalid, expired or revoked",
         ));
     };
+    // RFC 8707: a token for a resource server is that server's, not userinfo's.
+    if live.claims.for_resource_server() {
+        return Err(HttpError::invalid_token(
+            "the access token is for a resource server (its aud), not for userinfo",
+        ));
+    }
     let LiveToken { identity, .. } = &live;
     let Some(identity) = identity else {
         return Err(HttpError::invalid_token(

@@ -1,0 +1,359 @@
+//! Request objects passed by value (`request`; RFC 9101, OIDC Core §6.1): the authorization
+//! request's parameters as the claims of a JWT.
+//!
+//! scanid accepts unsigned request objects (`alg: none`) only. A signed one could be verified
+//! only with a key scanid holds for the client, and it holds none: client secrets are stored
+//! hashed (docs/requirements.md T8), so HS256 over the secret cannot be checked, and clients
+//! register no public keys (no `jwks`/`jwks_uri`). A signed request object is refused with
+//! `invalid_request_object` rather than accepted unverified. An unsigned request object
+//! carries nothing the query could not, so it is treated with exactly the query's trust: its
+//! parameters go through the same validation.
+//!
+//! Its claims take precedence over the query's parameters (OIDC Core §6.3.3); parameters only
+//! in the query are kept. `client_id` and `response_type`, when in both, must match; `iss`
+//! (when present) must be the client, `aud` (when present) the issuer, `exp` (when present) in
+//! the future and `nbf` (when present) not in the future.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use serde_json::{Map, Value};
+
+use crate::clock::Timestamp;
+use crate::domain::authorize::Params;
+
+/// At most this many characters for a request object.
+pub const MAX_LEN: usize = 16 * 1024;
+
+/// Claims of the JWT that are not authorization request parameters.
+const NOT_PARAMETERS: &[&str] = &[
+    "iss",
+    "aud",
+    "exp",
+    "iat",
+    "nbf",
+    "jti",
+    "request",
+    "request_uri",
+    "sub",
+];
+
+/// A decoded, unsigned request object.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestObject {
+    claims: Map<String, Value>,
+}
+
+/// Why a request object was refused: `invalid_request_object`, with this description.
+pub type Invalid = &'static str;
+
+fn segment(s: &str) -> Result<Map<String, Value>, Invalid> {
+    let bytes = URL_SAFE_NO_PAD
+        .decode(s)
+        .map_err(|_| "the request object is not a JWT (base64url)")?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(m)) => Ok(m),
+        _ => Err("the request object is not a JWT (JSON object)"),
+    }
+}
+
+/// Parses `request`: a JWT with `alg: none` and an empty signature.
+pub fn decode(jwt: &str) -> Result<RequestObject, Invalid> {
+    if jwt.len() > MAX_LEN {
+        return Err("the request object is longer than 16384 characters");
+    }
+    let parts: Vec<&str> = jwt.split('.').collect();
+    let [header, payload, signature] = parts.as_slice() else {
+        return Err(
+            "the request object is not a JWS (three parts); encrypted ones are not supported",
+        );
+    };
+    let header = segment(header)?;
+    match header.get("alg").and_then(Value::as_str) {
+        Some("none") if signature.is_empty() => {}
+        Some("none") => return Err("an unsigned request object has an empty signature"),
+        Some(_) => {
+            return Err(
+                "signed request objects are not supported (scanid holds no key to verify them); send alg none",
+            )
+        }
+        None => return Err("the request object has no alg"),
+    }
+    if header.contains_key("crit") {
+        return Err("the request object has crit header parameters scanid does not understand");
+    }
+    Ok(RequestObject {
+        claims: segment(payload)?,
+    })
+}
+
+fn string_of(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        // e.g. `claims` (OIDC Core §5.5): the JSON text, as the query would carry it.
+        Value::Array(_) | Value::Object(_) => Some(v.to_string()),
+    }
+}
+
+fn int_claim(claims: &Map<String, Value>, name: &str) -> Result<Option<i64>, Invalid> {
+    match claims.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_i64()
+            .or_else(|| v.as_f64().map(|f| f as i64))
+            .map(Some)
+            .ok_or("exp, iat and nbf of the request object must be numbers"),
+    }
+}
+
+impl RequestObject {
+    /// The query's parameters with the request object's claims over them (OIDC Core §6.3.3).
+    /// `resource` may be an array (several values, RFC 8707).
+    pub fn merged_over(&self, query: &Params) -> Params {
+        let mut pairs: Vec<(String, String)> = query
+            .pairs()
+            .filter(|(k, _)| {
+                k.as_str() != "request"
+                    && ((k.as_str() == "client_id" && query.all("client_id").len() == 1)
+                        || !self.claims.contains_key(k.as_str()))
+            })
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (k, v) in &self.claims {
+            if NOT_PARAMETERS.contains(&k.as_str()) {
+                continue;
+            }
+            // The query's client_id names the client (RFC 9101 §5); a different one in the
+            // object is refused by `check`, not followed.
+            if k == "client_id" && query.all("client_id").len() == 1 {
+                continue;
+            }
+            match (k.as_str(), v) {
+                ("resource", Value::Array(items)) => {
+                    pairs.extend(items.iter().filter_map(string_of).map(|s| (k.clone(), s)));
+                }
+                _ => {
+                    if let Some(s) = string_of(v) {
+                        pairs.push((k.clone(), s));
+                    }
+                }
+            }
+        }
+        Params::from_pairs(pairs)
+    }
+
+    /// The checks of the request object against the query and the issuer, once the client is
+    /// known (`client_id` is the one the request was validated for).
+    pub fn check(
+        &self,
+        query: &Params,
+        client_id: &str,
+        issuer: &str,
+        now: Timestamp,
+    ) -> Result<(), Invalid> {
+        let claim = |n: &str| self.claims.get(n).and_then(string_of);
+        for name in ["client_id", "response_type"] {
+            if let (Some(obj), Ok(Some(q))) = (claim(name), query.one(name)) {
+                if obj != q {
+                    return Err(if name == "client_id" {
+                        "client_id differs between the request object and the request"
+                    } else {
+                        "response_type differs between the request object and the request"
+                    });
+                }
+            }
+        }
+        if let Some(q) = query.one("client_id").ok().flatten() {
+            if q != client_id {
+                return Err("client_id differs between the request object and the request");
+            }
+        }
+        match self.claims.get("iss") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(iss)) if iss == client_id => {}
+            Some(_) => return Err("the request object's iss must be the client_id"),
+        }
+        let aud_ok = match self.claims.get("aud") {
+            None | Some(Value::Null) => true,
+            Some(Value::String(a)) => a == issuer,
+            Some(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(issuer)),
+            Some(_) => false,
+        };
+        if !aud_ok {
+            return Err("the request object's aud must be the issuer");
+        }
+        if let Some(exp) = int_claim(&self.claims, "exp")? {
+            if exp <= now.secs() {
+                return Err("the request object has expired");
+            }
+        }
+        if let Some(nbf) = int_claim(&self.claims, "nbf")? {
+            // A minute of clock skew.
+            if nbf > now.secs() + 60 {
+                return Err("the request object is not valid yet (nbf)");
+            }
+        }
+        int_claim(&self.claims, "iat")?;
+        Ok(())
+    }
+}
+
+/// An unsigned request object of `claims` (tests and the CLI reference client).
+pub fn unsigned(claims: &Value) -> String {
+    format!(
+        "{}.{}.",
+        URL_SAFE_NO_PAD.encode(br#"{"alg":"none"}"#),
+        URL_SAFE_NO_PAD.encode(claims.to_string())
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const ISS: &str = "https://id.example/realms/r";
+
+    fn q(pairs: &[(&str, &str)]) -> Params {
+        Params::from_pairs(pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())))
+    }
+
+    fn jws(header: &Value, claims: &Value, sig: &str) -> String {
+        format!(
+            "{}.{}.{sig}",
+            URL_SAFE_NO_PAD.encode(header.to_string()),
+            URL_SAFE_NO_PAD.encode(claims.to_string())
+        )
+    }
+
+    #[test]
+    fn decode_refusals() {
+        let good = json!({"client_id": "rp"});
+        assert!(decode(&unsigned(&good)).is_ok());
+        let cases: Vec<(String, &str)> = vec![
+            ("not a jwt".into(), "three parts"),
+            ("a.b".into(), "three parts"),
+            ("a.b.c.d.e".into(), "three parts"),
+            ("!!.e30.".into(), "base64url"),
+            (
+                format!("{}.e30.", URL_SAFE_NO_PAD.encode("[1]")),
+                "JSON object",
+            ),
+            (jws(&json!({}), &good, ""), "no alg"),
+            (
+                jws(&json!({"alg": "none"}), &good, "c2ln"),
+                "empty signature",
+            ),
+            (
+                jws(&json!({"alg": "HS256"}), &good, "c2ln"),
+                "not supported",
+            ),
+            (
+                jws(&json!({"alg": "RS256"}), &good, "c2ln"),
+                "not supported",
+            ),
+            (
+                jws(&json!({"alg": "none", "crit": ["x"]}), &good, ""),
+                "crit",
+            ),
+            (
+                format!(
+                    "{}.{}.",
+                    URL_SAFE_NO_PAD.encode(r#"{"alg":"none"}"#),
+                    "e30x"
+                ),
+                "JWT",
+            ),
+            (unsigned(&json!({"x": "y".repeat(MAX_LEN)})), "longer"),
+        ];
+        for (jwt, want) in cases {
+            let got = decode(&jwt).unwrap_err();
+            assert!(got.contains(want), "{jwt:.40}: {got}");
+        }
+    }
+
+    #[test]
+    fn claims_take_precedence_and_query_only_parameters_stay() {
+        let ro = decode(&unsigned(&json!({
+            "iss": "rp", "aud": ISS, "exp": 2000, "jti": "j",
+            "client_id": "rp", "redirect_uri": "https://rp.example/good",
+            "state": "from-object", "max_age": 60, "resource": ["https://a/", "https://b/"],
+            "claims": {"userinfo": {"name": null}}, "request_uri": "https://x/", "nothing": null
+        })))
+        .unwrap();
+        let merged = ro.merged_over(&q(&[
+            ("client_id", "rp"),
+            ("redirect_uri", "https://rp.example/bad"),
+            ("response_type", "code"),
+            ("scope", "openid"),
+            ("request", "x"),
+        ]));
+        let one = |n: &'static str| merged.one(n).unwrap().map(str::to_owned);
+        assert_eq!(
+            one("redirect_uri").as_deref(),
+            Some("https://rp.example/good")
+        );
+        assert_eq!(one("state").as_deref(), Some("from-object"));
+        assert_eq!(one("max_age").as_deref(), Some("60"));
+        assert_eq!(one("scope").as_deref(), Some("openid"));
+        assert_eq!(one("response_type").as_deref(), Some("code"));
+        assert_eq!(
+            one("claims").as_deref(),
+            Some(r#"{"userinfo":{"name":null}}"#)
+        );
+        assert_eq!(merged.all("resource"), ["https://a/", "https://b/"]);
+        for gone in [
+            "request",
+            "request_uri",
+            "iss",
+            "aud",
+            "exp",
+            "jti",
+            "nothing",
+        ] {
+            assert_eq!(merged.one(gone), Ok(None), "{gone}");
+        }
+    }
+
+    #[test]
+    fn check_refusals() {
+        let query = q(&[("client_id", "rp"), ("response_type", "code")]);
+        let now = Timestamp::from_secs(1000);
+        let check = |claims: Value| {
+            decode(&unsigned(&claims))
+                .unwrap()
+                .check(&query, "rp", ISS, now)
+        };
+        assert_eq!(check(json!({})), Ok(()));
+        assert_eq!(
+            check(
+                json!({"iss": "rp", "aud": ISS, "exp": 1001, "nbf": 1000, "iat": 999,
+                "client_id": "rp", "response_type": "code"})
+            ),
+            Ok(())
+        );
+        assert_eq!(check(json!({"aud": ["x", ISS]})), Ok(()));
+        let cases: Vec<(Value, &str)> = vec![
+            (json!({"client_id": "other"}), "client_id differs"),
+            (json!({"response_type": "token"}), "response_type differs"),
+            (json!({"iss": "other"}), "iss"),
+            (json!({"iss": 5}), "iss"),
+            (json!({"aud": "https://elsewhere"}), "aud"),
+            (json!({"aud": ["x"]}), "aud"),
+            (json!({"aud": 1}), "aud"),
+            (json!({"exp": 1000}), "expired"),
+            (json!({"exp": "soon"}), "numbers"),
+            (json!({"iat": "then"}), "numbers"),
+            (json!({"nbf": 1061}), "not valid yet"),
+        ];
+        for (claims, want) in cases {
+            let got = check(claims.clone()).unwrap_err();
+            assert!(got.contains(want), "{claims}: {got}");
+        }
+        // The request was validated for another client than the query names.
+        let ro = decode(&unsigned(&json!({"client_id": "rp2"}))).unwrap();
+        assert!(ro.check(&query, "rp2", ISS, now).is_err());
+    }
+}

@@ -1,0 +1,291 @@
+//! RFC 8707 resource indicators through the real `scanid serve`: `resource` at the
+//! authorization endpoint (several, all registered with `--resource`) and at the token
+//! endpoint (one, narrowing what was granted), for the code, refresh and client-credentials
+//! grants; the access token's `aud`, introspection's `aud`, and userinfo refusing a token for a
+//! resource server.
+
+use scanid_tests::{
+    auth_url, code_of, create_client, introspect, jwt_claims, location, login, params_of,
+    post_form, pyjwt_verify, secret_of, userinfo, Browser, TestApp, TestServer, CB,
+};
+use serde_json::Value;
+
+pub const API: &str = "https://api.example/v1";
+pub const MCP: &str = "https://mcp.example/mcp";
+
+struct Env {
+    s: TestServer,
+    shop: String,
+    app: TestApp,
+    _dir: tempfile::TempDir,
+}
+
+fn env() -> Env {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let shop = secret_of(&create_client(
+        d,
+        &[
+            "--name",
+            "Shop",
+            "--client-id",
+            "shop",
+            "--redirect-uri",
+            CB,
+            "--client-credentials",
+        ],
+    ));
+    let s = TestServer::start(
+        dir.path(),
+        &["--resource", API, "--resource", &format!("{MCP},{API}")],
+    );
+    let app = TestApp::enroll(&s, "resourceuser");
+    Env {
+        s,
+        shop,
+        app,
+        _dir: dir,
+    }
+}
+
+impl Env {
+    fn shop(&self) -> (&str, &str) {
+        ("shop", &self.shop)
+    }
+
+    fn auth(&self, resources: &[&str]) -> String {
+        let mut pairs = vec![
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("scope", "openid profile offline_access"),
+            ("state", "st"),
+        ];
+        pairs.extend(resources.iter().map(|r| ("resource", *r)));
+        auth_url(&self.s, &pairs)
+    }
+
+    /// Logs in asking for `resources`: the code.
+    fn code(&self, resources: &[&str]) -> String {
+        let r = login(
+            &mut Browser::new(),
+            &self.s,
+            &self.app,
+            &self.auth(resources),
+        );
+        code_of(&r)
+    }
+
+    fn token(&self, pairs: &[(&str, &str)]) -> (u16, Value) {
+        let r = post_form(&self.s.oidc("token"), Some(self.shop()), pairs);
+        (r.status, r.json())
+    }
+
+    fn exchange(&self, code: &str, resources: &[&str]) -> (u16, Value) {
+        let mut pairs = vec![
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", CB),
+        ];
+        pairs.extend(resources.iter().map(|r| ("resource", *r)));
+        self.token(&pairs)
+    }
+
+    fn refresh(&self, rt: &Value, resources: &[&str]) -> (u16, Value) {
+        let rt = rt.as_str().unwrap();
+        let mut pairs = vec![("grant_type", "refresh_token"), ("refresh_token", rt)];
+        pairs.extend(resources.iter().map(|r| ("resource", *r)));
+        self.token(&pairs)
+    }
+}
+
+fn aud(t: &Value) -> Value {
+    jwt_claims(t["access_token"].as_str().unwrap())["aud"].clone()
+}
+
+fn invalid_target(answer: (u16, Value), why: &str) {
+    let (status, body) = answer;
+    assert_eq!(status, 400, "{why}: {body}");
+    assert_eq!(body["error"], "invalid_target", "{why}: {body}");
+}
+
+#[test]
+fn a_token_for_one_granted_resource_has_it_as_aud_and_refresh_keeps_the_grant() {
+    let e = env();
+    let code = e.code(&[API, MCP]);
+    // Two resources at the token endpoint: one audience per token (RFC 8707 §2.2).
+    invalid_target(e.exchange(&code, &[API, MCP]), "two resources");
+    // Not granted: refused, and the code is still good (nothing was redeemed).
+    invalid_target(
+        e.exchange(&code, &["https://other.example/"]),
+        "unregistered",
+    );
+    let (status, t) = e.exchange(&code, &[MCP]);
+    assert_eq!(status, 200, "{t}");
+    assert_eq!(aud(&t), MCP);
+    // The id token is the client's, whatever the access token's audience.
+    assert_eq!(jwt_claims(t["id_token"].as_str().unwrap())["aud"], "shop");
+    // Signed like every access token: an independent library verifies it for that audience.
+    let out = pyjwt_verify(
+        &e.s.oidc("certs"),
+        &e.s.issuer,
+        t["access_token"].as_str().unwrap(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Introspection reports the audience.
+    let i = introspect(&e.s, e.shop(), t["access_token"].as_str().unwrap());
+    assert_eq!(i["active"], true);
+    assert_eq!(i["aud"], MCP);
+    assert_eq!(i["client_id"], "shop");
+    // Userinfo refuses a token for a resource server (as node-oidc-provider does).
+    let u = userinfo(&e.s, t["access_token"].as_str().unwrap());
+    assert_eq!(u.status, 401, "{}", u.text());
+    assert!(u
+        .header("www-authenticate")
+        .unwrap()
+        .contains("invalid_token"));
+
+    // The refresh token keeps both granted resources: each may be asked for in turn.
+    let (status, t2) = e.refresh(&t["refresh_token"], &[API]);
+    assert_eq!(status, 200, "{t2}");
+    assert_eq!(aud(&t2), API);
+    let (status, t3) = e.refresh(&t2["refresh_token"], &[MCP]);
+    assert_eq!(status, 200, "{t3}");
+    assert_eq!(aud(&t3), MCP);
+    invalid_target(
+        e.refresh(&t3["refresh_token"], &[API, MCP]),
+        "two at refresh",
+    );
+    invalid_target(
+        e.refresh(&t3["refresh_token"], &["https://other.example/"]),
+        "unregistered at refresh",
+    );
+    // Without a resource: two were granted, so an ordinary token for the client (userinfo).
+    let (status, t4) = e.refresh(&t3["refresh_token"], &[]);
+    assert_eq!(status, 200, "{t4}");
+    assert_eq!(aud(&t4), "shop");
+    assert_eq!(
+        userinfo(&e.s, t4["access_token"].as_str().unwrap()).status,
+        200
+    );
+}
+
+#[test]
+fn one_granted_resource_is_the_default_and_others_are_not_added_later() {
+    let e = env();
+    let code = e.code(&[API]);
+    // Registered but not granted: refused (narrowing only).
+    invalid_target(e.exchange(&code, &[MCP]), "not granted");
+    let (status, t) = e.exchange(&code, &[]);
+    assert_eq!(status, 200, "{t}");
+    assert_eq!(aud(&t), API, "the single granted resource");
+    invalid_target(
+        e.refresh(&t["refresh_token"], &[MCP]),
+        "not granted at refresh",
+    );
+    // A grant without resources gives ordinary tokens and may not gain one.
+    let code = e.code(&[]);
+    invalid_target(e.exchange(&code, &[API]), "nothing granted");
+    let (status, t) = e.exchange(&code, &[]);
+    assert_eq!(status, 200, "{t}");
+    assert_eq!(aud(&t), "shop");
+}
+
+#[test]
+fn unregistered_or_malformed_resources_are_an_error_redirect_at_authorization() {
+    let e = env();
+    for (resources, why) in [
+        (vec!["https://other.example/"], "unregistered"),
+        (vec![API, "https://api.example/v1#frag"], "fragment"),
+        (vec!["not-a-uri"], "relative"),
+        (vec!["https://api.example/v1/"], "not exactly as registered"),
+    ] {
+        let r = Browser::new().get(&e.auth(&resources));
+        assert_eq!(r.status, 302, "{why}: {}", r.text());
+        let loc = location(&r);
+        assert!(loc.starts_with(CB), "{why}: {loc}");
+        let p = params_of(&loc);
+        assert_eq!(p["error"], "invalid_target", "{why}");
+        assert_eq!(p["state"], "st", "{why}");
+        assert_eq!(p["iss"], e.s.issuer, "{why}");
+    }
+    // Eleven is too many.
+    let many = vec![API; 11];
+    let p = params_of(&location(&Browser::new().get(&e.auth(&many))));
+    assert_eq!(p["error"], "invalid_target");
+}
+
+#[test]
+fn client_credentials_for_a_registered_resource() {
+    let e = env();
+    let cc = |resources: &[&str]| {
+        let mut pairs = vec![("grant_type", "client_credentials")];
+        pairs.extend(resources.iter().map(|r| ("resource", *r)));
+        e.token(&pairs)
+    };
+    let (status, t) = cc(&[API]);
+    assert_eq!(status, 200, "{t}");
+    assert_eq!(aud(&t), API);
+    let i = introspect(&e.s, e.shop(), t["access_token"].as_str().unwrap());
+    assert_eq!(
+        (i["active"].clone(), i["aud"].clone()),
+        (true.into(), API.into())
+    );
+    let (status, t) = cc(&[]);
+    assert_eq!(status, 200, "{t}");
+    assert_eq!(aud(&t), "shop");
+    invalid_target(cc(&["https://other.example/"]), "unregistered");
+    invalid_target(cc(&[API, MCP]), "two");
+    invalid_target(cc(&["relative"]), "malformed");
+}
+
+#[test]
+fn without_registered_resources_every_resource_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let secret = secret_of(&create_client(
+        d,
+        &[
+            "--name",
+            "Shop",
+            "--client-id",
+            "shop",
+            "--redirect-uri",
+            CB,
+        ],
+    ));
+    let s = TestServer::start(dir.path(), &[]);
+    let r = Browser::new().get(&auth_url(
+        &s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("scope", "openid"),
+            ("state", "st"),
+            ("resource", API),
+        ],
+    ));
+    assert_eq!(params_of(&location(&r))["error"], "invalid_target");
+    // A bad --resource stops the server from starting, naming the setting.
+    let out = scanid_tests::scanid(&[
+        "serve",
+        "--addr",
+        "127.0.0.1:0",
+        "--data-dir",
+        d,
+        "--resource",
+        "https://api.example/#x",
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("SCANID_RESOURCES"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    drop(secret);
+}
