@@ -291,9 +291,13 @@ pub fn validate_with(
         Ok(Some(jwt)) => match request_object::decode(jwt) {
             Ok(o) => Some(o),
             Err(why) => {
-                let (_, redirect_uri) = trusted_target(query, client)?;
+                // Refused; the error goes where the (unverified) object or the query says,
+                // once that redirect URI is found registered.
+                let unverified = request_object::unverified(jwt).map(|o| o.merged_over(query));
+                let target = unverified.as_ref().unwrap_or(query);
+                let (_, redirect_uri) = trusted_target(target, client)?;
                 return Err(query_target_error(
-                    query,
+                    target,
                     redirect_uri,
                     OAuthErrorCode::InvalidRequestObject,
                     why,
@@ -454,8 +458,8 @@ pub fn validate_with(
     })
 }
 
-/// An error for the redirect URI and `state` of the query itself (before a request object is
-/// read into it).
+/// An error for the redirect URI and `state` of `query` (the query itself, or merged with a
+/// request object that is refused).
 fn query_target_error(
     query: &Params,
     redirect_uri: String,
@@ -878,6 +882,32 @@ mod tests {
                 other => panic!("{why}: {other:?}"),
             }
         }
+        // A signed object (openid-client's JAR) with its redirect_uri and state inside only:
+        // refused at the redirect URI it names, when registered, with its state.
+        let signed_only = |claims: serde_json::Value| {
+            let body = request_object::unsigned(&claims)
+                .split('.')
+                .nth(1)
+                .unwrap()
+                .to_owned();
+            owned(vec![
+                ("client_id", "rp".into()),
+                ("request", format!("eyJhbGciOiJFUzI1NiJ9.{body}.c2ln")),
+            ])
+        };
+        match validate_with(&signed_only(object_claims()), Some(&c), &policy(&reg)) {
+            Err(AuthorizeError::Redirect(t, e)) => {
+                assert_eq!(e.error.as_str(), "invalid_request_object");
+                assert_eq!(t.redirect_uri, "https://rp.example/cb");
+                assert_eq!(t.state.as_deref(), Some("s-object"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let evil = set("redirect_uri", "https://evil.example/cb".into());
+        assert!(
+            code_of(validate_with(&signed_only(evil), Some(&c), &policy(&reg)))
+                .starts_with("untrusted")
+        );
         // An undecodable object and an untrusted redirect_uri: the error page, no redirect.
         let p = owned(vec![
             ("client_id", "rp".into()),
