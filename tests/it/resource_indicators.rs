@@ -289,3 +289,85 @@ fn without_registered_resources_every_resource_is_refused() {
     );
     drop(secret);
 }
+
+/// The happy path on DynamoDB (moto) with KMS signing: the granted resources travel in the
+/// code and grant records of the table.
+#[test]
+fn resource_indicators_on_dynamodb() {
+    use scanid_tests::{require_emulator, scanid_json};
+    require_emulator();
+    let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
+    let out = scanid_json(&[
+        "aws",
+        "init",
+        "--table",
+        &table,
+        "--signing",
+        "kms",
+        "--create-kms-key",
+    ]);
+    let key_id = out["kms_key_id"].as_str().unwrap().to_owned();
+    let flags = [
+        "--table",
+        table.as_str(),
+        "--signing",
+        "kms",
+        "--kms-key-id",
+        key_id.as_str(),
+    ];
+    let mut create = vec![
+        "client",
+        "create",
+        "--name",
+        "Shop",
+        "--client-id",
+        "shop",
+        "--redirect-uri",
+        CB,
+        "--client-credentials",
+    ];
+    create.extend(flags);
+    let shop = scanid_json(&create)["client_secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let mut serve = flags.to_vec();
+    serve.extend(["--resource", API, "--resource", MCP]);
+    let s = TestServer::start(dir.path(), &serve);
+    let e = Env {
+        app: TestApp::enroll(&s, "dynamoresource"),
+        s,
+        shop,
+        _dir: dir,
+    };
+    let code = e.code(&[API, MCP]);
+    invalid_target(
+        e.exchange(&code, &["https://other.example/"]),
+        "unregistered",
+    );
+    let (status, t) = e.exchange(&code, &[API]);
+    assert_eq!(status, 200, "{t}");
+    assert_eq!(aud(&t), API);
+    let out = pyjwt_verify(
+        &e.s.oidc("certs"),
+        &e.s.issuer,
+        t["access_token"].as_str().unwrap(),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        introspect(&e.s, e.shop(), t["access_token"].as_str().unwrap())["aud"],
+        API
+    );
+    let (status, t2) = e.refresh(&t["refresh_token"], &[MCP]);
+    assert_eq!(status, 200, "{t2}");
+    assert_eq!(aud(&t2), MCP);
+    invalid_target(e.refresh(&t2["refresh_token"], &[API, MCP]), "two");
+    let (status, cc) = e.token(&[("grant_type", "client_credentials"), ("resource", MCP)]);
+    assert_eq!(status, 200, "{cc}");
+    assert_eq!(aud(&cc), MCP);
+}
