@@ -283,3 +283,109 @@ fn a_request_object_login_survives_its_restart() {
     assert_eq!(t["scope"], "openid profile");
     assert_eq!(jwt_claims(t["id_token"].as_str().unwrap())["nonce"], "n-ro");
 }
+
+mod properties {
+    use proptest::prelude::*;
+    use scanid_core::clock::Timestamp;
+    use scanid_core::domain::authorize::{self, AuthorizeError, Params, Policy};
+    use scanid_core::domain::client::{self, NewClient};
+    use scanid_core::domain::request_object::unsigned;
+    use scanid_core::random::SeededRandom;
+    use serde_json::{Map, Value};
+
+    fn shop() -> client::Client {
+        client::register(
+            NewClient {
+                name: "Shop".into(),
+                redirect_uris: vec!["https://shop.example/cb".into()],
+                client_id: Some("shop".into()),
+                ..Default::default()
+            },
+            Timestamp::from_secs(0),
+            &SeededRandom::new(7),
+        )
+        .unwrap()
+        .0
+    }
+
+    const NAMES: &[&str] = &[
+        "client_id",
+        "redirect_uri",
+        "response_type",
+        "scope",
+        "state",
+        "nonce",
+        "prompt",
+        "max_age",
+        "resource",
+        "iss",
+        "aud",
+        "exp",
+        "nbf",
+        "iat",
+        "code_challenge",
+        "code_challenge_method",
+        "request",
+        "request_uri",
+        "claims",
+        "response_mode",
+    ];
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
+            "[ -~]{0,40}".prop_map(Value::String),
+            prop_oneof![
+                Just("shop"),
+                Just("code"),
+                Just("https://shop.example/cb"),
+                Just("openid")
+            ]
+            .prop_map(|s| Value::String(s.into())),
+        ];
+        leaf.prop_recursive(2, 8, 4, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                proptest::collection::vec(("[a-z]{1,6}", inner), 0..4)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Any request object (any claims, any types) and any `request` text validate or are
+        /// refused, never panic; a refusal never redirects to an unregistered URI.
+        #[test]
+        fn any_request_object_validates_or_is_refused(
+            claims in proptest::collection::vec((proptest::sample::select(NAMES), value()), 0..10),
+            raw in "[ -~]{0,200}",
+        ) {
+            let c = shop();
+            let obj: Map<String, Value> = claims.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+            let resources = vec!["https://api.example/".to_owned()];
+            let policy = Policy {
+                require_nonce: false,
+                resources: &resources,
+                issuer: "https://id.example/realms/scanid",
+                now: Timestamp::from_secs(1_700_000_000),
+            };
+            for request in [unsigned(&Value::Object(obj)), raw.clone()] {
+                let p = Params::from_pairs([
+                    ("client_id".to_owned(), "shop".to_owned()),
+                    ("response_type".to_owned(), "code".to_owned()),
+                    ("redirect_uri".to_owned(), "https://shop.example/cb".to_owned()),
+                    ("request".to_owned(), request),
+                ]);
+                if let Err(AuthorizeError::Redirect(t, _)) = authorize::validate_with(&p, Some(&c), &policy) {
+                    prop_assert_eq!(t.redirect_uri, "https://shop.example/cb");
+                }
+            }
+        }
+    }
+}
