@@ -270,8 +270,10 @@ pub fn validate(
 /// `require_nonce` (`SCANID_REQUIRE_NONCE=true`, the strict rule) requires both always.
 ///
 /// A request object (`request`, [`request_object`]) is decoded first and its claims replace
-/// the query's parameters, so its `redirect_uri` is the one checked; its own errors go to the
-/// redirect URI the query names, once that is trusted.
+/// the query's parameters, so its `redirect_uri` is the one checked. A request object that is
+/// refused (malformed, signed, invalid) is answered with `invalid_request_object` at the
+/// redirect URI the request names (the object's over the query's, unverified but registered),
+/// never at an unregistered one.
 pub fn validate_with(
     query: &Params,
     client: Option<&Client>,

@@ -427,4 +427,16 @@ mod tests {
             r#"{"http://schemas.openid.net/event/backchannel-logout":{}}"#
         );
     }
+
+    #[test]
+    fn a_token_whose_aud_is_not_its_client_is_for_a_resource_server() {
+        let mut c: AccessTokenClaims = serde_json::from_value(serde_json::json!({
+            "exp": 2, "iat": 1, "auth_time": 1, "jti": "j", "iss": "i", "aud": "shop",
+            "sub": "u", "typ": "Bearer", "azp": "shop", "acr": "1", "scope": "openid", "gid": "g"
+        }))
+        .unwrap();
+        assert!(!c.for_resource_server());
+        c.aud = "https://api.example/".into();
+        assert!(c.for_resource_server());
+    }
 }
