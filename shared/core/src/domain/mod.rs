@@ -11,4 +11,5 @@ pub mod login;
 pub mod logout;
 pub mod photo;
 pub mod ratelimit;
+pub mod registration;
 pub mod text;
