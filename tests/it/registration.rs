@@ -6,8 +6,8 @@
 //! (moto).
 
 use scanid_tests::{
-    auth_url, code_of, get, login, redeem, request, require_emulator, scanid_json, Browser, Resp,
-    TestApp, TestServer, CB, DISCOVERY,
+    attr, auth_url, code_of, consent_url, get, open, params_of, redeem, request, require_emulator,
+    scanid_json, Browser, Resp, TestApp, TestServer, CB, DISCOVERY,
 };
 use serde_json::{json, Value};
 
@@ -87,8 +87,9 @@ fn assert_bearer_401(r: &Resp, error: Option<&str>) {
 }
 
 /// The code flow with a dynamically registered confidential client: its secret redeems the
-/// code, and the ID token names it.
-fn log_in_with(s: &TestServer, app: &TestApp, client_id: &str, secret: &str) {
+/// code, and the ID token names it. The consent page (when shown) says the client named itself.
+/// Returns whether the consent page was shown (not when consent is remembered).
+fn log_in_with(s: &TestServer, app: &TestApp, client_id: &str, secret: &str) -> bool {
     let b = &mut Browser::new();
     let url = auth_url(
         s,
@@ -100,11 +101,35 @@ fn log_in_with(s: &TestServer, app: &TestApp, client_id: &str, secret: &str) {
             ("scope", "openid"),
         ],
     );
-    let code = code_of(&login(b, s, app, &url));
-    let tokens = redeem(s, (client_id, secret), &code);
+    let (_, payload) = open(b, &url);
+    assert_eq!(app.decide(&payload, "approve").status, 200);
+    let page = b.get(&consent_url(s, &payload));
+    let csrf = attr(&page.text(), "name=\"csrf\"", "value");
+    let consent_shown = csrf.is_some();
+    let done = match csrf {
+        Some(csrf) => {
+            assert!(
+                page.text()
+                    .contains("registered itself with this service: nobody has checked that name"),
+                "{}",
+                page.text()
+            );
+            b.post_form(
+                &format!("{}/login-actions/consent", s.issuer),
+                &[
+                    ("session", &params_of(&payload)["session"]),
+                    ("csrf", &csrf),
+                    ("consent", "allow"),
+                ],
+            )
+        }
+        None => page,
+    };
+    let tokens = redeem(s, (client_id, secret), &code_of(&done));
     let id = scanid_tests::jwt_claims(tokens["id_token"].as_str().unwrap());
     assert_eq!(id["aud"], client_id);
     assert_eq!(id["sub"], app.sub.as_str());
+    consent_shown
 }
 
 /// Registration with an initial access token, the login, RFC 7592 management, the operator's
@@ -154,7 +179,10 @@ fn scenario(s: &TestServer, op: &Operator) {
 
     // The registered client logs a person in.
     let app = TestApp::enroll(s, "dyn-alice");
-    log_in_with(s, &app, &client_id, &secret);
+    assert!(
+        log_in_with(s, &app, &client_id, &secret),
+        "a first login asks"
+    );
 
     // A public client with the token's second use; then the token is used up.
     let public = register(
@@ -241,8 +269,8 @@ fn scenario(s: &TestServer, op: &Operator) {
     assert_eq!(put["client_name"], "Renamed Shop");
     assert_eq!(put["token_endpoint_auth_method"], "client_secret_basic");
     assert_eq!(op.listed(&client_id).unwrap()["name"], "Renamed Shop");
-    // The secret still works after the update.
-    log_in_with(s, &app, &client_id, &secret);
+    // The secret still works after the update (consent is remembered).
+    assert!(!log_in_with(s, &app, &client_id, &secret));
     let rat = put["registration_access_token"]
         .as_str()
         .unwrap()
