@@ -66,6 +66,8 @@ fn expected_status(function: &str) -> u16 {
         "app-signup" | "app-decide" => 400,
         // Unknown client credentials; no token.
         "token" | "introspect" | "revoke" | "userinfo" => 401,
+        // Registration is closed and the sample's initial access token is nobody's.
+        "client-registration" => 401,
         // No id_token_hint: the confirmation page.
         "logout" => 200,
         // Unknown identities.

@@ -23,6 +23,7 @@ mod hardening;
 mod load_driver;
 mod login;
 mod properties;
+mod registration;
 mod relying_parties;
 mod request_objects;
 mod resource_indicators;

@@ -141,6 +141,13 @@ pub struct ConfigArgs {
         global = true
     )]
     pub resources: Vec<String>,
+    /// `true`: anyone may register a client (RFC 7591) without an initial access token
+    /// (default: closed; tokens from `scanid client registration-token create`).
+    #[arg(long, env = "SCANID_OPEN_CLIENT_REGISTRATION", global = true)]
+    pub open_client_registration: Option<String>,
+    /// Dynamic client registration requests allowed per source address and hour.
+    #[arg(long, env = "SCANID_REGISTRATION_RATE_PER_HOUR", global = true)]
+    pub registration_rate_per_hour: Option<String>,
     /// App Store link shown to people without the app.
     #[arg(long, env = "SCANID_APP_STORE_URL_IOS", global = true)]
     pub app_store_url_ios: Option<String>,
@@ -184,6 +191,8 @@ impl ConfigArgs {
             trusted_proxies: Some(self.trusted_proxies.join(",")),
             require_nonce: self.require_nonce.clone(),
             resources: Some(self.resources.join(",")),
+            open_client_registration: self.open_client_registration.clone(),
+            registration_rate_per_hour: self.registration_rate_per_hour.clone(),
             // The CloudFront edge is a Lambda deployment's; `scanid serve` behind a proxy
             // uses --trusted-proxy.
             edge_secret: None,

@@ -3,8 +3,10 @@
 use clap::{Args, Subcommand};
 use scanid_core::clock::{Clock, SystemClock};
 use scanid_core::domain::client::{self, ClientSecret, ClientType, NewClient};
+use scanid_core::domain::registration;
 use scanid_core::random::SystemRandom;
 use scanid_core::store::{ClientStore, StoreError};
+use scanid_core::usecase::registration::{create_initial_access_token, CreateTokenError};
 use serde_json::json;
 
 use crate::cli::{print_json, CliError, ConfigArgs};
@@ -19,6 +21,28 @@ pub enum ClientCommand {
     Delete(IdArgs),
     /// Replace a confidential client's secret; prints the new secret (once).
     RotateSecret(IdArgs),
+    /// Initial access tokens for dynamic client registration (RFC 7591).
+    #[command(subcommand)]
+    RegistrationToken(RegistrationTokenCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum RegistrationTokenCommand {
+    /// Create an initial access token; prints it (once). Clients register with it as their
+    /// bearer token at the registration endpoint, until it expires or its uses are spent.
+    Create(TokenArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct TokenArgs {
+    /// Seconds the token stays valid (60 to 31536000).
+    #[arg(long)]
+    pub expires_in: i64,
+    /// How many clients may register with it (1 to 10000).
+    #[arg(long, default_value_t = 1)]
+    pub uses: u32,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Debug, Args)]
@@ -144,6 +168,8 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
                         "web_origins": c.web_origins,
                         "backchannel_logout_uri": c.backchannel_logout_uri,
                         "created_at": c.created_at.to_rfc3339_millis(),
+                        // Registered by itself (RFC 7591), not by an operator.
+                        "registered": registration::self_registered(&c),
                     })
                 })
                 .collect();
@@ -176,6 +202,32 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
                 Err(e) => return Err(e.into()),
             }
             print_json(&json!({ "client_id": c.client_id, "client_secret": secret.expose() }));
+        }
+        ClientCommand::RegistrationToken(RegistrationTokenCommand::Create(a)) => {
+            let settings = a.config.settings(OPERATOR_URL)?;
+            let store = scanid_server::open::open_store(&settings).await?;
+            let (token, record, expires_at) = create_initial_access_token(
+                store.as_ref(),
+                a.expires_in,
+                a.uses,
+                now,
+                &SystemRandom::new(),
+            )
+            .await
+            .map_err(|e| match e {
+                CreateTokenError::Invalid(why) => CliError::Usage(why.into()),
+                CreateTokenError::Store(s) => s.into(),
+            })?;
+            let mut out = json!({
+                "initial_access_token": token.expose(),
+                "uses": record.uses_left,
+                "expires_at": scanid_core::clock::Timestamp::from_secs(expires_at).to_rfc3339_millis(),
+            });
+            // Only where the operator named the public URL (the default is a placeholder).
+            if a.config.public_url.is_some() {
+                out["registration_endpoint"] = json!(registration::endpoint(&settings.issuer()));
+            }
+            print_json(&out);
         }
     }
     Ok(())

@@ -45,6 +45,13 @@ pub enum Event {
     IdentityDeleted,
     TokenRevoked,
     KeyRotated,
+    /// A client registered itself (RFC 7591); the detail says how it was allowed
+    /// (`initial_access_token` or `open`).
+    ClientRegistered,
+    /// A dynamically registered client replaced its metadata (RFC 7592).
+    ClientUpdated,
+    /// A dynamically registered client deleted itself (RFC 7592).
+    ClientDeleted,
 }
 
 impl Event {
@@ -71,6 +78,9 @@ impl Event {
             Event::IdentityDeleted => "identity.deleted",
             Event::TokenRevoked => "token.revoked",
             Event::KeyRotated => "key.rotated",
+            Event::ClientRegistered => "client.registered",
+            Event::ClientUpdated => "client.updated",
+            Event::ClientDeleted => "client.deleted",
         }
     }
 }
@@ -172,6 +182,9 @@ mod tests {
             Event::IdentityDeleted,
             Event::TokenRevoked,
             Event::KeyRotated,
+            Event::ClientRegistered,
+            Event::ClientUpdated,
+            Event::ClientDeleted,
         ];
         let names: std::collections::HashSet<_> = all.iter().map(|e| e.name()).collect();
         assert_eq!(names.len(), all.len());

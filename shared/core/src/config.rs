@@ -96,6 +96,13 @@ pub struct RawSettings {
     /// (WAF rate rules per address): only requests carrying it (the edge's `X-Scanid-Edge`
     /// header) are served, and their client address is CloudFront's `CloudFront-Viewer-Address`.
     pub edge_secret: Option<String>,
+    /// `SCANID_OPEN_CLIENT_REGISTRATION`: `true` lets anyone register a client (RFC 7591)
+    /// without an initial access token; default `false`: registration needs a token from
+    /// `scanid client registration-token create`.
+    pub open_client_registration: Option<String>,
+    /// `SCANID_REGISTRATION_RATE_PER_HOUR`: dynamic client registration requests per source
+    /// address and hour, default 20.
+    pub registration_rate_per_hour: Option<String>,
     /// `SCANID_APP_STORE_URL_IOS`: where people without the app get it (iOS).
     pub app_store_url_ios: Option<String>,
     /// `SCANID_APP_STORE_URL_ANDROID`: where people without the app get it (Android).
@@ -132,6 +139,8 @@ pub const VARIABLES: &[&str] = &[
     "SCANID_REQUIRE_NONCE",
     "SCANID_RESOURCES",
     "SCANID_EDGE_SECRET",
+    "SCANID_OPEN_CLIENT_REGISTRATION",
+    "SCANID_REGISTRATION_RATE_PER_HOUR",
     "SCANID_APP_STORE_URL_IOS",
     "SCANID_APP_STORE_URL_ANDROID",
 ];
@@ -169,6 +178,8 @@ impl RawSettings {
             require_nonce: get("SCANID_REQUIRE_NONCE"),
             resources: get("SCANID_RESOURCES"),
             edge_secret: get("SCANID_EDGE_SECRET"),
+            open_client_registration: get("SCANID_OPEN_CLIENT_REGISTRATION"),
+            registration_rate_per_hour: get("SCANID_REGISTRATION_RATE_PER_HOUR"),
             app_store_url_ios: get("SCANID_APP_STORE_URL_IOS"),
             app_store_url_android: get("SCANID_APP_STORE_URL_ANDROID"),
         }
@@ -256,6 +267,8 @@ pub struct Limits {
     pub name_lookups_per_minute: u64,
     /// Photo uploads per identity and hour.
     pub photo_uploads_per_hour: u64,
+    /// Dynamic client registration requests per source and hour.
+    pub registrations_per_hour: u64,
 }
 
 /// Validated settings.
@@ -288,6 +301,8 @@ pub struct Settings {
     pub require_nonce: bool,
     /// The resource servers access tokens may be issued for (RFC 8707), as registered.
     pub resources: Vec<String>,
+    /// Anyone may register a client (RFC 7591) without an initial access token.
+    pub open_client_registration: bool,
 }
 
 impl Settings {
@@ -471,6 +486,11 @@ impl Settings {
                 &raw.photo_upload_rate_per_hour,
                 10,
             )?,
+            registrations_per_hour: count(
+                "SCANID_REGISTRATION_RATE_PER_HOUR",
+                &raw.registration_rate_per_hour,
+                20,
+            )?,
         };
         let photo_hosts = list(&raw.photo_hosts)
             .map(|h| {
@@ -554,6 +574,16 @@ impl Settings {
             },
             resources: crate::domain::resource_indicator::registry(list(&raw.resources))
                 .map_err(|(r, why)| bad("SCANID_RESOURCES", format!("{r:?}: {why}")))?,
+            open_client_registration: match raw.open_client_registration.as_deref().map(str::trim) {
+                None | Some("false") => false,
+                Some("true") => true,
+                Some(v) => {
+                    return Err(bad(
+                        "SCANID_OPEN_CLIENT_REGISTRATION",
+                        format!("{v:?}: true or false"),
+                    ))
+                }
+            },
         })
     }
 }
@@ -666,6 +696,11 @@ mod tests {
         assert_eq!(s.signing_alg, Alg::RS256);
         assert_eq!(s.lifetimes, Lifetimes::default());
         assert!(matches!(s.store, StoreSettings::Embedded { .. }));
+        assert!(
+            !s.open_client_registration,
+            "registration is closed by default"
+        );
+        assert_eq!(s.limits.registrations_per_hour, 20);
     }
 
     #[test]
@@ -718,6 +753,14 @@ mod tests {
             (
                 "SCANID_RESOURCES",
                 Box::new(|r| r.resources = Some("https://api.example,/relative".into())),
+            ),
+            (
+                "SCANID_OPEN_CLIENT_REGISTRATION",
+                Box::new(|r| r.open_client_registration = Some("yes".into())),
+            ),
+            (
+                "SCANID_REGISTRATION_RATE_PER_HOUR",
+                Box::new(|r| r.registration_rate_per_hour = Some("0".into())),
             ),
         ];
         for (setting, mutate) in cases {

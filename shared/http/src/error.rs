@@ -481,6 +481,29 @@ impl From<crate::usecase::token::TokenError> for HttpError {
     }
 }
 
+impl From<crate::usecase::registration::RegistrationFailure> for HttpError {
+    fn from(e: crate::usecase::registration::RegistrationFailure) -> Self {
+        use crate::usecase::registration::RegistrationFailure as F;
+        match e {
+            // RFC 7591 §3.2.2: `invalid_redirect_uri`, `invalid_client_metadata`.
+            F::Metadata(m) => HttpError::json(400, m.code(), m.to_string()),
+            F::TokenRequired => HttpError::token_required(
+                "registration needs a bearer token: an initial access token to register, the registration access token to manage",
+            ),
+            // RFC 7592 §2: the same answer whether or not the client exists.
+            F::InvalidToken => {
+                HttpError::invalid_token("the token is invalid, expired or used up")
+            }
+            F::RateLimited { retry_after } => HttpError::RateLimited {
+                html: false,
+                retry_after,
+            },
+            F::Conflict => HttpError::json(409, "conflict", e.to_string()),
+            F::Store(s) => s.into(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -45,6 +45,8 @@ pub enum Handler {
     DevicePhoto,
     /// A hosted photo.
     Photo,
+    /// Dynamic client registration (RFC 7591) and its management (RFC 7592).
+    ClientRegistration,
 }
 
 /// One route.
@@ -77,6 +79,12 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/realms/{realm}/.well-known/openid-configuration", Handler::Discovery, "discovery"),
     // RFC 9110 §9.1: GET and HEAD. A HEAD answer is the GET answer without its body ([`serve`]).
     route("HEAD", "/realms/{realm}/.well-known/openid-configuration", Handler::Discovery, "discovery"),
+    // RFC 8414 Authorization Server Metadata: the discovery document, at Keycloak's path and
+    // at the RFC's own (the well-known suffix inserted before the issuer's path, §3.1).
+    route("GET",  "/realms/{realm}/.well-known/oauth-authorization-server", Handler::Discovery, "discovery"),
+    route("HEAD", "/realms/{realm}/.well-known/oauth-authorization-server", Handler::Discovery, "discovery"),
+    route("GET",  "/.well-known/oauth-authorization-server/realms/{realm}", Handler::Discovery, "discovery"),
+    route("HEAD", "/.well-known/oauth-authorization-server/realms/{realm}", Handler::Discovery, "discovery"),
     route("GET",  "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks"),
     route("HEAD", "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks"),
     route("GET",  "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize"),
@@ -119,6 +127,11 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/v1/directory/{sub}/avatar", Handler::DirectoryAvatar, "directory-avatar"),
     route("GET",  "/v1/directory/{sub}", Handler::DirectoryBySub, "directory-profile"),
     route("GET",  "/v1/photos/{sub}/{hash}", Handler::Photo, "photos"),
+    // RFC 7591 registration and RFC 7592 management, at Keycloak's paths.
+    route("POST", "/realms/{realm}/clients-registrations/openid-connect", Handler::ClientRegistration, "client-registration"),
+    route("GET",  "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration"),
+    route("PUT",  "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration"),
+    route("DELETE", "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration"),
 ];
 
 /// What a handler's call returns.
@@ -193,6 +206,7 @@ endpoints! {
     DEVICE_ACTIVITY => DeviceActivity: handlers::device_api::activity,
     DEVICE_PHOTO => DevicePhoto: handlers::device_api::upload_photo,
     PHOTO => Photo: handlers::directory::photo,
+    CLIENT_REGISTRATION => ClientRegistration: handlers::registration::registration,
 }
 
 /// Runs `handler` (the local server); see [`serve`].
@@ -283,7 +297,9 @@ impl Handler {
             | Handler::DeviceProfile
             | Handler::DeviceKey
             | Handler::DeviceActivity
-            | Handler::DevicePhoto => Access::Write,
+            | Handler::DevicePhoto
+            // Counts registrations per source, spends initial access tokens, writes clients.
+            | Handler::ClientRegistration => Access::Write,
             // Counts each lookup against its source (a counter write): the name oracle is
             // rate limited as sign-up is.
             Handler::DeviceName => Access::Write,
@@ -486,6 +502,8 @@ mod tests {
     fn head_is_routed_where_get_is_for_the_metadata() {
         for p in [
             "/realms/x/.well-known/openid-configuration",
+            "/realms/x/.well-known/oauth-authorization-server",
+            "/.well-known/oauth-authorization-server/realms/x",
             "/realms/x/protocol/openid-connect/certs",
         ] {
             let get = match match_route("GET", p) {

@@ -113,6 +113,8 @@ pub struct ConsentPage<'a> {
     pub csrf: &'a str,
     /// The host of the redirect URI.
     pub host: &'a str,
+    /// The client registered itself (RFC 7591): its name is its own claim, nobody checked it.
+    pub self_registered: bool,
 }
 
 /// "Log out of scanid?": the logout request's parameters posted back with the anti-CSRF token.
@@ -256,6 +258,7 @@ mod tests {
             session: EVIL,
             csrf: EVIL,
             host: EVIL,
+            self_registered: false,
         });
         in_layout(&html, "Allow access");
         escaped(&html, 9);
@@ -263,6 +266,27 @@ mod tests {
             "<ul class=\"scopes\"><li>{ESCAPED}</li><li>Other data</li></ul>"
         )));
         assert!(!html.contains("<script"), "no script: {html}");
+        assert!(!html.contains("registered itself"));
+    }
+
+    #[test]
+    fn consent_page_says_when_a_client_named_itself() {
+        let html = render(&ConsentPage {
+            nonce: "N0NCE",
+            client: EVIL,
+            display_name: "Carol",
+            user_name: "carol",
+            scopes: vec!["Your name"],
+            action: "/a",
+            session: "s",
+            csrf: "c",
+            host: "tool.example",
+            self_registered: true,
+        });
+        assert!(html.contains(&format!(
+            "<p class=\"muted\">{ESCAPED} registered itself with this service: nobody has checked that name.</p>"
+        )));
+        escaped(&html, 3);
     }
 
     #[test]

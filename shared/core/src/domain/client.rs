@@ -69,6 +69,60 @@ pub struct Client {
     /// OIDC Back-Channel Logout 1.0: where logout tokens are POSTed when a session ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backchannel_logout_uri: Option<String>,
+    /// Set when the client registered itself (RFC 7591); `None` for the operator's clients,
+    /// which the management endpoint (RFC 7592) never reads, changes or deletes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registration: Option<Registration>,
+}
+
+/// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2); the
+/// token endpoint accepts either secret method from any confidential client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthMethod {
+    ClientSecretBasic,
+    ClientSecretPost,
+    /// A public client: no secret, PKCE required.
+    None,
+}
+
+impl AuthMethod {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            AuthMethod::ClientSecretBasic => "client_secret_basic",
+            AuthMethod::ClientSecretPost => "client_secret_post",
+            AuthMethod::None => "none",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "client_secret_basic" => Some(AuthMethod::ClientSecretBasic),
+            "client_secret_post" => Some(AuthMethod::ClientSecretPost),
+            "none" => Some(AuthMethod::None),
+            _ => None,
+        }
+    }
+}
+
+/// What a self-registered client keeps besides its metadata (RFC 7591, RFC 7592).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Registration {
+    /// SHA-256 of the registration access token (RFC 7592 §1), base64url: it reads, replaces
+    /// and deletes this client, and is replaced by each read and update.
+    pub access_token_hash: String,
+    pub token_endpoint_auth_method: AuthMethod,
+}
+
+impl Registration {
+    /// Does `presented` match the registration access token? Compared in constant time.
+    pub fn token_matches(&self, presented: &str) -> bool {
+        verify_slices_are_equal(
+            hash_secret(presented).as_bytes(),
+            self.access_token_hash.as_bytes(),
+        )
+        .is_ok()
+    }
 }
 
 /// A client secret in the clear: shown once at registration, never stored, never logged.
@@ -93,6 +147,12 @@ impl ClientSecret {
     pub fn hash(&self) -> String {
         hash_secret(&self.0)
     }
+}
+
+/// The stored form of a presented token or secret (what [`ClientSecret::hash`] stores), to
+/// look it up by.
+pub fn hash_presented(presented: &str) -> String {
+    hash_secret(presented)
 }
 
 fn hash_secret(secret: &str) -> String {
@@ -363,6 +423,7 @@ pub fn register(
         resource_server: new.resource_server,
         web_origins,
         backchannel_logout_uri: new.backchannel_logout_uri,
+        registration: None,
     };
     Ok((client, secret))
 }

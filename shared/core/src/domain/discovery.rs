@@ -1,5 +1,11 @@
 //! The discovery document (OpenID Connect Discovery 1.0; spec 2.1, 4.1), built once at start
 //! from the configuration: it lists only what scanid really implements.
+//!
+//! The same document is scanid's OAuth 2.0 Authorization Server Metadata (RFC 8414): served
+//! at `/.well-known/oauth-authorization-server/realms/{realm}` and Keycloak's
+//! `/realms/{realm}/.well-known/oauth-authorization-server`, byte for byte the discovery
+//! answer, so a field added here appears in both. RFC 8414 §2 asks for nothing the OpenID
+//! document lacks, and lets it carry the OpenID fields.
 
 use crate::config::Settings;
 use crate::keys::Alg;
@@ -51,6 +57,7 @@ pub fn openid_configuration(settings: &Settings, algs: &[Alg]) -> OpenIdConfigur
         end_session_endpoint: oidc("logout"),
         check_session_iframe: oidc("login-status-iframe.html"),
         revocation_endpoint: oidc("revoke"),
+        registration_endpoint: crate::domain::registration::endpoint(&issuer),
         issuer,
         response_types_supported: strings(&["code"]),
         subject_types_supported: strings(&["public"]),
@@ -119,5 +126,54 @@ mod tests {
         assert!(!d.grant_types_supported.contains(&"password".to_owned()));
         assert!(d.request_parameter_supported && !d.request_uri_parameter_supported);
         assert_eq!(d.request_object_signing_alg_values_supported, vec!["none"]);
+        assert_eq!(
+            d.registration_endpoint,
+            "https://id.example.com/realms/acme/clients-registrations/openid-connect"
+        );
+    }
+
+    /// RFC 8414 §2: the fields an authorization server's metadata must (or, where it supports
+    /// them, should) carry are all in the one document.
+    #[test]
+    fn the_document_is_rfc_8414_metadata_too() {
+        let s = Settings::from_raw(&RawSettings {
+            public_url: Some("https://id.example.com".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        let d = serde_json::to_value(openid_configuration(&s, &[Alg::RS256])).unwrap();
+        for field in [
+            "issuer",
+            "authorization_endpoint",
+            "token_endpoint",
+            "jwks_uri",
+            "registration_endpoint",
+            "scopes_supported",
+            "response_types_supported",
+            "response_modes_supported",
+            "grant_types_supported",
+            "token_endpoint_auth_methods_supported",
+            "revocation_endpoint",
+            "revocation_endpoint_auth_methods_supported",
+            "introspection_endpoint",
+            "introspection_endpoint_auth_methods_supported",
+            "code_challenge_methods_supported",
+        ] {
+            assert!(d.get(field).is_some(), "{field}");
+        }
+        assert_eq!(d["issuer"], s.issuer());
+        // What registration accepts is what the metadata says the server supports.
+        for g in crate::domain::registration::GRANT_TYPES {
+            assert!(d["grant_types_supported"]
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!(g)));
+        }
+        for m in ["client_secret_basic", "client_secret_post", "none"] {
+            assert!(d["token_endpoint_auth_methods_supported"]
+                .as_array()
+                .unwrap()
+                .contains(&serde_json::json!(m)));
+        }
     }
 }

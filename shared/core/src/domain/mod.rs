@@ -11,6 +11,7 @@ pub mod login;
 pub mod logout;
 pub mod photo;
 pub mod ratelimit;
+pub mod registration;
 pub mod request_object;
 pub mod resource_indicator;
 pub mod text;

@@ -24,6 +24,7 @@ pub mod memory;
 pub mod origins;
 pub mod photos;
 pub mod read_only;
+pub mod registration;
 #[cfg(any(test, feature = "test-support"))]
 pub mod suite;
 pub mod typed;
@@ -39,6 +40,7 @@ pub use flows::{Codes, Counters, Grants, Outcome, QrLogins, SsoSessions};
 pub use identities::{IdentityStore, NewIdentityError};
 pub use key_sets::KeySets;
 pub use photos::PhotoStore;
+pub use registration::InitialAccessTokens;
 pub use typed::Typed;
 
 /// What a record is; the prefix of its key.
@@ -76,6 +78,9 @@ pub enum Kind {
     IdentitySessions,
     /// An identity's recent logins (`sub` -> the last few decisions), for its app.
     IdentityActivity,
+    /// An initial access token for dynamic client registration (RFC 7591 §3), keyed by its
+    /// hash: the uses it has left, until it expires.
+    InitialAccessToken,
     /// Used by the adapter test suite.
     Test,
 }
@@ -100,6 +105,7 @@ impl Kind {
             Kind::SigningKey => "signing_key",
             Kind::IdentitySessions => "identity_sessions",
             Kind::IdentityActivity => "identity_activity",
+            Kind::InitialAccessToken => "initial_access_token",
             Kind::Test => "test",
         }
     }

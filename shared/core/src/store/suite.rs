@@ -6,7 +6,9 @@
 
 use std::sync::Arc;
 
-use super::{Backend, ClientStore, Cond, Key, Kind, Record, StoreError, Write};
+use super::{
+    Backend, ClientStore, Cond, InitialAccessTokens, Key, Kind, Record, StoreError, Write,
+};
 use crate::clock::Timestamp;
 use crate::domain::client::{Client, ClientType, GrantType};
 
@@ -25,7 +27,9 @@ macro_rules! adapter_suite {
                 identity_uniqueness_is_enforced, concurrent_signups_claiming_one_service_id_have_one_winner,
                 identity_deletion_frees_the_name_and_keeps_the_service_id,
                 a_deleted_identity_name_is_held_until_its_quarantine_ends,
-                concurrent_transactions_fail_alone, a_redeemed_code_points_to_its_grant);
+                concurrent_transactions_fail_alone, a_redeemed_code_points_to_its_grant,
+                initial_access_tokens_are_spent_once_per_use_and_expire,
+                a_self_registered_client_keeps_its_registration);
         }
     };
     (@tests $factory:expr; $($name:ident),*) => {
@@ -272,6 +276,7 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         resource_server: false,
         web_origins: vec!["+".into()],
         backchannel_logout_uri: Some("https://rp.example/bcl".into()),
+        registration: None,
     };
     s.create_client(&client, T0).await.unwrap();
     assert!(matches!(
@@ -437,6 +442,7 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         resource_server: false,
         web_origins: vec![],
         backchannel_logout_uri: None,
+        registration: None,
     };
     s.create_client(&client, T0).await.unwrap();
     let consent = Consent {
@@ -705,6 +711,115 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         s.redeemed_as(&legacy, T0).await.unwrap(),
         Some("g-old".to_owned())
     );
+}
+
+pub async fn initial_access_tokens_are_spent_once_per_use_and_expire<B: Backend + 'static>(
+    s: Arc<B>,
+) {
+    use crate::domain::registration::InitialAccessToken;
+    let hash = id("iat");
+    let exp = T0.secs() + 3600;
+    let token = InitialAccessToken {
+        uses_left: 3,
+        created_at: T0,
+    };
+    assert!(!s.spend_initial_access_token(&hash, T0).await.unwrap());
+    s.create_initial_access_token(&hash, &token, exp, T0)
+        .await
+        .unwrap();
+    assert!(matches!(
+        s.create_initial_access_token(&hash, &token, exp, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    assert_eq!(
+        s.initial_access_token(&hash, T0).await.unwrap(),
+        Some(token.clone())
+    );
+    // Ten concurrent registrations, three uses: exactly three succeed.
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let s = s.clone();
+        let hash = hash.clone();
+        tasks.push(tokio::spawn(async move {
+            s.spend_initial_access_token(&hash, T0).await.unwrap()
+        }));
+    }
+    let mut spent = 0;
+    for t in tasks {
+        spent += usize::from(t.await.unwrap());
+    }
+    assert_eq!(spent, 3, "one success per use");
+    assert_eq!(s.initial_access_token(&hash, T0).await.unwrap(), None);
+    assert!(!s.spend_initial_access_token(&hash, T0).await.unwrap());
+    // Expiry is checked on every read, whatever uses are left.
+    let other = id("iat");
+    s.create_initial_access_token(&other, &token, exp, T0)
+        .await
+        .unwrap();
+    assert!(s.spend_initial_access_token(&other, T0).await.unwrap());
+    assert_eq!(
+        s.initial_access_token(&other, T0.plus_secs(3600))
+            .await
+            .unwrap(),
+        None
+    );
+    assert!(!s
+        .spend_initial_access_token(&other, T0.plus_secs(3600))
+        .await
+        .unwrap());
+    assert_eq!(
+        s.initial_access_token(&other, T0)
+            .await
+            .unwrap()
+            .map(|t| t.uses_left),
+        Some(2)
+    );
+}
+
+pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<B>) {
+    use crate::domain::client::{AuthMethod, Registration};
+    let client = Client {
+        client_id: id("dyn").into(),
+        name: "Registered".into(),
+        client_type: ClientType::Public,
+        secret_hash: None,
+        redirect_uris: vec!["http://127.0.0.1/cb".into()],
+        post_logout_redirect_uris: vec![],
+        grant_types: vec![GrantType::AuthorizationCode, GrantType::RefreshToken],
+        created_at: T0,
+        token_alg: None,
+        resource_server: false,
+        web_origins: vec!["+".into()],
+        backchannel_logout_uri: None,
+        registration: Some(Registration {
+            access_token_hash: "rat-hash".into(),
+            token_endpoint_auth_method: AuthMethod::None,
+        }),
+    };
+    s.create_client(&client, T0).await.unwrap();
+    let (got, version) = s.client(&client.client_id, T0).await.unwrap().unwrap();
+    assert_eq!(got, client);
+    let mut rotated = got;
+    if let Some(r) = rotated.registration.as_mut() {
+        r.access_token_hash = "next".into();
+    }
+    s.update_client(&rotated, version, T0).await.unwrap();
+    assert!(matches!(
+        s.update_client(&rotated, version, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    let listed = s.clients(T0).await.unwrap();
+    let mine = listed
+        .iter()
+        .find(|c| c.client_id == client.client_id)
+        .unwrap();
+    assert_eq!(
+        mine.registration
+            .as_ref()
+            .map(|r| r.access_token_hash.as_str()),
+        Some("next")
+    );
+    assert!(s.delete_client(&client.client_id, T0).await.unwrap());
 }
 
 /// Generates the photo store suite's tests for an adapter (`$factory` returns `(photos,

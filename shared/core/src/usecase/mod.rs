@@ -5,6 +5,7 @@
 pub mod device;
 pub mod login;
 pub mod logout;
+pub mod registration;
 pub mod resource;
 pub mod token;
 

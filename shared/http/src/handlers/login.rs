@@ -274,6 +274,7 @@ fn consent_page(
             session: &s.id,
             csrf,
             host: &host,
+            self_registered: crate::domain::registration::self_registered(client),
         })
     })
 }

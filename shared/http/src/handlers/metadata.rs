@@ -1,4 +1,4 @@
-//! Discovery (spec 4.1; OpenID Connect Discovery 1.0 §4) and the JWKS (RFC 7517 §5), both
+//! Discovery (spec 4.1; OpenID Connect Discovery 1.0 §4; RFC 8414) and the JWKS (RFC 7517 §5), both
 //! served from bytes prepared once at start.
 
 use lambda_http::Body;
@@ -22,7 +22,10 @@ fn cached_json(bytes: &bytes::Bytes) -> Response {
     )
 }
 
-/// `GET /realms/{realm}/.well-known/openid-configuration`
+/// `GET /realms/{realm}/.well-known/openid-configuration`, and the same document as RFC 8414
+/// Authorization Server Metadata at `GET /realms/{realm}/.well-known/oauth-authorization-server`
+/// and `GET /.well-known/oauth-authorization-server/realms/{realm}`
+/// ([`crate::domain::discovery`]).
 pub async fn discovery(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     Ok(cached_json(&ctx.discovery_json))

@@ -7,5 +7,6 @@ pub mod keycloak;
 pub mod login;
 pub mod logout;
 pub mod metadata;
+pub mod registration;
 pub mod resource;
 pub mod token;
