@@ -113,6 +113,7 @@ pub fn decide(
                     remember: Some(Consent {
                         scopes: login.request.scopes.clone(),
                         granted_at: now,
+                        claims: login.request.claims.all(),
                     }),
                 },
                 Some("deny") => Deny { by_user: true },
@@ -155,6 +156,7 @@ mod tests {
             max_age: None,
             login_hint: None,
             ui_locales: None,
+            claims: Default::default(),
         };
         let mut l = QrLogin::new(
             300,
@@ -211,6 +213,7 @@ mod tests {
                 remember: Some(Consent {
                     scopes: vec!["openid".into(), "profile".into()],
                     granted_at: later,
+                    claims: vec![],
                 })
             }
         );

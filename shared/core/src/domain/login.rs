@@ -294,11 +294,20 @@ impl SsoSession {
 pub struct Consent {
     pub scopes: Vec<String>,
     pub granted_at: Timestamp,
+    /// The claims asked for by name (OIDC Core §5.5) beyond the scopes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<String>,
 }
 
 impl Consent {
-    pub fn covers(&self, scopes: &[String]) -> bool {
+    /// Whether this consent covers `scopes` and the `claims` asked for by name (each granted
+    /// by name before, or released by a granted scope).
+    pub fn covers(&self, scopes: &[String], claims: &[String]) -> bool {
         scopes.iter().all(|s| self.scopes.contains(s))
+            && claims.iter().all(|c| {
+                self.claims.contains(c)
+                    || crate::domain::claims_request::scopes_release(&self.scopes, c)
+            })
     }
     pub fn key(sub: &str, client_id: &str) -> String {
         format!("{sub}:{client_id}")
@@ -313,6 +322,9 @@ pub struct AuthCode {
     pub scopes: Vec<String>,
     #[serde(default)]
     pub nonce: Option<String>,
+    /// What the `claims` parameter asked for (OIDC Core §5.5).
+    #[serde(default)]
+    pub claims: crate::domain::claims_request::RequestedClaims,
     pub code_challenge: Option<String>,
     pub sub: Subject,
     pub sid: SessionId,
@@ -343,6 +355,7 @@ mod tests {
             max_age: None,
             login_hint: None,
             ui_locales: None,
+            claims: Default::default(),
         };
         QrLogin::new(
             LOGIN_TTL_SECS,

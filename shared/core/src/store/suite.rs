@@ -442,11 +442,17 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
     let consent = Consent {
         scopes: vec!["openid".into()],
         granted_at: T0,
+        claims: vec!["name".into()],
     };
     let key = Consent::key(&a.sub, &client.client_id);
     s.create(Kind::Consent, &key, &consent, None, T0)
         .await
         .unwrap();
+    assert_eq!(
+        s.consent(&a.sub, &client.client_id, T0).await.unwrap(),
+        Some(consent.clone()),
+        "a consent reads back with the claims granted by name"
+    );
     let login = |n: usize| LoginActivity {
         at: T0.plus_secs(n as i64),
         client_id: client.client_id.to_string(),
@@ -595,6 +601,11 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         redirect_uri: "https://shop.example/cb".into(),
         scopes: vec!["openid".into()],
         nonce: None,
+        // What the `claims` parameter asked for travels with the code and the grant.
+        claims: crate::domain::claims_request::parse(
+            r#"{"userinfo":{"name":{"essential":true}},"id_token":{"address":null}}"#,
+        )
+        .unwrap(),
         code_challenge: None,
         sub: "sub-1".into(),
         sid: "sid-1".into(),
@@ -621,6 +632,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         scopes: vec!["openid".into()],
         auth_time: T0,
         nonce: None,
+        claims: code.claims.clone(),
         created_at: T0,
         offline: false,
         generation: 1,
@@ -671,6 +683,15 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         ..grant.clone()
     };
     assert!(s.pending_code(&hash, T0).await.unwrap().is_none());
+    {
+        use super::flows::Grants;
+        let stored = s.grant(&grant.id, T0).await.unwrap().unwrap().value;
+        assert_eq!(
+            stored, grant,
+            "the grant reads back whole, its claims request too"
+        );
+        assert_eq!(stored.claims.userinfo, vec!["name".to_owned()]);
+    }
     // The marker outlives the code's own lifetime: it lives as long as the grant.
     let after_code = Timestamp::from_secs(exp + 10);
     assert_eq!(

@@ -153,7 +153,9 @@ pub async fn remembered(
         .store
         .consent(sub, &req.client_id, now)
         .await?
-        .is_some_and(|c| c.covers(&req.scopes) && c.granted_at.secs() >= client_created.secs()))
+        .is_some_and(|c| {
+            c.covers(&req.scopes, &req.claims.all()) && c.granted_at.secs() >= client_created.secs()
+        }))
 }
 
 /// `GET|POST .../auth`.
@@ -344,6 +346,7 @@ pub async fn complete(
         redirect_uri: req.redirect_uri.clone(),
         scopes: req.scopes.clone(),
         nonce: req.nonce.clone(),
+        claims: req.claims.clone(),
         code_challenge: req.code_challenge.clone(),
         sub: sub.into(),
         sid: sid.clone(),
