@@ -3,8 +3,10 @@
 //! its module (`oidcc-scope-profile` -> `oidcc_scope_profile`) and asserts what the module checks,
 //! with the suite's severities (a FAILURE there is an assertion here; where scanid deliberately
 //! differs and the suite would WARN, the test asserts scanid's answer and docs/relying-parties.md
-//! says why). The Basic plan's modules (`OIDCCBasicTestPlan`) and the Config plan's
-//! (`OIDCCConfigTestPlan`: `oidcc-discovery-endpoint-verification`).
+//! says why). The Basic plan's modules (`OIDCCBasicTestPlan`), the Config plan's
+//! (`OIDCCConfigTestPlan`: `oidcc-discovery-endpoint-verification`) and the logout plans'
+//! discovery modules; the logout plans' other modules are in `conformance_logout.rs`. Which
+//! module is not applicable, and why: docs/relying-parties.md.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -436,8 +438,7 @@ fn head_answers_like_get_without_a_body_on_discovery_and_jwks() {
 #[test]
 fn oidcc_rp_initiated_logout_discovery_endpoint_verification() {
     // The RP-initiated logout plan's discovery module: end_session_endpoint (the plan's other
-    // modules, the logout flow itself, are covered by tokens::logout_ends_the_session_and_its_tokens
-    // and the JS relying-party matrix, not module by module here).
+    // modules, the logout flow itself, are in conformance_logout.rs).
     let e = env();
     let d = get(&e.s.url(DISCOVERY)).json();
     assert_eq!(d["end_session_endpoint"], e.s.oidc("logout"));
