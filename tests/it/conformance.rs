@@ -902,6 +902,57 @@ fn oidcc_refresh_token() {
     assert_eq!(stolen.json()["error"], "invalid_grant");
 }
 
+#[test]
+fn oidcc_ensure_request_object_with_redirect_uri() {
+    // An unsigned request object carrying the registered redirect_uri, and an unregistered
+    // redirect_uri (`..._invalid`) as a plain parameter: the OP must use the request object's
+    // (and succeed) or show an error page; redirecting an error to the registered URI fails.
+    use base64::Engine;
+    let e = env();
+    let b64 = |v: &Value| {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string().as_bytes())
+    };
+    let object = format!(
+        "{}.{}.",
+        b64(&json!({ "alg": "none" })),
+        b64(&json!({
+            "client_id": "shop", "redirect_uri": CB, "response_type": "code",
+            "scope": "openid", "state": "st", "nonce": "n-1",
+        }))
+    );
+    let invalid = format!("{CB}_invalid");
+    let r = Browser::new().get(&auth_url(
+        &e.s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", invalid.as_str()),
+            ("response_type", "code"),
+            ("scope", "openid"),
+            ("request", object.as_str()),
+        ],
+    ));
+    match r.header("location") {
+        None => {
+            assert!(
+                r.status == 400 || r.status == 200,
+                "an error page or the login: {} {}",
+                r.status,
+                r.text()
+            );
+            if r.status == 400 {
+                assert!(r.text().contains("redirect_uri"), "{}", r.text());
+            }
+        }
+        Some(loc) => {
+            assert!(!loc.starts_with(&invalid), "{loc}");
+            assert!(
+                !params_of(loc).contains_key("error"),
+                "EnsureOPDoesNotUseDefaultRedirectUriInCaseOfInvalidRedirectUri: {loc}"
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The `claims` request parameter (OIDC Core 5.5): oidcc-claims-essential and beyond.
 // ---------------------------------------------------------------------------------------------

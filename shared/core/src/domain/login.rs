@@ -369,6 +369,38 @@ mod tests {
     }
 
     #[test]
+    fn a_consent_covers_its_scopes_and_the_claims_it_was_given_or_its_scopes_release() {
+        let v = |x: &[&str]| x.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
+        let c = Consent {
+            scopes: v(&["openid", "groups"]),
+            granted_at: Timestamp::from_secs(0),
+            claims: v(&["address"]),
+        };
+        let table: &[(&[&str], &[&str], bool)] = &[
+            (&["openid"], &[], true),
+            (&["openid", "groups"], &["address"], true),
+            // groups is released by the groups scope already.
+            (&["openid"], &["groups", "address"], true),
+            (&["openid", "profile"], &[], false),
+            (&["openid"], &["name"], false),
+            (&["openid"], &["address", "picture"], false),
+        ];
+        for (scopes, claims, covered) in table {
+            assert_eq!(
+                c.covers(&v(scopes), &v(claims)),
+                *covered,
+                "{scopes:?} {claims:?}"
+            );
+        }
+        // An old record without claims reads as none given by name.
+        let old: Consent =
+            serde_json::from_value(serde_json::json!({ "scopes": ["openid"], "granted_at": 0 }))
+                .unwrap();
+        assert!(old.claims.is_empty());
+        assert!(!old.covers(&v(&["openid"]), &v(&["name"])));
+    }
+
+    #[test]
     fn q2_challenges_rotate_and_age_out() {
         let t0 = Timestamp::from_secs(1_800_000_000);
         let s = session(t0);
