@@ -1084,3 +1084,41 @@ fn a_remembered_consent_does_not_cover_claims_asked_for_later() {
     ));
     assert!(params_of(&location(&again)).contains_key("code"));
 }
+
+#[test]
+fn a_request_naming_its_subject_gives_tokens_to_that_person_only() {
+    // OIDC Core 5.5.1: `sub` with a value in `id_token`.
+    let e = env();
+    let mut b = Browser::new();
+    let (t, _) = e.tokens_in(&mut b, &basic_pairs("openid", &[]));
+    let sub = jwt_claims(t["id_token"].as_str().unwrap())["sub"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let naming = |who: &str| json!({ "id_token": { "sub": { "value": who } } }).to_string();
+    // The browser's session is this person's: silent for them, login_required for another.
+    let mine = naming(&sub);
+    let (p, qr) = e.authorize_in(
+        &mut b,
+        &basic_pairs("openid", &[("prompt", "none"), ("claims", &mine)]),
+    );
+    assert!(!qr && p.contains_key("code"), "{p:?}");
+    let theirs = naming("someone-else");
+    let silent = b.get(&auth_url(
+        &e.s,
+        &basic_pairs("openid", &[("prompt", "none"), ("claims", &theirs)]),
+    ));
+    assert_eq!(params_of(&location(&silent))["error"], "login_required");
+    // Interactively, the QR login is asked for, and this person's approval ends denied.
+    let first = b.get(&auth_url(
+        &e.s,
+        &basic_pairs("openid", &[("claims", &theirs)]),
+    ));
+    let payload = attr(&first.text(), "id=\"app-link\"", "data-qr-payload").expect("the QR page");
+    assert_eq!(e.app.decide(&payload, "approve").status, 200);
+    let r = b.get(&consent_url(&e.s, &payload));
+    let p = params_of(&location(&r));
+    assert_eq!(p["error"], "access_denied", "{p:?}");
+    assert!(!p.contains_key("code"));
+    assert_eq!(p["state"], "st");
+}

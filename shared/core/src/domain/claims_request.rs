@@ -8,6 +8,8 @@
 //! `value` a string, number or boolean and `values` an array of them (§5.5.1); scanid releases
 //! the identity's own value whatever `value`/`values` say (they are requests, not filters), and
 //! treats essential and voluntary claims alike (both are released after the person's consent).
+//! The one exception is `sub` with a `value` in `id_token` (§5.5.1): only that person may log
+//! in ([`RequestedClaims::accepts`]); no token is issued for anyone else.
 //! Anything else is `invalid_request`. Only the known claims asked for are kept (with the login,
 //! the code and the grant), so a long parameter costs nothing beyond its parsing.
 
@@ -34,11 +36,20 @@ pub struct RequestedClaims {
     /// The claims asked for as essential (in either place).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub essential: Vec<String>,
+    /// `id_token.sub.value`: the only person who may log in (§5.5.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sub: Option<String>,
 }
 
 impl RequestedClaims {
     pub fn is_empty(&self) -> bool {
-        self.id_token.is_empty() && self.userinfo.is_empty()
+        self.id_token.is_empty() && self.userinfo.is_empty() && self.sub.is_none()
+    }
+
+    /// Whether the person `sub` may complete this request: anyone, unless the request named
+    /// the subject (`id_token.sub.value`, OIDC Core §5.5.1).
+    pub fn accepts(&self, sub: &str) -> bool {
+        self.sub.as_deref().is_none_or(|s| s == sub)
     }
 
     /// Every claim asked for, in either place, once each, in [`REQUESTABLE`]'s order.
@@ -78,8 +89,12 @@ impl RequestedClaims {
                 .into()
         };
         let mut m = serde_json::Map::new();
-        if !self.id_token.is_empty() {
-            m.insert("id_token".into(), place(&self.id_token));
+        let mut id_token = place(&self.id_token);
+        if let (Some(sub), Value::Object(o)) = (&self.sub, &mut id_token) {
+            o.insert("sub".into(), serde_json::json!({ "value": sub }));
+        }
+        if id_token.as_object().is_some_and(|o| !o.is_empty()) {
+            m.insert("id_token".into(), id_token);
         }
         if !self.userinfo.is_empty() {
             m.insert("userinfo".into(), place(&self.userinfo));
@@ -148,6 +163,13 @@ pub fn parse(raw: &str) -> Result<RequestedClaims, Malformed> {
                     ))
                 }
             };
+            if place == "id_token" && name == "sub" {
+                match spec.get("value") {
+                    None => {}
+                    Some(Value::String(v)) => out.sub = Some(v.clone()),
+                    Some(_) => return Err(Malformed("claims: sub's value must be a string")),
+                }
+            }
             if REQUESTABLE.contains(&name.as_str()) {
                 list.push(name.clone());
                 if essential && !out.essential.contains(name) {
@@ -255,9 +277,31 @@ mod tests {
             r#"{"userinfo":{"name":{"essential":"yes"}}}"#,
             r#"{"userinfo":{"name":{"value":{}}}}"#,
             r#"{"userinfo":{"email":{"values":"a"}}}"#,
+            r#"{"id_token":{"sub":{"value":1}}}"#,
             r#"{"id_token":{"name":{"values":[{}]}}}"#,
         ] {
             assert!(parse(raw).is_err(), "{raw}");
+        }
+    }
+
+    #[test]
+    fn a_named_subject_is_the_only_one_accepted() {
+        // OIDC Core 5.5.1: id_token.sub.value.
+        let c = parse(r#"{"id_token":{"sub":{"value":"u-1","essential":true}}}"#).unwrap();
+        assert_eq!(c.sub.as_deref(), Some("u-1"));
+        assert!(c.accepts("u-1") && !c.accepts("u-2"));
+        assert!(!c.is_empty());
+        assert_eq!(parse(&c.to_param().unwrap()).unwrap(), c);
+        // Without a value, or at userinfo, anyone.
+        for raw in [
+            r#"{"id_token":{"sub":null}}"#,
+            r#"{"id_token":{"sub":{"essential":true}}}"#,
+            r#"{"userinfo":{"sub":{"value":"u-1"}}}"#,
+            "{}",
+        ] {
+            let c = parse(raw).unwrap();
+            assert_eq!(c.sub, None, "{raw}");
+            assert!(c.accepts("u-2"), "{raw}");
         }
     }
 
@@ -266,6 +310,7 @@ mod tests {
         for raw in [
             r#"{"userinfo":{"name":{"essential":true}}}"#,
             r#"{"id_token":{"address":null,"groups":{"essential":true}},"userinfo":{"picture":null}}"#,
+            r#"{"id_token":{"name":null,"sub":{"value":"u"}}}"#,
         ] {
             let c = parse(raw).unwrap();
             assert_eq!(parse(&c.to_param().unwrap()).unwrap(), c, "{raw}");

@@ -193,7 +193,9 @@ pub async fn authorize(
         req.max_age
             .is_some_and(|m| now.secs() - s.value.auth_time.secs() >= m)
     };
-    if req.prompt.login || sso.as_ref().is_some_and(too_old) {
+    // A request naming another subject (claims id_token.sub.value) cannot use this session.
+    let someone_else = |s: &Versioned<SsoSession>| !req.claims.accepts(&s.value.sub);
+    if req.prompt.login || sso.as_ref().is_some_and(|s| too_old(s) || someone_else(s)) {
         sso = None;
     }
     if let Some(s) = sso {
