@@ -791,3 +791,53 @@ fn photos_on_s3_refused_stray_and_deleted_are_never_served() {
         assert_eq!(rt.block_on(photos.photo(&name)).unwrap(), None, "{name}");
     }
 }
+
+/// The `claims` request parameter (OIDC Core 5.5) on DynamoDB: what was asked for travels with
+/// the QR login, the code, the grant (a refresh) and the remembered consent in the table.
+#[test]
+fn the_claims_parameter_on_dynamodb() {
+    let aws = Aws::init("kms-envelope");
+    let secret = register_shop(&aws);
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&aws, &dir);
+    let app = TestApp::enroll(&s, "claims.dynamo");
+    let claims = r#"{"userinfo":{"name":{"essential":true}},"id_token":{"address":null}}"#;
+    let pairs = [
+        ("client_id", "shop"),
+        ("redirect_uri", CB),
+        ("response_type", "code"),
+        ("state", "st"),
+        ("scope", "openid"),
+        ("claims", claims),
+    ];
+    let mut b = Browser::new();
+    let r = login(&mut b, &s, &app, &auth_url(&s, &pairs));
+    let t = redeem(&s, ("shop", &secret), &params_of(&location(&r))["code"]);
+    let id = verify_independently(&s, t["id_token"].as_str().unwrap());
+    assert_eq!(id["address"], serde_json::json!({ "country": "SE" }));
+    assert!(id.get("name").is_none(), "{id}");
+    let u = userinfo(&s, t["access_token"].as_str().unwrap()).json();
+    assert_eq!(u["name"], "claims.dynamo display");
+    assert!(u.get("address").is_none(), "{u}");
+    let r = post_form(
+        &s.oidc("token"),
+        Some(("shop", &secret)),
+        &[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", t["refresh_token"].as_str().unwrap()),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let t2 = r.json();
+    let id2 = verify_independently(&s, t2["id_token"].as_str().unwrap());
+    assert_eq!(id2["address"], id["address"]);
+    assert_eq!(
+        userinfo(&s, t2["access_token"].as_str().unwrap()).json()["name"],
+        "claims.dynamo display"
+    );
+    // The consent remembered with its claims: the same request again is answered at once.
+    let mut silent = pairs.to_vec();
+    silent.push(("prompt", "none"));
+    let again = b.get(&auth_url(&s, &silent));
+    assert!(params_of(&location(&again)).contains_key("code"));
+}

@@ -168,6 +168,7 @@ async fn setup(e: &mut Env) -> String {
         redirect_uri: "https://shop.example/cb".into(),
         scopes: vec!["openid".into()],
         nonce: Some("n".into()),
+        claims: Default::default(),
         code_challenge: None,
         resources: Vec::new(),
         sub: sub.into(),

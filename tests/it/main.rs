@@ -15,6 +15,7 @@ mod aws;
 mod aws_faults;
 mod cli;
 mod conformance;
+mod conformance_logout;
 mod crash;
 mod directory;
 mod events;

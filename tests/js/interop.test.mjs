@@ -140,3 +140,38 @@ test('openid-client: a public client with PKCE and no secret', async () => {
   });
   assert.ok(tokens.claims().sub);
 });
+
+// The claims request parameter (OIDC Core 5.5), as openid-client sends it: `name` as essential
+// at userinfo and `address` in the id_token, with `openid` alone; the consent page lists both.
+test('openid-client: the claims parameter releases the claims asked for, where asked for, after consent', async () => {
+  const config = await oidc.discovery(new URL(server.issuer), 'node-rp', undefined, oidc.ClientSecretBasic(secret), {
+    execute: [oidc.allowInsecureRequests],
+  });
+  assert.equal(config.serverMetadata().claims_parameter_supported, true);
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: rp.url, scope: 'openid', state,
+    claims: JSON.stringify({ userinfo: { name: { essential: true } }, id_token: { address: null } }),
+  });
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(url.toString());
+  const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
+  assert.equal((await approve(server, bob, payload)).status, 'approved');
+  await page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
+  const listed = await page.locator('ul.scopes li').allTextContents();
+  assert.ok(listed.includes('Your display name') && listed.includes('Your country'), listed.join(' | '));
+  await page.click('button[name="consent"][value="allow"]');
+  await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
+  const callback = new URL(page.url());
+  await ctx.close();
+  const tokens = await oidc.authorizationCodeGrant(config, callback, { expectedState: state, idTokenExpected: true });
+  assert.equal(tokens.scope, 'openid');
+  const claims = tokens.claims();
+  assert.deepEqual(claims.address, { country: 'SE' });
+  assert.equal(claims.name, undefined);
+  const info = await oidc.fetchUserInfo(config, tokens.access_token, claims.sub);
+  assert.equal(info.name, 'bob display');
+  assert.equal(info.address, undefined);
+  assert.equal(info.preferred_username, undefined);
+});

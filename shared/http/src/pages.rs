@@ -185,6 +185,36 @@ pub fn describe_scope(scope: &str) -> &'static str {
     }
 }
 
+/// What each claim a client may ask for by name (the `claims` parameter, OIDC Core §5.5)
+/// means to a person.
+pub fn describe_claim(claim: &str) -> &'static str {
+    match claim {
+        "name" => "Your display name",
+        "preferred_username" => "Your user name",
+        "picture" => "Your profile photo",
+        "updated_at" => "When your profile last changed",
+        "groups" => "The groups you belong to",
+        "address" => "Your country",
+        _ => "Other data",
+    }
+}
+
+/// The consent page's list: each scope, then each claim asked for by name that no scope of
+/// the request releases already.
+pub fn describe_request(req: &crate::domain::authorize::AuthorizationRequest) -> Vec<&'static str> {
+    let by_name = req
+        .claims
+        .all()
+        .into_iter()
+        .filter(|c| !crate::domain::claims_request::scopes_release(&req.scopes, c))
+        .map(|c| describe_claim(&c));
+    req.scopes
+        .iter()
+        .map(|s| describe_scope(s))
+        .chain(by_name)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -222,6 +252,45 @@ mod tests {
         }
         assert!(describe_scope("profile").contains("groups"));
         assert!(describe_scope("address").contains("country"));
+    }
+
+    #[test]
+    fn the_consent_page_lists_the_claims_asked_for_by_name() {
+        for c in crate::domain::claims_request::REQUESTABLE {
+            assert_ne!(describe_claim(c), describe_claim("unknown"), "{c}");
+        }
+        let req = |scope: &str, claims: &str| crate::domain::authorize::AuthorizationRequest {
+            client_id: "rp".into(),
+            redirect_uri: "https://rp.example/cb".into(),
+            response_mode: crate::domain::authorize::ResponseMode::Query,
+            state: None,
+            nonce: None,
+            scopes: crate::domain::authorize::known_scopes(scope),
+            code_challenge: None,
+            prompt: Default::default(),
+            max_age: None,
+            login_hint: None,
+            ui_locales: None,
+            resources: Vec::new(),
+            claims: crate::domain::claims_request::parse(claims).unwrap(),
+        };
+        let openid = describe_scope("openid");
+        assert_eq!(
+            describe_request(&req(
+                "openid",
+                r#"{"userinfo":{"name":{"essential":true}}}"#
+            )),
+            vec![openid, "Your display name"]
+        );
+        // Released by a scope already: listed once, by the scope.
+        assert_eq!(
+            describe_request(&req(
+                "openid profile",
+                r#"{"id_token":{"name":null,"address":null},"userinfo":{"email":null}}"#
+            )),
+            vec![openid, describe_scope("profile"), "Your country"]
+        );
+        assert_eq!(describe_request(&req("openid", "{}")), vec![openid]);
     }
 
     #[test]

@@ -105,7 +105,7 @@ pub struct ConsentPage<'a> {
     pub client: &'a str,
     pub display_name: &'a str,
     pub user_name: &'a str,
-    /// What each requested scope means to a person.
+    /// What each requested scope, and each claim asked for by name, means to a person.
     pub scopes: Vec<&'a str>,
     /// Where the form posts (the consent endpoint).
     pub action: &'a str,

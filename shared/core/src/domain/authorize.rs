@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
+use crate::domain::claims_request::{self, RequestedClaims};
 use crate::domain::client::{Client, ClientType};
 use crate::domain::discovery::SCOPES;
 use crate::domain::{request_object, resource_indicator};
@@ -57,6 +58,9 @@ pub struct AuthorizationRequest {
     /// The resource servers the access tokens may be for (RFC 8707), all registered.
     #[serde(default)]
     pub resources: Vec<String>,
+    /// The known claims the `claims` parameter asked for (OIDC Core §5.5).
+    #[serde(default)]
+    pub claims: RequestedClaims,
 }
 
 impl AuthorizationRequest {
@@ -93,7 +97,8 @@ impl AuthorizationRequest {
             ("login_hint", self.login_hint.as_deref()),
             ("ui_locales", self.ui_locales.as_deref()),
         ];
-        for (name, value) in optional {
+        let claims = self.claims.to_param();
+        for (name, value) in optional.into_iter().chain([("claims", claims.as_deref())]) {
             if let Some(v) = value {
                 q.append_pair(name, v);
             }
@@ -436,6 +441,11 @@ pub fn validate_with(
         .collect();
     let resources = resource_indicator::at_authorization(&requested, policy.resources)
         .map_err(|e| fail(OAuthErrorCode::InvalidTarget, e.description()))?;
+    let claims = match params.one("claims") {
+        Ok(None) => RequestedClaims::default(),
+        Ok(Some(raw)) => claims_request::parse(raw).map_err(|m| invalid(m.0))?,
+        Err(_) => return Err(invalid("a parameter is repeated")),
+    };
     let short = |name: &'static str| {
         params
             .one(name)
@@ -457,6 +467,7 @@ pub fn validate_with(
         login_hint: short("login_hint"),
         ui_locales: short("ui_locales"),
         resources,
+        claims,
     })
 }
 
@@ -538,11 +549,17 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         p.push(("padding".into(), big.clone()));
-        p.push(("claims".into(), big));
+        // The claims parameter is kept as what it asked for of what scanid knows.
+        p.push((
+            "claims".into(),
+            format!(r#"{{"userinfo":{{"name":{{"essential":true}},"email":null}},"x":"{big}"}}"#),
+        ));
         let req = validate(&Params::from_pairs(p), Some(&c)).unwrap();
+        assert_eq!(req.claims.userinfo, vec!["name".to_owned()]);
         let q = req.restart_query();
-        assert!(q.len() < 500, "{} bytes", q.len());
-        assert!(!q.contains("padding") && !q.contains("claims"), "{q}");
+        assert!(q.len() < 600, "{} bytes", q.len());
+        assert!(!q.contains("padding") && !q.contains("email"), "{q}");
+        assert!(q.contains("claims="), "{q}");
         // It validates into the same request again.
         let again = validate(
             &Params::from_pairs(url::form_urlencoded::parse(q.as_bytes()).into_owned()),
@@ -727,6 +744,56 @@ mod tests {
             "invalid_request"
         );
         assert!(validate_with(&params(&good()), Some(&c), &strict).is_ok());
+    }
+
+    #[test]
+    fn the_claims_parameter_is_parsed_or_refused_as_invalid_request() {
+        // OIDC Core 5.5; oidcc-claims-essential.
+        let c = client(false, &["https://rp.example/cb"]);
+        let table: &[(&str, &str, &[&str], &[&str])] = &[
+            // (claims, error, id_token, userinfo)
+            (
+                r#"{"userinfo":{"name":{"essential":true}}}"#,
+                "ok",
+                &[],
+                &["name"],
+            ),
+            (
+                r#"{"id_token":{"groups":null,"email":{"essential":true}},"userinfo":{"address":{"value":"SE"}}}"#,
+                "ok",
+                &["groups"],
+                &["address"],
+            ),
+            (r#"{"userinfo":{"email":null}}"#, "ok", &[], &[]),
+            ("{", "invalid_request", &[], &[]),
+            ("[1]", "invalid_request", &[], &[]),
+            (r#"{"userinfo":{"name":1}}"#, "invalid_request", &[], &[]),
+            (
+                r#"{"id_token":{"name":{"essential":"true"}}}"#,
+                "invalid_request",
+                &[],
+                &[],
+            ),
+        ];
+        for (claims, want, id, ui) in table {
+            let r = validate(&params(&with(good(), "claims", claims)), Some(&c));
+            assert_eq!(code_of(r.clone()), *want, "{claims}");
+            if let Ok(r) = r {
+                assert_eq!(r.claims.id_token, *id, "{claims}");
+                assert_eq!(r.claims.userinfo, *ui, "{claims}");
+            }
+        }
+        let mut dup = with(good(), "claims", "{}");
+        dup.push(("claims", "{}"));
+        assert_eq!(
+            code_of(validate(&params(&dup), Some(&c))),
+            "invalid_request"
+        );
+        // Absent: nothing asked for by name.
+        assert!(validate(&params(&good()), Some(&c))
+            .unwrap()
+            .claims
+            .is_empty());
     }
 
     #[test]

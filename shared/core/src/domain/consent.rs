@@ -95,6 +95,13 @@ pub fn decide(
     if !known.identity_live {
         return Deny { by_user: false };
     }
+    // OIDC Core 5.5.1: a request naming its subject (claims id_token.sub.value) ends for anyone
+    // else with access_denied, never a token.
+    if let LoginStatus::Approved { sub, .. } = &login.status {
+        if !login.request.claims.accepts(sub) {
+            return Deny { by_user: false };
+        }
+    }
     match input {
         ConsentInput::Open if !known.client_exists => Refuse(ConsentRefusal::UnknownClient),
         ConsentInput::Open if known.remembered => Complete { remember: None },
@@ -113,6 +120,7 @@ pub fn decide(
                     remember: Some(Consent {
                         scopes: login.request.scopes.clone(),
                         granted_at: now,
+                        claims: login.request.claims.all(),
                     }),
                 },
                 Some("deny") => Deny { by_user: true },
@@ -156,6 +164,7 @@ mod tests {
             login_hint: None,
             ui_locales: None,
             resources: Vec::new(),
+            claims: Default::default(),
         };
         let mut l = QrLogin::new(
             300,
@@ -212,6 +221,7 @@ mod tests {
                 remember: Some(Consent {
                     scopes: vec!["openid".into(), "profile".into()],
                     granted_at: later,
+                    claims: vec![],
                 })
             }
         );
@@ -222,6 +232,41 @@ mod tests {
         assert_eq!(
             decide(&l, SECRET, LIVE, submit(&csrf, "maybe"), later),
             ConsentDecision::Refuse(ConsentRefusal::NoChoice)
+        );
+    }
+
+    #[test]
+    fn a_request_naming_another_subject_ends_denied_whatever_the_browser_does() {
+        // OIDC Core 5.5.1: claims id_token.sub.value names who may log in.
+        let named = |sub: &str| {
+            let mut l = approved();
+            l.request.claims = crate::domain::claims_request::parse(&format!(
+                r#"{{"id_token":{{"sub":{{"value":"{sub}"}}}}}}"#
+            ))
+            .unwrap();
+            l
+        };
+        let l = named("bob");
+        let csrf = csrf_token(SECRET, &l.id);
+        let remembered = Known {
+            remembered: true,
+            ..LIVE
+        };
+        for (known, input) in [
+            (LIVE, ConsentInput::Open),
+            (remembered, ConsentInput::Open),
+            (LIVE, submit(&csrf, "allow")),
+        ] {
+            assert_eq!(
+                decide(&l, SECRET, known, input, T0),
+                ConsentDecision::Deny { by_user: false },
+                "{input:?}"
+            );
+        }
+        // The named subject itself goes on as usual.
+        assert_eq!(
+            decide(&named("alice"), SECRET, LIVE, ConsentInput::Open, T0),
+            ConsentDecision::Ask
         );
     }
 

@@ -91,7 +91,7 @@ pub fn openid_configuration(settings: &Settings, algs: &[Alg]) -> OpenIdConfigur
         ]),
         authorization_response_iss_parameter_supported: true,
         prompt_values_supported: strings(&["none", "login", "consent"]),
-        claims_parameter_supported: false,
+        claims_parameter_supported: true,
         userinfo_signing_alg_values_supported: Vec::new(),
         frontchannel_logout_supported: false,
         backchannel_logout_supported: true,

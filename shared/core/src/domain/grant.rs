@@ -39,6 +39,9 @@ pub struct Grant {
     pub scopes: Vec<String>,
     pub auth_time: Timestamp,
     pub nonce: Option<String>,
+    /// What the `claims` parameter asked for (OIDC Core §5.5), kept for every refresh.
+    #[serde(default)]
+    pub claims: crate::domain::claims_request::RequestedClaims,
     pub created_at: Timestamp,
     /// `offline_access`: the grant outlives the SSO session.
     pub offline: bool,
@@ -211,22 +214,25 @@ pub fn new_refresh_token(
 }
 
 /// Claims by scope, for the id token and userinfo: the one rule of what each scope releases
-/// (the consent page describes the same, [`crate::http::pages::describe_scope`]).
+/// (the consent page describes the same, [`crate::http::pages::describe_scope`]), and what the
+/// `claims` request parameter asked for by name for this place (`requested`, OIDC Core §5.5,
+/// [`crate::domain::claims_request`]: consented to with the rest).
 ///
 /// `profile`: `name`, `preferred_username`, `picture` (when there is a photo) and
 /// `updated_at` of the standard profile claims (OIDC Core §5.4; scanid knows no other, no
 /// `locale` among them), and `groups` (spec 2.4). `groups`: `groups`. `address`: the country.
 /// `openid` alone releases none of them.
-pub fn profile_claims(i: &Identity, scopes: &[String]) -> ProfileClaims {
+pub fn profile_claims(i: &Identity, scopes: &[String], requested: &[String]) -> ProfileClaims {
     let has = |scope: &str| scopes.iter().any(|s| s == scope);
-    let profile = has("profile");
+    let asked = |claim: &str| requested.iter().any(|c| c == claim);
+    let profile = |claim: &str| has("profile") || asked(claim);
     ProfileClaims {
-        name: profile.then(|| i.display_name.clone()),
-        preferred_username: profile.then(|| i.name.clone()),
-        picture: i.profile_photo.clone().filter(|_| profile),
-        updated_at: profile.then(|| i.updated_at().secs()),
-        groups: releases_groups(scopes).then(|| i.groups.clone()),
-        address: has("address").then(|| Address {
+        name: profile("name").then(|| i.display_name.clone()),
+        preferred_username: profile("preferred_username").then(|| i.name.clone()),
+        picture: i.profile_photo.clone().filter(|_| profile("picture")),
+        updated_at: profile("updated_at").then(|| i.updated_at().secs()),
+        groups: (releases_groups(scopes) || asked("groups")).then(|| i.groups.clone()),
+        address: (has("address") || asked("address")).then(|| Address {
             country: i.country_code.clone(),
         }),
     }
@@ -278,7 +284,7 @@ mod tests {
         };
         let claims = |scopes: &[&str]| {
             let scopes: Vec<String> = scopes.iter().map(|s| (*s).to_owned()).collect();
-            serde_json::to_value(profile_claims(&i, &scopes)).unwrap()
+            serde_json::to_value(profile_claims(&i, &scopes, &[])).unwrap()
         };
         assert_eq!(claims(&["openid"]), serde_json::json!({}));
         assert_eq!(
@@ -306,11 +312,63 @@ mod tests {
         };
         let scopes = vec!["profile".to_owned()];
         assert_eq!(
-            serde_json::to_value(profile_claims(&no_photo, &scopes)).unwrap(),
+            serde_json::to_value(profile_claims(&no_photo, &scopes, &[])).unwrap(),
             serde_json::json!({
                 "name": "Alice A", "preferred_username": "alice", "updated_at": 3, "groups": [],
             })
         );
+    }
+
+    #[test]
+    fn requested_claims_are_released_by_name_with_the_scopes() {
+        // OIDC Core 5.5: each claim asked for by name, alone or on top of the scopes.
+        let i = Identity {
+            sub: "u".into(),
+            service_id: "sv".into(),
+            name: "alice".into(),
+            display_name: "Alice A".into(),
+            profile_photo: None,
+            created_at: Timestamp::from_secs(0),
+            updated_at: Some(Timestamp::from_secs(7)),
+            public_key: String::new(),
+            country_code: "SE".into(),
+            kind: crate::domain::identity::IdentityType::User,
+            groups: vec![],
+            disabled: false,
+        };
+        let v = |x: &[&str]| x.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
+        let table: &[(&[&str], &[&str], serde_json::Value)] = &[
+            (&["openid"], &[], serde_json::json!({})),
+            (
+                &["openid"],
+                &["name"],
+                serde_json::json!({ "name": "Alice A" }),
+            ),
+            (
+                &["openid"],
+                &["preferred_username", "updated_at", "groups"],
+                serde_json::json!({ "preferred_username": "alice", "updated_at": 7, "groups": [] }),
+            ),
+            // No photo: picture stays absent even when asked for.
+            (&["openid"], &["picture"], serde_json::json!({})),
+            (
+                &["openid", "address"],
+                &["name"],
+                serde_json::json!({ "name": "Alice A", "address": { "country": "SE" } }),
+            ),
+            (
+                &["openid", "groups"],
+                &["address"],
+                serde_json::json!({ "groups": [], "address": { "country": "SE" } }),
+            ),
+        ];
+        for (scopes, requested, expected) in table {
+            assert_eq!(
+                serde_json::to_value(profile_claims(&i, &v(scopes), &v(requested))).unwrap(),
+                *expected,
+                "{scopes:?} {requested:?}"
+            );
+        }
     }
 
     #[test]
@@ -331,6 +389,7 @@ mod tests {
             scopes: vec!["openid".into(), "offline_access".into()],
             auth_time: t0,
             nonce: None,
+            claims: Default::default(),
             created_at: t0,
             offline: true,
             generation: 1,
@@ -372,6 +431,7 @@ mod tests {
             scopes: vec![],
             auth_time: t0,
             nonce: None,
+            claims: Default::default(),
             created_at: t0,
             offline: false,
             generation: 3,

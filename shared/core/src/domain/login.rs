@@ -294,11 +294,20 @@ impl SsoSession {
 pub struct Consent {
     pub scopes: Vec<String>,
     pub granted_at: Timestamp,
+    /// The claims asked for by name (OIDC Core §5.5) beyond the scopes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub claims: Vec<String>,
 }
 
 impl Consent {
-    pub fn covers(&self, scopes: &[String]) -> bool {
+    /// Whether this consent covers `scopes` and the `claims` asked for by name (each granted
+    /// by name before, or released by a granted scope).
+    pub fn covers(&self, scopes: &[String], claims: &[String]) -> bool {
         scopes.iter().all(|s| self.scopes.contains(s))
+            && claims.iter().all(|c| {
+                self.claims.contains(c)
+                    || crate::domain::claims_request::scopes_release(&self.scopes, c)
+            })
     }
     pub fn key(sub: &str, client_id: &str) -> String {
         format!("{sub}:{client_id}")
@@ -313,6 +322,9 @@ pub struct AuthCode {
     pub scopes: Vec<String>,
     #[serde(default)]
     pub nonce: Option<String>,
+    /// What the `claims` parameter asked for (OIDC Core §5.5).
+    #[serde(default)]
+    pub claims: crate::domain::claims_request::RequestedClaims,
     pub code_challenge: Option<String>,
     /// The resources granted (RFC 8707); the token request may narrow to one.
     #[serde(default)]
@@ -347,6 +359,7 @@ mod tests {
             login_hint: None,
             ui_locales: None,
             resources: Vec::new(),
+            claims: Default::default(),
         };
         QrLogin::new(
             LOGIN_TTL_SECS,
@@ -357,6 +370,38 @@ mod tests {
             now,
             &SeededRandom::new(seed),
         )
+    }
+
+    #[test]
+    fn a_consent_covers_its_scopes_and_the_claims_it_was_given_or_its_scopes_release() {
+        let v = |x: &[&str]| x.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
+        let c = Consent {
+            scopes: v(&["openid", "groups"]),
+            granted_at: Timestamp::from_secs(0),
+            claims: v(&["address"]),
+        };
+        let table: &[(&[&str], &[&str], bool)] = &[
+            (&["openid"], &[], true),
+            (&["openid", "groups"], &["address"], true),
+            // groups is released by the groups scope already.
+            (&["openid"], &["groups", "address"], true),
+            (&["openid", "profile"], &[], false),
+            (&["openid"], &["name"], false),
+            (&["openid"], &["address", "picture"], false),
+        ];
+        for (scopes, claims, covered) in table {
+            assert_eq!(
+                c.covers(&v(scopes), &v(claims)),
+                *covered,
+                "{scopes:?} {claims:?}"
+            );
+        }
+        // An old record without claims reads as none given by name.
+        let old: Consent =
+            serde_json::from_value(serde_json::json!({ "scopes": ["openid"], "granted_at": 0 }))
+                .unwrap();
+        assert!(old.claims.is_empty());
+        assert!(!old.covers(&v(&["openid"]), &v(&["name"])));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 pub mod app_jws;
 pub mod authorize;
+pub mod claims_request;
 pub mod client;
 pub mod consent;
 pub mod discovery;

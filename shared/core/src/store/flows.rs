@@ -45,7 +45,7 @@ struct CodeUsed {
 
 /// A code's record: the code while pending, the grant it became once redeemed.
 enum CodeRecord {
-    Pending(AuthCode),
+    Pending(Box<AuthCode>),
     Used(CodeUsed),
 }
 
@@ -54,7 +54,7 @@ impl CodeRecord {
         // A pending code has no `grant_id`; a redeemed one has nothing else.
         match rec.value::<CodeUsed>() {
             Ok(used) => Ok(Self::Used(used)),
-            Err(_) => rec.value().map(Self::Pending),
+            Err(_) => rec.value().map(|c| Self::Pending(Box::new(c))),
         }
     }
 }
@@ -225,7 +225,7 @@ pub trait Codes: Backend {
         };
         Ok(match CodeRecord::of(&rec)? {
             CodeRecord::Pending(code) => Some(PendingCode {
-                code,
+                code: *code,
                 hash: code_hash.to_owned(),
                 version: rec.version,
             }),

@@ -448,11 +448,17 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
     let consent = Consent {
         scopes: vec!["openid".into()],
         granted_at: T0,
+        claims: vec!["name".into()],
     };
     let key = Consent::key(&a.sub, &client.client_id);
     s.create(Kind::Consent, &key, &consent, None, T0)
         .await
         .unwrap();
+    assert_eq!(
+        s.consent(&a.sub, &client.client_id, T0).await.unwrap(),
+        Some(consent.clone()),
+        "a consent reads back with the claims granted by name"
+    );
     let login = |n: usize| LoginActivity {
         at: T0.plus_secs(n as i64),
         client_id: client.client_id.to_string(),
@@ -601,6 +607,11 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         redirect_uri: "https://shop.example/cb".into(),
         scopes: vec!["openid".into()],
         nonce: None,
+        // What the `claims` parameter asked for travels with the code and the grant.
+        claims: crate::domain::claims_request::parse(
+            r#"{"userinfo":{"name":{"essential":true}},"id_token":{"address":null}}"#,
+        )
+        .unwrap(),
         code_challenge: None,
         // RFC 8707: the granted resources travel with the code and the grant.
         resources: vec!["https://api.example/".into(), "urn:example:mcp".into()],
@@ -629,6 +640,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         scopes: vec!["openid".into()],
         auth_time: T0,
         nonce: None,
+        claims: code.claims.clone(),
         created_at: T0,
         offline: false,
         generation: 1,
@@ -680,10 +692,14 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         ..grant.clone()
     };
     assert!(s.pending_code(&hash, T0).await.unwrap().is_none());
-    // The redeemed grant is stored whole, its granted resources with it.
     {
         use super::flows::Grants;
         let stored = s.grant(&grant.id, T0).await.unwrap().unwrap().value;
+        assert_eq!(
+            stored, grant,
+            "the grant reads back whole, its claims request too"
+        );
+        assert_eq!(stored.claims.userinfo, vec!["name".to_owned()]);
         assert_eq!(stored.resources, code.resources);
     }
     // The marker outlives the code's own lifetime: it lives as long as the grant.

@@ -153,7 +153,9 @@ pub async fn remembered(
         .store
         .consent(sub, &req.client_id, now)
         .await?
-        .is_some_and(|c| c.covers(&req.scopes) && c.granted_at.secs() >= client_created.secs()))
+        .is_some_and(|c| {
+            c.covers(&req.scopes, &req.claims.all()) && c.granted_at.secs() >= client_created.secs()
+        }))
 }
 
 /// `GET|POST .../auth`.
@@ -197,7 +199,9 @@ pub async fn authorize(
         req.max_age
             .is_some_and(|m| now.secs() - s.value.auth_time.secs() >= m)
     };
-    if req.prompt.login || sso.as_ref().is_some_and(too_old) {
+    // A request naming another subject (claims id_token.sub.value) cannot use this session.
+    let someone_else = |s: &Versioned<SsoSession>| !req.claims.accepts(&s.value.sub);
+    if req.prompt.login || sso.as_ref().is_some_and(|s| too_old(s) || someone_else(s)) {
         sso = None;
     }
     if let Some(s) = sso {
@@ -350,6 +354,7 @@ pub async fn complete(
         redirect_uri: req.redirect_uri.clone(),
         scopes: req.scopes.clone(),
         nonce: req.nonce.clone(),
+        claims: req.claims.clone(),
         code_challenge: req.code_challenge.clone(),
         resources: req.resources.clone(),
         sub: sub.into(),

@@ -128,6 +128,7 @@ fn client_credentials_grant(ctx: &Context, claims: &AccessTokenClaims) -> Grant 
         scopes: claims.scopes().map(str::to_owned).collect(),
         auth_time: Timestamp::from_secs(claims.auth_time),
         nonce: None,
+        claims: Default::default(),
         created_at: Timestamp::from_secs(claims.iat),
         offline: false,
         generation: 0,
@@ -356,7 +357,7 @@ pub fn userinfo(t: &LiveToken, identity: &Identity) -> UserinfoResponse {
     UserinfoResponse {
         sub: identity.sub.clone().into(),
         service_id: identity.service_id.clone(),
-        profile: crate::domain::grant::profile_claims(identity, &scopes),
+        profile: crate::domain::grant::profile_claims(identity, &scopes, &t.grant.claims.userinfo),
         peferred_username: profile.then(|| identity.name.clone()),
         username: profile.then(|| identity.name.clone()),
     }

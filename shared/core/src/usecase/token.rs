@@ -298,6 +298,7 @@ async fn code_grant(
         scopes: c.scopes.clone(),
         auth_time: c.auth_time,
         nonce: c.nonce.clone(),
+        claims: c.claims.clone(),
         created_at: now,
         offline,
         generation: 1,
@@ -496,6 +497,7 @@ async fn client_credentials(
         scopes: scopes.clone(),
         auth_time: now,
         nonce: None,
+        claims: Default::default(),
         created_at: now,
         offline: false,
         generation: 0,
@@ -583,7 +585,7 @@ pub async fn sign_tokens_for(
                 sid: grant.sid.clone(),
                 session_state: grant.sid.clone(),
                 service_id: i.service_id.clone(),
-                profile: grant::profile_claims(i, scopes),
+                profile: grant::profile_claims(i, scopes, &grant.claims.id_token),
             };
             Some(jwt::encode(signer.as_ref(), "JWT", &id).await?)
         }

@@ -260,7 +260,6 @@ fn consent_page(
         .ok()
         .and_then(|u| u.host_str().map(str::to_owned))
         .unwrap_or_default();
-    let scopes = s.request.scopes.iter();
     let rng = ctx.random.as_ref();
     let form_action = pages::form_targets(Some(&s.request.redirect_uri));
     pages::html(rng, 200, &form_action, Vec::new(), |nonce| {
@@ -269,7 +268,7 @@ fn consent_page(
             client: &client.name,
             display_name: &identity.display_name,
             user_name: &identity.name,
-            scopes: scopes.map(|sc| pages::describe_scope(sc)).collect(),
+            scopes: pages::describe_request(&s.request),
             action: &format!("{}/login-actions/consent", ctx.settings.issuer()),
             session: &s.id,
             csrf,
