@@ -45,6 +45,8 @@ pub enum Event {
     IdentityDeleted,
     TokenRevoked,
     KeyRotated,
+    /// A device asked for a device code (RFC 8628).
+    DeviceAuthorizationStarted,
 }
 
 impl Event {
@@ -71,6 +73,7 @@ impl Event {
             Event::IdentityDeleted => "identity.deleted",
             Event::TokenRevoked => "token.revoked",
             Event::KeyRotated => "key.rotated",
+            Event::DeviceAuthorizationStarted => "device_authorization.started",
         }
     }
 }

@@ -4,6 +4,7 @@ pub mod app_jws;
 pub mod authorize;
 pub mod client;
 pub mod consent;
+pub mod device_grant;
 pub mod discovery;
 pub mod grant;
 pub mod identity;

@@ -71,6 +71,8 @@ pub enum Limit {
     /// Photo uploads per identity (counted once the upload's signature verified, so only the
     /// device key spends its identity's budget).
     PhotoUpload,
+    /// User code look-ups per source (RFC 8628 §5.1).
+    UserCode,
 }
 
 impl Limit {
@@ -83,6 +85,7 @@ impl Limit {
             Limit::Signup => (limits.signups_per_hour, 3600),
             Limit::NameLookup => (limits.name_lookups_per_minute, 60),
             Limit::PhotoUpload => (limits.photo_uploads_per_hour, 3600),
+            Limit::UserCode => (limits.user_codes_per_minute, 60),
         }
     }
 
@@ -95,6 +98,7 @@ impl Limit {
             Limit::Signup => "signup",
             Limit::NameLookup => "name_lookup",
             Limit::PhotoUpload => "photo_upload",
+            Limit::UserCode => "user_code",
         }
     }
 }

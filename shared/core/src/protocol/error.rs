@@ -29,6 +29,12 @@ pub enum OAuthErrorCode {
     RequestNotSupported,
     /// OIDC Core §3.1.2.6: the `request_uri` parameter is not supported.
     RequestUriNotSupported,
+    /// RFC 8628 §3.5: the person has not decided yet.
+    AuthorizationPending,
+    /// RFC 8628 §3.5: poll less often (the interval grew by 5 s).
+    SlowDown,
+    /// RFC 8628 §3.5: the device code expired.
+    ExpiredToken,
 }
 
 impl OAuthErrorCode {
@@ -52,6 +58,9 @@ impl OAuthErrorCode {
             Self::UnsupportedTokenType => "unsupported_token_type",
             Self::RequestNotSupported => "request_not_supported",
             Self::RequestUriNotSupported => "request_uri_not_supported",
+            Self::AuthorizationPending => "authorization_pending",
+            Self::SlowDown => "slow_down",
+            Self::ExpiredToken => "expired_token",
         }
     }
 
@@ -59,7 +68,9 @@ impl OAuthErrorCode {
     pub const fn status(self) -> u16 {
         match self {
             Self::InvalidClient | Self::InvalidToken => 401,
-            Self::InsufficientScope | Self::AccessDenied => 403,
+            // `access_denied` as a JSON answer is the device grant's refusal at the token
+            // endpoint (RFC 8628 §3.5 over RFC 6749 §5.2): 400 like every token error.
+            Self::InsufficientScope => 403,
             Self::ServerError => 500,
             Self::TemporarilyUnavailable => 503,
             _ => 400,

@@ -14,6 +14,7 @@
 //! The adapter test suite ([`suite`]) holds every adapter to these rules.
 
 pub mod clients;
+pub mod device_grants;
 #[cfg(any(test, feature = "test-support"))]
 pub mod faulty;
 pub mod flows;
@@ -35,6 +36,7 @@ use serde::Serialize;
 use crate::clock::Timestamp;
 
 pub use clients::ClientStore;
+pub use device_grants::DeviceGrants;
 pub use flows::{Codes, Counters, Grants, Outcome, QrLogins, SsoSessions};
 pub use identities::{IdentityStore, NewIdentityError};
 pub use key_sets::KeySets;
@@ -76,6 +78,10 @@ pub enum Kind {
     IdentitySessions,
     /// An identity's recent logins (`sub` -> the last few decisions), for its app.
     IdentityActivity,
+    /// A device authorization (RFC 8628), keyed by its `device_code`'s hash.
+    DeviceCode,
+    /// A user code (RFC 8628) -> its device code's hash.
+    UserCode,
     /// Used by the adapter test suite.
     Test,
 }
@@ -100,6 +106,8 @@ impl Kind {
             Kind::SigningKey => "signing_key",
             Kind::IdentitySessions => "identity_sessions",
             Kind::IdentityActivity => "identity_activity",
+            Kind::DeviceCode => "device_code",
+            Kind::UserCode => "user_code",
             Kind::Test => "test",
         }
     }

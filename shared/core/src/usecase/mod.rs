@@ -3,6 +3,7 @@
 //! domain for the decision, writes, signs, and returns what happened; none knows HTTP.
 
 pub mod device;
+pub mod device_grant;
 pub mod login;
 pub mod logout;
 pub mod resource;

@@ -194,6 +194,9 @@ pub async fn token(
             scope,
         } => refresh_grant(ctx, &client, refresh_token, scope).await,
         TokenRequest::ClientCredentials { scope } => client_credentials(ctx, &client, scope).await,
+        TokenRequest::DeviceCode { device_code } => {
+            super::device_grant::poll(ctx, &client, device_code).await
+        }
     }?;
     Audit::new(Event::TokenIssued)
         .client(client.client_id.as_str())
