@@ -16,6 +16,7 @@ mod aws_faults;
 mod cli;
 mod conformance;
 mod crash;
+mod device_grant;
 mod directory;
 mod events;
 mod faults;

@@ -75,7 +75,16 @@ fn discovery_has_every_spec_field_with_truthful_values() {
     assert_eq!(d["response_types_supported"], json!(["code"]));
     assert_eq!(
         d["grant_types_supported"],
-        json!(["authorization_code", "refresh_token", "client_credentials"])
+        json!([
+            "authorization_code",
+            "refresh_token",
+            "client_credentials",
+            "urn:ietf:params:oauth:grant-type:device_code"
+        ])
+    );
+    assert_eq!(
+        d["device_authorization_endpoint"],
+        format!("{oidc}/auth/device")
     );
     assert_eq!(
         d["token_endpoint_auth_methods_supported"],

@@ -45,6 +45,10 @@ pub enum Handler {
     DevicePhoto,
     /// A hosted photo.
     Photo,
+    /// The device authorization endpoint (RFC 8628 §3.1).
+    DeviceAuthorization,
+    /// The device grant's verification page (RFC 8628 §3.3): type the code, then the QR.
+    DevicePages,
 }
 
 /// One route.
@@ -94,6 +98,10 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/realms/{realm}/app/names/{name}", Handler::DeviceName, "app-name"),
     route("POST", "/realms/{realm}/app/login-sessions/{login_session_id}", Handler::DeviceDecide, "app-decide"),
     route("POST", "/realms/{realm}/protocol/openid-connect/token", Handler::Token, "token"),
+    // RFC 8628 at Keycloak's paths.
+    route("POST", "/realms/{realm}/protocol/openid-connect/auth/device", Handler::DeviceAuthorization, "device-authorization"),
+    route("GET",  "/realms/{realm}/device", Handler::DevicePages, "device-pages"),
+    route("POST", "/realms/{realm}/device", Handler::DevicePages, "device-pages"),
     route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect"),
     // Keycloak's own path for introspection (its Python and Node clients call it there).
     route("POST", "/realms/{realm}/protocol/openid-connect/token/introspect", Handler::Introspect, "introspect"),
@@ -193,6 +201,8 @@ endpoints! {
     DEVICE_ACTIVITY => DeviceActivity: handlers::device_api::activity,
     DEVICE_PHOTO => DevicePhoto: handlers::device_api::upload_photo,
     PHOTO => Photo: handlers::directory::photo,
+    DEVICE_AUTHORIZATION => DeviceAuthorization: handlers::device_grant::authorization,
+    DEVICE_PAGES => DevicePages: handlers::device_grant::page,
 }
 
 /// Runs `handler` (the local server); see [`serve`].
@@ -283,7 +293,9 @@ impl Handler {
             | Handler::DeviceProfile
             | Handler::DeviceKey
             | Handler::DeviceActivity
-            | Handler::DevicePhoto => Access::Write,
+            | Handler::DevicePhoto
+            | Handler::DeviceAuthorization
+            | Handler::DevicePages => Access::Write,
             // Counts each lookup against its source (a counter write): the name oracle is
             // rate limited as sign-up is.
             Handler::DeviceName => Access::Write,

@@ -51,6 +51,7 @@ pub fn openid_configuration(settings: &Settings, algs: &[Alg]) -> OpenIdConfigur
         end_session_endpoint: oidc("logout"),
         check_session_iframe: oidc("login-status-iframe.html"),
         revocation_endpoint: oidc("revoke"),
+        device_authorization_endpoint: oidc("auth/device"),
         issuer,
         response_types_supported: strings(&["code"]),
         subject_types_supported: strings(&["public"]),
@@ -65,6 +66,7 @@ pub fn openid_configuration(settings: &Settings, algs: &[Alg]) -> OpenIdConfigur
             "authorization_code",
             "refresh_token",
             "client_credentials",
+            crate::domain::client::DEVICE_CODE_GRANT,
         ]),
         code_challenge_methods_supported: strings(&["S256"]),
         scopes_supported: strings(SCOPES),
@@ -115,5 +117,12 @@ mod tests {
         );
         assert!(d.authorization_response_iss_parameter_supported);
         assert!(!d.grant_types_supported.contains(&"password".to_owned()));
+        assert_eq!(
+            d.device_authorization_endpoint,
+            "https://id.example.com/realms/acme/protocol/openid-connect/auth/device"
+        );
+        assert!(d
+            .grant_types_supported
+            .contains(&"urn:ietf:params:oauth:grant-type:device_code".to_owned()));
     }
 }

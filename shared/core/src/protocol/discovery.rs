@@ -15,6 +15,8 @@ pub struct OpenIdConfiguration {
     /// OIDC Session Management 1.0: the OP iframe (Keycloak's `login-status-iframe.html`).
     pub check_session_iframe: String,
     pub revocation_endpoint: String,
+    /// RFC 8628 §4.
+    pub device_authorization_endpoint: String,
     pub response_types_supported: Vec<String>,
     pub subject_types_supported: Vec<String>,
     pub id_token_signing_alg_values_supported: Vec<String>,

@@ -404,7 +404,7 @@ pub async fn scan_user_code(
 pub enum Entered {
     /// Show the QR login page for this login (bound to the browser by `browser_secret`).
     ShowQr {
-        login: QrLogin,
+        login: Box<QrLogin>,
         client_name: String,
         user_code: String,
         browser_secret: Secret,
@@ -433,7 +433,7 @@ pub async fn enter_user_code(
         .source(source.as_str())
         .emit();
     Ok(Entered::ShowQr {
-        login,
+        login: Box::new(login),
         client_name: client.name,
         user_code: shown,
         browser_secret,

@@ -112,7 +112,12 @@ pub fn app_link(ctx: &Context, s: &QrLogin, now: crate::clock::Timestamp) -> Str
     )
 }
 
-fn qr_page(ctx: &Context, s: &QrLogin, client_name: &str, cookies: Vec<String>) -> Response {
+pub(crate) fn qr_page(
+    ctx: &Context,
+    s: &QrLogin,
+    client_name: &str,
+    cookies: Vec<String>,
+) -> Response {
     let now = ctx.clock.now();
     let link = app_link(ctx, s, now);
     let (ios, android) = &ctx.settings.app_store_urls;
@@ -226,6 +231,15 @@ pub async fn consent(ctx: &Context, req: Request) -> Result<Response, HttpError>
             &csrf_token(&browser, &s.value.id),
         )),
         ConsentOutcome::Completed(done) => Ok(login_completed(ctx, &s, done, after_post)),
+        ConsentOutcome::DeviceGrant {
+            approved,
+            client_name,
+        } => Ok(super::device_grant::finished(
+            ctx,
+            approved,
+            &client_name,
+            ended(ctx, &s),
+        )),
     }
 }
 
