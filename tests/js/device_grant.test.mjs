@@ -91,3 +91,30 @@ test('Chromium: the person types the code, logs in with the QR, and the device g
   const tokens = await polling;
   assert.equal(tokens.claims().aud, 'tv');
 });
+
+test('web app: the phone opens verification_uri_complete, signs up and approves after comparing the code', async () => {
+  const d = await oidc.initiateDeviceAuthorization(config, { scope: 'openid profile' });
+  const polling = oidc.pollDeviceAuthorizationGrant(config, d);
+  const phone = await browser.newContext({
+    viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true,
+  });
+  const page = await phone.newPage();
+  // The camera opens the device's QR: the verification page, offering the web app.
+  await page.goto(d.verification_uri_complete);
+  assert.equal(await page.locator('#user_code').inputValue(), d.user_code);
+  await page.tap('#web-app-link');
+  await page.locator('#signup-form').waitFor();
+  await page.fill('#name', 'phone-user');
+  await page.locator('#name-hint.ok').waitFor();
+  await page.fill('#display-name', 'Phone User');
+  await page.fill('#country', 'SE');
+  await page.tap('#signup');
+  await page.locator('#request').waitFor();
+  assert.equal(await page.locator('#user-code').textContent(), d.user_code, 'the code to compare');
+  assert.equal(await page.locator('#client-name').textContent(), 'Living room TV');
+  await page.tap('#approve');
+  await page.locator('#decided[data-status="approved"]').waitFor();
+  await phone.close();
+  const tokens = await polling;
+  assert.equal(tokens.claims().preferred_username, 'phone-user');
+});

@@ -126,6 +126,9 @@ pub struct DevicePage<'a> {
     pub user_code: &'a str,
     /// Why a code was not accepted; empty when none was typed yet.
     pub error: &'a str,
+    /// The web app's scan of the prefilled code (`{issuer}/app/scan?user_code=`): a phone
+    /// that opened `verification_uri_complete` approves there. Empty without a code.
+    pub app_link: &'a str,
 }
 
 /// "Log out of scanid?": the logout request's parameters posted back with the anti-CSRF token.

@@ -43,12 +43,21 @@ pub async fn authorization(ctx: &Context, req: Request) -> Result<Response, Http
 /// The code entry form, with `user_code` prefilled and `error` said (status 200 or 400).
 fn form(ctx: &Context, status: u16, user_code: &str, error: &str) -> Response {
     let action = device_grant::verification_uri(ctx);
+    let app_link = if user_code.is_empty() {
+        String::new()
+    } else {
+        let q = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("user_code", user_code)
+            .finish();
+        format!("{}/app/scan?{q}", ctx.settings.issuer())
+    };
     pages::html(ctx.random.as_ref(), status, "'self'", Vec::new(), |nonce| {
         askama::Template::render(&crate::views::DevicePage {
             nonce,
             action: &action,
             user_code,
             error,
+            app_link: &app_link,
         })
     })
 }
