@@ -95,6 +95,12 @@ pub struct DeviceAuthorization {
     #[serde(default)]
     pub last_poll: Option<Timestamp>,
     pub status: DeviceGrantStatus,
+    /// Where the device asked from (its address and user agent): what the app shows and the
+    /// identity's recent logins record, as a browser's for a login.
+    #[serde(default)]
+    pub device_ip: String,
+    #[serde(default)]
+    pub device_user_agent: String,
 }
 
 /// What a poll of the token endpoint gets.
@@ -140,6 +146,8 @@ impl DeviceAuthorization {
             interval: INTERVAL_SECS,
             last_poll: None,
             status: DeviceGrantStatus::Pending,
+            device_ip: String::new(),
+            device_user_agent: String::new(),
         }
     }
 

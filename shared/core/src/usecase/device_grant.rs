@@ -65,12 +65,14 @@ fn scopes(scope: Option<&str>) -> Vec<String> {
 }
 
 /// `POST .../auth/device`: authenticates the client as the token endpoint does (public
-/// clients by `client_id`), then stores a new device authorization.
+/// clients by `client_id`), then stores a new device authorization, with where it was asked
+/// from (`source`, `user_agent`).
 pub async fn start(
     ctx: &Context,
     params: &Params,
     presented: &Presented,
     source: &Source,
+    user_agent: &str,
 ) -> Result<Started, TokenError> {
     let client = token::authenticate(ctx, presented, true, source).await?;
     if !client.allows(GrantType::DeviceCode) {
@@ -89,13 +91,15 @@ pub async fn start(
     for _ in 0..3 {
         let user_code = device_grant::new_user_code(ctx.random.as_ref());
         let device_code = Secret::new(random::token(ctx.random.as_ref(), 32));
-        let d = DeviceAuthorization::new(
+        let mut d = DeviceAuthorization::new(
             client.client_id.clone(),
             scopes.clone(),
             user_code,
             ttl,
             now,
         );
+        d.device_ip = source.as_str().to_owned();
+        d.device_user_agent = user_agent.chars().take(512).collect();
         let hash = login::hash(device_code.expose());
         if ctx
             .store
@@ -389,8 +393,13 @@ pub async fn scan_user_code(
         return Err(DeviceError::UnknownLogin);
     };
     let shown = device_grant::display_user_code(&found.authorization.value.user_code);
-    let (login, _, challenge) =
-        device_login(ctx, &found, source.as_str(), "scanid app", true, now).await?;
+    // The login session records the device's address and user agent, as a login records its
+    // browser's: the app shows them, and the identity's recent logins keep them.
+    let (ip, agent) = {
+        let d = &found.authorization.value;
+        (d.device_ip.clone(), d.device_user_agent.clone())
+    };
+    let (login, _, challenge) = device_login(ctx, &found, &ip, &agent, true, now).await?;
     Ok(ScannedDeviceGrant {
         login,
         challenge: challenge.unwrap_or_default(),

@@ -11,3 +11,6 @@ pub mod token;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod device_grant_tests;

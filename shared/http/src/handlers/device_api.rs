@@ -100,6 +100,7 @@ async fn scan_user_code(
             "user_code": s.user_code,
             "client": { "client_id": s.client.client_id, "name": s.client.name, "redirect_host": "" },
             "scopes": s.login.request.scopes,
+            "browser": { "ip": s.login.browser_ip, "user_agent": s.login.user_agent },
             "expires_at": s.login.expires_at.to_rfc3339_millis(),
         }),
     ))

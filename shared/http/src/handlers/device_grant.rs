@@ -26,7 +26,7 @@ pub async fn authorization(ctx: &Context, req: Request) -> Result<Response, Http
         OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
     })?);
     let presented = Presented::from_params(super::token::basic_credentials(&req)?, &params)?;
-    let s = device_grant::start(ctx, &params, &presented, &source(&req)).await?;
+    let s = device_grant::start(ctx, &params, &presented, &source(&req), &user_agent(&req)).await?;
     Ok(super::token::no_store(
         200,
         &json!({

@@ -95,6 +95,10 @@ fn status_url(ctx: &Context, session: &str) -> String {
 }
 
 fn restart_url(ctx: &Context, s: &QrLogin) -> String {
+    // A login for a device authorization starts again where the code is typed.
+    if s.device_grant.is_some() {
+        return crate::usecase::device_grant::verification_uri(ctx);
+    }
     format!(
         "{}/protocol/openid-connect/auth?{}",
         ctx.settings.issuer(),

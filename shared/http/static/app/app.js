@@ -320,6 +320,9 @@ function showRequest(me, session, challenge, info) {
       h('section', { class: 'where warn', id: 'where', role: 'alert' },
         h('p', {}, 'Check that the device shows this code:'),
         h('p', {}, h('strong', { id: 'user-code' }, info.user_code)),
+        h('dl', {},
+          h('dt', {}, 'Address'), h('dd', { id: 'browser-ip' }, info.browser?.ip || 'unknown'),
+          h('dt', {}, 'Device'), h('dd', { id: 'browser-ua' }, info.browser?.user_agent || 'unknown')),
         h('p', {}, 'Approve only if it is a device you are setting up yourself, in front of you. If the codes differ, or someone sent you this code, deny.')),
       h('div', { class: 'buttons' }, approve, deny),
       out);
