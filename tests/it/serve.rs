@@ -278,6 +278,11 @@ fn bad_configuration_fails_at_start_naming_the_setting() {
         ),
         (&["--realm", "a/b"], "SCANID_REALM"),
         (&["--code-ttl", "600"], "SCANID_CODE_TTL"),
+        (&["--device-code-ttl", "5"], "SCANID_DEVICE_CODE_TTL"),
+        (
+            &["--user-code-rate-per-minute", "many"],
+            "SCANID_USER_CODE_RATE_PER_MINUTE",
+        ),
         (&["--access-token-ttl", "five"], "SCANID_ACCESS_TOKEN_TTL"),
         (&["--signing", "kms"], "SCANID_KMS_KEY_ID"),
         (&["--signing", "hsm"], "SCANID_SIGNING"),
