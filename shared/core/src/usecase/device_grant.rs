@@ -203,7 +203,9 @@ async fn issue(
         }
     };
     let lifetimes = ctx.settings.lifetimes;
-    let (sso, _cookie) = SsoSession::new(sub, auth_time, now, ctx.random.as_ref());
+    let (mut sso, _cookie) = SsoSession::new(sub, auth_time, now, ctx.random.as_ref());
+    // The client takes part in the session (back-channel logout tells it when it ends).
+    sso.clients.push(client.client_id.clone());
     let sso_exp = sso.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
     let scopes = approved.value.scopes.clone();
     let g = Grant {
@@ -254,13 +256,6 @@ async fn issue(
                 .await
             {
                 tracing::warn!(error = %e, "recording an identity's session failed");
-            }
-            if let Err(e) = ctx
-                .store
-                .add_session_client(&sso.sid, &client.client_id, now)
-                .await
-            {
-                tracing::warn!(error = %e, "recording a session's client failed");
             }
             Ok(tokens)
         }
