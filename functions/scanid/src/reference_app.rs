@@ -22,7 +22,7 @@ use crate::cli::{print_json, CliError};
 pub enum AppCommand {
     /// Sign up: create a device key in KEY_FILE and register an identity with it.
     Enroll(EnrollArgs),
-    /// Approve (or deny) the login shown by a QR code, given the QR's text.
+    /// Approve (or deny) the login or device shown by a QR code, given the QR's text.
     Approve(ApproveArgs),
     /// Update the profile (display name, country, photo).
     Profile(ProfileArgs),
@@ -82,7 +82,8 @@ pub struct ApproveArgs {
     /// Deny instead of approving.
     #[arg(long)]
     pub deny: bool,
-    /// The QR code's text: {issuer}/app/scan?session=...&challenge=...
+    /// The QR code's text: a login's {issuer}/app/scan?session=...&challenge=..., or a
+    /// device's {issuer}/device?user_code=XXXX-XXXX (RFC 8628 device grant).
     pub qr_payload: String,
 }
 
