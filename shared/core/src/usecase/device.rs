@@ -233,19 +233,45 @@ pub async fn decide(
                 .await?
         }
         Some(hash) => {
-            let Some(d) = ctx.store.device_authorization(hash, now).await? else {
-                return Err(DeviceError::UnknownLogin);
-            };
-            let mut settled = d.value.clone();
             let approver = (decision == Decision::Approve).then_some(sub.as_str());
-            match settled.settle(approver, now) {
-                Ok(()) => {}
-                Err(SettleError::Expired) => return Err(DeviceError::UnknownLogin),
-                Err(SettleError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
+            let mut tries = 0;
+            loop {
+                let Some(d) = ctx.store.device_authorization(hash, now).await? else {
+                    return Err(DeviceError::UnknownLogin);
+                };
+                let mut settled = d.value.clone();
+                match settled.settle(approver, now) {
+                    Ok(()) => {}
+                    Err(SettleError::Expired) => return Err(DeviceError::UnknownLogin),
+                    Err(SettleError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
+                }
+                let o = ctx
+                    .store
+                    .record_device_decision((&s, &next), (&d, &settled), &sub, &v.jti, v.exp, now)
+                    .await?;
+                // The device polls every few seconds, and each poll moves the authorization on
+                // (its time, its interval): read it again, unless the login itself changed or
+                // the jti was spent (then the loss is real).
+                let login_unchanged = || async {
+                    Ok::<_, StoreError>(
+                        ctx.store
+                            .qr_login(id, now)
+                            .await?
+                            .is_some_and(|l| l.record.version == s.record.version),
+                    )
+                };
+                if o == Outcome::Lost
+                    && !ctx.store.jti_used(&sub, &v.jti, now).await?
+                    && login_unchanged().await?
+                {
+                    if tries == 3 {
+                        return Err(DeviceError::Busy);
+                    }
+                    tries += 1;
+                    continue;
+                }
+                break o;
             }
-            ctx.store
-                .record_device_decision((&s, &next), (&d, &settled), &sub, &v.jti, v.exp, now)
-                .await?
         }
     };
     match written {

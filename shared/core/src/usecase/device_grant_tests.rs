@@ -238,3 +238,126 @@ async fn only_clients_allowed_the_grant_start_it() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The in-memory store, with the device polling between the phone's read of the device
+/// authorization and its write, `polls` times (each poll moves the record's version on).
+struct PollingMeanwhile {
+    inner: std::sync::Arc<crate::store::memory::MemoryStore>,
+    polls: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl crate::store::Backend for PollingMeanwhile {
+    async fn get(
+        &self,
+        key: &crate::store::Key,
+        now: crate::clock::Timestamp,
+    ) -> Result<Option<crate::store::Record>, crate::store::StoreError> {
+        self.inner.get(key, now).await
+    }
+    async fn put(
+        &self,
+        record: crate::store::Record,
+        cond: crate::store::Cond,
+        now: crate::clock::Timestamp,
+    ) -> Result<(), crate::store::StoreError> {
+        self.inner.put(record, cond, now).await
+    }
+    async fn delete(
+        &self,
+        key: &crate::store::Key,
+        cond: crate::store::Cond,
+        now: crate::clock::Timestamp,
+    ) -> Result<(), crate::store::StoreError> {
+        self.inner.delete(key, cond, now).await
+    }
+    async fn consume(
+        &self,
+        key: &crate::store::Key,
+        now: crate::clock::Timestamp,
+    ) -> Result<Option<crate::store::Record>, crate::store::StoreError> {
+        self.inner.consume(key, now).await
+    }
+    async fn transact(
+        &self,
+        writes: Vec<crate::store::Write>,
+        now: crate::clock::Timestamp,
+    ) -> Result<(), crate::store::StoreError> {
+        use crate::store::{Cond, Kind, Write};
+        use std::sync::atomic::Ordering;
+        let settles = writes.iter().find_map(|w| match w {
+            Write::Put(r, _) if r.key.kind == Kind::DeviceCode => Some(r.key.clone()),
+            _ => None,
+        });
+        if let Some(key) = settles {
+            let left = self.polls.load(Ordering::SeqCst);
+            if left > 0 {
+                self.polls.store(left - 1, Ordering::SeqCst);
+                let rec = self.inner.get(&key, now).await?.unwrap();
+                let mut polled = rec.clone();
+                polled.version += 1;
+                self.inner
+                    .put(polled, Cond::Version(rec.version), now)
+                    .await?;
+            }
+        }
+        self.inner.transact(writes, now).await
+    }
+    async fn list(
+        &self,
+        kind: crate::store::Kind,
+        now: crate::clock::Timestamp,
+    ) -> Result<Vec<crate::store::Record>, crate::store::StoreError> {
+        self.inner.list(kind, now).await
+    }
+    async fn incr(
+        &self,
+        key: &crate::store::Key,
+        expires_at: i64,
+        now: crate::clock::Timestamp,
+    ) -> Result<u64, crate::store::StoreError> {
+        self.inner.incr(key, expires_at, now).await
+    }
+}
+
+/// `env`'s context on a store where the device polls `polls` times during the decision.
+fn polled_during_decisions(env: &TestEnv, polls: usize) -> crate::Context {
+    crate::Context::new(
+        env.ctx.settings.clone(),
+        std::sync::Arc::new(PollingMeanwhile {
+            inner: env.store.clone(),
+            polls: polls.into(),
+        }),
+        crate::testing::keyring(),
+        env.clock.clone(),
+        env.random.clone(),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_poll_between_the_phone_s_read_and_write_does_not_lose_the_decision() {
+    let (env, tv) = env_with_tv().await;
+    for (polls, expect_ok) in [(1, true), (3, true), (4, false)] {
+        let s = start(&env, "tv").await.unwrap();
+        let scanned = device_grant::scan_user_code(&env.ctx, &s.user_code, &env.source())
+            .await
+            .unwrap();
+        let approval = env.phone.approval(
+            &env.ctx,
+            &env.alice.sub,
+            &scanned.login.id,
+            &scanned.challenge,
+            "approve",
+        );
+        let ctx = polled_during_decisions(&env, polls);
+        let r = device::decide(&ctx, &scanned.login.id, &approval, &env.source()).await;
+        if expect_ok {
+            assert_eq!(r.unwrap(), Decision::Approve, "{polls} polls meanwhile");
+            assert!(poll(&env, &tv, &s).await.is_ok());
+        } else {
+            // Contention that outlasts the retries is a 503 to retry, never "decided".
+            assert!(matches!(r, Err(DeviceError::Busy)), "{r:?}");
+        }
+    }
+}
