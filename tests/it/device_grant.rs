@@ -411,6 +411,11 @@ fn rfc8628_bad_input_gets_clear_errors() {
     assert_eq!(r.status, 400);
     assert!(r.text().contains("not valid"));
     assert!(!r.text().contains("<script>x"), "never echoed as markup");
+    assert!(
+        !r.text().contains("web-app-link"),
+        "a refused code is not offered to the app"
+    );
+    assert!(form.text().contains("web-app-link"), "a prefilled one is");
     let r = b.post_form(
         &format!("{}/device", s.issuer),
         &[("user_code", "BCDF-GHJK")],

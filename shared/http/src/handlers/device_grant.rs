@@ -43,7 +43,8 @@ pub async fn authorization(ctx: &Context, req: Request) -> Result<Response, Http
 /// The code entry form, with `user_code` prefilled and `error` said (status 200 or 400).
 fn form(ctx: &Context, status: u16, user_code: &str, error: &str) -> Response {
     let action = device_grant::verification_uri(ctx);
-    let app_link = if user_code.is_empty() {
+    // Offered for a code from `verification_uri_complete`, not for one that was refused.
+    let app_link = if user_code.is_empty() || !error.is_empty() {
         String::new()
     } else {
         let q = url::form_urlencoded::Serializer::new(String::new())
