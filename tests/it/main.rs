@@ -17,6 +17,7 @@ mod cli;
 mod conformance;
 mod conformance_logout;
 mod crash;
+mod device_grant;
 mod directory;
 mod events;
 mod faults;

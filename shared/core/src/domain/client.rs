@@ -22,6 +22,9 @@ pub enum ClientType {
     Public,
 }
 
+/// The device authorization grant's `grant_type` (RFC 8628 §3.4).
+pub const DEVICE_CODE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
+
 /// The grants a client may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -29,6 +32,8 @@ pub enum GrantType {
     AuthorizationCode,
     RefreshToken,
     ClientCredentials,
+    /// RFC 8628: `urn:ietf:params:oauth:grant-type:device_code`.
+    DeviceCode,
 }
 
 impl GrantType {
@@ -38,6 +43,7 @@ impl GrantType {
             GrantType::AuthorizationCode => "authorization_code",
             GrantType::RefreshToken => "refresh_token",
             GrantType::ClientCredentials => "client_credentials",
+            GrantType::DeviceCode => DEVICE_CODE_GRANT,
         }
     }
 }
@@ -291,6 +297,9 @@ pub struct NewClient {
     pub public: bool,
     /// Allow the `client_credentials` grant (confidential clients only).
     pub client_credentials: bool,
+    /// Allow the device authorization grant (RFC 8628); such a client may have no redirect
+    /// URI (a TV or a CLI has none).
+    pub device_code: bool,
     /// A chosen client id; default a random UUID.
     pub client_id: Option<String>,
     /// Sign this client's tokens with this algorithm instead of the service default.
@@ -350,7 +359,7 @@ pub fn register(
         }
         None => random::uuid_v4(rng).to_string(),
     };
-    if new.redirect_uris.is_empty() {
+    if new.redirect_uris.is_empty() && !new.device_code {
         return Err(RegistrationError::NoRedirectUri);
     }
     for uri in new
@@ -401,6 +410,9 @@ pub fn register(
     let mut grant_types = vec![GrantType::AuthorizationCode, GrantType::RefreshToken];
     if new.client_credentials {
         grant_types.push(GrantType::ClientCredentials);
+    }
+    if new.device_code {
+        grant_types.push(GrantType::DeviceCode);
     }
     let (client_type, secret) = if new.public {
         (ClientType::Public, None)

@@ -203,6 +203,15 @@ pub async fn token(
         TokenRequest::ClientCredentials { scope } => {
             client_credentials(ctx, &client, scope, &resource).await
         }
+        // No resource is granted by a device authorization (RFC 8707 is not part of RFC 8628
+        // here): asking for one gets `invalid_target` rather than a token for the client.
+        TokenRequest::DeviceCode { .. } if !resource.is_empty() => Err(oauth(
+            OAuthErrorCode::InvalidTarget,
+            "the device grant issues tokens for the client only",
+        )),
+        TokenRequest::DeviceCode { device_code } => {
+            super::device_grant::poll(ctx, &client, device_code).await
+        }
     }?;
     Audit::new(Event::TokenIssued)
         .client(client.client_id.as_str())
