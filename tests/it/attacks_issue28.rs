@@ -112,3 +112,48 @@ fn a_self_registered_client_gets_no_machine_token_for_the_operators_resources() 
     let own = client_credentials_basic(&s, &id, &secret, &[]);
     assert_eq!(own.status, 200, "{}", own.text());
 }
+
+/// A self-registered client may call itself anything, e.g. the name of the operator's shop. The
+/// consent page says so, but the person decides on the phone: the app's scan answer said only
+/// "Shop" and where it redirects. It now says `self_registered` (the web app and `scanid app`
+/// show "registered itself ... nobody has checked that name"); the operator's clients are not
+/// marked.
+#[test]
+fn the_app_is_told_that_a_self_registered_client_named_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    scanid_tests::create_client(
+        d,
+        &[
+            "--name",
+            "Shop",
+            "--client-id",
+            "shop",
+            "--redirect-uri",
+            CB,
+        ],
+    );
+    let s = TestServer::start(dir.path(), &["--open-client-registration", "true"]);
+    let fake = register(&s, &json!({"redirect_uris": [CB], "client_name": "Shop"}));
+    let app = scanid_tests::TestApp::enroll(&s, "namecheck");
+    for (client_id, self_registered) in
+        [("shop", false), (fake["client_id"].as_str().unwrap(), true)]
+    {
+        let url = scanid_tests::auth_url(
+            &s,
+            &[
+                ("client_id", client_id),
+                ("redirect_uri", CB),
+                ("response_type", "code"),
+                ("state", "st"),
+                ("scope", "openid"),
+            ],
+        );
+        let (_, payload) = scanid_tests::open(&mut scanid_tests::Browser::new(), &url);
+        let scanned = app.scan(&payload);
+        assert_eq!(scanned.status, 200, "{}", scanned.text());
+        let client = &scanned.json()["client"];
+        assert_eq!(client["name"], "Shop");
+        assert_eq!(client["self_registered"], self_registered, "{client}");
+    }
+}

@@ -242,9 +242,14 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
         return Err(refused(status, &info));
     }
     eprintln!(
-        "{} login to {} ({}) asking for [{}], from {} ({})",
+        "{} login to {}{} ({}) asking for [{}], from {} ({})",
         if a.deny { "Denying" } else { "Approving" },
         info["client"]["name"].as_str().unwrap_or("?"),
+        if info["client"]["self_registered"] == true {
+            " [a name it gave itself: self-registered]"
+        } else {
+            ""
+        },
         info["client"]["redirect_host"].as_str().unwrap_or("?"),
         info["scopes"]
             .as_array()

@@ -60,7 +60,14 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
         200,
         &json!({
             "session": login.id,
-            "client": { "client_id": client.client_id, "name": client.name, "redirect_host": host },
+            // A self-registered client (RFC 7591) chose its own name: the app says so, as the
+            // consent page does.
+            "client": {
+                "client_id": client.client_id,
+                "name": client.name,
+                "redirect_host": host,
+                "self_registered": crate::domain::registration::self_registered(&client),
+            },
             "scopes": login.request.scopes,
             "browser": { "ip": login.browser_ip, "user_agent": login.user_agent },
             "expires_at": login.expires_at.to_rfc3339_millis(),
