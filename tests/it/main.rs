@@ -11,6 +11,7 @@
 
 mod app_api;
 mod attacks;
+mod attacks_issue28;
 mod aws;
 mod aws_faults;
 mod cli;

@@ -272,15 +272,20 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
         })
         .unwrap_or_default();
     let verb = if a.deny { "Denying" } else { "Approving" };
+    let name = format!(
+        "{}{}",
+        info["client"]["name"].as_str().unwrap_or("?"),
+        if info["client"]["self_registered"] == true {
+            " [a name it gave itself: self-registered]"
+        } else {
+            ""
+        }
+    );
     match info["user_code"].as_str() {
         // Compare this code with the one on the device's screen.
-        Some(code) => eprintln!(
-            "{verb} device {} asking for [{scopes}], code {code}",
-            info["client"]["name"].as_str().unwrap_or("?"),
-        ),
+        Some(code) => eprintln!("{verb} device {name} asking for [{scopes}], code {code}"),
         None => eprintln!(
-            "{verb} login to {} ({}) asking for [{scopes}], from {} ({})",
-            info["client"]["name"].as_str().unwrap_or("?"),
+            "{verb} login to {name} ({}) asking for [{scopes}], from {} ({})",
             info["client"]["redirect_host"].as_str().unwrap_or("?"),
             info["browser"]["ip"].as_str().unwrap_or("?"),
             info["browser"]["user_agent"].as_str().unwrap_or("?"),

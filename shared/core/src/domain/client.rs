@@ -81,8 +81,9 @@ pub struct Client {
     pub registration: Option<Registration>,
 }
 
-/// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2); the
-/// token endpoint accepts either secret method from any confidential client.
+/// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2). A
+/// self-registered client is held to the method it registered ([`Client::accepts_secret_by`]);
+/// the operator's confidential clients may use either secret method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AuthMethod {
@@ -118,6 +119,25 @@ pub struct Registration {
     /// and deletes this client, and is replaced by each read and update.
     pub access_token_hash: String,
     pub token_endpoint_auth_method: AuthMethod,
+}
+
+impl Client {
+    /// May this client authenticate with its secret sent by HTTP Basic (`basic`) or in the
+    /// form body (`!basic`)? The operator's confidential clients: either. A self-registered
+    /// client: only the `token_endpoint_auth_method` it registered (RFC 7591 §2), so a
+    /// registration saying `client_secret_post` is not also a Basic client.
+    pub fn accepts_secret_by(&self, basic: bool) -> bool {
+        match self
+            .registration
+            .as_ref()
+            .map(|r| r.token_endpoint_auth_method)
+        {
+            None => true,
+            Some(AuthMethod::ClientSecretBasic) => basic,
+            Some(AuthMethod::ClientSecretPost) => !basic,
+            Some(AuthMethod::None) => false,
+        }
+    }
 }
 
 impl Registration {
@@ -572,6 +592,27 @@ mod tests {
         )
         .unwrap();
         c
+    }
+
+    #[test]
+    fn a_self_registered_client_uses_the_auth_method_it_registered() {
+        let mut c = client(&["https://rp.example.com/cb"]);
+        assert!(c.accepts_secret_by(true) && c.accepts_secret_by(false));
+        for (method, basic, post) in [
+            (AuthMethod::ClientSecretBasic, true, false),
+            (AuthMethod::ClientSecretPost, false, true),
+            (AuthMethod::None, false, false),
+        ] {
+            c.registration = Some(Registration {
+                access_token_hash: String::new(),
+                token_endpoint_auth_method: method,
+            });
+            assert_eq!(
+                (c.accepts_secret_by(true), c.accepts_secret_by(false)),
+                (basic, post),
+                "{method:?}"
+            );
+        }
     }
 
     #[test]

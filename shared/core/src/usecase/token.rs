@@ -138,6 +138,11 @@ pub async fn authenticate(
         _ => false,
     };
     match client {
+        // RFC 7591 §2: a self-registered client uses the method it registered. The secret was
+        // right, so this is not counted as a guess.
+        Some(c) if ok && !public && !c.accepts_secret_by(p.basic.is_some()) => Err(
+            TokenError::InvalidClient("this client registered another token_endpoint_auth_method"),
+        ),
         Some(c) if ok => Ok(c),
         _ if public => Err(TokenError::InvalidClient(
             "this client may not authenticate here without a secret",
@@ -479,7 +484,12 @@ async fn client_credentials(
     resource: &[String],
 ) -> Result<Issued, TokenError> {
     let now = ctx.clock.now();
-    let aud = audience(ctx, resource, None)?;
+    let aud = resource_indicator::at_client_credentials(
+        resource,
+        client.registration.is_some(),
+        &ctx.settings.resources,
+    )
+    .map_err(|e| oauth(OAuthErrorCode::InvalidTarget, e.description()))?;
     let mut scopes = Vec::new();
     // Unknown values are ignored (as at authorization); offline_access is refused.
     for s in scope

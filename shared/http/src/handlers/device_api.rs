@@ -71,7 +71,14 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     };
     let mut out = json!({
         "session": login.id,
-        "client": { "client_id": client.client_id, "name": client.name, "redirect_host": host },
+        // A self-registered client (RFC 7591) chose its own name: the app says so, as the
+        // consent page does.
+        "client": {
+            "client_id": client.client_id,
+            "name": client.name,
+            "redirect_host": host,
+            "self_registered": crate::domain::registration::self_registered(&client),
+        },
         "scopes": login.request.scopes,
         "browser": { "ip": login.browser_ip, "user_agent": login.user_agent },
         "expires_at": login.expires_at.to_rfc3339_millis(),
@@ -98,7 +105,12 @@ async fn scan_user_code(
             "session": s.login.id,
             "challenge": s.challenge,
             "user_code": s.user_code,
-            "client": { "client_id": s.client.client_id, "name": s.client.name, "redirect_host": "" },
+            "client": {
+                "client_id": s.client.client_id,
+                "name": s.client.name,
+                "redirect_host": "",
+                "self_registered": crate::domain::registration::self_registered(&s.client),
+            },
             "scopes": s.login.request.scopes,
             "browser": { "ip": s.login.browser_ip, "user_agent": s.login.user_agent },
             "expires_at": s.login.expires_at.to_rfc3339_millis(),

@@ -315,6 +315,9 @@ function showRequest(me, session, challenge, info) {
     show(`Connect ${info.client.name}?`,
       h('section', { class: 'card request', id: 'request' },
         h('p', {}, h('strong', { id: 'client-name' }, info.client.name), ' asks for:'),
+        info.client.self_registered
+          ? h('p', { class: 'muted small', id: 'self-registered' }, `${info.client.name} registered itself with this service: nobody has checked that name.`)
+          : null,
         h('ul', { class: 'scopes', id: 'scopes' }, info.scopes.map((s) => h('li', { 'data-scope': s }, SCOPES[s] ?? s))),
         h('p', { class: 'muted small' }, 'As ', h('strong', {}, `@${me.profile.name}`), ` · until ${new Date(info.expires_at).toLocaleTimeString()}`)),
       h('section', { class: 'where warn', id: 'where', role: 'alert' },
@@ -332,6 +335,9 @@ function showRequest(me, session, challenge, info) {
   show(`Log in to ${info.client.name}?`,
     h('section', { class: 'card request', id: 'request' },
       h('p', {}, h('strong', { id: 'client-name' }, info.client.name), ' at ', h('code', { id: 'redirect-host' }, info.client.redirect_host || 'an app'), ' asks for:'),
+      info.client.self_registered
+        ? h('p', { class: 'muted small', id: 'self-registered' }, `${info.client.name} registered itself with this service: nobody has checked that name.`)
+        : null,
       h('ul', { class: 'scopes', id: 'scopes' }, info.scopes.map((s) => h('li', { 'data-scope': s }, SCOPES[s] ?? s))),
       h('p', { class: 'muted small' }, 'As ', h('strong', {}, `@${me.profile.name}`), ` · until ${new Date(info.expires_at).toLocaleTimeString()}`)),
     h('section', { class: `where ${here ? 'ok' : 'warn'}`, id: 'where', role: here ? undefined : 'alert' },
