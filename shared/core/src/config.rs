@@ -24,174 +24,247 @@ fn bad(setting: &'static str, reason: impl Into<String>) -> ConfigError {
     }
 }
 
-/// Every setting, as text, before validation. Each field's doc names its variable.
-#[derive(Debug, Clone, Default)]
-pub struct RawSettings {
-    /// `SCANID_REALM`, default `scanid`.
-    pub realm: Option<String>,
-    /// `SCANID_PUBLIC_URL`: `{auth_url}`, e.g. `https://id.example.com`. Required in Lambda;
-    /// `scanid serve` defaults to `http://{addr}`.
-    pub public_url: Option<String>,
-    /// `SCANID_DIRECTORY_URL`: `{base_url}`, default the public URL.
-    pub directory_url: Option<String>,
-    /// `SCANID_DATA_DIR`: the embedded store and local keys, default `./.scanid`.
-    pub data_dir: Option<String>,
-    /// `SCANID_TABLE`: a DynamoDB table name; selects the DynamoDB store.
-    pub table: Option<String>,
-    /// `SCANID_SIGNING`: `local` (default), `kms` or `kms-envelope`.
-    pub signing: Option<String>,
-    /// `SCANID_KMS_KEY_ID`: the KMS key for `kms` and `kms-envelope`.
-    pub kms_key_id: Option<String>,
-    /// `SCANID_SIGNING_ALG`: the default token signing algorithm, `RS256` (default) or `ES256`.
-    pub signing_alg: Option<String>,
-    /// `SCANID_ACCESS_TOKEN_TTL`: seconds, default 300.
-    pub access_token_ttl: Option<String>,
-    /// `SCANID_REFRESH_TOKEN_TTL`: seconds, default 1800.
-    pub refresh_token_ttl: Option<String>,
-    /// `SCANID_OFFLINE_TOKEN_TTL`: seconds, default 2592000 (30 days).
-    pub offline_token_ttl: Option<String>,
-    /// `SCANID_CODE_TTL`: seconds, default 60 (docs/requirements.md T3: at most 60).
-    pub code_ttl: Option<String>,
-    /// `SCANID_SSO_IDLE_TTL`: seconds, default 1800.
-    pub sso_idle_ttl: Option<String>,
-    /// `SCANID_SSO_MAX_TTL`: seconds, default 36000.
-    pub sso_max_ttl: Option<String>,
-    /// `SCANID_LOGIN_TTL`: how long a QR login session lives, seconds, default 300.
-    pub login_ttl: Option<String>,
-    /// `SCANID_LOGIN_RATE_PER_MINUTE`: login requests per client IP and minute, default 30.
-    pub login_rate_per_minute: Option<String>,
-    /// `SCANID_DEVICE_CODE_TTL`: how long a device code (RFC 8628) lives, seconds, default 600.
-    pub device_code_ttl: Option<String>,
-    /// `SCANID_USER_CODE_RATE_PER_MINUTE`: user codes (RFC 8628) looked up per source address
-    /// and minute (typed in a browser or scanned by the app), default 10.
-    pub user_code_rate_per_minute: Option<String>,
-    /// `SCANID_DECISION_RATE_PER_MINUTE`: app approvals/denials per identity and minute,
-    /// default 10.
-    pub decision_rate_per_minute: Option<String>,
-    /// `SCANID_AUTH_FAILURE_RATE_PER_MINUTE`: failed client authentications per source
-    /// address and minute before that source gets 429, default 10. A correct secret is always
-    /// accepted: failures never lock a client out.
-    pub auth_failure_rate_per_minute: Option<String>,
-    /// `SCANID_SIGNUP_RATE_PER_HOUR`: app sign-ups per source address and hour, default 10.
-    pub signup_rate_per_hour: Option<String>,
-    /// `SCANID_NAME_LOOKUP_RATE_PER_MINUTE`: name availability lookups per source address and
-    /// minute, default 60.
-    pub name_lookup_rate_per_minute: Option<String>,
-    /// `SCANID_NAME_QUARANTINE`: seconds a deleted identity's name stays held before anyone
-    /// may take it, default 2592000 (30 days); 0 frees it at once.
-    pub name_quarantine: Option<String>,
-    /// `SCANID_PHOTO_UPLOAD_RATE_PER_HOUR`: photo uploads per identity and hour, default 10.
-    pub photo_upload_rate_per_hour: Option<String>,
-    /// `SCANID_PHOTO_HOSTS`: comma-separated hosts an identity's external `profile_photo` URL
-    /// may point at; default none (the avatar endpoint never redirects elsewhere).
-    pub photo_hosts: Option<String>,
-    /// `SCANID_PHOTO_BUCKET`: the S3 bucket of hosted profile photos (with `SCANID_TABLE`;
-    /// the embedded store keeps them in the data dir).
-    pub photo_bucket: Option<String>,
-    /// `SCANID_TRUSTED_PROXIES`: comma-separated IP addresses of reverse proxies in front of
-    /// `scanid serve`; from those, the client address is taken from `X-Forwarded-For`.
-    pub trusted_proxies: Option<String>,
-    /// `SCANID_REQUIRE_NONCE`: `true` requires `nonce` and `state` on every authorization
-    /// request; default `false`: `nonce` optional, `state` optional with PKCE S256 only.
-    pub require_nonce: Option<String>,
-    /// `SCANID_RESOURCES`: comma-separated resource servers (RFC 8707 resource indicators,
-    /// absolute URIs without fragment) a client may ask access tokens for; default none.
-    pub resources: Option<String>,
-    /// `SCANID_EDGE_SECRET`: set when the functions sit behind the template's CloudFront edge
-    /// (WAF rate rules per address): only requests carrying it (the edge's `X-Scanid-Edge`
-    /// header) are served, and their client address is CloudFront's `CloudFront-Viewer-Address`.
-    pub edge_secret: Option<String>,
-    /// `SCANID_OPEN_CLIENT_REGISTRATION`: `true` lets anyone register a client (RFC 7591)
-    /// without an initial access token; default `false`: registration needs a token from
-    /// `scanid client registration-token create`.
-    pub open_client_registration: Option<String>,
-    /// `SCANID_REGISTRATION_RATE_PER_HOUR`: dynamic client registration requests per source
-    /// address and hour, default 20.
-    pub registration_rate_per_hour: Option<String>,
-    /// `SCANID_APP_STORE_URL_IOS`: where people without the app get it (iOS).
-    pub app_store_url_ios: Option<String>,
-    /// `SCANID_APP_STORE_URL_ANDROID`: where people without the app get it (Android).
-    pub app_store_url_android: Option<String>,
+/// One setting: its environment variable, its `scanid` flag, its default and its help text,
+/// declared once in [`SETTINGS`]. The CLI builds its flags from these rows, the Lambda
+/// functions read the variables through them, and a test holds the README's configuration
+/// table to them.
+#[derive(Debug, Clone, Copy)]
+pub struct Setting {
+    /// The [`RawSettings`] field it fills.
+    pub field: &'static str,
+    /// The environment variable, e.g. `SCANID_PUBLIC_URL`.
+    pub env: &'static str,
+    /// The `scanid` flag without `--` (`None`: a Lambda-only setting).
+    pub flag: Option<&'static str>,
+    /// The value used when it is unset (`None`: unset has a meaning of its own).
+    pub default: Option<&'static str>,
+    /// A list: the flag is repeatable, the variable comma-separated.
+    pub repeatable: bool,
+    /// One line for `--help` and the field's documentation, without a final period (`--help`
+    /// adds the default).
+    pub help: &'static str,
+    get: fn(&RawSettings) -> &Option<String>,
+    get_mut: fn(&mut RawSettings) -> &mut Option<String>,
+}
+
+impl Setting {
+    /// The value as given (an empty value counts as unset in the environment).
+    pub fn raw<'a>(&self, raw: &'a RawSettings) -> Option<&'a str> {
+        (self.get)(raw).as_deref()
+    }
+
+    /// The value as given, else the default.
+    pub fn value<'a>(&self, raw: &'a RawSettings) -> Option<&'a str> {
+        self.raw(raw).or(self.default)
+    }
+
+    /// Sets the value (`None`: unset).
+    pub fn set(&self, raw: &mut RawSettings, value: Option<String>) {
+        *(self.get_mut)(raw) = value;
+    }
+}
+
+/// Declares every setting once: the [`RawSettings`] field, a [`Setting`] constant and its row
+/// in [`SETTINGS`]. Adding a setting is one row here plus its validation in [`Settings`].
+macro_rules! settings {
+    ($(
+        $name:ident $field:ident = $env:literal {
+            flag: $flag:expr, default: $default:expr, repeatable: $repeatable:literal,
+            help: $help:literal $(,)?
+        }
+    )*) => {
+        /// Every setting, as text, before validation (see [`SETTINGS`] for each variable).
+        #[derive(Debug, Clone, Default)]
+        pub struct RawSettings {
+            $(
+                #[doc = concat!("`", $env, "`: ", $help)]
+                pub $field: Option<String>,
+            )*
+        }
+
+        /// One constant per setting, named after its variable without `SCANID_`.
+        pub mod setting {
+            use super::{RawSettings, Setting};
+            $(
+                #[doc = concat!("`", $env, "`: ", $help)]
+                pub const $name: Setting = Setting {
+                    field: stringify!($field),
+                    env: $env,
+                    flag: $flag,
+                    default: $default,
+                    repeatable: $repeatable,
+                    help: $help,
+                    get: |r: &RawSettings| &r.$field,
+                    get_mut: |r: &mut RawSettings| &mut r.$field,
+                };
+            )*
+        }
+
+        /// Every setting, in the order of `--help` and the README's configuration table.
+        pub const SETTINGS: &[Setting] = &[$(setting::$name),*];
+    };
+}
+
+settings! {
+    REALM realm = "SCANID_REALM" {
+        flag: Some("realm"), default: Some("scanid"), repeatable: false,
+        help: "Realm name; the issuer is {public-url}/realms/{realm}",
+    }
+    PUBLIC_URL public_url = "SCANID_PUBLIC_URL" {
+        flag: Some("public-url"), default: None, repeatable: false,
+        help: "Public base URL ({auth_url}); `serve` defaults to http://{addr}",
+    }
+    DIRECTORY_URL directory_url = "SCANID_DIRECTORY_URL" {
+        flag: Some("directory-url"), default: None, repeatable: false,
+        help: "Base URL of the directory API ({base_url}); default the public URL",
+    }
+    DATA_DIR data_dir = "SCANID_DATA_DIR" {
+        flag: Some("data-dir"), default: Some("./.scanid"), repeatable: false,
+        help: "Data directory: embedded store and local signing keys",
+    }
+    TABLE table = "SCANID_TABLE" {
+        flag: Some("table"), default: None, repeatable: false,
+        help: "DynamoDB table name (selects the DynamoDB store)",
+    }
+    SIGNING signing = "SCANID_SIGNING" {
+        flag: Some("signing"), default: Some("local"), repeatable: false,
+        help: "Signing mode: local, kms or kms-envelope",
+    }
+    KMS_KEY_ID kms_key_id = "SCANID_KMS_KEY_ID" {
+        flag: Some("kms-key-id"), default: None, repeatable: false,
+        help: "KMS key id or alias for kms and kms-envelope",
+    }
+    SIGNING_ALG signing_alg = "SCANID_SIGNING_ALG" {
+        flag: Some("signing-alg"), default: Some("RS256"), repeatable: false,
+        help: "Default token signing algorithm: RS256 or ES256",
+    }
+    ACCESS_TOKEN_TTL access_token_ttl = "SCANID_ACCESS_TOKEN_TTL" {
+        flag: Some("access-token-ttl"), default: Some("300"), repeatable: false,
+        help: "Access token lifetime in seconds",
+    }
+    REFRESH_TOKEN_TTL refresh_token_ttl = "SCANID_REFRESH_TOKEN_TTL" {
+        flag: Some("refresh-token-ttl"), default: Some("1800"), repeatable: false,
+        help: "Refresh token lifetime in seconds",
+    }
+    OFFLINE_TOKEN_TTL offline_token_ttl = "SCANID_OFFLINE_TOKEN_TTL" {
+        flag: Some("offline-token-ttl"), default: Some("2592000"), repeatable: false,
+        help: "Offline (offline_access) token lifetime in seconds",
+    }
+    CODE_TTL code_ttl = "SCANID_CODE_TTL" {
+        flag: Some("code-ttl"), default: Some("60"), repeatable: false,
+        help: "Authorization code lifetime in seconds (at most 60)",
+    }
+    SSO_IDLE_TTL sso_idle_ttl = "SCANID_SSO_IDLE_TTL" {
+        flag: Some("sso-idle-ttl"), default: Some("1800"), repeatable: false,
+        help: "SSO session idle timeout in seconds",
+    }
+    SSO_MAX_TTL sso_max_ttl = "SCANID_SSO_MAX_TTL" {
+        flag: Some("sso-max-ttl"), default: Some("36000"), repeatable: false,
+        help: "SSO session maximum lifetime in seconds",
+    }
+    LOGIN_TTL login_ttl = "SCANID_LOGIN_TTL" {
+        flag: Some("login-ttl"), default: Some("300"), repeatable: false,
+        help: "How long a QR login session lives, in seconds",
+    }
+    LOGIN_RATE_PER_MINUTE login_rate_per_minute = "SCANID_LOGIN_RATE_PER_MINUTE" {
+        flag: Some("login-rate-per-minute"), default: Some("30"), repeatable: false,
+        help: "Login requests allowed per client IP and minute",
+    }
+    DEVICE_CODE_TTL device_code_ttl = "SCANID_DEVICE_CODE_TTL" {
+        flag: Some("device-code-ttl"), default: Some("600"), repeatable: false,
+        help: "How long a device code (RFC 8628 device grant) lives, in seconds",
+    }
+    USER_CODE_RATE_PER_MINUTE user_code_rate_per_minute = "SCANID_USER_CODE_RATE_PER_MINUTE" {
+        flag: Some("user-code-rate-per-minute"), default: Some("10"), repeatable: false,
+        help: "User codes (RFC 8628) looked up per source address and minute",
+    }
+    DECISION_RATE_PER_MINUTE decision_rate_per_minute = "SCANID_DECISION_RATE_PER_MINUTE" {
+        flag: Some("decision-rate-per-minute"), default: Some("10"), repeatable: false,
+        help: "App approvals/denials allowed per identity and minute",
+    }
+    AUTH_FAILURE_RATE_PER_MINUTE auth_failure_rate_per_minute = "SCANID_AUTH_FAILURE_RATE_PER_MINUTE" {
+        flag: Some("auth-failure-rate-per-minute"), default: Some("10"), repeatable: false,
+        help: "Failed client authentications per source address and minute before 429",
+    }
+    SIGNUP_RATE_PER_HOUR signup_rate_per_hour = "SCANID_SIGNUP_RATE_PER_HOUR" {
+        flag: Some("signup-rate-per-hour"), default: Some("10"), repeatable: false,
+        help: "App sign-ups per source address and hour",
+    }
+    NAME_LOOKUP_RATE_PER_MINUTE name_lookup_rate_per_minute = "SCANID_NAME_LOOKUP_RATE_PER_MINUTE" {
+        flag: Some("name-lookup-rate-per-minute"), default: Some("60"), repeatable: false,
+        help: "Name availability lookups per source address and minute",
+    }
+    NAME_QUARANTINE name_quarantine = "SCANID_NAME_QUARANTINE" {
+        flag: Some("name-quarantine"), default: Some("2592000"), repeatable: false,
+        help: "Seconds a deleted identity's name stays held before anyone may take it (0: at once)",
+    }
+    PHOTO_UPLOAD_RATE_PER_HOUR photo_upload_rate_per_hour = "SCANID_PHOTO_UPLOAD_RATE_PER_HOUR" {
+        flag: Some("photo-upload-rate-per-hour"), default: Some("10"), repeatable: false,
+        help: "Photo uploads per identity and hour",
+    }
+    PHOTO_HOSTS photo_hosts = "SCANID_PHOTO_HOSTS" {
+        flag: Some("photo-host"), default: None, repeatable: true,
+        help: "A host external profile photos may point at (repeatable; default none)",
+    }
+    PHOTO_BUCKET photo_bucket = "SCANID_PHOTO_BUCKET" {
+        flag: Some("photo-bucket"), default: None, repeatable: false,
+        help: "The S3 bucket of hosted profile photos (with --table; the embedded store keeps them in the data dir)",
+    }
+    REQUIRE_NONCE require_nonce = "SCANID_REQUIRE_NONCE" {
+        flag: Some("require-nonce"), default: Some("false"), repeatable: false,
+        help: "`true`: nonce and state required on every authorization request (default: nonce optional, state optional with PKCE S256)",
+    }
+    RESOURCES resources = "SCANID_RESOURCES" {
+        flag: Some("resource"), default: None, repeatable: true,
+        help: "A resource server access tokens may be issued for (RFC 8707; repeatable absolute URI without fragment; default none)",
+    }
+    OPEN_CLIENT_REGISTRATION open_client_registration = "SCANID_OPEN_CLIENT_REGISTRATION" {
+        flag: Some("open-client-registration"), default: Some("false"), repeatable: false,
+        help: "`true`: anyone may register a client (RFC 7591) without an initial access token (default: closed; tokens from `scanid client registration-token create`)",
+    }
+    REGISTRATION_RATE_PER_HOUR registration_rate_per_hour = "SCANID_REGISTRATION_RATE_PER_HOUR" {
+        flag: Some("registration-rate-per-hour"), default: Some("20"), repeatable: false,
+        help: "Dynamic client registration requests allowed per source address and hour",
+    }
+    TRUSTED_PROXIES trusted_proxies = "SCANID_TRUSTED_PROXIES" {
+        flag: Some("trusted-proxy"), default: None, repeatable: true,
+        help: "A reverse proxy whose X-Forwarded-For is believed (repeatable IP address)",
+    }
+    EDGE_SECRET edge_secret = "SCANID_EDGE_SECRET" {
+        // The CloudFront edge is a Lambda deployment's; `scanid serve` behind a proxy uses
+        // --trusted-proxy.
+        flag: None, default: None, repeatable: false,
+        help: "Behind the template's CloudFront edge: only requests carrying this secret (its X-Scanid-Edge header) are served, and the client address is CloudFront-Viewer-Address",
+    }
+    APP_STORE_URL_IOS app_store_url_ios = "SCANID_APP_STORE_URL_IOS" {
+        flag: Some("app-store-url-ios"), default: Some("https://apps.apple.com/app/scanid"), repeatable: false,
+        help: "App Store link shown to people without the app",
+    }
+    APP_STORE_URL_ANDROID app_store_url_android = "SCANID_APP_STORE_URL_ANDROID" {
+        flag: Some("app-store-url-android"), default: Some("https://play.google.com/store/apps/details?id=app.scanid"), repeatable: false,
+        help: "Google Play link shown to people without the app",
+    }
 }
 
 /// Every variable name, for `--help` texts, docs and the template test.
-pub const VARIABLES: &[&str] = &[
-    "SCANID_REALM",
-    "SCANID_PUBLIC_URL",
-    "SCANID_DIRECTORY_URL",
-    "SCANID_DATA_DIR",
-    "SCANID_TABLE",
-    "SCANID_SIGNING",
-    "SCANID_KMS_KEY_ID",
-    "SCANID_SIGNING_ALG",
-    "SCANID_ACCESS_TOKEN_TTL",
-    "SCANID_REFRESH_TOKEN_TTL",
-    "SCANID_OFFLINE_TOKEN_TTL",
-    "SCANID_CODE_TTL",
-    "SCANID_SSO_IDLE_TTL",
-    "SCANID_SSO_MAX_TTL",
-    "SCANID_LOGIN_TTL",
-    "SCANID_LOGIN_RATE_PER_MINUTE",
-    "SCANID_DEVICE_CODE_TTL",
-    "SCANID_USER_CODE_RATE_PER_MINUTE",
-    "SCANID_DECISION_RATE_PER_MINUTE",
-    "SCANID_AUTH_FAILURE_RATE_PER_MINUTE",
-    "SCANID_SIGNUP_RATE_PER_HOUR",
-    "SCANID_NAME_LOOKUP_RATE_PER_MINUTE",
-    "SCANID_NAME_QUARANTINE",
-    "SCANID_PHOTO_UPLOAD_RATE_PER_HOUR",
-    "SCANID_PHOTO_HOSTS",
-    "SCANID_PHOTO_BUCKET",
-    "SCANID_TRUSTED_PROXIES",
-    "SCANID_REQUIRE_NONCE",
-    "SCANID_RESOURCES",
-    "SCANID_EDGE_SECRET",
-    "SCANID_OPEN_CLIENT_REGISTRATION",
-    "SCANID_REGISTRATION_RATE_PER_HOUR",
-    "SCANID_APP_STORE_URL_IOS",
-    "SCANID_APP_STORE_URL_ANDROID",
-];
+pub const VARIABLES: [&str; SETTINGS.len()] = {
+    let mut names = [""; SETTINGS.len()];
+    let mut i = 0;
+    while i < SETTINGS.len() {
+        names[i] = SETTINGS[i].env;
+        i += 1;
+    }
+    names
+};
 
 impl RawSettings {
     /// Reads the `SCANID_*` variables through `lookup` (`std::env::var` in Lambda).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
-        let get = |name: &str| lookup(name).filter(|v| !v.is_empty());
-        Self {
-            realm: get("SCANID_REALM"),
-            public_url: get("SCANID_PUBLIC_URL"),
-            directory_url: get("SCANID_DIRECTORY_URL"),
-            data_dir: get("SCANID_DATA_DIR"),
-            table: get("SCANID_TABLE"),
-            signing: get("SCANID_SIGNING"),
-            kms_key_id: get("SCANID_KMS_KEY_ID"),
-            signing_alg: get("SCANID_SIGNING_ALG"),
-            access_token_ttl: get("SCANID_ACCESS_TOKEN_TTL"),
-            refresh_token_ttl: get("SCANID_REFRESH_TOKEN_TTL"),
-            offline_token_ttl: get("SCANID_OFFLINE_TOKEN_TTL"),
-            code_ttl: get("SCANID_CODE_TTL"),
-            sso_idle_ttl: get("SCANID_SSO_IDLE_TTL"),
-            sso_max_ttl: get("SCANID_SSO_MAX_TTL"),
-            login_ttl: get("SCANID_LOGIN_TTL"),
-            login_rate_per_minute: get("SCANID_LOGIN_RATE_PER_MINUTE"),
-            device_code_ttl: get("SCANID_DEVICE_CODE_TTL"),
-            user_code_rate_per_minute: get("SCANID_USER_CODE_RATE_PER_MINUTE"),
-            decision_rate_per_minute: get("SCANID_DECISION_RATE_PER_MINUTE"),
-            auth_failure_rate_per_minute: get("SCANID_AUTH_FAILURE_RATE_PER_MINUTE"),
-            signup_rate_per_hour: get("SCANID_SIGNUP_RATE_PER_HOUR"),
-            name_lookup_rate_per_minute: get("SCANID_NAME_LOOKUP_RATE_PER_MINUTE"),
-            name_quarantine: get("SCANID_NAME_QUARANTINE"),
-            photo_upload_rate_per_hour: get("SCANID_PHOTO_UPLOAD_RATE_PER_HOUR"),
-            photo_hosts: get("SCANID_PHOTO_HOSTS"),
-            photo_bucket: get("SCANID_PHOTO_BUCKET"),
-            trusted_proxies: get("SCANID_TRUSTED_PROXIES"),
-            require_nonce: get("SCANID_REQUIRE_NONCE"),
-            resources: get("SCANID_RESOURCES"),
-            edge_secret: get("SCANID_EDGE_SECRET"),
-            open_client_registration: get("SCANID_OPEN_CLIENT_REGISTRATION"),
-            registration_rate_per_hour: get("SCANID_REGISTRATION_RATE_PER_HOUR"),
-            app_store_url_ios: get("SCANID_APP_STORE_URL_IOS"),
-            app_store_url_android: get("SCANID_APP_STORE_URL_ANDROID"),
+        let mut raw = Self::default();
+        for s in SETTINGS {
+            s.set(&mut raw, lookup(s.env).filter(|v| !v.is_empty()));
         }
+        raw
     }
 
     pub fn from_env() -> Self {
@@ -342,228 +415,25 @@ impl Settings {
         format!("{}/realms/{}", self.public_url, self.realm)
     }
 
-    /// Validates every setting; the first bad one is named in the error.
+    /// Validates every setting; the first bad one is named in the error. Each concern is
+    /// validated on its own (below); the order is the order errors are reported in.
     pub fn from_raw(raw: &RawSettings) -> Result<Self, ConfigError> {
-        let realm = raw.realm.clone().unwrap_or_else(|| "scanid".to_owned());
-        if realm.is_empty()
-            || realm.len() > 64
-            || !realm
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        {
-            return Err(bad("SCANID_REALM", "1 to 64 of A-Z a-z 0-9 - _"));
-        }
-        let public_url = match &raw.public_url {
-            Some(u) => base_url("SCANID_PUBLIC_URL", u)?,
-            None => return Err(bad("SCANID_PUBLIC_URL", "missing")),
-        };
-        let directory_url = match &raw.directory_url {
-            Some(u) => base_url("SCANID_DIRECTORY_URL", u)?,
-            None => public_url.clone(),
-        };
-        let data_dir = PathBuf::from(raw.data_dir.clone().unwrap_or_else(|| "./.scanid".into()));
-        let store = match &raw.table {
-            Some(t) => {
-                if t.len() < 3
-                    || t.len() > 255
-                    || !t
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
-                {
-                    return Err(bad(
-                        "SCANID_TABLE",
-                        "a DynamoDB table name: 3 to 255 of A-Z a-z 0-9 _ - .",
-                    ));
-                }
-                StoreSettings::DynamoDb { table: t.clone() }
-            }
-            None => StoreSettings::Embedded {
-                data_dir: data_dir.clone(),
-            },
-        };
-        let key_id = || {
-            raw.kms_key_id.clone().ok_or_else(|| {
-                bad(
-                    "SCANID_KMS_KEY_ID",
-                    "required with SCANID_SIGNING=kms or kms-envelope",
-                )
-            })
-        };
-        let signing = match raw.signing.as_deref().unwrap_or("local") {
-            "local" => SigningMode::Local,
-            "kms" => SigningMode::Kms {
-                key_ids: key_id()?
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|k| !k.is_empty())
-                    .map(str::to_owned)
-                    .collect(),
-            },
-            "kms-envelope" => {
-                let key_id = key_id()?;
-                if key_id.contains(',') || key_id.trim().is_empty() {
-                    return Err(bad(
-                        "SCANID_KMS_KEY_ID",
-                        "kms-envelope takes one (symmetric) KMS key",
-                    ));
-                }
-                SigningMode::KmsEnvelope { key_id }
-            }
-            other => {
-                return Err(bad(
-                    "SCANID_SIGNING",
-                    format!("{other:?}: expected local, kms or kms-envelope"),
-                ))
-            }
-        };
-        let signing_alg = match raw.signing_alg.as_deref().unwrap_or("RS256") {
-            "RS256" => Alg::RS256,
-            "ES256" => Alg::ES256,
-            other => {
-                return Err(bad(
-                    "SCANID_SIGNING_ALG",
-                    format!("{other:?}: expected RS256 or ES256"),
-                ))
-            }
-        };
-        let d = Lifetimes::default();
-        let lifetimes = Lifetimes {
-            access_token: seconds(
-                "SCANID_ACCESS_TOKEN_TTL",
-                &raw.access_token_ttl,
-                d.access_token,
-                30,
-                86_400,
-            )?,
-            refresh_token: seconds(
-                "SCANID_REFRESH_TOKEN_TTL",
-                &raw.refresh_token_ttl,
-                d.refresh_token,
-                60,
-                31_536_000,
-            )?,
-            offline_token: seconds(
-                "SCANID_OFFLINE_TOKEN_TTL",
-                &raw.offline_token_ttl,
-                d.offline_token,
-                60,
-                315_360_000,
-            )?,
-            code: seconds("SCANID_CODE_TTL", &raw.code_ttl, d.code, 5, 60)?,
-            sso_idle: seconds(
-                "SCANID_SSO_IDLE_TTL",
-                &raw.sso_idle_ttl,
-                d.sso_idle,
-                60,
-                31_536_000,
-            )?,
-            sso_max: seconds(
-                "SCANID_SSO_MAX_TTL",
-                &raw.sso_max_ttl,
-                d.sso_max,
-                60,
-                31_536_000,
-            )?,
-            login: seconds("SCANID_LOGIN_TTL", &raw.login_ttl, d.login, 10, 600)?,
-            device_code: seconds(
-                "SCANID_DEVICE_CODE_TTL",
-                &raw.device_code_ttl,
-                d.device_code,
-                10,
-                1800,
-            )?,
-            name_quarantine: seconds(
-                "SCANID_NAME_QUARANTINE",
-                &raw.name_quarantine,
-                d.name_quarantine,
-                0,
-                10 * 31_536_000,
-            )?,
-        };
-        let limits = Limits {
-            logins_per_minute: count(
-                "SCANID_LOGIN_RATE_PER_MINUTE",
-                &raw.login_rate_per_minute,
-                30,
-            )?,
-            decisions_per_minute: count(
-                "SCANID_DECISION_RATE_PER_MINUTE",
-                &raw.decision_rate_per_minute,
-                10,
-            )?,
-            auth_failures_per_minute: count(
-                "SCANID_AUTH_FAILURE_RATE_PER_MINUTE",
-                &raw.auth_failure_rate_per_minute,
-                10,
-            )?,
-            signups_per_hour: count("SCANID_SIGNUP_RATE_PER_HOUR", &raw.signup_rate_per_hour, 10)?,
-            name_lookups_per_minute: count(
-                "SCANID_NAME_LOOKUP_RATE_PER_MINUTE",
-                &raw.name_lookup_rate_per_minute,
-                60,
-            )?,
-            photo_uploads_per_hour: count(
-                "SCANID_PHOTO_UPLOAD_RATE_PER_HOUR",
-                &raw.photo_upload_rate_per_hour,
-                10,
-            )?,
-            registrations_per_hour: count(
-                "SCANID_REGISTRATION_RATE_PER_HOUR",
-                &raw.registration_rate_per_hour,
-                20,
-            )?,
-            user_codes_per_minute: count(
-                "SCANID_USER_CODE_RATE_PER_MINUTE",
-                &raw.user_code_rate_per_minute,
-                10,
-            )?,
-        };
-        let photo_hosts = list(&raw.photo_hosts)
-            .map(|h| {
-                let h = h.to_ascii_lowercase();
-                match url::Host::parse(&h) {
-                    Ok(url::Host::Domain(d)) if d == h && d.contains('.') => Ok(h),
-                    _ => Err(bad(
-                        "SCANID_PHOTO_HOSTS",
-                        format!("{h:?}: a DNS host name such as photos.example.com"),
-                    )),
-                }
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let photo_bucket = match raw.photo_bucket.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some(b)
-                if (3..=63).contains(&b.len())
-                    && b.bytes().all(|c| {
-                        c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'.' || c == b'-'
-                    }) =>
-            {
-                Some(b.to_owned())
-            }
-            Some(b) => {
-                return Err(bad(
-                    "SCANID_PHOTO_BUCKET",
-                    format!("{b:?}: an S3 bucket name, 3 to 63 of a-z 0-9 . -"),
-                ))
-            }
-        };
-        let trusted_proxies = list(&raw.trusted_proxies)
+        let (realm, public_url, directory_url) = urls(raw)?;
+        let (data_dir, store) = storage(raw)?;
+        let signing = signing(raw)?;
+        let signing_alg = signing_alg(raw)?;
+        let lifetimes = lifetimes(raw)?;
+        let limits = limits(raw)?;
+        let (photo_hosts, photo_bucket) = photos(raw)?;
+        let trusted_proxies = list(setting::TRUSTED_PROXIES.raw(raw))
             .map(|ip| {
                 ip.parse::<std::net::IpAddr>()
                     .map_err(|_| bad("SCANID_TRUSTED_PROXIES", format!("{ip:?}: an IP address")))
             })
             .collect::<Result<Vec<_>, _>>()?;
         let app_store_urls = (
-            store_url(
-                "SCANID_APP_STORE_URL_IOS",
-                &raw.app_store_url_ios,
-                "https://apps.apple.com/app/scanid",
-            )?,
-            store_url(
-                "SCANID_APP_STORE_URL_ANDROID",
-                &raw.app_store_url_android,
-                "https://play.google.com/store/apps/details?id=app.scanid",
-            )?,
+            store_url(&setting::APP_STORE_URL_IOS, raw)?,
+            store_url(&setting::APP_STORE_URL_ANDROID, raw)?,
         );
         Ok(Self {
             realm,
@@ -579,38 +449,204 @@ impl Settings {
             photo_hosts,
             photo_bucket,
             trusted_proxies,
-            edge_secret: match raw.edge_secret.as_deref().map(str::trim) {
-                None | Some("") => None,
-                Some(v) if v.len() >= 32 && v.bytes().all(|b| b.is_ascii_graphic()) => {
-                    Some(crate::protocol::Secret::new(v))
-                }
-                Some(_) => {
-                    return Err(bad(
-                        "SCANID_EDGE_SECRET",
-                        "at least 32 printable ASCII characters (a random value)",
-                    ))
-                }
-            },
-            require_nonce: match raw.require_nonce.as_deref().map(str::trim) {
-                None | Some("false") => false,
-                Some("true") => true,
-                Some(v) => {
-                    return Err(bad("SCANID_REQUIRE_NONCE", format!("{v:?}: true or false")))
-                }
-            },
-            resources: crate::domain::resource_indicator::registry(list(&raw.resources))
-                .map_err(|(r, why)| bad("SCANID_RESOURCES", format!("{r:?}: {why}")))?,
-            open_client_registration: match raw.open_client_registration.as_deref().map(str::trim) {
-                None | Some("false") => false,
-                Some("true") => true,
-                Some(v) => {
-                    return Err(bad(
-                        "SCANID_OPEN_CLIENT_REGISTRATION",
-                        format!("{v:?}: true or false"),
-                    ))
-                }
-            },
+            edge_secret: edge_secret(raw)?,
+            require_nonce: flag(&setting::REQUIRE_NONCE, raw)?,
+            resources: crate::domain::resource_indicator::registry(list(
+                setting::RESOURCES.raw(raw),
+            ))
+            .map_err(|(r, why)| bad("SCANID_RESOURCES", format!("{r:?}: {why}")))?,
+            open_client_registration: flag(&setting::OPEN_CLIENT_REGISTRATION, raw)?,
         })
+    }
+}
+
+/// The realm, the public URL and the directory URL.
+fn urls(raw: &RawSettings) -> Result<(String, String, String), ConfigError> {
+    let realm = setting::REALM.value(raw).unwrap_or_default().to_owned();
+    if realm.is_empty()
+        || realm.len() > 64
+        || !realm
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(bad("SCANID_REALM", "1 to 64 of A-Z a-z 0-9 - _"));
+    }
+    let public_url = match setting::PUBLIC_URL.raw(raw) {
+        Some(u) => base_url("SCANID_PUBLIC_URL", u)?,
+        None => return Err(bad("SCANID_PUBLIC_URL", "missing")),
+    };
+    let directory_url = match setting::DIRECTORY_URL.raw(raw) {
+        Some(u) => base_url("SCANID_DIRECTORY_URL", u)?,
+        None => public_url.clone(),
+    };
+    Ok((realm, public_url, directory_url))
+}
+
+/// The data dir and the store: the embedded one in it, or a DynamoDB table.
+fn storage(raw: &RawSettings) -> Result<(PathBuf, StoreSettings), ConfigError> {
+    let data_dir = PathBuf::from(setting::DATA_DIR.value(raw).unwrap_or_default());
+    let store = match setting::TABLE.raw(raw) {
+        Some(t) => {
+            if t.len() < 3
+                || t.len() > 255
+                || !t
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+            {
+                return Err(bad(
+                    "SCANID_TABLE",
+                    "a DynamoDB table name: 3 to 255 of A-Z a-z 0-9 _ - .",
+                ));
+            }
+            StoreSettings::DynamoDb {
+                table: t.to_owned(),
+            }
+        }
+        None => StoreSettings::Embedded {
+            data_dir: data_dir.clone(),
+        },
+    };
+    Ok((data_dir, store))
+}
+
+/// The signing mode with its KMS keys.
+fn signing(raw: &RawSettings) -> Result<SigningMode, ConfigError> {
+    let key_id = || {
+        setting::KMS_KEY_ID
+            .raw(raw)
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                bad(
+                    "SCANID_KMS_KEY_ID",
+                    "required with SCANID_SIGNING=kms or kms-envelope",
+                )
+            })
+    };
+    let signing = match setting::SIGNING.value(raw).unwrap_or_default() {
+        "local" => SigningMode::Local,
+        "kms" => SigningMode::Kms {
+            key_ids: list(Some(&key_id()?)).map(str::to_owned).collect(),
+        },
+        "kms-envelope" => {
+            let key_id = key_id()?;
+            if key_id.contains(',') || key_id.trim().is_empty() {
+                return Err(bad(
+                    "SCANID_KMS_KEY_ID",
+                    "kms-envelope takes one (symmetric) KMS key",
+                ));
+            }
+            SigningMode::KmsEnvelope { key_id }
+        }
+        other => {
+            return Err(bad(
+                "SCANID_SIGNING",
+                format!("{other:?}: expected local, kms or kms-envelope"),
+            ))
+        }
+    };
+    Ok(signing)
+}
+
+/// The default token signing algorithm.
+fn signing_alg(raw: &RawSettings) -> Result<Alg, ConfigError> {
+    let alg = match setting::SIGNING_ALG.value(raw).unwrap_or_default() {
+        "RS256" => Alg::RS256,
+        "ES256" => Alg::ES256,
+        other => {
+            return Err(bad(
+                "SCANID_SIGNING_ALG",
+                format!("{other:?}: expected RS256 or ES256"),
+            ))
+        }
+    };
+    Ok(alg)
+}
+
+/// Token and session lifetimes, each within its bounds.
+fn lifetimes(raw: &RawSettings) -> Result<Lifetimes, ConfigError> {
+    use setting::*;
+    Ok(Lifetimes {
+        access_token: seconds(&ACCESS_TOKEN_TTL, raw, 30, 86_400)?,
+        refresh_token: seconds(&REFRESH_TOKEN_TTL, raw, 60, 31_536_000)?,
+        offline_token: seconds(&OFFLINE_TOKEN_TTL, raw, 60, 315_360_000)?,
+        code: seconds(&CODE_TTL, raw, 5, 60)?,
+        sso_idle: seconds(&SSO_IDLE_TTL, raw, 60, 31_536_000)?,
+        sso_max: seconds(&SSO_MAX_TTL, raw, 60, 31_536_000)?,
+        login: seconds(&LOGIN_TTL, raw, 10, 600)?,
+        device_code: seconds(&DEVICE_CODE_TTL, raw, 10, 1800)?,
+        name_quarantine: seconds(&NAME_QUARANTINE, raw, 0, 10 * 31_536_000)?,
+    })
+}
+
+/// Rate limits, each from 1 to 1000000.
+fn limits(raw: &RawSettings) -> Result<Limits, ConfigError> {
+    use setting::*;
+    Ok(Limits {
+        logins_per_minute: count(&LOGIN_RATE_PER_MINUTE, raw)?,
+        decisions_per_minute: count(&DECISION_RATE_PER_MINUTE, raw)?,
+        auth_failures_per_minute: count(&AUTH_FAILURE_RATE_PER_MINUTE, raw)?,
+        signups_per_hour: count(&SIGNUP_RATE_PER_HOUR, raw)?,
+        name_lookups_per_minute: count(&NAME_LOOKUP_RATE_PER_MINUTE, raw)?,
+        photo_uploads_per_hour: count(&PHOTO_UPLOAD_RATE_PER_HOUR, raw)?,
+        registrations_per_hour: count(&REGISTRATION_RATE_PER_HOUR, raw)?,
+        user_codes_per_minute: count(&USER_CODE_RATE_PER_MINUTE, raw)?,
+    })
+}
+
+/// The hosts external photos may be on, and the bucket of hosted ones.
+fn photos(raw: &RawSettings) -> Result<(Vec<String>, Option<String>), ConfigError> {
+    let hosts = list(setting::PHOTO_HOSTS.raw(raw))
+        .map(|h| {
+            let h = h.to_ascii_lowercase();
+            match url::Host::parse(&h) {
+                Ok(url::Host::Domain(d)) if d == h && d.contains('.') => Ok(h),
+                _ => Err(bad(
+                    "SCANID_PHOTO_HOSTS",
+                    format!("{h:?}: a DNS host name such as photos.example.com"),
+                )),
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let bucket = match setting::PHOTO_BUCKET.raw(raw).map(str::trim) {
+        None | Some("") => None,
+        Some(b)
+            if (3..=63).contains(&b.len())
+                && b.bytes().all(|c| {
+                    c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'.' || c == b'-'
+                }) =>
+        {
+            Some(b.to_owned())
+        }
+        Some(b) => {
+            return Err(bad(
+                "SCANID_PHOTO_BUCKET",
+                format!("{b:?}: an S3 bucket name, 3 to 63 of a-z 0-9 . -"),
+            ))
+        }
+    };
+    Ok((hosts, bucket))
+}
+
+/// The CloudFront edge's secret: unset, or a random value of at least 32 characters.
+fn edge_secret(raw: &RawSettings) -> Result<Option<crate::protocol::Secret>, ConfigError> {
+    match setting::EDGE_SECRET.raw(raw).map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) if v.len() >= 32 && v.bytes().all(|b| b.is_ascii_graphic()) => {
+            Ok(Some(crate::protocol::Secret::new(v)))
+        }
+        Some(_) => Err(bad(
+            "SCANID_EDGE_SECRET",
+            "at least 32 printable ASCII characters (a random value)",
+        )),
+    }
+}
+
+/// A `true`/`false` setting.
+fn flag(setting: &Setting, raw: &RawSettings) -> Result<bool, ConfigError> {
+    match setting.value(raw).map(str::trim) {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(v) => Err(bad(setting.env, format!("{v:?}: true or false"))),
     }
 }
 
@@ -641,60 +677,51 @@ fn base_url(setting: &'static str, value: &str) -> Result<String, ConfigError> {
     Ok(value.trim_end_matches('/').to_owned())
 }
 
-fn store_url(
-    setting: &'static str,
-    v: &Option<String>,
-    default: &str,
-) -> Result<String, ConfigError> {
-    match v {
-        Some(u) => {
-            let parsed =
-                url::Url::parse(u).map_err(|_| bad(setting, format!("{u:?} is not a URL")))?;
-            if parsed.scheme() != "https" {
-                return Err(bad(setting, "must be an https URL"));
-            }
-            Ok(u.clone())
-        }
-        None => Ok(default.to_owned()),
+/// An app store link: an https URL.
+fn store_url(setting: &Setting, raw: &RawSettings) -> Result<String, ConfigError> {
+    let Some(u) = setting.value(raw) else {
+        return Err(bad(setting.env, "missing"));
+    };
+    let parsed = url::Url::parse(u).map_err(|_| bad(setting.env, format!("{u:?} is not a URL")))?;
+    if parsed.scheme() != "https" {
+        return Err(bad(setting.env, "must be an https URL"));
     }
+    Ok(u.to_owned())
 }
 
 /// The non-empty items of a comma-separated setting.
-fn list(value: &Option<String>) -> impl Iterator<Item = &str> {
+fn list(value: Option<&str>) -> impl Iterator<Item = &str> {
     value
-        .as_deref()
         .unwrap_or("")
         .split(',')
         .map(str::trim)
         .filter(|s| !s.is_empty())
 }
 
-fn count(setting: &'static str, value: &Option<String>, default: u64) -> Result<u64, ConfigError> {
-    let Some(v) = value else { return Ok(default) };
+/// A rate limit: a whole number from 1 to 1000000, else the setting's default.
+fn count(setting: &Setting, raw: &RawSettings) -> Result<u64, ConfigError> {
+    let v = setting.value(raw).unwrap_or_default();
     match v.trim().parse::<u64>() {
         Ok(n) if (1..=1_000_000).contains(&n) => Ok(n),
         _ => Err(bad(
-            setting,
+            setting.env,
             format!("{v:?}: a whole number from 1 to 1000000"),
         )),
     }
 }
 
-fn seconds(
-    setting: &'static str,
-    value: &Option<String>,
-    default: i64,
-    min: i64,
-    max: i64,
-) -> Result<i64, ConfigError> {
-    let Some(v) = value else { return Ok(default) };
-    let n: i64 = v
-        .trim()
-        .parse()
-        .map_err(|_| bad(setting, format!("{v:?} is not a whole number of seconds")))?;
+/// A lifetime in seconds within `min..=max`, else the setting's default.
+fn seconds(setting: &Setting, raw: &RawSettings, min: i64, max: i64) -> Result<i64, ConfigError> {
+    let v = setting.value(raw).unwrap_or_default();
+    let n: i64 = v.trim().parse().map_err(|_| {
+        bad(
+            setting.env,
+            format!("{v:?} is not a whole number of seconds"),
+        )
+    })?;
     if n < min || n > max {
         return Err(bad(
-            setting,
+            setting.env,
             format!("{n} is outside {min}..={max} seconds"),
         ));
     }
@@ -808,6 +835,72 @@ mod tests {
             Settings::from_raw(&r).unwrap().resources,
             vec!["https://api.example/v1", "urn:example:mcp"]
         );
+    }
+
+    /// The README's configuration table lists exactly the rows of [`SETTINGS`], in order,
+    /// with their flag, variable and default (the `serve` flags, the AWS environment and the
+    /// other rows below are not settings of the core).
+    #[test]
+    fn the_readme_configuration_table_is_the_settings_table() {
+        const NOT_SETTINGS: &[&str] = &["SCANID_LOG_FORMAT"];
+        let readme = include_str!("../../../README.md");
+        let section = readme
+            .split("### Configuration")
+            .nth(1)
+            .and_then(|s| s.split("\n## ").next())
+            .expect("README has a configuration section");
+        let rows: Vec<Vec<&str>> = section
+            .lines()
+            .filter(|l| l.starts_with("| "))
+            .map(|l| l.trim_matches('|').split(" | ").map(str::trim).collect())
+            .filter(|cells: &Vec<&str>| {
+                cells[1].starts_with("`SCANID_")
+                    && !cells[0].starts_with("`serve ")
+                    && !NOT_SETTINGS.iter().any(|n| cells[1] == format!("`{n}`"))
+            })
+            .collect();
+        let documented: Vec<(String, String)> = rows
+            .iter()
+            .map(|c| (c[0].to_owned(), c[1].to_owned()))
+            .collect();
+        let declared: Vec<(String, String)> = SETTINGS
+            .iter()
+            .map(|s| {
+                let (flag_note, env_note) = match s.repeatable {
+                    true => (" (repeatable)", " (comma-separated)"),
+                    false => ("", ""),
+                };
+                let flag = s
+                    .flag
+                    .map_or(String::new(), |f| format!("`--{f}`{flag_note}"));
+                (flag, format!("`{}`{env_note}", s.env))
+            })
+            .collect();
+        assert_eq!(documented, declared);
+        for (s, cells) in SETTINGS.iter().zip(&rows) {
+            if let Some(default) = s.default {
+                assert_eq!(cells[2], format!("`{default}`"), "{}'s default", s.env);
+            }
+        }
+    }
+
+    #[test]
+    fn each_setting_is_declared_once() {
+        for (i, s) in SETTINGS.iter().enumerate() {
+            assert_eq!(s.env, format!("SCANID_{}", s.field.to_ascii_uppercase()));
+            assert!(!s.help.ends_with('.'), "{}: --help adds the default", s.env);
+            for t in &SETTINGS[i + 1..] {
+                assert_ne!(s.env, t.env);
+                assert!(s.flag.is_none() || s.flag != t.flag, "{}", s.env);
+            }
+            // Each row reads and writes its own field.
+            let mut raw = RawSettings::default();
+            s.set(&mut raw, Some(s.env.into()));
+            for t in SETTINGS {
+                let expected = (t.env == s.env).then_some(s.env);
+                assert_eq!(t.raw(&raw), expected, "{} vs {}", s.env, t.env);
+            }
+        }
     }
 
     #[test]
