@@ -108,68 +108,7 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
     let clock = SystemClock;
     let now = clock.now();
     match cmd {
-        ClientCommand::Create(a) => {
-            let settings = a.config.settings(OPERATOR_URL)?;
-            let store = scanid_server::open::open_store(&settings).await?;
-            let token_alg = match a.token_alg.as_deref() {
-                None => None,
-                Some(s) => Some(scanid_core::keys::Alg::parse(s).ok_or_else(|| {
-                    CliError::Usage(format!("--token-alg {s:?}: RS256 or ES256"))
-                })?),
-            };
-            let mut device_code = false;
-            let mut client_credentials = a.client_credentials;
-            for g in &a.grants {
-                match g.as_str() {
-                    "device_code" | "urn:ietf:params:oauth:grant-type:device_code" => {
-                        device_code = true
-                    }
-                    "client_credentials" => client_credentials = true,
-                    other => {
-                        return Err(CliError::Usage(format!(
-                            "--grant {other:?}: device_code or client_credentials"
-                        )))
-                    }
-                }
-            }
-            let (client, secret) = client::register(
-                NewClient {
-                    name: a.name,
-                    redirect_uris: a.redirect_uris,
-                    post_logout_redirect_uris: a.post_logout_redirect_uris,
-                    public: a.public,
-                    client_credentials,
-                    device_code,
-                    client_id: a.client_id,
-                    token_alg,
-                    resource_server: a.resource_server,
-                    web_origins: a.web_origins,
-                    backchannel_logout_uri: a.backchannel_logout_uri,
-                    // Only a loopback public URL the operator names: the command's own
-                    // default (a loopback URL) says nothing about where the server runs.
-                    local_development: a.config.public_url.is_some()
-                        && settings.local_development(),
-                },
-                now,
-                &SystemRandom::new(),
-            )
-            .map_err(|e| CliError::Usage(e.to_string()))?;
-            match store.create_client(&client, now).await {
-                Ok(()) => {}
-                Err(StoreError::ConditionFailed) => {
-                    return Err(CliError::Usage(format!(
-                        "client id {:?} is taken",
-                        client.client_id
-                    )))
-                }
-                Err(e) => return Err(e.into()),
-            }
-            let mut out = json!({ "client_id": client.client_id });
-            if let Some(s) = secret {
-                out["client_secret"] = json!(s.expose());
-            }
-            print_json(&out);
-        }
+        ClientCommand::Create(a) => create(a, now).await?,
         ClientCommand::List(a) => {
             let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
             let clients: Vec<_> = store
@@ -225,31 +164,103 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
             print_json(&json!({ "client_id": c.client_id, "client_secret": secret.expose() }));
         }
         ClientCommand::RegistrationToken(RegistrationTokenCommand::Create(a)) => {
-            let settings = a.config.settings(OPERATOR_URL)?;
-            let store = scanid_server::open::open_store(&settings).await?;
-            let (token, record, expires_at) = create_initial_access_token(
-                store.as_ref(),
-                a.expires_in,
-                a.uses,
-                now,
-                &SystemRandom::new(),
-            )
-            .await
-            .map_err(|e| match e {
-                CreateTokenError::Invalid(why) => CliError::Usage(why.into()),
-                CreateTokenError::Store(s) => s.into(),
-            })?;
-            let mut out = json!({
-                "initial_access_token": token.expose(),
-                "uses": record.uses_left,
-                "expires_at": scanid_core::clock::Timestamp::from_secs(expires_at).to_rfc3339_millis(),
-            });
-            // Only where the operator named the public URL (the default is a placeholder).
-            if a.config.public_url.is_some() {
-                out["registration_endpoint"] = json!(registration::endpoint(&settings.issuer()));
-            }
-            print_json(&out);
+            create_registration_token(a, now).await?
         }
     }
+    Ok(())
+}
+
+/// `scanid client create`: registers the client and prints its id and (once) its secret.
+async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(), CliError> {
+    let settings = a.config.settings(OPERATOR_URL)?;
+    let store = scanid_server::open::open_store(&settings).await?;
+    let token_alg = match a.token_alg.as_deref() {
+        None => None,
+        Some(s) => Some(
+            scanid_core::keys::Alg::parse(s)
+                .ok_or_else(|| CliError::Usage(format!("--token-alg {s:?}: RS256 or ES256")))?,
+        ),
+    };
+    let mut device_code = false;
+    let mut client_credentials = a.client_credentials;
+    for g in &a.grants {
+        match g.as_str() {
+            "device_code" | "urn:ietf:params:oauth:grant-type:device_code" => device_code = true,
+            "client_credentials" => client_credentials = true,
+            other => {
+                return Err(CliError::Usage(format!(
+                    "--grant {other:?}: device_code or client_credentials"
+                )))
+            }
+        }
+    }
+    let (client, secret) = client::register(
+        NewClient {
+            name: a.name,
+            redirect_uris: a.redirect_uris,
+            post_logout_redirect_uris: a.post_logout_redirect_uris,
+            public: a.public,
+            client_credentials,
+            device_code,
+            client_id: a.client_id,
+            token_alg,
+            resource_server: a.resource_server,
+            web_origins: a.web_origins,
+            backchannel_logout_uri: a.backchannel_logout_uri,
+            // Only a loopback public URL the operator names: the command's own
+            // default (a loopback URL) says nothing about where the server runs.
+            local_development: a.config.public_url.is_some() && settings.local_development(),
+        },
+        now,
+        &SystemRandom::new(),
+    )
+    .map_err(|e| CliError::Usage(e.to_string()))?;
+    match store.create_client(&client, now).await {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => {
+            return Err(CliError::Usage(format!(
+                "client id {:?} is taken",
+                client.client_id
+            )))
+        }
+        Err(e) => return Err(e.into()),
+    }
+    let mut out = json!({ "client_id": client.client_id });
+    if let Some(s) = secret {
+        out["client_secret"] = json!(s.expose());
+    }
+    print_json(&out);
+    Ok(())
+}
+
+/// `scanid client registration-token create`: prints a new initial access token (once).
+async fn create_registration_token(
+    a: TokenArgs,
+    now: scanid_core::clock::Timestamp,
+) -> Result<(), CliError> {
+    let settings = a.config.settings(OPERATOR_URL)?;
+    let store = scanid_server::open::open_store(&settings).await?;
+    let (token, record, expires_at) = create_initial_access_token(
+        store.as_ref(),
+        a.expires_in,
+        a.uses,
+        now,
+        &SystemRandom::new(),
+    )
+    .await
+    .map_err(|e| match e {
+        CreateTokenError::Invalid(why) => CliError::Usage(why.into()),
+        CreateTokenError::Store(s) => s.into(),
+    })?;
+    let mut out = json!({
+        "initial_access_token": token.expose(),
+        "uses": record.uses_left,
+        "expires_at": scanid_core::clock::Timestamp::from_secs(expires_at).to_rfc3339_millis(),
+    });
+    // Only where the operator named the public URL (the default is a placeholder).
+    if a.config.public_url.is_some() {
+        out["registration_endpoint"] = json!(registration::endpoint(&settings.issuer()));
+    }
+    print_json(&out);
     Ok(())
 }

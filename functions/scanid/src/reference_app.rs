@@ -262,35 +262,7 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
             "QR payload without session and challenge".into(),
         ));
     };
-    let scopes = info["scopes"]
-        .as_array()
-        .map(|s| {
-            s.iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .unwrap_or_default();
-    let verb = if a.deny { "Denying" } else { "Approving" };
-    let name = format!(
-        "{}{}",
-        info["client"]["name"].as_str().unwrap_or("?"),
-        if info["client"]["self_registered"] == true {
-            " [a name it gave itself: self-registered]"
-        } else {
-            ""
-        }
-    );
-    match info["user_code"].as_str() {
-        // Compare this code with the one on the device's screen.
-        Some(code) => eprintln!("{verb} device {name} asking for [{scopes}], code {code}"),
-        None => eprintln!(
-            "{verb} login to {name} ({}) asking for [{scopes}], from {} ({})",
-            info["client"]["redirect_host"].as_str().unwrap_or("?"),
-            info["browser"]["ip"].as_str().unwrap_or("?"),
-            info["browser"]["user_agent"].as_str().unwrap_or("?"),
-        ),
-    }
+    show(&info, a.deny);
     let mut claims = claims_base(&iss);
     claims["sub"] = json!(file.sub);
     claims["session"] = json!(session);
@@ -312,6 +284,40 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
     }
     print_json(&out);
     Ok(())
+}
+
+/// Tells the person on stderr what they are about to approve or deny: the client, the
+/// scopes, and the browser (a login) or the code on the device's screen (a device grant).
+fn show(info: &Value, deny: bool) {
+    let scopes = info["scopes"]
+        .as_array()
+        .map(|s| {
+            s.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    let verb = if deny { "Denying" } else { "Approving" };
+    let name = format!(
+        "{}{}",
+        info["client"]["name"].as_str().unwrap_or("?"),
+        if info["client"]["self_registered"] == true {
+            " [a name it gave itself: self-registered]"
+        } else {
+            ""
+        }
+    );
+    match info["user_code"].as_str() {
+        // Compare this code with the one on the device's screen.
+        Some(code) => eprintln!("{verb} device {name} asking for [{scopes}], code {code}"),
+        None => eprintln!(
+            "{verb} login to {name} ({}) asking for [{scopes}], from {} ({})",
+            info["client"]["redirect_host"].as_str().unwrap_or("?"),
+            info["browser"]["ip"].as_str().unwrap_or("?"),
+            info["browser"]["user_agent"].as_str().unwrap_or("?"),
+        ),
+    }
 }
 
 fn load(c: &Common) -> Result<(KeySet, EcdsaKeyPair), CliError> {

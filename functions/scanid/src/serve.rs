@@ -69,79 +69,16 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
     let demo = if args.no_demo || on_table {
         None
     } else {
-        let asked_port = args
-            .addr
-            .rsplit_once(':')
-            .and_then(|(_, p)| p.parse::<u16>().ok());
-        let demo_addr = args.demo_addr.clone().unwrap_or_else(|| {
-            let port = match asked_port {
-                Some(0) | None => 0,
-                Some(p) => p.checked_add(1).unwrap_or(0),
-            };
-            std::net::SocketAddr::new(addr.ip(), port).to_string()
-        });
-        let loopback = demo_addr
-            .parse::<std::net::SocketAddr>()
-            .is_ok_and(|a| a.ip().is_loopback());
-        if loopback {
-            let demo_listener = tokio::net::TcpListener::bind(&demo_addr)
-                .await
-                .map_err(|e| CliError::Failed(format!("--demo-addr {demo_addr}: {e}")))?;
-            let demo_addr = demo_listener
-                .local_addr()
-                .map_err(|e| CliError::Failed(format!("--demo-addr: {e}")))?;
-            let demo = scanid_server::demo::Demo::install(&ctx, format!("http://{demo_addr}"))
-                .await
-                .map_err(|e| CliError::Failed(format!("demo client: {e}")))?;
-            Some((demo, demo_listener))
-        } else {
-            // Its redirect URI is plain http: registrable on loopback only, and a demo is no
-            // business of a reachable address anyway.
-            tracing::warn!(%demo_addr, "the demo relying party is served on loopback only; not serving it");
-            None
-        }
+        start_demo(&args, &ctx, addr).await?
     };
     let demo_url = demo.as_ref().map(|(d, _)| d.url());
-    print_json(&json!({
-        "demo": demo_url,
-        "demo_client_id": demo.as_ref().map(|_| scanid_server::demo::CLIENT_ID),
-        "addr": addr.to_string(),
-        "issuer": issuer,
-        "discovery": format!("{issuer}/.well-known/openid-configuration"),
-        "jwks_uri": format!("{issuer}/protocol/openid-connect/certs"),
-        "data_dir": ctx.settings.data_dir.display().to_string(),
-        "store": match &ctx.settings.store {
-            scanid_core::config::StoreSettings::Embedded { data_dir } => format!("embedded:{}", data_dir.display()),
-            scanid_core::config::StoreSettings::DynamoDb { table } => format!("dynamodb:{table}"),
-        },
-        "signing": ctx.settings.signing.as_str(),
-    }));
+    announce(&ctx, addr, &issuer, demo_url.as_deref());
     tracing::info!(%addr, %issuer, "scanid serving; Ctrl-C to stop");
-    // Expired records are invisible already; purge them so the file does not grow.
-    let purger = ctx.clone();
-    let purge_every = std::time::Duration::from_secs(args.purge_interval_secs);
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(purge_every);
-        loop {
-            every.tick().await;
-            match purger.store.purge_expired(purger.clock.now()).await {
-                Ok(n) if n > 0 => tracing::info!(purged = n, "expired records purged"),
-                Ok(_) => {}
-                Err(e) => tracing::warn!(error = %e, "purging expired records failed"),
-            }
-        }
-    });
+    spawn_purger(ctx.clone(), args.purge_interval_secs);
     if let Some(d) = &demo_url {
         tracing::info!("demo relying party: {d}");
     }
-    let limits = scanid_server::server::Limits {
-        head_timeout: std::time::Duration::from_secs(args.head_timeout_secs),
-        request_timeout: std::time::Duration::from_secs(args.request_timeout_secs),
-        max_body: usize::try_from(args.max_body_bytes).unwrap_or(usize::MAX),
-        max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
-        max_connections_per_source: usize::try_from(args.max_connections_per_source)
-            .unwrap_or(usize::MAX),
-    };
+    let limits = limits(&args);
     // One shutdown for both listeners.
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let until_stopped = |mut rx: tokio::sync::watch::Receiver<bool>| async move {
@@ -190,6 +127,97 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
     }
     tracing::info!("stopped");
     Ok(())
+}
+
+/// The demo relying party on its own loopback origin (the port after `--addr` unless
+/// `--demo-addr` says otherwise), its client installed; `None` off loopback.
+async fn start_demo(
+    args: &ServeArgs,
+    ctx: &Arc<scanid_core::context::Context>,
+    addr: std::net::SocketAddr,
+) -> Result<Option<(Arc<scanid_server::demo::Demo>, tokio::net::TcpListener)>, CliError> {
+    let asked_port = args
+        .addr
+        .rsplit_once(':')
+        .and_then(|(_, p)| p.parse::<u16>().ok());
+    let demo_addr = args.demo_addr.clone().unwrap_or_else(|| {
+        let port = match asked_port {
+            Some(0) | None => 0,
+            Some(p) => p.checked_add(1).unwrap_or(0),
+        };
+        std::net::SocketAddr::new(addr.ip(), port).to_string()
+    });
+    let loopback = demo_addr
+        .parse::<std::net::SocketAddr>()
+        .is_ok_and(|a| a.ip().is_loopback());
+    if loopback {
+        let demo_listener = tokio::net::TcpListener::bind(&demo_addr)
+            .await
+            .map_err(|e| CliError::Failed(format!("--demo-addr {demo_addr}: {e}")))?;
+        let demo_addr = demo_listener
+            .local_addr()
+            .map_err(|e| CliError::Failed(format!("--demo-addr: {e}")))?;
+        let demo = scanid_server::demo::Demo::install(ctx, format!("http://{demo_addr}"))
+            .await
+            .map_err(|e| CliError::Failed(format!("demo client: {e}")))?;
+        Ok(Some((demo, demo_listener)))
+    } else {
+        // Its redirect URI is plain http: registrable on loopback only, and a demo is no
+        // business of a reachable address anyway.
+        tracing::warn!(%demo_addr, "the demo relying party is served on loopback only; not serving it");
+        Ok(None)
+    }
+}
+
+/// The start line on stdout: where everything is.
+fn announce(
+    ctx: &scanid_core::context::Context,
+    addr: std::net::SocketAddr,
+    issuer: &str,
+    demo_url: Option<&str>,
+) {
+    print_json(&json!({
+        "demo": demo_url,
+        "demo_client_id": demo_url.map(|_| scanid_server::demo::CLIENT_ID),
+        "addr": addr.to_string(),
+        "issuer": issuer,
+        "discovery": format!("{issuer}/.well-known/openid-configuration"),
+        "jwks_uri": format!("{issuer}/protocol/openid-connect/certs"),
+        "data_dir": ctx.settings.data_dir.display().to_string(),
+        "store": match &ctx.settings.store {
+            scanid_core::config::StoreSettings::Embedded { data_dir } => format!("embedded:{}", data_dir.display()),
+            scanid_core::config::StoreSettings::DynamoDb { table } => format!("dynamodb:{table}"),
+        },
+        "signing": ctx.settings.signing.as_str(),
+    }));
+}
+
+/// Expired records are invisible already; purge them every `secs` so the file does not grow.
+fn spawn_purger(purger: Arc<scanid_core::context::Context>, secs: u64) {
+    let purge_every = std::time::Duration::from_secs(secs);
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(purge_every);
+        loop {
+            every.tick().await;
+            match purger.store.purge_expired(purger.clock.now()).await {
+                Ok(n) if n > 0 => tracing::info!(purged = n, "expired records purged"),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "purging expired records failed"),
+            }
+        }
+    });
+}
+
+/// The server's limits from the flags.
+fn limits(args: &ServeArgs) -> scanid_server::server::Limits {
+    scanid_server::server::Limits {
+        head_timeout: std::time::Duration::from_secs(args.head_timeout_secs),
+        request_timeout: std::time::Duration::from_secs(args.request_timeout_secs),
+        max_body: usize::try_from(args.max_body_bytes).unwrap_or(usize::MAX),
+        max_connections: usize::try_from(args.max_connections).unwrap_or(usize::MAX),
+        max_connections_per_source: usize::try_from(args.max_connections_per_source)
+            .unwrap_or(usize::MAX),
+    }
 }
 
 /// Ctrl-C or SIGTERM.
