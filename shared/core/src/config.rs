@@ -246,7 +246,7 @@ settings! {
     }
 }
 
-/// Every variable name, for `--help` texts, docs and the template test.
+/// Every variable name (the template test holds `template.yaml` to them).
 pub const VARIABLES: [&str; SETTINGS.len()] = {
     let mut names = [""; SETTINGS.len()];
     let mut i = 0;
@@ -881,6 +881,36 @@ mod tests {
             if let Some(default) = s.default {
                 assert_eq!(cells[2], format!("`{default}`"), "{}'s default", s.env);
             }
+        }
+    }
+
+    /// The template sets only variables something reads: settings, or the few the Lambda
+    /// runtime reads itself (telemetry, the back-channel queue).
+    #[test]
+    fn the_template_sets_only_declared_variables() {
+        const LAMBDA_ONLY: &[&str] = &[
+            "SCANID_BACKCHANNEL_QUEUE_URL",
+            "SCANID_METRICS_NAMESPACE",
+            "SCANID_LOG_FORMAT",
+        ];
+        let template = include_str!("../../../template.yaml");
+        let mut names: Vec<&str> = template
+            .match_indices("SCANID_")
+            .map(|(i, _)| {
+                let rest = &template[i..];
+                let end = rest
+                    .find(|c: char| !(c.is_ascii_uppercase() || c == '_'))
+                    .unwrap_or(rest.len());
+                &rest[..end]
+            })
+            .collect();
+        names.dedup();
+        assert!(names.contains(&"SCANID_PUBLIC_URL"), "{names:?}");
+        for name in names {
+            assert!(
+                VARIABLES.contains(&name) || LAMBDA_ONLY.contains(&name),
+                "template.yaml sets {name}, which nothing reads"
+            );
         }
     }
 
