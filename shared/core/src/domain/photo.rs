@@ -190,7 +190,7 @@ pub fn url(public_url: &str, sub: &str, hash: &str) -> String {
     )
 }
 
-/// The object name of a photo URL this service hosts (see [`url`]); `None` for any other URL.
+/// The object name of a photo URL this service hosts (see [`url()`]); `None` for any other URL.
 pub fn hosted_object(public_url: &str, photo_url: &str) -> Option<String> {
     let prefix = format!("{}/v1/photos/", public_url.trim_end_matches('/'));
     let rest = photo_url.strip_prefix(&prefix)?;
