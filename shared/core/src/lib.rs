@@ -26,6 +26,9 @@ pub mod telemetry;
 pub mod testing;
 pub mod usecase;
 
+#[cfg(test)]
+mod properties;
+
 pub use context::Context;
 
 /// What an adapter's error carries: the underlying error itself (an SDK or SQLite error, or a
