@@ -841,3 +841,25 @@ fn the_claims_parameter_on_dynamodb() {
     let again = b.get(&auth_url(&s, &silent));
     assert!(params_of(&location(&again)).contains_key("code"));
 }
+
+#[test]
+fn device_grant_on_dynamodb_with_kms_signing() {
+    let aws = Aws::init("kms");
+    let created = aws.cli(&[
+        "client",
+        "create",
+        "--name",
+        "Living room TV",
+        "--client-id",
+        "tv",
+        "--grant",
+        "device_code",
+    ]);
+    let secret = created["client_secret"].as_str().unwrap().to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&aws, &dir);
+    let t =
+        crate::device_grant::approve_with_the_reference_app(&s, ("tv", Some(&secret)), dir.path());
+    let id = verify_independently(&s, t["id_token"].as_str().unwrap());
+    assert_eq!(id["aud"], "tv");
+}

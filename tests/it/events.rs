@@ -65,9 +65,11 @@ fn expected_status(function: &str) -> u16 {
         // A syntactically bad JWS.
         "app-signup" | "app-decide" => 400,
         // Unknown client credentials; no token.
-        "token" | "introspect" | "revoke" | "userinfo" => 401,
+        "token" | "introspect" | "revoke" | "userinfo" | "device-authorization" => 401,
         // Registration is closed and the sample's initial access token is nobody's.
         "client-registration" => 401,
+        // The code entry form, prefilled.
+        "device-pages" => 200,
         // No id_token_hint: the confirmation page.
         "logout" => 200,
         // Unknown identities.

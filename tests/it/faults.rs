@@ -20,8 +20,8 @@ use scanid_core::Context;
 use scanid_http::routes::{self, Matched};
 use scanid_sqlite::EmbeddedStore;
 use scanid_tests::{
-    attr, auth_url, consent_url, create_client, exchange_code, location, params_of, secret_of,
-    Browser, Resp, TestApp, TestServer, CB,
+    attr, auth_url, consent_url, create_client, exchange_code, location, params_of, post_form,
+    secret_of, Browser, Resp, TestApp, TestServer, CB,
 };
 use serde_json::{json, Value};
 
@@ -412,6 +412,18 @@ fn live() -> Live {
         ],
     ));
     let s = TestServer::in_process(&base, &issuer, dir.path());
+    create_client(
+        d,
+        &[
+            "--name",
+            "TV",
+            "--client-id",
+            "tv",
+            "--public",
+            "--grant",
+            "device_code",
+        ],
+    );
     let app = TestApp::enroll(&s, "flow-user");
     Live {
         s,
@@ -614,4 +626,129 @@ fn every_write_of_the_login_and_token_flows_failing_gives_503_and_nothing_half_w
     l.kms_down.store(false, Ordering::SeqCst);
     let tokens = flow(&l, b, &mut p, failed.step).unwrap();
     assert!(tokens["id_token"].is_string());
+}
+
+const DEVICE_STEPS: [&str; 4] = ["device authorization", "app scan", "app decision", "poll"];
+
+/// Where a device grant is: its codes, and the login session the app scanned.
+#[derive(Default)]
+struct DeviceProgress {
+    device_code: String,
+    user_code: String,
+    payload: String,
+}
+
+/// The device grant (RFC 8628) from step `from`; on success the token response.
+fn device_flow(l: &Live, p: &mut DeviceProgress, from: usize) -> Result<Value, Failed> {
+    let fail = |step: usize, resp: Resp| Err(Failed { step, resp });
+    for step in from..DEVICE_STEPS.len() {
+        match step {
+            0 => {
+                let r = post_form(
+                    &l.s.oidc("auth/device"),
+                    None,
+                    &[("client_id", "tv"), ("scope", "openid")],
+                );
+                if r.status != 200 {
+                    return fail(step, r);
+                }
+                p.device_code = r.json()["device_code"].as_str().unwrap().to_owned();
+                p.user_code = r.json()["user_code"].as_str().unwrap().to_owned();
+            }
+            1 => {
+                let r = l.app.scan(&format!(
+                    "{}/app/scan?user_code={}",
+                    l.s.issuer, p.user_code
+                ));
+                if r.status != 200 {
+                    return fail(step, r);
+                }
+                let v = r.json();
+                p.payload = format!(
+                    "{}/app/scan?session={}&challenge={}",
+                    l.s.issuer,
+                    v["session"].as_str().unwrap(),
+                    v["challenge"].as_str().unwrap()
+                );
+            }
+            2 => {
+                let jws = l.app.approval(&p.payload, "approve");
+                let r = l.app.post_decision(&params_of(&p.payload)["session"], &jws);
+                if r.status != 200 {
+                    return fail(step, r);
+                }
+            }
+            _ => {
+                let r = post_form(
+                    &l.s.oidc("token"),
+                    None,
+                    &[
+                        ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+                        ("device_code", &p.device_code),
+                        ("client_id", "tv"),
+                    ],
+                );
+                if r.status != 200 {
+                    return fail(step, r);
+                }
+                return Ok(r.json());
+            }
+        }
+    }
+    unreachable!("the last step returns")
+}
+
+#[test]
+fn every_write_of_the_device_grant_failing_gives_503_and_nothing_half_written() {
+    let l = live();
+    let before = l.faults.writes_seen.load(Ordering::SeqCst);
+    device_flow(&l, &mut DeviceProgress::default(), 0).unwrap();
+    let writes = l.faults.writes_seen.load(Ordering::SeqCst) - before;
+    assert!(writes >= 4, "the grant writes at every step ({writes})");
+    let mut steps_hit = std::collections::BTreeSet::new();
+    for n in 1..=writes {
+        let what = format!("write {n} of {writes} failing");
+        let mut p = DeviceProgress::default();
+        l.faults.fail_nth_write(n);
+        let failed = match device_flow(&l, &mut p, 0) {
+            Err(failed) => failed,
+            Ok(_) => {
+                // Only best-effort indexes may fail without failing the grant.
+                let failed = *l.faults.last_failed.lock().unwrap();
+                assert!(
+                    matches!(
+                        failed,
+                        Some(Kind::IdentitySessions | Kind::IdentityActivity)
+                    ),
+                    "{what}: the grant succeeded although a write failed ({failed:?})"
+                );
+                continue;
+            }
+        };
+        let r = &failed.resp;
+        assert_eq!(
+            r.status,
+            503,
+            "{what}: {} answered {}",
+            DEVICE_STEPS[failed.step],
+            r.text()
+        );
+        assert!(r.header("retry-after").is_some(), "{what}: Retry-After");
+        assert!(!r.text().contains("access_token"), "{what}: no token");
+        steps_hit.insert(DEVICE_STEPS[failed.step]);
+        // Nothing half-written: the same step again carries the grant to its tokens (the poll:
+        // with the very same device code, which the failure did not spend).
+        let tokens = device_flow(&l, &mut p, failed.step).unwrap_or_else(|f| {
+            panic!(
+                "{what}: retrying {} gave {}",
+                DEVICE_STEPS[f.step],
+                f.resp.text()
+            )
+        });
+        assert!(tokens["access_token"].is_string(), "{what}");
+    }
+    assert_eq!(
+        steps_hit.into_iter().collect::<Vec<_>>(),
+        ["app decision", "app scan", "device authorization", "poll"]
+    );
 }

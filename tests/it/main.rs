@@ -11,12 +11,14 @@
 
 mod app_api;
 mod attacks;
+mod attacks_issue28;
 mod aws;
 mod aws_faults;
 mod cli;
 mod conformance;
 mod conformance_logout;
 mod crash;
+mod device_grant;
 mod directory;
 mod events;
 mod faults;

@@ -6,7 +6,7 @@
 //! (moto).
 
 use scanid_tests::{
-    attr, auth_url, code_of, consent_url, get, open, params_of, redeem, request, require_emulator,
+    attr, auth_url, code_of, consent_url, get, open, params_of, request, require_emulator,
     scanid_json, Browser, Resp, TestApp, TestServer, CB, DISCOVERY,
 };
 use serde_json::{json, Value};
@@ -88,8 +88,10 @@ fn assert_bearer_401(r: &Resp, error: Option<&str>) {
 
 /// The code flow with a dynamically registered confidential client: its secret redeems the
 /// code, and the ID token names it. The consent page (when shown) says the client named itself.
-/// Returns whether the consent page was shown (not when consent is remembered).
-fn log_in_with(s: &TestServer, app: &TestApp, client_id: &str, secret: &str) -> bool {
+/// Returns whether the consent page was shown (not when consent is remembered). `basic`: the
+/// client registered `client_secret_basic` (else `client_secret_post`), the only method it may
+/// use.
+fn log_in_with(s: &TestServer, app: &TestApp, client_id: &str, secret: &str, basic: bool) -> bool {
     let b = &mut Browser::new();
     let url = auth_url(
         s,
@@ -125,7 +127,27 @@ fn log_in_with(s: &TestServer, app: &TestApp, client_id: &str, secret: &str) -> 
         }
         None => page,
     };
-    let tokens = redeem(s, (client_id, secret), &code_of(&done));
+    let code = code_of(&done);
+    let mut pairs = vec![
+        ("grant_type", "authorization_code"),
+        ("code", code.as_str()),
+        ("redirect_uri", CB),
+    ];
+    if !basic {
+        pairs.extend([("client_id", client_id), ("client_secret", secret)]);
+    }
+    let r = scanid_tests::post_form(
+        &s.oidc("token"),
+        basic.then_some((client_id, secret)),
+        &pairs,
+    );
+    assert_eq!(
+        r.status,
+        200,
+        "redeeming a code of {client_id}: {}",
+        r.text()
+    );
+    let tokens = r.json();
     let id = scanid_tests::jwt_claims(tokens["id_token"].as_str().unwrap());
     assert_eq!(id["aud"], client_id);
     assert_eq!(id["sub"], app.sub.as_str());
@@ -180,7 +202,7 @@ fn scenario(s: &TestServer, op: &Operator) {
     // The registered client logs a person in.
     let app = TestApp::enroll(s, "dyn-alice");
     assert!(
-        log_in_with(s, &app, &client_id, &secret),
+        log_in_with(s, &app, &client_id, &secret, false),
         "a first login asks"
     );
 
@@ -269,8 +291,9 @@ fn scenario(s: &TestServer, op: &Operator) {
     assert_eq!(put["client_name"], "Renamed Shop");
     assert_eq!(put["token_endpoint_auth_method"], "client_secret_basic");
     assert_eq!(op.listed(&client_id).unwrap()["name"], "Renamed Shop");
-    // The secret still works after the update (consent is remembered).
-    assert!(!log_in_with(s, &app, &client_id, &secret));
+    // The secret still works after the update (consent is remembered), by the method the
+    // update registered (no token_endpoint_auth_method: the default, client_secret_basic).
+    assert!(!log_in_with(s, &app, &client_id, &secret, true));
     let rat = put["registration_access_token"]
         .as_str()
         .unwrap()

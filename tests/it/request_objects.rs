@@ -160,8 +160,10 @@ fn invalid_request_objects_are_refused_by_redirect() {
         format!("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.{body}.c2lnbmF0dXJl")
     };
     let cases: Vec<(String, &str, &str)> = vec![
-        // (request, why, state the error carries)
-        (signed, "signed", "st-query"),
+        // (request, why, state the error carries): a refused object that still decodes is
+        // answered where it says (its registered redirect URI, its state); one that does not,
+        // where the query says.
+        (signed, "signed", "st-ro"),
         ("not.a.jwt".into(), "garbage", "st-query"),
         ("e30".into(), "one part", "st-query"),
         (

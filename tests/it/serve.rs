@@ -75,7 +75,16 @@ fn discovery_has_every_spec_field_with_truthful_values() {
     assert_eq!(d["response_types_supported"], json!(["code"]));
     assert_eq!(
         d["grant_types_supported"],
-        json!(["authorization_code", "refresh_token", "client_credentials"])
+        json!([
+            "authorization_code",
+            "refresh_token",
+            "client_credentials",
+            "urn:ietf:params:oauth:grant-type:device_code"
+        ])
+    );
+    assert_eq!(
+        d["device_authorization_endpoint"],
+        format!("{oidc}/auth/device")
     );
     assert_eq!(
         d["token_endpoint_auth_methods_supported"],
@@ -273,6 +282,11 @@ fn bad_configuration_fails_at_start_naming_the_setting() {
         ),
         (&["--realm", "a/b"], "SCANID_REALM"),
         (&["--code-ttl", "600"], "SCANID_CODE_TTL"),
+        (&["--device-code-ttl", "5"], "SCANID_DEVICE_CODE_TTL"),
+        (
+            &["--user-code-rate-per-minute", "many"],
+            "SCANID_USER_CODE_RATE_PER_MINUTE",
+        ),
         (&["--access-token-ttl", "five"], "SCANID_ACCESS_TOKEN_TTL"),
         (&["--signing", "kms"], "SCANID_KMS_KEY_ID"),
         (&["--signing", "hsm"], "SCANID_SIGNING"),

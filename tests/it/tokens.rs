@@ -316,11 +316,7 @@ fn t1_t2_t7_client_authentication_and_grant_types() {
     let r = exchange(&e, None, &[("grant_type", "client_credentials")]);
     assert_eq!(r.status, 401);
     // T7.
-    for gt in [
-        "password",
-        "implicit",
-        "urn:ietf:params:oauth:grant-type:device_code",
-    ] {
+    for gt in ["password", "implicit"] {
         let r = exchange(
             &e,
             Some(("shop", &e.shop)),
@@ -329,6 +325,17 @@ fn t1_t2_t7_client_authentication_and_grant_types() {
         assert_eq!(r.status, 400);
         assert_eq!(r.json()["error"], "unsupported_grant_type", "{gt}");
     }
+    // The device grant (RFC 8628) is supported, for clients registered with it only.
+    let r = exchange(
+        &e,
+        Some(("shop", &e.shop)),
+        &[
+            ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"),
+            ("device_code", "x"),
+        ],
+    );
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"], "unauthorized_client");
     let r = exchange(&e, Some(("shop", &e.shop)), &[("code", "x")]);
     assert_eq!(r.json()["error"], "invalid_request");
     // Not allowed for this client.

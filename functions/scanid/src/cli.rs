@@ -90,6 +90,12 @@ pub struct ConfigArgs {
     /// Login requests allowed per client IP and minute.
     #[arg(long, env = "SCANID_LOGIN_RATE_PER_MINUTE", global = true)]
     pub login_rate_per_minute: Option<String>,
+    /// How long a device code (RFC 8628 device grant) lives, seconds (default 600).
+    #[arg(long, env = "SCANID_DEVICE_CODE_TTL", global = true)]
+    pub device_code_ttl: Option<String>,
+    /// User codes (RFC 8628) looked up per source address and minute (default 10).
+    #[arg(long, env = "SCANID_USER_CODE_RATE_PER_MINUTE", global = true)]
+    pub user_code_rate_per_minute: Option<String>,
     /// App approvals/denials allowed per identity and minute.
     #[arg(long, env = "SCANID_DECISION_RATE_PER_MINUTE", global = true)]
     pub decision_rate_per_minute: Option<String>,
@@ -180,6 +186,8 @@ impl ConfigArgs {
             sso_max_ttl: self.sso_max_ttl.clone(),
             login_ttl: self.login_ttl.clone(),
             login_rate_per_minute: self.login_rate_per_minute.clone(),
+            device_code_ttl: self.device_code_ttl.clone(),
+            user_code_rate_per_minute: self.user_code_rate_per_minute.clone(),
             decision_rate_per_minute: self.decision_rate_per_minute.clone(),
             auth_failure_rate_per_minute: self.auth_failure_rate_per_minute.clone(),
             signup_rate_per_hour: self.signup_rate_per_hour.clone(),

@@ -64,8 +64,9 @@ pub struct CreateArgs {
     /// The name users see on the consent page.
     #[arg(long)]
     pub name: String,
-    /// A redirect URI (repeatable); https, loopback http, or a private-use scheme.
-    #[arg(long = "redirect-uri", required = true)]
+    /// A redirect URI (repeatable); https, loopback http, or a private-use scheme. Required,
+    /// except for a client that only uses the device grant (`--grant device_code`).
+    #[arg(long = "redirect-uri")]
     pub redirect_uris: Vec<String>,
     /// Where RP-initiated logout may send the user back (repeatable).
     #[arg(long = "post-logout-redirect-uri")]
@@ -76,6 +77,10 @@ pub struct CreateArgs {
     /// Allow the client_credentials grant (confidential clients).
     #[arg(long)]
     pub client_credentials: bool,
+    /// Allow a further grant (repeatable): `device_code` (RFC 8628, devices without a browser:
+    /// TVs, CLIs, kiosks) or `client_credentials`.
+    #[arg(long = "grant")]
+    pub grants: Vec<String>,
     /// Choose the client id instead of a random UUID.
     #[arg(long)]
     pub client_id: Option<String>,
@@ -112,13 +117,29 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
                     CliError::Usage(format!("--token-alg {s:?}: RS256 or ES256"))
                 })?),
             };
+            let mut device_code = false;
+            let mut client_credentials = a.client_credentials;
+            for g in &a.grants {
+                match g.as_str() {
+                    "device_code" | "urn:ietf:params:oauth:grant-type:device_code" => {
+                        device_code = true
+                    }
+                    "client_credentials" => client_credentials = true,
+                    other => {
+                        return Err(CliError::Usage(format!(
+                            "--grant {other:?}: device_code or client_credentials"
+                        )))
+                    }
+                }
+            }
             let (client, secret) = client::register(
                 NewClient {
                     name: a.name,
                     redirect_uris: a.redirect_uris,
                     post_logout_redirect_uris: a.post_logout_redirect_uris,
                     public: a.public,
-                    client_credentials: a.client_credentials,
+                    client_credentials,
+                    device_code,
                     client_id: a.client_id,
                     token_alg,
                     resource_server: a.resource_server,

@@ -22,7 +22,7 @@ use crate::cli::{print_json, CliError};
 pub enum AppCommand {
     /// Sign up: create a device key in KEY_FILE and register an identity with it.
     Enroll(EnrollArgs),
-    /// Approve (or deny) the login shown by a QR code, given the QR's text.
+    /// Approve (or deny) the login or device shown by a QR code, given the QR's text.
     Approve(ApproveArgs),
     /// Update the profile (display name, country, photo).
     Profile(ProfileArgs),
@@ -82,7 +82,8 @@ pub struct ApproveArgs {
     /// Deny instead of approving.
     #[arg(long)]
     pub deny: bool,
-    /// The QR code's text: {issuer}/app/scan?session=...&challenge=...
+    /// The QR code's text: a login's {issuer}/app/scan?session=...&challenge=..., or a
+    /// device's {issuer}/device?user_code=XXXX-XXXX (RFC 8628 device grant).
     pub qr_payload: String,
 }
 
@@ -212,9 +213,12 @@ async fn enroll(a: EnrollArgs) -> Result<(), CliError> {
 async fn approve(a: ApproveArgs) -> Result<(), CliError> {
     let (file, key) = load(&a.common)?;
     let iss = issuer(&a.common);
-    // Only codes of the service this identity belongs to.
+    // Only codes of the service this identity belongs to: a login's QR, or a device's
+    // `verification_uri_complete` (RFC 8628).
     let prefix = format!("{iss}/app/scan?");
-    if !a.qr_payload.starts_with(&prefix) {
+    let device_prefix = format!("{iss}/device?");
+    let device = a.qr_payload.starts_with(&device_prefix);
+    if !a.qr_payload.starts_with(&prefix) && !device {
         return Err(CliError::Usage(format!("not a login code of {iss}")));
     }
     let url =
@@ -224,14 +228,22 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
             .find(|(k, _)| k == n)
             .map(|(_, v)| v.into_owned())
     };
-    let (Some(session), Some(challenge)) = (q("session"), q("challenge")) else {
-        return Err(CliError::Usage(
-            "QR payload without session and challenge".into(),
-        ));
+    let scan_url = if device {
+        let Some(user_code) = q("user_code") else {
+            return Err(CliError::Usage(
+                "device QR payload without user_code".into(),
+            ));
+        };
+        let mut u = url::Url::parse(&format!("{iss}/app/scan"))
+            .map_err(|e| CliError::Usage(format!("issuer: {e}")))?;
+        u.query_pairs_mut().append_pair("user_code", &user_code);
+        u.to_string()
+    } else {
+        a.qr_payload.clone()
     };
     // Show the person what they are about to approve (docs/requirements.md Q3).
     let r = reqwest::Client::new()
-        .get(a.qr_payload.as_str())
+        .get(scan_url.as_str())
         .header("accept", "application/json")
         .send()
         .await
@@ -241,22 +253,44 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
     if status != 200 {
         return Err(refused(status, &info));
     }
-    eprintln!(
-        "{} login to {} ({}) asking for [{}], from {} ({})",
-        if a.deny { "Denying" } else { "Approving" },
-        info["client"]["name"].as_str().unwrap_or("?"),
-        info["client"]["redirect_host"].as_str().unwrap_or("?"),
-        info["scopes"]
-            .as_array()
-            .map(|s| s
-                .iter()
+    // A device's scan answers the login session and challenge to decide.
+    let (Some(session), Some(challenge)) = (
+        q("session").or_else(|| info["session"].as_str().map(str::to_owned)),
+        q("challenge").or_else(|| info["challenge"].as_str().map(str::to_owned)),
+    ) else {
+        return Err(CliError::Usage(
+            "QR payload without session and challenge".into(),
+        ));
+    };
+    let scopes = info["scopes"]
+        .as_array()
+        .map(|s| {
+            s.iter()
                 .filter_map(Value::as_str)
                 .collect::<Vec<_>>()
-                .join(" "))
-            .unwrap_or_default(),
-        info["browser"]["ip"].as_str().unwrap_or("?"),
-        info["browser"]["user_agent"].as_str().unwrap_or("?"),
+                .join(" ")
+        })
+        .unwrap_or_default();
+    let verb = if a.deny { "Denying" } else { "Approving" };
+    let name = format!(
+        "{}{}",
+        info["client"]["name"].as_str().unwrap_or("?"),
+        if info["client"]["self_registered"] == true {
+            " [a name it gave itself: self-registered]"
+        } else {
+            ""
+        }
     );
+    match info["user_code"].as_str() {
+        // Compare this code with the one on the device's screen.
+        Some(code) => eprintln!("{verb} device {name} asking for [{scopes}], code {code}"),
+        None => eprintln!(
+            "{verb} login to {name} ({}) asking for [{scopes}], from {} ({})",
+            info["client"]["redirect_host"].as_str().unwrap_or("?"),
+            info["browser"]["ip"].as_str().unwrap_or("?"),
+            info["browser"]["user_agent"].as_str().unwrap_or("?"),
+        ),
+    }
     let mut claims = claims_base(&iss);
     claims["sub"] = json!(file.sub);
     claims["session"] = json!(session);
@@ -271,9 +305,12 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
     if status != 200 {
         return Err(refused(status, &body));
     }
-    print_json(
-        &json!({ "status": body["status"], "client": info["client"], "scopes": info["scopes"] }),
-    );
+    let mut out =
+        json!({ "status": body["status"], "client": info["client"], "scopes": info["scopes"] });
+    if let Some(code) = info["user_code"].as_str() {
+        out["user_code"] = json!(code);
+    }
+    print_json(&out);
     Ok(())
 }
 

@@ -52,6 +52,8 @@ pub enum Event {
     ClientUpdated,
     /// A dynamically registered client deleted itself (RFC 7592).
     ClientDeleted,
+    /// A device asked for a device code (RFC 8628).
+    DeviceAuthorizationStarted,
 }
 
 impl Event {
@@ -81,6 +83,7 @@ impl Event {
             Event::ClientRegistered => "client.registered",
             Event::ClientUpdated => "client.updated",
             Event::ClientDeleted => "client.deleted",
+            Event::DeviceAuthorizationStarted => "device_authorization.started",
         }
     }
 }

@@ -60,6 +60,11 @@ pub struct RawSettings {
     pub login_ttl: Option<String>,
     /// `SCANID_LOGIN_RATE_PER_MINUTE`: login requests per client IP and minute, default 30.
     pub login_rate_per_minute: Option<String>,
+    /// `SCANID_DEVICE_CODE_TTL`: how long a device code (RFC 8628) lives, seconds, default 600.
+    pub device_code_ttl: Option<String>,
+    /// `SCANID_USER_CODE_RATE_PER_MINUTE`: user codes (RFC 8628) looked up per source address
+    /// and minute (typed in a browser or scanned by the app), default 10.
+    pub user_code_rate_per_minute: Option<String>,
     /// `SCANID_DECISION_RATE_PER_MINUTE`: app approvals/denials per identity and minute,
     /// default 10.
     pub decision_rate_per_minute: Option<String>,
@@ -127,6 +132,8 @@ pub const VARIABLES: &[&str] = &[
     "SCANID_SSO_MAX_TTL",
     "SCANID_LOGIN_TTL",
     "SCANID_LOGIN_RATE_PER_MINUTE",
+    "SCANID_DEVICE_CODE_TTL",
+    "SCANID_USER_CODE_RATE_PER_MINUTE",
     "SCANID_DECISION_RATE_PER_MINUTE",
     "SCANID_AUTH_FAILURE_RATE_PER_MINUTE",
     "SCANID_SIGNUP_RATE_PER_HOUR",
@@ -166,6 +173,8 @@ impl RawSettings {
             sso_max_ttl: get("SCANID_SSO_MAX_TTL"),
             login_ttl: get("SCANID_LOGIN_TTL"),
             login_rate_per_minute: get("SCANID_LOGIN_RATE_PER_MINUTE"),
+            device_code_ttl: get("SCANID_DEVICE_CODE_TTL"),
+            user_code_rate_per_minute: get("SCANID_USER_CODE_RATE_PER_MINUTE"),
             decision_rate_per_minute: get("SCANID_DECISION_RATE_PER_MINUTE"),
             auth_failure_rate_per_minute: get("SCANID_AUTH_FAILURE_RATE_PER_MINUTE"),
             signup_rate_per_hour: get("SCANID_SIGNUP_RATE_PER_HOUR"),
@@ -233,6 +242,8 @@ pub struct Lifetimes {
     pub sso_idle: i64,
     pub sso_max: i64,
     pub login: i64,
+    /// How long a device code (RFC 8628) lives.
+    pub device_code: i64,
     /// How long a deleted identity's name stays held (0: free at once).
     pub name_quarantine: i64,
 }
@@ -247,6 +258,7 @@ impl Default for Lifetimes {
             sso_idle: 1800,
             sso_max: 36000,
             login: 300,
+            device_code: crate::domain::device_grant::DEVICE_CODE_TTL_SECS,
             name_quarantine: 30 * 24 * 3600,
         }
     }
@@ -269,6 +281,8 @@ pub struct Limits {
     pub photo_uploads_per_hour: u64,
     /// Dynamic client registration requests per source and hour.
     pub registrations_per_hour: u64,
+    /// User code look-ups (RFC 8628 §5.1: brute force) per source and minute.
+    pub user_codes_per_minute: u64,
 }
 
 /// Validated settings.
@@ -451,6 +465,13 @@ impl Settings {
                 31_536_000,
             )?,
             login: seconds("SCANID_LOGIN_TTL", &raw.login_ttl, d.login, 10, 600)?,
+            device_code: seconds(
+                "SCANID_DEVICE_CODE_TTL",
+                &raw.device_code_ttl,
+                d.device_code,
+                10,
+                1800,
+            )?,
             name_quarantine: seconds(
                 "SCANID_NAME_QUARANTINE",
                 &raw.name_quarantine,
@@ -490,6 +511,11 @@ impl Settings {
                 "SCANID_REGISTRATION_RATE_PER_HOUR",
                 &raw.registration_rate_per_hour,
                 20,
+            )?,
+            user_codes_per_minute: count(
+                "SCANID_USER_CODE_RATE_PER_MINUTE",
+                &raw.user_code_rate_per_minute,
+                10,
             )?,
         };
         let photo_hosts = list(&raw.photo_hosts)

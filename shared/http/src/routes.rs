@@ -47,6 +47,10 @@ pub enum Handler {
     Photo,
     /// Dynamic client registration (RFC 7591) and its management (RFC 7592).
     ClientRegistration,
+    /// The device authorization endpoint (RFC 8628 §3.1).
+    DeviceAuthorization,
+    /// The device grant's verification page (RFC 8628 §3.3): type the code, then the QR.
+    DevicePages,
 }
 
 /// One route.
@@ -102,6 +106,10 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/realms/{realm}/app/names/{name}", Handler::DeviceName, "app-name"),
     route("POST", "/realms/{realm}/app/login-sessions/{login_session_id}", Handler::DeviceDecide, "app-decide"),
     route("POST", "/realms/{realm}/protocol/openid-connect/token", Handler::Token, "token"),
+    // RFC 8628 at Keycloak's paths.
+    route("POST", "/realms/{realm}/protocol/openid-connect/auth/device", Handler::DeviceAuthorization, "device-authorization"),
+    route("GET",  "/realms/{realm}/device", Handler::DevicePages, "device-pages"),
+    route("POST", "/realms/{realm}/device", Handler::DevicePages, "device-pages"),
     route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect"),
     // Keycloak's own path for introspection (its Python and Node clients call it there).
     route("POST", "/realms/{realm}/protocol/openid-connect/token/introspect", Handler::Introspect, "introspect"),
@@ -207,6 +215,8 @@ endpoints! {
     DEVICE_PHOTO => DevicePhoto: handlers::device_api::upload_photo,
     PHOTO => Photo: handlers::directory::photo,
     CLIENT_REGISTRATION => ClientRegistration: handlers::registration::registration,
+    DEVICE_AUTHORIZATION => DeviceAuthorization: handlers::device_grant::authorization,
+    DEVICE_PAGES => DevicePages: handlers::device_grant::page,
 }
 
 /// Runs `handler` (the local server); see [`serve`].
@@ -299,7 +309,9 @@ impl Handler {
             | Handler::DeviceActivity
             | Handler::DevicePhoto
             // Counts registrations per source, spends initial access tokens, writes clients.
-            | Handler::ClientRegistration => Access::Write,
+            | Handler::ClientRegistration
+            | Handler::DeviceAuthorization
+            | Handler::DevicePages => Access::Write,
             // Counts each lookup against its source (a counter write): the name oracle is
             // rate limited as sign-up is.
             Handler::DeviceName => Access::Write,

@@ -117,6 +117,22 @@ pub struct ConsentPage<'a> {
     pub self_registered: bool,
 }
 
+/// The device authorization grant's verification page: the code entry form (RFC 8628 §3.3).
+#[derive(Template)]
+#[template(path = "device.html")]
+pub struct DevicePage<'a> {
+    pub nonce: &'a str,
+    /// Where the form posts (`{issuer}/device`).
+    pub action: &'a str,
+    /// The code, prefilled from `verification_uri_complete` or as typed.
+    pub user_code: &'a str,
+    /// Why a code was not accepted; empty when none was typed yet.
+    pub error: &'a str,
+    /// The web app's scan of the prefilled code (`{issuer}/app/scan?user_code=`): a phone
+    /// that opened `verification_uri_complete` approves there. Empty without a code.
+    pub app_link: &'a str,
+}
+
 /// "Log out of scanid?": the logout request's parameters posted back with the anti-CSRF token.
 #[derive(Template)]
 #[template(path = "logout_confirm.html")]

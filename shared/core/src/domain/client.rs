@@ -22,6 +22,9 @@ pub enum ClientType {
     Public,
 }
 
+/// The device authorization grant's `grant_type` (RFC 8628 §3.4).
+pub const DEVICE_CODE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
+
 /// The grants a client may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -29,6 +32,8 @@ pub enum GrantType {
     AuthorizationCode,
     RefreshToken,
     ClientCredentials,
+    /// RFC 8628: `urn:ietf:params:oauth:grant-type:device_code`.
+    DeviceCode,
 }
 
 impl GrantType {
@@ -38,6 +43,7 @@ impl GrantType {
             GrantType::AuthorizationCode => "authorization_code",
             GrantType::RefreshToken => "refresh_token",
             GrantType::ClientCredentials => "client_credentials",
+            GrantType::DeviceCode => DEVICE_CODE_GRANT,
         }
     }
 }
@@ -75,8 +81,9 @@ pub struct Client {
     pub registration: Option<Registration>,
 }
 
-/// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2); the
-/// token endpoint accepts either secret method from any confidential client.
+/// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2). A
+/// self-registered client is held to the method it registered ([`Client::accepts_secret_by`]);
+/// the operator's confidential clients may use either secret method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AuthMethod {
@@ -112,6 +119,25 @@ pub struct Registration {
     /// and deletes this client, and is replaced by each read and update.
     pub access_token_hash: String,
     pub token_endpoint_auth_method: AuthMethod,
+}
+
+impl Client {
+    /// May this client authenticate with its secret sent by HTTP Basic (`basic`) or in the
+    /// form body (`!basic`)? The operator's confidential clients: either. A self-registered
+    /// client: only the `token_endpoint_auth_method` it registered (RFC 7591 §2), so a
+    /// registration saying `client_secret_post` is not also a Basic client.
+    pub fn accepts_secret_by(&self, basic: bool) -> bool {
+        match self
+            .registration
+            .as_ref()
+            .map(|r| r.token_endpoint_auth_method)
+        {
+            None => true,
+            Some(AuthMethod::ClientSecretBasic) => basic,
+            Some(AuthMethod::ClientSecretPost) => !basic,
+            Some(AuthMethod::None) => false,
+        }
+    }
 }
 
 impl Registration {
@@ -291,6 +317,9 @@ pub struct NewClient {
     pub public: bool,
     /// Allow the `client_credentials` grant (confidential clients only).
     pub client_credentials: bool,
+    /// Allow the device authorization grant (RFC 8628); such a client may have no redirect
+    /// URI (a TV or a CLI has none).
+    pub device_code: bool,
     /// A chosen client id; default a random UUID.
     pub client_id: Option<String>,
     /// Sign this client's tokens with this algorithm instead of the service default.
@@ -350,7 +379,7 @@ pub fn register(
         }
         None => random::uuid_v4(rng).to_string(),
     };
-    if new.redirect_uris.is_empty() {
+    if new.redirect_uris.is_empty() && !new.device_code {
         return Err(RegistrationError::NoRedirectUri);
     }
     for uri in new
@@ -401,6 +430,9 @@ pub fn register(
     let mut grant_types = vec![GrantType::AuthorizationCode, GrantType::RefreshToken];
     if new.client_credentials {
         grant_types.push(GrantType::ClientCredentials);
+    }
+    if new.device_code {
+        grant_types.push(GrantType::DeviceCode);
     }
     let (client_type, secret) = if new.public {
         (ClientType::Public, None)
@@ -560,6 +592,27 @@ mod tests {
         )
         .unwrap();
         c
+    }
+
+    #[test]
+    fn a_self_registered_client_uses_the_auth_method_it_registered() {
+        let mut c = client(&["https://rp.example.com/cb"]);
+        assert!(c.accepts_secret_by(true) && c.accepts_secret_by(false));
+        for (method, basic, post) in [
+            (AuthMethod::ClientSecretBasic, true, false),
+            (AuthMethod::ClientSecretPost, false, true),
+            (AuthMethod::None, false, false),
+        ] {
+            c.registration = Some(Registration {
+                access_token_hash: String::new(),
+                token_endpoint_auth_method: method,
+            });
+            assert_eq!(
+                (c.accepts_secret_by(true), c.accepts_secret_by(false)),
+                (basic, post),
+                "{method:?}"
+            );
+        }
     }
 
     #[test]

@@ -58,6 +58,7 @@ pub fn openid_configuration(settings: &Settings, algs: &[Alg]) -> OpenIdConfigur
         check_session_iframe: oidc("login-status-iframe.html"),
         revocation_endpoint: oidc("revoke"),
         registration_endpoint: crate::domain::registration::endpoint(&issuer),
+        device_authorization_endpoint: oidc("auth/device"),
         issuer,
         response_types_supported: strings(&["code"]),
         subject_types_supported: strings(&["public"]),
@@ -72,6 +73,7 @@ pub fn openid_configuration(settings: &Settings, algs: &[Alg]) -> OpenIdConfigur
             "authorization_code",
             "refresh_token",
             "client_credentials",
+            crate::domain::client::DEVICE_CODE_GRANT,
         ]),
         code_challenge_methods_supported: strings(&["S256"]),
         scopes_supported: strings(SCOPES),
@@ -126,6 +128,13 @@ mod tests {
         assert!(!d.grant_types_supported.contains(&"password".to_owned()));
         assert!(d.request_parameter_supported && !d.request_uri_parameter_supported);
         assert_eq!(d.request_object_signing_alg_values_supported, vec!["none"]);
+        assert_eq!(
+            d.device_authorization_endpoint,
+            "https://id.example.com/realms/acme/protocol/openid-connect/auth/device"
+        );
+        assert!(d
+            .grant_types_supported
+            .contains(&"urn:ietf:params:oauth:grant-type:device_code".to_owned()));
         assert_eq!(
             d.registration_endpoint,
             "https://id.example.com/realms/acme/clients-registrations/openid-connect"

@@ -77,6 +77,10 @@ pub struct QrLogin {
     /// An SSO session (sid) that vouched for the identity, when the QR step was skipped.
     #[serde(default)]
     pub sso_sid: Option<SessionId>,
+    /// The device authorization (RFC 8628; its device code's hash) this login approves: the
+    /// phone's decision settles it, and no code is issued to a redirect URI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device_grant: Option<String>,
 }
 
 /// SHA-256, base64url.
@@ -116,6 +120,7 @@ impl QrLogin {
             scanned: Vec::new(),
             status: LoginStatus::Pending,
             sso_sid: None,
+            device_grant: None,
         }
     }
 

@@ -5,6 +5,7 @@ pub mod authorize;
 pub mod claims_request;
 pub mod client;
 pub mod consent;
+pub mod device_grant;
 pub mod discovery;
 pub mod grant;
 pub mod identity;

@@ -73,6 +73,8 @@ pub enum Limit {
     PhotoUpload,
     /// Dynamic client registration requests (RFC 7591) per source.
     Registration,
+    /// User code look-ups per source (RFC 8628 §5.1).
+    UserCode,
 }
 
 impl Limit {
@@ -86,6 +88,7 @@ impl Limit {
             Limit::NameLookup => (limits.name_lookups_per_minute, 60),
             Limit::PhotoUpload => (limits.photo_uploads_per_hour, 3600),
             Limit::Registration => (limits.registrations_per_hour, 3600),
+            Limit::UserCode => (limits.user_codes_per_minute, 60),
         }
     }
 
@@ -99,6 +102,7 @@ impl Limit {
             Limit::NameLookup => "name_lookup",
             Limit::PhotoUpload => "photo_upload",
             Limit::Registration => "registration",
+            Limit::UserCode => "user_code",
         }
     }
 }

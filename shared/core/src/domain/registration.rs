@@ -25,7 +25,12 @@ pub const MAX_BODY: usize = 32 * 1024;
 /// The most redirect URIs (and post-logout redirect URIs) a client may register.
 pub const MAX_URIS: usize = 20;
 /// The grant types a client may register.
-pub const GRANT_TYPES: &[&str] = &["authorization_code", "refresh_token", "client_credentials"];
+pub const GRANT_TYPES: &[&str] = &[
+    "authorization_code",
+    "refresh_token",
+    "client_credentials",
+    crate::domain::client::DEVICE_CODE_GRANT,
+];
 /// The response types a client may register.
 pub const RESPONSE_TYPES: &[&str] = &["code"];
 /// The longest an initial access token may live (one year).
@@ -184,6 +189,9 @@ fn requested(
             post_logout_redirect_uris,
             public,
             client_credentials: grants.iter().any(|g| g == "client_credentials"),
+            device_code: grants
+                .iter()
+                .any(|g| g == crate::domain::client::DEVICE_CODE_GRANT),
             client_id: None,
             token_alg,
             resource_server: false,

@@ -25,6 +25,9 @@ pub enum TargetError {
     NotGranted,
     /// At the token endpoint: more than one (one audience per token).
     OnePerToken,
+    /// Client credentials of a self-registered client (RFC 7591): no person consented and no
+    /// operator vetted the client, so it gets no token for the operator's resource servers.
+    SelfRegistered,
 }
 
 impl TargetError {
@@ -35,6 +38,9 @@ impl TargetError {
             Self::TooMany => "at most 10 resource parameters",
             Self::NotGranted => "resource was not granted in the authorization request",
             Self::OnePerToken => "one resource per token request",
+            Self::SelfRegistered => {
+                "a self-registered client's client_credentials tokens are for itself only (no resource)"
+            }
         }
     }
 }
@@ -120,6 +126,23 @@ pub fn at_token(
         }
         _ => Err(TargetError::OnePerToken),
     }
+}
+
+/// The `resource` of a client credentials request: [`at_token`] with nothing granted, for the
+/// operator's clients only. A self-registered client (with open registration, anyone) gets
+/// its own token (`aud` = itself) and no other: a resource server trusts a token for it as the
+/// operator's decision, and here nobody decided (no person consented, no operator made the
+/// client). Through the code flow a self-registered client reaches a resource with the person's
+/// consent as before.
+pub fn at_client_credentials(
+    requested: &[String],
+    self_registered: bool,
+    registered: &[String],
+) -> Result<Option<String>, TargetError> {
+    if self_registered && !requested.is_empty() {
+        return Err(TargetError::SelfRegistered);
+    }
+    at_token(requested, None, registered)
 }
 
 #[cfg(test)]
@@ -248,6 +271,24 @@ mod tests {
         assert_eq!(at_token(&[], None, &reg), Ok(None));
         assert_eq!(
             at_token(&v(&["https://x.example/"]), None, &reg),
+            Err(TargetError::NotRegistered)
+        );
+    }
+
+    #[test]
+    fn a_self_registered_client_credentials_token_names_no_resource() {
+        let reg = v(&["https://api.example/"]);
+        assert_eq!(
+            at_client_credentials(&reg, true, &reg),
+            Err(TargetError::SelfRegistered)
+        );
+        assert_eq!(at_client_credentials(&[], true, &reg), Ok(None));
+        assert_eq!(
+            at_client_credentials(&reg, false, &reg),
+            Ok(Some("https://api.example/".into()))
+        );
+        assert_eq!(
+            at_client_credentials(&v(&["https://other.example/"]), false, &reg),
             Err(TargetError::NotRegistered)
         );
     }

@@ -18,6 +18,8 @@ pub struct OpenIdConfiguration {
     /// RFC 7591 §3 (Keycloak's path); open with an initial access token, or to all where the
     /// operator says so.
     pub registration_endpoint: String,
+    /// RFC 8628 §4.
+    pub device_authorization_endpoint: String,
     pub response_types_supported: Vec<String>,
     pub subject_types_supported: Vec<String>,
     pub id_token_signing_alg_values_supported: Vec<String>,

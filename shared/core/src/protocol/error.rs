@@ -33,6 +33,12 @@ pub enum OAuthErrorCode {
     InvalidRequestObject,
     /// RFC 8707 §2: the requested resource is invalid, unknown or not granted.
     InvalidTarget,
+    /// RFC 8628 §3.5: the person has not decided yet.
+    AuthorizationPending,
+    /// RFC 8628 §3.5: poll less often (the interval grew by 5 s).
+    SlowDown,
+    /// RFC 8628 §3.5: the device code expired.
+    ExpiredToken,
 }
 
 impl OAuthErrorCode {
@@ -58,6 +64,9 @@ impl OAuthErrorCode {
             Self::RequestUriNotSupported => "request_uri_not_supported",
             Self::InvalidRequestObject => "invalid_request_object",
             Self::InvalidTarget => "invalid_target",
+            Self::AuthorizationPending => "authorization_pending",
+            Self::SlowDown => "slow_down",
+            Self::ExpiredToken => "expired_token",
         }
     }
 
@@ -65,7 +74,9 @@ impl OAuthErrorCode {
     pub const fn status(self) -> u16 {
         match self {
             Self::InvalidClient | Self::InvalidToken => 401,
-            Self::InsufficientScope | Self::AccessDenied => 403,
+            // `access_denied` as a JSON answer is the device grant's refusal at the token
+            // endpoint (RFC 8628 §3.5 over RFC 6749 §5.2): 400 like every token error.
+            Self::InsufficientScope => 403,
             Self::ServerError => 500,
             Self::TemporarilyUnavailable => 503,
             _ => 400,

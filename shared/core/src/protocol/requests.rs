@@ -23,6 +23,10 @@ pub enum TokenRequest<'a> {
     ClientCredentials {
         scope: Option<&'a str>,
     },
+    /// RFC 8628 §3.4.
+    DeviceCode {
+        device_code: &'a str,
+    },
 }
 
 /// Never prints a code, verifier or refresh token.
@@ -41,6 +45,7 @@ impl std::fmt::Debug for TokenRequest<'_> {
                 .debug_struct("ClientCredentials")
                 .field("scope", scope)
                 .finish(),
+            Self::DeviceCode { .. } => f.debug_struct("DeviceCode").finish_non_exhaustive(),
         }
     }
 }
@@ -60,9 +65,10 @@ impl<'a> TokenRequest<'a> {
             "authorization_code" => Ok(GrantType::AuthorizationCode),
             "refresh_token" => Ok(GrantType::RefreshToken),
             "client_credentials" => Ok(GrantType::ClientCredentials),
+            crate::domain::client::DEVICE_CODE_GRANT => Ok(GrantType::DeviceCode),
             _ => Err(OAuthError::new(
                 OAuthErrorCode::UnsupportedGrantType,
-                "supported: authorization_code, refresh_token, client_credentials",
+                "supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code",
             )),
         }
     }
@@ -90,6 +96,10 @@ impl<'a> TokenRequest<'a> {
             GrantType::ClientCredentials => Self::ClientCredentials {
                 scope: one("scope")?,
             },
+            GrantType::DeviceCode => Self::DeviceCode {
+                device_code: one("device_code")?
+                    .ok_or_else(|| invalid_request("device_code is required"))?,
+            },
         })
     }
 
@@ -104,6 +114,7 @@ impl<'a> TokenRequest<'a> {
             Self::AuthorizationCode { .. } => GrantType::AuthorizationCode,
             Self::RefreshToken { .. } => GrantType::RefreshToken,
             Self::ClientCredentials { .. } => GrantType::ClientCredentials,
+            Self::DeviceCode { .. } => GrantType::DeviceCode,
         }
     }
 }
@@ -207,7 +218,7 @@ mod tests {
             (
                 &[("grant_type", "password")],
                 UnsupportedGrantType,
-                "supported: authorization_code, refresh_token, client_credentials",
+                "supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code",
             ),
             (
                 &[("grant_type", "authorization_code"), ("redirect_uri", "r")],

@@ -14,6 +14,7 @@
 //! The adapter test suite (`suite`, built for tests and the `test-support` feature) holds every adapter to these rules.
 
 pub mod clients;
+pub mod device_grants;
 #[cfg(any(test, feature = "test-support"))]
 pub mod faulty;
 pub mod flows;
@@ -36,6 +37,7 @@ use serde::Serialize;
 use crate::clock::Timestamp;
 
 pub use clients::ClientStore;
+pub use device_grants::DeviceGrants;
 pub use flows::{Codes, Counters, Grants, Outcome, QrLogins, SsoSessions};
 pub use identities::{IdentityStore, NewIdentityError};
 pub use key_sets::KeySets;
@@ -81,6 +83,10 @@ pub enum Kind {
     /// An initial access token for dynamic client registration (RFC 7591 §3), keyed by its
     /// hash: the uses it has left, until it expires.
     InitialAccessToken,
+    /// A device authorization (RFC 8628), keyed by its `device_code`'s hash.
+    DeviceCode,
+    /// A user code (RFC 8628) -> its device code's hash.
+    UserCode,
     /// Used by the adapter test suite.
     Test,
 }
@@ -106,6 +112,8 @@ impl Kind {
             Kind::IdentitySessions => "identity_sessions",
             Kind::IdentityActivity => "identity_activity",
             Kind::InitialAccessToken => "initial_access_token",
+            Kind::DeviceCode => "device_code",
+            Kind::UserCode => "user_code",
             Kind::Test => "test",
         }
     }

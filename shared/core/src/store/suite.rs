@@ -29,7 +29,9 @@ macro_rules! adapter_suite {
                 a_deleted_identity_name_is_held_until_its_quarantine_ends,
                 concurrent_transactions_fail_alone, a_redeemed_code_points_to_its_grant,
                 initial_access_tokens_are_spent_once_per_use_and_expire,
-                a_self_registered_client_keeps_its_registration);
+                a_self_registered_client_keeps_its_registration,
+                device_authorizations_are_found_by_user_code_and_expire,
+                a_device_code_is_redeemed_once);
         }
     };
     (@tests $factory:expr; $($name:ident),*) => {
@@ -836,6 +838,172 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
         Some("next")
     );
     assert!(s.delete_client(&client.client_id, T0).await.unwrap());
+}
+
+fn device_authorization(user_code: &str) -> crate::domain::device_grant::DeviceAuthorization {
+    crate::domain::device_grant::DeviceAuthorization::new(
+        "tv".into(),
+        vec!["openid".into()],
+        user_code.to_owned(),
+        600,
+        T0,
+    )
+}
+
+pub async fn device_authorizations_are_found_by_user_code_and_expire<B: Backend>(s: Arc<B>) {
+    use super::device_grants::DeviceGrants;
+    use super::flows::Outcome;
+
+    let (hash, user_code) = (id("dc"), id("uc"));
+    let d = device_authorization(&user_code);
+    assert_eq!(
+        s.create_device_authorization(&hash, &d, T0).await.unwrap(),
+        Outcome::Done
+    );
+    // A second authorization drawing the same user code loses, and writes nothing.
+    let other = id("dc");
+    assert_eq!(
+        s.create_device_authorization(&other, &d, T0).await.unwrap(),
+        Outcome::Lost
+    );
+    assert!(s.device_authorization(&other, T0).await.unwrap().is_none());
+    let found = s
+        .device_authorization_by_user_code(&user_code, T0)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.device_code_hash, hash);
+    assert_eq!(found.authorization.value, d);
+    // A conditional update at the version read: the second writer of that version loses.
+    let mut next = d.clone();
+    next.interval = 10;
+    let old = found.authorization;
+    assert_eq!(
+        s.update_device_authorization(&old, &next, T0)
+            .await
+            .unwrap(),
+        Outcome::Done
+    );
+    assert_eq!(
+        s.update_device_authorization(&old, &next, T0)
+            .await
+            .unwrap(),
+        Outcome::Lost
+    );
+    assert_eq!(
+        s.device_authorization(&hash, T0)
+            .await
+            .unwrap()
+            .unwrap()
+            .value
+            .interval,
+        10
+    );
+    // Expiry is checked on every read, by device code and by user code (the record outlives
+    // the code by a grace, so a late poll learns `expired_token`).
+    let end = d
+        .expires_at
+        .plus_secs(crate::domain::device_grant::RECORD_GRACE_SECS);
+    assert!(s
+        .device_authorization(&hash, end.plus_secs(-1))
+        .await
+        .unwrap()
+        .is_some());
+    assert!(s.device_authorization(&hash, end).await.unwrap().is_none());
+    assert!(s
+        .device_authorization_by_user_code(&user_code, end)
+        .await
+        .unwrap()
+        .is_none());
+    assert!(s
+        .device_authorization_by_user_code(&id("uc"), T0)
+        .await
+        .unwrap()
+        .is_none());
+}
+
+pub async fn a_device_code_is_redeemed_once<B: Backend + 'static>(s: Arc<B>) {
+    use super::device_grants::DeviceGrants;
+    use super::flows::{Grants, Outcome};
+    use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
+    use crate::domain::login::SsoSession;
+    use crate::random::SeededRandom;
+
+    let (hash, user_code) = (id("dc"), id("uc"));
+    let mut d = device_authorization(&user_code);
+    s.create_device_authorization(&hash, &d, T0).await.unwrap();
+    d.settle(Some("sub-1"), T0).unwrap();
+    let old = s.device_authorization(&hash, T0).await.unwrap().unwrap();
+    s.update_device_authorization(&old, &d, T0).await.unwrap();
+    let approved = s.device_authorization(&hash, T0).await.unwrap().unwrap();
+    let later = T0.secs() + 1800;
+    let redeem = |seed: u64| {
+        let (s, approved, hash) = (s.clone(), approved.clone(), hash.clone());
+        async move {
+            let (mut sso, _) = SsoSession::new("sub-1", T0, T0, &SeededRandom::new(seed));
+            sso.sid = id("sid").into();
+            let grant = Grant {
+                id: id("grant"),
+                kind: GrantKind::AuthorizationCode,
+                client_id: "tv".into(),
+                sub: "sub-1".into(),
+                sid: Some(sso.sid.clone()),
+                scopes: vec!["openid".into()],
+                auth_time: T0,
+                nonce: None,
+                created_at: T0,
+                offline: false,
+                generation: 1,
+                rotated_at: T0,
+                revoked: false,
+                alg: crate::keys::Alg::ES256,
+                claims: Default::default(),
+                resources: Vec::new(),
+            };
+            let refresh = RefreshRecord {
+                grant_id: grant.id.clone(),
+                client_id: "tv".into(),
+                generation: 1,
+            };
+            let o = s
+                .redeem_device_code(
+                    &hash,
+                    &approved,
+                    (&sso, later),
+                    &grant,
+                    &id("rt"),
+                    &refresh,
+                    later,
+                    T0,
+                )
+                .await
+                .unwrap();
+            (o, grant.id)
+        }
+    };
+    let ((a, ga), (b, gb)) = tokio::join!(redeem(1), redeem(2));
+    assert_eq!(
+        [a, b].iter().filter(|o| **o == Outcome::Done).count(),
+        1,
+        "{a:?} {b:?}"
+    );
+    let (winner, loser) = if a == Outcome::Done {
+        (ga, gb)
+    } else {
+        (gb, ga)
+    };
+    assert!(s.grant(&winner, T0).await.unwrap().is_some());
+    assert!(
+        s.grant(&loser, T0).await.unwrap().is_none(),
+        "all or nothing"
+    );
+    assert!(s.device_authorization(&hash, T0).await.unwrap().is_none());
+    assert!(s
+        .device_authorization_by_user_code(&user_code, T0)
+        .await
+        .unwrap()
+        .is_none());
+    assert_eq!(redeem(3).await.0, Outcome::Lost);
 }
 
 /// Generates the photo store suite's tests for an adapter (`$factory` returns `(photos,

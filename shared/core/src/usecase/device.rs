@@ -8,12 +8,14 @@ use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::app_jws::{self, Verified};
 use crate::domain::client::Client;
+use crate::domain::device_grant::SettleError;
 use crate::domain::identity::{self, Identity, LoginActivity, Registration};
 use crate::domain::login::{DecideError, QrLogin};
 use crate::domain::photo;
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::store::{
-    ClientStore, IdentityStore, NewIdentityError, Outcome, QrLogins, SsoSessions, StoreError,
+    ClientStore, DeviceGrants, IdentityStore, NewIdentityError, Outcome, QrLogins, SsoSessions,
+    StoreError,
 };
 
 /// Why a device request fails; the HTTP layer chooses the status.
@@ -112,6 +114,9 @@ pub async fn signup(
 pub struct Scanned {
     pub login: QrLogin,
     pub client: Client,
+    /// For a login that stands for a device authorization (RFC 8628): its user code, for the
+    /// person to compare with the device's screen.
+    pub user_code: Option<String>,
 }
 
 /// Accepts a scan of QR login `id` with `challenge` (remembered, so the approval must come
@@ -139,9 +144,11 @@ pub async fn scan(ctx: &Context, id: &str, challenge: &str) -> Result<Scanned, D
             .await?
             .map(|(c, _)| c)
             .ok_or(DeviceError::UnknownLogin)?;
+        let user_code = super::device_grant::user_code_of(ctx, &next, now).await?;
         return Ok(Scanned {
             login: next,
             client,
+            user_code,
         });
     }
     Err(DeviceError::Busy)
@@ -216,11 +223,58 @@ pub async fn decide(
         Err(DecideError::NotFound) => return Err(DeviceError::UnknownLogin),
         Err(DecideError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
     }
-    match ctx
-        .store
-        .record_decision(&s, &next, &sub, &v.jti, v.exp, now)
-        .await?
-    {
+    // A login that stands for a device authorization (RFC 8628): the decision on the phone
+    // (which showed the client, the scopes and the user code) settles it, in the same
+    // transaction.
+    let written = match &next.device_grant {
+        None => {
+            ctx.store
+                .record_decision(&s, &next, &sub, &v.jti, v.exp, now)
+                .await?
+        }
+        Some(hash) => {
+            let approver = (decision == Decision::Approve).then_some(sub.as_str());
+            let mut tries = 0;
+            loop {
+                let Some(d) = ctx.store.device_authorization(hash, now).await? else {
+                    return Err(DeviceError::UnknownLogin);
+                };
+                let mut settled = d.value.clone();
+                match settled.settle(approver, now) {
+                    Ok(()) => {}
+                    Err(SettleError::Expired) => return Err(DeviceError::UnknownLogin),
+                    Err(SettleError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
+                }
+                let o = ctx
+                    .store
+                    .record_device_decision((&s, &next), (&d, &settled), &sub, &v.jti, v.exp, now)
+                    .await?;
+                // The device polls every few seconds, and each poll moves the authorization on
+                // (its time, its interval): read it again, unless the login itself changed or
+                // the jti was spent (then the loss is real).
+                let login_unchanged = || async {
+                    Ok::<_, StoreError>(
+                        ctx.store
+                            .qr_login(id, now)
+                            .await?
+                            .is_some_and(|l| l.record.version == s.record.version),
+                    )
+                };
+                if o == Outcome::Lost
+                    && !ctx.store.jti_used(&sub, &v.jti, now).await?
+                    && login_unchanged().await?
+                {
+                    if tries == 3 {
+                        return Err(DeviceError::Busy);
+                    }
+                    tries += 1;
+                    continue;
+                }
+                break o;
+            }
+        }
+    };
+    match written {
         Outcome::Done => {
             let (event, outcome) = match decision {
                 Decision::Approve => (Event::LoginApproved, "approved"),

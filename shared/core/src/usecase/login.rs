@@ -461,6 +461,9 @@ pub enum ConsentOutcome {
     Denied(AuthResponse),
     /// The login ended with a code.
     Completed(Completed),
+    /// The login stood for a device authorization (RFC 8628), which the phone's decision
+    /// settled: say whether the device was connected (no code, no redirect).
+    DeviceGrant { approved: bool, client_name: String },
 }
 
 /// The consent step of the QR login `login` (app protocol §5), for the browser holding
@@ -473,6 +476,9 @@ pub async fn consent(
 ) -> Result<ConsentOutcome, CompleteError> {
     let now = ctx.clock.now();
     let l = &login.value;
+    if l.device_grant.is_some() {
+        return device_grant_done(ctx, login, now).await;
+    }
     let approved = match &l.status {
         LoginStatus::Approved { sub, auth_time } if !l.expired(now) => {
             Some((sub.clone(), *auth_time))
@@ -544,4 +550,37 @@ pub async fn consent(
             Ok(ConsentOutcome::Completed(done))
         }
     }
+}
+
+/// The consent step of a login that stands for a device authorization: the phone's decision
+/// (which showed the client, the scopes and the user code) settled it already, so the page
+/// only says how it ended, and the login closes.
+async fn device_grant_done(
+    ctx: &Context,
+    login: &Versioned<QrLogin>,
+    now: Timestamp,
+) -> Result<ConsentOutcome, CompleteError> {
+    let l = &login.value;
+    let approved = match &l.status {
+        LoginStatus::Approved { .. } => true,
+        LoginStatus::Denied => false,
+        LoginStatus::Completed => {
+            return Ok(ConsentOutcome::Refused(ConsentRefusal::AlreadyCompleted))
+        }
+        LoginStatus::Pending if l.expired(now) => {
+            return Ok(ConsentOutcome::Refused(ConsentRefusal::Expired))
+        }
+        LoginStatus::Pending => return Ok(ConsentOutcome::Refused(ConsentRefusal::NotApproved)),
+    };
+    if ctx.store.close_qr_login(login, now).await? == Outcome::Lost {
+        return Err(CompleteError::AlreadyCompleted);
+    }
+    let client_name = match ctx.store.client(&l.request.client_id, now).await? {
+        Some((c, _)) => c.name,
+        None => l.request.client_id.to_string(),
+    };
+    Ok(ConsentOutcome::DeviceGrant {
+        approved,
+        client_name,
+    })
 }

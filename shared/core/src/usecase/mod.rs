@@ -3,6 +3,7 @@
 //! domain for the decision, writes, signs, and returns what happened; none knows HTTP.
 
 pub mod device;
+pub mod device_grant;
 pub mod login;
 pub mod logout;
 pub mod registration;
@@ -11,3 +12,6 @@ pub mod token;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod device_grant_tests;

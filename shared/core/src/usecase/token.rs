@@ -138,6 +138,11 @@ pub async fn authenticate(
         _ => false,
     };
     match client {
+        // RFC 7591 §2: a self-registered client uses the method it registered. The secret was
+        // right, so this is not counted as a guess.
+        Some(c) if ok && !public && !c.accepts_secret_by(p.basic.is_some()) => Err(
+            TokenError::InvalidClient("this client registered another token_endpoint_auth_method"),
+        ),
         Some(c) if ok => Ok(c),
         _ if public => Err(TokenError::InvalidClient(
             "this client may not authenticate here without a secret",
@@ -202,6 +207,15 @@ pub async fn token(
         } => refresh_grant(ctx, &client, refresh_token, scope, &resource).await,
         TokenRequest::ClientCredentials { scope } => {
             client_credentials(ctx, &client, scope, &resource).await
+        }
+        // No resource is granted by a device authorization (RFC 8707 is not part of RFC 8628
+        // here): asking for one gets `invalid_target` rather than a token for the client.
+        TokenRequest::DeviceCode { .. } if !resource.is_empty() => Err(oauth(
+            OAuthErrorCode::InvalidTarget,
+            "the device grant issues tokens for the client only",
+        )),
+        TokenRequest::DeviceCode { device_code } => {
+            super::device_grant::poll(ctx, &client, device_code).await
         }
     }?;
     Audit::new(Event::TokenIssued)
@@ -470,7 +484,12 @@ async fn client_credentials(
     resource: &[String],
 ) -> Result<Issued, TokenError> {
     let now = ctx.clock.now();
-    let aud = audience(ctx, resource, None)?;
+    let aud = resource_indicator::at_client_credentials(
+        resource,
+        client.registration.is_some(),
+        &ctx.settings.resources,
+    )
+    .map_err(|e| oauth(OAuthErrorCode::InvalidTarget, e.description()))?;
     let mut scopes = Vec::new();
     // Unknown values are ignored (as at authorization); offline_access is refused.
     for s in scope

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use crate::domain::identity::Identity;
 use crate::usecase::device::{self, Decision, Scanned};
+use crate::usecase::device_grant;
 use crate::Context;
 use crate::{
     check_realm, json, json_body, path_param, query_pairs, single, source, wants_json, HttpError,
@@ -47,23 +48,72 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
         return super::app::shell(ctx, &req);
     }
     let pairs = query_pairs(&req);
+    if let Some(user_code) = single(&pairs, "user_code") {
+        return scan_user_code(ctx, &req, &user_code).await;
+    }
     let (Some(id), Some(challenge)) = (single(&pairs, "session"), single(&pairs, "challenge"))
     else {
         return Err(not_found());
     };
-    let Scanned { login, client } = device::scan(ctx, &id, &challenge).await?;
-    let host = url::Url::parse(&login.request.redirect_uri)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_owned))
-        .unwrap_or_default();
+    let Scanned {
+        login,
+        client,
+        user_code,
+    } = device::scan(ctx, &id, &challenge).await?;
+    // A login that stands for a device authorization names no redirect URI of the client.
+    let host = if user_code.is_some() {
+        String::new()
+    } else {
+        url::Url::parse(&login.request.redirect_uri)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_owned))
+            .unwrap_or_default()
+    };
+    let mut out = json!({
+        "session": login.id,
+        // A self-registered client (RFC 7591) chose its own name: the app says so, as the
+        // consent page does.
+        "client": {
+            "client_id": client.client_id,
+            "name": client.name,
+            "redirect_host": host,
+            "self_registered": crate::domain::registration::self_registered(&client),
+        },
+        "scopes": login.request.scopes,
+        "browser": { "ip": login.browser_ip, "user_agent": login.user_agent },
+        "expires_at": login.expires_at.to_rfc3339_millis(),
+    });
+    if let Some(code) = user_code {
+        out["user_code"] = json!(code);
+    }
+    Ok(json(200, &out))
+}
+
+/// `GET .../app/scan?user_code=XXXX-XXXX`: the app scanned a device's
+/// `verification_uri_complete` (RFC 8628 §3.3.1). The answer is a scanned login session, with
+/// the challenge its decision names (`POST .../app/login-sessions/{session}` as for any
+/// login), and the user code to compare with the device's screen.
+async fn scan_user_code(
+    ctx: &Context,
+    req: &Request,
+    user_code: &str,
+) -> Result<Response, HttpError> {
+    let s = device_grant::scan_user_code(ctx, user_code, &source(req)).await?;
     Ok(json(
         200,
         &json!({
-            "session": login.id,
-            "client": { "client_id": client.client_id, "name": client.name, "redirect_host": host },
-            "scopes": login.request.scopes,
-            "browser": { "ip": login.browser_ip, "user_agent": login.user_agent },
-            "expires_at": login.expires_at.to_rfc3339_millis(),
+            "session": s.login.id,
+            "challenge": s.challenge,
+            "user_code": s.user_code,
+            "client": {
+                "client_id": s.client.client_id,
+                "name": s.client.name,
+                "redirect_host": "",
+                "self_registered": crate::domain::registration::self_registered(&s.client),
+            },
+            "scopes": s.login.request.scopes,
+            "browser": { "ip": s.login.browser_ip, "user_agent": s.login.user_agent },
+            "expires_at": s.login.expires_at.to_rfc3339_millis(),
         }),
     ))
 }

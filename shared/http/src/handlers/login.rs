@@ -95,6 +95,10 @@ fn status_url(ctx: &Context, session: &str) -> String {
 }
 
 fn restart_url(ctx: &Context, s: &QrLogin) -> String {
+    // A login for a device authorization starts again where the code is typed.
+    if s.device_grant.is_some() {
+        return crate::usecase::device_grant::verification_uri(ctx);
+    }
     format!(
         "{}/protocol/openid-connect/auth?{}",
         ctx.settings.issuer(),
@@ -112,7 +116,12 @@ pub fn app_link(ctx: &Context, s: &QrLogin, now: crate::clock::Timestamp) -> Str
     )
 }
 
-fn qr_page(ctx: &Context, s: &QrLogin, client_name: &str, cookies: Vec<String>) -> Response {
+pub(crate) fn qr_page(
+    ctx: &Context,
+    s: &QrLogin,
+    client_name: &str,
+    cookies: Vec<String>,
+) -> Response {
     let now = ctx.clock.now();
     let link = app_link(ctx, s, now);
     let (ios, android) = &ctx.settings.app_store_urls;
@@ -226,6 +235,15 @@ pub async fn consent(ctx: &Context, req: Request) -> Result<Response, HttpError>
             &csrf_token(&browser, &s.value.id),
         )),
         ConsentOutcome::Completed(done) => Ok(login_completed(ctx, &s, done, after_post)),
+        ConsentOutcome::DeviceGrant {
+            approved,
+            client_name,
+        } => Ok(super::device_grant::finished(
+            ctx,
+            approved,
+            &client_name,
+            ended(ctx, &s),
+        )),
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod app;
 pub mod device_api;
+pub mod device_grant;
 pub mod directory;
 pub mod keycloak;
 pub mod login;

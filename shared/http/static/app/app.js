@@ -292,9 +292,10 @@ function showRequest(me, session, challenge, info) {
     try {
       const status = await device.decide(me, session, challenge, yes);
       history.replaceState(null, '', `${device.issuer}/app/`);
+      const connected = info.user_code ? `${info.client.name} is connected. Continue on the device.` : null;
       show(status === 'approved' ? 'Login approved' : 'Login denied',
         h('p', { id: 'decided', 'data-status': status }, status === 'approved'
-          ? `You are logging in to ${info.client.name}. Continue on the screen where you started.`
+          ? (connected ?? `You are logging in to ${info.client.name}. Continue on the screen where you started.`)
           : `${info.client.name} was told you said no.`),
         h('button', { type: 'button', onclick: () => showHome(me) }, 'Done'));
     } catch (e) {
@@ -309,10 +310,34 @@ function showRequest(me, session, challenge, info) {
   approve.addEventListener('click', () => decide(true, approve));
   deny.addEventListener('click', () => decide(false, deny));
 
+  if (info.user_code) {
+    // A device (a TV, a CLI) asks (RFC 8628): the code on its screen must be this one.
+    show(`Connect ${info.client.name}?`,
+      h('section', { class: 'card request', id: 'request' },
+        h('p', {}, h('strong', { id: 'client-name' }, info.client.name), ' asks for:'),
+        info.client.self_registered
+          ? h('p', { class: 'muted small', id: 'self-registered' }, `${info.client.name} registered itself with this service: nobody has checked that name.`)
+          : null,
+        h('ul', { class: 'scopes', id: 'scopes' }, info.scopes.map((s) => h('li', { 'data-scope': s }, SCOPES[s] ?? s))),
+        h('p', { class: 'muted small' }, 'As ', h('strong', {}, `@${me.profile.name}`), ` · until ${new Date(info.expires_at).toLocaleTimeString()}`)),
+      h('section', { class: 'where warn', id: 'where', role: 'alert' },
+        h('p', {}, 'Check that the device shows this code:'),
+        h('p', {}, h('strong', { id: 'user-code' }, info.user_code)),
+        h('dl', {},
+          h('dt', {}, 'Address'), h('dd', { id: 'browser-ip' }, info.browser?.ip || 'unknown'),
+          h('dt', {}, 'Device'), h('dd', { id: 'browser-ua' }, info.browser?.user_agent || 'unknown')),
+        h('p', {}, 'Approve only if it is a device you are setting up yourself, in front of you. If the codes differ, or someone sent you this code, deny.')),
+      h('div', { class: 'buttons' }, approve, deny),
+      out);
+    return;
+  }
   const here = startedHere(info);
   show(`Log in to ${info.client.name}?`,
     h('section', { class: 'card request', id: 'request' },
       h('p', {}, h('strong', { id: 'client-name' }, info.client.name), ' at ', h('code', { id: 'redirect-host' }, info.client.redirect_host || 'an app'), ' asks for:'),
+      info.client.self_registered
+        ? h('p', { class: 'muted small', id: 'self-registered' }, `${info.client.name} registered itself with this service: nobody has checked that name.`)
+        : null,
       h('ul', { class: 'scopes', id: 'scopes' }, info.scopes.map((s) => h('li', { 'data-scope': s }, SCOPES[s] ?? s))),
       h('p', { class: 'muted small' }, 'As ', h('strong', {}, `@${me.profile.name}`), ` · until ${new Date(info.expires_at).toLocaleTimeString()}`)),
     h('section', { class: `where ${here ? 'ok' : 'warn'}`, id: 'where', role: here ? undefined : 'alert' },
@@ -345,6 +370,21 @@ async function showScan(me, session, challenge, info) {
   showRequest(me, session, challenge, info);
 }
 
+/** A device's code (RFC 8628): the service answers a login session to decide as any other. */
+async function showDeviceScan(me, userCode) {
+  show('Reading the code…');
+  let info;
+  try {
+    info = await device.scanUserCode(userCode);
+  } catch (e) {
+    show('This code is not waiting',
+      message(e.status === 404 ? 'The code is not valid, has expired or was used. Start again on the device.' : e.message),
+      me ? h('button', { type: 'button', onclick: () => showHome(me) }, 'Go to my scanid') : null);
+    return;
+  }
+  await showScan(me, info.session, info.challenge, info);
+}
+
 // ---------------------------------------------------------------------------- start
 
 async function start() {
@@ -362,9 +402,12 @@ async function start() {
   const q = new URLSearchParams(location.search);
   const session = q.get('session');
   const challenge = q.get('challenge');
+  const userCode = q.get('user_code');
   if (location.pathname.endsWith('/app/scan') && session && challenge) {
     // Read the code first: the scan is what the service accepts, and challenges rotate.
     await showScan(me, session, challenge);
+  } else if (location.pathname.endsWith('/app/scan') && userCode) {
+    await showDeviceScan(me, userCode);
   } else if (me) {
     showHome(me);
   } else {

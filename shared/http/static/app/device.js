@@ -131,6 +131,13 @@ export function scan(session, challenge) {
   return call('GET', `/app/scan?${q}`);
 }
 
+/** What a device's code asks (RFC 8628 device grant): a login session scanned already, its
+ * challenge, and the user code to compare with the device's screen. */
+export function scanUserCode(userCode) {
+  const q = new URLSearchParams({ user_code: userCode });
+  return call('GET', `/app/scan?${q}`);
+}
+
 /** Approves or denies the QR login (app protocol §4): `approved` or `denied`. */
 export async function decide(me, session, challenge, approve) {
   const approval = await sign(me.privateKey, 'approval+jwt', {

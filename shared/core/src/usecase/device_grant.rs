@@ -1,0 +1,468 @@
+//! The device authorization grant (RFC 8628): a device asks for codes ([`start`]), a person
+//! approves with the scanid app, either scanning `verification_uri_complete`
+//! ([`scan_user_code`]) or typing the code in a browser and logging in there with the QR
+//! ([`enter_user_code`]); the device polls the token endpoint ([`poll`]).
+//!
+//! Both ways of approving become a QR login (`QrLogin::device_grant` names the device
+//! authorization): the app scans it and decides it with the same signed request as a browser
+//! login ([`super::device::decide`]), which settles the device authorization in the same
+//! transaction. No code is issued to a redirect URI; the device's poll spends the device code.
+
+use crate::audit::{Audit, Event};
+use crate::clock::Timestamp;
+use crate::context::Context;
+use crate::domain::authorize::{AuthorizationRequest, Params, Prompt, ResponseMode};
+use crate::domain::client::{Client, GrantType};
+use crate::domain::device_grant::{self, DeviceAuthorization, PollDecision};
+use crate::domain::discovery::SCOPES;
+use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshRecord};
+use crate::domain::login::{self, QrLogin, SsoSession};
+use crate::domain::ratelimit::{self, Counted, Limit, Source};
+use crate::protocol::{OAuthError, OAuthErrorCode, Secret};
+use crate::random;
+use crate::store::device_grants::FoundDeviceAuthorization;
+use crate::store::{
+    ClientStore, DeviceGrants, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError,
+};
+use crate::usecase::device::DeviceError;
+use crate::usecase::token::{self, Presented, TokenError};
+
+fn oauth(code: OAuthErrorCode, d: &'static str) -> TokenError {
+    TokenError::OAuth(OAuthError::new(code, d))
+}
+
+/// What the device authorization endpoint answers (RFC 8628 §3.2).
+#[derive(Debug)]
+pub struct Started {
+    pub device_code: Secret,
+    /// As shown: `XXXX-XXXX`.
+    pub user_code: String,
+    pub verification_uri: String,
+    pub verification_uri_complete: String,
+    pub expires_in: i64,
+    pub interval: i64,
+}
+
+/// `{issuer}/device`, where a person types the code.
+pub fn verification_uri(ctx: &Context) -> String {
+    format!("{}/device", ctx.settings.issuer())
+}
+
+/// The scopes asked for: the ones scanid understands, once each (others are ignored, as at
+/// authorization).
+fn scopes(scope: Option<&str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in scope
+        .unwrap_or("")
+        .split(' ')
+        .filter(|s| SCOPES.contains(s))
+    {
+        if !out.iter().any(|o| o == s) {
+            out.push(s.to_owned());
+        }
+    }
+    out
+}
+
+/// `POST .../auth/device`: authenticates the client as the token endpoint does (public
+/// clients by `client_id`), then stores a new device authorization, with where it was asked
+/// from (`source`, `user_agent`).
+pub async fn start(
+    ctx: &Context,
+    params: &Params,
+    presented: &Presented,
+    source: &Source,
+    user_agent: &str,
+) -> Result<Started, TokenError> {
+    let client = token::authenticate(ctx, presented, true, source).await?;
+    if !client.allows(GrantType::DeviceCode) {
+        return Err(oauth(
+            OAuthErrorCode::UnauthorizedClient,
+            "this client may not use the device authorization grant",
+        ));
+    }
+    let scope = params
+        .one("scope")
+        .map_err(|_| oauth(OAuthErrorCode::InvalidRequest, "scope is repeated"))?;
+    let scopes = scopes(scope);
+    let now = ctx.clock.now();
+    let ttl = ctx.settings.lifetimes.device_code;
+    // A user code drawn twice among the live ones (20^8 codes) only costs another draw.
+    for _ in 0..3 {
+        let user_code = device_grant::new_user_code(ctx.random.as_ref());
+        let device_code = Secret::new(random::token(ctx.random.as_ref(), 32));
+        let mut d = DeviceAuthorization::new(
+            client.client_id.clone(),
+            scopes.clone(),
+            user_code,
+            ttl,
+            now,
+        );
+        d.device_ip = source.as_str().to_owned();
+        d.device_user_agent = user_agent.chars().take(512).collect();
+        let hash = login::hash(device_code.expose());
+        if ctx
+            .store
+            .create_device_authorization(&hash, &d, now)
+            .await?
+            == Outcome::Lost
+        {
+            continue;
+        }
+        Audit::new(Event::DeviceAuthorizationStarted)
+            .client(&client.client_id)
+            .source(source.as_str())
+            .emit();
+        let shown = device_grant::display_user_code(&d.user_code);
+        let uri = verification_uri(ctx);
+        return Ok(Started {
+            device_code,
+            verification_uri_complete: format!("{uri}?user_code={shown}"),
+            verification_uri: uri,
+            user_code: shown,
+            expires_in: ttl,
+            interval: d.interval,
+        });
+    }
+    Err(StoreError::ConditionFailed.into())
+}
+
+/// The token endpoint's `urn:ietf:params:oauth:grant-type:device_code` for the authenticated
+/// `client` (RFC 8628 §3.4, §3.5).
+pub async fn poll(ctx: &Context, client: &Client, device_code: &str) -> Result<Issued, TokenError> {
+    let now = ctx.clock.now();
+    let unknown = || oauth(OAuthErrorCode::InvalidGrant, "invalid or used device code");
+    if device_code.len() > 256 {
+        return Err(unknown());
+    }
+    let hash = login::hash(device_code);
+    let Some(old) = ctx.store.device_authorization(&hash, now).await? else {
+        return Err(unknown());
+    };
+    // A code of an earlier registration of this client_id (deleted, then registered again).
+    if old.value.created_at.secs() < client.created_at.secs() {
+        return Err(unknown());
+    }
+    let mut next = old.value.clone();
+    match next.poll(&client.client_id, now) {
+        PollDecision::WrongClient => Err(oauth(
+            OAuthErrorCode::InvalidGrant,
+            "the device code was issued to another client",
+        )),
+        PollDecision::Expired => Err(oauth(
+            OAuthErrorCode::ExpiredToken,
+            "the device code expired; start again",
+        )),
+        PollDecision::Denied => Err(oauth(
+            OAuthErrorCode::AccessDenied,
+            "the user denied the request",
+        )),
+        decision @ (PollDecision::Pending | PollDecision::SlowDown) => {
+            let lost = ctx
+                .store
+                .update_device_authorization(&old, &next, now)
+                .await?
+                == Outcome::Lost;
+            // Lost: another poll of this code at the same moment, which is too soon.
+            if decision == PollDecision::SlowDown || lost {
+                Err(oauth(
+                    OAuthErrorCode::SlowDown,
+                    "polling too often: wait the interval, now 5 seconds longer",
+                ))
+            } else {
+                Err(oauth(
+                    OAuthErrorCode::AuthorizationPending,
+                    "waiting for the user to approve",
+                ))
+            }
+        }
+        PollDecision::Issue { sub, auth_time } => {
+            issue(ctx, client, &hash, &old, &sub, auth_time, now).await
+        }
+    }
+}
+
+/// The approved code's tokens, as for the code flow: a session of their own (its `sid`), a
+/// grant, an access token, an id token when `openid` was asked for, and a refresh token.
+async fn issue(
+    ctx: &Context,
+    client: &Client,
+    hash: &str,
+    approved: &crate::store::typed::Versioned<DeviceAuthorization>,
+    sub: &str,
+    auth_time: Timestamp,
+    now: Timestamp,
+) -> Result<Issued, TokenError> {
+    let identity = match ctx.store.identity(sub, now).await? {
+        Some((i, _)) if !i.disabled => i,
+        _ => {
+            return Err(oauth(
+                OAuthErrorCode::InvalidGrant,
+                "the identity can no longer log in",
+            ))
+        }
+    };
+    let lifetimes = ctx.settings.lifetimes;
+    let (mut sso, _cookie) = SsoSession::new(sub, auth_time, now, ctx.random.as_ref());
+    // The client takes part in the session (back-channel logout tells it when it ends).
+    sso.clients.push(client.client_id.clone());
+    let sso_exp = sso.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
+    let scopes = approved.value.scopes.clone();
+    let g = Grant {
+        id: random::token(ctx.random.as_ref(), 16),
+        // Tokens like the code flow's: user tokens with a session and refresh tokens.
+        kind: GrantKind::AuthorizationCode,
+        client_id: client.client_id.clone(),
+        sub: sub.into(),
+        sid: Some(sso.sid.clone()),
+        offline: scopes.iter().any(|s| s == "offline_access"),
+        scopes,
+        auth_time,
+        nonce: None,
+        created_at: now,
+        generation: 1,
+        rotated_at: now,
+        revoked: false,
+        alg: client.token_alg.unwrap_or(ctx.settings.signing_alg),
+        // Neither the `claims` parameter nor resource indicators are part of the device
+        // authorization request here: the scopes alone say what is released.
+        claims: Default::default(),
+        resources: Vec::new(),
+    };
+    let exp = now.plus_secs(g.refresh_ttl(&lifetimes)).secs();
+    let (rt, rt_hash) = grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, now);
+    let refresh = RefreshRecord {
+        grant_id: g.id.clone(),
+        client_id: g.client_id.clone(),
+        generation: 1,
+    };
+    // Sign first: if signing fails the code is still unspent and the device polls again.
+    let tokens = token::sign_tokens(ctx, &g, &g.scopes, Some(&identity), Some(rt), now).await?;
+    match ctx
+        .store
+        .redeem_device_code(
+            hash,
+            approved,
+            (&sso, sso_exp),
+            &g,
+            &rt_hash,
+            &refresh,
+            exp,
+            now,
+        )
+        .await?
+    {
+        Outcome::Done => {
+            let until = now.plus_secs(lifetimes.sso_max).secs();
+            if let Err(e) = ctx
+                .store
+                .remember_identity_session(sub, &sso.sid, until, now)
+                .await
+            {
+                tracing::warn!(error = %e, "recording an identity's session failed");
+            }
+            Ok(tokens)
+        }
+        Outcome::Lost => Err(oauth(
+            OAuthErrorCode::InvalidGrant,
+            "invalid or used device code",
+        )),
+    }
+}
+
+/// A user code's device authorization, ready for a person: counted against `source` first
+/// (RFC 8628 §5.1: user codes are short, so guessing is rate limited), then looked up; `None`
+/// when the code is malformed, unknown, expired or decided.
+async fn lookup(
+    ctx: &Context,
+    user_code: &str,
+    source: &Source,
+    now: Timestamp,
+) -> Result<Option<(FoundDeviceAuthorization, Client)>, DeviceError> {
+    match ratelimit::count(
+        ctx.store.as_ref(),
+        &ctx.settings.limits,
+        Limit::UserCode,
+        source.as_str(),
+        now,
+    )
+    .await?
+    {
+        Counted::Allowed => {}
+        Counted::Limited { retry_after } => return Err(DeviceError::RateLimited { retry_after }),
+    }
+    let Some(code) = device_grant::normalize_user_code(user_code) else {
+        return Ok(None);
+    };
+    let Some(found) = ctx
+        .store
+        .device_authorization_by_user_code(&code, now)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let d = &found.authorization.value;
+    if d.expired(now) || d.status != device_grant::DeviceGrantStatus::Pending {
+        return Ok(None);
+    }
+    let Some((client, _)) = ctx.store.client(&d.client_id, now).await? else {
+        return Ok(None);
+    };
+    if client.created_at.secs() > d.created_at.secs() {
+        return Ok(None);
+    }
+    Ok(Some((found, client)))
+}
+
+/// The QR login that stands for a device authorization: its request names the client and
+/// scopes, and `{issuer}/device` where a browser login would name a redirect URI.
+async fn device_login(
+    ctx: &Context,
+    found: &FoundDeviceAuthorization,
+    ip: &str,
+    user_agent: &str,
+    scan: bool,
+    now: Timestamp,
+) -> Result<(QrLogin, Secret, Option<String>), DeviceError> {
+    let d = &found.authorization.value;
+    let request = AuthorizationRequest {
+        client_id: d.client_id.clone(),
+        redirect_uri: verification_uri(ctx).into(),
+        response_mode: ResponseMode::Query,
+        state: None,
+        nonce: None,
+        scopes: d.scopes.clone(),
+        code_challenge: None,
+        prompt: Prompt::default(),
+        max_age: None,
+        login_hint: None,
+        ui_locales: None,
+        resources: Vec::new(),
+        claims: Default::default(),
+    };
+    let browser_secret = Secret::new(random::token(ctx.random.as_ref(), 32));
+    // Never longer than the device code itself lives.
+    let ttl = ctx
+        .settings
+        .lifetimes
+        .login
+        .min(d.expires_at.secs() - now.secs())
+        .max(1);
+    let mut l = QrLogin::new(
+        ttl,
+        request,
+        browser_secret.expose(),
+        ip.to_owned(),
+        user_agent.to_owned(),
+        now,
+        ctx.random.as_ref(),
+    );
+    l.device_grant = Some(found.device_code_hash.clone());
+    let challenge = if scan {
+        let c = l.current_challenge(now);
+        l.accept_scan(&c, now);
+        Some(c)
+    } else {
+        None
+    };
+    ctx.store.create_qr_login(&l, now).await?;
+    Ok((l, browser_secret, challenge))
+}
+
+/// What the app shows after scanning `verification_uri_complete`.
+#[derive(Debug)]
+pub struct ScannedDeviceGrant {
+    /// The QR login to decide (scanned already).
+    pub login: QrLogin,
+    /// The challenge the decision must name.
+    pub challenge: String,
+    pub client: Client,
+    /// As shown on the device: `XXXX-XXXX`, for the person to compare.
+    pub user_code: String,
+}
+
+/// The app scanned a device's `verification_uri_complete` (or the person typed its code in
+/// the app): a QR login for that device authorization, scanned already, for the app to decide
+/// with the usual signed approval.
+pub async fn scan_user_code(
+    ctx: &Context,
+    user_code: &str,
+    source: &Source,
+) -> Result<ScannedDeviceGrant, DeviceError> {
+    let now = ctx.clock.now();
+    let Some((found, client)) = lookup(ctx, user_code, source, now).await? else {
+        return Err(DeviceError::UnknownLogin);
+    };
+    let shown = device_grant::display_user_code(&found.authorization.value.user_code);
+    // The login session records the device's address and user agent, as a login records its
+    // browser's: the app shows them, and the identity's recent logins keep them.
+    let (ip, agent) = {
+        let d = &found.authorization.value;
+        (d.device_ip.clone(), d.device_user_agent.clone())
+    };
+    let (login, _, challenge) = device_login(ctx, &found, &ip, &agent, true, now).await?;
+    Ok(ScannedDeviceGrant {
+        login,
+        challenge: challenge.unwrap_or_default(),
+        client,
+        user_code: shown,
+    })
+}
+
+/// What typing a user code in a browser led to.
+#[derive(Debug)]
+pub enum Entered {
+    /// Show the QR login page for this login (bound to the browser by `browser_secret`).
+    ShowQr {
+        login: Box<QrLogin>,
+        client_name: String,
+        user_code: String,
+        browser_secret: Secret,
+    },
+    /// Malformed, unknown, expired or already decided.
+    Unknown,
+}
+
+/// A person typed `user_code` at `{issuer}/device` in a browser: a QR login for its device
+/// authorization, which they approve with the app like any login.
+pub async fn enter_user_code(
+    ctx: &Context,
+    user_code: &str,
+    ip: &str,
+    user_agent: &str,
+) -> Result<Entered, DeviceError> {
+    let now = ctx.clock.now();
+    let source = Source::from_addr(ip);
+    let Some((found, client)) = lookup(ctx, user_code, &source, now).await? else {
+        return Ok(Entered::Unknown);
+    };
+    let shown = device_grant::display_user_code(&found.authorization.value.user_code);
+    let (login, browser_secret, _) = device_login(ctx, &found, ip, user_agent, false, now).await?;
+    Audit::new(Event::LoginStarted)
+        .client(&client.client_id)
+        .source(source.as_str())
+        .emit();
+    Ok(Entered::ShowQr {
+        login: Box::new(login),
+        client_name: client.name,
+        user_code: shown,
+        browser_secret,
+    })
+}
+
+/// The user code of the device authorization a QR login stands for (the app shows it, to
+/// compare with the device's screen); `None` for a browser login or a gone authorization.
+pub async fn user_code_of(
+    ctx: &Context,
+    login: &QrLogin,
+    now: Timestamp,
+) -> Result<Option<String>, StoreError> {
+    let Some(hash) = &login.device_grant else {
+        return Ok(None);
+    };
+    Ok(ctx
+        .store
+        .device_authorization(hash, now)
+        .await?
+        .map(|d| device_grant::display_user_code(&d.value.user_code)))
+}

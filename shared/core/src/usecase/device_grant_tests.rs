@@ -1,0 +1,363 @@
+//! The device authorization grant (RFC 8628) walked at exact times over the in-memory store:
+//! the polling answers second by second, the phone's decision, one redemption, expiry.
+
+use crate::domain::client::{register, Client, NewClient};
+use crate::domain::device_grant::RECORD_GRACE_SECS;
+use crate::domain::grant::Issued;
+use crate::keys::jwt;
+use crate::protocol::OAuthErrorCode;
+use crate::store::{ClientStore, IdentityStore};
+use crate::testing::{params, Builder, TestEnv, IP};
+use crate::usecase::device::{self, Decision, DeviceError};
+use crate::usecase::device_grant::{self, Started};
+use crate::usecase::token::{Presented, TokenError};
+
+async fn env_with_tv() -> (TestEnv, Client) {
+    let env = Builder::new().build().await;
+    let (tv, _) = register(
+        NewClient {
+            name: "Living room TV".into(),
+            client_id: Some("tv".into()),
+            public: true,
+            device_code: true,
+            ..Default::default()
+        },
+        env.now(),
+        env.random.as_ref(),
+    )
+    .unwrap();
+    env.store.create_client(&tv, env.now()).await.unwrap();
+    (env, tv)
+}
+
+async fn start(env: &TestEnv, client_id: &str) -> Result<Started, TokenError> {
+    let presented = Presented {
+        body_id: Some(client_id.into()),
+        ..Default::default()
+    };
+    device_grant::start(
+        &env.ctx,
+        &params(&[("scope", "openid profile email")]),
+        &presented,
+        &env.source(),
+        "tv-agent/1.0",
+    )
+    .await
+}
+
+async fn poll(env: &TestEnv, tv: &Client, s: &Started) -> Result<Issued, TokenError> {
+    device_grant::poll(&env.ctx, tv, s.device_code.expose()).await
+}
+
+fn error_of(r: Result<Issued, TokenError>) -> OAuthErrorCode {
+    match r {
+        Err(TokenError::OAuth(e)) => e.error,
+        other => panic!("expected an OAuth error, got {other:?}"),
+    }
+}
+
+/// Alice's phone scans the device's code and signs `decision`.
+async fn phone_decides(
+    env: &TestEnv,
+    user_code: &str,
+    decision: &str,
+) -> Result<Decision, DeviceError> {
+    let s = device_grant::scan_user_code(&env.ctx, user_code, &env.source()).await?;
+    let approval = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &s.login.id,
+        &s.challenge,
+        decision,
+    );
+    device::decide(&env.ctx, &s.login.id, &approval, &env.source()).await
+}
+
+#[tokio::test]
+async fn polls_are_answered_second_by_second_and_the_tokens_once() {
+    let (env, tv) = env_with_tv().await;
+    let s = start(&env, "tv").await.unwrap();
+    assert_eq!((s.expires_in, s.interval), (600, 5));
+    assert_eq!(
+        s.verification_uri,
+        "https://id.example.com/realms/scanid/device"
+    );
+    assert_eq!(
+        s.verification_uri_complete,
+        format!("{}?user_code={}", s.verification_uri, s.user_code)
+    );
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::AuthorizationPending
+    );
+    env.advance(4);
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::SlowDown
+    );
+    // The interval is 10 s now, counted from the last answered poll.
+    env.advance(9);
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::SlowDown
+    );
+    env.advance(15);
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::AuthorizationPending
+    );
+
+    // The phone sees what it approves, and where the device asked from.
+    let scanned =
+        device_grant::scan_user_code(&env.ctx, &s.user_code.to_lowercase(), &env.source())
+            .await
+            .unwrap();
+    assert_eq!(scanned.user_code, s.user_code);
+    assert_eq!(scanned.client.name, "Living room TV");
+    assert_eq!(
+        scanned.login.request.scopes,
+        ["openid", "profile"],
+        "email is ignored"
+    );
+    assert_eq!(scanned.login.browser_ip, IP);
+    assert_eq!(scanned.login.user_agent, "tv-agent/1.0");
+    assert_eq!(
+        phone_decides(&env, &s.user_code, "approve").await.unwrap(),
+        Decision::Approve
+    );
+    // Decided: the code is no longer waiting for anyone.
+    assert!(matches!(
+        phone_decides(&env, &s.user_code, "deny").await,
+        Err(DeviceError::UnknownLogin)
+    ));
+
+    let issued = poll(&env, &tv, &s).await.unwrap();
+    let id: serde_json::Map<String, serde_json::Value> = jwt::verify(
+        &crate::testing::keyring(),
+        issued.id_token.as_deref().unwrap(),
+        &env.ctx.settings.issuer(),
+        env.now(),
+    )
+    .unwrap();
+    assert_eq!(id["aud"], "tv");
+    assert_eq!(id["sub"], env.alice.sub.as_str());
+    assert!(issued.refresh_token.is_some());
+    assert_eq!(issued.scope, "openid profile");
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::InvalidGrant
+    );
+}
+
+#[tokio::test]
+async fn a_refusal_is_access_denied_until_the_code_expires() {
+    let (env, tv) = env_with_tv().await;
+    let s = start(&env, "tv").await.unwrap();
+    assert_eq!(
+        phone_decides(&env, &s.user_code, "deny").await.unwrap(),
+        Decision::Deny
+    );
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::AccessDenied
+    );
+    env.advance(600);
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::ExpiredToken
+    );
+}
+
+#[tokio::test]
+async fn expiry_is_exact_and_a_late_approval_is_refused() {
+    let (env, tv) = env_with_tv().await;
+    let s = start(&env, "tv").await.unwrap();
+    env.advance(590);
+    let scanned = device_grant::scan_user_code(&env.ctx, &s.user_code, &env.source())
+        .await
+        .unwrap();
+    assert_eq!(
+        scanned.login.expires_at,
+        env.now().plus_secs(10),
+        "the login never outlives the device code"
+    );
+    env.advance(10);
+    let approval = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &scanned.login.id,
+        &scanned.challenge,
+        "approve",
+    );
+    assert!(matches!(
+        device::decide(&env.ctx, &scanned.login.id, &approval, &env.source()).await,
+        Err(DeviceError::UnknownLogin)
+    ));
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::ExpiredToken
+    );
+    assert!(matches!(
+        device_grant::scan_user_code(&env.ctx, &s.user_code, &env.source()).await,
+        Err(DeviceError::UnknownLogin)
+    ));
+    env.advance(RECORD_GRACE_SECS);
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::InvalidGrant
+    );
+}
+
+#[tokio::test]
+async fn an_identity_disabled_after_approving_gets_no_tokens() {
+    let (env, tv) = env_with_tv().await;
+    let s = start(&env, "tv").await.unwrap();
+    phone_decides(&env, &s.user_code, "approve").await.unwrap();
+    let (mut alice, version) = env
+        .store
+        .identity(&env.alice.sub, env.now())
+        .await
+        .unwrap()
+        .unwrap();
+    alice.disabled = true;
+    env.store
+        .update_identity(&alice, version, env.now())
+        .await
+        .unwrap();
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::InvalidGrant
+    );
+}
+
+#[tokio::test]
+async fn only_clients_allowed_the_grant_start_it() {
+    let (env, _) = env_with_tv().await;
+    match start(&env, crate::testing::SPA).await {
+        Err(TokenError::OAuth(e)) => assert_eq!(e.error, OAuthErrorCode::UnauthorizedClient),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The in-memory store, with the device polling between the phone's read of the device
+/// authorization and its write, `polls` times (each poll moves the record's version on).
+struct PollingMeanwhile {
+    inner: std::sync::Arc<crate::store::memory::MemoryStore>,
+    polls: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl crate::store::Backend for PollingMeanwhile {
+    async fn get(
+        &self,
+        key: &crate::store::Key,
+        now: crate::clock::Timestamp,
+    ) -> Result<Option<crate::store::Record>, crate::store::StoreError> {
+        self.inner.get(key, now).await
+    }
+    async fn put(
+        &self,
+        record: crate::store::Record,
+        cond: crate::store::Cond,
+        now: crate::clock::Timestamp,
+    ) -> Result<(), crate::store::StoreError> {
+        self.inner.put(record, cond, now).await
+    }
+    async fn delete(
+        &self,
+        key: &crate::store::Key,
+        cond: crate::store::Cond,
+        now: crate::clock::Timestamp,
+    ) -> Result<(), crate::store::StoreError> {
+        self.inner.delete(key, cond, now).await
+    }
+    async fn consume(
+        &self,
+        key: &crate::store::Key,
+        now: crate::clock::Timestamp,
+    ) -> Result<Option<crate::store::Record>, crate::store::StoreError> {
+        self.inner.consume(key, now).await
+    }
+    async fn transact(
+        &self,
+        writes: Vec<crate::store::Write>,
+        now: crate::clock::Timestamp,
+    ) -> Result<(), crate::store::StoreError> {
+        use crate::store::{Cond, Kind, Write};
+        use std::sync::atomic::Ordering;
+        let settles = writes.iter().find_map(|w| match w {
+            Write::Put(r, _) if r.key.kind == Kind::DeviceCode => Some(r.key.clone()),
+            _ => None,
+        });
+        if let Some(key) = settles {
+            let left = self.polls.load(Ordering::SeqCst);
+            if left > 0 {
+                self.polls.store(left - 1, Ordering::SeqCst);
+                let rec = self.inner.get(&key, now).await?.unwrap();
+                let mut polled = rec.clone();
+                polled.version += 1;
+                self.inner
+                    .put(polled, Cond::Version(rec.version), now)
+                    .await?;
+            }
+        }
+        self.inner.transact(writes, now).await
+    }
+    async fn list(
+        &self,
+        kind: crate::store::Kind,
+        now: crate::clock::Timestamp,
+    ) -> Result<Vec<crate::store::Record>, crate::store::StoreError> {
+        self.inner.list(kind, now).await
+    }
+    async fn incr(
+        &self,
+        key: &crate::store::Key,
+        expires_at: i64,
+        now: crate::clock::Timestamp,
+    ) -> Result<u64, crate::store::StoreError> {
+        self.inner.incr(key, expires_at, now).await
+    }
+}
+
+/// `env`'s context on a store where the device polls `polls` times during the decision.
+fn polled_during_decisions(env: &TestEnv, polls: usize) -> crate::Context {
+    crate::Context::new(
+        env.ctx.settings.clone(),
+        std::sync::Arc::new(PollingMeanwhile {
+            inner: env.store.clone(),
+            polls: polls.into(),
+        }),
+        crate::testing::keyring(),
+        env.clock.clone(),
+        env.random.clone(),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_poll_between_the_phone_s_read_and_write_does_not_lose_the_decision() {
+    let (env, tv) = env_with_tv().await;
+    for (polls, expect_ok) in [(1, true), (3, true), (4, false)] {
+        let s = start(&env, "tv").await.unwrap();
+        let scanned = device_grant::scan_user_code(&env.ctx, &s.user_code, &env.source())
+            .await
+            .unwrap();
+        let approval = env.phone.approval(
+            &env.ctx,
+            &env.alice.sub,
+            &scanned.login.id,
+            &scanned.challenge,
+            "approve",
+        );
+        let ctx = polled_during_decisions(&env, polls);
+        let r = device::decide(&ctx, &scanned.login.id, &approval, &env.source()).await;
+        if expect_ok {
+            assert_eq!(r.unwrap(), Decision::Approve, "{polls} polls meanwhile");
+            assert!(poll(&env, &tv, &s).await.is_ok());
+        } else {
+            // Contention that outlasts the retries is a 503 to retry, never "decided".
+            assert!(matches!(r, Err(DeviceError::Busy)), "{r:?}");
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The device authorization grant (RFC 8628): the device authorization endpoint, and the
+//! verification page where a person types the device's code and logs in with the QR. The
+//! token endpoint's `device_code` grant is in [`super::token`]; the app's scan of
+//! `verification_uri_complete` in [`super::device_api::scan`].
+
+use serde_json::json;
+
+use crate::domain::authorize::Params;
+use crate::domain::login;
+use crate::pages;
+use crate::protocol::OAuthError;
+use crate::usecase::device::DeviceError;
+use crate::usecase::device_grant::{self, Entered};
+use crate::usecase::token::Presented;
+use crate::Context;
+use crate::{
+    check_realm, cookies, form_pairs, get_or_post_params, single, source, source_ip, user_agent,
+    HttpError, Request, Response,
+};
+
+/// `POST .../protocol/openid-connect/auth/device` (RFC 8628 §3.1, §3.2): client
+/// authentication as at the token endpoint.
+pub async fn authorization(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
+    let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
+        OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
+    })?);
+    let presented = Presented::from_params(super::token::basic_credentials(&req)?, &params)?;
+    let s = device_grant::start(ctx, &params, &presented, &source(&req), &user_agent(&req)).await?;
+    Ok(super::token::no_store(
+        200,
+        &json!({
+            "device_code": s.device_code.expose(),
+            "user_code": s.user_code,
+            "verification_uri": s.verification_uri,
+            "verification_uri_complete": s.verification_uri_complete,
+            "expires_in": s.expires_in,
+            "interval": s.interval,
+        }),
+    ))
+}
+
+/// The code entry form, with `user_code` prefilled and `error` said (status 200 or 400).
+fn form(ctx: &Context, status: u16, user_code: &str, error: &str) -> Response {
+    let action = device_grant::verification_uri(ctx);
+    // Offered for a code from `verification_uri_complete`, not for one that was refused.
+    let app_link = if user_code.is_empty() || !error.is_empty() {
+        String::new()
+    } else {
+        let q = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("user_code", user_code)
+            .finish();
+        format!("{}/app/scan?{q}", ctx.settings.issuer())
+    };
+    pages::html(ctx.random.as_ref(), status, "'self'", Vec::new(), |nonce| {
+        askama::Template::render(&crate::views::DevicePage {
+            nonce,
+            action: &action,
+            user_code,
+            error,
+            app_link: &app_link,
+        })
+    })
+}
+
+/// `GET .../device[?user_code=]`: the form. `POST .../device`: the typed code starts a QR
+/// login for the device authorization (rate limited per source, RFC 8628 §5.1).
+pub async fn page(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
+    let (pairs, after_post) = get_or_post_params(&req)?;
+    let typed = single(&pairs, "user_code").unwrap_or_default();
+    // Only what a code can be is echoed back into the form.
+    let shown: String = typed
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
+        .take(16)
+        .collect();
+    if !after_post {
+        return Ok(form(ctx, 200, &shown, ""));
+    }
+    let entered = device_grant::enter_user_code(ctx, &typed, &source_ip(&req), &user_agent(&req))
+        .await
+        .map_err(|e| match e {
+            DeviceError::RateLimited { retry_after } => HttpError::RateLimited {
+                html: true,
+                retry_after,
+            },
+            DeviceError::Store(s) => HttpError::from_page_store(s),
+            other => HttpError::from(other),
+        })?;
+    Ok(match entered {
+        Entered::Unknown => form(
+            ctx,
+            400,
+            &shown,
+            "This code is not valid, has expired or was used. Check the code on your device, or start again there.",
+        ),
+        Entered::ShowQr {
+            login,
+            client_name,
+            user_code,
+            browser_secret,
+        } => {
+            let cookie = cookies::set(
+                ctx,
+                &cookies::login(ctx, &login.id),
+                browser_secret.expose(),
+                Some(ctx.settings.lifetimes.login + login::RECORD_GRACE_SECS),
+            );
+            super::login::qr_page(
+                ctx,
+                &login,
+                &format!("{client_name} (code {user_code})"),
+                vec![cookie],
+            )
+        }
+    })
+}
+
+/// The end of a verification: the phone approved (the device is connected) or refused.
+pub(crate) fn finished(
+    ctx: &Context,
+    approved: bool,
+    client_name: &str,
+    cookies: Vec<String>,
+) -> Response {
+    let (title, message) = if approved {
+        (
+            "Device connected",
+            format!("{client_name} is now connected to your scanid account. You can close this window and go back to the device."),
+        )
+    } else {
+        (
+            "Device not connected",
+            format!("You refused {client_name}: the device was not connected. You can close this window."),
+        )
+    };
+    pages::html(ctx.random.as_ref(), 200, "'none'", cookies, |nonce| {
+        askama::Template::render(&crate::views::ErrorPage {
+            nonce,
+            title,
+            message: &message,
+        })
+    })
+}

@@ -1,0 +1,159 @@
+//! The fourth attack run (docs/security.md): issue 28's new surfaces (dynamic client
+//! registration, resource indicators, request objects, the `claims` parameter) attacked with
+//! raw requests against the real `scanid serve`. Each test failed on the code before its fix.
+
+use scanid_tests::{post_form, request, Resp, TestServer, CB};
+use serde_json::{json, Value};
+
+const REGISTER: &str = "/realms/scanid/clients-registrations/openid-connect";
+const API: &str = "https://api.example/";
+
+fn register(s: &TestServer, body: &Value) -> Value {
+    let r = request(
+        "POST",
+        &s.url(REGISTER),
+        &[("Content-Type", "application/json")],
+        body.to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    r.json()
+}
+
+fn id_and_secret(registered: &Value) -> (String, String) {
+    (
+        registered["client_id"].as_str().unwrap().to_owned(),
+        registered["client_secret"].as_str().unwrap().to_owned(),
+    )
+}
+
+fn client_credentials_basic(
+    s: &TestServer,
+    id: &str,
+    secret: &str,
+    extra: &[(&str, &str)],
+) -> Resp {
+    let mut pairs = vec![("grant_type", "client_credentials")];
+    pairs.extend_from_slice(extra);
+    post_form(&s.oidc("token"), Some((id, secret)), &pairs)
+}
+
+fn client_credentials_post(s: &TestServer, id: &str, secret: &str) -> Resp {
+    post_form(
+        &s.oidc("token"),
+        None,
+        &[
+            ("grant_type", "client_credentials"),
+            ("client_id", id),
+            ("client_secret", secret),
+        ],
+    )
+}
+
+fn assert_invalid_client(r: &Resp, what: &str) {
+    assert_eq!(r.status, 401, "{what}: {}", r.text());
+    assert_eq!(r.json()["error"], "invalid_client", "{what}");
+}
+
+/// A self-registered client is held to the `token_endpoint_auth_method` it registered (RFC 7591
+/// §2, as node-oidc-provider does): a client that registered `client_secret_post` cannot
+/// authenticate with HTTP Basic, and one that registered `client_secret_basic` (the default)
+/// cannot send its secret in the body. Before the fix both were accepted.
+#[test]
+fn a_self_registered_client_must_use_the_auth_method_it_registered() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &["--open-client-registration", "true"]);
+    let grants = json!(["authorization_code", "client_credentials"]);
+
+    let post = register(
+        &s,
+        &json!({"redirect_uris": [CB], "grant_types": grants,
+                "token_endpoint_auth_method": "client_secret_post"}),
+    );
+    assert_eq!(post["token_endpoint_auth_method"], "client_secret_post");
+    let (id, secret) = id_and_secret(&post);
+    assert_invalid_client(
+        &client_credentials_basic(&s, &id, &secret, &[]),
+        "client_secret_post client using Basic",
+    );
+    let ok = client_credentials_post(&s, &id, &secret);
+    assert_eq!(ok.status, 200, "{}", ok.text());
+
+    let basic = register(&s, &json!({"redirect_uris": [CB], "grant_types": grants}));
+    assert_eq!(basic["token_endpoint_auth_method"], "client_secret_basic");
+    let (id, secret) = id_and_secret(&basic);
+    assert_invalid_client(
+        &client_credentials_post(&s, &id, &secret),
+        "client_secret_basic client posting its secret",
+    );
+    let ok = client_credentials_basic(&s, &id, &secret, &[]);
+    assert_eq!(ok.status, 200, "{}", ok.text());
+}
+
+/// With open registration anyone can be a confidential client; it must not be able to mint, with
+/// no person and no consent, an access token for one of the operator's resource servers
+/// (`--resource`). Before the fix a self-registered client got `aud: https://api.example/` from
+/// `client_credentials` + `resource`. Its own token (aud: itself) it still gets.
+#[test]
+fn a_self_registered_client_gets_no_machine_token_for_the_operators_resources() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(
+        dir.path(),
+        &["--open-client-registration", "true", "--resource", API],
+    );
+    let reg = register(
+        &s,
+        &json!({"redirect_uris": [CB],
+                "grant_types": ["authorization_code", "client_credentials"]}),
+    );
+    let (id, secret) = id_and_secret(&reg);
+    let r = client_credentials_basic(&s, &id, &secret, &[("resource", API)]);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_target");
+    let own = client_credentials_basic(&s, &id, &secret, &[]);
+    assert_eq!(own.status, 200, "{}", own.text());
+}
+
+/// A self-registered client may call itself anything, e.g. the name of the operator's shop. The
+/// consent page says so, but the person decides on the phone: the app's scan answer said only
+/// "Shop" and where it redirects. It now says `self_registered` (the web app and `scanid app`
+/// show "registered itself ... nobody has checked that name"); the operator's clients are not
+/// marked.
+#[test]
+fn the_app_is_told_that_a_self_registered_client_named_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    scanid_tests::create_client(
+        d,
+        &[
+            "--name",
+            "Shop",
+            "--client-id",
+            "shop",
+            "--redirect-uri",
+            CB,
+        ],
+    );
+    let s = TestServer::start(dir.path(), &["--open-client-registration", "true"]);
+    let fake = register(&s, &json!({"redirect_uris": [CB], "client_name": "Shop"}));
+    let app = scanid_tests::TestApp::enroll(&s, "namecheck");
+    for (client_id, self_registered) in
+        [("shop", false), (fake["client_id"].as_str().unwrap(), true)]
+    {
+        let url = scanid_tests::auth_url(
+            &s,
+            &[
+                ("client_id", client_id),
+                ("redirect_uri", CB),
+                ("response_type", "code"),
+                ("state", "st"),
+                ("scope", "openid"),
+            ],
+        );
+        let (_, payload) = scanid_tests::open(&mut scanid_tests::Browser::new(), &url);
+        let scanned = app.scan(&payload);
+        assert_eq!(scanned.status, 200, "{}", scanned.text());
+        let client = &scanned.json()["client"];
+        assert_eq!(client["name"], "Shop");
+        assert_eq!(client["self_registered"], self_registered, "{client}");
+    }
+}
