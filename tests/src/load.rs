@@ -920,8 +920,8 @@ fn check_replaced_refresh_refused(svc: &Service, f: &Family) {
 }
 
 /// Destructive checks on two families, which leave the model: the code of one is redeemed
-/// again ([`check_code_spent`]), a replaced refresh token of another is presented
-/// ([`check_replaced_refresh_refused`]). Returns how many checks ran.
+/// again (`check_code_spent`), a replaced refresh token of another is presented
+/// (`check_replaced_refresh_refused`). Returns how many checks ran.
 pub fn sacrifice(svc: &Service, m: &mut Model, rng: &mut Rng) -> usize {
     let mut ran = 0;
     if !m.families.is_empty() {

@@ -5,7 +5,7 @@
 //! * [`usecase`]: one function per thing a user does, over the repositories and the signer.
 //! * [`store`]: the record primitive, the repositories over it, and test doubles.
 //! * [`keys`]: the [`keys::Signer`] trait, local keys, the key set, JWT encoding and the JWKS.
-//! * [`ctx`]: the context every handler gets (settings, store, keys, clock, randomness).
+//! * [`context`]: the context every handler gets (settings, store, keys, clock, randomness).
 //!
 //! The adapters live in their own crates (`scanid-sqlite`, `scanid-aws`), the HTTP edge in
 //! `scanid-http`, so that a Lambda function links only what it uses.
@@ -25,6 +25,9 @@ pub mod telemetry;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
 pub mod usecase;
+
+#[cfg(test)]
+mod properties;
 
 pub use context::Context;
 

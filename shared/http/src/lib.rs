@@ -13,6 +13,9 @@ pub mod pages;
 pub mod routes;
 pub mod views;
 
+#[cfg(test)]
+mod properties;
+
 // The core's modules under `crate::`, so handlers name them as they did in one crate.
 use scanid_core::{clock, domain, keys, protocol, random, store, usecase, Context};
 

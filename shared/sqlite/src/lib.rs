@@ -300,7 +300,7 @@ impl EmbeddedStore {
     }
 
     /// Deletes expired records (reads already ignore them); returns how many. In batches of
-    /// [`SWEEP_BATCH`], each its own write: other writes go on between them (one delete of
+    /// `SWEEP_BATCH`, each its own write: other writes go on between them (one delete of
     /// everything held the writer for over a second in the soak).
     pub async fn sweep(&self, now: Timestamp) -> Result<usize, StoreError> {
         let now = now.secs();

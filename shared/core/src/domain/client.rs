@@ -229,7 +229,7 @@ impl Client {
         self.grant_types.contains(&grant)
     }
 
-    /// docs/requirements.md A1: exact match, except that the port of a loopback (127.0.0.1, [::1])
+    /// docs/requirements.md A1: exact match, except that the port of a loopback (127.0.0.1, \[::1\])
     /// http redirect may vary (RFC 8252 §7.3).
     pub fn redirect_uri_matches(&self, presented: &str) -> bool {
         self.redirect_uris

@@ -214,7 +214,7 @@ pub fn new_refresh_token(
 }
 
 /// Claims by scope, for the id token and userinfo: the one rule of what each scope releases
-/// (the consent page describes the same, [`crate::http::pages::describe_scope`]), and what the
+/// (the consent page describes the same, `scanid_http::pages::describe_scope`), and what the
 /// `claims` request parameter asked for by name for this place (`requested`, OIDC Core §5.5,
 /// [`crate::domain::claims_request`]: consented to with the rest).
 ///

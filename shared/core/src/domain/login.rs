@@ -3,7 +3,7 @@
 //! * Bound to the browser that opened it: the browser holds a random secret in an HttpOnly
 //!   cookie; the session stores only its SHA-256 (Q1).
 //! * The QR's challenge rotates BankID-style: `HMAC-SHA256(session secret, time step)`, a step
-//!   of [`CHALLENGE_STEP`] seconds, a scan accepted for the last [`CHALLENGE_WINDOW`] steps (Q2).
+//!   of [`CHALLENGE_STEP_SECS`] seconds, a scan accepted for the last [`CHALLENGE_WINDOW`] steps (Q2).
 //! * Decided at most once: `Pending` -> `Approved`/`Denied` -> `Completed`, each step a
 //!   conditional write on the session's version.
 

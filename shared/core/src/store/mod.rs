@@ -11,7 +11,7 @@
 //!   old record: never read-then-delete;
 //! * apply a [`Backend::transact`] all or nothing.
 //!
-//! The adapter test suite ([`suite`]) holds every adapter to these rules.
+//! The adapter test suite (`suite`, built for tests and the `test-support` feature) holds every adapter to these rules.
 
 pub mod clients;
 pub mod device_grants;
