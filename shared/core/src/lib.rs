@@ -21,6 +21,8 @@ pub mod keys;
 pub mod protocol;
 pub mod random;
 pub mod store;
+#[cfg(any(test, feature = "test-support"))]
+pub mod strategies;
 pub mod telemetry;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;

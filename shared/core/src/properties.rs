@@ -8,55 +8,20 @@
 
 use std::sync::OnceLock;
 
+use crate::strategies::{config, hostile_text, json_object, shop};
 use proptest::prelude::*;
 
 use crate::clock::{Clock, SystemClock, Timestamp};
 use crate::domain::app_jws;
-use crate::domain::client::{self, validate_redirect_uri, Client, NewClient, RESPONSE_PARAMETERS};
+use crate::domain::client::{validate_redirect_uri, RESPONSE_PARAMETERS};
 use crate::domain::identity::{self, Registration};
 use crate::domain::ratelimit::Source;
 use crate::keys::local::KeySet;
 use crate::keys::Keyring;
-use crate::random::{SeededRandom, SystemRandom};
+use crate::random::SystemRandom;
 
 /// Cases per property (cheap: microseconds each).
 const CASES: u32 = 4000;
-
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
-/// Text that looks like what attackers send: mostly URL-ish characters, percent escapes,
-/// separators, some non-ASCII and control characters.
-fn hostile_text() -> impl Strategy<Value = String> {
-    prop_oneof![
-        4 => "[a-zA-Z0-9:/?#@!$&'()*+,;=._~%\\[\\]-]{0,80}",
-        2 => any::<String>(),
-        1 => "(%[0-9a-fA-F]{2}|[\\x00-\\x1f\\u{202e}\\u{200b}\\u{feff}]|[a-z]){0,40}",
-    ]
-}
-
-fn shop() -> Client {
-    client::register(
-        NewClient {
-            name: "Shop".into(),
-            redirect_uris: vec![
-                "https://shop.example/cb".into(),
-                "http://127.0.0.1:8000/cb".into(),
-            ],
-            client_id: Some("shop".into()),
-            ..Default::default()
-        },
-        Timestamp::from_secs(0),
-        &SeededRandom::new(7),
-    )
-    .unwrap()
-    .0
-}
 
 proptest! {
     #![proptest_config(config(CASES))]
@@ -184,51 +149,6 @@ proptest! {
             prop_assert_eq!(Source::from_addr(&one), Source::from_addr(&two));
         }
     }
-}
-
-fn json_object() -> impl Strategy<Value = serde_json::Map<String, serde_json::Value>> {
-    let leaf = prop_oneof![
-        Just(serde_json::Value::Null),
-        any::<bool>().prop_map(serde_json::Value::from),
-        any::<i64>().prop_map(serde_json::Value::from),
-        any::<f64>().prop_map(|f| serde_json::Number::from_f64(f)
-            .map_or(serde_json::Value::Null, serde_json::Value::Number)),
-        hostile_text().prop_map(serde_json::Value::from),
-        Just(serde_json::Value::from("https://cdn.example.com/a.png")),
-        Just(serde_json::Value::from("SE")),
-    ];
-    let value = leaf.prop_recursive(3, 24, 4, |inner| {
-        prop_oneof![
-            proptest::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::Array),
-            proptest::collection::btree_map("[a-z_]{1,8}", inner, 0..4)
-                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
-        ]
-    });
-    proptest::collection::btree_map(
-        prop_oneof![
-            prop::sample::select(vec![
-                "name",
-                "display_name",
-                "country_code",
-                "profile_photo",
-                "public_key",
-                "registration",
-                "approval",
-                "update",
-                "rotation",
-                "sub",
-                "aud",
-                "iat",
-                "exp",
-                "jti",
-            ])
-            .prop_map(str::to_owned),
-            "[a-z_]{1,10}",
-        ],
-        value,
-        0..8,
-    )
-    .prop_map(|m| m.into_iter().collect())
 }
 
 fn key() -> &'static (aws_lc_rs::signature::EcdsaKeyPair, Vec<u8>) {

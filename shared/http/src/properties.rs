@@ -7,34 +7,14 @@
 //! the shrunk input that caused it.
 
 use proptest::prelude::*;
+use scanid_core::strategies::{config, hostile_text, shop};
 
-use crate::clock::Timestamp;
 use crate::domain::authorize::{self, Params};
-use crate::domain::client::{self, Client, NewClient};
 use crate::handlers::token::basic_credentials;
-use crate::random::SeededRandom;
 use crate::{cookies, form_pairs, query_pairs};
 
 /// Cases per property (cheap: microseconds each).
 const CASES: u32 = 4000;
-
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
-/// Text that looks like what attackers send: mostly URL-ish characters, percent escapes,
-/// separators, some non-ASCII and control characters.
-fn hostile_text() -> impl Strategy<Value = String> {
-    prop_oneof![
-        4 => "[a-zA-Z0-9:/?#@!$&'()*+,;=._~%\\[\\]-]{0,80}",
-        2 => any::<String>(),
-        1 => "(%[0-9a-fA-F]{2}|[\\x00-\\x1f\\u{202e}\\u{200b}\\u{feff}]|[a-z]){0,40}",
-    ]
-}
 
 /// A request builder as API Gateway would hand it to a handler.
 fn request(
@@ -50,24 +30,6 @@ fn request(
         b = b.header(k.as_str(), v.as_str());
     }
     b.body(lambda_http::Body::Binary(body)).ok()
-}
-
-fn shop() -> Client {
-    client::register(
-        NewClient {
-            name: "Shop".into(),
-            redirect_uris: vec![
-                "https://shop.example/cb".into(),
-                "http://127.0.0.1:8000/cb".into(),
-            ],
-            client_id: Some("shop".into()),
-            ..Default::default()
-        },
-        Timestamp::from_secs(0),
-        &SeededRandom::new(7),
-    )
-    .unwrap()
-    .0
 }
 
 proptest! {

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
-use super::flows::jti_write;
+use super::flows::{jti_write, new_grant_writes};
 use super::typed::Versioned;
 use super::{Backend, Cond, Key, Kind, Outcome, Record, StoreError, Typed, Write};
 use crate::clock::Timestamp;
@@ -143,7 +143,7 @@ pub trait DeviceGrants: Backend {
         expires_at: i64,
         now: Timestamp,
     ) -> Result<Outcome, StoreError> {
-        let writes = vec![
+        let mut writes = vec![
             Write::Delete(
                 Key::new(Kind::DeviceCode, device_code_hash),
                 Cond::Version(old.record.version),
@@ -153,19 +153,8 @@ pub trait DeviceGrants: Backend {
                 Record::new(Key::new(Kind::Sso, &sso.0.sid), sso.0, Some(sso.1))?,
                 Cond::Absent,
             ),
-            Write::Put(
-                Record::new(Key::new(Kind::Grant, &grant.id), grant, Some(expires_at))?,
-                Cond::Absent,
-            ),
-            Write::Put(
-                Record::new(
-                    Key::new(Kind::Refresh, refresh_hash),
-                    refresh,
-                    Some(expires_at),
-                )?,
-                Cond::Absent,
-            ),
         ];
+        writes.extend(new_grant_writes(grant, refresh_hash, refresh, expires_at)?);
         outcome(self.transact(writes, now).await)
     }
 }

@@ -203,6 +203,30 @@ pub(crate) fn jti_write(sub: &str, jti: &str, expires_at: i64) -> Result<Write, 
     ))
 }
 
+/// The writes that create a grant and its first refresh token (a code redeemed, a device code
+/// redeemed), both new, both kept until `expires_at`.
+pub(crate) fn new_grant_writes(
+    grant: &Grant,
+    refresh_hash: &str,
+    refresh: &RefreshRecord,
+    expires_at: i64,
+) -> Result<[Write; 2], StoreError> {
+    Ok([
+        Write::Put(
+            Record::new(Key::new(Kind::Grant, &grant.id), grant, Some(expires_at))?,
+            Cond::Absent,
+        ),
+        Write::Put(
+            Record::new(
+                Key::new(Kind::Refresh, refresh_hash),
+                refresh,
+                Some(expires_at),
+            )?,
+            Cond::Absent,
+        ),
+    ])
+}
+
 /// A live code, read for its checks before it is redeemed.
 #[derive(Debug, Clone)]
 pub struct PendingCode {
@@ -258,21 +282,8 @@ pub trait Codes: Backend {
         };
         let mut spent = Record::new(Key::new(Kind::Code, &c.hash), &used, Some(expires_at))?;
         spent.version = c.version + 1;
-        let writes = vec![
-            Write::Put(spent, Cond::Version(c.version)),
-            Write::Put(
-                Record::new(Key::new(Kind::Grant, &grant.id), grant, Some(expires_at))?,
-                Cond::Absent,
-            ),
-            Write::Put(
-                Record::new(
-                    Key::new(Kind::Refresh, refresh_hash),
-                    refresh,
-                    Some(expires_at),
-                )?,
-                Cond::Absent,
-            ),
-        ];
+        let mut writes = vec![Write::Put(spent, Cond::Version(c.version))];
+        writes.extend(new_grant_writes(grant, refresh_hash, refresh, expires_at)?);
         outcome(self.transact(writes, now).await)
     }
 
