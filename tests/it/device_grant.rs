@@ -355,6 +355,32 @@ fn rfc8628_another_client_or_an_unknown_code_is_invalid_grant() {
     );
 }
 
+/// RFC 8707 with RFC 8628: a device authorization grants no resource, so a poll naming one is
+/// `invalid_target` (not a token for the client), and it does not count as a poll.
+#[test]
+fn rfc8707_a_resource_with_a_device_code_is_invalid_target() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &["--resource", "https://api.example/"]);
+    tv(&s, "tv");
+    let d = start(&s, ("tv", None), "openid").json();
+    let code = d["device_code"].as_str().unwrap();
+    let r = post_form(
+        &s.oidc("token"),
+        None,
+        &[
+            ("grant_type", DEVICE_GRANT),
+            ("device_code", code),
+            ("client_id", "tv"),
+            ("resource", "https://api.example/"),
+        ],
+    );
+    assert_eq!(error_of(&r), "invalid_target");
+    assert_eq!(
+        error_of(&poll(&s, ("tv", None), code)),
+        "authorization_pending"
+    );
+}
+
 #[test]
 fn rfc8628_bad_input_gets_clear_errors() {
     let dir = tempfile::tempdir().unwrap();

@@ -208,13 +208,10 @@ pub async fn token(
         TokenRequest::ClientCredentials { scope } => {
             client_credentials(ctx, &client, scope, &resource).await
         }
-        // No resource is granted by a device authorization (RFC 8707 is not part of RFC 8628
-        // here): asking for one gets `invalid_target` rather than a token for the client.
-        TokenRequest::DeviceCode { .. } if !resource.is_empty() => Err(oauth(
-            OAuthErrorCode::InvalidTarget,
-            "the device grant issues tokens for the client only",
-        )),
         TokenRequest::DeviceCode { device_code } => {
+            // A device authorization grants no resource (its request takes none): a `resource`
+            // is one not granted, `invalid_target` before the poll counts.
+            audience(ctx, &resource, Some(&[]))?;
             super::device_grant::poll(ctx, &client, device_code).await
         }
     }?;
