@@ -12,10 +12,10 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use scanid_tests::{
-    attr, auth_url, code_of, consent_url, create_client, exchange_code, get, introspect,
-    jwt_claims, jwt_header, location, login, params_of, post_form, pyjwt_verify, redeem, request,
-    secret_of, userinfo, Browser, Resp, TestApp, TestServer, CB, DISCOVERY, PKCE_CHALLENGE,
-    PKCE_VERIFIER,
+    attr, auth_url, code_of, consent_url, create_client, create_shop, exchange_code, get,
+    introspect, jwt_claims, jwt_header, location, login, params_of, post_form, pyjwt_verify,
+    redeem, request, secret_of, userinfo, Browser, Resp, TestApp, TestServer, CB, DISCOVERY,
+    PKCE_CHALLENGE, PKCE_VERIFIER,
 };
 use serde_json::{json, Value};
 
@@ -31,17 +31,7 @@ struct Env {
 fn env() -> Env {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let shop = secret_of(&create_client(
-        d,
-        &[
-            "--name",
-            "Shop",
-            "--client-id",
-            "shop",
-            "--redirect-uri",
-            CB,
-        ],
-    ));
+    let shop = create_shop(d, &[]);
     let other = secret_of(&create_client(
         d,
         &[

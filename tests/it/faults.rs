@@ -20,8 +20,8 @@ use scanid_core::Context;
 use scanid_http::routes::{self, Matched};
 use scanid_sqlite::EmbeddedStore;
 use scanid_tests::{
-    attr, auth_url, consent_url, create_client, exchange_code, location, params_of, post_form,
-    secret_of, Browser, Resp, TestApp, TestServer, CB,
+    attr, auth_url, consent_url, create_client, create_shop, exchange_code, location, params_of,
+    post_form, Browser, Resp, TestApp, TestServer, CB,
 };
 use serde_json::{json, Value};
 
@@ -400,17 +400,7 @@ fn live() -> Live {
         });
     });
     let d = dir.path().to_str().unwrap();
-    let secret = secret_of(&create_client(
-        d,
-        &[
-            "--name",
-            "Shop",
-            "--client-id",
-            "shop",
-            "--redirect-uri",
-            CB,
-        ],
-    ));
+    let secret = create_shop(d, &[]);
     let s = TestServer::in_process(&base, &issuer, dir.path());
     create_client(
         d,

@@ -6,8 +6,8 @@
 
 use scanid_core::domain::request_object::unsigned;
 use scanid_tests::{
-    auth_url, code_of, create_client, jwt_claims, location, login, open, params_of, redeem,
-    secret_of, Browser, TestApp, TestServer, CB, PKCE_CHALLENGE, PKCE_VERIFIER,
+    auth_url, code_of, create_shop, jwt_claims, location, login, open, params_of, redeem, Browser,
+    TestApp, TestServer, CB, PKCE_CHALLENGE, PKCE_VERIFIER,
 };
 use serde_json::{json, Value};
 
@@ -23,19 +23,7 @@ struct Env {
 fn env() -> Env {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let shop = secret_of(&create_client(
-        d,
-        &[
-            "--name",
-            "Shop",
-            "--client-id",
-            "shop",
-            "--redirect-uri",
-            CB,
-            "--redirect-uri",
-            OTHER_CB,
-        ],
-    ));
+    let shop = create_shop(d, &["--redirect-uri", OTHER_CB]);
     let s = TestServer::start(dir.path(), &["--resource", super::resource_indicators::API]);
     let app = TestApp::enroll(&s, "requestobjectuser");
     Env {
@@ -247,17 +235,7 @@ fn a_request_object_login_survives_its_restart() {
     // request, the plain query it was validated into (AuthorizationRequest::restart_query).
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let shop = secret_of(&create_client(
-        d,
-        &[
-            "--name",
-            "Shop",
-            "--client-id",
-            "shop",
-            "--redirect-uri",
-            CB,
-        ],
-    ));
+    let shop = create_shop(d, &[]);
     let s = TestServer::start(dir.path(), &["--login-ttl", "10"]);
     let e = Env {
         app: TestApp::enroll(&s, "restartuser"),

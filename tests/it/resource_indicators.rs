@@ -5,8 +5,8 @@
 //! resource server.
 
 use scanid_tests::{
-    auth_url, code_of, create_client, introspect, jwt_claims, location, login, params_of,
-    post_form, pyjwt_verify, secret_of, userinfo, Browser, TestApp, TestServer, CB,
+    auth_url, code_of, create_shop, introspect, jwt_claims, location, login, params_of, post_form,
+    pyjwt_verify, userinfo, Browser, TestApp, TestServer, CB,
 };
 use serde_json::Value;
 
@@ -23,18 +23,7 @@ struct Env {
 fn env() -> Env {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let shop = secret_of(&create_client(
-        d,
-        &[
-            "--name",
-            "Shop",
-            "--client-id",
-            "shop",
-            "--redirect-uri",
-            CB,
-            "--client-credentials",
-        ],
-    ));
+    let shop = create_shop(d, &["--client-credentials"]);
     let s = TestServer::start(
         dir.path(),
         &["--resource", API, "--resource", &format!("{MCP},{API}")],
@@ -247,17 +236,7 @@ fn client_credentials_for_a_registered_resource() {
 fn without_registered_resources_every_resource_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let secret = secret_of(&create_client(
-        d,
-        &[
-            "--name",
-            "Shop",
-            "--client-id",
-            "shop",
-            "--redirect-uri",
-            CB,
-        ],
-    ));
+    let secret = create_shop(d, &[]);
     let s = TestServer::start(dir.path(), &[]);
     let r = Browser::new().get(&auth_url(
         &s,

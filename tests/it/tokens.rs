@@ -4,10 +4,10 @@
 use std::process::Command;
 
 use scanid_tests::{
-    auth_url, code_of, create_client, exchange_code, get, introspect, jwt_claims, location, login,
-    one_redemption_wins, params_of, post_form, python, race, redeem, repo_root, request, secret_of,
-    silent_login_error, userinfo, Browser, Resp, TestApp, TestServer, CB, PKCE_CHALLENGE,
-    PKCE_VERIFIER,
+    auth_url, code_of, create_client, create_shop, exchange_code, get, introspect, jwt_claims,
+    location, login, one_redemption_wins, params_of, post_form, python, race, redeem, repo_root,
+    request, secret_of, silent_login_error, userinfo, Browser, Resp, TestApp, TestServer, CB,
+    PKCE_CHALLENGE, PKCE_VERIFIER,
 };
 use serde_json::{json, Value};
 
@@ -23,20 +23,14 @@ struct Env {
 fn env() -> Env {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let shop = secret_of(&create_client(
+    let shop = create_shop(
         d,
         &[
-            "--name",
-            "Shop",
-            "--client-id",
-            "shop",
-            "--redirect-uri",
-            CB,
             "--post-logout-redirect-uri",
             "https://shop.example/bye",
             "--client-credentials",
         ],
-    ));
+    );
     let other = secret_of(&create_client(
         d,
         &[

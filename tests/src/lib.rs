@@ -92,6 +92,21 @@ pub fn create_client(data_dir: &str, args: &[&str]) -> serde_json::Value {
     scanid_json(&all)
 }
 
+/// Creates the confidential client `shop` ("Shop", redirect URI [`CB`], and `extra` flags) in
+/// `data_dir`, and returns its secret.
+pub fn create_shop(data_dir: &str, extra: &[&str]) -> String {
+    let mut args = vec![
+        "--name",
+        "Shop",
+        "--client-id",
+        "shop",
+        "--redirect-uri",
+        CB,
+    ];
+    args.extend_from_slice(extra);
+    secret_of(&create_client(data_dir, &args))
+}
+
 /// The `client_secret` of [`create_client`]'s answer (panics for a public client).
 pub fn secret_of(created: &serde_json::Value) -> String {
     created["client_secret"]
