@@ -30,6 +30,7 @@ mod registration;
 mod relying_parties;
 mod request_objects;
 mod resource_indicators;
+mod same_device;
 mod serve;
 mod tokens;
 mod webapp;

@@ -286,6 +286,17 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Where the login was started, as the service decided it (`started_here`: the scan carried
+/// the login's browser cookie). This app holds no browser cookie, so it is always "another
+/// device" here; a missing field says the same.
+fn where_started(info: &Value) -> &'static str {
+    if info["started_here"] == true {
+        "started on this device"
+    } else {
+        "STARTED ON ANOTHER DEVICE: approve only a login you started yourself, just now"
+    }
+}
+
 /// Tells the person on stderr what they are about to approve or deny: the client, the
 /// scopes, and the browser (a login) or the code on the device's screen (a device grant).
 fn show(info: &Value, deny: bool) {
@@ -312,10 +323,11 @@ fn show(info: &Value, deny: bool) {
         // Compare this code with the one on the device's screen.
         Some(code) => eprintln!("{verb} device {name} asking for [{scopes}], code {code}"),
         None => eprintln!(
-            "{verb} login to {name} ({}) asking for [{scopes}], from {} ({})",
+            "{verb} login to {name} ({}) asking for [{scopes}], from {} ({}); {}",
             info["client"]["redirect_host"].as_str().unwrap_or("?"),
             info["browser"]["ip"].as_str().unwrap_or("?"),
             info["browser"]["user_agent"].as_str().unwrap_or("?"),
+            where_started(info),
         ),
     }
 }

@@ -458,7 +458,7 @@ impl TestEnv {
         decision: &str,
     ) -> Result<Decision, device::DeviceError> {
         let challenge = login.current_challenge(self.now());
-        device::scan(&self.ctx, &login.id, &challenge).await?;
+        device::scan(&self.ctx, &login.id, &challenge, None).await?;
         let approval =
             self.phone
                 .approval(&self.ctx, &self.alice.sub, &login.id, &challenge, decision);

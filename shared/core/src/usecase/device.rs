@@ -117,11 +117,22 @@ pub struct Scanned {
     /// For a login that stands for a device authorization (RFC 8628): its user code, for the
     /// person to compare with the device's screen.
     pub user_code: Option<String>,
+    /// The scan came with the browser-binding secret of this very login: the login was
+    /// started in the browser the app runs in (a login on the phone itself). Decided from
+    /// that proof only, never from the User-Agent; without the secret (another device, or a
+    /// native app) it is `false`.
+    pub started_here: bool,
 }
 
 /// Accepts a scan of QR login `id` with `challenge` (remembered, so the approval must come
-/// from a device that saw the code) and says what is being asked.
-pub async fn scan(ctx: &Context, id: &str, challenge: &str) -> Result<Scanned, DeviceError> {
+/// from a device that saw the code) and says what is being asked. `browser_secret` is the
+/// login's browser-binding cookie, when the scan request carries one.
+pub async fn scan(
+    ctx: &Context,
+    id: &str,
+    challenge: &str,
+    browser_secret: Option<&str>,
+) -> Result<Scanned, DeviceError> {
     let now = ctx.clock.now();
     if id.len() > 64 || challenge.len() > 64 {
         return Err(DeviceError::UnknownLogin);
@@ -146,6 +157,7 @@ pub async fn scan(ctx: &Context, id: &str, challenge: &str) -> Result<Scanned, D
             .ok_or(DeviceError::UnknownLogin)?;
         let user_code = super::device_grant::user_code_of(ctx, &next, now).await?;
         return Ok(Scanned {
+            started_here: next.bound_to(browser_secret),
             login: next,
             client,
             user_code,

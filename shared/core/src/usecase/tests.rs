@@ -191,11 +191,11 @@ async fn scan_accepts_a_fresh_challenge_and_refuses_it_after_the_window() {
     let c0 = login.current_challenge(env.now());
     let last_fresh = CHALLENGE_STEP_SECS * CHALLENGE_WINDOW - 1; // 14 s
     env.advance(last_fresh);
-    let scanned = device::scan(&env.ctx, &login.id, &c0).await.unwrap();
+    let scanned = device::scan(&env.ctx, &login.id, &c0, None).await.unwrap();
     assert_eq!(scanned.client.client_id, SHOP);
     assert_eq!(scanned.login.scanned, vec![c0.clone()]);
     env.advance(1);
-    let late = device::scan(&env.ctx, &login.id, &c0).await;
+    let late = device::scan(&env.ctx, &login.id, &c0, None).await;
     assert!(
         matches!(late, Err(DeviceError::UnknownLogin)),
         "three steps old: {late:?}"
@@ -203,14 +203,49 @@ async fn scan_accepts_a_fresh_challenge_and_refuses_it_after_the_window() {
     // The QR shows a newer challenge by now, and that one is accepted.
     let now = login.current_challenge(env.now());
     assert_ne!(now, c0);
-    device::scan(&env.ctx, &login.id, &now).await.unwrap();
+    device::scan(&env.ctx, &login.id, &now, None).await.unwrap();
     assert!(matches!(
-        device::scan(&env.ctx, &login.id, "AAAAAAAAAAAAAAAAAAAAAA").await,
+        device::scan(&env.ctx, &login.id, "AAAAAAAAAAAAAAAAAAAAAA", None).await,
         Err(DeviceError::UnknownLogin)
     ));
 }
 
 /// Replaces the integration test that waited 11 s for a `--login-ttl 10` login to expire.
+#[tokio::test]
+async fn scan_says_started_here_only_with_the_logins_own_browser_secret() {
+    let env = env().await;
+    let (login, secret) = env.show_qr(&env.shop_auth(&[])).await;
+    let (_other, other_secret) = env.show_qr(&env.shop_auth(&[])).await;
+    let c = login.current_challenge(env.now());
+    let started_here = |s: Option<&str>| {
+        let (ctx, id, c) = (&env.ctx, login.id.clone(), c.clone());
+        let s = s.map(str::to_owned);
+        async move {
+            device::scan(ctx, &id, &c, s.as_deref())
+                .await
+                .unwrap()
+                .started_here
+        }
+    };
+    assert!(
+        started_here(Some(secret.expose())).await,
+        "the login's own browser"
+    );
+    assert!(
+        !started_here(None).await,
+        "no cookie: another device, or a native app"
+    );
+    assert!(
+        !started_here(Some(other_secret.expose())).await,
+        "another login's browser secret proves nothing"
+    );
+    assert!(!started_here(Some("")).await);
+    assert!(
+        !started_here(Some(&login.browser_hash)).await,
+        "the stored hash is not the secret"
+    );
+}
+
 #[tokio::test]
 async fn an_expired_login_refuses_scans_and_decisions_but_still_says_expired() {
     let env = env().await;
@@ -218,10 +253,18 @@ async fn an_expired_login_refuses_scans_and_decisions_but_still_says_expired() {
     let ttl = env.ctx.settings.lifetimes.login;
     env.advance(ttl - 1);
     let challenge = login.current_challenge(env.now());
-    device::scan(&env.ctx, &login.id, &challenge).await.unwrap();
+    device::scan(&env.ctx, &login.id, &challenge, None)
+        .await
+        .unwrap();
     env.advance(1);
     assert_eq!(env.now(), login.expires_at);
-    let scan = device::scan(&env.ctx, &login.id, &login.current_challenge(env.now())).await;
+    let scan = device::scan(
+        &env.ctx,
+        &login.id,
+        &login.current_challenge(env.now()),
+        None,
+    )
+    .await;
     assert!(
         matches!(scan, Err(DeviceError::UnknownLogin)),
         "expired: {scan:?}"
@@ -261,7 +304,9 @@ async fn decide_approve_once_then_already_decided() {
     let d = device::decide(&env.ctx, &login.id, &unscanned, &env.source()).await;
     assert!(matches!(d, Err(DeviceError::UnknownLogin)), "{d:?}");
 
-    device::scan(&env.ctx, &login.id, &challenge).await.unwrap();
+    device::scan(&env.ctx, &login.id, &challenge, None)
+        .await
+        .unwrap();
     env.advance(20); // the challenge rotated meanwhile; it was accepted at scan time
     let approval = env
         .phone
@@ -322,8 +367,8 @@ async fn a_replayed_jti_is_refused() {
     let (b, _) = env.show_qr(&env.shop_auth(&[("state", "st-b")])).await;
     let ca = a.current_challenge(env.now());
     let cb = b.current_challenge(env.now());
-    device::scan(&env.ctx, &a.id, &ca).await.unwrap();
-    device::scan(&env.ctx, &b.id, &cb).await.unwrap();
+    device::scan(&env.ctx, &a.id, &ca, None).await.unwrap();
+    device::scan(&env.ctx, &b.id, &cb, None).await.unwrap();
     let signed = |session: &str, challenge: &str| {
         env.phone.sign(
             &env.ctx,
@@ -352,7 +397,9 @@ async fn a_decision_signed_by_another_key_is_refused() {
     let env = env().await;
     let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
     let challenge = login.current_challenge(env.now());
-    device::scan(&env.ctx, &login.id, &challenge).await.unwrap();
+    device::scan(&env.ctx, &login.id, &challenge, None)
+        .await
+        .unwrap();
     let mallory = Device::generate();
     let forged = mallory.approval(&env.ctx, &env.alice.sub, &login.id, &challenge, "approve");
     let d = device::decide(&env.ctx, &login.id, &forged, &env.source()).await;
@@ -993,7 +1040,9 @@ async fn an_approval_presented_at_its_exp_is_refused() {
     let env = env().await;
     let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
     let challenge = login.current_challenge(env.now());
-    device::scan(&env.ctx, &login.id, &challenge).await.unwrap();
+    device::scan(&env.ctx, &login.id, &challenge, None)
+        .await
+        .unwrap();
     let approval = env
         .phone
         .approval(&env.ctx, &env.alice.sub, &login.id, &challenge, "approve");

@@ -4,7 +4,8 @@
 //!
 //! The shell is the page at `{issuer}/app/` and, for a browser, at the QR's app link
 //! ([`super::device_api::scan`]). Every file carries a strict CSP (scripts, styles and the
-//! service worker from this origin only, nothing inline), is never framed, and is revalidated
+//! service worker from this origin only, nothing inline), is never framed, keeps no opener
+//! relation with another origin (`Cross-Origin-Opener-Policy: same-origin`), and is revalidated
 //! on each load (`no-cache` + `ETag`), so a deployment reaches phones at once while the
 //! service worker keeps the shell for offline use.
 
@@ -77,6 +78,9 @@ fn headers(ctx: &Context, status: u16, content_type: &str, etag: &str) -> http::
         .header("content-type", content_type)
         .header("content-security-policy", csp(ctx))
         .header("x-frame-options", "DENY")
+        // No other origin's window keeps a handle on the app's (no `window.opener` games
+        // around the approval screen).
+        .header("cross-origin-opener-policy", "same-origin")
         .header("referrer-policy", "no-referrer")
         .header("cache-control", "no-cache")
         .header("etag", etag)

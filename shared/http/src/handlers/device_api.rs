@@ -5,6 +5,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::cookies;
 use crate::domain::identity::Identity;
 use crate::usecase::device::{self, Decision, Scanned};
 use crate::usecase::device_grant;
@@ -55,11 +56,15 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     else {
         return Err(not_found());
     };
+    // A web app on the issuer's origin, in the browser that started the login, sends that
+    // login's binding cookie: the proof of "started on this phone" (a native app has none).
+    let browser_secret = cookies::get(&req, &cookies::login(ctx, &id));
     let Scanned {
         login,
         client,
         user_code,
-    } = device::scan(ctx, &id, &challenge).await?;
+        started_here,
+    } = device::scan(ctx, &id, &challenge, browser_secret.as_deref()).await?;
     // A login that stands for a device authorization names no redirect URI of the client.
     let host = if user_code.is_some() {
         String::new()
@@ -81,6 +86,7 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
         },
         "scopes": login.request.scopes,
         "browser": { "ip": login.browser_ip, "user_agent": login.user_agent },
+        "started_here": started_here,
         "expires_at": login.expires_at.to_rfc3339_millis(),
     });
     if let Some(code) = user_code {
@@ -113,6 +119,8 @@ async fn scan_user_code(
             },
             "scopes": s.login.request.scopes,
             "browser": { "ip": s.login.browser_ip, "user_agent": s.login.user_agent },
+            // A device authorization is another device by definition.
+            "started_here": false,
             "expires_at": s.login.expires_at.to_rfc3339_millis(),
         }),
     ))
