@@ -277,20 +277,90 @@ async function showActivity(me) {
 
 // ---------------------------------------------------------------------------- approve
 
-/** Whether the login was started in this very browser (a login on the phone itself). */
+/** Whether the login was started in this very browser (a login on the phone itself). The
+ * service decides it: `started_here` is true only when the scan carried the login's own
+ * browser-binding cookie. Never guessed from the User-Agent, which anyone can copy. */
 function startedHere(info) {
-  return info.browser?.user_agent === navigator.userAgent;
+  return info.started_here === true;
+}
+
+/** How long Approve stays disarmed once the screen is in front of the person. */
+const ARM_DELAY_MS = 1500;
+
+/**
+ * The decision buttons, side by side, Deny exactly as prominent as Approve (same size, same
+ * weight). Deny works at once. Approve arms only after ARM_DELAY_MS of the screen being
+ * visible, disarms whenever the page is hidden or the window loses focus, and the delay starts
+ * again when it is back: a double click or a tap meant for something else (an overlay taken
+ * away just before) cannot land on Approve.
+ *
+ * `start()` once the buttons are on the screen; `hold(true)` while a decision is on its way.
+ */
+function decisionButtons() {
+  const approve = h('button', { type: 'button', class: 'decision approve', id: 'approve', disabled: true, 'data-armed': 'false' }, 'Approve');
+  const deny = h('button', { type: 'button', class: 'decision deny', id: 'deny' }, 'Deny');
+  const row = h('div', { class: 'buttons decisions' }, approve, deny);
+  let armed = false;
+  let held = false;
+  let timer;
+  const events = new AbortController();
+  const render = () => {
+    approve.disabled = !armed || held;
+    approve.dataset.armed = String(armed);
+    deny.disabled = held;
+  };
+  const stop = () => {
+    clearTimeout(timer);
+    events.abort();
+  };
+  const disarm = () => {
+    clearTimeout(timer);
+    armed = false;
+    render();
+  };
+  const rearm = () => {
+    disarm();
+    if (!approve.isConnected) {
+      // The screen was replaced: nothing to arm any more.
+      stop();
+      return;
+    }
+    if (document.visibilityState !== 'visible') return;
+    timer = setTimeout(() => {
+      armed = true;
+      render();
+    }, ARM_DELAY_MS);
+  };
+  const listen = (target, type, fn) => target.addEventListener(type, fn, { signal: events.signal });
+  return {
+    approve, deny, row, stop,
+    armed: () => armed,
+    hold(on) {
+      held = on;
+      render();
+    },
+    start() {
+      listen(document, 'visibilitychange', () => (document.visibilityState === 'visible' ? rearm() : disarm()));
+      listen(window, 'blur', disarm);
+      listen(window, 'focus', rearm);
+      listen(window, 'pageshow', rearm);
+      listen(window, 'pagehide', disarm);
+      rearm();
+    },
+  };
 }
 
 function showRequest(me, session, challenge, info) {
-  const approve = h('button', { type: 'button', class: 'primary', id: 'approve' }, 'Approve');
-  const deny = h('button', { type: 'button', class: 'deny', id: 'deny' }, 'Deny');
+  const buttons = decisionButtons();
+  const { approve, deny } = buttons;
   const out = h('div');
-  const decide = (yes, button) => busy(button, out, async () => {
-    approve.disabled = true;
-    deny.disabled = true;
+  const decide = async (yes) => {
+    if (yes && !buttons.armed()) return;
+    buttons.hold(true);
+    out.replaceChildren();
     try {
       const status = await device.decide(me, session, challenge, yes);
+      buttons.stop();
       history.replaceState(null, '', `${device.issuer}/app/`);
       const connected = info.user_code ? `${info.client.name} is connected. Continue on the device.` : null;
       show(status === 'approved' ? 'Login approved' : 'Login denied',
@@ -299,16 +369,14 @@ function showRequest(me, session, challenge, info) {
           : `${info.client.name} was told you said no.`),
         h('button', { type: 'button', onclick: () => showHome(me) }, 'Done'));
     } catch (e) {
-      approve.disabled = false;
-      deny.disabled = false;
-      if (e.status === 404 || e.status === 409) {
-        throw new Error('This login is no longer waiting (it expired or was decided). Scan the code again.');
-      }
-      throw e;
+      buttons.hold(false);
+      out.replaceChildren(message(e.status === 404 || e.status === 409
+        ? 'This login is no longer waiting (it expired or was decided). Scan the code again.'
+        : e.message));
     }
-  });
-  approve.addEventListener('click', () => decide(true, approve));
-  deny.addEventListener('click', () => decide(false, deny));
+  };
+  approve.addEventListener('click', () => decide(true));
+  deny.addEventListener('click', () => decide(false));
 
   if (info.user_code) {
     // A device (a TV, a CLI) asks (RFC 8628): the code on its screen must be this one.
@@ -327,8 +395,9 @@ function showRequest(me, session, challenge, info) {
           h('dt', {}, 'Address'), h('dd', { id: 'browser-ip' }, info.browser?.ip || 'unknown'),
           h('dt', {}, 'Device'), h('dd', { id: 'browser-ua' }, info.browser?.user_agent || 'unknown')),
         h('p', {}, 'Approve only if it is a device you are setting up yourself, in front of you. If the codes differ, or someone sent you this code, deny.')),
-      h('div', { class: 'buttons' }, approve, deny),
+      buttons.row,
       out);
+    buttons.start();
     return;
   }
   const here = startedHere(info);
@@ -346,8 +415,9 @@ function showRequest(me, session, challenge, info) {
         h('dt', {}, 'Address'), h('dd', { id: 'browser-ip' }, info.browser?.ip || 'unknown'),
         h('dt', {}, 'Browser'), h('dd', { id: 'browser-ua' }, info.browser?.user_agent || 'unknown')),
       here ? null : h('p', {}, 'Approve only if you started this login yourself, just now, on a screen in front of you. If someone sent you this code, deny.')),
-    h('div', { class: 'buttons' }, approve, deny),
+    buttons.row,
     out);
+  buttons.start();
 }
 
 async function showScan(me, session, challenge, info) {

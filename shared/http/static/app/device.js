@@ -91,7 +91,8 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, path, body) {
+/** Calls the device API; cookies are never sent, except where `credentials` says so. */
+async function call(method, path, body, { credentials = 'omit' } = {}) {
   let res;
   try {
     res = await fetch(`${issuer}${path}`, {
@@ -99,7 +100,7 @@ async function call(method, path, body) {
       headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
       cache: 'no-store',
-      credentials: 'omit',
+      credentials,
     });
   } catch {
     throw new ApiError(0, { error_description: 'the service cannot be reached; are you online?' });
@@ -125,10 +126,12 @@ export async function signUp({ name, displayName, country }) {
   return profile;
 }
 
-/** What a scanned QR asks (app protocol §3). */
+/** What a scanned QR asks (app protocol §3). The one call that sends this origin's cookies:
+ * a login started in this very browser holds its binding cookie, and the service answers
+ * `started_here: true` only on that proof. */
 export function scan(session, challenge) {
   const q = new URLSearchParams({ session, challenge });
-  return call('GET', `/app/scan?${q}`);
+  return call('GET', `/app/scan?${q}`, undefined, { credentials: 'same-origin' });
 }
 
 /** What a device's code asks (RFC 8628 device grant): a login session scanned already, its

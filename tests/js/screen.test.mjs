@@ -1,0 +1,177 @@
+// The approval screen against pressure tricks (issue 24), in Chromium with separate browser
+// contexts at separate addresses: an attacker who copies the victim phone's User-Agent still
+// gets "another device" on the victim's phone (the service decides "started here" from the
+// login's own browser cookie, never from the User-Agent); a login started in the phone's own
+// browser says "Started on this phone"; Approve arms only after a delay once the screen is
+// visible, and again after the page was hidden or lost focus; Deny works at once.
+//
+// The addresses: `scanid serve --trusted-proxy 127.0.0.1` believes `X-Forwarded-For`, as behind
+// an operator's load balancer; each context sends its own through `extraHTTPHeaders`.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { PNG } from 'pngjs';
+import jsQR from 'jsqr';
+import { startServer, launchBrowser } from './helpers.mjs';
+
+/** The victim's phone (a mobile context); the attacker copies its User-Agent. */
+const PHONE = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+  userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+};
+/** RFC 5737 documentation addresses. */
+const ATTACKER_IP = '203.0.113.7';
+const VICTIM_IP = '198.51.100.20';
+
+let server, browser;
+
+before(async () => {
+  server = await startServer(['--trusted-proxy', '127.0.0.1', '--signup-rate-per-hour', '100']);
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+/** The victim's phone at VICTIM_IP, signed up in the web app as `name`. */
+async function victimPhone(name) {
+  const context = await browser.newContext({ ...PHONE, extraHTTPHeaders: { 'X-Forwarded-For': VICTIM_IP } });
+  const page = await context.newPage();
+  await page.goto(`${server.issuer}/app/`);
+  await page.locator('#signup-form').waitFor();
+  await page.fill('#name', name);
+  await page.locator('#name-hint.ok').waitFor();
+  await page.fill('#display-name', `${name} display`);
+  await page.fill('#country', 'SE');
+  await page.tap('#signup');
+  await page.locator('#identity').waitFor();
+  return { context, page };
+}
+
+/** Opens the demo's login in `page`: its QR code, read from the image as a camera does. */
+async function qrLink(page) {
+  await page.goto(server.demo);
+  await page.click('#login');
+  await page.locator('#qr svg').waitFor();
+  const png = PNG.sync.read(await page.locator('#qr svg').screenshot());
+  const code = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
+  assert.ok(code, 'the QR image decodes');
+  return code.data;
+}
+
+const approveState = (page) => page.locator('#approve').evaluate((b) => ({ disabled: b.disabled, armed: b.dataset.armed }));
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Approve stays disarmed for a while, then arms by itself (the delay is 1.5 s). */
+async function armsOnlyAfterTheDelay(page, why) {
+  assert.deepEqual(await approveState(page), { disabled: true, armed: 'false' }, `${why}: disarmed at first`);
+  await sleep(800);
+  assert.equal((await approveState(page)).disabled, true, `${why}: still disarmed 0.8 s later`);
+  await page.locator('#approve:enabled').waitFor({ timeout: 5_000 });
+  assert.deepEqual(await approveState(page), { disabled: false, armed: 'true' }, `${why}: armed`);
+}
+
+/** Makes the page look hidden (`hidden: true`) or visible again, as a switch of tabs does. */
+function setVisibility(page, hidden) {
+  return page.evaluate((h) => {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (h ? 'hidden' : 'visible') });
+    Object.defineProperty(document, 'hidden', { configurable: true, get: () => h });
+    document.dispatchEvent(new Event('visibilitychange'));
+  }, hidden);
+}
+
+test('an attacker copying the phone\'s User-Agent from another address: the phone says "another device"; Approve arms after the delay, again after hiding or losing focus', async () => {
+  // The attacker's browser, at its own address, claims to be the victim's phone.
+  const attacker = await browser.newContext({
+    viewport: { width: 1280, height: 900 },
+    userAgent: PHONE.userAgent,
+    extraHTTPHeaders: { 'X-Forwarded-For': ATTACKER_IP },
+  });
+  const attackerPage = await attacker.newPage();
+  const link = await qrLink(attackerPage);
+  assert.equal(await attackerPage.evaluate(() => navigator.userAgent), PHONE.userAgent);
+
+  // The victim's phone scans the forwarded code.
+  const victim = await victimPhone('victim');
+  const res = await victim.page.goto(link);
+  assert.equal(res.headers()['cross-origin-opener-policy'], 'same-origin', 'the app page keeps no opener');
+  await victim.page.locator('#request').waitFor();
+  const where = victim.page.locator('#where');
+  assert.match(await where.getAttribute('class'), /\bwarn\b/);
+  assert.match(await where.textContent(), /started on another device/);
+  assert.doesNotMatch(await where.textContent(), /Started on this phone/);
+  // The User-Agents are indeed equal; the address is the attacker's.
+  assert.equal(await victim.page.textContent('#browser-ua'), PHONE.userAgent);
+  assert.equal(await victim.page.textContent('#browser-ip'), ATTACKER_IP);
+
+  // Deny is as prominent as Approve: same size and weight, side by side.
+  const box = (sel) => victim.page.locator(sel).boundingBox();
+  const [a, d] = [await box('#approve'), await box('#deny')];
+  assert.equal(Math.round(a.width), Math.round(d.width));
+  assert.equal(Math.round(a.height), Math.round(d.height));
+  assert.equal(Math.round(a.y), Math.round(d.y), 'side by side');
+  const weight = (sel) => victim.page.locator(sel).evaluate((b) => getComputedStyle(b).fontWeight + getComputedStyle(b).fontSize);
+  assert.equal(await weight('#approve'), await weight('#deny'));
+
+  await armsOnlyAfterTheDelay(victim.page, 'on arrival');
+  // The page is hidden (another app on top): disarmed, and it does not arm while hidden.
+  await setVisibility(victim.page, true);
+  assert.equal((await approveState(victim.page)).disabled, true, 'disarmed when hidden');
+  await sleep(2_000);
+  assert.equal((await approveState(victim.page)).disabled, true, 'never armed while hidden');
+  await setVisibility(victim.page, false);
+  await armsOnlyAfterTheDelay(victim.page, 'visible again');
+  // The window loses focus (an overlay, a popup) and gets it back: the delay starts again.
+  await victim.page.evaluate(() => window.dispatchEvent(new Event('blur')));
+  assert.equal((await approveState(victim.page)).disabled, true, 'disarmed on blur');
+  await victim.page.evaluate(() => window.dispatchEvent(new Event('focus')));
+  await armsOnlyAfterTheDelay(victim.page, 'focused again');
+
+  // The victim denies; the attacker's browser is told no.
+  await victim.page.tap('#deny');
+  await victim.page.locator('#decided[data-status="denied"]').waitFor();
+  await attackerPage.waitForURL(/\/demo\/callback/, { timeout: 10_000 });
+  assert.match(await attackerPage.textContent('main'), /access_denied|denied/i);
+  await attacker.close();
+  await victim.context.close();
+});
+
+test('a login started in the phone\'s own browser says "Started on this phone"; Deny works at once', async () => {
+  const phone = await victimPhone('selfie');
+  // The phone's browser opens the login itself, and its camera opens the code in a new tab.
+  const loginPage = await phone.context.newPage();
+  const link = await qrLink(loginPage);
+  await phone.page.bringToFront();
+  await phone.page.goto(link);
+  await phone.page.locator('#request').waitFor();
+  const where = phone.page.locator('#where');
+  assert.match(await where.getAttribute('class'), /\bok\b/);
+  assert.match(await where.textContent(), /Started on this phone/);
+  assert.equal(await phone.page.textContent('#browser-ip'), VICTIM_IP);
+  // Deny does not wait for the delay that Approve does.
+  assert.equal((await approveState(phone.page)).disabled, true);
+  assert.equal(await phone.page.locator('#deny').isEnabled(), true);
+  await phone.page.tap('#deny', { timeout: 1_000 });
+  await phone.page.locator('#decided[data-status="denied"]').waitFor();
+  await loginPage.waitForURL(/\/demo\/callback/, { timeout: 10_000 });
+  await phone.context.close();
+});
+
+test('the same phone\'s app, scanning a login of another browser context with the same User-Agent, says "another device"', async () => {
+  // Same address and User-Agent as the phone, another browser (no cookie of the login): only
+  // the cookie tells them apart.
+  const other = await browser.newContext({ ...PHONE, extraHTTPHeaders: { 'X-Forwarded-For': VICTIM_IP } });
+  const link = await qrLink(await other.newPage());
+  const phone = await victimPhone('twin');
+  await phone.page.goto(link);
+  await phone.page.locator('#request').waitFor();
+  assert.match(await phone.page.locator('#where').getAttribute('class'), /\bwarn\b/);
+  assert.equal(await phone.page.textContent('#browser-ua'), PHONE.userAgent);
+  assert.equal(await phone.page.textContent('#browser-ip'), VICTIM_IP);
+  await other.close();
+  await phone.context.close();
+});
