@@ -4,9 +4,9 @@
 //! signatures, which an independent JWT library (PyJWT) verifies from the JWKS alone.
 
 use scanid_tests::{
-    auth_url, exchange_code, get, introspect, location, login, one_redemption_wins, params_of,
-    post_form, pyjwt_verify, race, redeem, require_emulator, scanid, scanid_json, userinfo,
-    Browser, TestApp, TestServer, CB,
+    auth_url, exchange_code, get, introspect, location, login, one_redemption_wins, open,
+    params_of, post_form, pyjwt_verify, race, redeem, request, require_emulator, scanid,
+    scanid_json, userinfo, Browser, TestApp, TestServer, CB,
 };
 use serde_json::Value;
 
@@ -862,4 +862,46 @@ fn device_grant_on_dynamodb_with_kms_signing() {
         crate::device_grant::approve_with_the_reference_app(&s, ("tv", Some(&secret)), dir.path());
     let id = verify_independently(&s, t["id_token"].as_str().unwrap());
     assert_eq!(id["aud"], "tv");
+}
+
+#[test]
+fn started_here_on_dynamodb_needs_the_logins_own_cookie() {
+    let aws = Aws::init("kms-envelope");
+    register_shop(&aws);
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&aws, &dir);
+    let url = auth_url(
+        &s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("state", "st"),
+            ("scope", "openid"),
+        ],
+    );
+    let mut b = Browser::new();
+    let (_, payload) = open(&mut b, &url);
+    let mut ob = Browser::new();
+    let (_, other) = open(&mut ob, &url);
+    let session = params_of(&payload)["session"].clone();
+    let name = format!("scanid_login_{session}");
+    let own = format!("{name}={}", b.jar[&name]);
+    let scan = |cookie: Option<&str>| {
+        let mut h = vec![
+            ("Accept", "application/json"),
+            ("User-Agent", b.user_agent.as_str()),
+        ];
+        h.extend(cookie.map(|c| ("Cookie", c)));
+        let r = request("GET", &payload, &h, b"");
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()["started_here"].clone()
+    };
+    assert_eq!(scan(None), false, "the same User-Agent proves nothing");
+    assert_eq!(scan(Some(&own)), true);
+    // Another login's cookie, under its own name or under this login's, is no proof.
+    let other_name = format!("scanid_login_{}", params_of(&other)["session"]);
+    let other_value = ob.jar[&other_name].clone();
+    assert_eq!(scan(Some(&format!("{other_name}={other_value}"))), false);
+    assert_eq!(scan(Some(&format!("{name}={other_value}"))), false);
 }
