@@ -5,7 +5,7 @@ use async_trait::async_trait;
 
 use super::{Backend, Cond, Key, Kind, Record, StoreError, Write};
 use crate::clock::Timestamp;
-use crate::domain::identity::{self, Identity, LoginActivity};
+use crate::domain::identity::{self, Activity, Identity, LoginActivity, StoredActivity};
 
 /// Why an identity was not created. Nothing was written in any case.
 #[derive(Debug, thiserror::Error)]
@@ -84,7 +84,8 @@ pub trait IdentityStore: Send + Sync {
     ) -> Result<(), StoreError>;
     /// Whether `name` is taken: by an identity, or held after its identity was deleted.
     async fn name_taken(&self, name: &str, now: Timestamp) -> Result<bool, StoreError>;
-    /// Adds a login to the identity's recent logins (newest first, bounded).
+    /// Adds a login to the identity's recent logins (newest first, bounded); an approved
+    /// login's place joins the identity's places ([`Activity::with`]).
     async fn record_login(
         &self,
         sub: &str,
@@ -97,6 +98,8 @@ pub trait IdentityStore: Send + Sync {
         sub: &str,
         now: Timestamp,
     ) -> Result<Vec<LoginActivity>, StoreError>;
+    /// The identity's recent logins and the places it approved logins from.
+    async fn login_history(&self, sub: &str, now: Timestamp) -> Result<Activity, StoreError>;
     /// Spends device-signed request ids of a request that writes nothing else;
     /// [`StoreError::ConditionFailed`] when one was used.
     async fn spend_jtis(
@@ -260,13 +263,17 @@ impl<B: Backend + ?Sized> IdentityStore for B {
         for _ in 0..3 {
             let (record, cond) = match self.get(&key, now).await? {
                 Some(old) => {
-                    let list: Vec<LoginActivity> = old.value()?;
-                    let mut r = old.next(&identity::with_login(&list, entry.clone()))?;
+                    let history: Activity = old.value::<StoredActivity>()?.into();
+                    let mut r = old.next(&history.with(entry.clone()))?;
                     r.expires_at = expires;
                     (r, Cond::Version(old.version))
                 }
                 None => (
-                    Record::new(key.clone(), &vec![entry.clone()], expires)?,
+                    Record::new(
+                        key.clone(),
+                        &Activity::default().with(entry.clone()),
+                        expires,
+                    )?,
                     Cond::Absent,
                 ),
             };
@@ -285,12 +292,16 @@ impl<B: Backend + ?Sized> IdentityStore for B {
         sub: &str,
         now: Timestamp,
     ) -> Result<Vec<LoginActivity>, StoreError> {
+        Ok(self.login_history(sub, now).await?.logins)
+    }
+
+    async fn login_history(&self, sub: &str, now: Timestamp) -> Result<Activity, StoreError> {
         match self
             .get(&Key::new(Kind::IdentityActivity, sub), now)
             .await?
         {
-            Some(r) => r.value(),
-            None => Ok(Vec::new()),
+            Some(r) => Ok(r.value::<StoredActivity>()?.into()),
+            None => Ok(Activity::default()),
         }
     }
 
