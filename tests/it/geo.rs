@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use scanid_tests::{
-    auth_url, create_shop, params_of, python, repo_root, request, scanid, scanid_json,
-    Browser, Resp, TestApp, TestServer, CB,
+    auth_url, create_shop, params_of, python, repo_root, request, scanid, scanid_json, Browser,
+    Resp, TestApp, TestServer, CB,
 };
 use serde_json::{json, Value};
 
