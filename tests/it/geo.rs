@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use scanid_tests::{
-    auth_url, create_shop, params_of, python, repo_root, request, scanid, scanid_json, Browser,
-    Resp, TestApp, TestServer, CB,
+    auth_url, create_shop, params_of, python, repo_root, request, require_emulator, scanid,
+    scanid_json, Browser, Resp, TestApp, TestServer, CB,
 };
 use serde_json::{json, Value};
 
@@ -108,28 +108,79 @@ fn data_dir(d: &Path) -> &str {
 #[test]
 fn the_phone_sees_the_attackers_location_and_a_refusing_client_cancels_the_approval() {
     let d = tempfile::tempdir().unwrap();
-    let (city, asn, _) = geoip_dbs(d.path());
-    create_shop(data_dir(d.path()), &["--refuse-on", "location_mismatch"]);
-    let shown = scanid_json(&[
-        "client",
-        "show",
-        "--client-id",
-        "shop",
-        "--data-dir",
-        data_dir(d.path()),
+    let dir = data_dir(d.path()).to_owned();
+    refusal_flow(d.path(), &["--data-dir", &dir]);
+}
+
+#[test]
+fn the_same_on_dynamodb() {
+    require_emulator();
+    let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
+    let out = scanid_json(&[
+        "aws",
+        "init",
+        "--table",
+        &table,
+        "--signing",
+        "kms-envelope",
+        "--create-kms-key",
     ]);
-    assert_eq!(shown["refuse_on"], json!(["location_mismatch"]));
-    let s = TestServer::start_with_audit(
+    let key_id = out["kms_key_id"].as_str().unwrap().to_owned();
+    let d = tempfile::tempdir().unwrap();
+    refusal_flow(
         d.path(),
         &[
-            "--trusted-proxy",
-            "127.0.0.1",
-            "--geoip-db",
-            city.to_str().unwrap(),
-            "--geoip-db",
-            asn.to_str().unwrap(),
+            "--table",
+            &table,
+            "--signing",
+            "kms-envelope",
+            "--kms-key-id",
+            &key_id,
         ],
     );
+}
+
+/// `scanid client ARGS` on the store `store` names.
+fn client_cmd(args: &[&str], store: &[&str]) -> Value {
+    let mut all = vec!["client"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(store);
+    scanid_json(&all)
+}
+
+/// The attacker in Lagos relays a QR to the victim in Stockholm; the shop refuses a location
+/// mismatch, then only warns. `store`: the store flags of the operator commands (and of the
+/// server, but for the data dir, which is its own).
+fn refusal_flow(d: &Path, store: &[&str]) {
+    let (city, asn, _) = geoip_dbs(d);
+    client_cmd(
+        &[
+            "create",
+            "--name",
+            "Shop",
+            "--client-id",
+            "shop",
+            "--redirect-uri",
+            CB,
+            "--refuse-on",
+            "location_mismatch",
+        ],
+        store,
+    );
+    let shown = client_cmd(&["show", "--client-id", "shop"], store);
+    assert_eq!(shown["refuse_on"], json!(["location_mismatch"]));
+    let mut flags = vec![
+        "--trusted-proxy",
+        "127.0.0.1",
+        "--geoip-db",
+        city.to_str().unwrap(),
+        "--geoip-db",
+        asn.to_str().unwrap(),
+    ];
+    if store.first() != Some(&"--data-dir") {
+        flags.extend_from_slice(store);
+    }
+    let s = TestServer::start_with_audit(d, &flags);
     let app = TestApp::enroll(&s, "victim");
 
     // The attacker opens the login page and relays its QR to the victim.
@@ -185,19 +236,19 @@ fn the_phone_sees_the_attackers_location_and_a_refusing_client_cancels_the_appro
     );
 
     // The operator relaxes the policy: every flag warns, and the person decides.
-    let updated = scanid_json(&[
-        "client",
-        "update",
-        "--client-id",
-        "shop",
-        "--refuse-on",
-        "none",
-        "--data-dir",
-        data_dir(d.path()),
-    ]);
+    let updated = client_cmd(
+        &["update", "--client-id", "shop", "--refuse-on", "none"],
+        store,
+    );
     assert_eq!(updated["refuse_on"], json!([]));
-    let listed = scanid_json(&["client", "list", "--data-dir", data_dir(d.path())]);
-    assert_eq!(listed["clients"][0]["refuse_on"], json!([]));
+    let listed = client_cmd(&["list"], store);
+    let shop = listed["clients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["client_id"] == "shop")
+        .unwrap();
+    assert_eq!(shop["refuse_on"], json!([]));
     // The client is read again by the running server (no cache of its policy).
     let payload = started_from(&s, ATTACKER);
     let info = scan_from(&payload, VICTIM_PHONE).json();
