@@ -557,7 +557,15 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
         place: Some(place.into()),
         flags: vec![Flag::FirstFromHere],
     };
-    assert_eq!(s.login_history(&sub, T0).await.unwrap().places.len(), 0);
+    assert_eq!(
+        s.login_history(&sub, T0)
+            .await
+            .unwrap()
+            .activity
+            .places
+            .len(),
+        0
+    );
     s.record_login(&sub, login(0, "approved", "SE/AS64500"), T0)
         .await
         .unwrap();
@@ -573,7 +581,7 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     s.record_login(&sub, login(4, "approved", "SE/AS64500"), T0)
         .await
         .unwrap();
-    let h = s.login_history(&sub, T0).await.unwrap();
+    let h = s.login_history(&sub, T0).await.unwrap().activity;
     assert_eq!(
         h.places,
         vec!["SE/AS64500", "DE/AS64503"],
@@ -595,16 +603,47 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
         .await
         .unwrap();
     }
-    let h = s.login_history(&sub, T0).await.unwrap();
+    let h = s.login_history(&sub, T0).await.unwrap().activity;
     assert_eq!(h.places.len(), APPROVED_PLACES, "bounded");
     assert_eq!(h.places[0], format!("{}.0.0.0/24", APPROVED_PLACES + 3));
     assert!(
         !h.places.contains(&"SE/AS64500".to_owned()),
         "the oldest go"
     );
+    // A login added on the history as read: one conditional write; on a history that
+    // changed meanwhile it is added all the same, nothing lost.
+    let read = s.login_history(&sub, T0).await.unwrap();
+    s.record_login_after(&sub, login(40, "approved", "FI/AS1"), &read, T0)
+        .await
+        .unwrap();
+    s.record_login_after(&sub, login(41, "denied", "FI/AS1"), &read, T0)
+        .await
+        .unwrap();
+    let h = s.login_history(&sub, T0).await.unwrap().activity;
+    assert_eq!(h.logins[0], login(41, "denied", "FI/AS1"));
+    assert_eq!(h.logins[1], login(40, "approved", "FI/AS1"));
+    assert_eq!(h.places[0], "FI/AS1");
+    let fresh = id("sub");
+    let none = s.login_history(&fresh, T0).await.unwrap();
+    s.record_login_after(&fresh, login(1, "approved", "SE/AS64500"), &none, T0)
+        .await
+        .unwrap();
+    s.record_login_after(&fresh, login(2, "approved", "NO/AS2"), &none, T0)
+        .await
+        .unwrap();
+    let h = s.login_history(&fresh, T0).await.unwrap().activity;
+    assert_eq!(h.places, vec!["NO/AS2", "SE/AS64500"]);
     // Expiry is checked on read: the whole history goes with its record.
     let later = T0.plus_secs(RECENT_LOGINS_TTL_SECS + 1);
-    assert_eq!(s.login_history(&sub, later).await.unwrap().places.len(), 0);
+    assert_eq!(
+        s.login_history(&sub, later)
+            .await
+            .unwrap()
+            .activity
+            .places
+            .len(),
+        0
+    );
 
     // A record as written before the places were kept: a list of logins.
     let before = id("sub");
@@ -621,12 +660,12 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     )
     .await
     .unwrap();
-    let h = s.login_history(&before, T0).await.unwrap();
+    let h = s.login_history(&before, T0).await.unwrap().activity;
     assert_eq!((h.logins.len(), h.places.len()), (1, 0));
     s.record_login(&before, login(5, "approved", "SE/AS64500"), T0)
         .await
         .unwrap();
-    let h = s.login_history(&before, T0).await.unwrap();
+    let h = s.login_history(&before, T0).await.unwrap().activity;
     assert_eq!(
         (h.logins.len(), h.places.as_slice()),
         (2, &["SE/AS64500".to_owned()][..])

@@ -16,8 +16,8 @@ use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::domain::risk::{self, Flag};
 use crate::geoip::{self, Geo};
 use crate::store::{
-    ClientStore, DeviceGrants, IdentityStore, NewIdentityError, Outcome, QrLogins, SsoSessions,
-    StoreError,
+    ClientStore, DeviceGrants, IdentityStore, LoginHistory, NewIdentityError, Outcome, QrLogins,
+    SsoSessions, StoreError,
 };
 
 /// Why a device request fails; the HTTP layer chooses the status.
@@ -148,6 +148,9 @@ pub struct Assessment {
     pub flags: Vec<Flag>,
     /// The flags the client's policy refuses: non-empty, the login cannot be approved.
     pub refused: Vec<Flag>,
+    /// The identity's login history as read (when the identity is known): the decision adds
+    /// its login to it without reading it again.
+    pub history: Option<LoginHistory>,
 }
 
 /// Judges `login` of `client`, looked at by a phone at `phone_ip`. `sub`, the identity, when
@@ -170,14 +173,14 @@ pub async fn assess(
     };
     let attempts: Vec<Timestamp> = history
         .as_ref()
-        .map(|h| h.logins.iter().map(|l| l.at).collect())
+        .map(|h| h.activity.logins.iter().map(|l| l.at).collect())
         .unwrap_or_default();
     let flags = risk::flags(
         &browser,
         &place,
         &phone,
         history.as_ref().map(|h| risk::History {
-            approved_places: &h.places,
+            approved_places: &h.activity.places,
             attempts: &attempts,
         }),
         ctx.settings.high_usage_logins_per_hour,
@@ -191,6 +194,7 @@ pub async fn assess(
         phone,
         flags,
         refused,
+        history,
     })
 }
 
@@ -464,7 +468,11 @@ async fn remember_login(
         place: assessment.map(|a| a.place.clone()),
         flags: assessment.map(|a| a.flags.clone()).unwrap_or_default(),
     };
-    if let Err(e) = ctx.store.record_login(sub, entry, now).await {
+    let recorded = match assessment.and_then(|a| a.history.as_ref()) {
+        Some(read) => ctx.store.record_login_after(sub, entry, read, now).await,
+        None => ctx.store.record_login(sub, entry, now).await,
+    };
+    if let Err(e) = recorded {
         tracing::warn!(error = %e, "recording a login in the identity's recent logins");
     }
 }
