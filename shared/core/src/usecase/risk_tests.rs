@@ -265,3 +265,70 @@ async fn without_a_database_the_prefix_is_the_place() {
         .unwrap();
     assert_eq!(h.activity.places, vec!["198.51.100.0/24"]);
 }
+
+#[tokio::test]
+async fn a_refused_device_grant_is_denied_to_the_device() {
+    use crate::domain::client::{register, NewClient};
+    use crate::protocol::OAuthErrorCode;
+    use crate::testing::params;
+    use crate::usecase::device_grant;
+    use crate::usecase::token::{Presented, TokenError};
+    let env = env().await;
+    let (tv, _) = register(
+        NewClient {
+            name: "Living room TV".into(),
+            client_id: Some("tv".into()),
+            public: true,
+            device_code: true,
+            refuse_on: vec![Flag::LocationMismatch],
+            ..Default::default()
+        },
+        env.now(),
+        env.random.as_ref(),
+    )
+    .unwrap();
+    env.store.create_client(&tv, env.now()).await.unwrap();
+    // The device asks from Lagos; the phone is in Stockholm.
+    let started = device_grant::start(
+        &env.ctx,
+        &params(&[("scope", "openid")]),
+        &Presented {
+            body_id: Some("tv".into()),
+            ..Default::default()
+        },
+        &Source::from_addr(ATTACKER),
+        "tv-agent/1.0",
+    )
+    .await
+    .unwrap();
+    let s = device_grant::scan_user_code(&env.ctx, &started.user_code, &env.source())
+        .await
+        .unwrap();
+    let a = device::assess(&env.ctx, &s.login, &s.client, VICTIM_PHONE, None, env.now())
+        .await
+        .unwrap();
+    assert_eq!(
+        (a.flags.clone(), a.refused.clone()),
+        (vec![Flag::LocationMismatch], vec![Flag::LocationMismatch])
+    );
+    let approval = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &s.login.id,
+        &s.challenge,
+        "approve",
+    );
+    let d = device::decide(
+        &env.ctx,
+        &s.login.id,
+        &approval,
+        &Source::from_addr(VICTIM_PHONE),
+    )
+    .await;
+    assert!(matches!(&d, Err(DeviceError::Refused(_))), "{d:?}");
+    env.advance(5);
+    match device_grant::poll(&env.ctx, &tv, started.device_code.expose()).await {
+        Err(TokenError::OAuth(e)) => assert_eq!(e.error, OAuthErrorCode::AccessDenied),
+        other => panic!("expected access_denied, got {other:?}"),
+    }
+}
