@@ -22,6 +22,7 @@ mod device_grant;
 mod directory;
 mod events;
 mod faults;
+mod geo;
 mod hardening;
 mod load_driver;
 mod login;

@@ -4,6 +4,7 @@ use clap::{Args, Subcommand};
 use scanid_core::clock::{Clock, SystemClock};
 use scanid_core::domain::client::{self, ClientSecret, ClientType, NewClient};
 use scanid_core::domain::registration;
+use scanid_core::domain::risk::Flag;
 use scanid_core::random::SystemRandom;
 use scanid_core::store::{ClientStore, StoreError};
 use scanid_core::usecase::registration::{create_initial_access_token, CreateTokenError};
@@ -17,6 +18,10 @@ pub enum ClientCommand {
     Create(CreateArgs),
     /// List registered clients.
     List(StoreArgs),
+    /// Show one client.
+    Show(IdArgs),
+    /// Change a client's policy: which risk flags refuse a login (the others warn).
+    Update(UpdateArgs),
     /// Delete a client.
     Delete(IdArgs),
     /// Replace a confidential client's secret; prints the new secret (once).
@@ -97,8 +102,49 @@ pub struct CreateArgs {
     /// OIDC Back-Channel Logout: where logout tokens are POSTed when a session ends.
     #[arg(long)]
     pub backchannel_logout_uri: Option<String>,
+    /// Risk flags that refuse a login instead of warning (comma-separated):
+    /// location_mismatch, first_from_here, high_usage; default none.
+    #[arg(long)]
+    pub refuse_on: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct UpdateArgs {
+    #[arg(long)]
+    pub client_id: String,
+    /// Risk flags that refuse a login instead of warning (comma-separated):
+    /// location_mismatch, first_from_here, high_usage; `none`: every flag warns.
+    #[arg(long)]
+    pub refuse_on: String,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// `--refuse-on`'s flags.
+fn refuse_on(s: Option<&str>) -> Result<Vec<Flag>, CliError> {
+    Flag::parse_list(s.unwrap_or("")).map_err(|e| CliError::Usage(format!("--refuse-on {e}")))
+}
+
+/// A client as `client list` and `client show` print it.
+fn client_json(c: &client::Client) -> serde_json::Value {
+    json!({
+        "client_id": c.client_id,
+        "name": c.name,
+        "client_type": c.client_type,
+        "redirect_uris": c.redirect_uris,
+        "post_logout_redirect_uris": c.post_logout_redirect_uris,
+        "grant_types": c.grant_types,
+        "token_alg": c.token_alg,
+        "resource_server": c.resource_server,
+        "web_origins": c.web_origins,
+        "backchannel_logout_uri": c.backchannel_logout_uri,
+        "refuse_on": c.refuse_on,
+        "created_at": c.created_at.to_rfc3339_millis(),
+        // Registered by itself (RFC 7591), not by an operator.
+        "registered": registration::self_registered(c),
+    })
 }
 
 /// Operator commands do not serve, so the public URL only needs to be well-formed.
@@ -111,29 +157,33 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
         ClientCommand::Create(a) => create(a, now).await?,
         ClientCommand::List(a) => {
             let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
-            let clients: Vec<_> = store
-                .clients(now)
-                .await?
-                .into_iter()
-                .map(|c| {
-                    json!({
-                        "client_id": c.client_id,
-                        "name": c.name,
-                        "client_type": c.client_type,
-                        "redirect_uris": c.redirect_uris,
-                        "post_logout_redirect_uris": c.post_logout_redirect_uris,
-                        "grant_types": c.grant_types,
-                        "token_alg": c.token_alg,
-                        "resource_server": c.resource_server,
-                        "web_origins": c.web_origins,
-                        "backchannel_logout_uri": c.backchannel_logout_uri,
-                        "created_at": c.created_at.to_rfc3339_millis(),
-                        // Registered by itself (RFC 7591), not by an operator.
-                        "registered": registration::self_registered(&c),
-                    })
-                })
-                .collect();
+            let clients: Vec<_> = store.clients(now).await?.iter().map(client_json).collect();
             print_json(&json!({ "clients": clients }));
+        }
+        ClientCommand::Show(a) => {
+            let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+            let Some((c, _)) = store.client(&a.client_id, now).await? else {
+                return Err(CliError::Usage(format!("no client {:?}", a.client_id)));
+            };
+            print_json(&client_json(&c));
+        }
+        ClientCommand::Update(a) => {
+            let flags = refuse_on(Some(&a.refuse_on))?;
+            let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+            let Some((mut c, version)) = store.client(&a.client_id, now).await? else {
+                return Err(CliError::Usage(format!("no client {:?}", a.client_id)));
+            };
+            c.refuse_on = flags;
+            match store.update_client(&c, version, now).await {
+                Ok(()) => {}
+                Err(StoreError::ConditionFailed) => {
+                    return Err(CliError::Failed(
+                        "the client changed meanwhile; try again".into(),
+                    ))
+                }
+                Err(e) => return Err(e.into()),
+            }
+            print_json(&client_json(&c));
         }
         ClientCommand::Delete(a) => {
             let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
@@ -210,6 +260,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             // Only a loopback public URL the operator names: the command's own
             // default (a loopback URL) says nothing about where the server runs.
             local_development: a.config.public_url.is_some() && settings.local_development(),
+            refuse_on: refuse_on(a.refuse_on.as_deref())?,
         },
         now,
         &SystemRandom::new(),

@@ -277,8 +277,14 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
     if status != 200 {
         return Err(refused(status, &body));
     }
-    let mut out =
-        json!({ "status": body["status"], "client": info["client"], "scopes": info["scopes"] });
+    let mut out = json!({
+        "status": body["status"],
+        "client": info["client"],
+        "scopes": info["scopes"],
+        "browser": info["browser"],
+        "phone": info["phone"],
+        "flags": info["flags"],
+    });
     if let Some(code) = info["user_code"].as_str() {
         out["user_code"] = json!(code);
     }
@@ -330,6 +336,60 @@ fn show(info: &Value, deny: bool) {
             where_started(info),
         ),
     }
+    for line in where_from(info) {
+        eprintln!("{line}");
+    }
+}
+
+/// Where the login came from, where this phone is, when it was asked for and the risk
+/// flags as warnings (issue 24), one line each.
+fn where_from(info: &Value) -> Vec<String> {
+    let place = |v: &Value| {
+        let mut parts = vec![v["ip"].as_str().unwrap_or("?").to_owned()];
+        let loc = &v["location"];
+        let names: Vec<&str> = [&loc["city"], &loc["country"]]
+            .into_iter()
+            .filter_map(Value::as_str)
+            .collect();
+        if !names.is_empty() {
+            let code = loc["country_code"]
+                .as_str()
+                .map(|c| format!(" ({c})"))
+                .unwrap_or_default();
+            parts.push(format!("{}{code}", names.join(", ")));
+        }
+        if let Some(asn) = v["network"]["asn"].as_u64() {
+            let org = v["network"]["org"]
+                .as_str()
+                .map(|o| format!(" {o}"))
+                .unwrap_or_default();
+            parts.push(format!("network AS{asn}{org}"));
+        }
+        parts.join(", ")
+    };
+    let mut out = vec![format!("  login started from: {}", place(&info["browser"]))];
+    if info["phone"].is_object() {
+        out.push(format!("  this phone:         {}", place(&info["phone"])));
+    }
+    if let Some(at) = info["requested_at"].as_str() {
+        out.push(format!("  requested at:       {at}"));
+    }
+    for f in info["flags"].as_array().into_iter().flatten() {
+        let why = match f.as_str().unwrap_or("") {
+            "location_mismatch" => "the login was started in another country than this phone's",
+            "first_from_here" => "you have never approved a login from that place",
+            "high_usage" => "many logins were asked for your identity in the last hour",
+            other => other,
+        };
+        out.push(format!("  WARNING: {why} ({})", f.as_str().unwrap_or("?")));
+    }
+    if info["refused"] == true {
+        out.push(
+            "  This login cannot be approved: the application refuses logins with these warnings."
+                .into(),
+        );
+    }
+    out
 }
 
 fn load(c: &Common) -> Result<(KeySet, EcdsaKeyPair), CliError> {

@@ -17,6 +17,9 @@ pub enum Event {
     LoginApproved,
     /// The phone denied a QR login.
     LoginDenied,
+    /// An approval the client's policy refused (issue 24): the login is cancelled; the
+    /// detail names the refusing risk flags.
+    LoginRefused,
     /// The person allowed the client on the consent page (or a remembered consent applied).
     ConsentGranted,
     /// The person denied the client on the consent page.
@@ -62,6 +65,7 @@ impl Event {
             Event::LoginStarted => "login.started",
             Event::LoginApproved => "login.approved",
             Event::LoginDenied => "login.denied",
+            Event::LoginRefused => "login.refused",
             Event::ConsentGranted => "consent.granted",
             Event::ConsentDenied => "consent.denied",
             Event::CodeIssued => "code.issued",
@@ -167,6 +171,7 @@ mod tests {
             Event::LoginStarted,
             Event::LoginApproved,
             Event::LoginDenied,
+            Event::LoginRefused,
             Event::ConsentGranted,
             Event::ConsentDenied,
             Event::CodeIssued,

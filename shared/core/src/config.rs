@@ -236,6 +236,14 @@ settings! {
         flag: None, default: None, repeatable: false,
         help: "Behind the template's CloudFront edge: only requests carrying this secret (its X-Scanid-Edge header) are served, and the client address is CloudFront-Viewer-Address",
     }
+    GEOIP_DB geoip_db = "SCANID_GEOIP_DB" {
+        flag: Some("geoip-db"), default: None, repeatable: true,
+        help: "A MaxMind DB file (GeoIP2/GeoLite2 City or Country, and ASN; repeatable) read at start to show where a login came from (default none: the address alone)",
+    }
+    HIGH_USAGE_LOGINS_PER_HOUR high_usage_logins_per_hour = "SCANID_HIGH_USAGE_LOGINS_PER_HOUR" {
+        flag: Some("high-usage-logins-per-hour"), default: Some("10"), repeatable: false,
+        help: "More login attempts than this for one identity within an hour raise the `high_usage` flag (1 to 20)",
+    }
     APP_STORE_URL_IOS app_store_url_ios = "SCANID_APP_STORE_URL_IOS" {
         flag: Some("app-store-url-ios"), default: Some("https://apps.apple.com/app/scanid"), repeatable: false,
         help: "App Store link shown to people without the app",
@@ -390,6 +398,10 @@ pub struct Settings {
     pub resources: Vec<String>,
     /// Anyone may register a client (RFC 7591) without an initial access token.
     pub open_client_registration: bool,
+    /// The GeoIP databases (MaxMind DB files) read at start ([`crate::geoip`]); empty: none.
+    pub geoip_db: Vec<PathBuf>,
+    /// More login attempts than this for one identity within an hour raise `high_usage`.
+    pub high_usage_logins_per_hour: u64,
 }
 
 impl Settings {
@@ -456,6 +468,10 @@ impl Settings {
             ))
             .map_err(|(r, why)| bad("SCANID_RESOURCES", format!("{r:?}: {why}")))?,
             open_client_registration: flag(&setting::OPEN_CLIENT_REGISTRATION, raw)?,
+            geoip_db: list(setting::GEOIP_DB.raw(raw))
+                .map(PathBuf::from)
+                .collect(),
+            high_usage_logins_per_hour: high_usage(raw)?,
         })
     }
 }
@@ -591,6 +607,22 @@ fn limits(raw: &RawSettings) -> Result<Limits, ConfigError> {
         registrations_per_hour: count(&REGISTRATION_RATE_PER_HOUR, raw)?,
         user_codes_per_minute: count(&USER_CODE_RATE_PER_MINUTE, raw)?,
     })
+}
+
+/// The `high_usage` threshold: 1 to [`crate::domain::identity::RECENT_LOGINS`] (the recent
+/// logins it is counted in).
+fn high_usage(raw: &RawSettings) -> Result<u64, ConfigError> {
+    let max = crate::domain::identity::RECENT_LOGINS as u64;
+    let v = setting::HIGH_USAGE_LOGINS_PER_HOUR
+        .value(raw)
+        .unwrap_or_default();
+    match v.trim().parse::<u64>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(bad(
+            "SCANID_HIGH_USAGE_LOGINS_PER_HOUR",
+            format!("{v:?}: a whole number from 1 to {max}"),
+        )),
+    }
 }
 
 /// The hosts external photos may be on, and the bucket of hosted ones.
@@ -754,6 +786,29 @@ mod tests {
             "registration is closed by default"
         );
         assert_eq!(s.limits.registrations_per_hour, 20);
+        assert!(s.geoip_db.is_empty(), "no GeoIP database by default");
+        assert_eq!(s.high_usage_logins_per_hour, 10);
+    }
+
+    #[test]
+    fn geoip_files_and_the_high_usage_threshold() {
+        let mut r = raw();
+        r.geoip_db = Some("/srv/city.mmdb, /srv/asn.mmdb".into());
+        r.high_usage_logins_per_hour = Some("20".into());
+        let s = Settings::from_raw(&r).unwrap();
+        assert_eq!(
+            s.geoip_db,
+            vec![
+                PathBuf::from("/srv/city.mmdb"),
+                PathBuf::from("/srv/asn.mmdb")
+            ]
+        );
+        assert_eq!(s.high_usage_logins_per_hour, 20);
+        for bad in ["0", "21", "ten"] {
+            r.high_usage_logins_per_hour = Some(bad.into());
+            let e = Settings::from_raw(&r).unwrap_err();
+            assert_eq!(e.setting, "SCANID_HIGH_USAGE_LOGINS_PER_HOUR", "{bad}");
+        }
     }
 
     #[test]

@@ -23,6 +23,8 @@ pub enum StartError {
     Store(#[from] StoreError),
     #[error("signing keys: {0}")]
     Keys(#[from] SignError),
+    #[error(transparent)]
+    GeoIp(#[from] crate::geoip::GeoIpError),
     #[error("{0}")]
     Unsupported(String),
 }
@@ -49,6 +51,9 @@ pub struct Context {
     /// Where signed back-channel logout tokens go ([`crate::backchannel`]); by default
     /// nowhere (each is logged and audited as given up).
     pub backchannel: Arc<dyn LogoutDelivery>,
+    /// Where an address is ([`crate::geoip`]): the configured MaxMind DB files, read once at
+    /// start; by default nothing is known.
+    pub geoip: Arc<dyn crate::geoip::GeoIp>,
 }
 
 impl std::fmt::Debug for Context {
@@ -103,6 +108,7 @@ impl Context {
             web_origins: Default::default(),
             photos: None,
             backchannel: Arc::new(Undeliverable),
+            geoip: Arc::new(crate::geoip::NoGeoIp),
         })
     }
 
@@ -112,16 +118,25 @@ impl Context {
         store: Arc<dyn Backend>,
         keys: FreshKeys,
     ) -> Result<Self, StartError> {
+        // The GeoIP files first: a file that cannot be read stops the start.
+        let geoip = crate::geoip::open(&settings.geoip_db)?;
         let clock: Arc<dyn Clock> = Arc::new(crate::clock::SystemClock);
         let algs = keys.get(clock.now()).await.algs();
-        Self::with_keys(
+        Ok(Self::with_keys(
             settings,
             store,
             keys,
             &algs,
             clock,
             Arc::new(crate::random::SystemRandom::new()),
-        )
+        )?
+        .with_geoip(geoip))
+    }
+
+    /// The same context with addresses located by `geoip`.
+    pub fn with_geoip(mut self, geoip: Arc<dyn crate::geoip::GeoIp>) -> Self {
+        self.geoip = geoip;
+        self
     }
 
     /// The same context with photos stored in `photos`.

@@ -17,6 +17,7 @@ pub mod clock;
 pub mod config;
 pub mod context;
 pub mod domain;
+pub mod geoip;
 pub mod keys;
 pub mod protocol;
 pub mod random;

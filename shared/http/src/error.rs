@@ -63,6 +63,12 @@ pub enum HttpError {
         error: Option<&'static str>,
         description: &'static str,
     },
+    /// An approval the client's policy refused (issue 24): 403 `login_refused` with the
+    /// refusing risk flags, `{"error", "error_description", "flags"}`.
+    LoginRefused {
+        flags: Vec<&'static str>,
+        description: String,
+    },
     /// A bug: 500, details only in the log.
     Internal,
 }
@@ -123,6 +129,10 @@ impl From<crate::usecase::device::DeviceError> for HttpError {
             }
             D::Busy | D::PhotosUnavailable => HttpError::Unavailable,
             D::NoPhotos => HttpError::json(404, "not_found", e.to_string()),
+            D::Refused(ref flags) => HttpError::LoginRefused {
+                flags: flags.iter().map(|f| f.as_str()).collect(),
+                description: e.to_string(),
+            },
             D::Store(s) => s.into(),
         }
     }
@@ -312,6 +322,7 @@ impl HttpError {
             HttpError::InvalidClient(_) => "invalid_client",
             HttpError::Unavailable | HttpError::PageUnavailable => "unavailable",
             HttpError::Json { error, .. } => error,
+            HttpError::LoginRefused { .. } => "login_refused",
             HttpError::Page { .. } => "login_page",
             HttpError::RateLimited { .. } | HttpError::ClientAuthLimited { .. } => "rate_limited",
             HttpError::Bearer { error, .. } => error.unwrap_or("missing_token"),
@@ -345,6 +356,19 @@ impl HttpError {
                 };
                 finish(b, json_error(error, &description))
             }
+            HttpError::LoginRefused { flags, description } => finish(
+                base(403)
+                    .header("content-type", "application/json")
+                    .header("cache-control", "no-store"),
+                Body::Binary(
+                    serde_json::to_vec(&serde_json::json!({
+                        "error": "login_refused",
+                        "error_description": description,
+                        "flags": flags,
+                    }))
+                    .unwrap_or_default(),
+                ),
+            ),
             HttpError::Page {
                 status,
                 title,

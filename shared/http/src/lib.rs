@@ -17,7 +17,7 @@ pub mod views;
 mod properties;
 
 // The core's modules under `crate::`, so handlers name them as they did in one crate.
-use scanid_core::{clock, domain, keys, protocol, random, store, usecase, Context};
+use scanid_core::{clock, domain, geoip, keys, protocol, random, store, usecase, Context};
 
 use lambda_http::{Body, RequestExt};
 

@@ -79,6 +79,10 @@ pub struct Client {
     /// which the management endpoint (RFC 7592) never reads, changes or deletes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registration: Option<Registration>,
+    /// The client's policy per risk flag ([`crate::domain::risk`]): a login raising one of
+    /// these cannot be approved; the others only warn (the default for every flag).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refuse_on: Vec<crate::domain::risk::Flag>,
 }
 
 /// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2). A
@@ -335,6 +339,8 @@ pub struct NewClient {
     /// Registered for local development ([`crate::config::Settings::local_development`]):
     /// only then may the back-channel logout endpoint be on a loopback or link-local host.
     pub local_development: bool,
+    /// The risk flags that refuse a login (the others warn).
+    pub refuse_on: Vec<crate::domain::risk::Flag>,
 }
 
 /// Why a registration was refused.
@@ -456,6 +462,7 @@ pub fn register(
         web_origins,
         backchannel_logout_uri: new.backchannel_logout_uri,
         registration: None,
+        refuse_on: new.refuse_on,
     };
     Ok((client, secret))
 }

@@ -91,6 +91,70 @@ pub struct LoginActivity {
     /// Where the login was started: the browser's address and user agent.
     pub browser_ip: String,
     pub user_agent: String,
+    /// The browser's location and network, when a GeoIP database knew them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<crate::geoip::Location>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<crate::geoip::Network>,
+    /// The browser's place ([`crate::geoip::place`]): an approved login's joins the
+    /// identity's [`Activity::places`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
+    /// The risk flags the decision saw.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<crate::domain::risk::Flag>,
+}
+
+/// An identity's login history, one record: its recent logins and the places it approved
+/// logins from (for `first_from_here`), both bounded.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Activity {
+    pub logins: Vec<LoginActivity>,
+    /// Most recent first, at most [`APPROVED_PLACES`], without repeats.
+    #[serde(default)]
+    pub places: Vec<String>,
+}
+
+/// The stored record: an [`Activity`], or the list of logins alone as written before the
+/// places were kept.
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub enum StoredActivity {
+    Activity(Activity),
+    Logins(Vec<LoginActivity>),
+}
+
+impl From<StoredActivity> for Activity {
+    fn from(s: StoredActivity) -> Self {
+        match s {
+            StoredActivity::Activity(a) => a,
+            StoredActivity::Logins(logins) => Activity {
+                logins,
+                places: Vec::new(),
+            },
+        }
+    }
+}
+
+/// How many places an identity's approved logins are remembered from.
+pub const APPROVED_PLACES: usize = 16;
+
+impl Activity {
+    /// The history with `entry` added: its place, when approved, becomes the most recent.
+    pub fn with(&self, entry: LoginActivity) -> Activity {
+        let mut places = self.places.clone();
+        if entry.outcome == "approved" {
+            if let Some(p) = &entry.place {
+                places.retain(|q| q != p);
+                places.insert(0, p.clone());
+                places.truncate(APPROVED_PLACES);
+            }
+        }
+        Activity {
+            logins: with_login(&self.logins, entry),
+            places,
+        }
+    }
 }
 
 /// How many recent logins an identity keeps.

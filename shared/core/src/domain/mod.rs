@@ -16,4 +16,5 @@ pub mod ratelimit;
 pub mod registration;
 pub mod request_object;
 pub mod resource_indicator;
+pub mod risk;
 pub mod text;

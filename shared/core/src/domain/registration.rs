@@ -198,6 +198,7 @@ fn requested(
             web_origins: Vec::new(),
             backchannel_logout_uri: m.backchannel_logout_uri.clone(),
             local_development,
+            refuse_on: Vec::new(),
         },
         method,
     ))

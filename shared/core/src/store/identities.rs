@@ -5,7 +5,7 @@ use async_trait::async_trait;
 
 use super::{Backend, Cond, Key, Kind, Record, StoreError, Write};
 use crate::clock::Timestamp;
-use crate::domain::identity::{self, Identity, LoginActivity};
+use crate::domain::identity::{self, Activity, Identity, LoginActivity, StoredActivity};
 
 /// Why an identity was not created. Nothing was written in any case.
 #[derive(Debug, thiserror::Error)]
@@ -18,6 +18,41 @@ pub enum NewIdentityError {
     Replay,
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// An identity's login history as read ([`IdentityStore::login_history`]), to add a login to
+/// it without reading it again ([`IdentityStore::record_login_after`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoginHistory {
+    pub activity: Activity,
+    /// The record it was read from (`None`: there was none).
+    record: Option<Record>,
+}
+
+/// The write that adds `entry` to the history in `read` (`None`: no record yet).
+fn login_write(
+    key: &Key,
+    read: Option<&Record>,
+    entry: &LoginActivity,
+    now: Timestamp,
+) -> Result<(Record, Cond), StoreError> {
+    let expires = Some(now.secs() + identity::RECENT_LOGINS_TTL_SECS);
+    Ok(match read {
+        Some(old) => {
+            let history: Activity = old.value::<StoredActivity>()?.into();
+            let mut r = old.next(&history.with(entry.clone()))?;
+            r.expires_at = expires;
+            (r, Cond::Version(old.version))
+        }
+        None => (
+            Record::new(
+                key.clone(),
+                &Activity::default().with(entry.clone()),
+                expires,
+            )?,
+            Cond::Absent,
+        ),
+    })
 }
 
 /// A uniqueness marker. A deleted identity's `service_id` marker stays, naming nobody
@@ -84,7 +119,8 @@ pub trait IdentityStore: Send + Sync {
     ) -> Result<(), StoreError>;
     /// Whether `name` is taken: by an identity, or held after its identity was deleted.
     async fn name_taken(&self, name: &str, now: Timestamp) -> Result<bool, StoreError>;
-    /// Adds a login to the identity's recent logins (newest first, bounded).
+    /// Adds a login to the identity's recent logins (newest first, bounded); an approved
+    /// login's place joins the identity's places ([`Activity::with`]).
     async fn record_login(
         &self,
         sub: &str,
@@ -97,6 +133,17 @@ pub trait IdentityStore: Send + Sync {
         sub: &str,
         now: Timestamp,
     ) -> Result<Vec<LoginActivity>, StoreError>;
+    /// The identity's recent logins and the places it approved logins from.
+    async fn login_history(&self, sub: &str, now: Timestamp) -> Result<LoginHistory, StoreError>;
+    /// [`IdentityStore::record_login`] on the history as `read` before: one conditional
+    /// write, no read, unless the history changed meanwhile (then as `record_login`).
+    async fn record_login_after(
+        &self,
+        sub: &str,
+        entry: LoginActivity,
+        read: &LoginHistory,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
     /// Spends device-signed request ids of a request that writes nothing else;
     /// [`StoreError::ConditionFailed`] when one was used.
     async fn spend_jtis(
@@ -256,20 +303,9 @@ impl<B: Backend + ?Sized> IdentityStore for B {
         now: Timestamp,
     ) -> Result<(), StoreError> {
         let key = Key::new(Kind::IdentityActivity, sub);
-        let expires = Some(now.secs() + identity::RECENT_LOGINS_TTL_SECS);
         for _ in 0..3 {
-            let (record, cond) = match self.get(&key, now).await? {
-                Some(old) => {
-                    let list: Vec<LoginActivity> = old.value()?;
-                    let mut r = old.next(&identity::with_login(&list, entry.clone()))?;
-                    r.expires_at = expires;
-                    (r, Cond::Version(old.version))
-                }
-                None => (
-                    Record::new(key.clone(), &vec![entry.clone()], expires)?,
-                    Cond::Absent,
-                ),
-            };
+            let read = self.get(&key, now).await?;
+            let (record, cond) = login_write(&key, read.as_ref(), &entry, now)?;
             match self.put(record, cond, now).await {
                 Err(StoreError::ConditionFailed) => continue,
                 done => return done,
@@ -285,12 +321,34 @@ impl<B: Backend + ?Sized> IdentityStore for B {
         sub: &str,
         now: Timestamp,
     ) -> Result<Vec<LoginActivity>, StoreError> {
+        Ok(self.login_history(sub, now).await?.activity.logins)
+    }
+
+    async fn login_history(&self, sub: &str, now: Timestamp) -> Result<LoginHistory, StoreError> {
         match self
             .get(&Key::new(Kind::IdentityActivity, sub), now)
             .await?
         {
-            Some(r) => r.value(),
-            None => Ok(Vec::new()),
+            Some(r) => Ok(LoginHistory {
+                activity: r.value::<StoredActivity>()?.into(),
+                record: Some(r),
+            }),
+            None => Ok(LoginHistory::default()),
+        }
+    }
+
+    async fn record_login_after(
+        &self,
+        sub: &str,
+        entry: LoginActivity,
+        read: &LoginHistory,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let key = Key::new(Kind::IdentityActivity, sub);
+        let (record, cond) = login_write(&key, read.record.as_ref(), &entry, now)?;
+        match self.put(record, cond, now).await {
+            Err(StoreError::ConditionFailed) => self.record_login(sub, entry, now).await,
+            done => done,
         }
     }
 

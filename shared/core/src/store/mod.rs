@@ -39,7 +39,7 @@ use crate::clock::Timestamp;
 pub use clients::ClientStore;
 pub use device_grants::DeviceGrants;
 pub use flows::{Codes, Counters, Grants, Outcome, QrLogins, SsoSessions};
-pub use identities::{IdentityStore, NewIdentityError};
+pub use identities::{IdentityStore, LoginHistory, NewIdentityError};
 pub use key_sets::KeySets;
 pub use photos::PhotoStore;
 pub use registration::InitialAccessTokens;

@@ -31,7 +31,8 @@ macro_rules! adapter_suite {
                 initial_access_tokens_are_spent_once_per_use_and_expire,
                 a_self_registered_client_keeps_its_registration,
                 device_authorizations_are_found_by_user_code_and_expire,
-                a_device_code_is_redeemed_once);
+                a_device_code_is_redeemed_once,
+                an_identity_keeps_the_places_it_approved_logins_from);
         }
     };
     (@tests $factory:expr; $($name:ident),*) => {
@@ -279,6 +280,7 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         web_origins: vec!["+".into()],
         backchannel_logout_uri: Some("https://rp.example/bcl".into()),
         registration: None,
+        refuse_on: vec![],
     };
     s.create_client(&client, T0).await.unwrap();
     assert!(matches!(
@@ -445,6 +447,7 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         web_origins: vec![],
         backchannel_logout_uri: None,
         registration: None,
+        refuse_on: vec![],
     };
     s.create_client(&client, T0).await.unwrap();
     let consent = Consent {
@@ -468,6 +471,10 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         outcome: "approved".into(),
         browser_ip: "192.0.2.1".into(),
         user_agent: "suite".into(),
+        location: None,
+        network: None,
+        place: None,
+        flags: vec![],
     };
     assert!(s.recent_logins(&a.sub, T0).await.unwrap().is_empty());
     for n in 0..25 {
@@ -522,6 +529,149 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
 
 /// A deleted identity's name is held (taken, naming nobody) until the time given, then free:
 /// the hold expires by itself (checked on every read; DynamoDB's TTL may lag).
+/// The places an identity approved logins from are kept with its recent logins (bounded,
+/// most recent first, only approvals), with the location, network and flags of each login;
+/// a record written before the places were kept (a list of logins) still reads.
+pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s: Arc<B>) {
+    use super::{IdentityStore, Typed};
+    use crate::domain::identity::{LoginActivity, APPROVED_PLACES, RECENT_LOGINS_TTL_SECS};
+    use crate::domain::risk::Flag;
+    use crate::geoip::{Location, Network};
+    let sub = id("sub");
+    let login = |n: usize, outcome: &str, place: &str| LoginActivity {
+        at: T0.plus_secs(n as i64),
+        client_id: "suite".into(),
+        client_name: "Suite".into(),
+        outcome: outcome.into(),
+        browser_ip: "198.51.100.7".into(),
+        user_agent: "suite".into(),
+        location: Some(Location {
+            city: Some("Stockholm".into()),
+            country: Some("Sweden".into()),
+            country_code: Some("SE".into()),
+        }),
+        network: Some(Network {
+            asn: 64500,
+            org: Some("Example Nordic Telecom".into()),
+        }),
+        place: Some(place.into()),
+        flags: vec![Flag::FirstFromHere],
+    };
+    assert_eq!(
+        s.login_history(&sub, T0)
+            .await
+            .unwrap()
+            .activity
+            .places
+            .len(),
+        0
+    );
+    s.record_login(&sub, login(0, "approved", "SE/AS64500"), T0)
+        .await
+        .unwrap();
+    s.record_login(&sub, login(1, "refused", "NG/AS64501"), T0)
+        .await
+        .unwrap();
+    s.record_login(&sub, login(2, "denied", "NG/AS64502"), T0)
+        .await
+        .unwrap();
+    s.record_login(&sub, login(3, "approved", "DE/AS64503"), T0)
+        .await
+        .unwrap();
+    s.record_login(&sub, login(4, "approved", "SE/AS64500"), T0)
+        .await
+        .unwrap();
+    let h = s.login_history(&sub, T0).await.unwrap().activity;
+    assert_eq!(
+        h.places,
+        vec!["SE/AS64500", "DE/AS64503"],
+        "approvals only, no repeats"
+    );
+    assert_eq!(h.logins.len(), 5);
+    assert_eq!(
+        h.logins[3],
+        login(1, "refused", "NG/AS64501"),
+        "read back whole"
+    );
+    assert_eq!(s.recent_logins(&sub, T0).await.unwrap(), h.logins);
+    for n in 0..APPROVED_PLACES + 4 {
+        s.record_login(
+            &sub,
+            login(10 + n, "approved", &format!("{n}.0.0.0/24")),
+            T0,
+        )
+        .await
+        .unwrap();
+    }
+    let h = s.login_history(&sub, T0).await.unwrap().activity;
+    assert_eq!(h.places.len(), APPROVED_PLACES, "bounded");
+    assert_eq!(h.places[0], format!("{}.0.0.0/24", APPROVED_PLACES + 3));
+    assert!(
+        !h.places.contains(&"SE/AS64500".to_owned()),
+        "the oldest go"
+    );
+    // A login added on the history as read: one conditional write; on a history that
+    // changed meanwhile it is added all the same, nothing lost.
+    let read = s.login_history(&sub, T0).await.unwrap();
+    s.record_login_after(&sub, login(40, "approved", "FI/AS1"), &read, T0)
+        .await
+        .unwrap();
+    s.record_login_after(&sub, login(41, "denied", "FI/AS1"), &read, T0)
+        .await
+        .unwrap();
+    let h = s.login_history(&sub, T0).await.unwrap().activity;
+    assert_eq!(h.logins[0], login(41, "denied", "FI/AS1"));
+    assert_eq!(h.logins[1], login(40, "approved", "FI/AS1"));
+    assert_eq!(h.places[0], "FI/AS1");
+    let fresh = id("sub");
+    let none = s.login_history(&fresh, T0).await.unwrap();
+    s.record_login_after(&fresh, login(1, "approved", "SE/AS64500"), &none, T0)
+        .await
+        .unwrap();
+    s.record_login_after(&fresh, login(2, "approved", "NO/AS2"), &none, T0)
+        .await
+        .unwrap();
+    let h = s.login_history(&fresh, T0).await.unwrap().activity;
+    assert_eq!(h.places, vec!["NO/AS2", "SE/AS64500"]);
+    // Expiry is checked on read: the whole history goes with its record.
+    let later = T0.plus_secs(RECENT_LOGINS_TTL_SECS + 1);
+    assert_eq!(
+        s.login_history(&sub, later)
+            .await
+            .unwrap()
+            .activity
+            .places
+            .len(),
+        0
+    );
+
+    // A record as written before the places were kept: a list of logins.
+    let before = id("sub");
+    let legacy = serde_json::json!([{
+        "at": T0, "client_id": "suite", "client_name": "Suite", "outcome": "approved",
+        "browser_ip": "192.0.2.1", "user_agent": "suite",
+    }]);
+    s.create(
+        Kind::IdentityActivity,
+        &before,
+        &legacy,
+        Some(T0.secs() + 60),
+        T0,
+    )
+    .await
+    .unwrap();
+    let h = s.login_history(&before, T0).await.unwrap().activity;
+    assert_eq!((h.logins.len(), h.places.len()), (1, 0));
+    s.record_login(&before, login(5, "approved", "SE/AS64500"), T0)
+        .await
+        .unwrap();
+    let h = s.login_history(&before, T0).await.unwrap().activity;
+    assert_eq!(
+        (h.logins.len(), h.places.as_slice()),
+        (2, &["SE/AS64500".to_owned()][..])
+    );
+}
+
 pub async fn a_deleted_identity_name_is_held_until_its_quarantine_ends<B: Backend>(s: Arc<B>) {
     use super::{IdentityStore, NewIdentityError};
     let (name, sid) = (short("n"), short("s"));
@@ -813,6 +963,7 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
             access_token_hash: "rat-hash".into(),
             token_endpoint_auth_method: AuthMethod::None,
         }),
+        refuse_on: vec![crate::domain::risk::Flag::LocationMismatch],
     };
     s.create_client(&client, T0).await.unwrap();
     let (got, version) = s.client(&client.client_id, T0).await.unwrap().unwrap();

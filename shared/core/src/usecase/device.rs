@@ -13,9 +13,11 @@ use crate::domain::identity::{self, Identity, LoginActivity, Registration};
 use crate::domain::login::{DecideError, QrLogin};
 use crate::domain::photo;
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
+use crate::domain::risk::{self, Flag};
+use crate::geoip::{self, Geo};
 use crate::store::{
-    ClientStore, DeviceGrants, IdentityStore, NewIdentityError, Outcome, QrLogins, SsoSessions,
-    StoreError,
+    ClientStore, DeviceGrants, IdentityStore, LoginHistory, NewIdentityError, Outcome, QrLogins,
+    SsoSessions, StoreError,
 };
 
 /// Why a device request fails; the HTTP layer chooses the status.
@@ -42,6 +44,10 @@ pub enum DeviceError {
     /// The device key on file cannot be read (a corrupt record).
     #[error("the stored device key is unreadable")]
     StoredKey,
+    /// An approval the client's policy refuses for these risk flags (403 `login_refused`):
+    /// the login was cancelled.
+    #[error("this login cannot be approved: the client refuses logins flagged {}", flag_list(.0))]
+    Refused(Vec<Flag>),
     /// Lost every retry of a race (503).
     #[error("busy")]
     Busy,
@@ -53,6 +59,14 @@ pub enum DeviceError {
     PhotosUnavailable,
     #[error("store")]
     Store(#[from] StoreError),
+}
+
+fn flag_list(flags: &[Flag]) -> String {
+    flags
+        .iter()
+        .map(|f| f.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn invalid(e: impl std::fmt::Display) -> DeviceError {
@@ -122,16 +136,94 @@ pub struct Scanned {
     /// that proof only, never from the User-Agent; without the secret (another device, or a
     /// native app) it is `false`.
     pub started_here: bool,
+    /// Where the login came from and where the phone is, with the risk flags.
+    pub assessment: Assessment,
+}
+
+/// Where a login came from, judged (issue 24; [`risk`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Assessment {
+    /// The browser's location and network (nothing known without a GeoIP database).
+    pub browser: Geo,
+    /// The browser's place, as the identity's approved places remember it.
+    pub place: String,
+    /// The address the phone's request came from, and where it is.
+    pub phone_ip: String,
+    pub phone: Geo,
+    pub flags: Vec<Flag>,
+    /// The flags the client's policy refuses: non-empty, the login cannot be approved.
+    pub refused: Vec<Flag>,
+    /// The identity's login history as read (when the identity is known): the decision adds
+    /// its login to it without reading it again.
+    pub history: Option<LoginHistory>,
+}
+
+/// Judges `login` of `client`, looked at by a phone at `phone_ip`. `sub`, the identity, when
+/// known (the decision always; a scan once it proves who scans): only then are its recent
+/// logins read and the identity-based flags computed.
+pub async fn assess(
+    ctx: &Context,
+    login: &QrLogin,
+    client: &Client,
+    phone_ip: &str,
+    sub: Option<&str>,
+    now: Timestamp,
+) -> Result<Assessment, StoreError> {
+    let browser = geoip::locate(ctx.geoip.as_ref(), &login.browser_ip);
+    let place = geoip::place(&login.browser_ip, &browser);
+    let phone = geoip::locate(ctx.geoip.as_ref(), phone_ip);
+    let history = match sub {
+        Some(sub) => Some(ctx.store.login_history(sub, now).await?),
+        None => None,
+    };
+    let attempts: Vec<Timestamp> = history
+        .as_ref()
+        .map(|h| h.activity.logins.iter().map(|l| l.at).collect())
+        .unwrap_or_default();
+    let flags = risk::flags(
+        &browser,
+        &place,
+        &phone,
+        history.as_ref().map(|h| risk::History {
+            approved_places: &h.activity.places,
+            attempts: &attempts,
+        }),
+        ctx.settings.high_usage_logins_per_hour,
+        now,
+    );
+    let refused = risk::refusing(&flags, &client.refuse_on);
+    Ok(Assessment {
+        browser,
+        place,
+        phone_ip: phone_ip.to_owned(),
+        phone,
+        flags,
+        refused,
+        history,
+    })
 }
 
 /// Accepts a scan of QR login `id` with `challenge` (remembered, so the approval must come
-/// from a device that saw the code) and says what is being asked. `browser_secret` is the
-/// login's browser-binding cookie, when the scan request carries one.
+/// from a device that saw the code) and says what is being asked, the phone's address
+/// unknown ([`scan_from`]).
 pub async fn scan(
     ctx: &Context,
     id: &str,
     challenge: &str,
     browser_secret: Option<&str>,
+) -> Result<Scanned, DeviceError> {
+    scan_from(ctx, id, challenge, browser_secret, "").await
+}
+
+/// [`scan`] by a phone at `phone_ip`: the answer also says where the login came from, where
+/// the phone is, and the risk flags. `browser_secret` is the login's browser-binding cookie,
+/// when the scan request carries one.
+pub async fn scan_from(
+    ctx: &Context,
+    id: &str,
+    challenge: &str,
+    browser_secret: Option<&str>,
+    phone_ip: &str,
 ) -> Result<Scanned, DeviceError> {
     let now = ctx.clock.now();
     if id.len() > 64 || challenge.len() > 64 {
@@ -156,11 +248,15 @@ pub async fn scan(
             .map(|(c, _)| c)
             .ok_or(DeviceError::UnknownLogin)?;
         let user_code = super::device_grant::user_code_of(ctx, &next, now).await?;
+        // The scan does not say who scans yet: the identity-based flags wait for the
+        // decision (or for a scan proof naming the identity).
+        let assessment = assess(ctx, &next, &client, phone_ip, None, now).await?;
         return Ok(Scanned {
             started_here: next.bound_to(browser_secret),
             login: next,
             client,
             user_code,
+            assessment,
         });
     }
     Err(DeviceError::Busy)
@@ -229,8 +325,24 @@ pub async fn decide(
     let Some(s) = ctx.store.qr_login(id, now).await? else {
         return Err(DeviceError::UnknownLogin);
     };
+    // The client's policy on the login's risk flags, now that the identity is known: an
+    // approval a flag refuses cancels the login (recorded as refused).
+    let client = ctx
+        .store
+        .client(&s.value.request.client_id, now)
+        .await?
+        .map(|(c, _)| c);
+    let assessment = match &client {
+        Some(c) => Some(assess(ctx, &s.value, c, &who_addr(who), Some(&sub), now).await?),
+        None => None,
+    };
+    let refused = match &assessment {
+        Some(a) if decision == Decision::Approve => a.refused.clone(),
+        _ => Vec::new(),
+    };
+    let approve = decision == Decision::Approve && refused.is_empty();
     let mut next = s.value.clone();
-    match next.decide(&sub, challenge, decision == Decision::Approve, now) {
+    match next.decide(&sub, challenge, approve, now) {
         Ok(()) => {}
         Err(DecideError::NotFound) => return Err(DeviceError::UnknownLogin),
         Err(DecideError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
@@ -245,7 +357,7 @@ pub async fn decide(
                 .await?
         }
         Some(hash) => {
-            let approver = (decision == Decision::Approve).then_some(sub.as_str());
+            let approver = approve.then_some(sub.as_str());
             let mut tries = 0;
             loop {
                 let Some(d) = ctx.store.device_authorization(hash, now).await? else {
@@ -288,6 +400,28 @@ pub async fn decide(
     };
     match written {
         Outcome::Done => {
+            let client_name = client.map(|c| c.name);
+            if !refused.is_empty() {
+                let detail = flag_list(&refused);
+                Audit::new(Event::LoginRefused)
+                    .client(&next.request.client_id)
+                    .subject(&sub)
+                    .source(who.as_str())
+                    .outcome("refused")
+                    .detail(&detail)
+                    .emit();
+                remember_login(
+                    ctx,
+                    &sub,
+                    &next,
+                    "refused",
+                    client_name,
+                    assessment.as_ref(),
+                    now,
+                )
+                .await;
+                return Err(DeviceError::Refused(refused));
+            }
             let (event, outcome) = match decision {
                 Decision::Approve => (Event::LoginApproved, "approved"),
                 Decision::Deny => (Event::LoginDenied, "denied"),
@@ -298,7 +432,16 @@ pub async fn decide(
                 .source(who.as_str())
                 .outcome(outcome)
                 .emit();
-            remember_login(ctx, &sub, &next, outcome, now).await;
+            remember_login(
+                ctx,
+                &sub,
+                &next,
+                outcome,
+                client_name,
+                assessment.as_ref(),
+                now,
+            )
+            .await;
             Ok(decision)
         }
         Outcome::Lost if ctx.store.jti_used(&sub, &v.jti, now).await? => {
@@ -308,22 +451,41 @@ pub async fn decide(
     }
 }
 
-/// Adds the decided login to the identity's recent logins. The decision stands whatever
+/// The address a phone's request came from, as far as its rate-limit source tells (an IPv6
+/// source is its /64, located by its first address: GeoIP data is never finer).
+fn who_addr(who: &Source) -> String {
+    who.as_str().trim_end_matches("/64").to_owned()
+}
+
+/// Adds the decided login to the identity's recent logins, with where it came from (an
+/// approved login's place joins the identity's places). The decision stands whatever
 /// happens here: a failure is logged, not answered.
-async fn remember_login(ctx: &Context, sub: &str, login: &QrLogin, outcome: &str, now: Timestamp) {
-    let client_name = match ctx.store.client(&login.request.client_id, now).await {
-        Ok(Some((c, _))) => c.name,
-        _ => login.request.client_id.to_string(),
-    };
+async fn remember_login(
+    ctx: &Context,
+    sub: &str,
+    login: &QrLogin,
+    outcome: &str,
+    client_name: Option<String>,
+    assessment: Option<&Assessment>,
+    now: Timestamp,
+) {
     let entry = LoginActivity {
         at: now,
         client_id: login.request.client_id.to_string(),
-        client_name,
+        client_name: client_name.unwrap_or_else(|| login.request.client_id.to_string()),
         outcome: outcome.to_owned(),
         browser_ip: login.browser_ip.clone(),
         user_agent: login.user_agent.clone(),
+        location: assessment.and_then(|a| a.browser.location.clone()),
+        network: assessment.and_then(|a| a.browser.network.clone()),
+        place: assessment.map(|a| a.place.clone()),
+        flags: assessment.map(|a| a.flags.clone()).unwrap_or_default(),
     };
-    if let Err(e) = ctx.store.record_login(sub, entry, now).await {
+    let recorded = match assessment.and_then(|a| a.history.as_ref()) {
+        Some(read) => ctx.store.record_login_after(sub, entry, read, now).await,
+        None => ctx.store.record_login(sub, entry, now).await,
+    };
+    if let Err(e) = recorded {
         tracing::warn!(error = %e, "recording a login in the identity's recent logins");
     }
 }

@@ -7,12 +7,13 @@ use serde_json::json;
 
 use crate::cookies;
 use crate::domain::identity::Identity;
-use crate::usecase::device::{self, Decision, Scanned};
+use crate::geoip::Geo;
+use crate::usecase::device::{self, Assessment, Decision, Scanned};
 use crate::usecase::device_grant;
 use crate::Context;
 use crate::{
-    check_realm, json, json_body, path_param, query_pairs, single, source, wants_json, HttpError,
-    Request, Response,
+    check_realm, json, json_body, path_param, query_pairs, single, source, source_ip, wants_json,
+    HttpError, Request, Response,
 };
 
 #[derive(Deserialize)]
@@ -64,7 +65,15 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
         client,
         user_code,
         started_here,
-    } = device::scan(ctx, &id, &challenge, browser_secret.as_deref()).await?;
+        assessment,
+    } = device::scan_from(
+        ctx,
+        &id,
+        &challenge,
+        browser_secret.as_deref(),
+        &source_ip(&req),
+    )
+    .await?;
     // A login that stands for a device authorization names no redirect URI of the client.
     let host = if user_code.is_some() {
         String::new()
@@ -85,14 +94,30 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
             "self_registered": crate::domain::registration::self_registered(&client),
         },
         "scopes": login.request.scopes,
-        "browser": { "ip": login.browser_ip, "user_agent": login.user_agent },
+        "browser": {
+            "ip": login.browser_ip,
+            "user_agent": login.user_agent,
+            "location": assessment.browser.location,
+            "network": assessment.browser.network,
+        },
         "started_here": started_here,
         "expires_at": login.expires_at.to_rfc3339_millis(),
+        "requested_at": login.created_at.to_rfc3339_millis(),
     });
+    where_from(&mut out, &assessment);
     if let Some(code) = user_code {
         out["user_code"] = json!(code);
     }
     Ok(json(200, &out))
+}
+
+/// The phone's own address and place, the risk flags and whether the client's policy
+/// refuses them (issue 24), added to a scan answer.
+fn where_from(out: &mut serde_json::Value, a: &Assessment) {
+    let Geo { location, network } = &a.phone;
+    out["phone"] = json!({ "ip": a.phone_ip, "location": location, "network": network });
+    out["flags"] = json!(a.flags);
+    out["refused"] = json!(!a.refused.is_empty());
 }
 
 /// `GET .../app/scan?user_code=XXXX-XXXX`: the app scanned a device's
@@ -105,25 +130,39 @@ async fn scan_user_code(
     user_code: &str,
 ) -> Result<Response, HttpError> {
     let s = device_grant::scan_user_code(ctx, user_code, &source(req)).await?;
-    Ok(json(
-        200,
-        &json!({
-            "session": s.login.id,
-            "challenge": s.challenge,
-            "user_code": s.user_code,
-            "client": {
-                "client_id": s.client.client_id,
-                "name": s.client.name,
-                "redirect_host": "",
-                "self_registered": crate::domain::registration::self_registered(&s.client),
-            },
-            "scopes": s.login.request.scopes,
-            "browser": { "ip": s.login.browser_ip, "user_agent": s.login.user_agent },
-            // A device authorization is another device by definition.
-            "started_here": false,
-            "expires_at": s.login.expires_at.to_rfc3339_millis(),
-        }),
-    ))
+    let a = device::assess(
+        ctx,
+        &s.login,
+        &s.client,
+        &source_ip(req),
+        None,
+        ctx.clock.now(),
+    )
+    .await?;
+    let mut out = json!({
+        "session": s.login.id,
+        "challenge": s.challenge,
+        "user_code": s.user_code,
+        "client": {
+            "client_id": s.client.client_id,
+            "name": s.client.name,
+            "redirect_host": "",
+            "self_registered": crate::domain::registration::self_registered(&s.client),
+        },
+        "scopes": s.login.request.scopes,
+        "browser": {
+            "ip": s.login.browser_ip,
+            "user_agent": s.login.user_agent,
+            "location": a.browser.location,
+            "network": a.browser.network,
+        },
+        // A device authorization is another device by definition.
+        "started_here": false,
+        "expires_at": s.login.expires_at.to_rfc3339_millis(),
+        "requested_at": s.login.created_at.to_rfc3339_millis(),
+    });
+    where_from(&mut out, &a);
+    Ok(json(200, &out))
 }
 
 #[derive(Deserialize)]
@@ -221,6 +260,9 @@ pub async fn activity(ctx: &Context, req: Request) -> Result<Response, HttpError
                 "outcome": l.outcome,
                 "browser_ip": l.browser_ip,
                 "user_agent": l.user_agent,
+                "location": l.location,
+                "network": l.network,
+                "flags": l.flags,
             })
         })
         .collect();

@@ -266,9 +266,10 @@ async function showActivity(me) {
     if (logins.length === 0) list.replaceWith(h('p', { class: 'muted' }, 'No logins yet.'));
     for (const l of logins) {
       list.append(h('li', {},
-        h('strong', {}, l.client_name), ` ${l.outcome === 'approved' ? 'approved' : 'denied'} `,
+        h('strong', {}, l.client_name), ` ${OUTCOMES[l.outcome] ?? 'denied'} `,
         h('time', { datetime: l.at }, new Date(l.at).toLocaleString()),
-        h('p', { class: 'muted small' }, `from ${l.browser_ip || 'unknown address'} · ${l.user_agent || 'unknown browser'}`)));
+        h('p', { class: 'muted small' }, `from ${placeText({ ip: l.browser_ip, location: l.location, network: l.network })} · ${l.user_agent || 'unknown browser'}`),
+        l.flags?.length ? h('p', { class: 'muted small', 'data-flags': l.flags.join(' ') }, l.flags.map((f) => FLAGS[f] ?? f).join(' · ')) : null));
     }
   } catch (e) {
     out.replaceChildren(message(e.message));
@@ -276,6 +277,48 @@ async function showActivity(me) {
 }
 
 // ---------------------------------------------------------------------------- approve
+
+/** What each outcome of the recent logins says. */
+const OUTCOMES = { approved: 'approved', denied: 'denied', refused: 'refused (the application does not allow it)' };
+
+/** The risk flags (issue 24), as warnings. */
+const FLAGS = {
+  location_mismatch: 'It was started in another country than this phone is in.',
+  first_from_here: 'You have never approved a login from that place.',
+  high_usage: 'Many logins were asked for your identity in the last hour.',
+};
+
+/** An address with its place and network, as far as the service knows them. */
+function placeText(p) {
+  const parts = [p?.ip || 'unknown address'];
+  const loc = p?.location;
+  const names = [loc?.city, loc?.country].filter(Boolean).join(', ');
+  if (names) parts.push(loc?.country_code ? `${names} (${loc.country_code})` : names);
+  if (p?.network) parts.push(`network AS${p.network.asn}${p.network.org ? ` ${p.network.org}` : ''}`);
+  return parts.join(' · ');
+}
+
+/**
+ * Where the login came from (the browser's place and network), where this phone is, when it
+ * was asked for, and the service's risk flags as warnings; a login the application refuses
+ * says it cannot be approved.
+ */
+function whereFrom(info) {
+  const flags = info.flags ?? [];
+  return h('section', { class: `where ${flags.length || info.refused ? 'warn' : 'ok'}`, id: 'where-from' },
+    h('dl', {},
+      h('dt', {}, 'Started from'), h('dd', { id: 'browser-place' }, placeText(info.browser)),
+      info.phone ? h('dt', {}, 'This phone') : null,
+      info.phone ? h('dd', { id: 'phone-place' }, placeText(info.phone)) : null,
+      info.requested_at ? h('dt', {}, 'Asked at') : null,
+      info.requested_at ? h('dd', { id: 'requested-at' }, h('time', { datetime: info.requested_at }, new Date(info.requested_at).toLocaleString())) : null),
+    flags.length
+      ? h('ul', { id: 'flags', role: 'alert' }, flags.map((f) => h('li', { 'data-flag': f }, h('strong', {}, 'Warning: '), FLAGS[f] ?? f)))
+      : null,
+    info.refused
+      ? h('p', { id: 'refused', role: 'alert' }, h('strong', {}, `${info.client.name} does not allow a login with these warnings: it cannot be approved.`), ' Deny it.')
+      : null);
+}
 
 /** Whether the login was started in this very browser (a login on the phone itself). The
  * service decides it: `started_here` is true only when the scan carried the login's own
@@ -370,9 +413,12 @@ function showRequest(me, session, challenge, info) {
         h('button', { type: 'button', onclick: () => showHome(me) }, 'Done'));
     } catch (e) {
       buttons.hold(false);
-      out.replaceChildren(message(e.status === 404 || e.status === 409
-        ? 'This login is no longer waiting (it expired or was decided). Scan the code again.'
-        : e.message));
+      out.replaceChildren(message(e.status === 403
+        // The application's policy refused the login's warnings (login_refused).
+        ? `${info.client.name} does not allow this login: ${e.message}. It was cancelled.`
+        : e.status === 404 || e.status === 409
+          ? 'This login is no longer waiting (it expired or was decided). Scan the code again.'
+          : e.message));
     }
   };
   approve.addEventListener('click', () => decide(true));
@@ -395,6 +441,7 @@ function showRequest(me, session, challenge, info) {
           h('dt', {}, 'Address'), h('dd', { id: 'browser-ip' }, info.browser?.ip || 'unknown'),
           h('dt', {}, 'Device'), h('dd', { id: 'browser-ua' }, info.browser?.user_agent || 'unknown')),
         h('p', {}, 'Approve only if it is a device you are setting up yourself, in front of you. If the codes differ, or someone sent you this code, deny.')),
+      whereFrom(info),
       buttons.row,
       out);
     buttons.start();
@@ -415,6 +462,7 @@ function showRequest(me, session, challenge, info) {
         h('dt', {}, 'Address'), h('dd', { id: 'browser-ip' }, info.browser?.ip || 'unknown'),
         h('dt', {}, 'Browser'), h('dd', { id: 'browser-ua' }, info.browser?.user_agent || 'unknown')),
       here ? null : h('p', {}, 'Approve only if you started this login yourself, just now, on a screen in front of you. If someone sent you this code, deny.')),
+    whereFrom(info),
     buttons.row,
     out);
   buttons.start();
