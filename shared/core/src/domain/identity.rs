@@ -43,6 +43,11 @@ pub struct Identity {
     pub groups: Vec<String>,
     #[serde(default)]
     pub disabled: bool,
+    /// Every grant (refresh token family, and so its access tokens) authenticated or created
+    /// before this instant is dead: set when the device key is replaced with "end every
+    /// session", or by an operator's key replacement (issue 24).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_not_before: Option<Timestamp>,
 }
 
 /// The public profile (spec 2.5) with exactly the spec's field names.
@@ -91,6 +96,42 @@ pub struct LoginActivity {
     /// Where the login was started: the browser's address and user agent.
     pub browser_ip: String,
     pub user_agent: String,
+    /// The entry's id, for "this wasn't me" (empty in entries written before it existed).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
+    /// `qr` (decided on the phone) or `sso` (completed through an SSO session, no QR step).
+    #[serde(default = "qr_method")]
+    pub method: String,
+    /// The QR login that was decided (its SSO session names it), when it was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login_id: Option<String>,
+    /// The SSO session the login used, when known at the time (SSO logins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
+    /// When the person said "this wasn't me".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_at: Option<Timestamp>,
+}
+
+fn qr_method() -> String {
+    "qr".to_owned()
+}
+
+/// The list with entry `id` marked reported at `now`: `None` when no entry has that id;
+/// an entry reported already keeps its first time (reporting is idempotent).
+pub fn with_reported(
+    list: &[LoginActivity],
+    id: &str,
+    now: Timestamp,
+) -> Option<(Vec<LoginActivity>, LoginActivity)> {
+    if id.is_empty() {
+        return None;
+    }
+    let i = list.iter().position(|l| l.id == id)?;
+    let mut next = list.to_vec();
+    next[i].reported_at.get_or_insert(now);
+    let entry = next[i].clone();
+    Some((next, entry))
 }
 
 /// How many recent logins an identity keeps.
@@ -286,6 +327,7 @@ pub fn new_identity(
         kind: IdentityType::User,
         groups: Vec::new(),
         disabled: false,
+        tokens_not_before: None,
     })
 }
 
@@ -364,6 +406,7 @@ mod tests {
             kind: IdentityType::User,
             groups: Vec::new(),
             disabled: false,
+            tokens_not_before: None,
         };
         assert_eq!(i.updated_at(), Timestamp::from_secs(9));
         let mut v = serde_json::to_value(&i).unwrap();

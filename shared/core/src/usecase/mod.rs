@@ -15,3 +15,6 @@ mod tests;
 
 #[cfg(test)]
 mod device_grant_tests;
+
+#[cfg(test)]
+mod after_tests;
