@@ -863,3 +863,15 @@ fn device_grant_on_dynamodb_with_kms_signing() {
     let id = verify_independently(&s, t["id_token"].as_str().unwrap());
     assert_eq!(id["aud"], "tv");
 }
+
+/// Issue 24, "this wasn't me", on DynamoDB with KMS signing: the relying party's view as on
+/// the embedded store (`after_the_fact`), but for the back-channel logout (a loopback
+/// receiver is refused outside local development; the queue is tested above).
+#[test]
+fn this_wasnt_me_on_dynamodb_with_kms_signing() {
+    let aws = Aws::init("kms");
+    let secret = register_shop(&aws);
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&aws, &dir);
+    crate::after_the_fact::wasnt_me_flow(&s, &secret, None);
+}
