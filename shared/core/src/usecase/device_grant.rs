@@ -194,7 +194,14 @@ async fn issue(
     now: Timestamp,
 ) -> Result<Issued, TokenError> {
     let identity = match ctx.store.identity(sub, now).await? {
-        Some((i, _)) if !i.disabled => i,
+        // Approved before the identity ended every session (a replaced key): nothing issued.
+        Some((i, _))
+            if !i.disabled
+                && i.tokens_not_before
+                    .is_none_or(|nb| auth_time.millis() >= nb.millis()) =>
+        {
+            i
+        }
         _ => {
             return Err(oauth(
                 OAuthErrorCode::InvalidGrant,

@@ -230,6 +230,24 @@ async fn an_identity_disabled_after_approving_gets_no_tokens() {
     );
 }
 
+/// Issue 24: a device approved before the identity ended every session (the operator's key
+/// replacement) gets no tokens.
+#[tokio::test]
+async fn a_device_approved_before_every_session_ended_gets_no_tokens() {
+    let (env, tv) = env_with_tv().await;
+    let s = start(&env, "tv").await.unwrap();
+    phone_decides(&env, &s.user_code, "approve").await.unwrap();
+    env.advance(1);
+    crate::usecase::device::replace_key_by_operator(&env.ctx, &env.alice.sub, None)
+        .await
+        .unwrap();
+    env.advance(5);
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::InvalidGrant
+    );
+}
+
 #[tokio::test]
 async fn only_clients_allowed_the_grant_start_it() {
     let (env, _) = env_with_tv().await;
