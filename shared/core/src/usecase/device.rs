@@ -315,7 +315,12 @@ async fn remember_login(ctx: &Context, sub: &str, login: &QrLogin, outcome: &str
         user_agent: login.user_agent.clone(),
         id: crate::random::token(ctx.random.as_ref(), 12),
         method: "qr".to_owned(),
-        login_id: Some(login.id.to_string()),
+        // The session its tokens get names this: the QR login, or the device authorization
+        // it stood for.
+        login_id: Some(match &login.device_grant {
+            Some(hash) => crate::domain::device_grant::login_link(hash),
+            None => login.id.to_string(),
+        }),
         sid: None,
         reported_at: None,
     };

@@ -213,6 +213,8 @@ async fn issue(
     let (mut sso, _cookie) = SsoSession::new(sub, auth_time, now, ctx.random.as_ref());
     // The client takes part in the session (back-channel logout tells it when it ends).
     sso.clients.push(client.client_id.clone());
+    // "This wasn't me" on the approval finds this session by it (issue 24).
+    sso.login = Some(crate::domain::device_grant::login_link(hash));
     let sso_exp = sso.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
     let scopes = approved.value.scopes.clone();
     let g = Grant {
