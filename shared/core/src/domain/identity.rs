@@ -139,11 +139,25 @@ pub const RECENT_LOGINS: usize = 20;
 /// How long the list lives after its last login.
 pub const RECENT_LOGINS_TTL_SECS: i64 = 90 * 24 * 3600;
 
-/// The list with `entry` added: newest first, at most [`RECENT_LOGINS`].
+/// The list with `entry` added: newest first, at most [`RECENT_LOGINS`]. An SSO login that
+/// repeats the newest entry (the same session and client, not reported: a single-page app's
+/// silent renewals) replaces it, so renewals do not push the QR logins out of the list.
 pub fn with_login(list: &[LoginActivity], entry: LoginActivity) -> Vec<LoginActivity> {
+    let repeat = entry.method == "sso"
+        && list.first().is_some_and(|l| {
+            l.method == "sso"
+                && l.sid == entry.sid
+                && l.client_id == entry.client_id
+                && l.reported_at.is_none()
+        });
     let mut next = Vec::with_capacity(RECENT_LOGINS);
     next.push(entry);
-    next.extend(list.iter().take(RECENT_LOGINS - 1).cloned());
+    next.extend(
+        list.iter()
+            .skip(usize::from(repeat))
+            .take(RECENT_LOGINS - 1)
+            .cloned(),
+    );
     next
 }
 

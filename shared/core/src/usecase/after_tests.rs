@@ -346,3 +346,51 @@ async fn this_wasn_t_me_on_an_sso_login_ends_the_session_it_used() {
     assert!(!active(&env, &t.access_token).await);
     assert!(!session_live(&env, &first.sid).await);
 }
+
+#[tokio::test]
+async fn repeated_sso_logins_of_one_session_and_client_are_one_entry() {
+    let env = env().await;
+    let first = env.login(&env.shop_auth(&[])).await;
+    for _ in 0..3 {
+        env.advance(10);
+        let AuthorizeDecision::Respond(_) = env
+            .authorize(&env.shop_auth(&[]), Some(&first.sso_cookie))
+            .await
+        else {
+            panic!("expected a code at once");
+        };
+    }
+    let logins = recent(&env, &env.phone).await;
+    let methods: Vec<&str> = logins.iter().map(|l| l.method.as_str()).collect();
+    assert_eq!(
+        methods,
+        ["sso", "qr"],
+        "silent renewals do not fill the list"
+    );
+    assert_eq!(logins[0].at, env.now(), "the newest renewal");
+}
+
+#[tokio::test]
+async fn an_sso_session_from_before_every_session_ended_logs_nobody_in() {
+    use crate::store::IdentityStore;
+    let env = env().await;
+    let first = env.login(&env.shop_auth(&[])).await;
+    env.advance(1);
+    // Every token ended, but (say, a failure meanwhile) the session record is still there.
+    let (mut alice, v) = env
+        .store
+        .identity(&env.alice.sub, env.now())
+        .await
+        .unwrap()
+        .unwrap();
+    alice.tokens_not_before = Some(env.now());
+    env.store
+        .update_identity(&alice, v, env.now())
+        .await
+        .unwrap();
+    assert!(session_live(&env, &first.sid).await);
+    let d = env
+        .authorize(&env.shop_auth(&[]), Some(&first.sso_cookie))
+        .await;
+    assert!(matches!(d, AuthorizeDecision::ShowQr { .. }), "{d:?}");
+}

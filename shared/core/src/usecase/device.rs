@@ -609,8 +609,13 @@ pub async fn rotate_key(ctx: &Context, sub: &str, rotation: &str) -> Result<Iden
             "sessions kept"
         })
         .emit();
+    // The new key is in place and every token is dead already (`tokens_not_before`; an SSO
+    // session from before can log nobody in either): a failure to end the sessions must not
+    // tell the app that the rotation failed, or it would keep a key that no longer works.
     if end_sessions {
-        end_everything(ctx, &next.sub, now).await?;
+        if let Err(e) = end_everything(ctx, &next.sub, now).await {
+            tracing::error!(error = %e, "ending the sessions of a replaced key");
+        }
     }
     Ok(next)
 }

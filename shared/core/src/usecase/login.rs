@@ -131,7 +131,15 @@ pub async fn sso_session(
         return Ok(None);
     }
     match ctx.store.identity(&s.value.sub, now).await? {
-        Some((i, _)) if !i.disabled => Ok(Some(s)),
+        // A session from before the identity ended every session (a replaced key) vouches
+        // for nobody, should it still be there.
+        Some((i, _))
+            if !i.disabled
+                && i.tokens_not_before
+                    .is_none_or(|nb| s.value.auth_time.millis() >= nb.millis()) =>
+        {
+            Ok(Some(s))
+        }
         _ => Ok(None),
     }
 }
