@@ -905,3 +905,15 @@ fn started_here_on_dynamodb_needs_the_logins_own_cookie() {
     assert_eq!(scan(Some(&format!("{other_name}={other_value}"))), false);
     assert_eq!(scan(Some(&format!("{name}={other_value}"))), false);
 }
+
+/// Issue 24, "this wasn't me", on DynamoDB with KMS signing: the relying party's view as on
+/// the embedded store (`after_the_fact`), but for the back-channel logout (a loopback
+/// receiver is refused outside local development; the queue is tested above).
+#[test]
+fn this_wasnt_me_on_dynamodb_with_kms_signing() {
+    let aws = Aws::init("kms");
+    let secret = register_shop(&aws);
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&aws, &dir);
+    crate::after_the_fact::wasnt_me_flow(&s, &secret, None);
+}

@@ -81,7 +81,7 @@ fn expected_status(function: &str) -> u16 {
         // The web app's script; a free name.
         "app-pages" | "app-name" => 200,
         // A syntactically bad JWS.
-        "app-delete" | "app-activity" | "app-photo" => 400,
+        "app-delete" | "app-activity" | "app-photo" | "app-report" => 400,
         // No such photo.
         "photos" => 404,
         other => panic!("no expected status for {other}"),

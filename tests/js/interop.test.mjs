@@ -175,3 +175,32 @@ test('openid-client: the claims parameter releases the claims asked for, where a
   assert.equal(info.address, undefined);
   assert.equal(info.preferred_username, undefined);
 });
+
+// Issue 24: "this wasn't me" in the app (the reference app's `report`), seen by openid-client:
+// the offline refresh token is refused, introspection says inactive, userinfo refuses.
+test('openid-client: after "this wasn\'t me" the refresh token, introspection and userinfo all say no', async () => {
+  const config = await oidc.discovery(new URL(server.issuer), 'node-rp', undefined, oidc.ClientSecretBasic(secret), {
+    execute: [oidc.allowInsecureRequests],
+  });
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: rp.url, scope: 'openid offline_access', state,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+  });
+  const callback = await browserLogin(url);
+  const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state });
+  const sub = tokens.claims().sub;
+  assert.equal((await oidc.tokenIntrospection(config, tokens.access_token)).active, true);
+
+  const { logins } = await cli(['app', 'activity', '--key-file', bob.file, '--server', server.base]);
+  const mine = logins[0];
+  assert.equal(mine.client_id, 'node-rp');
+  const reported = await cli(['app', 'report', '--key-file', bob.file, '--server', server.base, mine.id]);
+  assert.equal(reported.status, 'reported');
+  assert.equal(reported.session_ended, true);
+
+  await assert.rejects(oidc.refreshTokenGrant(config, tokens.refresh_token), (e) => e.error === 'invalid_grant');
+  assert.deepEqual(await oidc.tokenIntrospection(config, tokens.access_token), { active: false });
+  await assert.rejects(oidc.fetchUserInfo(config, tokens.access_token, sub));
+});

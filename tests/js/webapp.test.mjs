@@ -235,6 +235,73 @@ test('rotate the device key: the old key is replaced, and the new one approves l
   await phone.context.close();
 });
 
+test('"This wasn\'t me" on a recent login: confirmed, reported, and the browser\'s session is over', async () => {
+  const phone = await newPhone();
+  await signUp(phone.page, 'reporter', 'Rae Porter');
+  const desktop = await desktopLogin();
+  await phone.page.goto(await scanQr(desktop.page));
+  await phone.page.tap('#approve');
+  await phone.page.locator('#decided[data-status="approved"]').waitFor();
+  await desktop.page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
+  await desktop.page.click('button[name="consent"][value="allow"]');
+  await desktop.page.waitForURL(/\/demo\/callback/, { timeout: 10_000 });
+  // The same desktop again: its SSO session logs it in with no scan.
+  await desktop.page.goto(server.demo);
+  await desktop.page.click('#login');
+  await desktop.page.waitForURL(/\/demo\/callback/, { timeout: 10_000 });
+
+  await phone.page.tap('button:has-text("Done")');
+  await phone.page.tap('#activity');
+  const entries = phone.page.locator('#activity-list li');
+  await entries.first().waitFor();
+  assert.equal(await entries.count(), 2);
+  assert.equal(await entries.nth(0).getAttribute('data-method'), 'sso', 'the SSO login is listed, marked');
+  assert.match(await entries.nth(0).textContent(), /no scan/);
+  assert.equal(await entries.nth(1).getAttribute('data-method'), 'qr');
+  // Asked first; Cancel changes nothing.
+  await entries.nth(1).locator('button.report').tap();
+  await phone.page.locator('#report-cancel').tap();
+  assert.equal(await phone.page.locator('#report-confirm').count(), 0);
+  await entries.nth(1).locator('button.report').tap();
+  await shot(phone.page, 'phone-report');
+  await phone.page.locator('#report-confirm').tap();
+  await phone.page.locator('#activity-list li .reported').first().waitFor();
+  assert.match(await phone.page.textContent('main'), /signed out of that login/);
+  assert.equal(await phone.page.locator('#activity-list li').nth(1).locator('.reported').count(), 1);
+  assert.equal(await phone.page.locator('#activity-list li').nth(1).locator('button.report').count(), 0);
+
+  // The desktop's session ended: the demo's next login shows the QR code again.
+  await desktop.page.goto(server.demo);
+  await desktop.page.click('#login');
+  await desktop.page.locator('#qr svg').waitFor({ timeout: 10_000 });
+  await desktop.context.close();
+  await phone.context.close();
+});
+
+test('replace the key with "Also sign out everywhere" (checked by default): the desktop\'s session is over', async () => {
+  const phone = await newPhone();
+  await signUp(phone.page, 'everywhere', 'Eve Rywhere');
+  const desktop = await desktopLogin();
+  await phone.page.goto(await scanQr(desktop.page));
+  await phone.page.tap('#approve');
+  await phone.page.locator('#decided[data-status="approved"]').waitFor();
+  await desktop.page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
+  await desktop.page.click('button[name="consent"][value="allow"]');
+  await desktop.page.waitForURL(/\/demo\/callback/, { timeout: 10_000 });
+  await phone.page.tap('button:has-text("Done")');
+  await phone.page.tap('#rotate');
+  assert.equal(await phone.page.isChecked('#rotate-end-sessions'), true, 'checked by default');
+  await shot(phone.page, 'phone-rotate');
+  await phone.page.tap('#rotate-confirm');
+  await phone.page.locator('#identity').waitFor();
+  assert.match(await phone.page.textContent('main'), /signed out everywhere/);
+  await desktop.page.goto(server.demo);
+  await desktop.page.click('#login');
+  await desktop.page.locator('#qr svg').waitFor({ timeout: 10_000 });
+  await desktop.context.close();
+  await phone.context.close();
+});
+
 test('edit the display name with the signed PATCH', async () => {
   const phone = await newPhone();
   const me = await signUp(phone.page, 'editor', 'Ed Itor');

@@ -26,6 +26,24 @@ pub enum IdentityCommand {
     /// Delete: sessions ended, tokens dead, gone from the directory, its name free again;
     /// its service_id stays reserved. Cannot be undone.
     Delete(WhoArgs),
+    /// A lost or stolen phone: replace the device key with the new phone's, and end every
+    /// session and token of the identity (its clients get back-channel logout).
+    ReplaceKey(ReplaceKeyArgs),
+    /// End every session and token of the identity (back-channel logout to its clients),
+    /// keeping its key.
+    RevokeSessions(WhoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReplaceKeyArgs {
+    /// sub, service_id or name.
+    pub who: String,
+    /// The new phone's device key: standard base64 of its P-256 SubjectPublicKeyInfo (DER),
+    /// as the app shows it.
+    #[arg(long)]
+    pub public_key: String,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 #[derive(Debug, Args)]
@@ -112,6 +130,29 @@ async fn modify(
     ))
 }
 
+/// Ends every session and token of identity `who`, replacing its key with `new_key` if
+/// given; waits for the back-channel logouts before the process exits.
+async fn end_everything(
+    config: &ConfigArgs,
+    who: &str,
+    new_key: Option<&str>,
+) -> Result<(), CliError> {
+    let app = scanid_server::open::context(config.settings("http://127.0.0.1:8080")?).await?;
+    let (i, _) = find(app.store.as_ref(), who).await?;
+    let (i, ended) = scanid_core::usecase::device::replace_key_by_operator(&app, &i.sub, new_key)
+        .await
+        .map_err(|e| match e {
+            scanid_core::usecase::device::DeviceError::Invalid(why) => CliError::Usage(why),
+            other => CliError::Failed(format!("{who}: {other}")),
+        })?;
+    app.backchannel.settle().await;
+    let mut out = describe(&i);
+    out["sessions_ended"] = json!(ended);
+    out["tokens_not_before"] = json!(i.tokens_not_before.map(|t| t.to_rfc3339_millis()));
+    print_json(&out);
+    Ok(())
+}
+
 pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
     match cmd {
         IdentityCommand::List(a) => {
@@ -183,6 +224,10 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
             app.backchannel.settle().await;
             print_json(&json!({ "deleted": i.sub, "name": i.name, "service_id": i.service_id }));
         }
+        IdentityCommand::ReplaceKey(a) => {
+            end_everything(&a.config, &a.who, Some(&a.public_key)).await?;
+        }
+        IdentityCommand::RevokeSessions(a) => end_everything(&a.config, &a.who, None).await?,
     }
     Ok(())
 }

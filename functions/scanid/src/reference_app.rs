@@ -27,7 +27,29 @@ pub enum AppCommand {
     /// Update the profile (display name, country, photo).
     Profile(ProfileArgs),
     /// Replace the device key (the new key is proven, the change signed by the old key).
-    RotateKey(Common),
+    RotateKey(RotateKeyArgs),
+    /// The identity's recent logins, newest first (each with the id `report` takes).
+    Activity(Common),
+    /// "This wasn't me": revoke a recent login's tokens and end its session.
+    Report(ReportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RotateKeyArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Also end every session and token of the identity (sign out everywhere), as for a
+    /// phone that may be in someone else's hands.
+    #[arg(long)]
+    pub end_sessions: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// The login's id, as `scanid app activity` lists it.
+    pub login_id: String,
 }
 
 #[derive(Debug, Args)]
@@ -155,7 +177,9 @@ pub async fn run(cmd: AppCommand) -> Result<(), CliError> {
         AppCommand::Enroll(a) => enroll(a).await,
         AppCommand::Approve(a) => approve(a).await,
         AppCommand::Profile(a) => profile(a).await,
-        AppCommand::RotateKey(a) => rotate_key(a).await,
+        AppCommand::RotateKey(a) => rotate_key(a.common, a.end_sessions).await,
+        AppCommand::Activity(c) => activity(c).await,
+        AppCommand::Report(a) => report(a).await,
     }
 }
 
@@ -446,7 +470,7 @@ async fn profile(a: ProfileArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-async fn rotate_key(c: Common) -> Result<(), CliError> {
+async fn rotate_key(c: Common, end_sessions: bool) -> Result<(), CliError> {
     let (mut file, old) = load(&c)?;
     let iss = issuer(&c);
     let new =
@@ -465,6 +489,9 @@ async fn rotate_key(c: Common) -> Result<(), CliError> {
     claims["sub"] = json!(file.sub);
     claims["public_key"] = json!(new_public);
     claims["proof"] = json!(proof);
+    if end_sessions {
+        claims["end_sessions"] = json!(true);
+    }
     let jws = app_jws::sign(&old, "key-rotation+jwt", &claims).map_err(|e| failed("sign", e))?;
     let (status, body) = send(
         reqwest::Method::POST,
@@ -485,6 +512,47 @@ async fn rotate_key(c: Common) -> Result<(), CliError> {
         &serde_json::to_vec_pretty(&file).map_err(|e| failed("key file", e))?,
     )?;
     std::fs::rename(&tmp, &c.key_file).map_err(|e| failed(&c.key_file.display().to_string(), e))?;
-    print_json(&json!({ "sub": file.sub, "public_key": file.public_key }));
+    print_json(
+        &json!({ "sub": file.sub, "public_key": file.public_key, "sessions_ended": end_sessions }),
+    );
+    Ok(())
+}
+
+async fn activity(c: Common) -> Result<(), CliError> {
+    let (file, key) = load(&c)?;
+    let iss = issuer(&c);
+    let mut claims = claims_base(&iss);
+    claims["sub"] = json!(file.sub);
+    let jws = app_jws::sign(&key, "activity+jwt", &claims).map_err(|e| failed("sign", e))?;
+    let (status, body) = post_json(
+        &format!("{iss}/app/identities/{}/activity", file.sub),
+        &json!({ "activity": jws }),
+    )
+    .await?;
+    if status != 200 {
+        return Err(refused(status, &body));
+    }
+    print_json(&body);
+    Ok(())
+}
+
+async fn report(a: ReportArgs) -> Result<(), CliError> {
+    let (file, key) = load(&a.common)?;
+    let iss = issuer(&a.common);
+    let mut claims = claims_base(&iss);
+    claims["sub"] = json!(file.sub);
+    claims["login"] = json!(a.login_id);
+    let jws = app_jws::sign(&key, "report+jwt", &claims).map_err(|e| failed("sign", e))?;
+    let mut url = url::Url::parse(&format!("{iss}/app/identities/"))
+        .map_err(|e| CliError::Usage(format!("issuer: {e}")))?;
+    url.path_segments_mut()
+        .map_err(|()| CliError::Usage("issuer: not a base URL".into()))?
+        .pop_if_empty()
+        .extend([file.sub.as_str(), "logins", a.login_id.as_str(), "report"]);
+    let (status, body) = post_json(url.as_str(), &json!({ "report": jws })).await?;
+    if status != 200 {
+        return Err(refused(status, &body));
+    }
+    print_json(&body);
     Ok(())
 }

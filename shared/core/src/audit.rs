@@ -57,6 +57,12 @@ pub enum Event {
     ClientDeleted,
     /// A device asked for a device code (RFC 8628).
     DeviceAuthorizationStarted,
+    /// An identity's device key was replaced (by its app, or by an operator).
+    DeviceKeyReplaced,
+    /// Every SSO session and token of an identity was ended (a replaced key).
+    SessionsEnded,
+    /// The person said "this wasn't me" about one of its recent logins.
+    LoginReported,
 }
 
 impl Event {
@@ -88,6 +94,9 @@ impl Event {
             Event::ClientUpdated => "client.updated",
             Event::ClientDeleted => "client.deleted",
             Event::DeviceAuthorizationStarted => "device_authorization.started",
+            Event::DeviceKeyReplaced => "device_key.replaced",
+            Event::SessionsEnded => "identity.sessions_ended",
+            Event::LoginReported => "login.reported",
         }
     }
 }
@@ -193,6 +202,9 @@ mod tests {
             Event::ClientRegistered,
             Event::ClientUpdated,
             Event::ClientDeleted,
+            Event::DeviceKeyReplaced,
+            Event::SessionsEnded,
+            Event::LoginReported,
         ];
         let names: std::collections::HashSet<_> = all.iter().map(|e| e.name()).collect();
         assert_eq!(names.len(), all.len());

@@ -180,6 +180,7 @@ fn base_identity() -> identity::Identity {
         kind: identity::IdentityType::User,
         groups: Vec::new(),
         disabled: false,
+        tokens_not_before: None,
     }
 }
 

@@ -113,7 +113,7 @@ impl From<crate::usecase::device::DeviceError> for HttpError {
         use crate::usecase::device::DeviceError as D;
         match e {
             D::Invalid(why) => HttpError::json(400, "invalid_request", why),
-            D::UnknownLogin | D::UnknownIdentity => {
+            D::UnknownLogin | D::UnknownIdentity | D::UnknownActivity => {
                 HttpError::json(404, "not_found", e.to_string())
             }
             D::NameTaken => HttpError::json(409, "name_taken", e.to_string()),

@@ -43,6 +43,8 @@ pub enum Handler {
     DeviceActivity,
     /// A profile photo upload.
     DevicePhoto,
+    /// "This wasn't me" on one of an identity's recent logins.
+    DeviceReport,
     /// A hosted photo.
     Photo,
     /// Dynamic client registration (RFC 7591) and its management (RFC 7592).
@@ -123,6 +125,7 @@ pub const ROUTES: &[Route] = &[
     route("DELETE", "/realms/{realm}/app/identities/{sub}", Handler::DeviceDelete, "app-delete"),
     route("POST", "/realms/{realm}/app/identities/{sub}/activity", Handler::DeviceActivity, "app-activity"),
     route("POST", "/realms/{realm}/app/identities/{sub}/photo", Handler::DevicePhoto, "app-photo"),
+    route("POST", "/realms/{realm}/app/identities/{sub}/logins/{login_id}/report", Handler::DeviceReport, "app-report"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/token", Handler::Preflight, "cors-preflight"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Preflight, "cors-preflight"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Preflight, "cors-preflight"),
@@ -213,6 +216,7 @@ endpoints! {
     DEVICE_DELETE => DeviceDelete: handlers::device_api::delete_identity,
     DEVICE_ACTIVITY => DeviceActivity: handlers::device_api::activity,
     DEVICE_PHOTO => DevicePhoto: handlers::device_api::upload_photo,
+    DEVICE_REPORT => DeviceReport: handlers::device_api::report,
     PHOTO => Photo: handlers::directory::photo,
     CLIENT_REGISTRATION => ClientRegistration: handlers::registration::registration,
     DEVICE_AUTHORIZATION => DeviceAuthorization: handlers::device_grant::authorization,
@@ -294,9 +298,14 @@ impl Handler {
             // Reads the table and lists the clients (their web origins): GetItem and Query on
             // the client index.
             Handler::Preflight => Access::Read,
-            // Logout, and deleting an identity (which ends its sessions), sign back-channel
-            // logout tokens (OIDC Back-Channel Logout).
-            Handler::Token | Handler::Logout | Handler::DeviceDelete => Access::Sign,
+            // Logout, deleting an identity, replacing its key (with "end every session") and
+            // "this wasn't me" end sessions: they sign back-channel logout tokens (OIDC
+            // Back-Channel Logout).
+            Handler::Token
+            | Handler::Logout
+            | Handler::DeviceDelete
+            | Handler::DeviceKey
+            | Handler::DeviceReport => Access::Sign,
             Handler::Authorize
             | Handler::Consent
             | Handler::DeviceSignup
@@ -305,7 +314,6 @@ impl Handler {
             | Handler::Introspect
             | Handler::Revoke
             | Handler::DeviceProfile
-            | Handler::DeviceKey
             | Handler::DeviceActivity
             | Handler::DevicePhoto
             // Counts registrations per source, spends initial access tokens, writes clients.
@@ -325,7 +333,11 @@ impl Handler {
     pub const fn ends_sessions(self) -> bool {
         matches!(
             self,
-            Handler::Token | Handler::Logout | Handler::DeviceDelete
+            Handler::Token
+                | Handler::Logout
+                | Handler::DeviceDelete
+                | Handler::DeviceKey
+                | Handler::DeviceReport
         )
     }
 

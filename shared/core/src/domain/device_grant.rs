@@ -103,6 +103,12 @@ pub struct DeviceAuthorization {
     pub device_user_agent: String,
 }
 
+/// What links the phone's approval of a device authorization (its recent-logins entry) to the
+/// session its tokens get: the device code's hash, which never leaves the store.
+pub fn login_link(device_code_hash: &str) -> String {
+    format!("device:{device_code_hash}")
+}
+
 /// What a poll of the token endpoint gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PollDecision {

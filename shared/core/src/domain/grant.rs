@@ -281,6 +281,7 @@ mod tests {
             kind: crate::domain::identity::IdentityType::User,
             groups: vec!["staff".into()],
             disabled: false,
+            tokens_not_before: None,
         };
         let claims = |scopes: &[&str]| {
             let scopes: Vec<String> = scopes.iter().map(|s| (*s).to_owned()).collect();
@@ -335,6 +336,7 @@ mod tests {
             kind: crate::domain::identity::IdentityType::User,
             groups: vec![],
             disabled: false,
+            tokens_not_before: None,
         };
         let v = |x: &[&str]| x.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
         let table: &[(&[&str], &[&str], serde_json::Value)] = &[

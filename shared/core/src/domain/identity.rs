@@ -43,6 +43,11 @@ pub struct Identity {
     pub groups: Vec<String>,
     #[serde(default)]
     pub disabled: bool,
+    /// Every grant (refresh token family, and so its access tokens) authenticated or created
+    /// before this instant is dead: set when the device key is replaced with "end every
+    /// session", or by an operator's key replacement (issue 24).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_not_before: Option<Timestamp>,
 }
 
 /// The public profile (spec 2.5) with exactly the spec's field names.
@@ -103,6 +108,21 @@ pub struct LoginActivity {
     /// The risk flags the decision saw.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<crate::domain::risk::Flag>,
+    /// The entry's id, for "this wasn't me" (empty in entries written before it existed).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub id: String,
+    /// `qr` (decided on the phone) or `sso` (completed through an SSO session, no QR step).
+    #[serde(default = "qr_method")]
+    pub method: String,
+    /// The QR login that was decided (its SSO session names it), when it was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login_id: Option<String>,
+    /// The SSO session the login used, when known at the time (SSO logins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sid: Option<String>,
+    /// When the person said "this wasn't me".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_at: Option<Timestamp>,
 }
 
 /// An identity's login history, one record: its recent logins and the places it approved
@@ -157,16 +177,51 @@ impl Activity {
     }
 }
 
+fn qr_method() -> String {
+    "qr".to_owned()
+}
+
+/// The list with entry `id` marked reported at `now`: `None` when no entry has that id;
+/// an entry reported already keeps its first time (reporting is idempotent).
+pub fn with_reported(
+    list: &[LoginActivity],
+    id: &str,
+    now: Timestamp,
+) -> Option<(Vec<LoginActivity>, LoginActivity)> {
+    if id.is_empty() {
+        return None;
+    }
+    let i = list.iter().position(|l| l.id == id)?;
+    let mut next = list.to_vec();
+    next[i].reported_at.get_or_insert(now);
+    let entry = next[i].clone();
+    Some((next, entry))
+}
+
 /// How many recent logins an identity keeps.
 pub const RECENT_LOGINS: usize = 20;
 /// How long the list lives after its last login.
 pub const RECENT_LOGINS_TTL_SECS: i64 = 90 * 24 * 3600;
 
-/// The list with `entry` added: newest first, at most [`RECENT_LOGINS`].
+/// The list with `entry` added: newest first, at most [`RECENT_LOGINS`]. An SSO login that
+/// repeats the newest entry (the same session and client, not reported: a single-page app's
+/// silent renewals) replaces it, so renewals do not push the QR logins out of the list.
 pub fn with_login(list: &[LoginActivity], entry: LoginActivity) -> Vec<LoginActivity> {
+    let repeat = entry.method == "sso"
+        && list.first().is_some_and(|l| {
+            l.method == "sso"
+                && l.sid == entry.sid
+                && l.client_id == entry.client_id
+                && l.reported_at.is_none()
+        });
     let mut next = Vec::with_capacity(RECENT_LOGINS);
     next.push(entry);
-    next.extend(list.iter().take(RECENT_LOGINS - 1).cloned());
+    next.extend(
+        list.iter()
+            .skip(usize::from(repeat))
+            .take(RECENT_LOGINS - 1)
+            .cloned(),
+    );
     next
 }
 
@@ -350,6 +405,7 @@ pub fn new_identity(
         kind: IdentityType::User,
         groups: Vec::new(),
         disabled: false,
+        tokens_not_before: None,
     })
 }
 
@@ -428,6 +484,7 @@ mod tests {
             kind: IdentityType::User,
             groups: Vec::new(),
             disabled: false,
+            tokens_not_before: None,
         };
         assert_eq!(i.updated_at(), Timestamp::from_secs(9));
         let mut v = serde_json::to_value(&i).unwrap();

@@ -254,6 +254,9 @@ pub struct SsoSession {
     /// when it ends).
     #[serde(default)]
     pub clients: Vec<ClientId>,
+    /// The QR login that started this session, so "this wasn't me" on that login finds it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub login: Option<String>,
 }
 
 impl SsoSession {
@@ -275,6 +278,7 @@ impl SsoSession {
                 created_at: now,
                 secret_hash: hash(&secret),
                 clients: Vec::new(),
+                login: None,
             },
             cookie,
         )

@@ -190,7 +190,7 @@ fn completed(l: &Versioned<QrLogin>, now: Timestamp) -> Result<Write, StoreError
 
 impl<B: Backend + ?Sized> QrLogins for B {}
 
-fn jti_key(sub: &str, jti: &str) -> Key {
+pub(crate) fn jti_key(sub: &str, jti: &str) -> Key {
     Key::new(Kind::Jti, format!("{sub}:{jti}"))
 }
 
@@ -380,6 +380,31 @@ pub trait Grants: Backend {
     ) -> Result<(), StoreError> {
         let marker = Record::new(Key::new(Kind::Revoked, grant_id), &1, Some(expires_at))?;
         self.put(marker, Cond::Any, now).await
+    }
+
+    /// Revokes every grant of the SSO session `sid`, offline ones included (which outlive
+    /// their session), until `expires_at` (when the last of them would have expired): one
+    /// marker, read by [`Self::session_grants_revoked`] (issue 24, "this wasn't me").
+    async fn revoke_session_grants(
+        &self,
+        sid: &str,
+        expires_at: i64,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let marker = Record::new(
+            Key::new(Kind::Revoked, format!("sid:{sid}")),
+            &1,
+            Some(expires_at),
+        )?;
+        self.put(marker, Cond::Any, now).await
+    }
+
+    /// Whether the grants of the SSO session `sid` were revoked.
+    async fn session_grants_revoked(&self, sid: &str, now: Timestamp) -> Result<bool, StoreError> {
+        Ok(self
+            .get(&Key::new(Kind::Revoked, format!("sid:{sid}")), now)
+            .await?
+            .is_some())
     }
 
     /// Whether a stateless token's grant was revoked.

@@ -144,6 +144,17 @@ pub trait IdentityStore: Send + Sync {
         read: &LoginHistory,
         now: Timestamp,
     ) -> Result<(), StoreError>;
+    /// Marks the recent login `id` of `sub` reported ("this wasn't me") and spends the
+    /// device-signed request ids `jtis` that asked for it, in one transaction: the entry as
+    /// marked, or `None` (nothing written) when the identity has no entry `id`. Reporting an
+    /// entry again keeps its first time. [`StoreError::ConditionFailed`] when a `jti` was used.
+    async fn report_login(
+        &self,
+        sub: &str,
+        id: &str,
+        jtis: &[(String, i64)],
+        now: Timestamp,
+    ) -> Result<Option<LoginActivity>, StoreError>;
     /// Spends device-signed request ids of a request that writes nothing else;
     /// [`StoreError::ConditionFailed`] when one was used.
     async fn spend_jtis(
@@ -350,6 +361,50 @@ impl<B: Backend + ?Sized> IdentityStore for B {
             Err(StoreError::ConditionFailed) => self.record_login(sub, entry, now).await,
             done => done,
         }
+    }
+
+    async fn report_login(
+        &self,
+        sub: &str,
+        id: &str,
+        jtis: &[(String, i64)],
+        now: Timestamp,
+    ) -> Result<Option<LoginActivity>, StoreError> {
+        let key = Key::new(Kind::IdentityActivity, sub);
+        for _ in 0..3 {
+            let Some(old) = self.get(&key, now).await? else {
+                return Ok(None);
+            };
+            let mut activity: Activity = old.value::<StoredActivity>()?.into();
+            let Some((logins, entry)) = identity::with_reported(&activity.logins, id, now) else {
+                return Ok(None);
+            };
+            activity.logins = logins;
+            let mut writes = vec![Write::Put(old.next(&activity)?, Cond::Version(old.version))];
+            for (jti, exp) in jtis {
+                writes.push(super::flows::jti_write(sub, jti, *exp)?);
+            }
+            match self.transact(writes, now).await {
+                Ok(()) => return Ok(Some(entry)),
+                Err(StoreError::ConditionFailed) => {
+                    for (jti, _) in jtis {
+                        if self
+                            .get(&super::flows::jti_key(sub, jti), now)
+                            .await?
+                            .is_some()
+                        {
+                            return Err(StoreError::ConditionFailed);
+                        }
+                    }
+                    // The list changed meanwhile (a new login): read it again.
+                    continue;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(StoreError::Unavailable(
+            "the recent logins kept changing".into(),
+        ))
     }
 
     async fn spend_jtis(

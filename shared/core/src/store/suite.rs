@@ -32,7 +32,9 @@ macro_rules! adapter_suite {
                 a_self_registered_client_keeps_its_registration,
                 device_authorizations_are_found_by_user_code_and_expire,
                 a_device_code_is_redeemed_once,
-                an_identity_keeps_the_places_it_approved_logins_from);
+                an_identity_keeps_the_places_it_approved_logins_from,
+                a_reported_login_is_marked_with_its_jti_spent,
+                a_session_s_grants_are_revoked_until_the_marker_expires);
         }
     };
     (@tests $factory:expr; $($name:ident),*) => {
@@ -347,6 +349,7 @@ fn identity(name: &str, service_id: &str) -> crate::domain::identity::Identity {
         kind: crate::domain::identity::IdentityType::User,
         groups: vec![],
         disabled: false,
+        tokens_not_before: None,
     }
 }
 
@@ -475,6 +478,11 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         network: None,
         place: None,
         flags: vec![],
+        id: format!("id{n}"),
+        method: "qr".into(),
+        login_id: None,
+        sid: None,
+        reported_at: None,
     };
     assert!(s.recent_logins(&a.sub, T0).await.unwrap().is_empty());
     for n in 0..25 {
@@ -556,6 +564,11 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
         }),
         place: Some(place.into()),
         flags: vec![Flag::FirstFromHere],
+        id: format!("id{n}"),
+        method: "qr".into(),
+        login_id: None,
+        sid: None,
+        reported_at: None,
     };
     assert_eq!(
         s.login_history(&sub, T0)
@@ -1224,6 +1237,116 @@ pub async fn photos_round_trip<P: super::PhotoStore>(p: &P) {
     // A prefix of another owner's name is not that owner.
     p.delete_photos_of(&neighbour[..8]).await.unwrap();
     assert!(p.photo(&theirs).await.unwrap().is_some());
+}
+
+/// "This wasn't me" (issue 24): the entry is marked and the request's jti spent in one
+/// write; an unknown entry writes nothing; a second report keeps the first time.
+pub async fn a_reported_login_is_marked_with_its_jti_spent<B: Backend>(s: Arc<B>) {
+    use super::IdentityStore;
+    use crate::domain::identity::LoginActivity;
+    let a = identity(&short("n"), &short("s"));
+    s.create_identity(&a, None, T0).await.unwrap();
+    let login = |n: usize| LoginActivity {
+        at: T0.plus_secs(n as i64),
+        client_id: "shop".into(),
+        client_name: "Shop".into(),
+        outcome: "approved".into(),
+        browser_ip: "192.0.2.1".into(),
+        user_agent: "suite".into(),
+        id: format!("entry{n}"),
+        location: None,
+        network: None,
+        place: None,
+        flags: vec![],
+        method: if n == 0 { "sso".into() } else { "qr".into() },
+        login_id: Some(format!("login{n}")),
+        sid: None,
+        reported_at: None,
+    };
+    let jti = |j: &str| [(format!("{j}{}", short("j")), T0.secs() + 300)];
+    // No list yet, then an unknown id: nothing, and the jti stays unspent.
+    let unspent = jti("a");
+    assert_eq!(
+        s.report_login(&a.sub, "entry0", &unspent, T0)
+            .await
+            .unwrap(),
+        None
+    );
+    s.record_login(&a.sub, login(0), T0).await.unwrap();
+    s.record_login(&a.sub, login(1), T0).await.unwrap();
+    assert_eq!(
+        s.report_login(&a.sub, "nope", &unspent, T0).await.unwrap(),
+        None
+    );
+    assert_eq!(
+        s.report_login(&a.sub, "", &unspent, T0).await.unwrap(),
+        None
+    );
+    s.spend_jtis(&a.sub, &unspent, T0).await.unwrap();
+
+    let first = jti("b");
+    let t1 = T0.plus_secs(5);
+    let e = s
+        .report_login(&a.sub, "entry0", &first, t1)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(e.reported_at, Some(t1));
+    assert_eq!((e.id.as_str(), e.method.as_str()), ("entry0", "sso"));
+    // The same jti again: refused, nothing written.
+    assert!(matches!(
+        s.report_login(&a.sub, "entry1", &first, t1).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    let list = s.recent_logins(&a.sub, t1).await.unwrap();
+    assert_eq!(
+        list[0].reported_at, None,
+        "entry1 (newest) was not reported"
+    );
+    assert_eq!(list[1].reported_at, Some(t1));
+    // Reported again later: the first time stays.
+    let again = s
+        .report_login(&a.sub, "entry0", &jti("c"), T0.plus_secs(9))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(again.reported_at, Some(t1));
+    // Another identity's entry is not found.
+    let b = identity(&short("n"), &short("s"));
+    s.create_identity(&b, None, T0).await.unwrap();
+    assert_eq!(
+        s.report_login(&b.sub, "entry0", &jti("d"), t1)
+            .await
+            .unwrap(),
+        None
+    );
+
+    // The identity's tokens_not_before survives a write.
+    let (mut i, v) = s.identity(&a.sub, T0).await.unwrap().unwrap();
+    i.tokens_not_before = Some(t1);
+    s.update_identity(&i, v, t1).await.unwrap();
+    let (read, _) = s.identity(&a.sub, t1).await.unwrap().unwrap();
+    assert_eq!(read.tokens_not_before, Some(t1));
+}
+
+/// A session's grants revoked (offline ones included) by one marker, which expires.
+pub async fn a_session_s_grants_are_revoked_until_the_marker_expires<B: Backend>(s: Arc<B>) {
+    use super::Grants;
+    let (sid, other) = (id("sid"), id("sid"));
+    assert!(!s.session_grants_revoked(&sid, T0).await.unwrap());
+    s.revoke_session_grants(&sid, T0.secs() + 100, T0)
+        .await
+        .unwrap();
+    // Idempotent.
+    s.revoke_session_grants(&sid, T0.secs() + 100, T0)
+        .await
+        .unwrap();
+    assert!(s.session_grants_revoked(&sid, T0).await.unwrap());
+    assert!(!s.session_grants_revoked(&other, T0).await.unwrap());
+    assert!(!s
+        .session_grants_revoked(&sid, T0.plus_secs(100))
+        .await
+        .unwrap());
 }
 
 #[cfg(test)]

@@ -16,8 +16,8 @@ use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::domain::risk::{self, Flag};
 use crate::geoip::{self, Geo};
 use crate::store::{
-    ClientStore, DeviceGrants, IdentityStore, LoginHistory, NewIdentityError, Outcome, QrLogins,
-    SsoSessions, StoreError,
+    ClientStore, DeviceGrants, Grants, IdentityStore, LoginHistory, NewIdentityError, Outcome,
+    QrLogins, SsoSessions, StoreError,
 };
 
 /// Why a device request fails; the HTTP layer chooses the status.
@@ -32,6 +32,9 @@ pub enum DeviceError {
     /// An unknown or disabled identity.
     #[error("unknown identity")]
     UnknownIdentity,
+    /// No entry of this identity's recent logins has this id.
+    #[error("unknown login")]
+    UnknownActivity,
     #[error("this name is taken")]
     NameTaken,
     #[error("this login session was decided already")]
@@ -480,6 +483,16 @@ async fn remember_login(
         network: assessment.and_then(|a| a.browser.network.clone()),
         place: assessment.map(|a| a.place.clone()),
         flags: assessment.map(|a| a.flags.clone()).unwrap_or_default(),
+        id: crate::random::token(ctx.random.as_ref(), 12),
+        method: "qr".to_owned(),
+        // The session its tokens get names this: the QR login, or the device authorization
+        // it stood for.
+        login_id: Some(match &login.device_grant {
+            Some(hash) => crate::domain::device_grant::login_link(hash),
+            None => login.id.to_string(),
+        }),
+        sid: None,
+        reported_at: None,
     };
     let recorded = match assessment.and_then(|a| a.history.as_ref()) {
         Some(read) => ctx.store.record_login_after(sub, entry, read, now).await,
@@ -487,6 +500,43 @@ async fn remember_login(
     };
     if let Err(e) = recorded {
         tracing::warn!(error = %e, "recording a login in the identity's recent logins");
+    }
+}
+
+/// Adds a login completed through the SSO session `sid` (no QR step) to the identity's
+/// recent logins, marked `sso`. Best effort, like the QR logins' entries.
+pub async fn remember_sso_login(
+    ctx: &Context,
+    sub: &str,
+    client_id: &str,
+    sid: &str,
+    browser: (&str, &str),
+    now: Timestamp,
+) {
+    let client_name = match ctx.store.client(client_id, now).await {
+        Ok(Some((c, _))) => c.name,
+        _ => client_id.to_owned(),
+    };
+    let geo = geoip::locate(ctx.geoip.as_ref(), browser.0);
+    let entry = LoginActivity {
+        at: now,
+        client_id: client_id.to_owned(),
+        client_name,
+        outcome: "approved".to_owned(),
+        browser_ip: browser.0.to_owned(),
+        user_agent: browser.1.to_owned(),
+        place: Some(geoip::place(browser.0, &geo)),
+        location: geo.location,
+        network: geo.network,
+        flags: Vec::new(),
+        id: crate::random::token(ctx.random.as_ref(), 12),
+        method: "sso".to_owned(),
+        login_id: None,
+        sid: Some(sid.to_owned()),
+        reported_at: None,
+    };
+    if let Err(e) = ctx.store.record_login(sub, entry, now).await {
+        tracing::warn!(error = %e, "recording an SSO login in the identity's recent logins");
     }
 }
 
@@ -717,10 +767,170 @@ pub async fn rotate_key(ctx: &Context, sub: &str, rotation: &str) -> Result<Iden
             "the rotation and its proof must carry different jti values",
         ));
     }
+    let end_sessions = match v.claims.get("end_sessions") {
+        None => false,
+        Some(serde_json::Value::Bool(b)) => *b,
+        Some(_) => return Err(invalid("end_sessions: a boolean")),
+    };
     let mut next = ident.clone();
     next.public_key = new_key.to_owned();
+    if end_sessions {
+        next.tokens_not_before = Some(now);
+    }
     let jtis = [(v.jti.clone(), v.exp), (p.jti, p.exp)];
-    commit(ctx, next, version, &jtis, now).await
+    let next = commit(ctx, next, version, &jtis, now).await?;
+    Audit::new(Event::DeviceKeyReplaced)
+        .subject(&next.sub)
+        .source("device")
+        .detail(if end_sessions {
+            "sessions ended"
+        } else {
+            "sessions kept"
+        })
+        .emit();
+    // The new key is in place and every token is dead already (`tokens_not_before`; an SSO
+    // session from before can log nobody in either): a failure to end the sessions must not
+    // tell the app that the rotation failed, or it would keep a key that no longer works.
+    if end_sessions {
+        if let Err(e) = end_everything(ctx, &next.sub, now).await {
+            tracing::error!(error = %e, "ending the sessions of a replaced key");
+        }
+    }
+    Ok(next)
+}
+
+/// Ends every SSO session of identity `sub` and tells their clients (OIDC Back-Channel
+/// Logout). Its grants died with the `tokens_not_before` the caller committed first, so a
+/// failure here leaves no token alive, only sessions to end again (the same request again,
+/// or the operator's `scanid identity revoke-sessions`).
+async fn end_everything(ctx: &Context, sub: &str, now: Timestamp) -> Result<usize, DeviceError> {
+    let ended = crate::usecase::resource::end_sessions_of(ctx, sub, now).await?;
+    tracing::info!(sessions = ended, "every session of an identity ended");
+    Audit::new(Event::SessionsEnded).subject(sub).emit();
+    Ok(ended)
+}
+
+/// The operator's answer to a lost device key (`scanid identity replace-key` and
+/// `revoke-sessions`): always ends every session and token of the identity; with `new_key`
+/// (standard base64 of a P-256 SubjectPublicKeyInfo, from the person's new phone) the device
+/// key is replaced too, in the same write that kills the tokens. Returns the identity and
+/// how many sessions were live.
+pub async fn replace_key_by_operator(
+    ctx: &Context,
+    who: &str,
+    new_key: Option<&str>,
+) -> Result<(Identity, usize), DeviceError> {
+    for _ in 0..3 {
+        let now = ctx.clock.now();
+        let Some((ident, version)) = ctx.store.identity(who, now).await? else {
+            return Err(DeviceError::UnknownIdentity);
+        };
+        let mut next = ident.clone();
+        if let Some(key) = new_key {
+            identity::parse_public_key(key).map_err(invalid)?;
+            next.public_key = key.to_owned();
+        }
+        next.tokens_not_before = Some(now);
+        next.updated_at = Some(now);
+        match ctx.store.update_identity(&next, version, now).await {
+            Ok(()) => {}
+            Err(StoreError::ConditionFailed) => continue,
+            Err(e) => return Err(e.into()),
+        }
+        if new_key.is_some() {
+            Audit::new(Event::DeviceKeyReplaced)
+                .subject(&next.sub)
+                .source("operator")
+                .detail("sessions ended")
+                .emit();
+        }
+        let ended = end_everything(ctx, &next.sub, now).await?;
+        return Ok((next, ended));
+    }
+    Err(DeviceError::Busy)
+}
+
+/// What "this wasn't me" did.
+#[derive(Debug)]
+pub struct Reported {
+    /// The entry, marked reported.
+    pub entry: LoginActivity,
+    /// The SSO session the login used, when it was found: ended (its clients told), and its
+    /// grants revoked, offline ones too.
+    pub sid: Option<String>,
+}
+
+/// "This wasn't me" on the recent login `id` of identity `sub` (`report`, a `report+jwt`
+/// signed by the device key, naming the entry in its `login` claim): the SSO session the
+/// login used ends and its clients get back-channel logout, every grant of that session
+/// (refresh tokens and their access tokens, offline ones too) is revoked, an audit event
+/// records it, and the entry is marked reported. Idempotent: reporting again redoes the
+/// (harmless) ending and keeps the first report's time.
+pub async fn report_login(
+    ctx: &Context,
+    sub: &str,
+    id: &str,
+    report: &str,
+    who: &Source,
+) -> Result<Reported, DeviceError> {
+    let now = ctx.clock.now();
+    let (ident, _, v) = signed_by_identity(ctx, sub, report, "report+jwt", now).await?;
+    if v.claims.get("login").and_then(serde_json::Value::as_str) != Some(id) {
+        return Err(invalid("login must name the reported login"));
+    }
+    if id.is_empty() || id.len() > 64 {
+        return Err(DeviceError::UnknownActivity);
+    }
+    let entry = match ctx
+        .store
+        .report_login(&ident.sub, id, &[(v.jti, v.exp)], now)
+        .await
+    {
+        Ok(Some(e)) => e,
+        Ok(None) => return Err(DeviceError::UnknownActivity),
+        Err(StoreError::ConditionFailed) => return Err(invalid("jti was already used")),
+        Err(e) => return Err(e.into()),
+    };
+    let sid = match (&entry.sid, &entry.login_id) {
+        (Some(sid), _) => Some(sid.clone()),
+        (None, Some(login)) => session_of_login(ctx, &ident.sub, login, now).await?,
+        (None, None) => None,
+    };
+    if let Some(sid) = &sid {
+        // The offline grants outlive the session: revoked until the last could expire.
+        let l = &ctx.settings.lifetimes;
+        let until = now.plus_secs(l.offline_token.max(l.refresh_token)).secs();
+        ctx.store.revoke_session_grants(sid, until, now).await?;
+        crate::usecase::resource::end_session(ctx, sid, now).await?;
+    }
+    Audit::new(Event::LoginReported)
+        .client(&entry.client_id)
+        .subject(&ident.sub)
+        .source(who.as_str())
+        .outcome(if sid.is_some() {
+            "session_ended"
+        } else {
+            "no_session"
+        })
+        .emit();
+    Ok(Reported { entry, sid })
+}
+
+/// The SSO session QR login `login` started, among the identity's recent sessions.
+async fn session_of_login(
+    ctx: &Context,
+    sub: &str,
+    login: &str,
+    now: Timestamp,
+) -> Result<Option<String>, StoreError> {
+    for sid in ctx.store.identity_sessions(sub, now).await? {
+        if let Some(s) = ctx.store.sso_session(&sid, now).await? {
+            if s.value.login.as_deref() == Some(login) {
+                return Ok(Some(sid));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// Whether `name` is free for a new identity (the sign-up form asks as the person types; the

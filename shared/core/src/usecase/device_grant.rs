@@ -194,7 +194,14 @@ async fn issue(
     now: Timestamp,
 ) -> Result<Issued, TokenError> {
     let identity = match ctx.store.identity(sub, now).await? {
-        Some((i, _)) if !i.disabled => i,
+        // Approved before the identity ended every session (a replaced key): nothing issued.
+        Some((i, _))
+            if !i.disabled
+                && i.tokens_not_before
+                    .is_none_or(|nb| auth_time.millis() >= nb.millis()) =>
+        {
+            i
+        }
         _ => {
             return Err(oauth(
                 OAuthErrorCode::InvalidGrant,
@@ -206,6 +213,8 @@ async fn issue(
     let (mut sso, _cookie) = SsoSession::new(sub, auth_time, now, ctx.random.as_ref());
     // The client takes part in the session (back-channel logout tells it when it ends).
     sso.clients.push(client.client_id.clone());
+    // "This wasn't me" on the approval finds this session by it (issue 24).
+    sso.login = Some(crate::domain::device_grant::login_link(hash));
     let sso_exp = sso.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
     let scopes = approved.value.scopes.clone();
     let g = Grant {

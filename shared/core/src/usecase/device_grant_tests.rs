@@ -230,6 +230,57 @@ async fn an_identity_disabled_after_approving_gets_no_tokens() {
     );
 }
 
+/// Issue 24: a device approved before the identity ended every session (the operator's key
+/// replacement) gets no tokens.
+#[tokio::test]
+async fn a_device_approved_before_every_session_ended_gets_no_tokens() {
+    let (env, tv) = env_with_tv().await;
+    let s = start(&env, "tv").await.unwrap();
+    phone_decides(&env, &s.user_code, "approve").await.unwrap();
+    env.advance(1);
+    crate::usecase::device::replace_key_by_operator(&env.ctx, &env.alice.sub, None)
+        .await
+        .unwrap();
+    env.advance(5);
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::InvalidGrant
+    );
+}
+
+/// Issue 24: "this wasn't me" on a device approval ends the device's session and tokens.
+#[tokio::test]
+async fn this_wasn_t_me_on_a_device_approval_revokes_the_device_s_tokens() {
+    let (env, tv) = env_with_tv().await;
+    let s = start(&env, "tv").await.unwrap();
+    phone_decides(&env, &s.user_code, "approve").await.unwrap();
+    env.advance(5);
+    let issued = poll(&env, &tv, &s).await.unwrap();
+    let activity = env.phone.sign(
+        &env.ctx,
+        "activity+jwt",
+        serde_json::json!({ "sub": env.alice.sub }),
+    );
+    let logins = crate::usecase::device::recent_logins(&env.ctx, &env.alice.sub, &activity)
+        .await
+        .unwrap();
+    let id = logins[0].id.clone();
+    let report = env.phone.sign(
+        &env.ctx,
+        "report+jwt",
+        serde_json::json!({ "sub": env.alice.sub, "login": id }),
+    );
+    let done =
+        crate::usecase::device::report_login(&env.ctx, &env.alice.sub, &id, &report, &env.source())
+            .await
+            .unwrap();
+    assert!(done.sid.is_some(), "the device's session was found");
+    let r = crate::usecase::resource::introspect(&env.ctx, &tv, &issued.access_token, env.now())
+        .await
+        .unwrap();
+    assert!(!r.active);
+}
+
 #[tokio::test]
 async fn only_clients_allowed_the_grant_start_it() {
     let (env, _) = env_with_tv().await;

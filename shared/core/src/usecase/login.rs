@@ -131,7 +131,15 @@ pub async fn sso_session(
         return Ok(None);
     }
     match ctx.store.identity(&s.value.sub, now).await? {
-        Some((i, _)) if !i.disabled => Ok(Some(s)),
+        // A session from before the identity ended every session (a replaced key) vouches
+        // for nobody, should it still be there.
+        Some((i, _))
+            if !i.disabled
+                && i.tokens_not_before
+                    .is_none_or(|nb| s.value.auth_time.millis() >= nb.millis()) =>
+        {
+            Ok(Some(s))
+        }
         _ => Ok(None),
     }
 }
@@ -207,13 +215,24 @@ pub async fn authorize(
     if let Some(s) = sso {
         let (sub, auth_time, sid) = (s.value.sub.clone(), s.value.auth_time, s.value.sid.clone());
         if remembered(ctx, &sub, &req, client.created_at, now).await? {
-            let done = match complete(ctx, &req, &sub, auth_time, Some(sid), None, None).await {
+            let done = match complete(ctx, &req, &sub, auth_time, Some(sid.clone()), None, None)
+                .await
+            {
                 Ok(done) => done,
                 Err(CompleteError::Store(e)) => return Err(e),
                 // No QR login to race for: only a fresh random code or sid could collide
                 // (a logged 500, as before).
                 Err(CompleteError::AlreadyCompleted) => return Err(StoreError::ConditionFailed),
             };
+            crate::usecase::device::remember_sso_login(
+                ctx,
+                &sub,
+                &req.client_id,
+                &sid,
+                (ip, user_agent),
+                now,
+            )
+            .await;
             return Ok(AuthorizeDecision::Respond(done.response));
         }
         if req.prompt.none {
@@ -343,6 +362,8 @@ pub async fn complete(
         None => {
             let (mut s, cookie) = SsoSession::new(sub, auth_time, now, ctx.random.as_ref());
             s.clients.push(req.client_id.clone());
+            // "This wasn't me" on the QR login finds its session by this.
+            s.login = login.map(|l| l.value.id.to_string());
             let exp = s.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
             (s.sid.clone(), Some((s, exp, cookie)))
         }
@@ -547,6 +568,19 @@ pub async fn consent(
                 remember,
             )
             .await?;
+            if let Some(sid) = &l.sso_sid {
+                // Completed through an SSO session (no QR step): the identity's activity
+                // shows it too.
+                crate::usecase::device::remember_sso_login(
+                    ctx,
+                    &sub,
+                    &l.request.client_id,
+                    sid,
+                    (&l.browser_ip, &l.user_agent),
+                    now,
+                )
+                .await;
+            }
             Ok(ConsentOutcome::Completed(done))
         }
     }

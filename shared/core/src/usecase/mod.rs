@@ -17,4 +17,7 @@ mod tests;
 mod device_grant_tests;
 
 #[cfg(test)]
+mod after_tests;
+
+#[cfg(test)]
 mod risk_tests;

@@ -71,11 +71,25 @@ async fn live_grant(
         if ctx.store.sso_session(&sid, now).await?.is_none() {
             return Ok(None);
         }
+    } else if let Some(sid) = &g.sid {
+        // An offline grant outlives its session, but not a "this wasn't me" on it.
+        if ctx.store.session_grants_revoked(sid, now).await? {
+            return Ok(None);
+        }
     }
     match ctx.store.identity(&g.sub, now).await? {
-        Some((i, _)) if !i.disabled => Ok(Some((g, client, Some(i)))),
+        Some((i, _)) if !i.disabled && !revoked_by_identity(&g, &i) => {
+            Ok(Some((g, client, Some(i))))
+        }
         _ => Ok(None),
     }
+}
+
+/// Whether the identity ended every grant authenticated or created before its
+/// `tokens_not_before` (a replaced device key, issue 24).
+pub fn revoked_by_identity(g: &Grant, i: &Identity) -> bool {
+    i.tokens_not_before
+        .is_some_and(|nb| g.auth_time.millis() < nb.millis() || g.created_at.millis() < nb.millis())
 }
 
 /// The access token, if live.

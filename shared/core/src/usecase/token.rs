@@ -300,6 +300,15 @@ async fn code_grant(
     let aud = audience(ctx, resource, Some(&c.resources))?;
     let identity = live_identity(ctx, &c.sub, now).await?;
     let offline = c.scopes.iter().any(|s| s == "offline_access");
+    // A login from before the identity ended every session (a replaced key), or one it
+    // reported ("this wasn't me"; only an offline grant would outlive its ended session).
+    if identity
+        .tokens_not_before
+        .is_some_and(|nb| c.auth_time.millis() < nb.millis())
+        || (offline && ctx.store.session_grants_revoked(&c.sid, now).await?)
+    {
+        return Err(invalid_grant("the login was revoked"));
+    }
     let g = Grant {
         id: random::token(ctx.random.as_ref(), 16),
         kind: GrantKind::AuthorizationCode,
@@ -414,6 +423,13 @@ async fn refresh_grant(
         if ctx.store.sso_session(&sid, now).await?.is_none() {
             return Err(invalid_grant("the session has ended"));
         }
+    } else if let Some(sid) = &g.value.sid {
+        if ctx.store.session_grants_revoked(sid, now).await? {
+            return Err(invalid_grant("the grant was revoked"));
+        }
+    }
+    if crate::usecase::resource::revoked_by_identity(&g.value, &identity) {
+        return Err(invalid_grant("the grant was revoked"));
     }
     match g.value.check(r.generation, now) {
         RefreshCheck::Reused => {

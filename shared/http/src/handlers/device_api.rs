@@ -250,23 +250,51 @@ pub async fn activity(ctx: &Context, req: Request) -> Result<Response, HttpError
     check_realm(ctx, &req)?;
     let body: ActivityBody = json_body(&req)?;
     let logins = device::recent_logins(ctx, &path_sub(&req)?, &body.activity).await?;
-    let logins: Vec<_> = logins
-        .iter()
-        .map(|l| {
-            json!({
-                "at": l.at.to_rfc3339_millis(),
-                "client_id": l.client_id,
-                "client_name": l.client_name,
-                "outcome": l.outcome,
-                "browser_ip": l.browser_ip,
-                "user_agent": l.user_agent,
-                "location": l.location,
-                "network": l.network,
-                "flags": l.flags,
-            })
-        })
-        .collect();
+    let logins: Vec<_> = logins.iter().map(activity_json).collect();
     Ok(json(200, &json!({ "logins": logins })))
+}
+
+/// One recent login as the app sees it.
+fn activity_json(l: &crate::domain::identity::LoginActivity) -> serde_json::Value {
+    json!({
+        "id": l.id,
+        "at": l.at.to_rfc3339_millis(),
+        "client_id": l.client_id,
+        "client_name": l.client_name,
+        "outcome": l.outcome,
+        "method": l.method,
+        "browser_ip": l.browser_ip,
+        "user_agent": l.user_agent,
+        "location": l.location,
+        "network": l.network,
+        "flags": l.flags,
+        "reported": l.reported_at.is_some(),
+        "reported_at": l.reported_at.map(|t| t.to_rfc3339_millis()),
+    })
+}
+
+#[derive(Deserialize)]
+struct ReportBody {
+    report: String,
+}
+
+/// `POST .../app/identities/{sub}/logins/{login_id}/report`: "this wasn't me", signed by the
+/// device key (`report+jwt` naming the entry in `login`). The login's session ends (its
+/// clients get back-channel logout) and its tokens are revoked; the entry, marked reported.
+pub async fn report(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    check_realm(ctx, &req)?;
+    let body: ReportBody = json_body(&req)?;
+    let id = path_param(&req, "login_id").unwrap_or_default();
+    let done =
+        device::report_login(ctx, &path_sub(&req)?, &id, &body.report, &source(&req)).await?;
+    Ok(json(
+        200,
+        &json!({
+            "status": "reported",
+            "login": activity_json(&done.entry),
+            "session_ended": done.sid.is_some(),
+        }),
+    ))
 }
 
 #[derive(Deserialize)]

@@ -226,13 +226,20 @@ function showEdit(me) {
 
 function showRotate(me) {
   const go = h('button', { type: 'button', class: 'primary', id: 'rotate-confirm' }, 'Replace the key');
+  const everywhere = h('input', { type: 'checkbox', id: 'rotate-end-sessions', checked: true });
   const out = h('div');
   go.addEventListener('click', () => busy(go, out, async () => {
-    await device.rotateKey(me);
-    showHome(await device.load(), 'A new device key is in place; the old one no longer works.');
+    const endSessions = everywhere.checked;
+    await device.rotateKey(me, endSessions);
+    showHome(await device.load(), endSessions
+      ? 'A new device key is in place; the old one no longer works, and you are signed out everywhere.'
+      : 'A new device key is in place; the old one no longer works.');
   }));
   show('Replace device key',
     h('p', {}, 'A new key is made on this phone. The old key signs it over, and stops working at once.'),
+    h('div', { class: 'check' }, everywhere,
+      h('label', { for: 'rotate-end-sessions' }, 'Also sign out everywhere'),
+      h('p', { class: 'muted small' }, 'Ends every login made with scanid: each app and site asks you to log in again. Choose this if someone else may have had your phone.')),
     go, h('button', { type: 'button', onclick: () => showHome(me) }, 'Cancel'), out);
 }
 
@@ -257,23 +264,53 @@ function showDelete(me) {
     go, h('button', { type: 'button', onclick: () => showHome(me) }, 'Cancel'), out);
 }
 
-async function showActivity(me) {
+async function showActivity(me, note) {
   const list = h('ol', { class: 'activity', id: 'activity-list' });
   const out = h('div');
-  show('Recent logins', list, out, h('button', { type: 'button', onclick: () => showHome(me) }, 'Back'));
+  show('Recent logins', note ? message(note, 'ok') : null, list, out,
+    h('button', { type: 'button', onclick: () => showHome(me) }, 'Back'));
   try {
     const logins = await device.recentLogins(me);
     if (logins.length === 0) list.replaceWith(h('p', { class: 'muted' }, 'No logins yet.'));
-    for (const l of logins) {
-      list.append(h('li', {},
-        h('strong', {}, l.client_name), ` ${OUTCOMES[l.outcome] ?? 'denied'} `,
-        h('time', { datetime: l.at }, new Date(l.at).toLocaleString()),
-        h('p', { class: 'muted small' }, `from ${placeText({ ip: l.browser_ip, location: l.location, network: l.network })} · ${l.user_agent || 'unknown browser'}`),
-        l.flags?.length ? h('p', { class: 'muted small', 'data-flags': l.flags.join(' ') }, l.flags.map((f) => FLAGS[f] ?? f).join(' · ')) : null));
-    }
+    for (const l of logins) list.append(activityEntry(me, l));
   } catch (e) {
     out.replaceChildren(message(e.message));
   }
+}
+
+/** One recent login, with "This wasn't me" (confirmed first) unless it was reported. */
+function activityEntry(me, l) {
+  const how = l.method === 'sso' ? ' (already signed in: no scan)' : '';
+  const li = h('li', { 'data-login-id': l.id, 'data-method': l.method },
+    h('strong', {}, l.client_name), ` ${OUTCOMES[l.outcome] ?? 'denied'}${how} `,
+    h('time', { datetime: l.at }, new Date(l.at).toLocaleString()),
+    h('p', { class: 'muted small' }, `from ${placeText({ ip: l.browser_ip, location: l.location, network: l.network })} · ${l.user_agent || 'unknown browser'}`),
+    l.flags?.length ? h('p', { class: 'muted small', 'data-flags': l.flags.join(' ') }, l.flags.map((f) => FLAGS[f] ?? f).join(' · ')) : null);
+  if (l.reported) {
+    li.append(h('p', { class: 'note ok small reported' }, 'Reported: signed out, its access revoked.'));
+    return li;
+  }
+  if (!l.id || l.outcome !== 'approved') return li;
+  const area = h('div');
+  const ask = h('button', { type: 'button', class: 'danger report' }, 'This wasn’t me');
+  ask.addEventListener('click', () => {
+    const yes = h('button', { type: 'button', class: 'danger', id: 'report-confirm' }, 'Yes, sign it out');
+    const no = h('button', { type: 'button', id: 'report-cancel' }, 'Cancel');
+    const out = h('div');
+    no.addEventListener('click', () => area.replaceChildren(ask));
+    yes.addEventListener('click', () => busy(yes, out, async () => {
+      await device.reportLogin(me, l.id);
+      await showActivity(me, `Done: ${l.client_name} was signed out of that login and its access was revoked.`);
+    }));
+    area.replaceChildren(
+      h('p', { class: 'note error small', role: 'alert' },
+        `Sign out this login to ${l.client_name}? Its access is revoked at once and ${l.client_name} is told.`),
+      h('div', { class: 'buttons' }, yes, no), out);
+    yes.focus();
+  });
+  area.append(ask);
+  li.append(area);
+  return li;
 }
 
 // ---------------------------------------------------------------------------- approve

@@ -157,13 +157,16 @@ export async function update(me, changes) {
   return profile;
 }
 
-/** Replaces the device key: the old key signs the new one, the new one proves possession. */
-export async function rotateKey(me) {
+/**
+ * Replaces the device key: the old key signs the new one, the new one proves possession.
+ * With `endSessions`, every session and token of the identity ends too (sign out everywhere).
+ */
+export async function rotateKey(me, endSessions = false) {
   const next = await newKey();
   const proof = await sign(next.privateKey, 'key-proof+jwt', { sub: me.profile.sub });
-  const rotation = await sign(me.privateKey, 'key-rotation+jwt', {
-    sub: me.profile.sub, public_key: next.publicKey, proof,
-  });
+  const claims = { sub: me.profile.sub, public_key: next.publicKey, proof };
+  if (endSessions) claims.end_sessions = true;
+  const rotation = await sign(me.privateKey, 'key-rotation+jwt', claims);
   const profile = await call('POST', `/app/identities/${me.profile.sub}/key`, { rotation });
   await save({ profile, privateKey: next.privateKey });
   return profile;
@@ -174,6 +177,12 @@ export async function deleteIdentity(me) {
   const deletion = await sign(me.privateKey, 'deletion+jwt', { sub: me.profile.sub });
   await call('DELETE', `/app/identities/${me.profile.sub}`, { deletion });
   await forget();
+}
+
+/** "This wasn't me" on recent login `id`: its tokens are revoked and its session ends. */
+export async function reportLogin(me, id) {
+  const report = await sign(me.privateKey, 'report+jwt', { sub: me.profile.sub, login: id });
+  return call('POST', `/app/identities/${me.profile.sub}/logins/${encodeURIComponent(id)}/report`, { report });
 }
 
 /** The identity's recent logins, newest first. */
