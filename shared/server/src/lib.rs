@@ -8,4 +8,4 @@ pub mod open;
 pub mod server;
 mod stall;
 
-use scanid_core::{clock, domain, keys, random, store, usecase, Context};
+use scanid_core::{clock, domain, keys, protocol, random, store, usecase, Context};

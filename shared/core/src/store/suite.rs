@@ -10,7 +10,8 @@ use super::{
     Backend, ClientStore, Cond, InitialAccessTokens, Key, Kind, Record, StoreError, Write,
 };
 use crate::clock::Timestamp;
-use crate::domain::client::{Client, ClientType, GrantType};
+use crate::domain::client::{Client, ClientType};
+use crate::protocol::GrantType;
 
 /// Generates one `#[tokio::test]` per suite function for an adapter.
 #[macro_export]

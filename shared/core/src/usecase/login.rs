@@ -8,14 +8,14 @@ use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::authorize::{
-    self, AuthorizationRequest, AuthorizeError, ErrorTarget, Params, ResponseMode,
+    self, AuthorizationRequest, AuthorizeError, ErrorTarget, ResponseMode,
 };
 use crate::domain::client::{validate_client_id, Client};
 use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal, Known};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, AuthCode, Consent, LoginStatus, QrLogin, SsoSession};
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
-use crate::protocol::{OAuthError, OAuthErrorCode, Secret, SessionId, Subject};
+use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId, Subject};
 use crate::random;
 use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
