@@ -14,12 +14,13 @@ use crate::domain::client::{validate_client_id, Client};
 use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal, Known};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, AuthCode, Consent, LoginStatus, QrLogin, SsoSession};
-use crate::domain::ratelimit::{self, Counted, Limit, Source};
+use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId, Subject};
 use crate::random;
 use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
 use crate::store::{ClientStore, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError};
+use crate::usecase::ratelimit;
 
 /// An authorization response: where to send the browser, how, and with which parameters.
 #[derive(Clone, PartialEq, Eq)]

@@ -6,6 +6,7 @@ pub mod device;
 pub mod device_grant;
 pub mod login;
 pub mod logout;
+pub mod ratelimit;
 pub mod registration;
 pub mod resource;
 pub mod token;

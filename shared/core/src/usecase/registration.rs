@@ -6,10 +6,11 @@
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::domain::client::{Client, ClientSecret};
-use crate::domain::ratelimit::{self, Counted, Limit, Source};
+use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::registration::{self, InitialAccessToken, MetadataError, Registered};
 use crate::random::Random;
 use crate::store::{Backend, ClientStore, InitialAccessTokens, StoreError};
+use crate::usecase::ratelimit;
 use crate::Context;
 
 /// Why a registration request failed.

@@ -11,7 +11,7 @@ use crate::domain::discovery::SCOPES;
 use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshCheck, RefreshRecord};
 use crate::domain::identity::Identity;
 use crate::domain::login;
-use crate::domain::ratelimit::{self, Counted, Limit, Source};
+use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::resource_indicator;
 use crate::keys::{jwt, SignError};
 use crate::protocol::claims::{Gty, ACR};
@@ -21,6 +21,7 @@ use crate::protocol::{
 use crate::protocol::{GrantType, Params};
 use crate::random;
 use crate::store::{ClientStore, Codes, Grants, IdentityStore, Outcome, SsoSessions, StoreError};
+use crate::usecase::ratelimit;
 
 /// Why a token request failed.
 #[derive(Debug, thiserror::Error)]
