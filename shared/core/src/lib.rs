@@ -29,6 +29,8 @@ pub mod testing;
 pub mod usecase;
 
 #[cfg(test)]
+mod layers;
+#[cfg(test)]
 mod properties;
 
 pub use context::Context;
