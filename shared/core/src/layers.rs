@@ -7,6 +7,8 @@
 //!   nothing (it decides; it never does I/O);
 //! * `scanid-http` reads no store: no `ctx.store`/`ctx.photos`, no `store::` path but the
 //!   error it maps, no repository method;
+//! * no layer above the repositories builds a record: `usecase/`, `domain/` and
+//!   `scanid-http` name no key, record, condition or write of the record primitive;
 //! * `scanid-core` links no HTTP client;
 //! * no production function is over 100 lines.
 //!
@@ -215,6 +217,27 @@ fn domain_rule(code: &str) -> Vec<String> {
     bad
 }
 
+/// What only the repositories (`store/`) and the adapters name: the record primitive.
+fn records_rule(code: &str) -> Vec<String> {
+    [
+        "Cond::",
+        "Write::",
+        "Record::new(",
+        "Key::new(Kind",
+        "store::Key",
+        "store::Kind",
+        "store::Record",
+        "store::Cond",
+        "store::Write",
+        ".transact(",
+        ".incr(",
+    ]
+    .into_iter()
+    .filter(|p| code.contains(p))
+    .map(str::to_owned)
+    .collect()
+}
+
 /// The repository methods (`fn`s of the store's `pub trait`s) whose names say what they
 /// touch (those with an underscore: `qr_login`, `count_event`; `get` or `client` are also
 /// words of the HTTP layer).
@@ -392,6 +415,19 @@ fn the_domain_decides_and_does_no_io() {
 }
 
 #[test]
+fn no_layer_above_the_repositories_builds_a_record() {
+    let mut used = BTreeSet::new();
+    let mut bad = Vec::new();
+    for sub in ["core/src/usecase", "core/src/domain", "http/src"] {
+        bad.extend(violations_of(sub, records_rule, &mut used));
+    }
+    check(
+        "records, keys and conditions belong to the repositories",
+        bad,
+    );
+}
+
+#[test]
 fn the_http_layer_reads_no_store_and_core_links_no_http_client() {
     let methods = repository_methods();
     let mut used = BTreeSet::new();
@@ -460,6 +496,11 @@ fn the_rules_catch_a_wrong_import() {
         ["crate::store", ".await"]
     );
     assert!(domain_rule("use crate::protocol::Params;\nuse crate::keys::Alg;").is_empty());
+    assert_eq!(
+        records_rule("let k = crate::store::Key::new(crate::store::Kind::Client, id);\ns.delete(&k, Cond::Version(v), now)"),
+        ["Cond::", "store::Key", "store::Kind"]
+    );
+    assert!(records_rule("let key = hmac::Key::new(hmac::HMAC_SHA256, k);").is_empty());
     let methods = repository_methods();
     let http = http_rule(&methods);
     let code = joined(&[

@@ -300,6 +300,22 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
     assert!(s.delete_client(&client.client_id, T0).await.unwrap());
     assert!(!s.delete_client(&client.client_id, T0).await.unwrap());
     assert_eq!(s.client(&client.client_id, T0).await.unwrap(), None);
+    // Deleting at a version: only the version read, once.
+    s.create_client(&client, T0).await.unwrap();
+    let (_, read) = s.client(&client.client_id, T0).await.unwrap().unwrap();
+    s.update_client(&rotated, read, T0).await.unwrap();
+    assert!(matches!(
+        s.delete_client_at(&client.client_id, read, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    s.delete_client_at(&client.client_id, read + 1, T0)
+        .await
+        .unwrap();
+    assert_eq!(s.client(&client.client_id, T0).await.unwrap(), None);
+    assert!(matches!(
+        s.delete_client_at(&client.client_id, read + 1, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
 }
 
 pub async fn counters_are_atomic_and_expire<B: Backend + 'static>(s: Arc<B>) {

@@ -199,10 +199,9 @@ pub async fn delete(
 ) -> Result<(), RegistrationFailure> {
     let now = ctx.clock.now();
     let (client, version) = authorized(ctx.store.as_ref(), client_id, token, now).await?;
-    let key = crate::store::Key::new(crate::store::Kind::Client, client.client_id.as_str());
     match ctx
         .store
-        .delete(&key, crate::store::Cond::Version(version), now)
+        .delete_client_at(&client.client_id, version, now)
         .await
     {
         Ok(()) => {}
