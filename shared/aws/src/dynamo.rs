@@ -546,7 +546,7 @@ pub(crate) mod testing {
     use super::*;
 
     /// The emulator's endpoint. The test command (`tests/run`) starts moto and sets it.
-    pub fn endpoint() -> String {
+    pub(crate) fn endpoint() -> String {
         match std::env::var("SCANID_TEST_AWS_ENDPOINT") {
             Ok(e) if !e.is_empty() => e,
             _ => panic!(
@@ -558,7 +558,7 @@ pub(crate) mod testing {
     }
 
     /// A store on the shared test table of the emulator (created on first use).
-    pub async fn store() -> DynamoStore {
+    pub(crate) async fn store() -> DynamoStore {
         let config = crate::emulator(&endpoint()).await;
         let store = DynamoStore::from_config(&config, "scanid-unit-tests");
         store.create_table().await.unwrap();

@@ -19,6 +19,7 @@
 //! Gateway's 30 s integration timeout.
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod dynamo;
 #[cfg(any(test, feature = "test-support"))]

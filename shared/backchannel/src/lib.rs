@@ -9,6 +9,7 @@
 //!
 //! The `backchannel-sender` Lambda function uses [`post`] for each queued delivery.
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

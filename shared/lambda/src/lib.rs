@@ -9,6 +9,7 @@
 //! sessions put back-channel logout deliveries on the queue `SCANID_BACKCHANNEL_QUEUE_URL`
 //! names; [`sender::run`] is the function that reads it.
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod sender;
 pub mod telemetry;

@@ -2,6 +2,7 @@
 //! demo relying party, and opening the store and signing keys a configuration selects (the
 //! embedded store or DynamoDB; local key files, KMS or KMS-envelope).
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod demo;
 pub mod open;

@@ -17,6 +17,7 @@
 //! purged by [`EmbeddedStore::sweep`] (`scanid serve` runs it every `--purge-interval-secs`,
 //! five minutes by default).
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod photos;
 pub use photos::DirPhotos;
