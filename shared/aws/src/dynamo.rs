@@ -150,6 +150,7 @@ fn build_err(e: impl std::fmt::Display) -> StoreError {
 }
 
 impl DynamoStore {
+    /// A store on `table` through `client`.
     pub fn new(client: Client, table: impl Into<String>) -> Self {
         Self {
             client,
@@ -162,6 +163,7 @@ impl DynamoStore {
         Self::new(Client::new(config), table)
     }
 
+    /// The table's name.
     pub fn table(&self) -> &str {
         &self.table
     }

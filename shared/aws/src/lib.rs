@@ -20,6 +20,7 @@
 
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod dynamo;
 #[cfg(any(test, feature = "test-support"))]

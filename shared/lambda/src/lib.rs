@@ -10,6 +10,7 @@
 //! names; [`sender::run`] is the function that reads it.
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod sender;
 pub mod telemetry;

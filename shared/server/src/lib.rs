@@ -3,6 +3,7 @@
 //! embedded store or DynamoDB; local key files, KMS or KMS-envelope).
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod demo;
 pub mod open;

@@ -18,6 +18,7 @@
 //! five minutes by default).
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod photos;
 pub use photos::DirPhotos;
