@@ -267,9 +267,10 @@ fn a_request_object_login_survives_its_restart() {
 mod properties {
     use proptest::prelude::*;
     use scanid_core::clock::Timestamp;
-    use scanid_core::domain::authorize::{self, AuthorizeError, Params, Policy};
+    use scanid_core::domain::authorize::{self, AuthorizeError, Policy};
     use scanid_core::domain::client::{self, NewClient};
     use scanid_core::domain::request_object::unsigned;
+    use scanid_core::protocol::Params;
     use scanid_core::random::SeededRandom;
     use serde_json::{Map, Value};
 

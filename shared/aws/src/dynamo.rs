@@ -150,6 +150,7 @@ fn build_err(e: impl std::fmt::Display) -> StoreError {
 }
 
 impl DynamoStore {
+    /// A store on `table` through `client`.
     pub fn new(client: Client, table: impl Into<String>) -> Self {
         Self {
             client,
@@ -162,6 +163,7 @@ impl DynamoStore {
         Self::new(Client::new(config), table)
     }
 
+    /// The table's name.
     pub fn table(&self) -> &str {
         &self.table
     }
@@ -546,7 +548,7 @@ pub(crate) mod testing {
     use super::*;
 
     /// The emulator's endpoint. The test command (`tests/run`) starts moto and sets it.
-    pub fn endpoint() -> String {
+    pub(crate) fn endpoint() -> String {
         match std::env::var("SCANID_TEST_AWS_ENDPOINT") {
             Ok(e) if !e.is_empty() => e,
             _ => panic!(
@@ -558,7 +560,7 @@ pub(crate) mod testing {
     }
 
     /// A store on the shared test table of the emulator (created on first use).
-    pub async fn store() -> DynamoStore {
+    pub(crate) async fn store() -> DynamoStore {
         let config = crate::emulator(&endpoint()).await;
         let store = DynamoStore::from_config(&config, "scanid-unit-tests");
         store.create_table().await.unwrap();

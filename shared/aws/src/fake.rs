@@ -15,6 +15,7 @@ pub type Responder = dyn Fn(&str, &[u8]) -> (u16, String) + Send + Sync;
 /// A running fake endpoint.
 #[derive(Clone)]
 pub struct FakeAws {
+    /// Its URL (`http://127.0.0.1:<port>`).
     pub endpoint: String,
     calls: Arc<Mutex<Vec<String>>>,
 }

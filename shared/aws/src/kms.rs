@@ -133,10 +133,12 @@ fn signing_algorithm(alg: Alg) -> SigningAlgorithmSpec {
 }
 
 impl Kms {
+    /// KMS through `client`.
     pub fn new(client: Client) -> Self {
         Self { client }
     }
 
+    /// From an SDK configuration (see [`crate`]).
     pub fn from_config(config: &crate::SdkConfig) -> Self {
         Self::new(Client::new(config))
     }

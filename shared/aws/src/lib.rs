@@ -19,6 +19,8 @@
 //! Gateway's 30 s integration timeout.
 
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod dynamo;
 #[cfg(any(test, feature = "test-support"))]

@@ -51,6 +51,7 @@ impl Queue {
         }
     }
 
+    /// The queue's URL.
     pub fn url(&self) -> &str {
         &self.url
     }

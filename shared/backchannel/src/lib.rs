@@ -9,6 +9,8 @@
 //!
 //! The `backchannel-sender` Lambda function uses [`post`] for each queued delivery.
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -107,6 +109,7 @@ impl std::fmt::Debug for InProcess {
 }
 
 impl InProcess {
+    /// Delivery in this process, timed by `clock`, following `policy`.
     pub fn new(clock: Arc<dyn Clock>, policy: RetryPolicy) -> Self {
         let http = http_client()
             .inspect_err(|e| tracing::error!(error = %e, "back-channel logout: no HTTP client"))

@@ -30,6 +30,8 @@ pub mod testing;
 pub mod usecase;
 
 #[cfg(test)]
+mod layers;
+#[cfg(test)]
 mod properties;
 
 pub use context::Context;

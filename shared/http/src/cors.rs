@@ -16,6 +16,7 @@
 use lambda_http::Body;
 
 use crate::domain::client::Client;
+use crate::usecase::origins;
 use crate::Context;
 use crate::{base, check_realm, finish, HttpError, Request, Response};
 
@@ -79,11 +80,7 @@ pub fn none(mut resp: Response) -> Response {
 pub async fn finish_response(ctx: &Context, origin: Option<&str>, resp: Response) -> Response {
     let resp = match origin {
         Some(o) if resp.extensions().get::<Decided>().is_none() => {
-            if ctx
-                .web_origins
-                .contains(ctx.store.as_ref(), o, ctx.clock.now())
-                .await
-            {
+            if origins::registered(ctx, o).await {
                 allow(resp, o)
             } else {
                 resp
@@ -104,11 +101,7 @@ pub async fn preflight(ctx: &Context, req: Request) -> Result<Response, HttpErro
         .and_then(|v| v.to_str().ok())
         .is_some_and(|m| matches!(m, "GET" | "POST"));
     let registered = match origin(&req) {
-        Some(o) => ctx
-            .web_origins
-            .contains(ctx.store.as_ref(), o, ctx.clock.now())
-            .await
-            .then(|| o.to_owned()),
+        Some(o) => origins::registered(ctx, o).await.then(|| o.to_owned()),
         None => None,
     };
     match registered {

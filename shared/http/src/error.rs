@@ -346,138 +346,156 @@ impl HttpError {
                 error,
                 description,
             } => {
-                let b = base(status)
-                    .header("content-type", "application/json")
-                    .header("cache-control", "no-store");
-                let b = if status == 503 || status == 429 {
-                    b.header("retry-after", RETRY_AFTER_SECS.to_string())
-                } else {
-                    b
-                };
-                finish(b, json_error(error, &description))
+                let mut headers = vec![("cache-control", "no-store".to_owned())];
+                if status == 503 || status == 429 {
+                    headers.push(("retry-after", RETRY_AFTER_SECS.to_string()));
+                }
+                plain_json(status, &headers, error, &description)
             }
-            HttpError::LoginRefused { flags, description } => finish(
-                base(403)
-                    .header("content-type", "application/json")
-                    .header("cache-control", "no-store"),
-                Body::Binary(
-                    serde_json::to_vec(&serde_json::json!({
-                        "error": "login_refused",
-                        "error_description": description,
-                        "flags": flags,
-                    }))
-                    .unwrap_or_default(),
-                ),
-            ),
+            HttpError::LoginRefused { flags, description } => login_refused(&flags, &description),
             HttpError::Page {
                 status,
                 title,
                 message,
             } => super::pages::error_page(status, title, &message, &rng),
-            HttpError::PageUnavailable => {
-                let mut r = super::pages::error_page(
+            HttpError::PageUnavailable => with_retry_after(
+                super::pages::error_page(
                     503,
                     "Temporarily unavailable",
                     "scanid cannot complete this step right now. Please try again in a moment.",
                     &rng,
-                );
-                if let Ok(v) = http::HeaderValue::from_str(&RETRY_AFTER_SECS.to_string()) {
-                    r.headers_mut().insert("retry-after", v);
-                }
-                r
-            }
+                ),
+                RETRY_AFTER_SECS,
+            ),
             HttpError::RateLimited {
                 html: true,
                 retry_after,
-            } => {
-                let mut r = super::pages::error_page(
+            } => with_retry_after(
+                super::pages::error_page(
                     429,
                     "Too many login attempts",
                     "Please wait a minute and try again.",
                     &rng,
-                );
-                if let Ok(v) = http::HeaderValue::from_str(&retry_after.to_string()) {
-                    r.headers_mut().insert("retry-after", v);
-                }
-                r
-            }
+                ),
+                retry_after,
+            ),
             HttpError::Bearer {
                 status,
                 error,
                 description,
-            } => {
-                let challenge = match error {
-                    Some(e) => format!("Bearer realm=\"scanid\", error=\"{e}\", error_description=\"{description}\""),
-                    None => "Bearer realm=\"scanid\"".to_owned(),
-                };
-                finish(
-                    base(status)
-                        .header("content-type", "application/json")
-                        .header("www-authenticate", challenge)
-                        .header("cache-control", "no-store"),
-                    json_error(error.unwrap_or("invalid_request"), description),
-                )
-            }
+            } => bearer(status, error, description),
             HttpError::RateLimited {
                 html: false,
                 retry_after,
-            } => finish(
-                base(429)
-                    .header("content-type", "application/json")
-                    .header("retry-after", retry_after.to_string()),
-                json_error("rate_limited", "too many requests; retry later"),
+            } => plain_json(
+                429,
+                &[("retry-after", retry_after.to_string())],
+                "rate_limited",
+                "too many requests; retry later",
             ),
-            HttpError::ClientAuthLimited { retry_after } => {
-                let e = OAuthError::new(
+            HttpError::NotFound => plain_json(404, &[], "not_found", "no such resource"),
+            HttpError::MethodNotAllowed(allow) => plain_json(
+                405,
+                &[("allow", allow.join(", "))],
+                "method_not_allowed",
+                "method not allowed",
+            ),
+            HttpError::RequestTimeout => plain_json(
+                408,
+                &[("connection", "close".to_owned())],
+                "invalid_request",
+                "the request did not arrive in time",
+            ),
+            HttpError::PayloadTooLarge => {
+                plain_json(413, &[], "invalid_request", "request body too large")
+            }
+            HttpError::ClientAuthLimited { retry_after } => oauth(
+                429,
+                &[("retry-after", retry_after.to_string())],
+                OAuthError::new(
                     OAuthErrorCode::InvalidClient,
                     "too many failed client authentications from this address; retry later",
-                );
-                finish(
-                    oauth_json(429).header("retry-after", retry_after.to_string()),
-                    body(&e),
-                )
-            }
-            HttpError::NotFound => finish(
-                base(404).header("content-type", "application/json"),
-                json_error("not_found", "no such resource"),
+                ),
             ),
-            HttpError::MethodNotAllowed(allow) => finish(
-                base(405)
-                    .header("content-type", "application/json")
-                    .header("allow", allow.join(", ")),
-                json_error("method_not_allowed", "method not allowed"),
+            HttpError::OAuth(e) => oauth(e.error.status(), &[], e),
+            HttpError::InvalidClient(description) => oauth(
+                401,
+                &[("www-authenticate", "Basic realm=\"scanid\"".to_owned())],
+                OAuthError::new(OAuthErrorCode::InvalidClient, description),
             ),
-            HttpError::RequestTimeout => finish(
-                base(408)
-                    .header("content-type", "application/json")
-                    .header("connection", "close"),
-                json_error("invalid_request", "the request did not arrive in time"),
+            HttpError::Unavailable => oauth(503, &[], OAuthError::unavailable()),
+            HttpError::Internal => oauth(
+                500,
+                &[],
+                OAuthError::new(OAuthErrorCode::ServerError, "internal error"),
             ),
-            HttpError::PayloadTooLarge => finish(
-                base(413).header("content-type", "application/json"),
-                json_error("invalid_request", "request body too large"),
-            ),
-            HttpError::OAuth(e) => {
-                let status = e.error.status();
-                finish(oauth_json(status), body(&e))
-            }
-            HttpError::InvalidClient(description) => {
-                let e = OAuthError::new(OAuthErrorCode::InvalidClient, description);
-                finish(
-                    oauth_json(401).header("www-authenticate", "Basic realm=\"scanid\""),
-                    body(&e),
-                )
-            }
-            HttpError::Unavailable => {
-                let e = OAuthError::unavailable();
-                finish(oauth_json(503), body(&e))
-            }
-            HttpError::Internal => {
-                let e = OAuthError::new(OAuthErrorCode::ServerError, "internal error");
-                finish(oauth_json(500), body(&e))
-            }
         }
     }
+}
+
+/// 403 `login_refused`: the client's policy refuses the login's risk flags (issue 24).
+fn login_refused(flags: &[&str], description: &str) -> Response {
+    finish(
+        base(403)
+            .header("content-type", "application/json")
+            .header("cache-control", "no-store"),
+        Body::Binary(
+            serde_json::to_vec(&serde_json::json!({
+                "error": "login_refused",
+                "error_description": description,
+                "flags": flags,
+            }))
+            .unwrap_or_default(),
+        ),
+    )
+}
+
+/// An RFC 6749 §5.2 JSON error, with `headers` after the usual ones.
+fn oauth(status: u16, headers: &[(&'static str, String)], e: OAuthError) -> Response {
+    let mut b = oauth_json(status);
+    for (name, value) in headers {
+        b = b.header(*name, value.as_str());
+    }
+    finish(b, body(&e))
+}
+
+/// A JSON error that is not OAuth's: `content-type`, then `headers`.
+fn plain_json(
+    status: u16,
+    headers: &[(&'static str, String)],
+    error: &str,
+    description: &str,
+) -> Response {
+    let mut b = base(status).header("content-type", "application/json");
+    for (name, value) in headers {
+        b = b.header(*name, value.as_str());
+    }
+    finish(b, json_error(error, description))
+}
+
+/// A page with a `Retry-After`.
+fn with_retry_after(mut r: Response, secs: impl ToString) -> Response {
+    if let Ok(v) = http::HeaderValue::from_str(&secs.to_string()) {
+        r.headers_mut().insert("retry-after", v);
+    }
+    r
+}
+
+/// RFC 6750 §3: the bearer challenge, with the error when there is one.
+fn bearer(status: u16, error: Option<&'static str>, description: &str) -> Response {
+    let challenge = match error {
+        Some(e) => {
+            format!("Bearer realm=\"scanid\", error=\"{e}\", error_description=\"{description}\"")
+        }
+        None => "Bearer realm=\"scanid\"".to_owned(),
+    };
+    finish(
+        base(status)
+            .header("content-type", "application/json")
+            .header("www-authenticate", challenge)
+            .header("cache-control", "no-store"),
+        json_error(error.unwrap_or("invalid_request"), description),
+    )
 }
 
 /// `{"error": ..., "error_description": ...}` for non-OAuth errors.

@@ -9,8 +9,9 @@
 use proptest::prelude::*;
 use scanid_core::strategies::{config, hostile_text, shop};
 
-use crate::domain::authorize::{self, Params};
+use crate::domain::authorize;
 use crate::handlers::token::basic_credentials;
+use crate::protocol::Params;
 use crate::{cookies, form_pairs, query_pairs};
 
 /// Cases per property (cheap: microseconds each).

@@ -9,6 +9,8 @@
 //! sessions put back-channel logout deliveries on the queue `SCANID_BACKCHANNEL_QUEUE_URL`
 //! names; [`sender::run`] is the function that reads it.
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod sender;
 pub mod telemetry;

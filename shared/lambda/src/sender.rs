@@ -26,6 +26,7 @@ pub const QUEUE_URL: &str = "SCANID_BACKCHANNEL_QUEUE_URL";
 /// The SQS event a queue-triggered function receives (the fields the sender reads).
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct SqsEvent {
+    /// The messages of the batch.
     #[serde(rename = "Records")]
     pub records: Vec<SqsMessage>,
 }
@@ -34,8 +35,11 @@ pub struct SqsEvent {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SqsMessage {
+    /// SQS's id of the message (what a batch failure names).
     pub message_id: String,
+    /// The handle that deletes or re-times this receipt of it.
     pub receipt_handle: String,
+    /// The message: one [`scanid_core::backchannel::Delivery`] as JSON.
     pub body: String,
     /// `ApproximateReceiveCount`, `SentTimestamp`, ...
     #[serde(default)]
@@ -57,18 +61,22 @@ impl SqsMessage {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BatchResponse {
+    /// The messages SQS hands over again.
     pub batch_item_failures: Vec<ItemFailure>,
 }
 
+/// One message to hand over again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ItemFailure {
+    /// Its `message_id`.
     pub item_identifier: String,
 }
 
 /// What became of one message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Handled {
+    /// The relying party took it.
     Delivered,
     /// Handed over again after the backoff.
     Retry,
@@ -86,6 +94,7 @@ pub struct Sender {
 }
 
 impl Sender {
+    /// A sender that re-times `queue`'s messages for backoffs, by `clock`, following `policy`.
     pub fn new(
         queue: Queue,
         clock: Arc<dyn Clock>,

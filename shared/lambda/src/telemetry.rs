@@ -64,6 +64,7 @@ fn log_filter(directives: Option<&str>) -> Targets {
 
 /// One EMF metric directive: these metrics, aggregated by each of these dimension sets.
 pub struct Directive<'a> {
+    /// Each a list of dimension names the metrics are aggregated by.
     pub dimension_sets: &'a [&'a [&'a str]],
     /// (name, unit)
     pub metrics: &'a [(&'a str, &'a str)],

@@ -11,10 +11,10 @@ use lambda_http::Body;
 use serde_json::{Map, Value};
 
 use crate::clock::Timestamp;
-use crate::domain::authorize::Params;
 use crate::domain::client::{self, ClientSecret, NewClient};
 use crate::domain::ratelimit::Source;
 use crate::keys::jwt;
+use crate::protocol::Params;
 use crate::random;
 use crate::store::{ClientStore, IdentityStore, StoreError};
 use crate::usecase::resource;

@@ -13,14 +13,14 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Sleep;
 
 /// `inner`, whose writes fail with `TimedOut` once one has waited `limit` without progress.
-pub struct WriteDeadline<T> {
+pub(crate) struct WriteDeadline<T> {
     inner: T,
     limit: Duration,
     stalled: Option<Pin<Box<Sleep>>>,
 }
 
 impl<T> WriteDeadline<T> {
-    pub fn new(inner: T, limit: Duration) -> Self {
+    pub(crate) fn new(inner: T, limit: Duration) -> Self {
         Self {
             inner,
             limit,

@@ -17,6 +17,8 @@
 //! purged by [`EmbeddedStore::sweep`] (`scanid serve` runs it every `--purge-interval-secs`,
 //! five minutes by default).
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod photos;
 pub use photos::DirPhotos;

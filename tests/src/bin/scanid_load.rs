@@ -137,8 +137,9 @@ fn main() -> std::process::ExitCode {
 
 async fn seed(a: SeedArgs) -> Result<(), String> {
     use scanid_core::config::{RawSettings, Settings};
-    use scanid_core::domain::authorize::{self, Params};
+    use scanid_core::domain::authorize;
     use scanid_core::domain::ratelimit::Source;
+    use scanid_core::protocol::Params;
     use scanid_core::store::ClientStore;
     use scanid_core::usecase::{device, login};
 

@@ -6,15 +6,16 @@
 //! 2. Everything else is checked only once the redirect URI is trusted; its errors go back to
 //!    the client as a redirect with `error`, `error_description`, `state` and `iss` (A7).
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 use crate::domain::claims_request::{self, RequestedClaims};
 use crate::domain::client::{Client, ClientType};
 use crate::domain::discovery::SCOPES;
-use crate::domain::{request_object, resource_indicator};
+use crate::domain::request_object::{self, RequestObject};
+use crate::domain::resource_indicator;
+/// The request's parameters: moved to `protocol` (a wire value), named here as before.
+pub use crate::protocol::Params;
 use crate::protocol::{ClientId, OAuthError, OAuthErrorCode, RedirectUri};
 
 /// How the authorization response is delivered.
@@ -141,54 +142,6 @@ pub enum AuthorizeError {
     Redirect(ErrorTarget, OAuthError),
 }
 
-/// The request's parameters: every value of every name, in order.
-#[derive(Debug, Clone, Default)]
-pub struct Params(HashMap<String, Vec<String>>);
-
-impl Params {
-    pub fn from_pairs<I: IntoIterator<Item = (String, String)>>(pairs: I) -> Self {
-        let mut m: HashMap<String, Vec<String>> = HashMap::new();
-        for (k, v) in pairs {
-            m.entry(k).or_default().push(v);
-        }
-        Self(m)
-    }
-    /// The single value of `name`: `Err` if repeated (RFC 6749 §3.1), `Ok(None)` if absent or
-    /// empty (an empty parameter is treated as omitted).
-    pub fn one(&self, name: &'static str) -> Result<Option<&str>, &'static str> {
-        match self.0.get(name).map(Vec::as_slice) {
-            None | Some([]) => Ok(None),
-            Some([v]) => Ok(Some(v.as_str()).filter(|v| !v.is_empty())),
-            Some(_) => Err(name),
-        }
-    }
-    /// Every non-empty value of `name` (for `resource`, the one parameter that may repeat).
-    pub fn all(&self, name: &str) -> Vec<&str> {
-        self.0
-            .get(name)
-            .map(|v| {
-                v.iter()
-                    .map(String::as_str)
-                    .filter(|v| !v.is_empty())
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-    /// Every (name, value).
-    pub fn pairs(&self) -> impl Iterator<Item = (&String, &String)> {
-        self.0
-            .iter()
-            .flat_map(|(k, vs)| vs.iter().map(move |v| (k, v)))
-    }
-    /// A repeated parameter other than `resource` (RFC 8707 §2 allows several).
-    fn repeated(&self) -> Option<&str> {
-        self.0
-            .iter()
-            .find(|(k, v)| v.len() > 1 && k.as_str() != "resource")
-            .map(|(k, _)| k.as_str())
-    }
-}
-
 /// Step 1: the client and its redirect URI.
 pub fn trusted_target<'c>(
     params: &Params,
@@ -284,7 +237,109 @@ pub fn validate_with(
     client: Option<&Client>,
     policy: &Policy,
 ) -> Result<AuthorizationRequest, AuthorizeError> {
-    let require_nonce = policy.require_nonce;
+    let object = request_object_of(query, client)?;
+    let merged = object.as_ref().map(|o| o.merged_over(query));
+    let params = merged.as_ref().unwrap_or(query);
+    let (client, redirect_uri) = trusted_target(params, client)?;
+    // The response mode decides how errors travel, so read it before anything else.
+    let mode_param = params.one("response_mode");
+    let state = params.one("state").ok().flatten().map(str::to_owned);
+    let refuse = Refuse(ErrorTarget {
+        redirect_uri: redirect_uri.clone(),
+        response_mode: response_mode_of(mode_param),
+        state: state.clone(),
+    });
+    if let Some(o) = &object {
+        if let Err(why) = o.check(query, &client.client_id, policy.issuer, policy.now) {
+            return Err(refuse.with(OAuthErrorCode::InvalidRequestObject, why));
+        }
+    }
+    check_form(params, mode_param, &refuse)?;
+    if state.as_ref().is_some_and(|s| s.len() > 2048) {
+        return Err(refuse.invalid("state is longer than 2048 characters"));
+    }
+    let nonce = match params.one("nonce") {
+        Ok(Some(n)) if n.len() <= 2048 => Some(n.to_owned()),
+        Ok(Some(_)) => return Err(refuse.invalid("nonce is longer than 2048 characters")),
+        Ok(None) => None,
+        Err(_) => return Err(refuse.invalid("a parameter is repeated")),
+    };
+    let scopes = known_scopes(params.one("scope").ok().flatten().unwrap_or("openid"));
+    let code_challenge = code_challenge_of(params, &refuse)?;
+    check_binding(client, &state, &nonce, &code_challenge, policy, &refuse)?;
+    let prompt = prompt_of(params, &refuse)?;
+    let max_age = match params.one("max_age").ok().flatten() {
+        None => None,
+        Some(v) => match v.parse::<i64>() {
+            Ok(n) if n >= 0 => Some(n),
+            _ => return Err(refuse.invalid("max_age must be a non-negative integer")),
+        },
+    };
+    let requested: Vec<String> = params
+        .all("resource")
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let resources = resource_indicator::at_authorization(&requested, policy.resources)
+        .map_err(|e| refuse.with(OAuthErrorCode::InvalidTarget, e.description()))?;
+    let claims = match params.one("claims") {
+        Ok(None) => RequestedClaims::default(),
+        Ok(Some(raw)) => claims_request::parse(raw).map_err(|m| refuse.invalid(m.0))?,
+        Err(_) => return Err(refuse.invalid("a parameter is repeated")),
+    };
+    let short = |name: &'static str| {
+        params
+            .one(name)
+            .ok()
+            .flatten()
+            .filter(|v| v.len() <= 256)
+            .map(str::to_owned)
+    };
+    Ok(AuthorizationRequest {
+        client_id: client.client_id.clone(),
+        redirect_uri: redirect_uri.into(),
+        response_mode: refuse.0.response_mode,
+        state,
+        nonce,
+        scopes,
+        code_challenge,
+        prompt,
+        max_age,
+        login_hint: short("login_hint"),
+        ui_locales: short("ui_locales"),
+        resources,
+        claims,
+    })
+}
+
+/// Refusals once the redirect URI is trusted: redirected to it, with the request's `state`.
+struct Refuse(ErrorTarget);
+
+impl Refuse {
+    fn with(&self, code: OAuthErrorCode, description: &'static str) -> AuthorizeError {
+        AuthorizeError::Redirect(self.0.clone(), OAuthError::new(code, description))
+    }
+
+    fn invalid(&self, description: &'static str) -> AuthorizeError {
+        self.with(OAuthErrorCode::InvalidRequest, description)
+    }
+}
+
+/// How a `response_mode` parameter delivers (an invalid one is refused later, by query).
+fn response_mode_of(mode: Result<Option<&str>, &'static str>) -> ResponseMode {
+    match mode {
+        Ok(Some("fragment")) => ResponseMode::Fragment,
+        Ok(Some("form_post")) => ResponseMode::FormPost,
+        _ => ResponseMode::Query,
+    }
+}
+
+/// The request object (`request`), decoded; `None` without one. Refused (with `request_uri`
+/// beside it, or undecodable) at the redirect URI the request names, once found registered.
+fn request_object_of(
+    query: &Params,
+    client: Option<&Client>,
+) -> Result<Option<RequestObject>, AuthorizeError> {
     if let (Ok(Some(_)), Ok(Some(_))) = (query.one("request"), query.one("request_uri")) {
         let (_, redirect_uri) = trusted_target(query, client)?;
         return Err(query_target_error(
@@ -294,68 +349,45 @@ pub fn validate_with(
             "request and request_uri cannot both be sent",
         ));
     }
-    let object = match query.one("request") {
-        Ok(Some(jwt)) => match request_object::decode(jwt) {
-            Ok(o) => Some(o),
-            Err(why) => {
-                // Refused; the error goes where the (unverified) object or the query says,
-                // once that redirect URI is found registered.
-                let unverified = request_object::unverified(jwt).map(|o| o.merged_over(query));
-                let target = unverified.as_ref().unwrap_or(query);
-                let (_, redirect_uri) = trusted_target(target, client)?;
-                return Err(query_target_error(
-                    target,
-                    redirect_uri,
-                    OAuthErrorCode::InvalidRequestObject,
-                    why,
-                ));
-            }
-        },
-        _ => None,
+    let Ok(Some(jwt)) = query.one("request") else {
+        return Ok(None);
     };
-    let merged = object.as_ref().map(|o| o.merged_over(query));
-    let params = merged.as_ref().unwrap_or(query);
-    let (client, redirect_uri) = trusted_target(params, client)?;
-    // The response mode decides how errors travel, so read it before anything else.
-    let mode_param = params.one("response_mode");
-    let response_mode = match mode_param {
-        Ok(Some("fragment")) => ResponseMode::Fragment,
-        Ok(Some("form_post")) => ResponseMode::FormPost,
-        _ => ResponseMode::Query,
-    };
-    let state = params.one("state").ok().flatten().map(str::to_owned);
-    let target = ErrorTarget {
-        redirect_uri: redirect_uri.clone(),
-        response_mode,
-        state: state.clone(),
-    };
-    let fail = |code: OAuthErrorCode, d: &'static str| {
-        AuthorizeError::Redirect(target.clone(), OAuthError::new(code, d))
-    };
-    let invalid = |d: &'static str| fail(OAuthErrorCode::InvalidRequest, d);
-
-    if let Some(o) = &object {
-        if let Err(why) = o.check(query, &client.client_id, policy.issuer, policy.now) {
-            return Err(fail(OAuthErrorCode::InvalidRequestObject, why));
-        }
-    }
-    if let Some(name) = params.repeated() {
-        let _ = name;
-        return Err(invalid("a parameter is repeated"));
-    }
-    match mode_param {
-        Ok(None | Some("query" | "fragment" | "form_post")) => {}
-        _ => {
-            return Err(invalid(
-                "response_mode must be query, fragment or form_post",
+    match request_object::decode(jwt) {
+        Ok(o) => Ok(Some(o)),
+        Err(why) => {
+            // Refused; the error goes where the (unverified) object or the query says, once
+            // that redirect URI is found registered.
+            let unverified = request_object::unverified(jwt).map(|o| o.merged_over(query));
+            let target = unverified.as_ref().unwrap_or(query);
+            let (_, redirect_uri) = trusted_target(target, client)?;
+            Err(query_target_error(
+                target,
+                redirect_uri,
+                OAuthErrorCode::InvalidRequestObject,
+                why,
             ))
         }
     }
+}
+
+/// The request's form: no parameter twice, a known `response_mode`, `response_type=code`,
+/// no `request_uri`.
+fn check_form(
+    params: &Params,
+    mode: Result<Option<&str>, &'static str>,
+    refuse: &Refuse,
+) -> Result<(), AuthorizeError> {
+    if params.repeated().is_some() {
+        return Err(refuse.invalid("a parameter is repeated"));
+    }
+    if !matches!(mode, Ok(None | Some("query" | "fragment" | "form_post"))) {
+        return Err(refuse.invalid("response_mode must be query, fragment or form_post"));
+    }
     match params.one("response_type") {
         Ok(Some("code")) => {}
-        Ok(None) => return Err(invalid("response_type is required")),
+        Ok(None) => return Err(refuse.invalid("response_type is required")),
         _ => {
-            return Err(fail(
+            return Err(refuse.with(
                 OAuthErrorCode::UnsupportedResponseType,
                 "only response_type=code is supported",
             ))
@@ -363,50 +395,58 @@ pub fn validate_with(
     }
     // OIDC Core §3.1.2.6 names this error; discovery says request_uri is unsupported.
     if params.one("request_uri").ok().flatten().is_some() {
-        return Err(fail(
+        return Err(refuse.with(
             OAuthErrorCode::RequestUriNotSupported,
             "request_uri is not supported",
         ));
     }
-    if state.as_ref().is_some_and(|s| s.len() > 2048) {
-        return Err(invalid("state is longer than 2048 characters"));
-    }
-    let nonce = match params.one("nonce") {
-        Ok(Some(n)) if n.len() <= 2048 => Some(n.to_owned()),
-        Ok(Some(_)) => return Err(invalid("nonce is longer than 2048 characters")),
-        Ok(None) => None,
-        Err(_) => return Err(invalid("a parameter is repeated")),
-    };
-    let scope = params.one("scope").ok().flatten().unwrap_or("openid");
-    let scopes = known_scopes(scope);
+    Ok(())
+}
+
+/// PKCE's `code_challenge`: S256 only, 43 base64url characters.
+fn code_challenge_of(params: &Params, refuse: &Refuse) -> Result<Option<String>, AuthorizeError> {
     let method = params.one("code_challenge_method").ok().flatten();
-    let code_challenge = match (params.one("code_challenge").ok().flatten(), method) {
-        (None, None) => None,
-        (None, Some(_)) => return Err(invalid("code_challenge_method without code_challenge")),
+    match (params.one("code_challenge").ok().flatten(), method) {
+        (None, None) => Ok(None),
+        (None, Some(_)) => Err(refuse.invalid("code_challenge_method without code_challenge")),
         (Some(_), Some(m)) if m != "S256" => {
-            return Err(invalid("code_challenge_method must be S256"))
+            Err(refuse.invalid("code_challenge_method must be S256"))
         }
         (Some(_), None) => {
-            return Err(invalid(
-                "code_challenge_method must be S256 (plain is not supported)",
-            ))
+            Err(refuse.invalid("code_challenge_method must be S256 (plain is not supported)"))
         }
         (Some(c), Some(_)) if !base64url_43(c) => {
-            return Err(invalid("code_challenge must be 43 base64url characters"))
+            Err(refuse.invalid("code_challenge must be 43 base64url characters"))
         }
-        (Some(c), Some(_)) => Some(c.to_owned()),
-    };
+        (Some(c), Some(_)) => Ok(Some(c.to_owned())),
+    }
+}
+
+/// What binds the response to the request: PKCE for a public client; `state` unless PKCE
+/// S256 is used; under `require_nonce`, `state` and `nonce` always.
+fn check_binding(
+    client: &Client,
+    state: &Option<String>,
+    nonce: &Option<String>,
+    code_challenge: &Option<String>,
+    policy: &Policy,
+    refuse: &Refuse,
+) -> Result<(), AuthorizeError> {
     if client.client_type == ClientType::Public && code_challenge.is_none() {
-        return Err(invalid(
-            "public clients must use PKCE (code_challenge with S256)",
-        ));
+        return Err(refuse.invalid("public clients must use PKCE (code_challenge with S256)"));
     }
-    if state.is_none() && (code_challenge.is_none() || require_nonce) {
-        return Err(invalid("state is required (optional only with PKCE S256)"));
+    if state.is_none() && (code_challenge.is_none() || policy.require_nonce) {
+        return Err(refuse.invalid("state is required (optional only with PKCE S256)"));
     }
-    if nonce.is_none() && require_nonce {
-        return Err(invalid("nonce is required"));
+    if nonce.is_none() && policy.require_nonce {
+        return Err(refuse.invalid("nonce is required"));
     }
+    Ok(())
+}
+
+/// `prompt`: `none`, `login`, `consent` (`select_account` is accepted and means nothing
+/// here); `none` alone.
+fn prompt_of(params: &Params, refuse: &Refuse) -> Result<Prompt, AuthorizeError> {
     let mut prompt = Prompt::default();
     for p in params
         .one("prompt")
@@ -421,54 +461,13 @@ pub fn validate_with(
             "login" => prompt.login = true,
             "consent" => prompt.consent = true,
             "select_account" => {}
-            _ => return Err(invalid("prompt must be none, login or consent")),
+            _ => return Err(refuse.invalid("prompt must be none, login or consent")),
         }
     }
     if prompt.none && (prompt.login || prompt.consent) {
-        return Err(invalid("prompt=none cannot be combined with other values"));
+        return Err(refuse.invalid("prompt=none cannot be combined with other values"));
     }
-    let max_age = match params.one("max_age").ok().flatten() {
-        None => None,
-        Some(v) => match v.parse::<i64>() {
-            Ok(n) if n >= 0 => Some(n),
-            _ => return Err(invalid("max_age must be a non-negative integer")),
-        },
-    };
-    let requested: Vec<String> = params
-        .all("resource")
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
-    let resources = resource_indicator::at_authorization(&requested, policy.resources)
-        .map_err(|e| fail(OAuthErrorCode::InvalidTarget, e.description()))?;
-    let claims = match params.one("claims") {
-        Ok(None) => RequestedClaims::default(),
-        Ok(Some(raw)) => claims_request::parse(raw).map_err(|m| invalid(m.0))?,
-        Err(_) => return Err(invalid("a parameter is repeated")),
-    };
-    let short = |name: &'static str| {
-        params
-            .one(name)
-            .ok()
-            .flatten()
-            .filter(|v| v.len() <= 256)
-            .map(str::to_owned)
-    };
-    Ok(AuthorizationRequest {
-        client_id: client.client_id.clone(),
-        redirect_uri: redirect_uri.into(),
-        response_mode,
-        state,
-        nonce,
-        scopes,
-        code_challenge,
-        prompt,
-        max_age,
-        login_hint: short("login_hint"),
-        ui_locales: short("ui_locales"),
-        resources,
-        claims,
-    })
+    Ok(prompt)
 }
 
 /// An error for the redirect URI and `state` of `query` (the query itself, or merged with a
@@ -479,11 +478,7 @@ fn query_target_error(
     code: OAuthErrorCode,
     description: &'static str,
 ) -> AuthorizeError {
-    let response_mode = match query.one("response_mode") {
-        Ok(Some("fragment")) => ResponseMode::Fragment,
-        Ok(Some("form_post")) => ResponseMode::FormPost,
-        _ => ResponseMode::Query,
-    };
+    let response_mode = response_mode_of(query.one("response_mode"));
     AuthorizeError::Redirect(
         ErrorTarget {
             redirect_uri,

@@ -22,31 +22,8 @@ pub enum ClientType {
     Public,
 }
 
-/// The device authorization grant's `grant_type` (RFC 8628 §3.4).
-pub const DEVICE_CODE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
-
-/// The grants a client may use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GrantType {
-    AuthorizationCode,
-    RefreshToken,
-    ClientCredentials,
-    /// RFC 8628: `urn:ietf:params:oauth:grant-type:device_code`.
-    DeviceCode,
-}
-
-impl GrantType {
-    /// The `grant_type` parameter's value.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            GrantType::AuthorizationCode => "authorization_code",
-            GrantType::RefreshToken => "refresh_token",
-            GrantType::ClientCredentials => "client_credentials",
-            GrantType::DeviceCode => DEVICE_CODE_GRANT,
-        }
-    }
-}
+/// The grant types: moved to `protocol` (wire values), named here as before.
+pub use crate::protocol::requests::{GrantType, DEVICE_CODE_GRANT};
 
 /// A registered client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -73,7 +73,7 @@ pub fn openid_configuration(settings: &Settings, algs: &[Alg]) -> OpenIdConfigur
             "authorization_code",
             "refresh_token",
             "client_credentials",
-            crate::domain::client::DEVICE_CODE_GRANT,
+            crate::protocol::requests::DEVICE_CODE_GRANT,
         ]),
         code_challenge_methods_supported: strings(&["S256"]),
         scopes_supported: strings(SCOPES),

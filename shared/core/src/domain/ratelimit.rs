@@ -1,6 +1,11 @@
 //! Fixed-window rate limits on the store's atomic counter, so every Lambda instance and the
 //! local server share them (docs/requirements.md Q4, T2).
 //!
+//! The decision only: which counter an event counts on ([`Limit::window`]) and whether a
+//! count is within its budget ([`Window::decide`]). The counting is the store's
+//! (`store::Counters::count_event`, one atomic increment); `usecase::ratelimit::count` puts
+//! the two together.
+//!
 //! Limits that protect against an outside party count per [`Source`] (the client's network
 //! address) and never per the *target* of a request (a `client_id` or a `sub` is public, so a
 //! limit keyed on it hands attackers a switch to lock its owner out).
@@ -9,7 +14,6 @@ use std::net::IpAddr;
 
 use crate::clock::Timestamp;
 use crate::config::Limits;
-use crate::store::{Backend, Counters, StoreError};
 
 /// Who a rate limit counts: an IPv4 address, or an IPv6 /64 (one customer's network: a
 /// single host can use any of its 2^64 addresses).
@@ -117,25 +121,44 @@ pub enum Counted {
     },
 }
 
-/// Counts one event for `who` under `limit` and says whether it is within its budget
-/// ([`Limit::budget`]).
-pub async fn count(
-    store: &dyn Backend,
-    limits: &Limits,
-    limit: Limit,
-    who: &str,
-    now: Timestamp,
-) -> Result<Counted, StoreError> {
-    let (max, window_secs) = limit.budget(limits);
-    let window = now.secs().div_euclid(window_secs);
-    let expires_at = (window + 2) * window_secs;
-    let name = format!("{}:{who}:{window}", limit.name());
-    if store.count_event(&name, expires_at, now).await? <= max {
-        Ok(Counted::Allowed)
-    } else {
-        let retry_after = ((window + 1) * window_secs - now.secs()).max(1);
-        crate::audit::rate_limited(limit, who);
-        Ok(Counted::Limited { retry_after })
+/// The counter one event of a limit counts on: one per limit, `who` and fixed window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Window {
+    /// The counter's name: the limit, `who` and the window's number.
+    pub counter: String,
+    /// When the counter may be forgotten (Unix s): a window after this one ends.
+    pub expires_at: i64,
+    /// When this window ends (Unix s).
+    pub ends_at: i64,
+    /// The events the budget allows in one window.
+    pub max: u64,
+}
+
+impl Limit {
+    /// The window an event for `who` at `now` counts in ([`Limit::budget`]).
+    pub fn window(self, limits: &Limits, who: &str, now: Timestamp) -> Window {
+        let (max, window_secs) = self.budget(limits);
+        let window = now.secs().div_euclid(window_secs);
+        Window {
+            counter: format!("{}:{who}:{window}", self.name()),
+            expires_at: (window + 2) * window_secs,
+            ends_at: (window + 1) * window_secs,
+            max,
+        }
+    }
+}
+
+impl Window {
+    /// Whether the event that brought the window's count to `count` is within its budget;
+    /// over it, the wait is the rest of the window (at least 1 s).
+    pub fn decide(&self, count: u64, now: Timestamp) -> Counted {
+        if count <= self.max {
+            Counted::Allowed
+        } else {
+            Counted::Limited {
+                retry_after: (self.ends_at - now.secs()).max(1),
+            }
+        }
     }
 }
 
@@ -156,5 +179,75 @@ mod tests {
         assert_eq!(Source::from_addr("").as_str(), "raw:");
         assert_eq!(Source::from_addr(&"x".repeat(500)).as_str().len(), 68);
         assert!(Source::from_addr(&"\u{200b}".repeat(100)).as_str().len() <= 68);
+    }
+
+    fn limits() -> Limits {
+        Limits {
+            logins_per_minute: 30,
+            decisions_per_minute: 20,
+            auth_failures_per_minute: 10,
+            signups_per_hour: 5,
+            name_lookups_per_minute: 60,
+            photo_uploads_per_hour: 20,
+            registrations_per_hour: 10,
+            user_codes_per_minute: 10,
+        }
+    }
+
+    #[test]
+    fn a_window_is_one_counter_per_limit_who_and_period() {
+        let l = limits();
+        let t = Timestamp::from_secs(6_000_030); // 30 s into minute 100_000
+        let w = Limit::ClientAuthFailure.window(&l, "a", t);
+        assert_eq!(
+            w,
+            Window {
+                counter: "client_auth:a:100000".into(),
+                expires_at: 6_000_120,
+                ends_at: 6_000_060,
+                max: 10,
+            }
+        );
+        // The same minute, the same counter; the next minute, another; another who, another.
+        assert_eq!(
+            Limit::ClientAuthFailure.window(&l, "a", Timestamp::from_secs(6_000_059)),
+            w
+        );
+        assert_ne!(
+            Limit::ClientAuthFailure
+                .window(&l, "a", Timestamp::from_secs(6_000_060))
+                .counter,
+            w.counter
+        );
+        assert_ne!(
+            Limit::ClientAuthFailure.window(&l, "b", t).counter,
+            w.counter
+        );
+        assert_ne!(Limit::Login.window(&l, "a", t).counter, w.counter);
+        // An hourly limit counts by the hour.
+        let h = Limit::Signup.window(&l, "a", t);
+        assert_eq!(
+            (h.counter.as_str(), h.ends_at, h.max),
+            ("signup:a:1666", 6_001_200, 5)
+        );
+    }
+
+    #[test]
+    fn a_count_over_the_budget_waits_for_the_rest_of_the_window() {
+        let w = Limit::ClientAuthFailure.window(&limits(), "a", Timestamp::from_secs(6_000_030));
+        let now = Timestamp::from_secs(6_000_030);
+        for (count, expected) in [
+            (1, Counted::Allowed),
+            (10, Counted::Allowed),
+            (11, Counted::Limited { retry_after: 30 }),
+            (1_000, Counted::Limited { retry_after: 30 }),
+        ] {
+            assert_eq!(w.decide(count, now), expected, "count {count}");
+        }
+        // At the window's very end the wait is still at least a second.
+        assert_eq!(
+            w.decide(11, Timestamp::from_secs(6_000_060)),
+            Counted::Limited { retry_after: 1 }
+        );
     }
 }

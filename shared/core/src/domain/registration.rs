@@ -29,7 +29,7 @@ pub const GRANT_TYPES: &[&str] = &[
     "authorization_code",
     "refresh_token",
     "client_credentials",
-    crate::domain::client::DEVICE_CODE_GRANT,
+    crate::protocol::requests::DEVICE_CODE_GRANT,
 ];
 /// The response types a client may register.
 pub const RESPONSE_TYPES: &[&str] = &["code"];
@@ -191,7 +191,7 @@ fn requested(
             client_credentials: grants.iter().any(|g| g == "client_credentials"),
             device_code: grants
                 .iter()
-                .any(|g| g == crate::domain::client::DEVICE_CODE_GRANT),
+                .any(|g| g == crate::protocol::requests::DEVICE_CODE_GRANT),
             client_id: None,
             token_alg,
             resource_server: false,

@@ -19,7 +19,7 @@ use base64::Engine;
 use serde_json::{Map, Value};
 
 use crate::clock::Timestamp;
-use crate::domain::authorize::Params;
+use crate::protocol::Params;
 
 /// At most this many characters for a request object.
 pub const MAX_LEN: usize = 16 * 1024;

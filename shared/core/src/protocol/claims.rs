@@ -33,7 +33,7 @@ pub enum Gty {
 }
 
 /// What the `profile`, `groups` and `address` scopes release, in the ID token and at userinfo
-/// (flattened into both). Build it with [`crate::domain::grant::profile_claims`], the one rule
+/// (flattened into both). Build it with the domain's `grant::profile_claims`, the one rule
 /// of what each scope releases.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProfileClaims {

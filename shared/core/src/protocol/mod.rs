@@ -4,6 +4,7 @@ pub mod claims;
 pub mod discovery;
 pub mod error;
 pub mod ids;
+pub mod params;
 pub mod requests;
 pub mod responses;
 pub mod secret;
@@ -14,6 +15,7 @@ pub use claims::{
 };
 pub use error::{OAuthError, OAuthErrorCode};
 pub use ids::{ClientId, QrLoginId, RedirectUri, SessionId, Subject};
-pub use requests::TokenRequest;
+pub use params::Params;
+pub use requests::{GrantType, TokenRequest};
 pub use responses::{IntrospectionResponse, TokenResponse, TokenType, UserinfoResponse};
 pub use secret::Secret;

@@ -4,9 +4,35 @@
 //! ([`TokenRequest::grant_type`]), then client authentication and whether the client may use
 //! that grant type, then the grant type's own parameters ([`TokenRequest::parameters`]).
 
+use super::Params;
 use super::{OAuthError, OAuthErrorCode};
-use crate::domain::authorize::Params;
-use crate::domain::client::GrantType;
+use serde::{Deserialize, Serialize};
+
+/// The device authorization grant's `grant_type` (RFC 8628 §3.4).
+pub const DEVICE_CODE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
+
+/// The grants a client may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantType {
+    AuthorizationCode,
+    RefreshToken,
+    ClientCredentials,
+    /// RFC 8628: `urn:ietf:params:oauth:grant-type:device_code`.
+    DeviceCode,
+}
+
+impl GrantType {
+    /// The `grant_type` parameter's value.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GrantType::AuthorizationCode => "authorization_code",
+            GrantType::RefreshToken => "refresh_token",
+            GrantType::ClientCredentials => "client_credentials",
+            GrantType::DeviceCode => DEVICE_CODE_GRANT,
+        }
+    }
+}
 
 /// A token request's grant and its parameters (client credentials are read separately).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -65,7 +91,7 @@ impl<'a> TokenRequest<'a> {
             "authorization_code" => Ok(GrantType::AuthorizationCode),
             "refresh_token" => Ok(GrantType::RefreshToken),
             "client_credentials" => Ok(GrantType::ClientCredentials),
-            crate::domain::client::DEVICE_CODE_GRANT => Ok(GrantType::DeviceCode),
+            DEVICE_CODE_GRANT => Ok(GrantType::DeviceCode),
             _ => Err(OAuthError::new(
                 OAuthErrorCode::UnsupportedGrantType,
                 "supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code",

@@ -26,6 +26,14 @@ pub trait ClientStore: Send + Sync {
     ) -> Result<(), StoreError>;
     /// `true` when a client was deleted.
     async fn delete_client(&self, client_id: &str, now: Timestamp) -> Result<bool, StoreError>;
+    /// Deletes the client if it is still at `version` (read by the caller); another change
+    /// since is `ConditionFailed`.
+    async fn delete_client_at(
+        &self,
+        client_id: &str,
+        version: u64,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
     async fn clients(&self, now: Timestamp) -> Result<Vec<Client>, StoreError>;
 }
 
@@ -75,6 +83,16 @@ impl<B: Backend + ?Sized> ClientStore for B {
             },
             None => Ok(false),
         }
+    }
+
+    async fn delete_client_at(
+        &self,
+        client_id: &str,
+        version: u64,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.delete(&key(client_id), Cond::Version(version), now)
+            .await
     }
 
     async fn clients(&self, now: Timestamp) -> Result<Vec<Client>, StoreError> {

@@ -7,10 +7,11 @@
 use std::sync::Arc;
 
 use super::{
-    Backend, ClientStore, Cond, InitialAccessTokens, Key, Kind, Record, StoreError, Write,
+    Backend, ClientStore, Cond, Counters, InitialAccessTokens, Key, Kind, Record, StoreError, Write,
 };
 use crate::clock::Timestamp;
-use crate::domain::client::{Client, ClientType, GrantType};
+use crate::domain::client::{Client, ClientType};
+use crate::protocol::GrantType;
 
 /// Generates one `#[tokio::test]` per suite function for an adapter.
 #[macro_export]
@@ -24,6 +25,7 @@ macro_rules! adapter_suite {
                 consume_is_single_use, concurrent_consume_has_one_winner,
                 concurrent_updates_have_one_winner, transactions_are_all_or_nothing,
                 conditional_delete, list_by_kind, client_store_round_trip, counters_are_atomic_and_expire,
+                rate_limit_counters_count_per_window,
                 identity_uniqueness_is_enforced, concurrent_signups_claiming_one_service_id_have_one_winner,
                 identity_deletion_frees_the_name_and_keeps_the_service_id,
                 a_deleted_identity_name_is_held_until_its_quarantine_ends,
@@ -302,6 +304,22 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
     assert!(s.delete_client(&client.client_id, T0).await.unwrap());
     assert!(!s.delete_client(&client.client_id, T0).await.unwrap());
     assert_eq!(s.client(&client.client_id, T0).await.unwrap(), None);
+    // Deleting at a version: only the version read, once.
+    s.create_client(&client, T0).await.unwrap();
+    let (_, read) = s.client(&client.client_id, T0).await.unwrap().unwrap();
+    s.update_client(&rotated, read, T0).await.unwrap();
+    assert!(matches!(
+        s.delete_client_at(&client.client_id, read, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    s.delete_client_at(&client.client_id, read + 1, T0)
+        .await
+        .unwrap();
+    assert_eq!(s.client(&client.client_id, T0).await.unwrap(), None);
+    assert!(matches!(
+        s.delete_client_at(&client.client_id, read + 1, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
 }
 
 pub async fn counters_are_atomic_and_expire<B: Backend + 'static>(s: Arc<B>) {
@@ -332,6 +350,66 @@ pub async fn counters_are_atomic_and_expire<B: Backend + 'static>(s: Arc<B>) {
         s.incr(&key, exp + 999, T0.plus_secs(120)).await.unwrap(),
         1,
         "the first window's expiry holds"
+    );
+}
+
+/// The rate-limit capability (`Counters::count_event`) on a limit's windows: each event
+/// counted once, each window and source its own counter, a spent window forgotten when it
+/// expires.
+pub async fn rate_limit_counters_count_per_window<B: Backend + 'static>(s: Arc<B>) {
+    use crate::domain::ratelimit::{Counted, Limit};
+    let limits = crate::config::Limits {
+        logins_per_minute: 30,
+        decisions_per_minute: 20,
+        auth_failures_per_minute: 5,
+        signups_per_hour: 5,
+        name_lookups_per_minute: 60,
+        photo_uploads_per_hour: 20,
+        registrations_per_hour: 10,
+        user_codes_per_minute: 10,
+    };
+    let (max, _) = Limit::ClientAuthFailure.budget(&limits);
+    let who = id("source");
+    let count = |who: String, now: Timestamp| {
+        let s = s.clone();
+        async move {
+            let w = Limit::ClientAuthFailure.window(&limits, &who, now);
+            let n = s.count_event(&w.counter, w.expires_at, now).await.unwrap();
+            (n, w.decide(n, now))
+        }
+    };
+    let mut tasks = Vec::new();
+    for _ in 0..max + 2 {
+        tasks.push(tokio::spawn(count(who.clone(), T0)));
+    }
+    let mut seen = Vec::new();
+    for t in tasks {
+        seen.push(t.await.unwrap());
+    }
+    seen.sort_unstable_by_key(|(n, _)| *n);
+    let allowed = seen.iter().filter(|(_, c)| *c == Counted::Allowed).count();
+    assert_eq!(
+        allowed as u64, max,
+        "exactly the budget is allowed: {seen:?}"
+    );
+    assert_eq!(
+        seen.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        (1..=max + 2).collect::<Vec<_>>()
+    );
+    // Another source has its own budget.
+    assert_eq!(count(id("other"), T0).await, (1, Counted::Allowed));
+    // The next window starts again at one.
+    let next = T0.plus_secs(60);
+    assert_eq!(count(who.clone(), next).await, (1, Counted::Allowed));
+    // Once the spent window expires, its counter is gone (it would start at one again).
+    let w = Limit::ClientAuthFailure.window(&limits, &who, T0);
+    let after = Timestamp::from_secs(w.expires_at);
+    assert_eq!(
+        s.count_event(&w.counter, w.expires_at + 120, after)
+            .await
+            .unwrap(),
+        1,
+        "an expired window is forgotten"
     );
 }
 

@@ -12,13 +12,14 @@ use crate::domain::device_grant::SettleError;
 use crate::domain::identity::{self, Identity, LoginActivity, Registration};
 use crate::domain::login::{DecideError, QrLogin};
 use crate::domain::photo;
-use crate::domain::ratelimit::{self, Counted, Limit, Source};
+use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::risk::{self, Flag};
 use crate::geoip::{self, Geo};
 use crate::store::{
     ClientStore, DeviceGrants, Grants, IdentityStore, LoginHistory, NewIdentityError, Outcome,
     QrLogins, SsoSessions, StoreError,
 };
+use crate::usecase::ratelimit;
 
 /// Why a device request fails; the HTTP layer chooses the status.
 #[derive(Debug, thiserror::Error)]

@@ -11,13 +11,14 @@
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
-use crate::domain::authorize::{AuthorizationRequest, Params, Prompt, ResponseMode};
-use crate::domain::client::{Client, GrantType};
+use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
+use crate::domain::client::Client;
 use crate::domain::device_grant::{self, DeviceAuthorization, PollDecision};
 use crate::domain::discovery::SCOPES;
 use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshRecord};
 use crate::domain::login::{self, QrLogin, SsoSession};
-use crate::domain::ratelimit::{self, Counted, Limit, Source};
+use crate::domain::ratelimit::{Counted, Limit, Source};
+use crate::protocol::{GrantType, Params};
 use crate::protocol::{OAuthError, OAuthErrorCode, Secret};
 use crate::random;
 use crate::store::device_grants::FoundDeviceAuthorization;
@@ -25,6 +26,7 @@ use crate::store::{
     ClientStore, DeviceGrants, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError,
 };
 use crate::usecase::device::DeviceError;
+use crate::usecase::ratelimit;
 use crate::usecase::token::{self, Presented, TokenError};
 
 fn oauth(code: OAuthErrorCode, d: &'static str) -> TokenError {

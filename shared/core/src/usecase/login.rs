@@ -8,18 +8,19 @@ use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::authorize::{
-    self, AuthorizationRequest, AuthorizeError, ErrorTarget, Params, ResponseMode,
+    self, AuthorizationRequest, AuthorizeError, ErrorTarget, ResponseMode,
 };
 use crate::domain::client::{validate_client_id, Client};
 use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal, Known};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, AuthCode, Consent, LoginStatus, QrLogin, SsoSession};
-use crate::domain::ratelimit::{self, Counted, Limit, Source};
-use crate::protocol::{OAuthError, OAuthErrorCode, Secret, SessionId, Subject};
+use crate::domain::ratelimit::{Counted, Limit, Source};
+use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId, Subject};
 use crate::random;
 use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
 use crate::store::{ClientStore, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError};
+use crate::usecase::ratelimit;
 
 /// An authorization response: where to send the browser, how, and with which parameters.
 #[derive(Clone, PartialEq, Eq)]
@@ -213,44 +214,8 @@ pub async fn authorize(
         sso = None;
     }
     if let Some(s) = sso {
-        let (sub, auth_time, sid) = (s.value.sub.clone(), s.value.auth_time, s.value.sid.clone());
-        if remembered(ctx, &sub, &req, client.created_at, now).await? {
-            let done = match complete(ctx, &req, &sub, auth_time, Some(sid.clone()), None, None)
-                .await
-            {
-                Ok(done) => done,
-                Err(CompleteError::Store(e)) => return Err(e),
-                // No QR login to race for: only a fresh random code or sid could collide
-                // (a logged 500, as before).
-                Err(CompleteError::AlreadyCompleted) => return Err(StoreError::ConditionFailed),
-            };
-            crate::usecase::device::remember_sso_login(
-                ctx,
-                &sub,
-                &req.client_id,
-                &sid,
-                (ip, user_agent),
-                now,
-            )
-            .await;
-            return Ok(AuthorizeDecision::Respond(done.response));
-        }
-        if req.prompt.none {
-            return Ok(AuthorizeDecision::Respond(AuthResponse::for_request(
-                &req,
-                OAuthError::new(OAuthErrorCode::ConsentRequired, "consent is required"),
-                &issuer,
-            )));
-        }
-        if let Some(retry_after) = login_limited(ctx, ip, now).await? {
-            return Ok(AuthorizeDecision::RateLimited { retry_after });
-        }
-        let approved = Some((sub, auth_time, sid));
-        let (login, browser_secret) = create_login(ctx, req, ip, user_agent, approved).await?;
-        return Ok(AuthorizeDecision::AskConsent {
-            login,
-            browser_secret,
-        });
+        let created = client.created_at;
+        return with_sso_session(ctx, s, req, created, (ip, user_agent), &issuer, now).await;
     }
     if req.prompt.none {
         return Ok(AuthorizeDecision::Respond(AuthResponse::for_request(
@@ -274,6 +239,55 @@ pub async fn authorize(
     Ok(AuthorizeDecision::ShowQr {
         login,
         client_name: client.name,
+        browser_secret,
+    })
+}
+
+/// [`authorize`] with a live SSO session for the request: tokens at once when the identity
+/// consented before, else the consent page (or `consent_required` for `prompt=none`).
+async fn with_sso_session(
+    ctx: &Context,
+    s: Versioned<SsoSession>,
+    req: AuthorizationRequest,
+    client_created: Timestamp,
+    (ip, user_agent): (&str, &str),
+    issuer: &str,
+    now: Timestamp,
+) -> Result<AuthorizeDecision, StoreError> {
+    let (sub, auth_time, sid) = (s.value.sub.clone(), s.value.auth_time, s.value.sid.clone());
+    if remembered(ctx, &sub, &req, client_created, now).await? {
+        let done = match complete(ctx, &req, &sub, auth_time, Some(sid.clone()), None, None).await {
+            Ok(done) => done,
+            Err(CompleteError::Store(e)) => return Err(e),
+            // No QR login to race for: only a fresh random code or sid could collide
+            // (a logged 500, as before).
+            Err(CompleteError::AlreadyCompleted) => return Err(StoreError::ConditionFailed),
+        };
+        crate::usecase::device::remember_sso_login(
+            ctx,
+            &sub,
+            &req.client_id,
+            &sid,
+            (ip, user_agent),
+            now,
+        )
+        .await;
+        return Ok(AuthorizeDecision::Respond(done.response));
+    }
+    if req.prompt.none {
+        return Ok(AuthorizeDecision::Respond(AuthResponse::for_request(
+            &req,
+            OAuthError::new(OAuthErrorCode::ConsentRequired, "consent is required"),
+            issuer,
+        )));
+    }
+    if let Some(retry_after) = login_limited(ctx, ip, now).await? {
+        return Ok(AuthorizeDecision::RateLimited { retry_after });
+    }
+    let approved = Some((sub, auth_time, sid));
+    let (login, browser_secret) = create_login(ctx, req, ip, user_agent, approved).await?;
+    Ok(AuthorizeDecision::AskConsent {
+        login,
         browser_secret,
     })
 }

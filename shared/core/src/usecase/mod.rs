@@ -4,8 +4,11 @@
 
 pub mod device;
 pub mod device_grant;
+pub mod directory;
 pub mod login;
 pub mod logout;
+pub mod origins;
+pub mod ratelimit;
 pub mod registration;
 pub mod resource;
 pub mod token;

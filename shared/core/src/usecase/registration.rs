@@ -6,10 +6,11 @@
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::domain::client::{Client, ClientSecret};
-use crate::domain::ratelimit::{self, Counted, Limit, Source};
+use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::registration::{self, InitialAccessToken, MetadataError, Registered};
 use crate::random::Random;
 use crate::store::{Backend, ClientStore, InitialAccessTokens, StoreError};
+use crate::usecase::ratelimit;
 use crate::Context;
 
 /// Why a registration request failed.
@@ -198,10 +199,9 @@ pub async fn delete(
 ) -> Result<(), RegistrationFailure> {
     let now = ctx.clock.now();
     let (client, version) = authorized(ctx.store.as_ref(), client_id, token, now).await?;
-    let key = crate::store::Key::new(crate::store::Kind::Client, client.client_id.as_str());
     match ctx
         .store
-        .delete(&key, crate::store::Cond::Version(version), now)
+        .delete_client_at(&client.client_id, version, now)
         .await
     {
         Ok(()) => {}

@@ -9,7 +9,7 @@ use crate::domain::grant::{Issued, REFRESH_GRACE_SECS};
 use crate::domain::login::{
     LoginStatus, CHALLENGE_STEP_SECS, CHALLENGE_WINDOW, COMPLETED_GRACE_SECS, RECORD_GRACE_SECS,
 };
-use crate::domain::ratelimit::{self, Counted, Limit};
+use crate::domain::ratelimit::{Counted, Limit};
 use crate::keys::jwt;
 use crate::protocol::OAuthErrorCode;
 use crate::store::SsoSessions;
@@ -19,6 +19,7 @@ use crate::testing::{
 use crate::usecase::device::{self, Decision, DeviceError};
 use crate::usecase::login::{AuthorizeDecision, ConsentOutcome};
 use crate::usecase::logout::{self, LogoutOutcome, LogoutRequest};
+use crate::usecase::ratelimit;
 use crate::usecase::resource;
 use crate::usecase::token::TokenError;
 

@@ -6,21 +6,22 @@ use std::borrow::Cow;
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
-use crate::domain::authorize::Params;
-use crate::domain::client::{Client, ClientType, GrantType};
+use crate::domain::client::{Client, ClientType};
 use crate::domain::discovery::SCOPES;
 use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshCheck, RefreshRecord};
 use crate::domain::identity::Identity;
 use crate::domain::login;
-use crate::domain::ratelimit::{self, Counted, Limit, Source};
+use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::resource_indicator;
 use crate::keys::{jwt, SignError};
 use crate::protocol::claims::{Gty, ACR};
 use crate::protocol::{
     AccessTokenClaims, IdTokenClaims, OAuthError, OAuthErrorCode, TokenRequest, TokenTyp,
 };
+use crate::protocol::{GrantType, Params};
 use crate::random;
 use crate::store::{ClientStore, Codes, Grants, IdentityStore, Outcome, SsoSessions, StoreError};
+use crate::usecase::ratelimit;
 
 /// Why a token request failed.
 #[derive(Debug, thiserror::Error)]

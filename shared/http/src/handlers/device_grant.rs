@@ -5,10 +5,10 @@
 
 use serde_json::json;
 
-use crate::domain::authorize::Params;
 use crate::domain::login;
 use crate::pages;
 use crate::protocol::OAuthError;
+use crate::protocol::Params;
 use crate::usecase::device::DeviceError;
 use crate::usecase::device_grant::{self, Entered};
 use crate::usecase::token::Presented;

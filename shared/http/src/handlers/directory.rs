@@ -6,10 +6,10 @@
 
 use lambda_http::Body;
 
-use crate::domain::identity::{self, Identity};
+use crate::domain::identity::PublicProfile;
 use crate::domain::{login, photo};
-use crate::store::IdentityStore;
 use crate::usecase::device;
+use crate::usecase::directory::{self, Avatar};
 use crate::Context;
 use crate::{base, finish, path_param, HttpError, Request, Response};
 
@@ -22,16 +22,8 @@ fn cors(b: http::response::Builder) -> http::response::Builder {
         .header("access-control-expose-headers", "ETag")
 }
 
-fn live(i: Option<Identity>) -> Result<Identity, HttpError> {
-    i.filter(|i| !i.disabled).ok_or_else(not_found)
-}
-
-fn is_uuid(s: &str) -> bool {
-    uuid::Uuid::parse_str(s).is_ok() && s.len() == 36
-}
-
-fn profile_response(req: &Request, i: &Identity) -> Result<Response, HttpError> {
-    let body = serde_json::to_vec(&i.public_profile()).map_err(|_| HttpError::Internal)?;
+fn profile_response(req: &Request, profile: &PublicProfile) -> Result<Response, HttpError> {
+    let body = serde_json::to_vec(profile).map_err(|_| HttpError::Internal)?;
     let etag = format!(
         "\"{}\"",
         &login::hash(&String::from_utf8_lossy(&body))[..22]
@@ -65,36 +57,22 @@ fn validated(
     (b, matches)
 }
 
-/// The live identity named by the `{sub}` path parameter.
-async fn by_path_sub(ctx: &Context, req: &Request) -> Result<Identity, HttpError> {
-    let sub = path_param(req, "sub")
-        .filter(|s| is_uuid(s))
-        .ok_or_else(not_found)?;
-    live(
-        ctx.store
-            .identity(&sub, ctx.clock.now())
-            .await?
-            .map(|(i, _)| i),
-    )
-}
-
 /// `GET /v1/directory/{sub}`
 pub async fn by_sub(ctx: &Context, req: Request) -> Result<Response, HttpError> {
-    let i = by_path_sub(ctx, &req).await?;
-    profile_response(&req, &i)
+    let sub = path_param(&req, "sub").ok_or_else(not_found)?;
+    let profile = directory::profile_by_sub(ctx, &sub)
+        .await?
+        .ok_or_else(not_found)?;
+    profile_response(&req, &profile)
 }
 
 /// `GET /v1/directory/profile/{service_id}`
 pub async fn by_service_id(ctx: &Context, req: Request) -> Result<Response, HttpError> {
-    let sid = path_param(&req, "service_id")
-        .filter(|s| identity::is_service_id(s))
+    let sid = path_param(&req, "service_id").ok_or_else(not_found)?;
+    let profile = directory::profile_by_service_id(ctx, &sid)
+        .await?
         .ok_or_else(not_found)?;
-    let i = live(
-        ctx.store
-            .identity_by_service_id(&sid, ctx.clock.now())
-            .await?,
-    )?;
-    profile_response(&req, &i)
+    profile_response(&req, &profile)
 }
 
 /// `GET /v1/photos/{sub}/{hash}`: a hosted photo while it is its live identity's current
@@ -129,14 +107,12 @@ pub async fn photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
 
 /// `GET /v1/directory/{sub}/avatar`: 302 to the photo, 404 when there is none.
 pub async fn avatar(ctx: &Context, req: Request) -> Result<Response, HttpError> {
-    let i = by_path_sub(ctx, &req).await?;
-    let photo = i
-        .profile_photo
-        .filter(|p| {
-            identity::validate_photo_url(p, &ctx.settings.photo_hosts).is_ok()
-                || photo::hosted_object(&ctx.settings.public_url, p).is_some()
-        })
-        .ok_or_else(|| HttpError::not_found("profile image not found"))?;
+    let sub = path_param(&req, "sub").ok_or_else(not_found)?;
+    let photo = match directory::avatar(ctx, &sub).await? {
+        Avatar::NoIdentity => return Err(not_found()),
+        Avatar::NoPhoto => return Err(HttpError::not_found("profile image not found")),
+        Avatar::At(url) => url,
+    };
     Ok(finish(
         cors(base(302))
             .header("location", photo)

@@ -16,7 +16,7 @@ use askama::Template;
 use lambda_http::Body;
 
 use crate::random;
-use crate::store::ClientStore;
+use crate::usecase::origins;
 use crate::views;
 use crate::Context;
 use crate::{
@@ -102,13 +102,7 @@ async fn login_status_iframe_init(ctx: &Context, req: &Request) -> Result<Respon
     else {
         return Err(HttpError::bad_request("client_id and origin are required"));
     };
-    let allowed = crate::domain::client::validate_client_id(&client_id).is_ok()
-        && ctx
-            .store
-            .client(&client_id, ctx.clock.now())
-            .await?
-            .is_some_and(|(c, _)| c.allows_origin(&origin));
-    if allowed {
+    if origins::client_allows(ctx, &client_id, &origin).await? {
         Ok(finish(
             base(204).header("cache-control", "no-store"),
             Body::Empty,

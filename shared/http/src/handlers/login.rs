@@ -4,11 +4,11 @@
 use lambda_http::Body;
 use serde_json::json;
 
-use crate::domain::authorize::Params;
 use crate::domain::consent::{csrf_token, ConsentInput};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, QrLogin};
 use crate::pages;
+use crate::protocol::Params;
 use crate::protocol::Secret;
 use crate::store::typed::Versioned;
 use crate::store::QrLogins;

@@ -2,10 +2,10 @@
 
 use lambda_http::Body;
 
-use crate::domain::authorize::Params;
 use crate::handlers::token::basic_credentials;
 use crate::pages;
 use crate::protocol::OAuthError;
+use crate::protocol::Params;
 use crate::usecase::logout::{LogoutOutcome, LogoutRequest};
 use crate::usecase::resource;
 use crate::usecase::token;

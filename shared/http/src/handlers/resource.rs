@@ -3,10 +3,10 @@
 
 use lambda_http::Body;
 
-use crate::domain::authorize::Params;
 use crate::domain::client::Client;
 use crate::handlers::token::{basic_credentials, no_store};
 use crate::protocol::OAuthError;
+use crate::protocol::Params;
 use crate::usecase::resource::{self, LiveToken};
 use crate::usecase::token::{self, Presented};
 use crate::Context;

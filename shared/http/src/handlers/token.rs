@@ -3,8 +3,8 @@
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
-use crate::domain::authorize::Params;
 use crate::protocol::OAuthError;
+use crate::protocol::Params;
 use crate::usecase::token::{self, Presented};
 use crate::Context;
 use crate::{check_realm, cors, form_pairs, json, source, HttpError, Request, Response};
