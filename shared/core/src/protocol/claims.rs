@@ -108,7 +108,7 @@ pub struct AccessTokenClaims {
 impl AccessTokenClaims {
     /// The scopes of the `scope` claim.
     pub fn scopes(&self) -> impl Iterator<Item = &str> {
-        self.scope.split(' ').filter(|s| !s.is_empty())
+        super::Scopes::tokens(&self.scope)
     }
 
     /// Issued for a resource server (RFC 8707: `aud` is the resource, not the client). Such a

@@ -6,6 +6,7 @@ pub mod error;
 pub mod ids;
 pub mod requests;
 pub mod responses;
+pub mod scopes;
 pub mod secret;
 
 pub use claims::{
@@ -16,4 +17,5 @@ pub use error::{OAuthError, OAuthErrorCode};
 pub use ids::{ClientId, QrLoginId, RedirectUri, SessionId, Subject};
 pub use requests::TokenRequest;
 pub use responses::{IntrospectionResponse, TokenResponse, TokenType, UserinfoResponse};
+pub use scopes::{ScopeError, Scopes};
 pub use secret::Secret;

@@ -18,6 +18,7 @@ use crate::domain::discovery::SCOPES;
 use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshRecord};
 use crate::domain::login::{self, QrLogin, SsoSession};
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
+use crate::protocol::Scopes;
 use crate::protocol::{OAuthError, OAuthErrorCode, Secret};
 use crate::random;
 use crate::store::device_grants::FoundDeviceAuthorization;
@@ -51,17 +52,7 @@ pub fn verification_uri(ctx: &Context) -> String {
 /// The scopes asked for: the ones scanid understands, once each (others are ignored, as at
 /// authorization).
 fn scopes(scope: Option<&str>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for s in scope
-        .unwrap_or("")
-        .split(' ')
-        .filter(|s| SCOPES.contains(s))
-    {
-        if !out.iter().any(|o| o == s) {
-            out.push(s.to_owned());
-        }
-    }
-    out
+    Scopes::supported(scope.unwrap_or(""), SCOPES).into_vec()
 }
 
 /// `POST .../auth/device`: authenticates the client as the token endpoint does (public

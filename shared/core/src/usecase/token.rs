@@ -17,7 +17,7 @@ use crate::domain::resource_indicator;
 use crate::keys::{jwt, SignError};
 use crate::protocol::claims::{Gty, ACR};
 use crate::protocol::{
-    AccessTokenClaims, IdTokenClaims, OAuthError, OAuthErrorCode, TokenRequest, TokenTyp,
+    AccessTokenClaims, IdTokenClaims, OAuthError, OAuthErrorCode, Scopes, TokenRequest, TokenTyp,
 };
 use crate::random;
 use crate::store::{ClientStore, Codes, Grants, IdentityStore, Outcome, SsoSessions, StoreError};
@@ -354,27 +354,13 @@ async fn code_grant(
     }
 }
 
+/// The scopes of a refresh (RFC 6749 §6): the granted ones, or those of `requested` that
+/// scanid understands (others are ignored, as at authorization), all of them granted.
 fn narrowed(requested: Option<&str>, granted: &[String]) -> Result<Vec<String>, TokenError> {
-    match requested {
-        None => Ok(granted.to_vec()),
-        Some(s) => {
-            let mut out: Vec<String> = Vec::new();
-            // Values scanid does not understand are ignored, as at authorization; a known
-            // scope that was not granted may not be added (RFC 6749 §6).
-            for sc in s.split(' ').filter(|x| !x.is_empty() && SCOPES.contains(x)) {
-                if !granted.iter().any(|g| g == sc) {
-                    return Err(oauth(
-                        OAuthErrorCode::InvalidScope,
-                        "scope may only narrow the granted scope",
-                    ));
-                }
-                if !out.iter().any(|o| o == sc) {
-                    out.push(sc.to_owned());
-                }
-            }
-            Ok(out)
-        }
-    }
+    Scopes::from_stored(granted)
+        .narrow(requested.map(|s| Scopes::supported(s, SCOPES)))
+        .map(Scopes::into_vec)
+        .map_err(|e| oauth(OAuthErrorCode::InvalidScope, e.to_string()))
 }
 
 async fn refresh_grant(
@@ -487,23 +473,15 @@ async fn client_credentials(
         &ctx.settings.resources,
     )
     .map_err(|e| oauth(OAuthErrorCode::InvalidTarget, e.description()))?;
-    let mut scopes = Vec::new();
     // Unknown values are ignored (as at authorization); offline_access is refused.
-    for s in scope
-        .unwrap_or("")
-        .split(' ')
-        .filter(|s| SCOPES.contains(s))
-    {
-        if s == "offline_access" {
-            return Err(oauth(
-                OAuthErrorCode::InvalidScope,
-                "offline_access is not available here (no refresh token)",
-            ));
-        }
-        if !scopes.iter().any(|x| x == s) {
-            scopes.push(s.to_owned());
-        }
+    let scopes = Scopes::supported(scope.unwrap_or(""), SCOPES);
+    if scopes.contains("offline_access") {
+        return Err(oauth(
+            OAuthErrorCode::InvalidScope,
+            "offline_access is not available here (no refresh token)",
+        ));
     }
+    let scopes = scopes.into_vec();
     let g = Grant {
         id: random::token(ctx.random.as_ref(), 16),
         kind: GrantKind::ClientCredentials,
