@@ -15,7 +15,7 @@ use crate::domain::login;
 use crate::keys::Alg;
 use crate::protocol::claims::{Address, ProfileClaims, RefreshTokenClaims, TokenTyp};
 use crate::protocol::responses::{TokenResponse, TokenType};
-use crate::protocol::{ClientId, SessionId, Subject};
+use crate::protocol::{ClientId, CodeHash, GrantId, SessionId, Subject};
 use crate::random::{self, Random};
 
 /// How a grant started.
@@ -29,7 +29,7 @@ pub enum GrantKind {
 /// One grant.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grant {
-    pub id: String,
+    pub id: GrantId,
     pub kind: GrantKind,
     pub client_id: ClientId,
     /// The identity; for client credentials, the client id.
@@ -59,9 +59,16 @@ pub struct Grant {
 /// A refresh token as stored (under the hash of the token).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefreshRecord {
-    pub grant_id: String,
+    pub grant_id: GrantId,
     pub client_id: ClientId,
     pub generation: u64,
+}
+
+impl CodeHash {
+    /// The storage key of `code`.
+    pub fn of(code: &str) -> Self {
+        Self::new(login::hash(code))
+    }
 }
 
 /// What a refresh token's generation means for its grant.
@@ -381,7 +388,7 @@ mod tests {
         .unwrap();
         let t0 = Timestamp::from_secs(1000);
         let g = Grant {
-            id: "g".into(),
+            id: GrantId::new("g"),
             kind: GrantKind::AuthorizationCode,
             client_id: "shop".into(),
             sub: "u".into(),
@@ -420,10 +427,27 @@ mod tests {
     }
 
     #[test]
+    fn grant_ids_and_code_hashes_keep_their_stored_format() {
+        // Records written before GrantId existed hold plain strings, and still read.
+        let r: RefreshRecord = serde_json::from_value(
+            serde_json::json!({ "grant_id": "g1", "client_id": "shop", "generation": 2 }),
+        )
+        .unwrap();
+        assert_eq!(r.grant_id, GrantId::new("g1"));
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            serde_json::json!({ "grant_id": "g1", "client_id": "shop", "generation": 2 })
+        );
+        // A code's key is the hash the code always had.
+        let code = "abc";
+        assert_eq!(CodeHash::of(code).as_str(), login::hash(code));
+    }
+
+    #[test]
     fn generations() {
         let t0 = Timestamp::from_secs(1000);
         let g = Grant {
-            id: "g".into(),
+            id: GrantId::new("g"),
             kind: GrantKind::AuthorizationCode,
             client_id: "c".into(),
             sub: "s".into(),

@@ -5,7 +5,7 @@
 //! Every optional claim is absent, never `null`, when it does not apply: profile claims appear
 //! only with the scope that releases them.
 
-use super::ids::{ClientId, SessionId, Subject};
+use super::ids::{ClientId, GrantId, SessionId, Subject};
 use serde::{Deserialize, Serialize};
 
 /// `acr` of every token scanid issues (Keycloak's value for a full authentication).
@@ -82,7 +82,7 @@ pub struct AccessTokenClaims {
     pub acr: String,
     pub scope: String,
     /// The grant the token belongs to.
-    pub gid: String,
+    pub gid: GrantId,
     /// The SSO session, for a user's grant (both names carry it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_state: Option<SessionId>,
@@ -228,7 +228,7 @@ mod tests {
             azp: "svc".into(),
             acr: ACR.into(),
             scope: String::new(),
-            gid: "g".into(),
+            gid: GrantId::new("g"),
             session_state: None,
             sid: None,
             gty: None,

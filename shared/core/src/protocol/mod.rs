@@ -14,7 +14,7 @@ pub use claims::{
     TokenTyp,
 };
 pub use error::{OAuthError, OAuthErrorCode};
-pub use ids::{ClientId, QrLoginId, RedirectUri, SessionId, Subject};
+pub use ids::{ClientId, CodeHash, GrantId, QrLoginId, RedirectUri, SessionId, Subject};
 pub use requests::TokenRequest;
 pub use responses::{IntrospectionResponse, TokenResponse, TokenType, UserinfoResponse};
 pub use scopes::{ScopeError, Scopes};

@@ -200,7 +200,7 @@ async fn issue(
     let sso_exp = sso.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
     let scopes = approved.value.scopes.clone();
     let g = Grant {
-        id: random::token(ctx.random.as_ref(), 16),
+        id: crate::protocol::GrantId::new(random::token(ctx.random.as_ref(), 16)),
         // Tokens like the code flow's: user tokens with a session and refresh tokens.
         kind: GrantKind::AuthorizationCode,
         client_id: client.client_id.clone(),

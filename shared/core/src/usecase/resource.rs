@@ -17,7 +17,7 @@ use crate::domain::login::{self, SsoSession};
 use crate::keys::jwt;
 use crate::protocol::claims::{Gty, TokenTyp};
 use crate::protocol::responses::TokenType;
-use crate::protocol::{AccessTokenClaims, IntrospectionResponse, UserinfoResponse};
+use crate::protocol::{AccessTokenClaims, GrantId, IntrospectionResponse, UserinfoResponse};
 use crate::store::{ClientStore, Grants, IdentityStore, SsoSessions, StoreError};
 
 /// A live access token: its claims, grant, client and identity (none for client credentials).
@@ -50,7 +50,7 @@ async fn live_client(
 
 async fn live_grant(
     ctx: &Context,
-    grant_id: &str,
+    grant_id: &GrantId,
     now: Timestamp,
 ) -> Result<Option<(Grant, Client, Option<Identity>)>, StoreError> {
     let Some(g) = ctx.store.grant(grant_id, now).await? else {

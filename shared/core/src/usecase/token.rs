@@ -17,7 +17,8 @@ use crate::domain::resource_indicator;
 use crate::keys::{jwt, SignError};
 use crate::protocol::claims::{Gty, ACR};
 use crate::protocol::{
-    AccessTokenClaims, IdTokenClaims, OAuthError, OAuthErrorCode, Scopes, TokenRequest, TokenTyp,
+    AccessTokenClaims, CodeHash, GrantId, IdTokenClaims, OAuthError, OAuthErrorCode, Scopes,
+    TokenRequest, TokenTyp,
 };
 use crate::random;
 use crate::store::{ClientStore, Codes, Grants, IdentityStore, Outcome, SsoSessions, StoreError};
@@ -234,7 +235,7 @@ async fn live_identity(ctx: &Context, sub: &str, now: Timestamp) -> Result<Ident
 async fn replayed_code(
     ctx: &Context,
     client: &Client,
-    code_hash: &str,
+    code_hash: &CodeHash,
     now: Timestamp,
 ) -> Result<TokenError, StoreError> {
     if let Some(grant_id) = ctx.store.redeemed_as(code_hash, now).await? {
@@ -270,7 +271,7 @@ async fn code_grant(
     if code.len() > 256 {
         return Err(invalid_grant("invalid, expired or already used code"));
     }
-    let code_hash = login::hash(code);
+    let code_hash = CodeHash::of(code);
     let Some(pending) = ctx.store.pending_code(&code_hash, now).await? else {
         return Err(replayed_code(ctx, client, &code_hash, now).await?);
     };
@@ -301,7 +302,7 @@ async fn code_grant(
     let identity = live_identity(ctx, &c.sub, now).await?;
     let offline = c.scopes.iter().any(|s| s == "offline_access");
     let g = Grant {
-        id: random::token(ctx.random.as_ref(), 16),
+        id: GrantId::new(random::token(ctx.random.as_ref(), 16)),
         kind: GrantKind::AuthorizationCode,
         client_id: client.client_id.clone(),
         sub: c.sub.clone(),
@@ -483,7 +484,7 @@ async fn client_credentials(
     }
     let scopes = scopes.into_vec();
     let g = Grant {
-        id: random::token(ctx.random.as_ref(), 16),
+        id: GrantId::new(random::token(ctx.random.as_ref(), 16)),
         kind: GrantKind::ClientCredentials,
         client_id: client.client_id.clone(),
         sub: crate::protocol::Subject::new(client.client_id.as_str()),
