@@ -105,11 +105,11 @@ impl IntrospectionResponse {
 /// The userinfo response: `sub` and `service_id`, then what the scopes release; with `profile`
 /// also the spec's spelling `peferred_username` and `username`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UserinfoResponse {
+pub struct UserinfoResponse<'a> {
     pub sub: String,
     pub service_id: String,
     #[serde(flatten)]
-    pub profile: ProfileClaims,
+    pub profile: ProfileClaims<'a>,
     /// Sic (spec 2.4), next to the standard `preferred_username`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peferred_username: Option<String>,
@@ -261,7 +261,7 @@ mod tests {
                 preferred_username: Some("alice".into()),
                 picture: Some("https://p/a.png".into()),
                 updated_at: Some(1000),
-                groups: Some(vec!["staff".into()]),
+                groups: Some(vec!["staff".to_owned()].into()),
                 address: None,
             },
             peferred_username: Some("alice".into()),

@@ -537,49 +537,54 @@ pub async fn sign_tokens_for(
     let scope = scopes.join(" ");
     let has = |scope: &str| scopes.iter().any(|s| s == scope);
     let client_credentials = grant.kind == GrantKind::ClientCredentials;
+    // The claims borrow from the grant, the identity and the settings: nothing is copied
+    // but the new values (jti, at_hash) and the scope string the response reports.
+    let sid = grant.sid.as_ref().map(Cow::from);
     let at = AccessTokenClaims {
         exp: now.secs() + ttl,
         iat: now.secs(),
         auth_time: grant.auth_time.secs(),
-        jti: random::uuid_v4(ctx.random.as_ref()).to_string(),
-        iss: issuer.clone(),
-        aud: resource.map_or_else(|| grant.client_id.clone().into(), str::to_owned),
-        sub: grant.sub.clone(),
+        jti: random::uuid_v4(ctx.random.as_ref()).to_string().into(),
+        iss: Cow::Borrowed(&issuer),
+        aud: Cow::Borrowed(resource.unwrap_or(grant.client_id.as_str())),
+        sub: Cow::from(&grant.sub),
         typ: TokenTyp::Bearer,
-        azp: grant.client_id.clone(),
-        acr: ACR.to_owned(),
-        scope: scope.clone(),
-        gid: grant.id.clone(),
-        session_state: grant.sid.clone(),
-        sid: grant.sid.clone(),
+        azp: Cow::from(&grant.client_id),
+        acr: Cow::Borrowed(ACR),
+        scope: Cow::Borrowed(&scope),
+        gid: Cow::from(&grant.id),
+        session_state: sid.clone(),
+        sid: sid.clone(),
         gty: client_credentials.then_some(Gty::ClientCredentials),
-        client_id: client_credentials.then(|| grant.client_id.clone()),
-        service_id: identity.map(|i| i.service_id.clone()),
+        client_id: client_credentials.then(|| Cow::from(&grant.client_id)),
+        service_id: identity.map(|i| Cow::Borrowed(i.service_id.as_str())),
         // Only what the scopes release (docs/requirements.md: claims follow consent).
-        preferred_username: identity.filter(|_| has("profile")).map(|i| i.name.clone()),
+        preferred_username: identity
+            .filter(|_| has("profile"))
+            .map(|i| Cow::Borrowed(i.name.as_str())),
         groups: identity
             .filter(|_| grant::releases_groups(scopes))
-            .map(|i| i.groups.clone()),
+            .map(|i| Cow::Borrowed(i.groups.as_slice())),
     };
     let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
     let id_token = match identity {
         Some(i) if has("openid") => {
             let id = IdTokenClaims {
-                iss: issuer,
+                iss: Cow::Borrowed(&issuer),
                 // Keycloak's marker, and what logout requires of an id_token_hint.
                 typ: TokenTyp::Id,
-                sub: grant.sub.clone(),
-                aud: grant.client_id.clone(),
+                sub: Cow::from(&grant.sub),
+                aud: Cow::from(&grant.client_id),
                 exp: now.secs() + ttl,
                 iat: now.secs(),
                 auth_time: grant.auth_time.secs(),
-                nonce: grant.nonce.clone(),
-                at_hash: grant::at_hash(&access_token),
-                azp: grant.client_id.clone(),
-                acr: ACR.to_owned(),
-                sid: grant.sid.clone(),
-                session_state: grant.sid.clone(),
-                service_id: i.service_id.clone(),
+                nonce: grant.nonce.as_deref().map(Cow::Borrowed),
+                at_hash: grant::at_hash(&access_token).into(),
+                azp: Cow::from(&grant.client_id),
+                acr: Cow::Borrowed(ACR),
+                sid: sid.clone(),
+                session_state: sid,
+                service_id: Cow::Borrowed(&i.service_id),
                 profile: grant::profile_claims(i, scopes, &grant.claims.id_token),
             };
             Some(jwt::encode(signer.as_ref(), "JWT", &id).await?)
