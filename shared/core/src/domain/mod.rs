@@ -17,3 +17,4 @@ pub mod registration;
 pub mod request_object;
 pub mod resource_indicator;
 pub mod text;
+pub mod token_checks;

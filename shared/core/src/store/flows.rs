@@ -234,6 +234,14 @@ pub struct PendingCode {
     pub code: AuthCode,
     hash: CodeHash,
     version: u64,
+    expires_at: Option<i64>,
+}
+
+impl PendingCode {
+    /// When the code's record expires.
+    pub fn expires_at(&self) -> Option<i64> {
+        self.expires_at
+    }
 }
 
 /// Authorization codes and the grants they turn into.
@@ -253,6 +261,7 @@ pub trait Codes: Backend {
                 code: *code,
                 hash: code_hash.clone(),
                 version: rec.version,
+                expires_at: rec.expires_at,
             }),
             CodeRecord::Used(_) => None,
         })

@@ -14,6 +14,9 @@ use crate::domain::identity::Identity;
 use crate::domain::login;
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::domain::resource_indicator;
+use crate::domain::token_checks::{
+    self, CodePresented, CodeRefusal, RefreshAccepted, RefreshPresented, Stored,
+};
 use crate::keys::{jwt, SignError};
 use crate::protocol::claims::{Gty, ACR};
 use crate::protocol::{
@@ -272,33 +275,33 @@ async fn code_grant(
         return Err(invalid_grant("invalid, expired or already used code"));
     }
     let code_hash = CodeHash::of(code);
-    let Some(pending) = ctx.store.pending_code(&code_hash, now).await? else {
-        return Err(replayed_code(ctx, client, &code_hash, now).await?);
+    let pending = ctx.store.pending_code(&code_hash, now).await?;
+    let presented = CodePresented {
+        redirect_uri,
+        code_verifier: verifier,
+        resource,
+    };
+    let stored = pending.as_ref().map(|p| Stored {
+        value: &p.code,
+        expires_at: p.expires_at(),
+    });
+    let checked =
+        token_checks::check_code(stored, client, &presented, &ctx.settings.resources, now);
+    let (aud, pending) = match (checked, pending) {
+        (Ok(aud), Some(pending)) => (aud, pending),
+        (Err(CodeRefusal::NotLive | CodeRefusal::Expired), _) | (Ok(_), None) => {
+            return Err(replayed_code(ctx, client, &code_hash, now).await?)
+        }
+        (Err(why), pending) => {
+            // A code presented wrongly is burned: it may be known to an attacker. A refused
+            // resource is not: the client may ask again for a granted one.
+            if let Some(p) = pending.filter(|_| why.burns_code()) {
+                ctx.store.burn_code(&p, now).await;
+            }
+            return Err(oauth(why.error_code(), why.description()));
+        }
     };
     let c = &pending.code;
-    let problem =
-        if c.client_id != client.client_id || c.issued_at.secs() < client.created_at.secs() {
-            Some("the code was issued to another client")
-        } else if c.redirect_uri != redirect_uri {
-            Some("redirect_uri differs from the authorization request")
-        } else {
-            match (&c.code_challenge, verifier) {
-                (Some(ch), Some(v)) if grant::pkce_matches(v, ch) => None,
-                (Some(_), Some(_)) => Some("code_verifier does not match the code_challenge"),
-                (Some(_), None) => Some("code_verifier is required"),
-                (None, Some(_)) => {
-                    Some("code_verifier without a code_challenge in the authorization request")
-                }
-                (None, None) => None,
-            }
-        };
-    if let Some(why) = problem {
-        // A code presented wrongly is burned: it may be known to an attacker.
-        ctx.store.burn_code(&pending, now).await;
-        return Err(invalid_grant(why));
-    }
-    // Refused before the code is redeemed: the client may ask again for a granted resource.
-    let aud = audience(ctx, resource, Some(&c.resources))?;
     let identity = live_identity(ctx, &c.sub, now).await?;
     let offline = c.scopes.iter().any(|s| s == "offline_access");
     let g = Grant {
@@ -355,15 +358,6 @@ async fn code_grant(
     }
 }
 
-/// The scopes of a refresh (RFC 6749 §6): the granted ones, or those of `requested` that
-/// scanid understands (others are ignored, as at authorization), all of them granted.
-fn narrowed(requested: Option<&str>, granted: &[String]) -> Result<Vec<String>, TokenError> {
-    Scopes::from_stored(granted)
-        .narrow(requested.map(|s| Scopes::supported(s, SCOPES)))
-        .map(Scopes::into_vec)
-        .map_err(|e| oauth(OAuthErrorCode::InvalidScope, e.to_string()))
-}
-
 async fn refresh_grant(
     ctx: &Context,
     client: &Client,
@@ -375,26 +369,26 @@ async fn refresh_grant(
     if rt.len() > grant::MAX_REFRESH_TOKEN_LEN {
         return Err(invalid_grant("invalid refresh token"));
     }
-    let Some(r) = ctx.store.refresh_token(&login::hash(rt), now).await? else {
+    let record = ctx.store.refresh_token(&login::hash(rt), now).await?;
+    // Its grant, read only for its own client's token.
+    let g = match record.as_ref().filter(|r| r.client_id == client.client_id) {
+        Some(r) => ctx.store.grant(&r.grant_id, now).await?,
+        None => None,
+    };
+    let stored = g.as_ref().map(|g| Stored {
+        value: &g.value,
+        expires_at: g.record.expires_at,
+    });
+    let presented = RefreshPresented { scope, resource };
+    let registered = (SCOPES, ctx.settings.resources.as_slice());
+    let (RefreshAccepted { scopes, aud }, Some(r), Some(g)) = (
+        token_checks::check_refresh(record.as_ref(), stored, client, &presented, registered, now)
+            .map_err(|why| oauth(why.error_code(), why.description()))?,
+        record,
+        g,
+    ) else {
         return Err(invalid_grant("invalid or expired refresh token"));
     };
-    if r.client_id != client.client_id {
-        return Err(invalid_grant(
-            "the refresh token was issued to another client",
-        ));
-    }
-    let Some(g) = ctx.store.grant(&r.grant_id, now).await? else {
-        return Err(invalid_grant("invalid or expired refresh token"));
-    };
-    if g.value.revoked {
-        return Err(invalid_grant("the grant was revoked"));
-    }
-    // A grant of an earlier registration of this client_id (deleted, then registered again).
-    if g.value.created_at.secs() < client.created_at.secs() {
-        return Err(invalid_grant("invalid or expired refresh token"));
-    }
-    let scopes = narrowed(scope, &g.value.scopes)?;
-    let aud = audience(ctx, resource, Some(&g.value.resources))?;
     let identity = live_identity(ctx, &g.value.sub, now).await?;
     if !g.value.offline {
         let sid = g.value.sid.clone().unwrap_or_default();
