@@ -9,7 +9,7 @@ use crate::domain::client::Client;
 use crate::domain::grant::{self, Grant, RefreshRecord};
 use crate::domain::login::AuthCode;
 use crate::domain::resource_indicator::{self, TargetError};
-use crate::protocol::{OAuthErrorCode, ScopeError, Scopes};
+use crate::protocol::{OAuthErrorCode, Scopes};
 
 /// A record as the store holds it: its value, and the instant it expires.
 #[derive(Debug, Clone, Copy)]
@@ -220,17 +220,19 @@ pub fn check_refresh(
     if g.created_at.secs() < client.created_at.secs() {
         return Err(RefreshRefusal::EarlierRegistration);
     }
-    let scopes = Scopes::from_stored(&g.scopes)
-        .narrow(presented.scope.map(|s| Scopes::supported(s, supported)))
-        .map_err(|e| match e {
-            ScopeError::NotGranted | ScopeError::Malformed => RefreshRefusal::ScopeWidened,
-        })?;
+    let scopes = match presented.scope {
+        None => g.scopes.clone(),
+        Some(s) => {
+            let asked = Scopes::supported(s, supported);
+            if !asked.is_subset_of(&g.scopes) {
+                return Err(RefreshRefusal::ScopeWidened);
+            }
+            asked.into_vec()
+        }
+    };
     let aud = resource_indicator::at_token(presented.resource, Some(&g.resources), registered)
         .map_err(RefreshRefusal::Target)?;
-    Ok(RefreshAccepted {
-        scopes: scopes.into_vec(),
-        aud,
-    })
+    Ok(RefreshAccepted { scopes, aud })
 }
 
 #[cfg(test)]

@@ -19,9 +19,6 @@ pub enum ScopeError {
     /// control or non-ASCII character).
     #[error("scope tokens are printable ASCII without '\"' or '\\', separated by spaces")]
     Malformed,
-    /// A scope token that was not granted (RFC 6749 §6: a refresh may only narrow).
-    #[error("scope may only narrow the granted scope")]
-    NotGranted,
 }
 
 /// Scope tokens, each once, in the order they first appeared.
@@ -63,7 +60,8 @@ impl Scopes {
         Ok(out)
     }
 
-    /// The tokens of `scope` that are in `supported`, each once, in order; any other value
+    /// The tokens of `scope` that are in `supported` (the intersection with the supported
+    /// set, in one pass), each once, in order; any other value
     /// (unknown, or not even of the RFC's syntax) is ignored (OIDC Core §3.1.2.1: values the
     /// server does not understand SHOULD be ignored). What authorization, the device
     /// authorization and the token endpoint's `scope` grant from a request.
@@ -71,15 +69,6 @@ impl Scopes {
         let mut out = Self::none();
         for token in Self::tokens(scope).filter(|t| supported.contains(t)) {
             out.push(token);
-        }
-        out
-    }
-
-    /// Scopes as stored (a grant's, a code's): the list, with any repeated token dropped.
-    pub fn from_stored<S: AsRef<str>>(stored: &[S]) -> Self {
-        let mut out = Self::none();
-        for token in stored {
-            out.push(token.as_ref());
         }
         out
     }
@@ -95,33 +84,12 @@ impl Scopes {
         self.0.iter().any(|s| s == token)
     }
 
-    /// Whether every one of these scopes is in `granted`.
+    /// Whether every one of these scopes is in `granted` (RFC 6749 §6: a refresh's `scope`
+    /// may only narrow the granted scope).
     pub fn is_subset_of<S: AsRef<str>>(&self, granted: &[S]) -> bool {
         self.0
             .iter()
             .all(|s| granted.iter().any(|g| g.as_ref() == s))
-    }
-
-    /// These scopes narrowed to `requested` (RFC 6749 §6, a refresh's `scope`): `None` keeps
-    /// them all; a request for a scope not among them is refused
-    /// ([`ScopeError::NotGranted`]).
-    pub fn narrow(&self, requested: Option<Scopes>) -> Result<Scopes, ScopeError> {
-        match requested {
-            None => Ok(self.clone()),
-            Some(r) if r.is_subset_of(&self.0) => Ok(r),
-            Some(_) => Err(ScopeError::NotGranted),
-        }
-    }
-
-    /// The scopes that are also in `supported`, in this order.
-    pub fn intersection(&self, supported: &[&str]) -> Scopes {
-        Self(
-            self.0
-                .iter()
-                .filter(|s| supported.contains(&s.as_str()))
-                .cloned()
-                .collect(),
-        )
     }
 
     /// The tokens, in order.
@@ -218,24 +186,14 @@ mod tests {
 
     #[test]
     fn narrowing() {
-        let granted = Scopes::parse("openid profile offline_access").unwrap();
-        assert_eq!(granted.narrow(None).unwrap(), granted);
-        let r = Scopes::parse("profile openid").unwrap();
-        assert_eq!(granted.narrow(Some(r.clone())).unwrap(), r);
-        assert_eq!(
-            granted.narrow(Some(Scopes::parse("openid groups").unwrap())),
-            Err(ScopeError::NotGranted)
-        );
-        assert_eq!(
-            granted.narrow(Some(Scopes::none())).unwrap(),
-            Scopes::none()
-        );
-        assert_eq!(
-            granted
-                .intersection(&["offline_access", "openid"])
-                .as_slice(),
-            ["openid", "offline_access"]
-        );
+        let granted = ["openid", "profile", "offline_access"];
+        assert!(Scopes::parse("profile openid")
+            .unwrap()
+            .is_subset_of(&granted));
+        assert!(Scopes::none().is_subset_of(&granted));
+        assert!(!Scopes::parse("openid groups")
+            .unwrap()
+            .is_subset_of(&granted));
     }
 
     #[test]
@@ -247,7 +205,6 @@ mod tests {
         );
         let back: Scopes = serde_json::from_str(r#"["openid","profile"]"#).unwrap();
         assert_eq!(back, s);
-        assert_eq!(Scopes::from_stored(&["a", "b", "a"]).as_slice(), ["a", "b"]);
     }
 
     fn scope_text() -> impl Strategy<Value = String> {
@@ -296,27 +253,15 @@ mod tests {
             }
         }
 
-        /// Narrowing: allowed exactly when every requested token was granted, and then the
-        /// result is the request; the intersection is within both.
+        /// Narrowing: a request is within the grant exactly when each of its tokens is.
         #[test]
         fn narrowing_only_narrows(g in scope_text(), r in scope_text()) {
             let granted = Scopes::supported(&g, SUPPORTED);
             let requested = Scopes::supported(&r, SUPPORTED);
             let within = requested.iter().all(|t| granted.contains(t));
-            match granted.narrow(Some(requested.clone())) {
-                Ok(n) => {
-                    prop_assert!(within);
-                    prop_assert_eq!(n, requested.clone());
-                }
-                Err(e) => {
-                    prop_assert!(!within);
-                    prop_assert_eq!(e, ScopeError::NotGranted);
-                }
-            }
-            let names: Vec<&str> = requested.iter().map(String::as_str).collect();
-            let both = granted.intersection(&names);
-            prop_assert!(both.is_subset_of(&granted));
-            prop_assert!(both.is_subset_of(&requested));
+            prop_assert_eq!(requested.is_subset_of(&granted), within);
+            prop_assert!(granted.is_subset_of(&granted));
+            prop_assert!(Scopes::none().is_subset_of(&granted));
         }
     }
 }

@@ -476,14 +476,13 @@ async fn client_credentials(
             "offline_access is not available here (no refresh token)",
         ));
     }
-    let scopes = scopes.into_vec();
     let g = Grant {
         id: GrantId::new(random::token(ctx.random.as_ref(), 16)),
         kind: GrantKind::ClientCredentials,
         client_id: client.client_id.clone(),
         sub: crate::protocol::Subject::new(client.client_id.as_str()),
         sid: None,
-        scopes: scopes.clone(),
+        scopes: scopes.into_vec(),
         auth_time: now,
         nonce: None,
         claims: Default::default(),
@@ -497,7 +496,7 @@ async fn client_credentials(
     };
     // Stateless: nothing is stored at issuance (no refresh token, no session); a revocation
     // writes a marker that introspection checks until the token would have expired.
-    Ok(sign_tokens_for(ctx, &g, &scopes, None, None, now, aud.as_deref()).await?)
+    Ok(sign_tokens_for(ctx, &g, &g.scopes, None, None, now, aud.as_deref()).await?)
 }
 
 /// Signs the access token (and the id token when `openid` is in scope) for `grant` with
