@@ -46,6 +46,7 @@ pub enum TokenTyp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Gty {
     #[serde(rename = "client_credentials")]
+    /// `client_credentials`.
     ClientCredentials,
 }
 
@@ -78,25 +79,34 @@ pub struct ProfileClaims<'a> {
 /// 3166-1 alpha-2 code (e.g. `SE`) in `country`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Address<'a> {
+    /// ISO 3166-1 alpha-2 (`SE`).
     pub country: Cow<'a, str>,
 }
 
 /// An access token's claims.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AccessTokenClaims<'a> {
+    /// `exp`: when it expires, in seconds since the epoch.
     pub exp: i64,
+    /// `iat`: when it was issued, in seconds since the epoch.
     pub iat: i64,
+    /// `auth_time`: when the person authenticated, in seconds since the epoch.
     pub auth_time: i64,
+    /// `jti`: the token's unique id.
     pub jti: Cow<'a, str>,
+    /// `iss`: the issuer (`{public_url}/realms/{realm}`).
     pub iss: Cow<'a, str>,
     /// The client.
     pub aud: Cow<'a, str>,
+    /// `sub`: the identity (for client credentials, the client).
     pub sub: Cow<'a, Subject>,
     /// Always [`TokenTyp::Bearer`].
     pub typ: TokenTyp,
+    /// `azp`: the client the token was issued to.
     pub azp: Cow<'a, ClientId>,
     /// Always [`ACR`].
     pub acr: Cow<'a, str>,
+    /// `scope`: the scopes, space-separated (RFC 6749 §3.3).
     pub scope: Cow<'a, str>,
     /// The grant the token belongs to.
     pub gid: Cow<'a, GrantId>,
@@ -104,6 +114,7 @@ pub struct AccessTokenClaims<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_state: Option<Cow<'a, SessionId>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `sid`: the SSO session.
     pub sid: Option<Cow<'a, SessionId>>,
     /// Client credentials only.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -143,46 +154,68 @@ impl AccessTokenClaims<'_> {
 /// An ID token's claims (OIDC Core §2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IdTokenClaims<'a> {
+    /// `iss`: the issuer (`{public_url}/realms/{realm}`).
     pub iss: Cow<'a, str>,
     /// Always [`TokenTyp::Id`].
     pub typ: TokenTyp,
+    /// `sub`: the identity (for client credentials, the client).
     pub sub: Cow<'a, Subject>,
+    /// `aud`: who the token is for.
     pub aud: Cow<'a, ClientId>,
+    /// `exp`: when it expires, in seconds since the epoch.
     pub exp: i64,
+    /// `iat`: when it was issued, in seconds since the epoch.
     pub iat: i64,
+    /// `auth_time`: when the person authenticated, in seconds since the epoch.
     pub auth_time: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `nonce`: the authorization request's, when it had one.
     pub nonce: Option<Cow<'a, str>>,
+    /// `at_hash`: the left half of the access token's SHA-256 (OIDC Core §3.1.3.6).
     pub at_hash: Cow<'a, str>,
+    /// `azp`: the client the token was issued to.
     pub azp: Cow<'a, ClientId>,
     /// Always [`ACR`].
     pub acr: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `sid`: the SSO session.
     pub sid: Option<Cow<'a, SessionId>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `session_state`: the SSO session, as Keycloak names it.
     pub session_state: Option<Cow<'a, SessionId>>,
+    /// `service_id`: the identity's service id (spec 2.4).
     pub service_id: Cow<'a, str>,
     #[serde(flatten)]
+    /// What the scopes release (flattened into the object).
     pub profile: ProfileClaims<'a>,
 }
 
 /// A refresh token's claims (decoded by Keycloak's JavaScript adapter; nobody verifies them).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefreshTokenClaims<'a> {
+    /// `exp`: when it expires, in seconds since the epoch.
     pub exp: i64,
+    /// `iat`: when it was issued, in seconds since the epoch.
     pub iat: i64,
+    /// `jti`: the token's unique id.
     pub jti: Cow<'a, str>,
+    /// `iss`: the issuer (`{public_url}/realms/{realm}`).
     pub iss: Cow<'a, str>,
     /// The issuer, as Keycloak has it.
     pub aud: Cow<'a, str>,
+    /// `sub`: the identity (for client credentials, the client).
     pub sub: Cow<'a, Subject>,
     /// [`TokenTyp::Refresh`] or [`TokenTyp::Offline`].
     pub typ: TokenTyp,
+    /// `azp`: the client the token was issued to.
     pub azp: Cow<'a, ClientId>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `sid`: the SSO session.
     pub sid: Option<Cow<'a, SessionId>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `session_state`: the SSO session, as Keycloak names it.
     pub session_state: Option<Cow<'a, SessionId>>,
+    /// `scope`: the scopes, space-separated (RFC 6749 §3.3).
     pub scope: Cow<'a, str>,
 }
 
@@ -203,13 +236,21 @@ pub struct Empty {}
 /// kind is said by the header's `typ` (`logout+jwt`), not by a claim.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogoutTokenClaims {
+    /// `iss`: the issuer (`{public_url}/realms/{realm}`).
     pub iss: String,
+    /// `aud`: who the token is for.
     pub aud: ClientId,
+    /// `iat`: when it was issued, in seconds since the epoch.
     pub iat: i64,
+    /// `exp`: when it expires, in seconds since the epoch.
     pub exp: i64,
+    /// `jti`: the token's unique id.
     pub jti: String,
+    /// `sub`: the identity (for client credentials, the client).
     pub sub: Subject,
+    /// `sid`: the SSO session.
     pub sid: SessionId,
+    /// `events`: the back-channel logout event.
     pub events: LogoutEvents,
 }
 

@@ -20,10 +20,12 @@ macro_rules! explicit_id_type {
                 Self(value.into())
             }
 
+            /// The id as a string.
             pub fn as_str(&self) -> &str {
                 &self.0
             }
 
+            /// The id's string.
             pub fn into_string(self) -> String {
                 self.0
             }

@@ -1,4 +1,5 @@
 //! Wire types: the exact field names of the specification and the RFCs.
+#![warn(missing_docs)]
 
 pub mod claims;
 pub mod discovery;
