@@ -171,13 +171,7 @@ pub fn trusted_target<'c>(
 /// `email`), so what is granted, and reported in the token response's `scope` (RFC 6749 §3.3),
 /// is only what scanid releases.
 pub fn known_scopes(scope: &str) -> Vec<String> {
-    let mut scopes: Vec<String> = Vec::new();
-    for s in scope.split(' ').filter(|s| !s.is_empty()) {
-        if SCOPES.contains(&s) && !scopes.iter().any(|x| x == s) {
-            scopes.push(s.to_owned());
-        }
-    }
-    scopes
+    crate::protocol::Scopes::supported(scope, SCOPES).into_vec()
 }
 
 fn base64url_43(s: &str) -> bool {

@@ -6,6 +6,8 @@
 //! holds the current generation, and presenting an older one revokes the whole family
 //! (docs/requirements.md R3), except right after a rotation (a short grace period for a lost response).
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
@@ -15,7 +17,7 @@ use crate::domain::login;
 use crate::keys::Alg;
 use crate::protocol::claims::{Address, ProfileClaims, RefreshTokenClaims, TokenTyp};
 use crate::protocol::responses::{TokenResponse, TokenType};
-use crate::protocol::{ClientId, SessionId, Subject};
+use crate::protocol::{ClientId, CodeHash, GrantId, SessionId, Subject};
 use crate::random::{self, Random};
 
 /// How a grant started.
@@ -29,7 +31,7 @@ pub enum GrantKind {
 /// One grant.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grant {
-    pub id: String,
+    pub id: GrantId,
     pub kind: GrantKind,
     pub client_id: ClientId,
     /// The identity; for client credentials, the client id.
@@ -59,9 +61,16 @@ pub struct Grant {
 /// A refresh token as stored (under the hash of the token).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RefreshRecord {
-    pub grant_id: String,
+    pub grant_id: GrantId,
     pub client_id: ClientId,
     pub generation: u64,
+}
+
+impl CodeHash {
+    /// The storage key of `code`.
+    pub fn of(code: &str) -> Self {
+        Self::new(login::hash(code))
+    }
 }
 
 /// What a refresh token's generation means for its grant.
@@ -145,18 +154,18 @@ impl std::fmt::Debug for Issued {
 }
 
 impl Issued {
-    /// The token response of spec 2.2.
-    pub fn response(&self) -> TokenResponse {
+    /// The token response of spec 2.2 (the tokens move into it: nothing is copied).
+    pub fn response(self) -> TokenResponse {
         TokenResponse {
-            access_token: self.access_token.clone(),
+            access_token: self.access_token,
             expires_in: self.expires_in,
             refresh_expires_in: self.refresh_expires_in,
             token_type: TokenType::Bearer,
             not_before_policy: 0,
-            scope: self.scope.clone(),
-            refresh_token: self.refresh_token.clone(),
-            id_token: self.id_token.clone(),
-            session_state: self.session_state.clone(),
+            scope: self.scope,
+            refresh_token: self.refresh_token,
+            id_token: self.id_token,
+            session_state: self.session_state,
         }
     }
 }
@@ -181,22 +190,24 @@ pub fn new_refresh_token(
 ) -> (String, String) {
     use base64::Engine;
     let b64 = |b: &[u8]| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b);
+    let issuer = settings.issuer();
+    let sid = grant.sid.as_ref().map(Cow::from);
     let claims = RefreshTokenClaims {
         exp: now.secs() + grant.refresh_ttl(&settings.lifetimes),
         iat: now.secs(),
-        jti: random::token(rng, 32),
-        iss: settings.issuer(),
-        aud: settings.issuer(),
-        sub: grant.sub.clone(),
+        jti: random::token(rng, 32).into(),
+        iss: Cow::Borrowed(&issuer),
+        aud: Cow::Borrowed(&issuer),
+        sub: Cow::from(&grant.sub),
         typ: if grant.offline {
             TokenTyp::Offline
         } else {
             TokenTyp::Refresh
         },
-        azp: grant.client_id.clone(),
-        sid: grant.sid.clone(),
-        session_state: grant.sid.clone(),
-        scope: grant.scopes.join(" "),
+        azp: Cow::from(&grant.client_id),
+        sid: sid.clone(),
+        session_state: sid,
+        scope: grant.scopes.join(" ").into(),
     };
     let header = b64(br#"{"alg":"HS256","typ":"JWT"}"#);
     // Strings and integers only: serializing cannot fail.
@@ -222,18 +233,29 @@ pub fn new_refresh_token(
 /// `updated_at` of the standard profile claims (OIDC Core §5.4; scanid knows no other, no
 /// `locale` among them), and `groups` (spec 2.4). `groups`: `groups`. `address`: the country.
 /// `openid` alone releases none of them.
-pub fn profile_claims(i: &Identity, scopes: &[String], requested: &[String]) -> ProfileClaims {
+///
+/// The claims borrow from the identity: nothing is copied.
+pub fn profile_claims<'i>(
+    i: &'i Identity,
+    scopes: &[String],
+    requested: &[String],
+) -> ProfileClaims<'i> {
     let has = |scope: &str| scopes.iter().any(|s| s == scope);
     let asked = |claim: &str| requested.iter().any(|c| c == claim);
     let profile = |claim: &str| has("profile") || asked(claim);
     ProfileClaims {
-        name: profile("name").then(|| i.display_name.clone()),
-        preferred_username: profile("preferred_username").then(|| i.name.clone()),
-        picture: i.profile_photo.clone().filter(|_| profile("picture")),
+        name: profile("name").then_some(Cow::Borrowed(i.display_name.as_str())),
+        preferred_username: profile("preferred_username").then_some(Cow::Borrowed(i.name.as_str())),
+        picture: i
+            .profile_photo
+            .as_deref()
+            .filter(|_| profile("picture"))
+            .map(Cow::Borrowed),
         updated_at: profile("updated_at").then(|| i.updated_at().secs()),
-        groups: (releases_groups(scopes) || asked("groups")).then(|| i.groups.clone()),
-        address: (has("address") || asked("address")).then(|| Address {
-            country: i.country_code.clone(),
+        groups: (releases_groups(scopes) || asked("groups"))
+            .then_some(Cow::Borrowed(i.groups.as_slice())),
+        address: (has("address") || asked("address")).then_some(Address {
+            country: Cow::Borrowed(i.country_code.as_str()),
         }),
     }
 }
@@ -383,7 +405,7 @@ mod tests {
         .unwrap();
         let t0 = Timestamp::from_secs(1000);
         let g = Grant {
-            id: "g".into(),
+            id: GrantId::new("g"),
             kind: GrantKind::AuthorizationCode,
             client_id: "shop".into(),
             sub: "u".into(),
@@ -422,10 +444,27 @@ mod tests {
     }
 
     #[test]
+    fn grant_ids_and_code_hashes_keep_their_stored_format() {
+        // Records written before GrantId existed hold plain strings, and still read.
+        let r: RefreshRecord = serde_json::from_value(
+            serde_json::json!({ "grant_id": "g1", "client_id": "shop", "generation": 2 }),
+        )
+        .unwrap();
+        assert_eq!(r.grant_id, GrantId::new("g1"));
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            serde_json::json!({ "grant_id": "g1", "client_id": "shop", "generation": 2 })
+        );
+        // A code's key is the hash the code always had.
+        let code = "abc";
+        assert_eq!(CodeHash::of(code).as_str(), login::hash(code));
+    }
+
+    #[test]
     fn generations() {
         let t0 = Timestamp::from_secs(1000);
         let g = Grant {
-            id: "g".into(),
+            id: GrantId::new("g"),
             kind: GrantKind::AuthorizationCode,
             client_id: "c".into(),
             sub: "s".into(),

@@ -18,3 +18,4 @@ pub mod request_object;
 pub mod resource_indicator;
 pub mod risk;
 pub mod text;
+pub mod token_checks;

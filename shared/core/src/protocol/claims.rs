@@ -4,9 +4,26 @@
 //!
 //! Every optional claim is absent, never `null`, when it does not apply: profile claims appear
 //! only with the scope that releases them.
+//!
+//! The claim sets borrow (`Cow<'a, _>`): issuing a token points them at the grant, the identity
+//! and the settings instead of copying each value (token issuance is the hot path); a token
+//! read back (`verify`) owns its values (`'static`).
 
-use super::ids::{ClientId, SessionId, Subject};
+use std::borrow::Cow;
+
+use super::ids::{ClientId, GrantId, SessionId, Subject};
 use serde::{Deserialize, Serialize};
+
+macro_rules! borrows_as_cow {
+    ($($name:ident),*) => {$(
+        impl<'a> From<&'a $name> for Cow<'a, $name> {
+            fn from(id: &'a $name) -> Self {
+                Cow::Borrowed(id)
+            }
+        }
+    )*};
+}
+borrows_as_cow!(ClientId, GrantId, SessionId, Subject);
 
 /// `acr` of every token scanid issues (Keycloak's value for a full authentication).
 pub const ACR: &str = "1";
@@ -29,6 +46,7 @@ pub enum TokenTyp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Gty {
     #[serde(rename = "client_credentials")]
+    /// `client_credentials`.
     ClientCredentials,
 }
 
@@ -36,79 +54,89 @@ pub enum Gty {
 /// (flattened into both). Build it with the domain's `grant::profile_claims`, the one rule
 /// of what each scope releases.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ProfileClaims {
+pub struct ProfileClaims<'a> {
     /// `profile`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
+    pub name: Option<Cow<'a, str>>,
     /// `profile`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub preferred_username: Option<String>,
+    pub preferred_username: Option<Cow<'a, str>>,
     /// `profile`, when the identity has a photo.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub picture: Option<String>,
+    pub picture: Option<Cow<'a, str>>,
     /// `profile`: when the identity last changed, in seconds since the epoch.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<i64>,
     /// `profile` or `groups` (spec 2.4), `[]` when the identity has none.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub groups: Option<Vec<String>>,
+    pub groups: Option<Cow<'a, [String]>>,
     /// `address`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub address: Option<Address>,
+    pub address: Option<Address<'a>>,
 }
 
 /// The `address` claim (OIDC Core §5.1.1): scanid knows only the country, and gives its ISO
 /// 3166-1 alpha-2 code (e.g. `SE`) in `country`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Address {
-    pub country: String,
+pub struct Address<'a> {
+    /// ISO 3166-1 alpha-2 (`SE`).
+    pub country: Cow<'a, str>,
 }
 
 /// An access token's claims.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AccessTokenClaims {
+pub struct AccessTokenClaims<'a> {
+    /// `exp`: when it expires, in seconds since the epoch.
     pub exp: i64,
+    /// `iat`: when it was issued, in seconds since the epoch.
     pub iat: i64,
+    /// `auth_time`: when the person authenticated, in seconds since the epoch.
     pub auth_time: i64,
-    pub jti: String,
-    pub iss: String,
+    /// `jti`: the token's unique id.
+    pub jti: Cow<'a, str>,
+    /// `iss`: the issuer (`{public_url}/realms/{realm}`).
+    pub iss: Cow<'a, str>,
     /// The client.
-    pub aud: String,
-    pub sub: Subject,
+    pub aud: Cow<'a, str>,
+    /// `sub`: the identity (for client credentials, the client).
+    pub sub: Cow<'a, Subject>,
     /// Always [`TokenTyp::Bearer`].
     pub typ: TokenTyp,
-    pub azp: ClientId,
+    /// `azp`: the client the token was issued to.
+    pub azp: Cow<'a, ClientId>,
     /// Always [`ACR`].
-    pub acr: String,
-    pub scope: String,
+    pub acr: Cow<'a, str>,
+    /// `scope`: the scopes, space-separated (RFC 6749 §3.3).
+    pub scope: Cow<'a, str>,
     /// The grant the token belongs to.
-    pub gid: String,
+    pub gid: Cow<'a, GrantId>,
     /// The SSO session, for a user's grant (both names carry it).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_state: Option<SessionId>,
+    pub session_state: Option<Cow<'a, SessionId>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sid: Option<SessionId>,
+    /// `sid`: the SSO session.
+    pub sid: Option<Cow<'a, SessionId>>,
     /// Client credentials only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gty: Option<Gty>,
     /// Client credentials only.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub client_id: Option<ClientId>,
+    pub client_id: Option<Cow<'a, ClientId>>,
     /// A user's token only.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub service_id: Option<String>,
+    pub service_id: Option<Cow<'a, str>>,
     /// A user's token with `profile`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub preferred_username: Option<String>,
+    pub preferred_username: Option<Cow<'a, str>>,
     /// A user's token with `groups` or `profile`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub groups: Option<Vec<String>>,
+    pub groups: Option<Cow<'a, [String]>>,
 }
 
-impl AccessTokenClaims {
+impl AccessTokenClaims<'_> {
     /// The scopes of the `scope` claim.
     pub fn scopes(&self) -> impl Iterator<Item = &str> {
-        self.scope.split(' ').filter(|s| !s.is_empty())
+        super::Scopes::tokens(&self.scope)
     }
 
     /// Issued for a resource server (RFC 8707: `aud` is the resource, not the client). Such a
@@ -125,48 +153,70 @@ impl AccessTokenClaims {
 
 /// An ID token's claims (OIDC Core §2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct IdTokenClaims {
-    pub iss: String,
+pub struct IdTokenClaims<'a> {
+    /// `iss`: the issuer (`{public_url}/realms/{realm}`).
+    pub iss: Cow<'a, str>,
     /// Always [`TokenTyp::Id`].
     pub typ: TokenTyp,
-    pub sub: Subject,
-    pub aud: ClientId,
+    /// `sub`: the identity (for client credentials, the client).
+    pub sub: Cow<'a, Subject>,
+    /// `aud`: who the token is for.
+    pub aud: Cow<'a, ClientId>,
+    /// `exp`: when it expires, in seconds since the epoch.
     pub exp: i64,
+    /// `iat`: when it was issued, in seconds since the epoch.
     pub iat: i64,
+    /// `auth_time`: when the person authenticated, in seconds since the epoch.
     pub auth_time: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub nonce: Option<String>,
-    pub at_hash: String,
-    pub azp: ClientId,
+    /// `nonce`: the authorization request's, when it had one.
+    pub nonce: Option<Cow<'a, str>>,
+    /// `at_hash`: the left half of the access token's SHA-256 (OIDC Core §3.1.3.6).
+    pub at_hash: Cow<'a, str>,
+    /// `azp`: the client the token was issued to.
+    pub azp: Cow<'a, ClientId>,
     /// Always [`ACR`].
-    pub acr: String,
+    pub acr: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sid: Option<SessionId>,
+    /// `sid`: the SSO session.
+    pub sid: Option<Cow<'a, SessionId>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_state: Option<SessionId>,
-    pub service_id: String,
+    /// `session_state`: the SSO session, as Keycloak names it.
+    pub session_state: Option<Cow<'a, SessionId>>,
+    /// `service_id`: the identity's service id (spec 2.4).
+    pub service_id: Cow<'a, str>,
     #[serde(flatten)]
-    pub profile: ProfileClaims,
+    /// What the scopes release (flattened into the object).
+    pub profile: ProfileClaims<'a>,
 }
 
 /// A refresh token's claims (decoded by Keycloak's JavaScript adapter; nobody verifies them).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RefreshTokenClaims {
+pub struct RefreshTokenClaims<'a> {
+    /// `exp`: when it expires, in seconds since the epoch.
     pub exp: i64,
+    /// `iat`: when it was issued, in seconds since the epoch.
     pub iat: i64,
-    pub jti: String,
-    pub iss: String,
+    /// `jti`: the token's unique id.
+    pub jti: Cow<'a, str>,
+    /// `iss`: the issuer (`{public_url}/realms/{realm}`).
+    pub iss: Cow<'a, str>,
     /// The issuer, as Keycloak has it.
-    pub aud: String,
-    pub sub: Subject,
+    pub aud: Cow<'a, str>,
+    /// `sub`: the identity (for client credentials, the client).
+    pub sub: Cow<'a, Subject>,
     /// [`TokenTyp::Refresh`] or [`TokenTyp::Offline`].
     pub typ: TokenTyp,
-    pub azp: ClientId,
+    /// `azp`: the client the token was issued to.
+    pub azp: Cow<'a, ClientId>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sid: Option<SessionId>,
+    /// `sid`: the SSO session.
+    pub sid: Option<Cow<'a, SessionId>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub session_state: Option<SessionId>,
-    pub scope: String,
+    /// `session_state`: the SSO session, as Keycloak names it.
+    pub session_state: Option<Cow<'a, SessionId>>,
+    /// `scope`: the scopes, space-separated (RFC 6749 §3.3).
+    pub scope: Cow<'a, str>,
 }
 
 /// The `events` claim of a logout token: exactly the back-channel logout event, whose value is
@@ -186,13 +236,21 @@ pub struct Empty {}
 /// kind is said by the header's `typ` (`logout+jwt`), not by a claim.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LogoutTokenClaims {
+    /// `iss`: the issuer (`{public_url}/realms/{realm}`).
     pub iss: String,
+    /// `aud`: who the token is for.
     pub aud: ClientId,
+    /// `iat`: when it was issued, in seconds since the epoch.
     pub iat: i64,
+    /// `exp`: when it expires, in seconds since the epoch.
     pub exp: i64,
+    /// `jti`: the token's unique id.
     pub jti: String,
+    /// `sub`: the identity (for client credentials, the client).
     pub sub: Subject,
+    /// `sid`: the SSO session.
     pub sid: SessionId,
+    /// `events`: the back-channel logout event.
     pub events: LogoutEvents,
 }
 
@@ -200,6 +258,11 @@ pub struct LogoutTokenClaims {
 mod tests {
     use super::*;
     use serde_json::{json, Value};
+
+    /// An owned claim value (what a token read back holds).
+    fn o<T: Clone>(v: T) -> Cow<'static, T> {
+        Cow::Owned(v)
+    }
 
     fn to_json<T: Serialize>(v: &T) -> Value {
         serde_json::to_value(v).unwrap()
@@ -215,7 +278,7 @@ mod tests {
         assert_eq!(&back, v);
     }
 
-    fn access_minimal() -> AccessTokenClaims {
+    fn access_minimal() -> AccessTokenClaims<'static> {
         AccessTokenClaims {
             exp: 1300,
             iat: 1000,
@@ -223,12 +286,12 @@ mod tests {
             jti: "j".into(),
             iss: "https://id/realms/r".into(),
             aud: "svc".into(),
-            sub: "svc".into(),
+            sub: o("svc".into()),
             typ: TokenTyp::Bearer,
-            azp: "svc".into(),
+            azp: o("svc".into()),
             acr: ACR.into(),
-            scope: String::new(),
-            gid: "g".into(),
+            scope: "".into(),
+            gid: o(GrantId::new("g")),
             session_state: None,
             sid: None,
             gty: None,
@@ -255,7 +318,7 @@ mod tests {
     fn access_token_client_credentials() {
         let c = AccessTokenClaims {
             gty: Some(Gty::ClientCredentials),
-            client_id: Some("svc".into()),
+            client_id: Some(o("svc".into())),
             scope: "groups".into(),
             ..access_minimal()
         };
@@ -270,14 +333,14 @@ mod tests {
     fn access_token_full() {
         let c = AccessTokenClaims {
             aud: "shop".into(),
-            sub: "u".into(),
-            azp: "shop".into(),
+            sub: o("u".into()),
+            azp: o("shop".into()),
             scope: "openid profile groups".into(),
-            session_state: Some("s".into()),
-            sid: Some("s".into()),
+            session_state: Some(o("s".into())),
+            sid: Some(o("s".into())),
             service_id: Some("sv".into()),
             preferred_username: Some("alice".into()),
-            groups: Some(vec!["staff".into()]),
+            groups: Some(vec!["staff".to_owned()].into()),
             ..access_minimal()
         };
         round_trip(
@@ -303,18 +366,18 @@ mod tests {
         assert!(serde_json::from_value::<AccessTokenClaims>(v).is_err());
     }
 
-    fn id_minimal() -> IdTokenClaims {
+    fn id_minimal() -> IdTokenClaims<'static> {
         IdTokenClaims {
             iss: "i".into(),
             typ: TokenTyp::Id,
-            sub: "u".into(),
-            aud: "shop".into(),
+            sub: o("u".into()),
+            aud: o("shop".into()),
             exp: 1300,
             iat: 1000,
             auth_time: 900,
             nonce: None,
             at_hash: "h".into(),
-            azp: "shop".into(),
+            azp: o("shop".into()),
             acr: ACR.into(),
             sid: None,
             session_state: None,
@@ -338,14 +401,14 @@ mod tests {
     fn id_token_full_flattens_the_profile() {
         let c = IdTokenClaims {
             nonce: Some("n".into()),
-            sid: Some("s".into()),
-            session_state: Some("s".into()),
+            sid: Some(o("s".into())),
+            session_state: Some(o("s".into())),
             profile: ProfileClaims {
                 name: Some("Alice A".into()),
                 preferred_username: Some("alice".into()),
                 picture: Some("https://p/a.png".into()),
                 updated_at: Some(1000),
-                groups: Some(vec![]),
+                groups: Some(Vec::new().into()),
                 address: Some(Address {
                     country: "SE".into(),
                 }),
@@ -372,9 +435,9 @@ mod tests {
             jti: "j".into(),
             iss: "i".into(),
             aud: "i".into(),
-            sub: "u".into(),
+            sub: o("u".into()),
             typ: TokenTyp::Refresh,
-            azp: "shop".into(),
+            azp: o("shop".into()),
             sid: None,
             session_state: None,
             scope: "openid".into(),
@@ -388,8 +451,8 @@ mod tests {
         );
         let full = RefreshTokenClaims {
             typ: TokenTyp::Offline,
-            sid: Some("s".into()),
-            session_state: Some("s".into()),
+            sid: Some(o("s".into())),
+            session_state: Some(o("s".into())),
             scope: "openid offline_access".into(),
             ..minimal
         };

@@ -5,46 +5,76 @@ use serde::{Deserialize, Serialize};
 /// Every field of spec 2.1, plus the ones a certified provider publishes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpenIdConfiguration {
+    /// `issuer` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub issuer: String,
+    /// `authorization_endpoint` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub authorization_endpoint: String,
+    /// `token_endpoint` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub token_endpoint: String,
+    /// `userinfo_endpoint` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub userinfo_endpoint: String,
+    /// `introspection_endpoint` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub introspection_endpoint: String,
+    /// `jwks_uri` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub jwks_uri: String,
+    /// `end_session_endpoint` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub end_session_endpoint: String,
     /// OIDC Session Management 1.0: the OP iframe (Keycloak's `login-status-iframe.html`).
     pub check_session_iframe: String,
+    /// `revocation_endpoint` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub revocation_endpoint: String,
     /// RFC 7591 §3 (Keycloak's path); open with an initial access token, or to all where the
     /// operator says so.
     pub registration_endpoint: String,
     /// RFC 8628 §4.
     pub device_authorization_endpoint: String,
+    /// `response_types_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub response_types_supported: Vec<String>,
+    /// `subject_types_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub subject_types_supported: Vec<String>,
+    /// `id_token_signing_alg_values_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub id_token_signing_alg_values_supported: Vec<String>,
+    /// `token_endpoint_auth_methods_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub token_endpoint_auth_methods_supported: Vec<String>,
+    /// `claims_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub claims_supported: Vec<String>,
+    /// `grant_types_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub grant_types_supported: Vec<String>,
+    /// `code_challenge_methods_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub code_challenge_methods_supported: Vec<String>,
+    /// `scopes_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub scopes_supported: Vec<String>,
+    /// `response_modes_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub response_modes_supported: Vec<String>,
     /// Spec 2.1 lists it; scanid supports no JWT client authentication, so it is empty.
     pub token_endpoint_auth_signing_alg_values_supported: Vec<String>,
+    /// `request_parameter_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub request_parameter_supported: bool,
     /// RFC 9101 / OIDC Discovery: `none` only (scanid holds no key to verify a signed one).
     #[serde(default)]
     pub request_object_signing_alg_values_supported: Vec<String>,
+    /// `request_uri_parameter_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub request_uri_parameter_supported: bool,
+    /// `require_request_uri_registration` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub require_request_uri_registration: bool,
+    /// `tls_client_certificate_bound_access_tokens` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub tls_client_certificate_bound_access_tokens: bool,
+    /// `introspection_endpoint_auth_methods_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub introspection_endpoint_auth_methods_supported: Vec<String>,
+    /// `revocation_endpoint_auth_methods_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub revocation_endpoint_auth_methods_supported: Vec<String>,
+    /// `authorization_response_iss_parameter_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub authorization_response_iss_parameter_supported: bool,
+    /// `prompt_values_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub prompt_values_supported: Vec<String>,
+    /// `claims_parameter_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub claims_parameter_supported: bool,
+    /// `userinfo_signing_alg_values_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub userinfo_signing_alg_values_supported: Vec<String>,
+    /// `frontchannel_logout_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub frontchannel_logout_supported: bool,
+    /// `backchannel_logout_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub backchannel_logout_supported: bool,
+    /// `backchannel_logout_session_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub backchannel_logout_session_supported: bool,
 }

@@ -9,21 +9,37 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OAuthErrorCode {
+    /// `invalid_request`.
     InvalidRequest,
+    /// `invalid_client`.
     InvalidClient,
+    /// `invalid_grant`.
     InvalidGrant,
+    /// `unauthorized_client`.
     UnauthorizedClient,
+    /// `unsupported_grant_type`.
     UnsupportedGrantType,
+    /// `unsupported_response_type`.
     UnsupportedResponseType,
+    /// `invalid_scope`.
     InvalidScope,
+    /// `access_denied`.
     AccessDenied,
+    /// `server_error`.
     ServerError,
+    /// `temporarily_unavailable`.
     TemporarilyUnavailable,
+    /// `login_required`.
     LoginRequired,
+    /// `consent_required`.
     ConsentRequired,
+    /// `interaction_required`.
     InteractionRequired,
+    /// `invalid_token`.
     InvalidToken,
+    /// `insufficient_scope`.
     InsufficientScope,
+    /// `unsupported_token_type`.
     UnsupportedTokenType,
     /// OIDC Core §3.1.2.6: the `request` parameter is not supported.
     RequestNotSupported,
@@ -42,6 +58,7 @@ pub enum OAuthErrorCode {
 }
 
 impl OAuthErrorCode {
+    /// The code as it appears in `error`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Self::InvalidRequest => "invalid_request",
@@ -88,20 +105,25 @@ impl OAuthErrorCode {
 /// are logged where they happen, never put here.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct OAuthError {
+    /// `error`: the code.
     pub error: OAuthErrorCode,
+    /// `error_description`: for the developer, never for end users.
     pub error_description: Cow<'static, str>,
 }
 
 impl OAuthError {
+    /// An error with this code and description.
     pub fn new(error: OAuthErrorCode, description: impl Into<Cow<'static, str>>) -> Self {
         Self {
             error,
             error_description: description.into(),
         }
     }
+    /// `invalid_request` with this description.
     pub fn invalid_request(d: impl Into<Cow<'static, str>>) -> Self {
         Self::new(OAuthErrorCode::InvalidRequest, d)
     }
+    /// `temporarily_unavailable`: a dependency (the store, KMS) failed; try again.
     pub fn unavailable() -> Self {
         Self::new(
             OAuthErrorCode::TemporarilyUnavailable,

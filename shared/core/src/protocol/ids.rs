@@ -7,7 +7,7 @@ use std::ops::Deref;
 
 use serde::{Deserialize, Serialize};
 
-macro_rules! id_type {
+macro_rules! explicit_id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         #[derive(Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -15,14 +15,17 @@ macro_rules! id_type {
         pub struct $name(String);
 
         impl $name {
+            /// The id, named explicitly: nothing converts a string into it implicitly.
             pub fn new(value: impl Into<String>) -> Self {
                 Self(value.into())
             }
 
+            /// The id as a string.
             pub fn as_str(&self) -> &str {
                 &self.0
             }
 
+            /// The id's string.
             pub fn into_string(self) -> String {
                 self.0
             }
@@ -56,24 +59,6 @@ macro_rules! id_type {
         impl fmt::Debug for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 write!(f, "{}({:?})", stringify!($name), self.0)
-            }
-        }
-
-        impl From<String> for $name {
-            fn from(s: String) -> Self {
-                Self(s)
-            }
-        }
-
-        impl From<&str> for $name {
-            fn from(s: &str) -> Self {
-                Self(s.to_owned())
-            }
-        }
-
-        impl From<&String> for $name {
-            fn from(s: &String) -> Self {
-                Self(s.clone())
             }
         }
 
@@ -127,6 +112,33 @@ macro_rules! id_type {
     };
 }
 
+/// An id that also converts from strings (`From<&str>`, `From<String>`), for the ids of
+/// records and requests that predate [`explicit_id_type`].
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        explicit_id_type!($(#[$doc])* $name);
+
+        impl From<String> for $name {
+            fn from(s: String) -> Self {
+                Self(s)
+            }
+        }
+
+        impl From<&str> for $name {
+            fn from(s: &str) -> Self {
+                Self(s.to_owned())
+            }
+        }
+
+        impl From<&String> for $name {
+            fn from(s: &String) -> Self {
+                Self(s.clone())
+            }
+        }
+
+    };
+}
+
 id_type!(
     /// A client's `client_id`.
     ClientId
@@ -148,6 +160,19 @@ id_type!(
     RedirectUri
 );
 
+explicit_id_type!(
+    /// A grant's id (the `gid` claim of its access tokens; the key of its record). Made only
+    /// by [`GrantId::new`]: no string becomes one by accident.
+    GrantId
+);
+
+explicit_id_type!(
+    /// An authorization code's storage key: the SHA-256 of the code, base64url (the code
+    /// itself is never stored). Made by [`CodeHash::of`] the code, or [`CodeHash::new`] from
+    /// a hash already made.
+    CodeHash
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,5 +186,13 @@ mod tests {
         assert_eq!(id.len(), 4);
         assert_eq!(format!("{id}"), "shop");
         assert_eq!(format!("{id:?}"), "ClientId(\"shop\")");
+    }
+
+    #[test]
+    fn a_grant_id_is_a_string_in_records() {
+        let id = GrantId::new("g1");
+        assert_eq!(serde_json::to_string(&id).unwrap(), "\"g1\"");
+        assert_eq!(serde_json::from_str::<GrantId>("\"g1\"").unwrap(), id);
+        assert_eq!(id, "g1");
     }
 }

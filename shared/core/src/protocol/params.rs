@@ -9,6 +9,7 @@ use std::collections::HashMap;
 pub struct Params(HashMap<String, Vec<String>>);
 
 impl Params {
+    /// The parameters of `pairs` (name, value), every value of a repeated name kept.
     pub fn from_pairs<I: IntoIterator<Item = (String, String)>>(pairs: I) -> Self {
         let mut m: HashMap<String, Vec<String>> = HashMap::new();
         for (k, v) in pairs {

@@ -15,8 +15,11 @@ pub const DEVICE_CODE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_cod
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GrantType {
+    /// RFC 6749 §4.1: `authorization_code`.
     AuthorizationCode,
+    /// RFC 6749 §6: `refresh_token`.
     RefreshToken,
+    /// RFC 6749 §4.4: `client_credentials`.
     ClientCredentials,
     /// RFC 8628: `urn:ietf:params:oauth:grant-type:device_code`.
     DeviceCode,
@@ -37,20 +40,30 @@ impl GrantType {
 /// A token request's grant and its parameters (client credentials are read separately).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum TokenRequest<'a> {
+    /// `authorization_code` (RFC 6749 §4.1.3).
     AuthorizationCode {
+        /// `code`.
         code: &'a str,
+        /// `redirect_uri`, as sent at authorization.
         redirect_uri: &'a str,
+        /// `code_verifier` (RFC 7636 §4.5).
         code_verifier: Option<&'a str>,
     },
+    /// `refresh_token` (RFC 6749 §6).
     RefreshToken {
+        /// `refresh_token`.
         refresh_token: &'a str,
+        /// `scope`: a narrowing of the granted scope, or what is asked for.
         scope: Option<&'a str>,
     },
+    /// `client_credentials` (RFC 6749 §4.4).
     ClientCredentials {
+        /// `scope`: a narrowing of the granted scope, or what is asked for.
         scope: Option<&'a str>,
     },
     /// RFC 8628 §3.4.
     DeviceCode {
+        /// `device_code` (RFC 8628 §3.4).
         device_code: &'a str,
     },
 }

@@ -8,15 +8,19 @@ use super::claims::{ProfileClaims, TokenTyp};
 /// `token_type` (RFC 6749 §7.1; introspection's for a refresh token is Keycloak's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum TokenType {
+    /// `Bearer` (RFC 6750).
     Bearer,
     #[serde(rename = "refresh_token")]
+    /// `refresh_token` (introspection of a refresh token).
     RefreshToken,
 }
 
 /// A successful token response. Its `Debug` never shows a token.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenResponse {
+    /// The access token (a JWT).
     pub access_token: String,
+    /// Seconds until the access token expires.
     pub expires_in: i64,
     /// 0 for an offline grant's and for no refresh token (as Keycloak).
     pub refresh_expires_in: i64,
@@ -25,12 +29,16 @@ pub struct TokenResponse {
     /// Keycloak's; always 0.
     #[serde(rename = "not-before-policy")]
     pub not_before_policy: i64,
+    /// `scope`: the scopes, space-separated (RFC 6749 §3.3).
     pub scope: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The refresh token, for a grant that has one.
     pub refresh_token: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// The ID token, with the `openid` scope.
     pub id_token: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `session_state`: the SSO session, as Keycloak names it.
     pub session_state: Option<String>,
 }
 
@@ -54,44 +62,61 @@ impl std::fmt::Debug for TokenResponse {
 /// its grant) say.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct IntrospectionResponse {
+    /// Whether the token is live (RFC 7662 §2.2); alone when it is not.
     pub active: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `exp`: when it expires, in seconds since the epoch.
     pub exp: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `iat`: when it was issued, in seconds since the epoch.
     pub iat: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `auth_time`: when the person authenticated, in seconds since the epoch.
     pub auth_time: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `jti`: the token's unique id.
     pub jti: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `iss`: the issuer (`{public_url}/realms/{realm}`).
     pub iss: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `aud`: who the token is for.
     pub aud: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `sub`: the identity (for client credentials, the client).
     pub sub: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `typ`: the token's kind, as its `typ` claim.
     pub typ: Option<TokenTyp>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `azp`: the client the token was issued to.
     pub azp: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `session_state`: the SSO session, as Keycloak names it.
     pub session_state: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `acr`: always [`super::claims::ACR`].
     pub acr: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `scope`: the scopes, space-separated (RFC 6749 §3.3).
     pub scope: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `sid`: the SSO session.
     pub sid: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `service_id`: the identity's service id (spec 2.4).
     pub service_id: Option<String>,
     /// With `groups` or `profile` (spec 2.3), `[]` when the identity has none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub groups: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `client_id`: the client the token was issued to.
     pub client_id: Option<String>,
     /// With `profile` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub username: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `token_type`: `Bearer` or Keycloak's `refresh_token`.
     pub token_type: Option<TokenType>,
 }
 
@@ -105,15 +130,19 @@ impl IntrospectionResponse {
 /// The userinfo response: `sub` and `service_id`, then what the scopes release; with `profile`
 /// also the spec's spelling `peferred_username` and `username`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UserinfoResponse {
+pub struct UserinfoResponse<'a> {
+    /// `sub`: the identity.
     pub sub: String,
+    /// `service_id`: the identity's service id (spec 2.4).
     pub service_id: String,
     #[serde(flatten)]
-    pub profile: ProfileClaims,
+    /// What the scopes release (flattened into the object).
+    pub profile: ProfileClaims<'a>,
     /// Sic (spec 2.4), next to the standard `preferred_username`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub peferred_username: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// `username`: with `profile`, the identity's name (spec 2.4).
     pub username: Option<String>,
 }
 
@@ -261,7 +290,7 @@ mod tests {
                 preferred_username: Some("alice".into()),
                 picture: Some("https://p/a.png".into()),
                 updated_at: Some(1000),
-                groups: Some(vec!["staff".into()]),
+                groups: Some(vec!["staff".to_owned()].into()),
                 address: None,
             },
             peferred_username: Some("alice".into()),

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 pub struct Secret(String);
 
 impl Secret {
+    /// A secret (its `Debug` and `Display` never show it).
     pub fn new(value: impl Into<String>) -> Self {
         Self(value.into())
     }

@@ -14,6 +14,7 @@ use super::{Backend, Cond, Key, Kind, Record, StoreError, Typed, Write};
 use crate::clock::Timestamp;
 use crate::domain::grant::{Grant, RefreshRecord};
 use crate::domain::login::{self, AuthCode, Consent, QrLogin, SsoSession};
+use crate::protocol::{CodeHash, GrantId};
 
 /// What came of a single-use or compare-and-swap write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,7 +41,7 @@ fn outcome(r: Result<(), StoreError>) -> Result<Outcome, StoreError> {
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CodeUsed {
-    grant_id: String,
+    grant_id: GrantId,
 }
 
 /// A code's record: the code while pending, the grant it became once redeemed.
@@ -70,7 +71,7 @@ pub struct CodeIssue<'a> {
     /// A consent to remember, for `(sub, client_id)`.
     pub consent: Option<(&'a str, &'a str, &'a Consent)>,
     /// The code's hash, what it stands for, and when it expires.
-    pub code_hash: &'a str,
+    pub code_hash: &'a CodeHash,
     pub code: &'a AuthCode,
     pub code_expires_at: i64,
 }
@@ -231,8 +232,16 @@ pub(crate) fn new_grant_writes(
 #[derive(Debug, Clone)]
 pub struct PendingCode {
     pub code: AuthCode,
-    hash: String,
+    hash: CodeHash,
     version: u64,
+    expires_at: Option<i64>,
+}
+
+impl PendingCode {
+    /// When the code's record expires.
+    pub fn expires_at(&self) -> Option<i64> {
+        self.expires_at
+    }
 }
 
 /// Authorization codes and the grants they turn into.
@@ -241,7 +250,7 @@ pub trait Codes: Backend {
     /// The live code with this hash.
     async fn pending_code(
         &self,
-        code_hash: &str,
+        code_hash: &CodeHash,
         now: Timestamp,
     ) -> Result<Option<PendingCode>, StoreError> {
         let Some(rec) = self.get(&Key::new(Kind::Code, code_hash), now).await? else {
@@ -250,8 +259,9 @@ pub trait Codes: Backend {
         Ok(match CodeRecord::of(&rec)? {
             CodeRecord::Pending(code) => Some(PendingCode {
                 code: *code,
-                hash: code_hash.to_owned(),
+                hash: code_hash.clone(),
                 version: rec.version,
+                expires_at: rec.expires_at,
             }),
             CodeRecord::Used(_) => None,
         })
@@ -290,9 +300,9 @@ pub trait Codes: Backend {
     /// The grant a redeemed code became, if it was redeemed (and that grant may still live).
     async fn redeemed_as(
         &self,
-        code_hash: &str,
+        code_hash: &CodeHash,
         now: Timestamp,
-    ) -> Result<Option<String>, StoreError> {
+    ) -> Result<Option<GrantId>, StoreError> {
         if let Some(rec) = self.get(&Key::new(Kind::Code, code_hash), now).await? {
             if let CodeRecord::Used(u) = CodeRecord::of(&rec)? {
                 return Ok(Some(u.grant_id));
@@ -312,7 +322,7 @@ impl<B: Backend + ?Sized> Codes for B {}
 pub trait Grants: Backend {
     async fn grant(
         &self,
-        id: &str,
+        id: &GrantId,
         now: Timestamp,
     ) -> Result<Option<Versioned<Grant>>, StoreError> {
         self.read::<Grant>(Kind::Grant, id, now).await
@@ -360,7 +370,7 @@ pub trait Grants: Backend {
 
     /// Revokes a grant (every token issued from it). Idempotent; a concurrent change is
     /// retried.
-    async fn revoke_grant(&self, id: &str, now: Timestamp) -> Result<(), StoreError> {
+    async fn revoke_grant(&self, id: &GrantId, now: Timestamp) -> Result<(), StoreError> {
         self.modify(Kind::Grant, id, now, |g: &Grant| {
             (!g.revoked).then(|| Grant {
                 revoked: true,
@@ -374,7 +384,7 @@ pub trait Grants: Backend {
     /// expired anyway).
     async fn mark_token_revoked(
         &self,
-        grant_id: &str,
+        grant_id: &GrantId,
         expires_at: i64,
         now: Timestamp,
     ) -> Result<(), StoreError> {
@@ -408,7 +418,7 @@ pub trait Grants: Backend {
     }
 
     /// Whether a stateless token's grant was revoked.
-    async fn token_revoked(&self, grant_id: &str, now: Timestamp) -> Result<bool, StoreError> {
+    async fn token_revoked(&self, grant_id: &GrantId, now: Timestamp) -> Result<bool, StoreError> {
         Ok(self
             .get(&Key::new(Kind::Revoked, grant_id), now)
             .await?

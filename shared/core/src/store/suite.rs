@@ -844,7 +844,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
     use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
     use crate::domain::login::AuthCode;
 
-    let hash = id("code");
+    let hash = crate::protocol::CodeHash::new(id("code"));
     let code = AuthCode {
         client_id: "shop".into(),
         redirect_uri: "https://shop.example/cb".into(),
@@ -875,7 +875,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
     assert_eq!(pending.code, code);
     assert_eq!(s.redeemed_as(&hash, T0).await.unwrap(), None);
     let grant = Grant {
-        id: id("grant"),
+        id: crate::protocol::GrantId::new(id("grant")),
         kind: GrantKind::AuthorizationCode,
         client_id: "shop".into(),
         sub: "sub-1".into(),
@@ -900,7 +900,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
     let later = T0.secs() + 1800;
     // Each redemption creates a grant and refresh token of its own: only the code's version
     // can make one of them lose.
-    let redeem = |grant_id: String| {
+    let redeem = |grant_id: crate::protocol::GrantId| {
         let (s, pending) = (s.clone(), pending.clone());
         let grant = Grant {
             id: grant_id,
@@ -916,7 +916,10 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
                 .unwrap()
         }
     };
-    let (first, second) = tokio::join!(redeem(grant.id.clone()), redeem(id("grant")));
+    let (first, second) = tokio::join!(
+        redeem(grant.id.clone()),
+        redeem(crate::protocol::GrantId::new(id("grant")))
+    );
     assert_eq!(
         [first, second]
             .iter()
@@ -951,9 +954,12 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         s.redeemed_as(&hash, after_code).await.unwrap(),
         Some(grant.id.clone())
     );
-    assert_eq!(redeem(id("grant")).await, Outcome::Lost);
+    assert_eq!(
+        redeem(crate::protocol::GrantId::new(id("grant"))).await,
+        Outcome::Lost
+    );
 
-    let legacy = id("legacy");
+    let legacy = crate::protocol::CodeHash::new(id("legacy"));
     s.put(
         Record::new(
             Key::new(Kind::CodeUsed, &legacy),
@@ -968,7 +974,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
     .unwrap();
     assert_eq!(
         s.redeemed_as(&legacy, T0).await.unwrap(),
-        Some("g-old".to_owned())
+        Some(crate::protocol::GrantId::new("g-old"))
     );
 }
 
@@ -1185,7 +1191,7 @@ pub async fn a_device_code_is_redeemed_once<B: Backend + 'static>(s: Arc<B>) {
             let (mut sso, _) = SsoSession::new("sub-1", T0, T0, &SeededRandom::new(seed));
             sso.sid = id("sid").into();
             let grant = Grant {
-                id: id("grant"),
+                id: crate::protocol::GrantId::new(id("grant")),
                 kind: GrantKind::AuthorizationCode,
                 client_id: "tv".into(),
                 sub: "sub-1".into(),

@@ -18,7 +18,7 @@ use crate::domain::discovery::SCOPES;
 use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshRecord};
 use crate::domain::login::{self, QrLogin, SsoSession};
 use crate::domain::ratelimit::{Counted, Limit, Source};
-use crate::protocol::{GrantType, Params};
+use crate::protocol::{GrantType, Params, Scopes};
 use crate::protocol::{OAuthError, OAuthErrorCode, Secret};
 use crate::random;
 use crate::store::device_grants::FoundDeviceAuthorization;
@@ -53,17 +53,7 @@ pub fn verification_uri(ctx: &Context) -> String {
 /// The scopes asked for: the ones scanid understands, once each (others are ignored, as at
 /// authorization).
 fn scopes(scope: Option<&str>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for s in scope
-        .unwrap_or("")
-        .split(' ')
-        .filter(|s| SCOPES.contains(s))
-    {
-        if !out.iter().any(|o| o == s) {
-            out.push(s.to_owned());
-        }
-    }
-    out
+    Scopes::supported(scope.unwrap_or(""), SCOPES).into_vec()
 }
 
 /// `POST .../auth/device`: authenticates the client as the token endpoint does (public
@@ -220,7 +210,7 @@ async fn issue(
     let sso_exp = sso.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
     let scopes = approved.value.scopes.clone();
     let g = Grant {
-        id: random::token(ctx.random.as_ref(), 16),
+        id: crate::protocol::GrantId::new(random::token(ctx.random.as_ref(), 16)),
         // Tokens like the code flow's: user tokens with a session and refresh tokens.
         kind: GrantKind::AuthorizationCode,
         client_id: client.client_id.clone(),

@@ -397,7 +397,7 @@ pub async fn complete(
         auth_time,
         issued_at: now,
     };
-    let code_hash = login::hash(&code);
+    let code_hash = crate::protocol::CodeHash::of(&code);
     let issue = CodeIssue {
         login,
         new_sso: new_sso.as_ref().map(|(s, exp, _)| (s, *exp)),

@@ -7,6 +7,8 @@
 //! SSO session still exists AND its identity is not disabled. Logout and revocation therefore take effect at once, though
 //! the tokens are stateless JWTs.
 
+use std::borrow::Cow;
+
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
@@ -17,13 +19,13 @@ use crate::domain::login::{self, SsoSession};
 use crate::keys::jwt;
 use crate::protocol::claims::{Gty, TokenTyp};
 use crate::protocol::responses::TokenType;
-use crate::protocol::{AccessTokenClaims, IntrospectionResponse, UserinfoResponse};
+use crate::protocol::{AccessTokenClaims, GrantId, IntrospectionResponse, UserinfoResponse};
 use crate::store::{ClientStore, Grants, IdentityStore, SsoSessions, StoreError};
 
 /// A live access token: its claims, grant, client and identity (none for client credentials).
 #[derive(Debug, Clone)]
 pub struct LiveToken {
-    pub claims: AccessTokenClaims,
+    pub claims: AccessTokenClaims<'static>,
     pub grant: Grant,
     pub client: Client,
     pub identity: Option<Identity>,
@@ -50,7 +52,7 @@ async fn live_client(
 
 async fn live_grant(
     ctx: &Context,
-    grant_id: &str,
+    grant_id: &GrantId,
     now: Timestamp,
 ) -> Result<Option<(Grant, Client, Option<Identity>)>, StoreError> {
     let Some(g) = ctx.store.grant(grant_id, now).await? else {
@@ -132,12 +134,12 @@ pub async fn live_access_token(
 }
 
 /// The (unstored) grant a client-credentials token stands for, rebuilt from its claims.
-fn client_credentials_grant(ctx: &Context, claims: &AccessTokenClaims) -> Grant {
+fn client_credentials_grant(ctx: &Context, claims: &AccessTokenClaims<'_>) -> Grant {
     Grant {
-        id: claims.gid.clone(),
+        id: claims.gid.clone().into_owned(),
         kind: GrantKind::ClientCredentials,
-        client_id: claims.azp.clone(),
-        sub: claims.sub.clone(),
+        client_id: claims.azp.clone().into_owned(),
+        sub: claims.sub.clone().into_owned(),
         sid: None,
         scopes: claims.scopes().map(str::to_owned).collect(),
         auth_time: Timestamp::from_secs(claims.auth_time),
@@ -150,7 +152,7 @@ fn client_credentials_grant(ctx: &Context, claims: &AccessTokenClaims) -> Grant 
         revoked: false,
         alg: ctx.settings.signing_alg,
         resources: (claims.aud != claims.azp.as_str())
-            .then(|| claims.aud.clone())
+            .then(|| claims.aud.clone().into_owned())
             .into_iter()
             .collect(),
     }
@@ -203,19 +205,20 @@ pub async fn introspect(
             exp: Some(c.exp),
             iat: Some(c.iat),
             auth_time: Some(c.auth_time),
-            jti: Some(c.jti),
-            iss: Some(c.iss),
-            aud: Some(c.aud),
-            sub: Some(c.sub.into()),
+            // A token read back owns its claims: these move, nothing is copied.
+            jti: Some(c.jti.into_owned()),
+            iss: Some(c.iss.into_owned()),
+            aud: Some(c.aud.into_owned()),
+            sub: Some(c.sub.into_owned().into()),
             typ: Some(c.typ),
-            azp: Some(c.azp.into()),
-            session_state: c.session_state.map(Into::into),
-            acr: Some(c.acr),
-            scope: Some(c.scope),
-            sid: c.sid.map(Into::into),
-            service_id: c.service_id,
+            azp: Some(c.azp.into_owned().into()),
+            session_state: c.session_state.map(|s| s.into_owned().into()),
+            acr: Some(c.acr.into_owned()),
+            scope: Some(c.scope.into_owned()),
+            sid: c.sid.map(|s| s.into_owned().into()),
+            service_id: c.service_id.map(Cow::into_owned),
             // As the token has them, not as the identity has them now.
-            groups: c.groups,
+            groups: c.groups.map(Cow::into_owned),
             client_id: Some(t.grant.client_id.into()),
             username,
             token_type: Some(TokenType::Bearer),
@@ -281,7 +284,7 @@ pub async fn revoke(
     let keys = ctx.keyring().await;
     if let Ok(claims) = jwt::verify::<AccessTokenClaims>(&keys, token, &ctx.settings.issuer(), now)
     {
-        if claims.azp == client_id {
+        if claims.azp.as_str() == client_id {
             if claims.gty.is_some() {
                 // Client credentials: stateless, so a marker until it would have expired.
                 ctx.store
@@ -365,7 +368,7 @@ pub async fn end_known_session(
 /// standard `preferred_username`): each claim only with the scope that releases it
 /// ([`crate::domain::grant::profile_claims`]); `sub` and `service_id` identify the person
 /// (`openid`).
-pub fn userinfo(t: &LiveToken, identity: &Identity) -> UserinfoResponse {
+pub fn userinfo<'i>(t: &LiveToken, identity: &'i Identity) -> UserinfoResponse<'i> {
     let scopes: Vec<String> = t.claims.scopes().map(str::to_owned).collect();
     let profile = scopes.iter().any(|s| s == "profile");
     UserinfoResponse {

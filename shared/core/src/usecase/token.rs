@@ -10,13 +10,17 @@ use crate::domain::client::{Client, ClientType};
 use crate::domain::discovery::SCOPES;
 use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshCheck, RefreshRecord};
 use crate::domain::identity::Identity;
-use crate::domain::login;
+use crate::domain::login::{self, AuthCode};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::resource_indicator;
+use crate::domain::token_checks::{
+    self, CodePresented, CodeRefusal, RefreshAccepted, RefreshPresented, Stored,
+};
 use crate::keys::{jwt, SignError};
 use crate::protocol::claims::{Gty, ACR};
 use crate::protocol::{
-    AccessTokenClaims, IdTokenClaims, OAuthError, OAuthErrorCode, TokenRequest, TokenTyp,
+    AccessTokenClaims, CodeHash, GrantId, IdTokenClaims, OAuthError, OAuthErrorCode, Scopes,
+    TokenRequest, TokenTyp,
 };
 use crate::protocol::{GrantType, Params};
 use crate::random;
@@ -235,7 +239,7 @@ async fn live_identity(ctx: &Context, sub: &str, now: Timestamp) -> Result<Ident
 async fn replayed_code(
     ctx: &Context,
     client: &Client,
-    code_hash: &str,
+    code_hash: &CodeHash,
     now: Timestamp,
 ) -> Result<TokenError, StoreError> {
     if let Some(grant_id) = ctx.store.redeemed_as(code_hash, now).await? {
@@ -259,59 +263,16 @@ fn audience(
         .map_err(|e| oauth(OAuthErrorCode::InvalidTarget, e.description()))
 }
 
-async fn code_grant(
+/// The grant a redeemed code `c` starts: generation 1, its refresh token issued now.
+fn code_grant_record(
     ctx: &Context,
     client: &Client,
-    code: &str,
-    redirect_uri: &str,
-    verifier: Option<&str>,
-    resource: &[String],
-) -> Result<Issued, TokenError> {
-    let now = ctx.clock.now();
-    if code.len() > 256 {
-        return Err(invalid_grant("invalid, expired or already used code"));
-    }
-    let code_hash = login::hash(code);
-    let Some(pending) = ctx.store.pending_code(&code_hash, now).await? else {
-        return Err(replayed_code(ctx, client, &code_hash, now).await?);
-    };
-    let c = &pending.code;
-    let problem =
-        if c.client_id != client.client_id || c.issued_at.secs() < client.created_at.secs() {
-            Some("the code was issued to another client")
-        } else if c.redirect_uri != redirect_uri {
-            Some("redirect_uri differs from the authorization request")
-        } else {
-            match (&c.code_challenge, verifier) {
-                (Some(ch), Some(v)) if grant::pkce_matches(v, ch) => None,
-                (Some(_), Some(_)) => Some("code_verifier does not match the code_challenge"),
-                (Some(_), None) => Some("code_verifier is required"),
-                (None, Some(_)) => {
-                    Some("code_verifier without a code_challenge in the authorization request")
-                }
-                (None, None) => None,
-            }
-        };
-    if let Some(why) = problem {
-        // A code presented wrongly is burned: it may be known to an attacker.
-        ctx.store.burn_code(&pending, now).await;
-        return Err(invalid_grant(why));
-    }
-    // Refused before the code is redeemed: the client may ask again for a granted resource.
-    let aud = audience(ctx, resource, Some(&c.resources))?;
-    let identity = live_identity(ctx, &c.sub, now).await?;
-    let offline = c.scopes.iter().any(|s| s == "offline_access");
-    // A login from before the identity ended every session (a replaced key), or one it
-    // reported ("this wasn't me"; only an offline grant would outlive its ended session).
-    if identity
-        .tokens_not_before
-        .is_some_and(|nb| c.auth_time.millis() < nb.millis())
-        || (offline && ctx.store.session_grants_revoked(&c.sid, now).await?)
-    {
-        return Err(invalid_grant("the login was revoked"));
-    }
-    let g = Grant {
-        id: random::token(ctx.random.as_ref(), 16),
+    c: &AuthCode,
+    offline: bool,
+    now: Timestamp,
+) -> Grant {
+    Grant {
+        id: GrantId::new(random::token(ctx.random.as_ref(), 16)),
         kind: GrantKind::AuthorizationCode,
         client_id: client.client_id.clone(),
         sub: c.sub.clone(),
@@ -327,7 +288,61 @@ async fn code_grant(
         revoked: false,
         alg: client.token_alg.unwrap_or(ctx.settings.signing_alg),
         resources: c.resources.clone(),
+    }
+}
+
+async fn code_grant(
+    ctx: &Context,
+    client: &Client,
+    code: &str,
+    redirect_uri: &str,
+    verifier: Option<&str>,
+    resource: &[String],
+) -> Result<Issued, TokenError> {
+    let now = ctx.clock.now();
+    if code.len() > 256 {
+        return Err(invalid_grant("invalid, expired or already used code"));
+    }
+    let code_hash = CodeHash::of(code);
+    let pending = ctx.store.pending_code(&code_hash, now).await?;
+    let presented = CodePresented {
+        redirect_uri,
+        code_verifier: verifier,
+        resource,
     };
+    let stored = pending.as_ref().map(|p| Stored {
+        value: &p.code,
+        expires_at: p.expires_at(),
+    });
+    let checked =
+        token_checks::check_code(stored, client, &presented, &ctx.settings.resources, now);
+    let (aud, pending) = match (checked, pending) {
+        (Ok(aud), Some(pending)) => (aud, pending),
+        (Err(CodeRefusal::NotLive | CodeRefusal::Expired), _) | (Ok(_), None) => {
+            return Err(replayed_code(ctx, client, &code_hash, now).await?)
+        }
+        (Err(why), pending) => {
+            // A code presented wrongly is burned: it may be known to an attacker. A refused
+            // resource is not: the client may ask again for a granted one.
+            if let Some(p) = pending.filter(|_| why.burns_code()) {
+                ctx.store.burn_code(&p, now).await;
+            }
+            return Err(oauth(why.error_code(), why.description()));
+        }
+    };
+    let c = &pending.code;
+    let identity = live_identity(ctx, &c.sub, now).await?;
+    let offline = c.scopes.iter().any(|s| s == "offline_access");
+    // A login from before the identity ended every session (a replaced key), or one it
+    // reported ("this wasn't me"; only an offline grant would outlive its ended session).
+    if identity
+        .tokens_not_before
+        .is_some_and(|nb| c.auth_time.millis() < nb.millis())
+        || (offline && ctx.store.session_grants_revoked(&c.sid, now).await?)
+    {
+        return Err(invalid_grant("the login was revoked"));
+    }
+    let g = code_grant_record(ctx, client, c, offline, now);
     let ttl = g.refresh_ttl(&ctx.settings.lifetimes);
     let exp = now.plus_secs(ttl).secs();
     let (rt, rt_hash) = grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, now);
@@ -364,27 +379,28 @@ async fn code_grant(
     }
 }
 
-fn narrowed(requested: Option<&str>, granted: &[String]) -> Result<Vec<String>, TokenError> {
-    match requested {
-        None => Ok(granted.to_vec()),
-        Some(s) => {
-            let mut out: Vec<String> = Vec::new();
-            // Values scanid does not understand are ignored, as at authorization; a known
-            // scope that was not granted may not be added (RFC 6749 §6).
-            for sc in s.split(' ').filter(|x| !x.is_empty() && SCOPES.contains(x)) {
-                if !granted.iter().any(|g| g == sc) {
-                    return Err(oauth(
-                        OAuthErrorCode::InvalidScope,
-                        "scope may only narrow the granted scope",
-                    ));
-                }
-                if !out.iter().any(|o| o == sc) {
-                    out.push(sc.to_owned());
-                }
-            }
-            Ok(out)
+/// A refresh token's grant outlives neither its SSO session (unless offline), nor a
+/// "this wasn't me" on that session, nor its identity ending every session.
+async fn grant_still_live(
+    ctx: &Context,
+    g: &Grant,
+    identity: &Identity,
+    now: Timestamp,
+) -> Result<(), TokenError> {
+    if !g.offline {
+        let sid = g.sid.clone().unwrap_or_default();
+        if ctx.store.sso_session(&sid, now).await?.is_none() {
+            return Err(invalid_grant("the session has ended"));
+        }
+    } else if let Some(sid) = &g.sid {
+        if ctx.store.session_grants_revoked(sid, now).await? {
+            return Err(invalid_grant("the grant was revoked"));
         }
     }
+    if crate::usecase::resource::revoked_by_identity(g, identity) {
+        return Err(invalid_grant("the grant was revoked"));
+    }
+    Ok(())
 }
 
 async fn refresh_grant(
@@ -398,40 +414,28 @@ async fn refresh_grant(
     if rt.len() > grant::MAX_REFRESH_TOKEN_LEN {
         return Err(invalid_grant("invalid refresh token"));
     }
-    let Some(r) = ctx.store.refresh_token(&login::hash(rt), now).await? else {
+    let record = ctx.store.refresh_token(&login::hash(rt), now).await?;
+    // Its grant, read only for its own client's token.
+    let g = match record.as_ref().filter(|r| r.client_id == client.client_id) {
+        Some(r) => ctx.store.grant(&r.grant_id, now).await?,
+        None => None,
+    };
+    let stored = g.as_ref().map(|g| Stored {
+        value: &g.value,
+        expires_at: g.record.expires_at,
+    });
+    let presented = RefreshPresented { scope, resource };
+    let registered = (SCOPES, ctx.settings.resources.as_slice());
+    let (RefreshAccepted { scopes, aud }, Some(r), Some(g)) = (
+        token_checks::check_refresh(record.as_ref(), stored, client, &presented, registered, now)
+            .map_err(|why| oauth(why.error_code(), why.description()))?,
+        record,
+        g,
+    ) else {
         return Err(invalid_grant("invalid or expired refresh token"));
     };
-    if r.client_id != client.client_id {
-        return Err(invalid_grant(
-            "the refresh token was issued to another client",
-        ));
-    }
-    let Some(g) = ctx.store.grant(&r.grant_id, now).await? else {
-        return Err(invalid_grant("invalid or expired refresh token"));
-    };
-    if g.value.revoked {
-        return Err(invalid_grant("the grant was revoked"));
-    }
-    // A grant of an earlier registration of this client_id (deleted, then registered again).
-    if g.value.created_at.secs() < client.created_at.secs() {
-        return Err(invalid_grant("invalid or expired refresh token"));
-    }
-    let scopes = narrowed(scope, &g.value.scopes)?;
-    let aud = audience(ctx, resource, Some(&g.value.resources))?;
     let identity = live_identity(ctx, &g.value.sub, now).await?;
-    if !g.value.offline {
-        let sid = g.value.sid.clone().unwrap_or_default();
-        if ctx.store.sso_session(&sid, now).await?.is_none() {
-            return Err(invalid_grant("the session has ended"));
-        }
-    } else if let Some(sid) = &g.value.sid {
-        if ctx.store.session_grants_revoked(sid, now).await? {
-            return Err(invalid_grant("the grant was revoked"));
-        }
-    }
-    if crate::usecase::resource::revoked_by_identity(&g.value, &identity) {
-        return Err(invalid_grant("the grant was revoked"));
-    }
+    grant_still_live(ctx, &g.value, &identity, now).await?;
     match g.value.check(r.generation, now) {
         RefreshCheck::Reused => {
             tracing::warn!(grant = %g.value.id, "rotated refresh token reused; revoking the family");
@@ -504,30 +508,21 @@ async fn client_credentials(
         &ctx.settings.resources,
     )
     .map_err(|e| oauth(OAuthErrorCode::InvalidTarget, e.description()))?;
-    let mut scopes = Vec::new();
     // Unknown values are ignored (as at authorization); offline_access is refused.
-    for s in scope
-        .unwrap_or("")
-        .split(' ')
-        .filter(|s| SCOPES.contains(s))
-    {
-        if s == "offline_access" {
-            return Err(oauth(
-                OAuthErrorCode::InvalidScope,
-                "offline_access is not available here (no refresh token)",
-            ));
-        }
-        if !scopes.iter().any(|x| x == s) {
-            scopes.push(s.to_owned());
-        }
+    let scopes = Scopes::supported(scope.unwrap_or(""), SCOPES);
+    if scopes.contains("offline_access") {
+        return Err(oauth(
+            OAuthErrorCode::InvalidScope,
+            "offline_access is not available here (no refresh token)",
+        ));
     }
     let g = Grant {
-        id: random::token(ctx.random.as_ref(), 16),
+        id: GrantId::new(random::token(ctx.random.as_ref(), 16)),
         kind: GrantKind::ClientCredentials,
         client_id: client.client_id.clone(),
         sub: crate::protocol::Subject::new(client.client_id.as_str()),
         sid: None,
-        scopes: scopes.clone(),
+        scopes: scopes.into_vec(),
         auth_time: now,
         nonce: None,
         claims: Default::default(),
@@ -541,7 +536,7 @@ async fn client_credentials(
     };
     // Stateless: nothing is stored at issuance (no refresh token, no session); a revocation
     // writes a marker that introspection checks until the token would have expired.
-    Ok(sign_tokens_for(ctx, &g, &scopes, None, None, now, aud.as_deref()).await?)
+    Ok(sign_tokens_for(ctx, &g, &g.scopes, None, None, now, aud.as_deref()).await?)
 }
 
 /// Signs the access token (and the id token when `openid` is in scope) for `grant` with
@@ -575,49 +570,54 @@ pub async fn sign_tokens_for(
     let scope = scopes.join(" ");
     let has = |scope: &str| scopes.iter().any(|s| s == scope);
     let client_credentials = grant.kind == GrantKind::ClientCredentials;
+    // The claims borrow from the grant, the identity and the settings: nothing is copied
+    // but the new values (jti, at_hash) and the scope string the response reports.
+    let sid = grant.sid.as_ref().map(Cow::from);
     let at = AccessTokenClaims {
         exp: now.secs() + ttl,
         iat: now.secs(),
         auth_time: grant.auth_time.secs(),
-        jti: random::uuid_v4(ctx.random.as_ref()).to_string(),
-        iss: issuer.clone(),
-        aud: resource.map_or_else(|| grant.client_id.clone().into(), str::to_owned),
-        sub: grant.sub.clone(),
+        jti: random::uuid_v4(ctx.random.as_ref()).to_string().into(),
+        iss: Cow::Borrowed(&issuer),
+        aud: Cow::Borrowed(resource.unwrap_or(grant.client_id.as_str())),
+        sub: Cow::from(&grant.sub),
         typ: TokenTyp::Bearer,
-        azp: grant.client_id.clone(),
-        acr: ACR.to_owned(),
-        scope: scope.clone(),
-        gid: grant.id.clone(),
-        session_state: grant.sid.clone(),
-        sid: grant.sid.clone(),
+        azp: Cow::from(&grant.client_id),
+        acr: Cow::Borrowed(ACR),
+        scope: Cow::Borrowed(&scope),
+        gid: Cow::from(&grant.id),
+        session_state: sid.clone(),
+        sid: sid.clone(),
         gty: client_credentials.then_some(Gty::ClientCredentials),
-        client_id: client_credentials.then(|| grant.client_id.clone()),
-        service_id: identity.map(|i| i.service_id.clone()),
+        client_id: client_credentials.then(|| Cow::from(&grant.client_id)),
+        service_id: identity.map(|i| Cow::Borrowed(i.service_id.as_str())),
         // Only what the scopes release (docs/requirements.md: claims follow consent).
-        preferred_username: identity.filter(|_| has("profile")).map(|i| i.name.clone()),
+        preferred_username: identity
+            .filter(|_| has("profile"))
+            .map(|i| Cow::Borrowed(i.name.as_str())),
         groups: identity
             .filter(|_| grant::releases_groups(scopes))
-            .map(|i| i.groups.clone()),
+            .map(|i| Cow::Borrowed(i.groups.as_slice())),
     };
     let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
     let id_token = match identity {
         Some(i) if has("openid") => {
             let id = IdTokenClaims {
-                iss: issuer,
+                iss: Cow::Borrowed(&issuer),
                 // Keycloak's marker, and what logout requires of an id_token_hint.
                 typ: TokenTyp::Id,
-                sub: grant.sub.clone(),
-                aud: grant.client_id.clone(),
+                sub: Cow::from(&grant.sub),
+                aud: Cow::from(&grant.client_id),
                 exp: now.secs() + ttl,
                 iat: now.secs(),
                 auth_time: grant.auth_time.secs(),
-                nonce: grant.nonce.clone(),
-                at_hash: grant::at_hash(&access_token),
-                azp: grant.client_id.clone(),
-                acr: ACR.to_owned(),
-                sid: grant.sid.clone(),
-                session_state: grant.sid.clone(),
-                service_id: i.service_id.clone(),
+                nonce: grant.nonce.as_deref().map(Cow::Borrowed),
+                at_hash: grant::at_hash(&access_token).into(),
+                azp: Cow::from(&grant.client_id),
+                acr: Cow::Borrowed(ACR),
+                sid: sid.clone(),
+                session_state: sid,
+                service_id: Cow::Borrowed(&i.service_id),
                 profile: grant::profile_claims(i, scopes, &grant.claims.id_token),
             };
             Some(jwt::encode(signer.as_ref(), "JWT", &id).await?)
