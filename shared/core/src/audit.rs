@@ -17,6 +17,10 @@ pub enum Event {
     LoginApproved,
     /// The phone denied a QR login.
     LoginDenied,
+    /// A QR login was cancelled for good; the outcome says why (`wrong_number`: the approval
+    /// named another number than the page showed; `second_device`: another phone scanned it,
+    /// or another identity decided).
+    LoginCancelled,
     /// The person allowed the client on the consent page (or a remembered consent applied).
     ConsentGranted,
     /// The person denied the client on the consent page.
@@ -62,6 +66,7 @@ impl Event {
             Event::LoginStarted => "login.started",
             Event::LoginApproved => "login.approved",
             Event::LoginDenied => "login.denied",
+            Event::LoginCancelled => "login.cancelled",
             Event::ConsentGranted => "consent.granted",
             Event::ConsentDenied => "consent.denied",
             Event::CodeIssued => "code.issued",
@@ -167,6 +172,7 @@ mod tests {
             Event::LoginStarted,
             Event::LoginApproved,
             Event::LoginDenied,
+            Event::LoginCancelled,
             Event::ConsentGranted,
             Event::ConsentDenied,
             Event::CodeIssued,

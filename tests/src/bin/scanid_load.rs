@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{json, Value};
 
-use scanid_tests::{attr, basic_auth, params_of, TestApp, CB};
+use scanid_tests::{attr, basic_auth, code_at, now_ms, page_codes, params_of, TestApp, CB};
 
 #[derive(Parser)]
 #[command(name = "scanid-load")]
@@ -393,7 +393,9 @@ impl Driver {
             .filter_map(|c| c.split(';').next())
             .collect::<Vec<_>>()
             .join("; ");
-        let payload = attr(&page.body, "id=\"app-link\"", "data-qr-payload")
+        // The code the page shows when the phone scans (it redraws it every second).
+        let payload = code_at(&page_codes(&page.body), now_ms())
+            .or_else(|| attr(&page.body, "id=\"app-link\"", "data-qr-payload"))
             .ok_or("the page has no QR payload")?;
         let status_url = attr(&page.body, "id=\"state\"", "data-status-url")
             .ok_or("the page has no status URL")?;
@@ -403,17 +405,34 @@ impl Driver {
         } else {
             status_url
         };
-        // The phone: scan, then approve with the device key.
+        // The phone: scan (proving who scans), read the number the page shows (its poll),
+        // then approve with the device key.
+        let proof = self.apps[app].scan_proof(&payload);
         self.expect(
             "app scan",
             200,
-            self.http.get(&payload).header("Accept", "application/json"),
+            self.http
+                .get(&payload)
+                .header("Accept", "application/json")
+                .header("Scanid-Proof", proof),
         )
         .await?;
+        let shown = self
+            .expect(
+                "status poll",
+                200,
+                self.http.get(&status_url).header("Cookie", &cookie),
+            )
+            .await?;
+        let number = serde_json::from_str::<serde_json::Value>(&shown.body)
+            .ok()
+            .and_then(|v| v["number"].as_u64())
+            .and_then(|n| u8::try_from(n).ok())
+            .ok_or_else(|| format!("the page shows no number: {}", shown.body))?;
         let session = params_of(&payload)
             .remove("session")
             .ok_or("no session in the QR payload")?;
-        let approval = self.apps[app].approval(&payload, "approve");
+        let approval = self.apps[app].approval(&payload, "approve", Some(number));
         self.expect(
             "app decision",
             200,

@@ -10,7 +10,7 @@ use crate::domain::app_jws::{self, Verified};
 use crate::domain::client::Client;
 use crate::domain::device_grant::SettleError;
 use crate::domain::identity::{self, Identity, LoginActivity, Registration};
-use crate::domain::login::{DecideError, QrLogin};
+use crate::domain::login::{CancelReason, DecideError, QrLogin, ScanError, Scanner};
 use crate::domain::photo;
 use crate::domain::ratelimit::{self, Counted, Limit, Source};
 use crate::store::{
@@ -34,6 +34,9 @@ pub enum DeviceError {
     NameTaken,
     #[error("this login session was decided already")]
     AlreadyDecided,
+    /// The login is cancelled for good (a wrong number, a second phone).
+    #[error("{}", cancel_text(*.0))]
+    Cancelled(CancelReason),
     /// A `jti` used, or the identity changed meanwhile.
     #[error("{0}")]
     Conflict(&'static str),
@@ -53,6 +56,18 @@ pub enum DeviceError {
     PhotosUnavailable,
     #[error("store")]
     Store(#[from] StoreError),
+}
+
+/// What the app is told when a login is cancelled.
+fn cancel_text(r: CancelReason) -> &'static str {
+    match r {
+        CancelReason::WrongNumber => {
+            "the number did not match the one on the login page: this login is cancelled"
+        }
+        CancelReason::SecondDevice => {
+            "another phone scanned or decided this login: it is cancelled"
+        }
+    }
 }
 
 fn invalid(e: impl std::fmt::Display) -> DeviceError {
@@ -119,24 +134,42 @@ pub struct Scanned {
     pub user_code: Option<String>,
 }
 
-/// Accepts a scan of QR login `id` with `challenge` (remembered, so the approval must come
-/// from a device that saw the code) and says what is being asked.
-pub async fn scan(ctx: &Context, id: &str, challenge: &str) -> Result<Scanned, DeviceError> {
+/// Accepts a scan of QR login `id` with `challenge` (spent, and remembered, so the approval
+/// must come from a device that saw the code) and says what is being asked. `proof`, a
+/// `scan+jwt` signed by the scanning identity's device key, says which identity scanned; a
+/// later scan by anyone else cancels the login.
+pub async fn scan(
+    ctx: &Context,
+    id: &str,
+    challenge: &str,
+    proof: Option<&str>,
+    who: &Source,
+) -> Result<Scanned, DeviceError> {
     let now = ctx.clock.now();
     if id.len() > 64 || challenge.len() > 64 {
         return Err(DeviceError::UnknownLogin);
     }
-    // A concurrent scan may win the write: read again and retry.
+    let scanner = match proof {
+        None => Scanner::Anonymous,
+        Some(p) => scan_proof(ctx, p, id, challenge, who, now).await?,
+    };
+    let ttl = ctx.settings.lifetimes.qr_challenge;
+    // A concurrent scan may win the write: read again and retry (the challenge is then spent).
     for _ in 0..3 {
         let Some(s) = ctx.store.qr_login(id, now).await? else {
             return Err(DeviceError::UnknownLogin);
         };
         let mut next = s.value.clone();
-        if !next.accept_scan(challenge, now) {
+        let accepted = next.accept_scan(challenge, &scanner, ttl, now, ctx.random.as_ref());
+        if accepted == Err(ScanError::NotFound) {
             return Err(DeviceError::UnknownLogin);
         }
         if ctx.store.update_qr_login(&s, &next, now).await? == Outcome::Lost {
             continue;
+        }
+        if let Err(ScanError::Cancelled(reason)) = accepted {
+            cancelled(ctx, &next, reason, first_scanner(&next), who, now).await;
+            return Err(DeviceError::Cancelled(reason));
         }
         let client = ctx
             .store
@@ -152,6 +185,78 @@ pub async fn scan(ctx: &Context, id: &str, challenge: &str) -> Result<Scanned, D
         });
     }
     Err(DeviceError::Busy)
+}
+
+/// The identity a scan proof (`scan+jwt`) names, verified with its device key and bound to
+/// this login and challenge. Its `jti` is not spent: the proof names a challenge, and a
+/// challenge is accepted once.
+async fn scan_proof(
+    ctx: &Context,
+    proof: &str,
+    id: &str,
+    challenge: &str,
+    who: &Source,
+    now: Timestamp,
+) -> Result<Scanner, DeviceError> {
+    let jws =
+        app_jws::parse(proof, "scan+jwt").map_err(|e| invalid(format!("Scanid-Proof: {e}")))?;
+    let sub = jws
+        .str_claim("sub")
+        .ok_or_else(|| invalid("Scanid-Proof: sub: required"))?
+        .to_owned();
+    let ident = match ctx.store.identity(&sub, now).await? {
+        Some((i, _)) if !i.disabled && sub.len() <= 64 => i,
+        _ => {
+            unverified(ctx, who, now).await?;
+            return Err(DeviceError::UnknownIdentity);
+        }
+    };
+    let spki = identity::parse_public_key(&ident.public_key).map_err(|_| DeviceError::StoredKey)?;
+    let v = match jws.verify(&spki, &ctx.settings.issuer(), now) {
+        Ok(v) => v,
+        Err(e) => {
+            unverified(ctx, who, now).await?;
+            return Err(invalid(format!("Scanid-Proof: {e}")));
+        }
+    };
+    let claim = |n: &str| v.claims.get(n).and_then(serde_json::Value::as_str);
+    if claim("session") != Some(id) || claim("challenge") != Some(challenge) {
+        return Err(invalid(
+            "Scanid-Proof: session and challenge must name this scan",
+        ));
+    }
+    Ok(Scanner::Identity(ident.sub))
+}
+
+/// The identity that scanned `login` first, if it proved itself.
+fn first_scanner(login: &QrLogin) -> Option<&str> {
+    match &login.scanned_by {
+        Some(Scanner::Identity(sub)) => Some(sub.as_str()),
+        _ => None,
+    }
+}
+
+/// A login was cancelled (and written so): the audit line, and the recent logins of `first`,
+/// the identity whose login it was (the first scanner, or the one that named a wrong number).
+async fn cancelled(
+    ctx: &Context,
+    login: &QrLogin,
+    reason: CancelReason,
+    first: Option<&str>,
+    who: &Source,
+    now: Timestamp,
+) {
+    let mut a = Audit::new(Event::LoginCancelled)
+        .client(&login.request.client_id)
+        .source(who.as_str())
+        .outcome(reason.as_str());
+    if let Some(sub) = first {
+        a = a.subject(sub);
+    }
+    a.emit();
+    if let Some(sub) = first {
+        remember_login(ctx, sub, login, reason.as_str(), now).await;
+    }
 }
 
 /// The phone's decision on a QR login.
@@ -214,14 +319,47 @@ pub async fn decide(
     }
     let challenge = claim("challenge").ok_or_else(|| invalid("challenge: required"))?;
     let decision = Decision::parse(claim("decision"))?;
+    let number = match v.claims.get("number") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(n) => Some(
+            n.as_i64()
+                .ok_or_else(|| invalid("number: the number shown on the login page, an integer"))?,
+        ),
+    };
     let Some(s) = ctx.store.qr_login(id, now).await? else {
         return Err(DeviceError::UnknownLogin);
     };
     let mut next = s.value.clone();
-    match next.decide(&sub, challenge, decision == Decision::Approve, now) {
+    match next.decide(&sub, challenge, decision == Decision::Approve, number, now) {
         Ok(()) => {}
         Err(DecideError::NotFound) => return Err(DeviceError::UnknownLogin),
         Err(DecideError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
+        Err(DecideError::MissingNumber) => {
+            return Err(invalid(
+                "number: required to approve (the number shown on the login page)",
+            ))
+        }
+        Err(DecideError::Cancelled(reason)) => {
+            // Cancelled for good, in the write that spends the jti.
+            return match ctx
+                .store
+                .record_decision(&s, &next, &sub, &v.jti, v.exp, now)
+                .await?
+            {
+                Outcome::Done => {
+                    let first = match reason {
+                        CancelReason::WrongNumber => Some(sub.as_str()),
+                        CancelReason::SecondDevice => first_scanner(&next),
+                    };
+                    cancelled(ctx, &next, reason, first, who, now).await;
+                    Err(DeviceError::Cancelled(reason))
+                }
+                Outcome::Lost if ctx.store.jti_used(&sub, &v.jti, now).await? => {
+                    Err(invalid("jti was already used"))
+                }
+                Outcome::Lost => Err(DeviceError::AlreadyDecided),
+            };
+        }
     }
     // A login that stands for a device authorization (RFC 8628): the decision on the phone
     // (which showed the client, the scopes and the user code) settles it, in the same

@@ -69,6 +69,8 @@ async fn phone_decides(
         &s.login.id,
         &s.challenge,
         decision,
+        // Scanned by its user code: the code is the matching, there is no number.
+        None,
     );
     device::decide(&env.ctx, &s.login.id, &approval, &env.source()).await
 }
@@ -188,6 +190,7 @@ async fn expiry_is_exact_and_a_late_approval_is_refused() {
         &scanned.login.id,
         &scanned.challenge,
         "approve",
+        None,
     );
     assert!(matches!(
         device::decide(&env.ctx, &scanned.login.id, &approval, &env.source()).await,
@@ -349,6 +352,7 @@ async fn a_poll_between_the_phone_s_read_and_write_does_not_lose_the_decision() 
             &scanned.login.id,
             &scanned.challenge,
             "approve",
+            None,
         );
         let ctx = polled_during_decisions(&env, polls);
         let r = device::decide(&ctx, &scanned.login.id, &approval, &env.source()).await;

@@ -55,11 +55,18 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     else {
         return Err(not_found());
     };
+    let proof = match req.headers().get("scanid-proof") {
+        None => None,
+        Some(v) => Some(
+            v.to_str()
+                .map_err(|_| HttpError::bad_request("Scanid-Proof: a compact JWS"))?,
+        ),
+    };
     let Scanned {
         login,
         client,
         user_code,
-    } = device::scan(ctx, &id, &challenge).await?;
+    } = device::scan(ctx, &id, &challenge, proof, &source(&req)).await?;
     // A login that stands for a device authorization names no redirect URI of the client.
     let host = if user_code.is_some() {
         String::new()
@@ -82,6 +89,8 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
         "scopes": login.request.scopes,
         "browser": { "ip": login.browser_ip, "user_agent": login.user_agent },
         "expires_at": login.expires_at.to_rfc3339_millis(),
+        // Number matching: the page shows one of these; the approval names it.
+        "number_choices": login.number_choices,
     });
     if let Some(code) = user_code {
         out["user_code"] = json!(code);

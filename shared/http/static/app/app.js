@@ -286,11 +286,13 @@ function showRequest(me, session, challenge, info) {
   const approve = h('button', { type: 'button', class: 'primary', id: 'approve' }, 'Approve');
   const deny = h('button', { type: 'button', class: 'deny', id: 'deny' }, 'Deny');
   const out = h('div');
-  const decide = (yes, button) => busy(button, out, async () => {
-    approve.disabled = true;
-    deny.disabled = true;
+  // Number matching: the login page shows one of these; picking it approves.
+  const picks = (info.number_choices ?? []).map((n) => h('button',
+    { type: 'button', class: 'primary number', id: `number-${n}`, 'data-number': String(n) }, String(n)));
+  const decide = (yes, button, number) => busy(button, out, async () => {
+    for (const b of [approve, deny, ...picks]) b.disabled = true;
     try {
-      const status = await device.decide(me, session, challenge, yes);
+      const status = await device.decide(me, session, challenge, yes, number);
       history.replaceState(null, '', `${device.issuer}/app/`);
       const connected = info.user_code ? `${info.client.name} is connected. Continue on the device.` : null;
       show(status === 'approved' ? 'Login approved' : 'Login denied',
@@ -299,8 +301,13 @@ function showRequest(me, session, challenge, info) {
           : `${info.client.name} was told you said no.`),
         h('button', { type: 'button', onclick: () => showHome(me) }, 'Done'));
     } catch (e) {
-      approve.disabled = false;
-      deny.disabled = false;
+      for (const b of [approve, deny, ...picks]) b.disabled = false;
+      if (e.code === 'login_cancelled') {
+        history.replaceState(null, '', `${device.issuer}/app/`);
+        show('Login cancelled', h('p', { id: 'cancelled', class: 'error' }, e.message),
+          h('button', { type: 'button', onclick: () => showHome(me) }, 'Done'));
+        return;
+      }
       if (e.status === 404 || e.status === 409) {
         throw new Error('This login is no longer waiting (it expired or was decided). Scan the code again.');
       }
@@ -309,6 +316,11 @@ function showRequest(me, session, challenge, info) {
   });
   approve.addEventListener('click', () => decide(true, approve));
   deny.addEventListener('click', () => decide(false, deny));
+  for (const b of picks) b.addEventListener('click', () => decide(true, b, Number(b.dataset.number)));
+  const choose = picks.length
+    ? [h('p', { id: 'pick' }, h('strong', {}, 'Pick the number shown on the login screen:')),
+      h('div', { class: 'buttons', id: 'numbers' }, picks), h('div', { class: 'buttons' }, deny)]
+    : [h('div', { class: 'buttons' }, approve, deny)];
 
   if (info.user_code) {
     // A device (a TV, a CLI) asks (RFC 8628): the code on its screen must be this one.
@@ -346,7 +358,7 @@ function showRequest(me, session, challenge, info) {
         h('dt', {}, 'Address'), h('dd', { id: 'browser-ip' }, info.browser?.ip || 'unknown'),
         h('dt', {}, 'Browser'), h('dd', { id: 'browser-ua' }, info.browser?.user_agent || 'unknown')),
       here ? null : h('p', {}, 'Approve only if you started this login yourself, just now, on a screen in front of you. If someone sent you this code, deny.')),
-    h('div', { class: 'buttons' }, approve, deny),
+    ...choose,
     out);
 }
 
@@ -354,9 +366,9 @@ async function showScan(me, session, challenge, info) {
   if (!info) {
     show('Reading the code…');
     try {
-      info = await device.scan(session, challenge);
+      info = await device.scan(session, challenge, me);
     } catch (e) {
-      show('This code has expired',
+      show(e.code === 'login_cancelled' ? 'Login cancelled' : 'This code has expired',
         message(e.status === 404 ? 'The login is no longer waiting, or the code was old. Scan the code on the login page again.' : e.message),
         me ? h('button', { type: 'button', onclick: () => showHome(me) }, 'Go to my scanid') : null);
       return;

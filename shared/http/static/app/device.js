@@ -91,12 +91,12 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, path, body) {
+async function call(method, path, body, headers = {}) {
   let res;
   try {
     res = await fetch(`${issuer}${path}`, {
       method,
-      headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
       body: body ? JSON.stringify(body) : undefined,
       cache: 'no-store',
       credentials: 'omit',
@@ -125,10 +125,14 @@ export async function signUp({ name, displayName, country }) {
   return profile;
 }
 
-/** What a scanned QR asks (app protocol §3). */
-export function scan(session, challenge) {
+/** What a scanned QR asks (app protocol §3). With an identity on this device the scan proves
+ * which identity scans (`Scanid-Proof`, a `scan+jwt`): a second phone then cancels the login. */
+export async function scan(session, challenge, me) {
   const q = new URLSearchParams({ session, challenge });
-  return call('GET', `/app/scan?${q}`);
+  const headers = me
+    ? { 'scanid-proof': await sign(me.privateKey, 'scan+jwt', { sub: me.profile.sub, session, challenge }) }
+    : {};
+  return call('GET', `/app/scan?${q}`, undefined, headers);
 }
 
 /** What a device's code asks (RFC 8628 device grant): a login session scanned already, its
@@ -138,10 +142,12 @@ export function scanUserCode(userCode) {
   return call('GET', `/app/scan?${q}`);
 }
 
-/** Approves or denies the QR login (app protocol §4): `approved` or `denied`. */
-export async function decide(me, session, challenge, approve) {
+/** Approves or denies the QR login (app protocol §4): `approved` or `denied`. An approval
+ * names the `number` the person picked (the one the login page shows). */
+export async function decide(me, session, challenge, approve, number) {
   const approval = await sign(me.privateKey, 'approval+jwt', {
     sub: me.profile.sub, session, challenge, decision: approve ? 'approve' : 'deny',
+    ...(approve && number !== undefined ? { number } : {}),
   });
   return (await call('POST', `/app/login-sessions/${encodeURIComponent(session)}`, { approval })).status;
 }
