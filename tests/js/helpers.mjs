@@ -82,22 +82,22 @@ export async function enroll(server, name) {
 }
 
 /** The number the login page in `page` shows once the app has scanned: what its status poll
- * (bound to that browser) answers, as the person reads it off the screen. */
+ * (bound to that browser by its cookie) answers, as the person reads it off the screen. Asked
+ * with the context's own cookies, beside the page (routes the test sets on the page's polls
+ * do not see it). */
 export async function numberOnPage(page) {
-  return page.evaluate(async () => {
-    const url = document.getElementById('state').getAttribute('data-status-url');
-    for (let i = 0; i < 50; i += 1) {
-      try {
-        const r = await fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' }, cache: 'no-store' });
-        if (r.ok) {
-          const s = await r.json();
-          if (typeof s.number === 'number') return s.number;
-        }
-      } catch { /* retried */ }
-      await new Promise((done) => setTimeout(done, 200));
-    }
-    return null;
-  });
+  const url = await page.locator('#state').getAttribute('data-status-url');
+  for (let i = 0; i < 50; i += 1) {
+    try {
+      const r = await page.context().request.get(url, { headers: { accept: 'application/json' } });
+      if (r.ok()) {
+        const s = await r.json();
+        if (typeof s.number === 'number') return s.number;
+      }
+    } catch { /* retried */ }
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  return null;
 }
 
 /** `scanid app approve [--deny] [--number N]` on a QR payload; resolves to its JSON, or
