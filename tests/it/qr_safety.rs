@@ -298,3 +298,88 @@ fn the_challenge_ttl_is_a_setting_with_bounds() {
     std::thread::sleep(Duration::from_secs(4));
     assert_eq!(alice.scan(&payload).status, 200);
 }
+
+/// The reference app: it proves who scans, prints the three numbers and reads the one the page
+/// shows from stdin (or `--number`); a wrong number cancels the login.
+#[test]
+fn the_reference_app_asks_for_the_number_the_page_shows() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    create_shop(dir.path().to_str().unwrap(), &[]);
+    let s = TestServer::start(dir.path(), &[]);
+    let key = dir.path().join("carl.key");
+    let key = key.to_str().unwrap();
+    let enrolled = scanid_tests::scanid(&[
+        "app",
+        "enroll",
+        "--key-file",
+        key,
+        "--name",
+        "carl",
+        "--display-name",
+        "Carl",
+        "--country",
+        "SE",
+        "--server",
+        &s.base,
+    ]);
+    assert!(enrolled.status.success(), "{enrolled:?}");
+    let approve = |payload: &str, extra: &[&str]| {
+        Command::new(scanid_tests::scanid_bin())
+            .args(["app", "approve", "--key-file", key, "--server", &s.base])
+            .args(extra)
+            .arg(payload)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    // Without --number: the choices on stderr, the number on stdin.
+    let mut b = Browser::new();
+    let (_, payload) = open(&mut b, &shop_url(&s, "cli"));
+    let mut app = approve(&payload, &[]);
+    let mut err = BufReader::new(app.stderr.take().unwrap());
+    let mut asked = String::new();
+    while !asked.contains("Which number") {
+        let mut line = String::new();
+        assert!(
+            err.read_line(&mut line).unwrap() > 0,
+            "the app never asked: {asked}"
+        );
+        asked.push_str(&line);
+    }
+    let n = number_shown(&mut b, &payload).unwrap();
+    assert!(asked.contains(&n.to_string()), "{asked}");
+    writeln!(app.stdin.take().unwrap(), "{n}").unwrap();
+    let out = app.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["status"], "approved");
+    assert_eq!(login_status(&mut b, &payload).json()["status"], "approved");
+    // A wrong --number: refused, and the login is cancelled for good.
+    let mut b = Browser::new();
+    let (_, payload) = open(&mut b, &shop_url(&s, "cli-wrong"));
+    let app = approve(&payload, &["--number", "100"]);
+    let out = app.wait_with_output().unwrap();
+    assert!(!out.status.success(), "100 is out of range");
+    let (_, payload) = open(&mut b, &shop_url(&s, "cli-wrong"));
+    // 10: wrong unless the page happens to show 10.
+    let out = approve(&payload, &["--number", "10"])
+        .wait_with_output()
+        .unwrap();
+    let status = login_status(&mut b, &payload).json();
+    if status["status"] == "approved" {
+        // The page happened to show 10: a right guess, which is what number matching allows.
+        assert!(out.status.success());
+    } else {
+        assert!(!out.status.success(), "{out:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("login_cancelled"),
+            "{out:?}"
+        );
+        assert_eq!(status["reason"], "wrong_number", "{status}");
+    }
+}
