@@ -330,8 +330,10 @@ pub async fn decide(
         return Err(DeviceError::UnknownLogin);
     };
     let mut next = s.value.clone();
-    match next.decide(&sub, challenge, decision == Decision::Approve, number, now) {
-        Ok(()) => {}
+    // A cancellation (a wrong number, another identity than the scanner) is written like a
+    // refusal, for good, in the write that spends the jti.
+    let cancel = match next.decide(&sub, challenge, decision == Decision::Approve, number, now) {
+        Ok(()) => None,
         Err(DecideError::NotFound) => return Err(DeviceError::UnknownLogin),
         Err(DecideError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
         Err(DecideError::MissingNumber) => {
@@ -339,28 +341,8 @@ pub async fn decide(
                 "number: required to approve (the number shown on the login page)",
             ))
         }
-        Err(DecideError::Cancelled(reason)) => {
-            // Cancelled for good, in the write that spends the jti.
-            return match ctx
-                .store
-                .record_decision(&s, &next, &sub, &v.jti, v.exp, now)
-                .await?
-            {
-                Outcome::Done => {
-                    let first = match reason {
-                        CancelReason::WrongNumber => Some(sub.as_str()),
-                        CancelReason::SecondDevice => first_scanner(&next),
-                    };
-                    cancelled(ctx, &next, reason, first, who, now).await;
-                    Err(DeviceError::Cancelled(reason))
-                }
-                Outcome::Lost if ctx.store.jti_used(&sub, &v.jti, now).await? => {
-                    Err(invalid("jti was already used"))
-                }
-                Outcome::Lost => Err(DeviceError::AlreadyDecided),
-            };
-        }
-    }
+        Err(DecideError::Cancelled(reason)) => Some(reason),
+    };
     // A login that stands for a device authorization (RFC 8628): the decision on the phone
     // (which showed the client, the scopes and the user code) settles it, in the same
     // transaction.
@@ -371,7 +353,10 @@ pub async fn decide(
                 .await?
         }
         Some(hash) => {
-            let approver = (decision == Decision::Approve).then_some(sub.as_str());
+            // A cancelled login refuses the device authorization too: its device stops
+            // polling with access_denied.
+            let approver =
+                (decision == Decision::Approve && cancel.is_none()).then_some(sub.as_str());
             let mut tries = 0;
             loop {
                 let Some(d) = ctx.store.device_authorization(hash, now).await? else {
@@ -412,8 +397,16 @@ pub async fn decide(
             }
         }
     };
-    match written {
-        Outcome::Done => {
+    match (written, cancel) {
+        (Outcome::Done, Some(reason)) => {
+            let first = match reason {
+                CancelReason::WrongNumber => Some(sub.as_str()),
+                CancelReason::SecondDevice => first_scanner(&next),
+            };
+            cancelled(ctx, &next, reason, first, who, now).await;
+            Err(DeviceError::Cancelled(reason))
+        }
+        (Outcome::Done, None) => {
             let (event, outcome) = match decision {
                 Decision::Approve => (Event::LoginApproved, "approved"),
                 Decision::Deny => (Event::LoginDenied, "denied"),
@@ -427,10 +420,10 @@ pub async fn decide(
             remember_login(ctx, &sub, &next, outcome, now).await;
             Ok(decision)
         }
-        Outcome::Lost if ctx.store.jti_used(&sub, &v.jti, now).await? => {
+        (Outcome::Lost, _) if ctx.store.jti_used(&sub, &v.jti, now).await? => {
             Err(invalid("jti was already used"))
         }
-        Outcome::Lost => Err(DeviceError::AlreadyDecided),
+        (Outcome::Lost, _) => Err(DeviceError::AlreadyDecided),
     }
 }
 

@@ -171,6 +171,46 @@ async fn a_refusal_is_access_denied_until_the_code_expires() {
 }
 
 #[tokio::test]
+async fn a_wrong_number_on_the_device_s_qr_page_refuses_the_device() {
+    let (env, tv) = env_with_tv().await;
+    let s = start(&env, "tv").await.unwrap();
+    // Typed in a browser: a QR page like any login's, with number matching.
+    let device_grant::Entered::ShowQr { login, .. } =
+        device_grant::enter_user_code(&env.ctx, &s.user_code, IP, "laptop")
+            .await
+            .unwrap()
+    else {
+        panic!("expected the QR page");
+    };
+    let challenge = env.scan(&login).await.unwrap();
+    let shown = env.number_shown(&login.id).await.unwrap();
+    let wrong = if shown == 10 { 11 } else { 10 };
+    let approval = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        &challenge,
+        "approve",
+        Some(wrong),
+    );
+    let d = device::decide(&env.ctx, &login.id, &approval, &env.source()).await;
+    assert!(
+        matches!(
+            d,
+            Err(DeviceError::Cancelled(
+                crate::domain::login::CancelReason::WrongNumber
+            ))
+        ),
+        "{d:?}"
+    );
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::AccessDenied,
+        "the device stops polling, refused"
+    );
+}
+
+#[tokio::test]
 async fn expiry_is_exact_and_a_late_approval_is_refused() {
     let (env, tv) = env_with_tv().await;
     let s = start(&env, "tv").await.unwrap();
