@@ -406,17 +406,38 @@ impl Driver {
             status_url
         };
         // The phone: scan (proving who scans), read the number the page shows (its poll),
-        // then approve with the device key.
-        let proof = self.apps[app].scan_proof(&payload);
-        self.expect(
-            "app scan",
-            200,
+        // then approve with the device key. A code is accepted for 3 s: when the service is
+        // slower than that under load, the person scans the page's new code, as the app says.
+        let scan = |payload: &str| {
             self.http
-                .get(&payload)
+                .get(payload)
                 .header("Accept", "application/json")
-                .header("Scanid-Proof", proof),
-        )
-        .await?;
+                .header("Scanid-Proof", self.apps[app].scan_proof(payload))
+        };
+        let first = self
+            .send(scan(&payload))
+            .await
+            .map_err(|e| format!("app scan: {e}"))?;
+        let payload = if first.status == 404 {
+            let now = self
+                .expect(
+                    "status poll",
+                    200,
+                    self.http.get(&status_url).header("Cookie", &cookie),
+                )
+                .await?;
+            let again = serde_json::from_str::<serde_json::Value>(&now.body)
+                .ok()
+                .and_then(|v| v["app_link"].as_str().map(str::to_owned))
+                .ok_or_else(|| format!("the page shows no code: {}", now.body))?;
+            self.expect("app scan", 200, scan(&again)).await?;
+            again
+        } else if first.status != 200 {
+            let body: String = first.body.chars().take(300).collect();
+            return Err(format!("app scan: {} (expected 200): {body}", first.status));
+        } else {
+            payload
+        };
         let shown = self
             .expect(
                 "status poll",
