@@ -383,3 +383,30 @@ fn the_reference_app_asks_for_the_number_the_page_shows() {
         assert_eq!(status["reason"], "wrong_number", "{status}");
     }
 }
+
+/// A login started on the phone itself: the scan from the browser that holds the login's
+/// binding cookie says the number (its login page is gone); no other scan does.
+#[test]
+fn only_the_browser_that_started_the_login_is_told_its_number() {
+    let dir = tempfile::tempdir().unwrap();
+    create_shop(dir.path().to_str().unwrap(), &[]);
+    let s = TestServer::start(dir.path(), &[]);
+    let alice = TestApp::enroll(&s, "alice");
+    let mut b = Browser::new();
+    let (_, payload) = open(&mut b, &shop_url(&s, "here"));
+    let proof = alice.scan_proof(&payload);
+    let here = b.send(
+        "GET",
+        &payload,
+        &[("Accept", "application/json"), ("Scanid-Proof", &proof)],
+        b"",
+    );
+    assert_eq!(here.status, 200, "{}", here.text());
+    let n = number_shown(&mut b, &payload).unwrap();
+    assert_eq!(here.json()["number"], n);
+    let mut b = Browser::new();
+    let (_, payload) = open(&mut b, &shop_url(&s, "elsewhere"));
+    let there = alice.scan(&payload).json();
+    assert!(there.get("number").is_none(), "{there}");
+    assert_eq!(there["number_choices"].as_array().unwrap().len(), 3);
+}

@@ -152,3 +152,27 @@ test('a second phone scanning the login cancels it, and both screens say so', as
   await first.context.close();
   await second.context.close();
 });
+
+test('a login started on the phone itself: the app says the number its own login page showed', async () => {
+  const phone = await phoneWithIdentity('samephone');
+  const page = await phone.context.newPage();
+  await page.goto(server.demo);
+  await page.click('#login');
+  const link = await page.locator('#app-link').getAttribute('href');
+  // "On your phone? Open the scanid app": the login page is left behind.
+  await page.goto(link);
+  await page.locator('#number-here').waitFor();
+  const n = Number(/showed (\d+)/.exec(await page.textContent('#number-here'))[1]);
+  assert.ok((await offered(page)).includes(n));
+  await page.tap(`#number-${n}`);
+  await page.locator('#decided[data-status="approved"]').waitFor();
+  // Another browser opening the same kind of link is told no number.
+  const other = await phoneWithIdentity('otherphone');
+  const computer = await computerLogin();
+  await other.page.goto(await scanQr(computer.page));
+  await offered(other.page);
+  assert.equal(await other.page.locator('#number-here').count(), 0);
+  await computer.context.close();
+  await other.context.close();
+  await phone.context.close();
+});

@@ -10,8 +10,8 @@ use crate::usecase::device::{self, Decision, Scanned};
 use crate::usecase::device_grant;
 use crate::Context;
 use crate::{
-    check_realm, json, json_body, path_param, query_pairs, single, source, wants_json, HttpError,
-    Request, Response,
+    check_realm, cookies, json, json_body, path_param, query_pairs, single, source, wants_json,
+    HttpError, Request, Response,
 };
 
 #[derive(Deserialize)]
@@ -94,6 +94,14 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     });
     if let Some(code) = user_code {
         out["user_code"] = json!(code);
+    }
+    // Started in this very browser (it holds the login's binding cookie): a phone that opened
+    // the app from its own login page has left the page that shows the number, and this
+    // browser may read it from its status poll anyway.
+    if login.bound_to(cookies::get(&req, &cookies::login(ctx, &login.id)).as_deref()) {
+        if let Some(n) = login.number {
+            out["number"] = json!(n);
+        }
     }
     Ok(json(200, &out))
 }

@@ -319,6 +319,8 @@ function showRequest(me, session, challenge, info) {
   for (const b of picks) b.addEventListener('click', () => decide(true, b, Number(b.dataset.number)));
   const choose = picks.length
     ? [h('p', { id: 'pick' }, h('strong', {}, 'Pick the number shown on the login screen:')),
+      info.number === undefined ? null
+        : h('p', { class: 'muted small', id: 'number-here' }, `Started in this browser: its login page showed ${info.number}.`),
       h('div', { class: 'buttons', id: 'numbers' }, picks), h('div', { class: 'buttons' }, deny)]
     : [h('div', { class: 'buttons' }, approve, deny)];
 

@@ -91,7 +91,7 @@ export class ApiError extends Error {
   }
 }
 
-async function call(method, path, body, headers = {}) {
+async function call(method, path, body, headers = {}, credentials = 'omit') {
   let res;
   try {
     res = await fetch(`${issuer}${path}`, {
@@ -99,7 +99,7 @@ async function call(method, path, body, headers = {}) {
       headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
       body: body ? JSON.stringify(body) : undefined,
       cache: 'no-store',
-      credentials: 'omit',
+      credentials,
     });
   } catch {
     throw new ApiError(0, { error_description: 'the service cannot be reached; are you online?' });
@@ -132,7 +132,8 @@ export async function scan(session, challenge, me) {
   const headers = me
     ? { 'scanid-proof': await sign(me.privateKey, 'scan+jwt', { sub: me.profile.sub, session, challenge }) }
     : {};
-  return call('GET', `/app/scan?${q}`, undefined, headers);
+  // With this browser's cookies: a login started here says its number (its page is gone).
+  return call('GET', `/app/scan?${q}`, undefined, headers, 'same-origin');
 }
 
 /** What a device's code asks (RFC 8628 device grant): a login session scanned already, its
