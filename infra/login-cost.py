@@ -229,7 +229,22 @@ def run_login(counter, issuer, base, key, secret, env):
     assert json.loads(body)["status"] == "pending", body
 
     counter.step = "app: scan and approve (2 requests)"
-    localaws.cli(env, "app", "approve", "--key-file", key, "--server", base, payload)
+    app = subprocess.Popen(
+        [env["SCANID_BIN"], "app", "approve", "--key-file", key, "--server", base, payload],
+        env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    # The app scans and asks for the number; the page's next poll (once scanned) shows it.
+    # That poll is one the page makes anyway: counted apart, as a poll.
+    for line in app.stderr:
+        if line.startswith("Which number"):
+            break
+    counter.step = "poll, scanned (shows the number)"
+    status, body, _ = b.send("GET", status_url, headers={"Accept": "application/json"})
+    number = json.loads(body)["number"]
+    counter.step = "app: scan and approve (2 requests)"
+    out, err = app.communicate(f"{number}\n")
+    assert app.returncode == 0, err
+    assert json.loads(out)["status"] == "approved", out
     b.requests[counter.step] += 2
 
     counter.step = "poll, approved"
@@ -269,7 +284,8 @@ def run_login(counter, issuer, base, key, secret, env):
     others = [s for s in b.requests if s != app]
     b.millis[app] = 2 * sum(b.millis[s] for s in others) / sum(b.requests[s] for s in others)
     order = ["login page (authorize)", "poll, before the scan",
-             "app: scan and approve (2 requests)", "poll, approved", "consent page",
+             "app: scan and approve (2 requests)", "poll, scanned (shows the number)",
+             "poll, approved", "consent page",
              "consent: allow", "token (code exchange)", "userinfo"]
     return [(s, b.requests[s], b.millis[s], counter.calls[s]) for s in order]
 
@@ -296,14 +312,16 @@ def poll_model(idle, scanned, first):
 
 
 def price(rows, poll_count, alg):
-    """USD per login: rows are the measured steps, with two polls (one pending, one that sees
-    the approval); a login with `poll_count` polls has `poll_count - 2` more pending ones.
+    """USD per login: rows are the measured steps, with three polls (one pending, one that
+    shows the number, one that sees the approval); a login with `poll_count` polls has
+    `poll_count - 3` more pending ones.
     (kms-envelope's `Decrypt` happens once per process start, a Lambda cold start, not per
     login: it is not priced here.)"""
     pending = next((n, ms, c) for s, n, ms, c in rows if s == "poll, before the scan")
 
     def per_login(total, one_poll):
-        return total + one_poll * (poll_count - 2)
+        measured = sum(1 for s, *_ in rows if s.startswith("poll"))
+        return total + one_poll * (poll_count - measured)
 
     requests = per_login(sum(n for _, n, _, _ in rows), pending[0])
     ms = per_login(sum(m for _, _, m, _ in rows), pending[1])

@@ -83,7 +83,7 @@ fn code_in(s: &TestServer, app: &TestApp, b: &mut Browser, scope: &str) -> Strin
 fn consent_page_and_code(s: &TestServer, app: &TestApp, scope: &str) -> (String, String) {
     let mut b = Browser::new();
     let (_, payload) = open(&mut b, &shop_auth_url(s, scope));
-    assert_eq!(app.decide(&payload, "approve").status, 200);
+    assert_eq!(app.decide(&mut b, &payload, "approve").status, 200);
     let page = b.get(&consent_url(s, &payload));
     assert_eq!(page.status, 200, "{scope}: {}", page.text());
     let html = page.text();
@@ -394,7 +394,7 @@ fn forged_approvals_cannot_use_up_the_victims_decisions() {
         "the attacker's source is limited: {statuses:?}"
     );
     // The victim's own approval still goes through, and the browser reaches consent.
-    let r = victim.decide(&payload, "approve");
+    let r = victim.decide(&mut b, &payload, "approve");
     assert_eq!(r.status, 200, "{}", r.text());
     let page = b.get(&consent_url(&s, &payload));
     assert_eq!(page.status, 200, "{}", page.text());
@@ -584,7 +584,7 @@ fn a_planted_browser_cookie_is_never_adopted() {
         !cookies.iter().any(|c| c.contains(&planted)),
         "the planted value was adopted: {cookies:?}"
     );
-    assert_eq!(victim.decide(&payload, "approve").status, 200);
+    assert_eq!(victim.decide(&mut vb, &payload, "approve").status, 200);
 
     // The attacker's browser carries the planted value under every name the victim's has.
     let mut ab = Browser::new();

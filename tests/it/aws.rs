@@ -10,7 +10,7 @@ use scanid_tests::{
 };
 use serde_json::Value;
 
-struct Aws {
+pub(crate) struct Aws {
     table: String,
     key_id: String,
     signing: &'static str,
@@ -19,7 +19,7 @@ struct Aws {
 
 impl Aws {
     /// A fresh table (and KMS keys for `signing`) in the emulator.
-    fn init(signing: &'static str) -> Self {
+    pub(crate) fn init(signing: &'static str) -> Self {
         require_emulator();
         let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
         let photo_bucket = format!("scanid-it-photos-{}", uuid::Uuid::new_v4().simple());
@@ -52,7 +52,7 @@ impl Aws {
     }
 
     /// The flags that select this table and these keys.
-    fn flags(&self) -> Vec<&str> {
+    pub(crate) fn flags(&self) -> Vec<&str> {
         vec![
             "--table",
             &self.table,
@@ -117,7 +117,7 @@ fn verify_from(s: &TestServer, issuer: &str, token: &str) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn register_shop(aws: &Aws) -> String {
+pub(crate) fn register_shop(aws: &Aws) -> String {
     aws.cli(&[
         "client",
         "create",

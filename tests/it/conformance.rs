@@ -114,7 +114,7 @@ impl Env {
         assert_eq!(first.status, 200, "{}", first.text());
         let payload =
             attr(&first.text(), "id=\"app-link\"", "data-qr-payload").expect("the QR page");
-        assert_eq!(self.app.decide(&payload, "approve").status, 200);
+        assert_eq!(self.app.decide(b, &payload, "approve").status, 200);
         let page = b.get(&consent_url(&self.s, &payload));
         if page.status == 302 {
             return (page, true);
@@ -989,7 +989,7 @@ fn oidcc_claims_essential() {
         &basic_pairs("openid", &[("claims", claims)]),
     ));
     let payload = attr(&first.text(), "id=\"app-link\"", "data-qr-payload").unwrap();
-    assert_eq!(e.app.decide(&payload, "approve").status, 200);
+    assert_eq!(e.app.decide(&mut b, &payload, "approve").status, 200);
     let page = b.get(&consent_url(&e.s, &payload));
     assert!(
         page.text().contains("<li>Your display name</li>"),
@@ -1135,7 +1135,7 @@ fn a_request_naming_its_subject_gives_tokens_to_that_person_only() {
         &basic_pairs("openid", &[("claims", &theirs)]),
     ));
     let payload = attr(&first.text(), "id=\"app-link\"", "data-qr-payload").expect("the QR page");
-    assert_eq!(e.app.decide(&payload, "approve").status, 200);
+    assert_eq!(e.app.decide(&mut b, &payload, "approve").status, 200);
     let r = b.get(&consent_url(&e.s, &payload));
     let p = params_of(&location(&r));
     assert_eq!(p["error"], "access_denied", "{p:?}");

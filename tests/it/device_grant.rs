@@ -5,8 +5,8 @@
 
 use base64::Engine;
 use scanid_tests::{
-    attr, create_client, one_redemption_wins, params_of, post_form, race, request, scanid,
-    secret_of, Browser, Resp, TestApp, TestServer,
+    attr, create_client, number_shown, one_redemption_wins, params_of, post_form, race, request,
+    scanid, secret_of, Browser, Resp, TestApp, TestServer,
 };
 use serde_json::Value;
 
@@ -306,7 +306,7 @@ fn rfc8628_a_device_code_is_redeemed_once_among_racing_polls() {
     let app = TestApp::enroll(&s, "wilma");
     let (_, payload) = app_scan(&s, &app, d["user_code"].as_str().unwrap());
     let session = params_of(&payload)["session"].clone();
-    let r = app.post_decision(&session, &app.approval(&payload, "approve"));
+    let r = app.post_decision(&session, &app.approval(&payload, "approve", None));
     assert_eq!(r.status, 200, "{}", r.text());
     let code = d["device_code"].as_str().unwrap();
     let answers = race(6, |_| poll(&s, ("tv", None), code));
@@ -488,7 +488,10 @@ fn rfc8628_a_person_types_the_code_in_a_browser_and_logs_in_with_the_qr() {
         d["user_code"],
         "the phone shows the code to compare"
     );
-    let jws = app.approval(&payload, "approve");
+    // The QR page shows the number to pick, as for any login.
+    let number = number_shown(&mut b, &payload);
+    assert!(number.is_some());
+    let jws = app.approval(&payload, "approve", number);
     let r = app.post_decision(&params_of(&payload)["session"], &jws);
     assert_eq!(r.status, 200, "{}", r.text());
     // The page's poll says approved and sends the browser on; the page says connected.

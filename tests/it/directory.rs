@@ -380,11 +380,14 @@ fn operators_manage_groups_and_disabling_removes_an_identity_everywhere() {
         ],
     ));
     let payload = scanid_tests::attr(&page.text(), "id=\"app-link\"", "data-qr-payload").unwrap();
-    assert_eq!(app.scan(&payload).status, 200);
+    // Its scan proof names a disabled identity; an anonymous scan gets through, and its
+    // decision does not.
+    assert_eq!(app.scan(&payload).status, 404);
+    assert_eq!(app.scan_anonymously(&payload).status, 200);
     assert_eq!(
         app.post_decision(
             &params_of(&payload)["session"],
-            &app.approval(&payload, "approve")
+            &app.approval(&payload, "approve", Some(42))
         )
         .status,
         404

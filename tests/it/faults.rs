@@ -20,8 +20,8 @@ use scanid_core::Context;
 use scanid_http::routes::{self, Matched};
 use scanid_sqlite::EmbeddedStore;
 use scanid_tests::{
-    attr, auth_url, consent_url, create_client, create_shop, exchange_code, location, params_of,
-    post_form, Browser, Resp, TestApp, TestServer, CB,
+    attr, auth_url, consent_url, create_client, create_shop, exchange_code, location, login_status,
+    params_of, post_form, Browser, Resp, TestApp, TestServer, CB,
 };
 use serde_json::{json, Value};
 
@@ -475,13 +475,26 @@ fn flow(l: &Live, b: &mut Browser, p: &mut Progress, from: usize) -> Result<Valu
                 p.payload = attr(&page.text(), "id=\"app-link\"", "data-qr-payload").unwrap();
             }
             1 => {
+                // The code the page shows now (it changes every second; a scanned code is
+                // spent): the page's poll says which.
+                let s = login_status(b, &p.payload);
+                if s.status != 200 {
+                    return fail(step, s);
+                }
+                p.payload = s.json()["app_link"].as_str().unwrap().to_owned();
                 let r = l.app.scan(&p.payload);
                 if r.status != 200 {
                     return fail(step, r);
                 }
             }
             2 => {
-                let jws = l.app.approval(&p.payload, "approve");
+                // The number the page shows.
+                let s = login_status(b, &p.payload);
+                if s.status != 200 {
+                    return fail(step, s);
+                }
+                let n = s.json()["number"].as_u64().map(|n| n as u8);
+                let jws = l.app.approval(&p.payload, "approve", n);
                 let r = l.app.post_decision(&params_of(&p.payload)["session"], &jws);
                 if r.status != 200 {
                     return fail(step, r);
@@ -662,7 +675,8 @@ fn device_flow(l: &Live, p: &mut DeviceProgress, from: usize) -> Result<Value, F
                 );
             }
             2 => {
-                let jws = l.app.approval(&p.payload, "approve");
+                // Scanned by its user code: the code is the matching, no number.
+                let jws = l.app.approval(&p.payload, "approve", None);
                 let r = l.app.post_decision(&params_of(&p.payload)["session"], &jws);
                 if r.status != 200 {
                     return fail(step, r);

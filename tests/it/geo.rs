@@ -53,11 +53,13 @@ fn shop_auth(s: &TestServer) -> String {
 }
 
 /// A login page opened by a browser at `from`: the QR payload.
-fn started_from(s: &TestServer, from: &str) -> String {
+fn started_from(s: &TestServer, from: &str) -> (Browser, String) {
     let mut b = Browser::new();
     let page = b.send("GET", &shop_auth(s), &[("X-Forwarded-For", from)], b"");
     assert_eq!(page.status, 200, "{}", page.text());
-    scanid_tests::attr(&page.text(), "id=\"app-link\"", "data-qr-payload").expect("a QR")
+    let payload =
+        scanid_tests::attr(&page.text(), "id=\"app-link\"", "data-qr-payload").expect("a QR");
+    (b, payload)
 }
 
 /// The phone at `from` scans `payload`.
@@ -71,8 +73,16 @@ fn scan_from(payload: &str, from: &str) -> Resp {
 }
 
 /// The phone at `from` approves or denies `payload`.
-fn decide_from(app: &TestApp, payload: &str, decision: &str, from: &str) -> Resp {
-    let jws = app.approval(payload, decision);
+fn decide_from(
+    app: &TestApp,
+    browser: &mut Browser,
+    payload: &str,
+    decision: &str,
+    from: &str,
+) -> Resp {
+    // Number matching: the number the login's page shows once the phone has scanned.
+    let number = scanid_tests::number_shown(browser, payload);
+    let jws = app.approval(payload, decision, number);
     request(
         "POST",
         &format!(
@@ -184,7 +194,7 @@ fn refusal_flow(d: &Path, store: &[&str]) {
     let app = TestApp::enroll(&s, "victim");
 
     // The attacker opens the login page and relays its QR to the victim.
-    let payload = started_from(&s, ATTACKER);
+    let (mut browser, payload) = started_from(&s, ATTACKER);
     let r = scan_from(&payload, VICTIM_PHONE);
     assert_eq!(r.status, 200, "{}", r.text());
     let info = r.json();
@@ -205,11 +215,11 @@ fn refusal_flow(d: &Path, store: &[&str]) {
     assert!(info["requested_at"].as_str().unwrap().ends_with('Z'));
 
     // The client refuses: 403 login_refused, and the login is cancelled for good.
-    let r = decide_from(&app, &payload, "approve", VICTIM_PHONE);
+    let r = decide_from(&app, &mut browser, &payload, "approve", VICTIM_PHONE);
     assert_eq!(r.status, 403, "{}", r.text());
     assert_eq!(r.json()["error"], "login_refused");
     assert_eq!(r.json()["flags"], json!(["location_mismatch"]));
-    let again = decide_from(&app, &payload, "approve", VICTIM_PHONE);
+    let again = decide_from(&app, &mut browser, &payload, "approve", VICTIM_PHONE);
     assert_eq!(again.status, 409, "{}", again.text());
     let logins = activity(&app);
     assert_eq!(logins.len(), 1);
@@ -226,12 +236,12 @@ fn refusal_flow(d: &Path, store: &[&str]) {
     assert_eq!(refused["sub"], app.sub.as_str());
 
     // From the victim's own laptop: nothing flagged, approved.
-    let payload = started_from(&s, VICTIM_LAPTOP);
+    let (mut browser, payload) = started_from(&s, VICTIM_LAPTOP);
     let info = scan_from(&payload, VICTIM_PHONE).json();
     assert_eq!(info["flags"], json!([]));
     assert_eq!(info["refused"], false);
     assert_eq!(
-        decide_from(&app, &payload, "approve", VICTIM_PHONE).status,
+        decide_from(&app, &mut browser, &payload, "approve", VICTIM_PHONE).status,
         200
     );
 
@@ -250,11 +260,11 @@ fn refusal_flow(d: &Path, store: &[&str]) {
         .unwrap();
     assert_eq!(shop["refuse_on"], json!([]));
     // The client is read again by the running server (no cache of its policy).
-    let payload = started_from(&s, ATTACKER);
+    let (mut browser, payload) = started_from(&s, ATTACKER);
     let info = scan_from(&payload, VICTIM_PHONE).json();
     assert_eq!(info["refused"], false);
     assert_eq!(
-        decide_from(&app, &payload, "deny", VICTIM_PHONE).status,
+        decide_from(&app, &mut browser, &payload, "deny", VICTIM_PHONE).status,
         200
     );
     let logins = activity(&app);
@@ -306,7 +316,7 @@ fn the_reference_app_shows_where_the_login_came_from() {
     );
     // The phone's own requests come from 127.0.0.1 here (not in the database): the app shows
     // the browser's place, no mismatch.
-    let payload = started_from(&s, ATTACKER);
+    let (_browser, payload) = started_from(&s, ATTACKER);
     let out = scanid(&[
         "app",
         "approve",
@@ -330,7 +340,7 @@ fn the_reference_app_shows_where_the_login_came_from() {
     assert_eq!(shown["status"], "denied");
     // Its identity approved nothing yet: the next login from elsewhere is not flagged as new,
     // and nothing is refused (the policy refuses only a location mismatch).
-    let payload = started_from(&s, VICTIM_LAPTOP);
+    let (_browser, payload) = started_from(&s, VICTIM_LAPTOP);
     let out = scanid(&[
         "app",
         "approve",
@@ -346,7 +356,7 @@ fn the_reference_app_shows_where_the_login_came_from() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Now a login from Lagos is from a new place: the app warns.
-    let payload = started_from(&s, ATTACKER);
+    let (_browser, payload) = started_from(&s, ATTACKER);
     let out = scanid(&[
         "app",
         "approve",

@@ -2,8 +2,8 @@
 //! docs/requirements.md A1-A13, B1-B4, Q1-Q4 with the requests they name.
 
 use scanid_tests::{
-    attr, auth_url, consent_url, create_client, location, login, open, params_of, race, request,
-    Browser, Resp, TestApp, TestServer, CB, PKCE_CHALLENGE,
+    attr, auth_url, consent_url, create_client, location, login, login_status, number_shown, open,
+    params_of, race, request, Browser, Resp, TestApp, TestServer, CB, PKCE_CHALLENGE,
 };
 
 struct Env {
@@ -159,7 +159,13 @@ fn the_page_polls_every_2_s_until_the_app_scans_then_every_second() {
         (&scanned["status"], &scanned["scanned"], &scanned["poll_ms"]),
         (&"pending".into(), &true.into(), &1000.into())
     );
-    carol.decide(&payload, "approve");
+    // The page shows the number to pick, and no more codes.
+    let n = scanned["number"].as_u64().unwrap();
+    assert!((10..=99).contains(&n), "{scanned}");
+    assert!(scanned.get("challenges").is_none(), "{scanned}");
+    let approval = carol.approval(&payload, "approve", u8::try_from(n).ok());
+    let r = carol.post_decision(&params_of(&payload)["session"], &approval);
+    assert_eq!(r.status, 200, "{}", r.text());
     let after = b.get(&status_url).json();
     assert_eq!(after["status"], "approved");
     assert!(after.get("poll_ms").is_none(), "nothing left to poll for");
@@ -173,7 +179,7 @@ fn deny_on_the_phone_or_the_page_redirects_access_denied() {
     // Denied on the phone: the page moves on and ends with access_denied.
     let mut b = Browser::new();
     let (_, payload) = open(&mut b, &auth_url(s, &good("d-1")));
-    let r = bob.decide(&payload, "deny");
+    let r = bob.decide(&mut b, &payload, "deny");
     assert_eq!(r.json()["status"], "denied");
     let status = b
         .get(&format!(
@@ -192,7 +198,7 @@ fn deny_on_the_phone_or_the_page_redirects_access_denied() {
     // Denied on the consent page.
     let mut b = Browser::new();
     let (_, payload) = open(&mut b, &auth_url(s, &good("d-2")));
-    bob.decide(&payload, "approve");
+    bob.decide(&mut b, &payload, "approve");
     let page = b.get(&consent_url(s, &payload)).text();
     let csrf = attr(&page, "name=\"csrf\"", "value").unwrap();
     let session = params_of(&payload)["session"].clone();
@@ -448,7 +454,7 @@ fn b1_b4_page_headers_csrf_and_escaping() {
         "store links"
     );
 
-    app.decide(&payload, "approve");
+    app.decide(&mut b, &payload, "approve");
     let consent = b.get(&consent_url(s, &payload));
     assert_eq!(consent.header("x-frame-options"), Some("DENY"));
     assert!(consent.text().contains("Shop &lt;script&gt;"));
@@ -487,7 +493,7 @@ fn q1_only_the_opening_browser_can_complete() {
     let mut victim = Browser::new();
     let (_, payload) = open(&mut victim, &auth_url(s, &good("q1")));
     let session = params_of(&payload)["session"].clone();
-    app.decide(&payload, "approve");
+    app.decide(&mut victim, &payload, "approve");
     let mut attacker = Browser::new();
     attacker.get(&auth_url(s, &good("other"))); // has a browser cookie of its own
     let r = attacker.get(&consent_url(s, &payload));
@@ -554,7 +560,8 @@ fn q2_q3_payloads_are_single_use_and_signed() {
     let r = app.post_decision(&session, &forged);
     assert_eq!(r.status, 400, "{}", r.text());
     // Approved once; a replay of the very same JWS is refused, and so is a second approval.
-    let jws = app.approval(&payload, "approve");
+    let number = number_shown(&mut b, &payload);
+    let jws = app.approval(&payload, "approve", number);
     assert_eq!(app.post_decision(&session, &jws).status, 200);
     let replay = app.post_decision(&session, &jws);
     assert_eq!(
@@ -563,21 +570,21 @@ fn q2_q3_payloads_are_single_use_and_signed() {
         "a replay of a used approval is refused: {}",
         replay.text()
     );
-    let again = app.post_decision(&session, &app.approval(&payload, "approve"));
+    let again = app.post_decision(&session, &app.approval(&payload, "approve", number));
     assert_eq!(again.status, 409);
     assert_eq!(again.json()["error"], "already_decided");
     // Q2: a decided payload is dead for scanning.
     assert_eq!(app.scan(&payload).status, 404);
     // A used jti is refused even on a session still pending.
     let now = TestApp::now();
-    let sign_for = |payload: &str, jti: &str| {
+    let sign_for = |payload: &str, number: Option<u8>, jti: &str| {
         let p = params_of(payload);
         TestApp::sign(
             &app.key,
             "approval+jwt",
             &serde_json::json!({
             "sub": app.sub, "session": p["session"], "challenge": p["challenge"], "decision": "approve",
-            "aud": s.issuer, "iat": now, "exp": now + 60, "jti": jti}),
+            "number": number, "aud": s.issuer, "iat": now, "exp": now + 60, "jti": jti}),
         )
     };
     let (_, payload2) = open(&mut b, &auth_url(s, &good("q-2")));
@@ -585,22 +592,23 @@ fn q2_q3_payloads_are_single_use_and_signed() {
     assert_eq!(
         app.post_decision(
             &params_of(&payload2)["session"],
-            &sign_for(&payload2, "fixed-jti")
+            &sign_for(&payload2, number_shown(&mut b, &payload2), "fixed-jti")
         )
         .status,
         200
     );
     let (_, payload3) = open(&mut b, &auth_url(s, &good("q-3")));
     assert_eq!(app.scan(&payload3).status, 200);
+    let n3 = number_shown(&mut b, &payload3);
     let r = app.post_decision(
         &params_of(&payload3)["session"],
-        &sign_for(&payload3, "fixed-jti"),
+        &sign_for(&payload3, n3, "fixed-jti"),
     );
     assert_eq!(r.status, 400, "{}", r.text());
     assert!(r.text().contains("jti"));
     assert_eq!(
-        app.scan(&payload3).status,
-        200,
+        login_status(&mut b, &payload3).json()["status"],
+        "pending",
         "the refused replay changed nothing"
     );
 }
@@ -614,7 +622,10 @@ fn concurrent_approvals_have_exactly_one_winner() {
     let (_, payload) = open(&mut b, &auth_url(s, &good("race")));
     assert_eq!(app.scan(&payload).status, 200);
     let session = params_of(&payload)["session"].clone();
-    let jwss: Vec<String> = (0..8).map(|_| app.approval(&payload, "approve")).collect();
+    let number = number_shown(&mut b, &payload);
+    let jwss: Vec<String> = (0..8)
+        .map(|_| app.approval(&payload, "approve", number))
+        .collect();
     let answers = race(8, |i| app.post_decision(&session, &jwss[i]));
     let mut statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
     statuses.sort_unstable();
@@ -653,6 +664,7 @@ fn q4_rate_limits_logins_per_ip_and_decisions_per_identity() {
                 &app.approval(
                     &format!("{}/app/scan?session=nope&challenge=x", s.issuer),
                     "approve",
+                    Some(42),
                 ),
             )
             .status

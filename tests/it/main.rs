@@ -28,6 +28,7 @@ mod hardening;
 mod load_driver;
 mod login;
 mod properties;
+mod qr_safety;
 mod registration;
 mod relying_parties;
 mod request_objects;

@@ -104,7 +104,7 @@ fn log_in_with(s: &TestServer, app: &TestApp, client_id: &str, secret: &str, bas
         ],
     );
     let (_, payload) = open(b, &url);
-    assert_eq!(app.decide(&payload, "approve").status, 200);
+    assert_eq!(app.decide(b, &payload, "approve").status, 200);
     let page = b.get(&consent_url(s, &payload));
     let csrf = attr(&page.text(), "name=\"csrf\"", "value");
     let consent_shown = csrf.is_some();

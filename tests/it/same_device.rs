@@ -123,7 +123,7 @@ fn started_here_needs_the_logins_own_cookie_never_a_matching_user_agent() {
     let e = env();
     let s = &e.s;
     // The attacker's browser copies the victim phone's User-Agent and opens the login.
-    let (_attacker, payload, (name, value, attrs)) = open_from(s, ATTACKER);
+    let (_attacker, payload, (_, _, attrs)) = open_from(s, ATTACKER);
     // The binding cookie reaches the app's scan URL (its path covers `{issuer}/app/scan`), and
     // stays HttpOnly and SameSite=Lax.
     let path = attrs
@@ -146,18 +146,28 @@ fn started_here_needs_the_logins_own_cookie_never_a_matching_user_agent() {
     );
     assert_eq!(v["browser"]["ip"], ATTACKER);
 
+    // Each case below scans a login of its own: a login is scanned by one phone (a second
+    // scan cancels it) and a challenge is usable once.
+    let fresh = || {
+        let (_, payload, (name, value, _)) = open_from(s, ATTACKER);
+        (payload, name, value)
+    };
     // The login's own cookie (the browser that started it) is the proof.
+    let (payload, name, value) = fresh();
     let own = format!("{name}={value}");
     assert!(started_here(&scan(&payload, VICTIM, Some(&own))));
 
     // Another login's cookie, under its own name or under this login's, is not.
     let (_, _, (other_name, other_value, _)) = open_from(s, VICTIM);
     assert_ne!(other_value, value);
+    let (payload, _, _) = fresh();
     let foreign = format!("{other_name}={other_value}");
     assert!(!started_here(&scan(&payload, VICTIM, Some(&foreign))));
+    let (payload, name, _) = fresh();
     let planted = format!("{name}={other_value}");
     assert!(!started_here(&scan(&payload, VICTIM, Some(&planted))));
     // A repeated cookie is no proof either, even when one copy is right.
+    let (payload, name, value) = fresh();
     let twice = format!("{name}={other_value}; {name}={value}");
     assert!(!started_here(&scan(&payload, VICTIM, Some(&twice))));
 }
@@ -175,9 +185,15 @@ fn the_started_here_scan_still_approves_and_a_device_code_scan_says_false() {
         "scanid_login_{session}={}",
         b.jar[&format!("scanid_login_{session}")]
     );
-    assert!(started_here(&scan(&payload, VICTIM, Some(&cookie))));
-    // The approval of a login started on the phone works as any other.
-    let jws = app.approval(&payload, "approve");
+    let r = scan(&payload, VICTIM, Some(&cookie));
+    assert!(started_here(&r));
+    // Started here, the scan is told the number its own login page showed (that page is
+    // gone); the approval names it as any other.
+    let number = r.json()["number"]
+        .as_u64()
+        .and_then(|n| u8::try_from(n).ok());
+    assert!(number.is_some(), "{}", r.text());
+    let jws = app.approval(&payload, "approve", number);
     assert_eq!(app.post_decision(&session, &jws).status, 200);
     // A scan after the decision is refused as before (the field changes nothing else).
     assert_eq!(scan(&payload, VICTIM, Some(&cookie)).status, 404);

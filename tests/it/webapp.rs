@@ -250,7 +250,7 @@ fn a_deleted_identity_is_gone_its_tokens_dead_its_name_free() {
             ],
         ),
     );
-    assert_eq!(app.decide(&payload, "approve").status, 404);
+    assert_eq!(app.scan(&payload).status, 404);
 
     // The name is free again; the new identity is someone else, with a new service_id.
     assert_eq!(name_available(&e.s, "leaving").json()["available"], true);
@@ -276,7 +276,7 @@ fn a_deleted_identity_is_gone_its_tokens_dead_its_name_free() {
         ],
     );
     let (_, payload) = scanid_tests::open(b, &url);
-    assert_eq!(again.decide(&payload, "approve").status, 200);
+    assert_eq!(again.decide(b, &payload, "approve").status, 200);
     let consent = b.get(&scanid_tests::consent_url(&e.s, &payload));
     assert_eq!(consent.status, 200);
     assert!(consent.text().contains("name=\"csrf\""));

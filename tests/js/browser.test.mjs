@@ -44,7 +44,7 @@ test('log in by QR: the page moves on by itself, consent, back to the RP with co
   assert.ok(await page.locator('#qr svg').count() === 1, 'inline SVG QR code');
   const payload = await qrPayload(page);
   assert.ok(payload.startsWith(`${server.issuer}/app/scan?session=`), payload);
-  const res = await approve(server, alice, payload);
+  const res = await approve(server, alice, payload, { page });
   assert.equal(res.status, 'approved', JSON.stringify(res));
   // No click: the page polls and moves to the consent page by itself.
   await page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
@@ -76,7 +76,7 @@ test('throttled or failing status polls are retried, honouring Retry-After: the 
   });
   await page.goto(authUrl('throttled'));
   const payload = await qrPayload(page);
-  await approve(server, alice, payload);
+  await approve(server, alice, payload, { page });
   await page.waitForURL(/login-actions\/consent/, { timeout: 20_000 });
   assert.deepEqual(answered.slice(0, 4), [429, 503, 'abort', 'server']);
   await ctx.close();
@@ -115,7 +115,7 @@ test('deny on the phone: the page moves on and the RP gets access_denied', async
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
   await page.goto(authUrl('deny'));
-  const res = await approve(server, alice, await qrPayload(page), true);
+  const res = await approve(server, alice, await qrPayload(page), { page, deny: true });
   assert.equal(res.status, 'denied');
   await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
   const landed = new URL(page.url());
@@ -133,7 +133,7 @@ test('an expired QR offers a fresh start and cannot be approved', async () => {
   const payload = await qrPayload(page);
   await page.locator('#restart').waitFor({ timeout: 20_000 });
   assert.match(await page.textContent('#state'), /expired/);
-  const res = await approve(server, alice, payload);
+  const res = await approve(server, alice, payload, { page });
   assert.ok(res.error, 'approving an expired QR fails');
   // Start again: a new session with a new QR.
   await page.click('#restart');
@@ -147,8 +147,8 @@ test('a replayed approval is refused', async () => {
   const page = await ctx.newPage();
   await page.goto(authUrl('replay'));
   const payload = await qrPayload(page);
-  assert.equal((await approve(server, alice, payload)).status, 'approved');
-  const again = await approve(server, alice, payload);
+  assert.equal((await approve(server, alice, payload, { page })).status, 'approved');
+  const again = await approve(server, alice, payload, { page });
   assert.ok(again.error, 'second approval of the same QR');
   await ctx.close();
 });
@@ -162,7 +162,7 @@ test('completion from a second browser context is refused (403, no code)', async
   const session = new URL(payload).searchParams.get('session');
   const other = await attacker.newPage();
   await other.goto(authUrl('attacker'));
-  assert.equal((await approve(server, alice, payload)).status, 'approved');
+  assert.equal((await approve(server, alice, payload, { page })).status, 'approved');
   const resp = await other.goto(`${server.issuer}/login-actions/consent?session=${session}`);
   assert.equal(resp.status(), 403);
   assert.ok(!other.url().startsWith(rp.url));

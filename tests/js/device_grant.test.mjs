@@ -77,7 +77,7 @@ test('Chromium: the person types the code, logs in with the QR, and the device g
   await page.click('button[type="submit"]');
   await page.locator('#app-link').waitFor();
   const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
-  const approved = await approve(server, tina, payload);
+  const approved = await approve(server, tina, payload, { page });
   assert.equal(approved.status, 'approved', JSON.stringify(approved));
   assert.equal(approved.user_code, d.user_code);
   await page.getByText('Device connected').waitFor({ timeout: 10_000 });

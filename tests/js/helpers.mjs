@@ -81,13 +81,61 @@ export async function enroll(server, name) {
   return { ...out, file };
 }
 
-/** `scanid app approve [--deny]` on a QR payload; resolves to its JSON, or { error } on failure. */
-export async function approve(server, identity, payload, deny = false) {
-  const args = ['app', 'approve', '--key-file', identity.file, '--server', server.base, payload];
-  if (deny) args.splice(2, 0, '--deny');
+/** The number the login page in `page` shows once the app has scanned: what its status poll
+ * (bound to that browser by its cookie) answers, as the person reads it off the screen. Asked
+ * with the context's own cookies, beside the page (routes the test sets on the page's polls
+ * do not see it). */
+export async function numberOnPage(page) {
+  const url = await page.locator('#state').getAttribute('data-status-url');
+  for (let i = 0; i < 50; i += 1) {
+    try {
+      const r = await page.context().request.get(url, { headers: { accept: 'application/json' } });
+      if (r.ok()) {
+        const s = await r.json();
+        if (typeof s.number === 'number') return s.number;
+      }
+    } catch { /* retried */ }
+    await new Promise((done) => setTimeout(done, 200));
+  }
+  return null;
+}
+
+/** `scanid app approve [--deny] [--number N]` on a QR payload; resolves to its JSON, or
+ * { error } on failure. `opts`: `deny`, `number` (given on the command line), or `page`: the
+ * login page, from which the number is read (its status poll) and typed on the app's stdin
+ * when it asks; `pick(number, choices)` may pick another one (a wrong number). A boolean
+ * `opts` is `deny`. */
+export async function approve(server, identity, payload, opts = {}) {
+  const { deny = false, number, page, pick } = typeof opts === 'boolean' ? { deny: opts } : opts;
+  const args = ['app', 'approve', '--key-file', identity.file, '--server', server.base];
+  if (deny) args.push('--deny');
+  if (number !== undefined) args.push('--number', String(number));
+  args.push(payload);
+  const child = spawn(BIN, args, { env: { ...process.env, RUST_LOG: 'warn' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  let asked = false;
+  child.stdout.on('data', (d) => { out += d; });
+  child.stderr.on('data', (d) => {
+    err += d;
+    const m = /Which number does the login page show\? ([0-9 ]+)/.exec(err);
+    if (m && !asked) {
+      asked = true;
+      const choices = m[1].trim().split(/\s+/).map(Number);
+      (async () => {
+        const shown = page ? await numberOnPage(page) : null;
+        const n = pick ? pick(shown, choices) : shown;
+        child.stdin.end(`${n ?? ''}\n`);
+      })().catch(() => child.stdin.end('\n'));
+    }
+  });
+  child.stdin.on('error', () => {});
+  const code = await new Promise((resolve) => child.once('close', resolve));
+  if (!asked) child.stdin.end();
+  if (code !== 0) return { error: err };
   try {
-    return await cli(args);
-  } catch (e) {
-    return { error: String(e.stderr ?? e) };
+    return JSON.parse(out);
+  } catch {
+    return { error: `${err} ${out}` };
   }
 }

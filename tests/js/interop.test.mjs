@@ -32,7 +32,7 @@ async function browserLogin(url) {
   const page = await ctx.newPage();
   await page.goto(url.toString());
   const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
-  assert.equal((await approve(server, bob, payload)).status, 'approved');
+  assert.equal((await approve(server, bob, payload, { page })).status, 'approved');
   await page.waitForURL((u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()), { timeout: 10_000 });
   if (!page.url().startsWith(rp.url)) {
     await page.click('button[name="consent"][value="allow"]');
@@ -157,7 +157,7 @@ test('openid-client: the claims parameter releases the claims asked for, where a
   const page = await ctx.newPage();
   await page.goto(url.toString());
   const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
-  assert.equal((await approve(server, bob, payload)).status, 'approved');
+  assert.equal((await approve(server, bob, payload, { page })).status, 'approved');
   await page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
   const listed = await page.locator('ul.scopes li').allTextContents();
   assert.ok(listed.includes('Your display name') && listed.includes('Your country'), listed.join(' | '));

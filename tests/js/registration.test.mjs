@@ -52,7 +52,7 @@ async function browserLogin(url) {
   const page = await ctx.newPage();
   await page.goto(url.toString());
   const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
-  assert.equal((await approve(server, carol, payload)).status, 'approved');
+  assert.equal((await approve(server, carol, payload, { page })).status, 'approved');
   await page.waitForURL((u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()), { timeout: 10_000 });
   if (!page.url().startsWith(rp.url)) {
     await page.click('button[name="consent"][value="allow"]');

@@ -101,7 +101,9 @@ async function toldNo(page) {
   assert.equal(new URL(page.url()).searchParams.get('error'), 'access_denied');
 }
 
-const approveState = (page) => page.locator('#approve').evaluate((b) => ({ disabled: b.disabled, armed: b.dataset.armed }));
+// What approves: the number buttons of number matching (every scanned QR login has them).
+const APPROVE = '.decision.approve';
+const approveState = (page) => page.locator(APPROVE).first().evaluate((b) => ({ disabled: b.disabled, armed: b.dataset.armed }));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Approve stays disarmed for a while, then arms by itself (the delay is 1.5 s). */
@@ -109,7 +111,7 @@ async function armsOnlyAfterTheDelay(page, why) {
   assert.deepEqual(await approveState(page), { disabled: true, armed: 'false' }, `${why}: disarmed at first`);
   await sleep(800);
   assert.equal((await approveState(page)).disabled, true, `${why}: still disarmed 0.8 s later`);
-  await page.locator('#approve:enabled').waitFor({ timeout: 5_000 });
+  await page.locator(`${APPROVE}:enabled`).first().waitFor({ timeout: 5_000 });
   assert.deepEqual(await approveState(page), { disabled: false, armed: 'true' }, `${why}: armed`);
 }
 
@@ -155,14 +157,14 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       assert.equal(await victim.page.textContent('#browser-ua'), PHONE.userAgent);
       assert.equal(await victim.page.textContent('#browser-ip'), ATTACKER_IP);
 
-      // Deny is as prominent as Approve: same size and weight, side by side.
-      const box = (sel) => victim.page.locator(sel).boundingBox();
-      const [a, d] = [await box('#approve'), await box('#deny')];
+      // Deny is as prominent as each number (an Approve): same size and weight, side by side.
+      const box = (sel) => victim.page.locator(sel).first().boundingBox();
+      const [a, d] = [await box(APPROVE), await box('#deny')];
       assert.equal(Math.round(a.width), Math.round(d.width));
       assert.equal(Math.round(a.height), Math.round(d.height));
       assert.equal(Math.round(a.y), Math.round(d.y), 'side by side');
-      const weight = (sel) => victim.page.locator(sel).evaluate((b) => getComputedStyle(b).fontWeight + getComputedStyle(b).fontSize);
-      assert.equal(await weight('#approve'), await weight('#deny'));
+      const weight = (sel) => victim.page.locator(sel).first().evaluate((b) => getComputedStyle(b).fontWeight + getComputedStyle(b).fontSize);
+      assert.equal(await weight(APPROVE), await weight('#deny'));
 
       await armsOnlyAfterTheDelay(victim.page, 'on arrival');
       // The page is hidden (another app on top): disarmed, and it does not arm while hidden.

@@ -117,7 +117,7 @@ export async function qrLogin(page, server, identity, done) {
           const session = new URL(payload).searchParams.get('session');
           if (payload && !approved.has(session)) {
             approved.add(session);
-            const res = await approve(server, identity, payload);
+            const res = await approve(server, identity, payload, { page });
             if (res.status !== 'approved') {
               // The challenge may have rotated between reading and approving: try again, thrice.
               lastError = `the app could not approve: ${JSON.stringify(res)}`;

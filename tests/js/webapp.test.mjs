@@ -109,6 +109,16 @@ async function scanQr(page) {
   return code.data;
 }
 
+/** Number matching: the number the desktop's login page shows once the phone has scanned,
+ * read off the desktop's screen and tapped on the phone. */
+async function pickShown(desktopPage, phonePage) {
+  const shown = desktopPage.locator('#number:not([hidden])');
+  await shown.waitFor({ timeout: 10_000 });
+  const n = /Pick (\d+)/.exec(await shown.textContent())[1];
+  await phonePage.tap(`#number-${n}`);
+  return Number(n);
+}
+
 async function directory(sub) {
   return fetch(`${server.base}/v1/directory/${sub}`);
 }
@@ -152,8 +162,9 @@ test('scan the QR image with the phone, see who asks, approve: the desktop moves
   assert.ok(await phone.page.locator('#where.warn').isVisible());
   assert.equal(await phone.page.textContent('#browser-ua'), await desktop.page.evaluate(() => navigator.userAgent));
   assert.equal(await phone.page.textContent('#browser-ip'), '127.0.0.1');
+  await phone.page.locator('#numbers').waitFor();
   await shot(phone.page, 'phone-approve');
-  await phone.page.tap('#approve');
+  await pickShown(desktop.page, phone.page);
   await phone.page.locator('#decided[data-status="approved"]').waitFor();
   await shot(phone.page, 'phone-approved');
   // No click on the desktop: it polls and moves on by itself.
@@ -197,7 +208,7 @@ test('a phone without an identity is offered sign-up first, then the same approv
   assert.match(await phone.page.textContent('main'), /scanid demo asks you to log in/);
   await fillSignUp(phone.page, 'newcomer', 'Nia Newcomer');
   await phone.page.locator('#request').waitFor();
-  await phone.page.tap('#approve');
+  await pickShown(desktop.page, phone.page);
   await phone.page.locator('#decided[data-status="approved"]').waitFor();
   await desktop.page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
   await desktop.page.click('button[name="consent"][value="allow"]');
@@ -228,7 +239,7 @@ test('rotate the device key: the old key is replaced, and the new one approves l
   assert.equal((await (await directory(before.profile.sub)).json()).public_key, after.profile.public_key);
   const desktop = await desktopLogin();
   await phone.page.goto(await scanQr(desktop.page));
-  await phone.page.tap('#approve');
+  await pickShown(desktop.page, phone.page);
   await phone.page.locator('#decided[data-status="approved"]').waitFor();
   await desktop.page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
   await desktop.context.close();
@@ -240,7 +251,7 @@ test('"This wasn\'t me" on a recent login: confirmed, reported, and the browser\
   await signUp(phone.page, 'reporter', 'Rae Porter');
   const desktop = await desktopLogin();
   await phone.page.goto(await scanQr(desktop.page));
-  await phone.page.tap('#approve');
+  await pickShown(desktop.page, phone.page);
   await phone.page.locator('#decided[data-status="approved"]').waitFor();
   await desktop.page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
   await desktop.page.click('button[name="consent"][value="allow"]');
@@ -283,7 +294,7 @@ test('replace the key with "Also sign out everywhere" (checked by default): the 
   await signUp(phone.page, 'everywhere', 'Eve Rywhere');
   const desktop = await desktopLogin();
   await phone.page.goto(await scanQr(desktop.page));
-  await phone.page.tap('#approve');
+  await pickShown(desktop.page, phone.page);
   await phone.page.locator('#decided[data-status="approved"]').waitFor();
   await desktop.page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
   await desktop.page.click('button[name="consent"][value="allow"]');

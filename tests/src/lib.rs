@@ -721,23 +721,45 @@ impl TestApp {
         )
     }
 
-    /// What the app reads after scanning `payload`.
+    /// What the app reads after scanning `payload`, proving which identity scans (the
+    /// `Scanid-Proof` header).
     pub fn scan(&self, payload: &str) -> Resp {
+        let proof = self.scan_proof(payload);
+        request(
+            "GET",
+            payload,
+            &[("Accept", "application/json"), ("Scanid-Proof", &proof)],
+            b"",
+        )
+    }
+
+    /// A scan of `payload` without a proof (an app that does not say who scans).
+    pub fn scan_anonymously(&self, payload: &str) -> Resp {
         request("GET", payload, &[("Accept", "application/json")], b"")
     }
 
-    /// The signed approval JWS for a payload.
-    pub fn approval(&self, payload: &str, decision: &str) -> String {
+    /// The `scan+jwt` proving this identity scans `payload`.
+    pub fn scan_proof(&self, payload: &str) -> String {
+        let p = params_of(payload);
+        let mut claims = self.request_claims();
+        claims["session"] = serde_json::json!(p.get("session"));
+        claims["challenge"] = serde_json::json!(p.get("challenge"));
+        Self::sign(&self.key, "scan+jwt", &claims)
+    }
+
+    /// The signed approval JWS for a payload, naming `number` (the one the login page shows;
+    /// `None`: no `number` claim).
+    pub fn approval(&self, payload: &str, decision: &str, number: Option<u8>) -> String {
         let p = params_of(payload);
         let now = Self::now();
-        Self::sign(
-            &self.key,
-            "approval+jwt",
-            &serde_json::json!({
-                "sub": self.sub, "session": p["session"], "challenge": p["challenge"], "decision": decision,
-                "aud": self.issuer, "iat": now, "exp": now + 120, "jti": Self::jti(),
-            }),
-        )
+        let mut claims = serde_json::json!({
+            "sub": self.sub, "session": p["session"], "challenge": p["challenge"], "decision": decision,
+            "aud": self.issuer, "iat": now, "exp": now + 120, "jti": Self::jti(),
+        });
+        if let Some(n) = number {
+            claims["number"] = serde_json::json!(n);
+        }
+        Self::sign(&self.key, "approval+jwt", &claims)
     }
 
     /// Posts an approval JWS for `session`.
@@ -774,11 +796,13 @@ impl TestApp {
         )
     }
 
-    /// Scans and decides, as the phone does.
-    pub fn decide(&self, payload: &str, decision: &str) -> Resp {
+    /// Scans and decides, as the phone does, picking the number the login page in `browser`
+    /// shows.
+    pub fn decide(&self, browser: &mut Browser, payload: &str, decision: &str) -> Resp {
         let scanned = self.scan(payload);
         assert_eq!(scanned.status, 200, "scan: {}", scanned.text());
-        let jws = self.approval(payload, decision);
+        let number = number_shown(browser, payload);
+        let jws = self.approval(payload, decision, number);
         self.post_decision(&params_of(payload)["session"], &jws)
     }
 }
@@ -860,6 +884,93 @@ pub fn signup(s: &TestServer, source: Option<&str>, body: &[u8]) -> Resp {
     )
 }
 
+/// The login page's status poll (`GET {issuer}/login-actions/status?session=`) in `browser`,
+/// the one that opened the login of `payload`.
+pub fn login_status(browser: &mut Browser, payload: &str) -> Resp {
+    let issuer = payload.split("/app/scan?").next().unwrap_or(payload);
+    browser.get(&format!(
+        "{issuer}/login-actions/status?session={}",
+        params_of(payload)["session"]
+    ))
+}
+
+/// The number the login page in `browser` shows once the app has scanned (its status poll's
+/// `number`), as the person reads it off the screen.
+pub fn number_shown(browser: &mut Browser, payload: &str) -> Option<u8> {
+    let r = login_status(browser, payload);
+    assert_eq!(r.status, 200, "status poll: {}", r.text());
+    r.json()["number"]
+        .as_u64()
+        .and_then(|n| u8::try_from(n).ok())
+}
+
+/// The QR codes a login page carries for the next seconds (`#qr-ahead`, or a status poll's
+/// `challenges`): `(unix ms when it is shown, app link)`, in order.
+pub fn codes_ahead(v: &serde_json::Value) -> Vec<(i64, String)> {
+    v["challenges"]
+        .as_array()
+        .map(|cs| {
+            cs.iter()
+                .filter_map(|c| {
+                    let at = c["at"].as_str()?;
+                    let ms = rfc3339_millis(at)?;
+                    Some((ms, c["app_link"].as_str()?.to_owned()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The `#qr-ahead` data of a login page's HTML (see [`codes_ahead`]).
+pub fn page_codes(html: &str) -> Vec<(i64, String)> {
+    let start = "<script type=\"application/json\" id=\"qr-ahead\">";
+    let Some(at) = html.find(start) else {
+        return Vec::new();
+    };
+    let rest = &html[at + start.len()..];
+    let json = &rest[..rest.find("</script>").unwrap_or(rest.len())];
+    serde_json::from_str(json)
+        .map(|v| codes_ahead(&v))
+        .unwrap_or_default()
+}
+
+/// The code a login page shows at unix time `now_ms` (as its script draws it), if it still
+/// has one: the last whose time has come, if that was less than a second ago.
+pub fn code_at(codes: &[(i64, String)], now_ms: i64) -> Option<String> {
+    codes
+        .iter()
+        .rev()
+        .find(|(at, _)| *at <= now_ms)
+        .filter(|(at, _)| now_ms - at < 1000)
+        .map(|(_, link)| link.clone())
+}
+
+/// Unix milliseconds now.
+pub fn now_ms() -> i64 {
+    i64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis(),
+    )
+    .unwrap_or(i64::MAX)
+}
+
+/// Unix milliseconds of an RFC 3339 UTC time with milliseconds (`2026-11-24T22:15:30.123Z`).
+pub fn rfc3339_millis(s: &str) -> Option<i64> {
+    let n = |r: std::ops::Range<usize>| s.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let secs = days * 86_400 + n(11..13)? * 3600 + n(14..16)? * 60 + n(17..19)?;
+    Some(secs * 1000 + n(20..23)?)
+}
+
 /// Opens the authorization URL; returns the QR page and its app link.
 pub fn open(b: &mut Browser, url: &str) -> (Resp, String) {
     let page = b.get(url);
@@ -882,7 +993,7 @@ pub fn consent_url(s: &TestServer, payload: &str) -> String {
 /// response that sends the browser back to the client.
 pub fn login(b: &mut Browser, s: &TestServer, app: &TestApp, url: &str) -> Resp {
     let (_, payload) = open(b, url);
-    assert_eq!(app.decide(&payload, "approve").status, 200);
+    assert_eq!(app.decide(b, &payload, "approve").status, 200);
     let page = b.get(&consent_url(s, &payload));
     let html = page.text();
     let Some(csrf) = attr(&html, "name=\"csrf\"", "value") else {

@@ -12,7 +12,10 @@
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::{attr, basic_auth, location, params_of, try_request, Browser, Resp, TestApp, CB};
+use crate::{
+    attr, basic_auth, code_at, codes_ahead, location, now_ms, page_codes, params_of, try_request,
+    Browser, Resp, TestApp, CB,
+};
 
 /// SplitMix64: a small seeded generator, so a failing run can be replayed from its seed.
 #[derive(Debug, Clone)]
@@ -163,8 +166,55 @@ impl Service {
         )
     }
 
-    fn decide(&self, app: &TestApp, payload: &str) -> Result<Resp, String> {
-        let jws = app.approval(payload, "approve");
+    /// The login page's status poll, in the login's browser.
+    fn poll(&self, l: &mut Login) -> Result<Resp, String> {
+        let url = format!(
+            "{}/login-actions/status?session={}",
+            self.issuer,
+            params_of(&l.payload)["session"]
+        );
+        l.browser
+            .try_send("GET", &url, &[("Accept", "application/json")], b"")
+    }
+
+    /// The phone scans the code the page shows now (it changes every second and is accepted
+    /// for 3 s: the page draws it from the codes it was given, or its poll says which it is),
+    /// proving who scans.
+    fn scan(&self, app: &TestApp, l: &mut Login) -> Result<Resp, String> {
+        l.payload = match code_at(&l.codes, now_ms()) {
+            Some(link) => link,
+            None => {
+                let r = self.poll(l)?;
+                if r.status != 200 {
+                    return Ok(r);
+                }
+                l.codes = codes_ahead(&r.json());
+                r.json()["app_link"]
+                    .as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| format!("the page shows no code: {}", r.text()))?
+            }
+        };
+        let proof = app.scan_proof(&l.payload);
+        try_request(
+            "GET",
+            &l.payload,
+            &[("Accept", "application/json"), ("Scanid-Proof", &proof)],
+            b"",
+        )
+    }
+
+    /// The phone approves, picking the number the page shows.
+    fn decide(&self, app: &TestApp, l: &mut Login) -> Result<Resp, String> {
+        let r = self.poll(l)?;
+        if r.status != 200 {
+            return Ok(r);
+        }
+        let number = r.json()["number"]
+            .as_u64()
+            .and_then(|n| u8::try_from(n).ok());
+        let payload = l.payload.as_str();
+        let jws = app.approval(payload, "approve", number);
         try_request(
             "POST",
             &format!(
@@ -200,6 +250,8 @@ pub struct Login {
     app: usize,
     stage: Stage,
     payload: String,
+    /// The codes the page shows in the next seconds (it redraws the QR by itself).
+    codes: Vec<(i64, String)>,
     csrf: String,
     opened: Instant,
     /// The next step was in flight when the server died.
@@ -311,7 +363,8 @@ impl Model {
 
 /// A worker refreshes its newest this many families.
 const ACTIVE_FAMILIES: usize = 8;
-/// A QR payload's challenge is accepted for 10 to 15 s: older logins are not resumed.
+/// Older logins are not resumed (the phone scans the code the page shows at the time; a code
+/// is accepted for 3 s).
 const CHALLENGE_FRESH: Duration = Duration::from_secs(8);
 /// Inside the refresh grace period (a replaced refresh token is accepted again for 10 s).
 const REFRESH_GRACE: Duration = Duration::from_secs(9);
@@ -540,6 +593,7 @@ fn login_step(svc: &Service, apps: &[TestApp], part: &mut Model, rng: &mut Rng) 
                     stage: Stage::Opened,
                     payload: attr(&page.text(), "id=\"app-link\"", "data-qr-payload")
                         .expect("data-qr-payload"),
+                    codes: page_codes(&page.text()),
                     csrf: String::new(),
                     opened: Instant::now(),
                     uncertain: false,
@@ -610,14 +664,14 @@ fn next_login_step(
     let app = &apps[l.app];
     match l.stage {
         Stage::Opened => {
-            let r = try_request("GET", &l.payload, &[("Accept", "application/json")], b"");
+            let r = svc.scan(app, l);
             answer(svc, "app scan", r, &[200], stats).map(|_| {
                 l.stage = Stage::Scanned;
                 Next::Step
             })
         }
         Stage::Scanned => {
-            let r = svc.decide(app, &l.payload);
+            let r = svc.decide(app, l);
             // After a 503 the decision may have landed: a repeat is then "decided already".
             let ok: &[u16] = if l.uncertain { &[200, 409] } else { &[200] };
             answer(svc, "app decision", r, ok, stats).map(|r| {
@@ -779,8 +833,9 @@ fn finish_login(svc: &Service, apps: &[TestApp], mut l: Login) -> Option<String>
     }
     if l.stage == Stage::Opened {
         // The page was served, so its login session was stored (a scan in flight changes
-        // nothing a second scan would not).
-        let r = try_request("GET", &l.payload, &[("Accept", "application/json")], b"")
+        // nothing a second scan of a newer code by the same identity would not).
+        let r = svc
+            .scan(&apps[l.app], &mut l)
             .unwrap_or_else(|e| panic!("scan after the restart: {e}"));
         assert_eq!(
             r.status,
@@ -792,7 +847,7 @@ fn finish_login(svc: &Service, apps: &[TestApp], mut l: Login) -> Option<String>
     }
     if l.stage == Stage::Scanned {
         let r = svc
-            .decide(&apps[l.app], &l.payload)
+            .decide(&apps[l.app], &mut l)
             .unwrap_or_else(|e| panic!("decision after the restart: {e}"));
         let landed = in_flight == Some(Stage::Scanned)
             && r.status == 409

@@ -104,6 +104,10 @@ pub struct ApproveArgs {
     /// Deny instead of approving.
     #[arg(long)]
     pub deny: bool,
+    /// The number the login page shows (10 to 99); without it the app prints the three choices
+    /// on stderr and reads the number from stdin (one line).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(10..=99))]
+    pub number: Option<u8>,
     /// The QR code's text: a login's {issuer}/app/scan?session=...&challenge=..., or a
     /// device's {issuer}/device?user_code=XXXX-XXXX (RFC 8628 device grant).
     pub qr_payload: String,
@@ -234,6 +238,28 @@ async fn enroll(a: EnrollArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Where the app reads what a code asks: a login's QR is that URL itself; a device's
+/// `verification_uri_complete` (RFC 8628) is looked up by its user code.
+fn scan_url_of(
+    iss: &str,
+    device: bool,
+    payload: &str,
+    user_code: Option<String>,
+) -> Result<String, CliError> {
+    if !device {
+        return Ok(payload.to_owned());
+    }
+    let Some(user_code) = user_code else {
+        return Err(CliError::Usage(
+            "device QR payload without user_code".into(),
+        ));
+    };
+    let mut u = url::Url::parse(&format!("{iss}/app/scan"))
+        .map_err(|e| CliError::Usage(format!("issuer: {e}")))?;
+    u.query_pairs_mut().append_pair("user_code", &user_code);
+    Ok(u.to_string())
+}
+
 async fn approve(a: ApproveArgs) -> Result<(), CliError> {
     let (file, key) = load(&a.common)?;
     let iss = issuer(&a.common);
@@ -252,26 +278,21 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
             .find(|(k, _)| k == n)
             .map(|(_, v)| v.into_owned())
     };
-    let scan_url = if device {
-        let Some(user_code) = q("user_code") else {
-            return Err(CliError::Usage(
-                "device QR payload without user_code".into(),
-            ));
-        };
-        let mut u = url::Url::parse(&format!("{iss}/app/scan"))
-            .map_err(|e| CliError::Usage(format!("issuer: {e}")))?;
-        u.query_pairs_mut().append_pair("user_code", &user_code);
-        u.to_string()
-    } else {
-        a.qr_payload.clone()
-    };
-    // Show the person what they are about to approve (docs/requirements.md Q3).
-    let r = reqwest::Client::new()
+    let scan_url = scan_url_of(&iss, device, &a.qr_payload, q("user_code"))?;
+    // Show the person what they are about to approve (docs/requirements.md Q3). A login's
+    // scan carries the proof of who scans (a second phone then cancels the login).
+    let mut scan = reqwest::Client::new()
         .get(scan_url.as_str())
-        .header("accept", "application/json")
-        .send()
-        .await
-        .map_err(|e| failed("scan", e))?;
+        .header("accept", "application/json");
+    if let (Some(session), Some(challenge)) = (q("session"), q("challenge")) {
+        let mut proof = claims_base(&iss);
+        proof["sub"] = json!(file.sub);
+        proof["session"] = json!(session);
+        proof["challenge"] = json!(challenge);
+        let jws = app_jws::sign(&key, "scan+jwt", &proof).map_err(|e| failed("sign", e))?;
+        scan = scan.header("scanid-proof", jws);
+    }
+    let r = scan.send().await.map_err(|e| failed("scan", e))?;
     let status = r.status().as_u16();
     let info: Value = r.json().await.unwrap_or(Value::Null);
     if status != 200 {
@@ -287,11 +308,25 @@ async fn approve(a: ApproveArgs) -> Result<(), CliError> {
         ));
     };
     show(&info, a.deny);
+    // Number matching: pick the number the login page shows (a device's user code is the
+    // matching there, and its scan offers no numbers).
+    let choices: Vec<i64> = info["number_choices"]
+        .as_array()
+        .map(|c| c.iter().filter_map(Value::as_i64).collect())
+        .unwrap_or_default();
+    let number = if a.deny || choices.is_empty() {
+        None
+    } else {
+        Some(pick_number(a.number, &choices)?)
+    };
     let mut claims = claims_base(&iss);
     claims["sub"] = json!(file.sub);
     claims["session"] = json!(session);
     claims["challenge"] = json!(challenge);
     claims["decision"] = json!(if a.deny { "deny" } else { "approve" });
+    if let Some(n) = number {
+        claims["number"] = json!(n);
+    }
     let jws = app_jws::sign(&key, "approval+jwt", &claims).map_err(|e| failed("sign", e))?;
     let (status, body) = post_json(
         &format!("{iss}/app/login-sessions/{session}"),
@@ -325,6 +360,31 @@ fn where_started(info: &Value) -> &'static str {
     } else {
         "STARTED ON ANOTHER DEVICE: approve only a login you started yourself, just now"
     }
+}
+
+/// The number to approve with: `given`, or one line read from stdin after printing the
+/// `choices` on stderr. Any number is sent as it is: the service decides, and a wrong one
+/// cancels the login.
+fn pick_number(given: Option<u8>, choices: &[i64]) -> Result<i64, CliError> {
+    let shown = choices
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join("  ");
+    eprintln!("Which number does the login page show? {shown}");
+    if let Some(n) = given {
+        return Ok(i64::from(n));
+    }
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .map_err(|e| failed("stdin", e))?;
+    line.trim()
+        .parse::<u8>()
+        .ok()
+        .filter(|n| (10..=99).contains(n))
+        .map(i64::from)
+        .ok_or_else(|| CliError::Usage(format!("{:?}: a number from 10 to 99", line.trim())))
 }
 
 /// Tells the person on stderr what they are about to approve or deny: the client, the

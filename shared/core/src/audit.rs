@@ -20,6 +20,10 @@ pub enum Event {
     /// An approval the client's policy refused (issue 24): the login is cancelled; the
     /// detail names the refusing risk flags.
     LoginRefused,
+    /// A QR login was cancelled for good; the outcome says why (`wrong_number`: the approval
+    /// named another number than the page showed; `second_device`: another phone scanned it,
+    /// or another identity decided).
+    LoginCancelled,
     /// The person allowed the client on the consent page (or a remembered consent applied).
     ConsentGranted,
     /// The person denied the client on the consent page.
@@ -72,6 +76,7 @@ impl Event {
             Event::LoginApproved => "login.approved",
             Event::LoginDenied => "login.denied",
             Event::LoginRefused => "login.refused",
+            Event::LoginCancelled => "login.cancelled",
             Event::ConsentGranted => "consent.granted",
             Event::ConsentDenied => "consent.denied",
             Event::CodeIssued => "code.issued",
@@ -181,6 +186,7 @@ mod tests {
             Event::LoginApproved,
             Event::LoginDenied,
             Event::LoginRefused,
+            Event::LoginCancelled,
             Event::ConsentGranted,
             Event::ConsentDenied,
             Event::CodeIssued,

@@ -166,6 +166,10 @@ settings! {
         flag: Some("login-ttl"), default: Some("300"), repeatable: false,
         help: "How long a QR login session lives, in seconds",
     }
+    QR_CHALLENGE_TTL qr_challenge_ttl = "SCANID_QR_CHALLENGE_TTL" {
+        flag: Some("qr-challenge-ttl"), default: Some("3"), repeatable: false,
+        help: "Seconds a QR code's challenge is accepted after it was first shown (the code changes every second; 2 to 30)",
+    }
     LOGIN_RATE_PER_MINUTE login_rate_per_minute = "SCANID_LOGIN_RATE_PER_MINUTE" {
         flag: Some("login-rate-per-minute"), default: Some("30"), repeatable: false,
         help: "Login requests allowed per client IP and minute",
@@ -323,6 +327,8 @@ pub struct Lifetimes {
     pub sso_idle: i64,
     pub sso_max: i64,
     pub login: i64,
+    /// How long a QR challenge is accepted after its step began.
+    pub qr_challenge: i64,
     /// How long a device code (RFC 8628) lives.
     pub device_code: i64,
     /// How long a deleted identity's name stays held (0: free at once).
@@ -339,6 +345,7 @@ impl Default for Lifetimes {
             sso_idle: 1800,
             sso_max: 36000,
             login: 300,
+            qr_challenge: crate::domain::login::DEFAULT_CHALLENGE_TTL_SECS,
             device_code: crate::domain::device_grant::DEVICE_CODE_TTL_SECS,
             name_quarantine: 30 * 24 * 3600,
         }
@@ -589,6 +596,7 @@ fn lifetimes(raw: &RawSettings) -> Result<Lifetimes, ConfigError> {
         sso_idle: seconds(&SSO_IDLE_TTL, raw, 60, 31_536_000)?,
         sso_max: seconds(&SSO_MAX_TTL, raw, 60, 31_536_000)?,
         login: seconds(&LOGIN_TTL, raw, 10, 600)?,
+        qr_challenge: seconds(&QR_CHALLENGE_TTL, raw, 2, 30)?,
         device_code: seconds(&DEVICE_CODE_TTL, raw, 10, 1800)?,
         name_quarantine: seconds(&NAME_QUARANTINE, raw, 0, 10 * 31_536_000)?,
     })

@@ -171,7 +171,7 @@ impl Device {
     }
 
     /// An `approval+jwt` by `sub` on QR login `session`, presenting `challenge`; `decision`
-    /// is `approve` or `deny`.
+    /// is `approve` or `deny`; `number` the number picked (none: no `number` claim).
     pub fn approval(
         &self,
         ctx: &Context,
@@ -179,11 +179,22 @@ impl Device {
         session: &str,
         challenge: &str,
         decision: &str,
+        number: Option<u8>,
     ) -> String {
+        let mut claims =
+            json!({ "sub": sub, "session": session, "challenge": challenge, "decision": decision });
+        if let Some(n) = number {
+            claims["number"] = json!(n);
+        }
+        self.sign(ctx, "approval+jwt", claims)
+    }
+
+    /// A `scan+jwt` by `sub`: the proof of which identity scans `challenge` of `session`.
+    pub fn scan_proof(&self, ctx: &Context, sub: &str, session: &str, challenge: &str) -> String {
         self.sign(
             ctx,
-            "approval+jwt",
-            json!({ "sub": sub, "session": session, "challenge": challenge, "decision": decision }),
+            "scan+jwt",
+            json!({ "sub": sub, "session": session, "challenge": challenge }),
         )
     }
 }
@@ -451,18 +462,46 @@ impl TestEnv {
             .is_none()
     }
 
-    /// Alice's phone scans the QR as it shows now and signs `decision` on it.
+    /// Alice's phone scans the QR as it shows now (with her scan proof) and signs `decision`
+    /// on it, picking the number the page shows.
     pub async fn scan_and_decide(
         &self,
         login: &QrLogin,
         decision: &str,
     ) -> Result<Decision, device::DeviceError> {
-        let challenge = login.current_challenge(self.now());
-        device::scan(&self.ctx, &login.id, &challenge, None).await?;
-        let approval =
-            self.phone
-                .approval(&self.ctx, &self.alice.sub, &login.id, &challenge, decision);
+        let challenge = self.scan(login).await?;
+        let number = self.number_shown(&login.id).await;
+        let approval = self.phone.approval(
+            &self.ctx,
+            &self.alice.sub,
+            &login.id,
+            &challenge,
+            decision,
+            number,
+        );
         device::decide(&self.ctx, &login.id, &approval, &self.source()).await
+    }
+
+    /// Alice's phone scans the QR as it shows now, proving it is hers: the challenge.
+    pub async fn scan(&self, login: &QrLogin) -> Result<String, device::DeviceError> {
+        let challenge = login.current_challenge(self.now());
+        let proof = self
+            .phone
+            .scan_proof(&self.ctx, &self.alice.sub, &login.id, &challenge);
+        device::scan(
+            &self.ctx,
+            &login.id,
+            &challenge,
+            Some(&proof),
+            &self.source(),
+        )
+        .await?;
+        Ok(challenge)
+    }
+
+    /// The number the login page shows once scanned.
+    pub async fn number_shown(&self, id: &str) -> Option<u8> {
+        self.qr_login(id).await.value.number
     }
 
     /// The consent step of `login` in the browser holding `secret`.

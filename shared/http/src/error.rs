@@ -118,6 +118,7 @@ impl From<crate::usecase::device::DeviceError> for HttpError {
             }
             D::NameTaken => HttpError::json(409, "name_taken", e.to_string()),
             D::AlreadyDecided => HttpError::json(409, "already_decided", e.to_string()),
+            D::Cancelled(_) => HttpError::json(409, "login_cancelled", e.to_string()),
             D::Conflict(why) => HttpError::json(409, "conflict", why),
             D::RateLimited { retry_after } => HttpError::RateLimited {
                 html: false,

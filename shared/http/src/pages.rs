@@ -34,16 +34,35 @@ pub fn escape(s: &str) -> String {
 pub fn qr_svg(text: &str) -> String {
     match qrcode::QrCode::new(text.as_bytes()) {
         Ok(code) => {
-            let svg = code
-                .render::<qrcode::render::svg::Color>()
-                .min_dimensions(256, 256)
-                .quiet_zone(true)
-                .build();
-            // Drop the XML declaration: the SVG is inlined in HTML.
-            match svg.find("<svg") {
-                Some(i) => svg[i..].to_owned(),
-                None => svg,
+            // One path in module units, a horizontal run of dark modules per `M..h..v1h..z`:
+            // a fifth of the size of the crate's renderer (a module per subpath), which counts
+            // now that the page gets the next seconds' codes with each poll.
+            let w = code.width();
+            let colors = code.to_colors();
+            let quiet = 4;
+            let size = w + 2 * quiet;
+            let mut d = String::new();
+            for (y, row) in colors.chunks(w.max(1)).enumerate() {
+                let mut x = 0;
+                while x < row.len() {
+                    if row[x] == qrcode::Color::Dark {
+                        let start = x;
+                        while x < row.len() && row[x] == qrcode::Color::Dark {
+                            x += 1;
+                        }
+                        let run = x - start;
+                        d.push_str(&format!("M{},{}h{run}v1h-{run}z", start + quiet, y + quiet));
+                    } else {
+                        x += 1;
+                    }
+                }
             }
+            format!(
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"256\" height=\"256\" \
+                 viewBox=\"0 0 {size} {size}\" shape-rendering=\"crispEdges\">\
+                 <rect width=\"{size}\" height=\"{size}\" fill=\"#fff\"/>\
+                 <path fill=\"#000\" d=\"{d}\"/></svg>"
+            )
         }
         Err(e) => {
             tracing::error!(error = %e, "QR encoding failed");
@@ -295,7 +314,24 @@ mod tests {
 
     #[test]
     fn qr_is_an_inline_svg() {
-        let svg = qr_svg("http://127.0.0.1:8080/realms/scanid/app/scan?session=abc&challenge=def");
+        let text = "http://127.0.0.1:8080/realms/scanid/app/scan?session=-q3OJ9o0EgXKX2arp_iu0w&challenge=N-vxNW4vCqMYdMqlXAjMIg";
+        let svg = qr_svg(text);
         assert!(svg.starts_with("<svg"), "{}", &svg[..40]);
+        assert!(svg.ends_with("</svg>"));
+        // Small: the poll carries several (a module-per-subpath rendering was ~20 KB).
+        assert!(svg.len() < 8000, "{} bytes", svg.len());
+        // Every dark module is drawn, in runs: the runs' lengths add up to the dark modules.
+        let code = qrcode::QrCode::new(text.as_bytes()).unwrap();
+        let dark = code
+            .to_colors()
+            .iter()
+            .filter(|c| **c == qrcode::Color::Dark)
+            .count();
+        let drawn: usize = svg
+            .split('h')
+            .skip(1)
+            .filter_map(|p| p.split('v').next()?.parse::<usize>().ok())
+            .sum();
+        assert_eq!(drawn, dark);
     }
 }

@@ -85,6 +85,9 @@ pub struct QrPage<'a> {
     pub client: &'a str,
     /// The QR code of `app_link`: markup drawn by [`crate::pages::qr_svg`], printed `|safe`.
     pub qr_svg: &'a str,
+    /// The next QR codes (`{"server_time", "challenges"}` as the status poll answers), JSON
+    /// with every `<` escaped: printed `|safe` in a data block the script reads.
+    pub ahead: &'a str,
     pub app_link: &'a str,
     /// What the poll asks (`data-status-url`).
     pub status_url: &'a str,
@@ -244,6 +247,7 @@ mod tests {
             nonce: "N0NCE",
             client: EVIL,
             qr_svg: "<svg><rect/></svg>",
+            ahead: "{}",
             app_link: EVIL,
             status_url: EVIL,
             poll_ms: 2000,

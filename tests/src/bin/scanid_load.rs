@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{json, Value};
 
-use scanid_tests::{attr, basic_auth, params_of, TestApp, CB};
+use scanid_tests::{attr, basic_auth, code_at, now_ms, page_codes, params_of, TestApp, CB};
 
 #[derive(Parser)]
 #[command(name = "scanid-load")]
@@ -394,7 +394,9 @@ impl Driver {
             .filter_map(|c| c.split(';').next())
             .collect::<Vec<_>>()
             .join("; ");
-        let payload = attr(&page.body, "id=\"app-link\"", "data-qr-payload")
+        // The code the page shows when the phone scans (it redraws it every second).
+        let payload = code_at(&page_codes(&page.body), now_ms())
+            .or_else(|| attr(&page.body, "id=\"app-link\"", "data-qr-payload"))
             .ok_or("the page has no QR payload")?;
         let status_url = attr(&page.body, "id=\"state\"", "data-status-url")
             .ok_or("the page has no status URL")?;
@@ -404,17 +406,55 @@ impl Driver {
         } else {
             status_url
         };
-        // The phone: scan, then approve with the device key.
-        self.expect(
-            "app scan",
-            200,
-            self.http.get(&payload).header("Accept", "application/json"),
-        )
-        .await?;
+        // The phone: scan (proving who scans), read the number the page shows (its poll),
+        // then approve with the device key. A code is accepted for 3 s: when the service is
+        // slower than that under load, the person scans the page's new code, as the app says.
+        let scan = |payload: &str| {
+            self.http
+                .get(payload)
+                .header("Accept", "application/json")
+                .header("Scanid-Proof", self.apps[app].scan_proof(payload))
+        };
+        let first = self
+            .send(scan(&payload))
+            .await
+            .map_err(|e| format!("app scan: {e}"))?;
+        let payload = if first.status == 404 {
+            let now = self
+                .expect(
+                    "status poll",
+                    200,
+                    self.http.get(&status_url).header("Cookie", &cookie),
+                )
+                .await?;
+            let again = serde_json::from_str::<serde_json::Value>(&now.body)
+                .ok()
+                .and_then(|v| v["app_link"].as_str().map(str::to_owned))
+                .ok_or_else(|| format!("the page shows no code: {}", now.body))?;
+            self.expect("app scan", 200, scan(&again)).await?;
+            again
+        } else if first.status != 200 {
+            let body: String = first.body.chars().take(300).collect();
+            return Err(format!("app scan: {} (expected 200): {body}", first.status));
+        } else {
+            payload
+        };
+        let shown = self
+            .expect(
+                "status poll",
+                200,
+                self.http.get(&status_url).header("Cookie", &cookie),
+            )
+            .await?;
+        let number = serde_json::from_str::<serde_json::Value>(&shown.body)
+            .ok()
+            .and_then(|v| v["number"].as_u64())
+            .and_then(|n| u8::try_from(n).ok())
+            .ok_or_else(|| format!("the page shows no number: {}", shown.body))?;
         let session = params_of(&payload)
             .remove("session")
             .ok_or("no session in the QR payload")?;
-        let approval = self.apps[app].approval(&payload, "approve");
+        let approval = self.apps[app].approval(&payload, "approve", Some(number));
         self.expect(
             "app decision",
             200,

@@ -91,7 +91,8 @@ pub struct LoginActivity {
     pub at: Timestamp,
     pub client_id: String,
     pub client_name: String,
-    /// `approved` or `denied`.
+    /// `approved` or `denied`; `wrong_number` or `second_device` for a login cancelled for
+    /// good (the approval named another number than the page showed; another phone scanned).
     pub outcome: String,
     /// Where the login was started: the browser's address and user agent.
     pub browser_ip: String,

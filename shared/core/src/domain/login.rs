@@ -3,7 +3,13 @@
 //! * Bound to the browser that opened it: the browser holds a random secret in an HttpOnly
 //!   cookie; the session stores only its SHA-256 (Q1).
 //! * The QR's challenge rotates BankID-style: `HMAC-SHA256(session secret, time step)`, a step
-//!   of [`CHALLENGE_STEP_SECS`] seconds, a scan accepted for the last [`CHALLENGE_WINDOW`] steps (Q2).
+//!   of [`CHALLENGE_STEP_SECS`] second, a scan accepted for `SCANID_QR_CHALLENGE_TTL` seconds
+//!   after its step began (default [`DEFAULT_CHALLENGE_TTL_SECS`]), never before, and once (Q2).
+//! * Number matching: the first accepted scan draws a two-digit number and two decoys; the
+//!   page shows the number, the app the three, and an approval must name the number. A wrong
+//!   one cancels the login for good.
+//! * One phone per login: the scan may prove its identity (`scan+jwt`); any later scan or
+//!   decision from another identity (or after an anonymous scan) cancels the login.
 //! * Decided at most once: `Pending` -> `Approved`/`Denied` -> `Completed`, each step a
 //!   conditional write on the session's version.
 
@@ -27,13 +33,20 @@ pub const RECORD_GRACE_SECS: i64 = 600;
 /// outcome at its next poll, seconds later, and then leaves. (Kept the full grace, completed
 /// logins were most of the embedded store's size in the soak.)
 pub const COMPLETED_GRACE_SECS: i64 = 60;
-/// The QR redraws with a new challenge every few seconds.
-pub const CHALLENGE_STEP_SECS: i64 = 5;
-/// A scan must present one of the last three steps (at most 15 s old).
-pub const CHALLENGE_WINDOW: i64 = 3;
-/// How often the login page asks for its status before the app has scanned: twice per
-/// challenge step, so the QR it shows is never more than 2 s behind (a scan accepts the last
-/// 15 s), at a fraction of a 1 s poll's requests.
+/// The QR redraws with a new challenge every second.
+pub const CHALLENGE_STEP_SECS: i64 = 1;
+/// A challenge is accepted this long after its step began (`SCANID_QR_CHALLENGE_TTL`).
+pub const DEFAULT_CHALLENGE_TTL_SECS: i64 = 3;
+/// How many challenges the status poll hands the page: the current step and the next ones,
+/// enough to redraw every second until the next poll (at most [`POLL_IDLE_MS`] later) with a
+/// margin for a slow answer or a throttled poll.
+pub const CHALLENGES_AHEAD: i64 = 5;
+/// How many accepted challenges a login remembers (the single use, and what a decision may
+/// name): more than the challenges alive at once (the TTL is at most 30 s).
+const SCANNED_KEPT: usize = 32;
+/// How often the login page asks for its status before the app has scanned. The page redraws
+/// the QR every second from the challenges the last answer carried, so the poll's rate is not
+/// the QR's.
 pub const POLL_IDLE_MS: u32 = 2000;
 /// How often it asks once the app has scanned: the approval is seconds away, and the page
 /// should follow it at once.
@@ -55,6 +68,43 @@ pub enum LoginStatus {
     Completed,
 }
 
+/// Who scanned a login: an identity that proved itself (`scan+jwt`), or an app that did not.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scanner {
+    Anonymous,
+    Identity(Subject),
+}
+
+impl Scanner {
+    /// As the protocol names it: the `sub`, or `anonymous`.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Scanner::Anonymous => "anonymous",
+            Scanner::Identity(sub) => sub.as_str(),
+        }
+    }
+}
+
+/// Why a login was cancelled for good.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CancelReason {
+    /// The approval named another number than the page showed.
+    WrongNumber,
+    /// A second phone scanned it, or another identity than the scanner decided.
+    SecondDevice,
+}
+
+impl CancelReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CancelReason::WrongNumber => "wrong_number",
+            CancelReason::SecondDevice => "second_device",
+        }
+    }
+}
+
 /// One login session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QrLogin {
@@ -70,10 +120,23 @@ pub struct QrLogin {
     pub user_agent: String,
     pub created_at: Timestamp,
     pub expires_at: Timestamp,
-    /// Challenges accepted at scan time; a decision must present one of them.
+    /// Challenges accepted at scan time; a decision must present one of them, and none is
+    /// accepted twice.
     #[serde(default)]
     pub scanned: Vec<String>,
+    /// Who scanned first; anyone else cancels the login.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scanned_by: Option<Scanner>,
+    /// The number the page shows once scanned (10..=99), drawn at the first scan.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number: Option<u8>,
+    /// The number and two decoys, shuffled: what the app offers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub number_choices: Vec<u8>,
     pub status: LoginStatus,
+    /// Set with `status: denied` when the login was cancelled rather than denied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancelled: Option<CancelReason>,
     /// An SSO session (sid) that vouched for the identity, when the QR step was skipped.
     #[serde(default)]
     pub sso_sid: Option<SessionId>,
@@ -118,7 +181,11 @@ impl QrLogin {
             created_at: now,
             expires_at: now.plus_secs(ttl_secs),
             scanned: Vec::new(),
+            scanned_by: None,
+            number: None,
+            number_choices: Vec::new(),
             status: LoginStatus::Pending,
+            cancelled: None,
             sso_sid: None,
             device_grant: None,
         }
@@ -144,56 +211,128 @@ impl QrLogin {
         self.challenge_at(now.secs().div_euclid(CHALLENGE_STEP_SECS))
     }
 
-    /// When the current challenge stops being the newest (the page redraws then).
-    pub fn next_rotation(now: Timestamp) -> Timestamp {
-        Timestamp::from_secs((now.secs().div_euclid(CHALLENGE_STEP_SECS) + 1) * CHALLENGE_STEP_SECS)
-    }
-
-    /// Does `challenge` belong to one of the last [`CHALLENGE_WINDOW`] steps?
-    pub fn challenge_is_fresh(&self, challenge: &str, now: Timestamp) -> bool {
+    /// The challenges of the current step and the next `count - 1`, each with the time its
+    /// step begins: the page redraws the QR from them on its own.
+    pub fn upcoming_challenges(&self, now: Timestamp, count: i64) -> Vec<(Timestamp, String)> {
         let step = now.secs().div_euclid(CHALLENGE_STEP_SECS);
-        (0..CHALLENGE_WINDOW).any(|i| {
-            verify_slices_are_equal(self.challenge_at(step - i).as_bytes(), challenge.as_bytes())
-                .is_ok()
-        })
+        (step..step + count.max(1))
+            .map(|s| {
+                (
+                    Timestamp::from_secs(s * CHALLENGE_STEP_SECS),
+                    self.challenge_at(s),
+                )
+            })
+            .collect()
     }
 
-    /// The app scanned `challenge`: accept it if the session is pending, live and the challenge
-    /// fresh, and remember it for the decision. `false` means "not found" to the app.
-    pub fn accept_scan(&mut self, challenge: &str, now: Timestamp) -> bool {
+    /// Does `challenge` belong to a step that began less than `ttl_secs` ago? A future step's
+    /// challenge is not fresh: nobody could have seen it yet.
+    pub fn challenge_is_fresh(&self, challenge: &str, now: Timestamp, ttl_secs: i64) -> bool {
+        let now = now.secs();
+        let step = now.div_euclid(CHALLENGE_STEP_SECS);
+        (0..=ttl_secs.div_euclid(CHALLENGE_STEP_SECS))
+            .map(|i| step - i)
+            .filter(|s| now - s * CHALLENGE_STEP_SECS < ttl_secs)
+            .any(|s| {
+                verify_slices_are_equal(self.challenge_at(s).as_bytes(), challenge.as_bytes())
+                    .is_ok()
+            })
+    }
+
+    fn scanned_challenge(&self, challenge: &str) -> bool {
+        self.scanned
+            .iter()
+            .any(|c| verify_slices_are_equal(c.as_bytes(), challenge.as_bytes()).is_ok())
+    }
+
+    /// Cancels the login for good (`status: denied` with the reason).
+    fn cancel(&mut self, reason: CancelReason) {
+        self.status = LoginStatus::Denied;
+        self.cancelled = Some(reason);
+    }
+
+    /// `scanner` scanned `challenge`. Accepted (and remembered, so the challenge is spent and
+    /// a decision may name it) if the session is pending and live, the challenge fresh and
+    /// unused, and nobody else scanned before; the first accepted scan draws the number.
+    /// [`ScanError::Cancelled`] leaves `self` cancelled, to be written.
+    pub fn accept_scan(
+        &mut self,
+        challenge: &str,
+        scanner: &Scanner,
+        ttl_secs: i64,
+        now: Timestamp,
+        rng: &dyn Random,
+    ) -> Result<(), ScanError> {
         if self.status != LoginStatus::Pending
             || self.expired(now)
-            || !self.challenge_is_fresh(challenge, now)
+            || !self.challenge_is_fresh(challenge, now, ttl_secs)
+            || self.scanned_challenge(challenge)
         {
-            return false;
+            return Err(ScanError::NotFound);
         }
-        if !self.scanned.iter().any(|c| c == challenge) {
-            self.scanned.push(challenge.to_owned());
-            if self.scanned.len() > 8 {
-                self.scanned.remove(0);
+        match &self.scanned_by {
+            Some(Scanner::Identity(first)) if *scanner == Scanner::Identity(first.clone()) => {}
+            Some(_) => {
+                self.cancel(CancelReason::SecondDevice);
+                return Err(ScanError::Cancelled(CancelReason::SecondDevice));
+            }
+            None => {
+                let (number, choices) = draw_number(rng);
+                self.scanned_by = Some(scanner.clone());
+                self.number = Some(number);
+                self.number_choices = choices;
             }
         }
-        true
+        self.scanned.push(challenge.to_owned());
+        if self.scanned.len() > SCANNED_KEPT {
+            self.scanned.remove(0);
+        }
+        Ok(())
     }
 
-    /// The app decided. Errors say what to answer.
+    /// A device authorization's login scanned by its user code (the person compared the code
+    /// with the device's screen; no page shows a number): the current challenge, accepted.
+    pub fn accept_user_code_scan(&mut self, now: Timestamp) -> String {
+        let c = self.current_challenge(now);
+        self.scanned.push(c.clone());
+        self.scanned_by = Some(Scanner::Anonymous);
+        c
+    }
+
+    /// The app decided as `sub`, naming `number` (required to approve when the scan drew one).
+    /// Errors say what to answer; [`DecideError::Cancelled`] leaves `self` cancelled, to be
+    /// written.
     pub fn decide(
         &mut self,
         sub: &str,
         challenge: &str,
         approve: bool,
+        number: Option<i64>,
         now: Timestamp,
     ) -> Result<(), DecideError> {
-        if self.expired(now)
-            || !self
-                .scanned
-                .iter()
-                .any(|c| verify_slices_are_equal(c.as_bytes(), challenge.as_bytes()).is_ok())
-        {
+        if self.expired(now) || !self.scanned_challenge(challenge) {
             return Err(DecideError::NotFound);
         }
         if self.status != LoginStatus::Pending {
             return Err(DecideError::AlreadyDecided);
+        }
+        if let Some(Scanner::Identity(first)) = &self.scanned_by {
+            if first.as_str() != sub {
+                self.cancel(CancelReason::SecondDevice);
+                return Err(DecideError::Cancelled(CancelReason::SecondDevice));
+            }
+        }
+        if approve {
+            if let Some(expected) = self.number {
+                match number {
+                    None => return Err(DecideError::MissingNumber),
+                    Some(n) if n == i64::from(expected) => {}
+                    Some(_) => {
+                        self.cancel(CancelReason::WrongNumber);
+                        return Err(DecideError::Cancelled(CancelReason::WrongNumber));
+                    }
+                }
+            }
         }
         self.status = if approve {
             LoginStatus::Approved {
@@ -220,6 +359,11 @@ impl QrLogin {
         }
     }
 
+    /// Why the login was cancelled, if it was.
+    pub fn cancel_reason(&self) -> Option<CancelReason> {
+        self.cancelled
+    }
+
     /// What the browser's poll reports.
     pub fn public_status(&self, now: Timestamp) -> &'static str {
         match &self.status {
@@ -238,6 +382,51 @@ pub enum DecideError {
     NotFound,
     /// The session was decided already.
     AlreadyDecided,
+    /// An approval without the number the scan drew.
+    MissingNumber,
+    /// The login is cancelled now (a wrong number, another identity than the scanner).
+    Cancelled(CancelReason),
+}
+
+/// Why a scan was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScanError {
+    /// Unknown, expired or decided session; a stale, future, unknown or spent challenge.
+    NotFound,
+    /// Another phone scanned first: the login is cancelled now.
+    Cancelled(CancelReason),
+}
+
+/// A number in `0..n` (`n` > 0), uniform, from `rng`.
+fn below(rng: &dyn Random, n: u8) -> u8 {
+    // Rejection sampling: 256 is no multiple of most `n`.
+    let limit = 256 - 256 % u16::from(n);
+    loop {
+        let mut b = [0u8];
+        rng.fill(&mut b);
+        if u16::from(b[0]) < limit {
+            return b[0] % n;
+        }
+    }
+}
+
+/// The number to match (10..=99) and the three choices the app offers: it and two distinct
+/// decoys, shuffled.
+pub fn draw_number(rng: &dyn Random) -> (u8, Vec<u8>) {
+    let number = 10 + below(rng, 90);
+    let mut choices = vec![number];
+    while choices.len() < 3 {
+        let d = 10 + below(rng, 90);
+        if !choices.contains(&d) {
+            choices.push(d);
+        }
+    }
+    // Fisher-Yates.
+    for i in (1..choices.len()).rev() {
+        let j = usize::from(below(rng, u8::try_from(i + 1).unwrap_or(1)));
+        choices.swap(i, j);
+    }
+    (number, choices)
 }
 
 /// An SSO session: who logged in in this browser, and when.
@@ -413,66 +602,393 @@ mod tests {
         assert!(!old.covers(&v(&["openid"]), &v(&["name"])));
     }
 
+    const TTL: i64 = DEFAULT_CHALLENGE_TTL_SECS;
+
+    fn alice() -> Scanner {
+        Scanner::Identity("alice".into())
+    }
+
     #[test]
-    fn q2_challenges_rotate_and_age_out() {
+    fn q2_challenges_rotate_every_second_and_age_out() {
         let t0 = Timestamp::from_secs(1_800_000_000);
         let s = session(t0);
         let c0 = s.current_challenge(t0);
         assert_eq!(c0.len(), 22, "128 bits");
-        assert_eq!(s.current_challenge(t0.plus_secs(4)), c0, "same step");
-        assert_ne!(s.current_challenge(t0.plus_secs(5)), c0, "rotates");
-        assert!(s.challenge_is_fresh(&c0, t0.plus_secs(14)));
-        assert!(
-            !s.challenge_is_fresh(&c0, t0.plus_secs(15)),
-            "older than three steps is dead"
+        assert_ne!(
+            s.current_challenge(t0.plus_secs(1)),
+            c0,
+            "rotates every second"
         );
-        assert!(!s.challenge_is_fresh("AAAAAAAAAAAAAAAAAAAAAA", t0));
+        assert!(s.challenge_is_fresh(&c0, t0, TTL));
+        assert!(s.challenge_is_fresh(&c0, t0.plus_secs(2), TTL));
+        assert!(
+            !s.challenge_is_fresh(&c0, t0.plus_secs(3), TTL),
+            "three seconds after its step began it is dead"
+        );
+        assert!(
+            s.challenge_is_fresh(&c0, t0.plus_secs(29), 30),
+            "the TTL is a setting"
+        );
+        let next = s.current_challenge(t0.plus_secs(1));
+        assert!(
+            !s.challenge_is_fresh(&next, t0, TTL),
+            "a future step's challenge"
+        );
+        assert!(!s.challenge_is_fresh("AAAAAAAAAAAAAAAAAAAAAA", t0, TTL));
         let other = session_seeded(t0, 6);
         assert_ne!(other.current_challenge(t0), c0, "per-session secret");
+        // The page gets the upcoming ones, each with the second its step begins.
+        let up = s.upcoming_challenges(t0, CHALLENGES_AHEAD);
+        assert_eq!(up.len(), CHALLENGES_AHEAD as usize);
+        assert_eq!(up[0], (t0, c0));
+        assert_eq!(up[1], (t0.plus_secs(1), next));
+        // Enough to redraw until the next poll and a margin.
+        assert!(CHALLENGES_AHEAD * CHALLENGE_STEP_SECS * 1000 > i64::from(POLL_IDLE_MS) * 2);
+    }
+
+    /// Every refusal of a scan, one row: what the scan presents, and when.
+    #[test]
+    fn q2_every_refused_scan() {
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let rng = SeededRandom::new(9);
+        let base = session(t0);
+        let c0 = base.current_challenge(t0);
+        let bob = Scanner::Identity("bob".into());
+        // (name, the first scan (scanner, challenge at, scanned at) if any, the scan, want)
+        type Scan = (Scanner, i64, i64);
+        type Row<'a> = (&'a str, Option<Scan>, Scan, Result<(), ScanError>);
+        let table: &[Row] = &[
+            ("fresh", None, (alice(), 0, 0), Ok(())),
+            ("2 s later", None, (alice(), 0, 2), Ok(())),
+            (
+                "stale: 4 s later",
+                None,
+                (alice(), 0, 4),
+                Err(ScanError::NotFound),
+            ),
+            (
+                "stale: 3 s later",
+                None,
+                (alice(), 0, 3),
+                Err(ScanError::NotFound),
+            ),
+            (
+                "future challenge",
+                None,
+                (alice(), 1, 0),
+                Err(ScanError::NotFound),
+            ),
+            (
+                "replayed challenge",
+                Some((alice(), 0, 0)),
+                (alice(), 0, 1),
+                Err(ScanError::NotFound),
+            ),
+            (
+                "same identity, new challenge",
+                Some((alice(), 0, 0)),
+                (alice(), 1, 1),
+                Ok(()),
+            ),
+            (
+                "second device",
+                Some((alice(), 0, 0)),
+                (bob.clone(), 1, 1),
+                Err(ScanError::Cancelled(CancelReason::SecondDevice)),
+            ),
+            (
+                "any scan after an anonymous one",
+                Some((Scanner::Anonymous, 0, 0)),
+                (Scanner::Anonymous, 1, 1),
+                Err(ScanError::Cancelled(CancelReason::SecondDevice)),
+            ),
+            (
+                "an identity after an anonymous one",
+                Some((Scanner::Anonymous, 0, 0)),
+                (alice(), 1, 1),
+                Err(ScanError::Cancelled(CancelReason::SecondDevice)),
+            ),
+            (
+                "after expiry",
+                None,
+                (alice(), LOGIN_TTL_SECS, LOGIN_TTL_SECS),
+                Err(ScanError::NotFound),
+            ),
+        ];
+        for (name, first, (who, at, when), want) in table {
+            let mut s = base.clone();
+            if let Some((w, a, n)) = first {
+                let c = s.current_challenge(t0.plus_secs(*a));
+                s.accept_scan(&c, w, TTL, t0.plus_secs(*n), &rng).unwrap();
+            }
+            let c = s.current_challenge(t0.plus_secs(*at));
+            let got = s.accept_scan(&c, who, TTL, t0.plus_secs(*when), &rng);
+            assert_eq!(got, *want, "{name}");
+            match want {
+                Ok(()) => assert!(s.is_scanned() && s.number.is_some(), "{name}"),
+                Err(ScanError::Cancelled(r)) => {
+                    assert_eq!(s.public_status(t0), "denied", "{name}");
+                    assert_eq!(s.cancel_reason(), Some(*r), "{name}");
+                }
+                Err(ScanError::NotFound) => {
+                    assert_eq!(s.status, LoginStatus::Pending, "{name}");
+                    assert_eq!(s.cancel_reason(), None, "{name}");
+                }
+            }
+        }
+        assert_eq!(c0, base.current_challenge(t0));
+    }
+
+    #[test]
+    fn the_first_scan_draws_the_number_and_a_rescan_keeps_it() {
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let rng = SeededRandom::new(3);
+        let mut s = session(t0);
+        s.accept_scan(&s.current_challenge(t0), &alice(), TTL, t0, &rng)
+            .unwrap();
+        let n = s.number.unwrap();
+        assert!((10..=99).contains(&n));
+        let choices = s.number_choices.clone();
+        assert_eq!(choices.len(), 3);
+        assert!(choices.contains(&n));
+        let mut distinct = choices.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 3, "two distinct decoys");
+        assert!(choices.iter().all(|c| (10..=99).contains(c)));
+        let t1 = t0.plus_secs(1);
+        s.accept_scan(&s.current_challenge(t1), &alice(), TTL, t1, &rng)
+            .unwrap();
+        assert_eq!((s.number, &s.number_choices), (Some(n), &choices));
+        // Over many draws the number takes every place among the choices, and every value.
+        let mut places = [0; 3];
+        let mut seen = std::collections::HashSet::new();
+        for seed in 0..2000 {
+            let (n, c) = draw_number(&SeededRandom::new(seed));
+            places[c.iter().position(|x| *x == n).unwrap()] += 1;
+            seen.insert(n);
+        }
+        assert!(places.iter().all(|p| *p > 500), "{places:?}");
+        assert_eq!(seen.len(), 90);
+    }
+
+    /// Every refusal of a decision, one row.
+    #[test]
+    fn every_refused_decision() {
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let rng = SeededRandom::new(4);
+        let mut scanned = session(t0);
+        let c = scanned.current_challenge(t0);
+        scanned.accept_scan(&c, &alice(), TTL, t0, &rng).unwrap();
+        let n = i64::from(scanned.number.unwrap());
+        let wrong = i64::from(
+            *scanned
+                .number_choices
+                .iter()
+                .find(|x| i64::from(**x) != n)
+                .unwrap(),
+        );
+        let mut anonymous = session(t0);
+        anonymous
+            .accept_scan(&c, &Scanner::Anonymous, TTL, t0, &rng)
+            .unwrap();
+        let na = i64::from(anonymous.number.unwrap());
+        let fresh = session(t0);
+        let later = t0.plus_secs(60);
+        // (name, login, sub, challenge, approve, number, want)
+        #[allow(clippy::type_complexity)]
+        let table: &[(
+            &str,
+            &QrLogin,
+            &str,
+            &str,
+            bool,
+            Option<i64>,
+            Result<(), DecideError>,
+        )] = &[
+            (
+                "right number, a minute later",
+                &scanned,
+                "alice",
+                &c,
+                true,
+                Some(n),
+                Ok(()),
+            ),
+            (
+                "deny needs no number",
+                &scanned,
+                "alice",
+                &c,
+                false,
+                None,
+                Ok(()),
+            ),
+            (
+                "not scanned",
+                &fresh,
+                "alice",
+                &c,
+                true,
+                Some(n),
+                Err(DecideError::NotFound),
+            ),
+            (
+                "another challenge",
+                &scanned,
+                "alice",
+                "AAAAAAAAAAAAAAAAAAAAAA",
+                true,
+                Some(n),
+                Err(DecideError::NotFound),
+            ),
+            (
+                "missing number",
+                &scanned,
+                "alice",
+                &c,
+                true,
+                None,
+                Err(DecideError::MissingNumber),
+            ),
+            (
+                "wrong number",
+                &scanned,
+                "alice",
+                &c,
+                true,
+                Some(wrong),
+                Err(DecideError::Cancelled(CancelReason::WrongNumber)),
+            ),
+            (
+                "a number out of range",
+                &scanned,
+                "alice",
+                &c,
+                true,
+                Some(100),
+                Err(DecideError::Cancelled(CancelReason::WrongNumber)),
+            ),
+            (
+                "other sub than the scanner",
+                &scanned,
+                "bob",
+                &c,
+                true,
+                Some(n),
+                Err(DecideError::Cancelled(CancelReason::SecondDevice)),
+            ),
+            (
+                "other sub denying",
+                &scanned,
+                "bob",
+                &c,
+                false,
+                None,
+                Err(DecideError::Cancelled(CancelReason::SecondDevice)),
+            ),
+            (
+                "any sub after an anonymous scan",
+                &anonymous,
+                "bob",
+                &c,
+                true,
+                Some(na),
+                Ok(()),
+            ),
+        ];
+        for (name, login, sub, challenge, approve, number, want) in table {
+            let mut s = (*login).clone();
+            let got = s.decide(sub, challenge, *approve, *number, later);
+            assert_eq!(got, *want, "{name}");
+            match want {
+                Ok(()) if *approve => assert!(matches!(s.status, LoginStatus::Approved { .. })),
+                Ok(()) => assert_eq!(
+                    (s.public_status(later), s.cancel_reason()),
+                    ("denied", None)
+                ),
+                Err(DecideError::Cancelled(r)) => {
+                    assert_eq!(s.public_status(later), "denied", "{name}");
+                    assert_eq!(s.cancel_reason(), Some(*r), "{name}");
+                    // Cancelled for good: the right number afterwards is too late.
+                    assert_eq!(
+                        s.decide("alice", &c, true, Some(n), later),
+                        Err(DecideError::AlreadyDecided),
+                        "{name}"
+                    );
+                }
+                Err(_) => assert_eq!(s.status, LoginStatus::Pending, "{name}"),
+            }
+        }
     }
 
     #[test]
     fn decided_once_and_only_for_a_scanned_challenge() {
         let t0 = Timestamp::from_secs(1_800_000_000);
+        let rng = SeededRandom::new(1);
         let mut s = session(t0);
         let c = s.current_challenge(t0);
-        assert_eq!(
-            s.decide("alice", &c, true, t0),
-            Err(DecideError::NotFound),
-            "not scanned yet"
-        );
-        assert!(s.accept_scan(&c, t0));
-        // The decision may come after the challenge rotated: it was accepted at scan time.
-        s.decide("alice", &c, true, t0.plus_secs(60)).unwrap();
+        assert!(s.accept_scan(&c, &alice(), TTL, t0, &rng).is_ok());
+        let n = s.number.map(i64::from);
+        s.decide("alice", &c, true, n, t0.plus_secs(60)).unwrap();
         assert!(matches!(s.status, LoginStatus::Approved { .. }));
         assert_eq!(
-            s.decide("alice", &c, false, t0.plus_secs(61)),
+            s.decide("alice", &c, false, None, t0.plus_secs(61)),
             Err(DecideError::AlreadyDecided)
         );
-        assert!(
-            !s.accept_scan(&s.current_challenge(t0.plus_secs(62)), t0.plus_secs(62)),
+        let t = t0.plus_secs(62);
+        assert_eq!(
+            s.accept_scan(&s.current_challenge(t), &alice(), TTL, t, &rng),
+            Err(ScanError::NotFound),
             "decided sessions cannot be scanned"
         );
         assert_eq!(s.public_status(t0), "approved");
     }
 
     #[test]
+    fn a_stored_login_keeps_its_number_scanner_and_reason() {
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let mut s = session(t0);
+        s.accept_scan(
+            &s.current_challenge(t0),
+            &alice(),
+            TTL,
+            t0,
+            &SeededRandom::new(2),
+        )
+        .unwrap();
+        s.cancel(CancelReason::WrongNumber);
+        let back: QrLogin = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
+        // A record written before number matching reads as unscanned and uncancelled.
+        let mut old = serde_json::to_value(session(t0)).unwrap();
+        for k in ["scanned_by", "number", "number_choices", "cancelled"] {
+            old.as_object_mut().unwrap().remove(k);
+        }
+        let old: QrLogin = serde_json::from_value(old).unwrap();
+        assert_eq!(
+            (old.number, old.cancelled, old.scanned_by),
+            (None, None, None)
+        );
+    }
+
+    #[test]
     fn the_page_polls_slowly_until_the_app_scans_then_every_second() {
         let t0 = Timestamp::from_secs(1_800_000_000);
+        let rng = SeededRandom::new(1);
         let mut s = session(t0);
         assert!(!s.is_scanned());
         assert_eq!(s.poll_after_ms(), POLL_IDLE_MS);
-        assert!(
-            !s.accept_scan("not-a-challenge", t0),
+        assert_eq!(
+            s.accept_scan("not-a-challenge", &alice(), TTL, t0, &rng),
+            Err(ScanError::NotFound),
             "a wrong challenge is no scan"
         );
         assert_eq!(s.poll_after_ms(), POLL_IDLE_MS);
         let c = s.current_challenge(t0);
-        assert!(s.accept_scan(&c, t0));
+        assert!(s.accept_scan(&c, &alice(), TTL, t0, &rng).is_ok());
         assert!(s.is_scanned());
         assert_eq!(s.poll_after_ms(), POLL_SCANNED_MS);
-        // Twice per challenge step: the QR on the page is at most 2 s old.
-        assert!(i64::from(POLL_IDLE_MS) * 2 <= CHALLENGE_STEP_SECS * 1000);
     }
 
     #[test]
@@ -480,7 +996,10 @@ mod tests {
         let t0 = Timestamp::from_secs(1_800_000_000);
         let mut s = session(t0);
         let late = t0.plus_secs(LOGIN_TTL_SECS);
-        assert!(!s.accept_scan(&s.current_challenge(late), late));
+        let c = s.current_challenge(late);
+        assert!(s
+            .accept_scan(&c, &alice(), TTL, late, &SeededRandom::new(1))
+            .is_err());
         assert_eq!(s.public_status(late), "expired");
     }
 

@@ -36,7 +36,8 @@ macro_rules! adapter_suite {
                 a_device_code_is_redeemed_once,
                 an_identity_keeps_the_places_it_approved_logins_from,
                 a_reported_login_is_marked_with_its_jti_spent,
-                a_session_s_grants_are_revoked_until_the_marker_expires);
+                a_session_s_grants_are_revoked_until_the_marker_expires,
+                a_scanned_qr_login_keeps_its_number_scanner_and_cancellation);
         }
     };
     (@tests $factory:expr; $($name:ident),*) => {
@@ -1431,6 +1432,88 @@ pub async fn a_session_s_grants_are_revoked_until_the_marker_expires<B: Backend>
         .session_grants_revoked(&sid, T0.plus_secs(100))
         .await
         .unwrap());
+}
+
+/// The QR login record as the scan and the decision write it (issue 24): the whole value comes
+/// back (the number, its choices, the scanner, a cancellation), and a scan written on a stale
+/// version loses (a challenge is spent by one conditional write).
+pub async fn a_scanned_qr_login_keeps_its_number_scanner_and_cancellation<B: Backend>(s: Arc<B>) {
+    use super::flows::{Outcome, QrLogins};
+    use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
+    use crate::domain::login::{CancelReason, QrLogin, Scanner, DEFAULT_CHALLENGE_TTL_SECS};
+    use crate::random::SystemRandom;
+
+    let request = AuthorizationRequest {
+        client_id: "rp".into(),
+        redirect_uri: "https://rp.example/cb".into(),
+        response_mode: ResponseMode::Query,
+        state: Some("s".into()),
+        nonce: None,
+        scopes: vec!["openid".into()],
+        code_challenge: None,
+        prompt: Prompt::default(),
+        max_age: None,
+        login_hint: None,
+        ui_locales: None,
+        resources: Vec::new(),
+        claims: Default::default(),
+    };
+    // Fresh ids per run: suites may share one DynamoDB table.
+    let rng = SystemRandom::new();
+    let login = QrLogin::new(
+        300,
+        request,
+        "browser",
+        "127.0.0.1".into(),
+        "ua".into(),
+        T0,
+        &rng,
+    );
+    s.create_qr_login(&login, T0).await.unwrap();
+    let stored = s.qr_login(&login.id, T0).await.unwrap().unwrap();
+    let alice = Scanner::Identity("alice".into());
+    let mut scanned = stored.value.clone();
+    let c = scanned.current_challenge(T0);
+    scanned
+        .accept_scan(&c, &alice, DEFAULT_CHALLENGE_TTL_SECS, T0, &rng)
+        .unwrap();
+    assert_eq!(
+        s.update_qr_login(&stored, &scanned, T0).await.unwrap(),
+        Outcome::Done
+    );
+    let back = s.qr_login(&login.id, T0).await.unwrap().unwrap();
+    assert_eq!(back.value, scanned);
+    assert_eq!(back.value.scanned_by, Some(alice));
+    assert_eq!(back.value.number_choices.len(), 3);
+    // Another scan of the same challenge, read before the first was written: it loses.
+    let mut racing = stored.value.clone();
+    racing
+        .accept_scan(
+            &c,
+            &Scanner::Anonymous,
+            DEFAULT_CHALLENGE_TTL_SECS,
+            T0,
+            &rng,
+        )
+        .unwrap();
+    assert_eq!(
+        s.update_qr_login(&stored, &racing, T0).await.unwrap(),
+        Outcome::Lost
+    );
+    // A wrong number cancels it; the reason is stored.
+    let n = i64::from(back.value.number.unwrap());
+    let mut cancelled = back.value.clone();
+    let wrong = if n == 10 { 11 } else { 10 };
+    assert!(cancelled
+        .decide("alice", &c, true, Some(wrong), T0)
+        .is_err());
+    assert_eq!(
+        s.update_qr_login(&back, &cancelled, T0).await.unwrap(),
+        Outcome::Done
+    );
+    let end = s.qr_login(&login.id, T0).await.unwrap().unwrap().value;
+    assert_eq!(end.cancel_reason(), Some(CancelReason::WrongNumber));
+    assert_eq!(end, cancelled);
 }
 
 #[cfg(test)]

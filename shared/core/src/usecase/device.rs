@@ -10,7 +10,7 @@ use crate::domain::app_jws::{self, Verified};
 use crate::domain::client::Client;
 use crate::domain::device_grant::SettleError;
 use crate::domain::identity::{self, Identity, LoginActivity, Registration};
-use crate::domain::login::{DecideError, QrLogin};
+use crate::domain::login::{CancelReason, DecideError, QrLogin, ScanError, Scanner};
 use crate::domain::photo;
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::risk::{self, Flag};
@@ -40,6 +40,9 @@ pub enum DeviceError {
     NameTaken,
     #[error("this login session was decided already")]
     AlreadyDecided,
+    /// The login is cancelled for good (a wrong number, a second phone).
+    #[error("{}", cancel_text(*.0))]
+    Cancelled(CancelReason),
     /// A `jti` used, or the identity changed meanwhile.
     #[error("{0}")]
     Conflict(&'static str),
@@ -71,6 +74,18 @@ fn flag_list(flags: &[Flag]) -> String {
         .map(|f| f.as_str())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// What the app is told when a login is cancelled.
+fn cancel_text(r: CancelReason) -> &'static str {
+    match r {
+        CancelReason::WrongNumber => {
+            "the number did not match the one on the login page: this login is cancelled"
+        }
+        CancelReason::SecondDevice => {
+            "another phone scanned or decided this login: it is cancelled"
+        }
+    }
 }
 
 fn invalid(e: impl std::fmt::Display) -> DeviceError {
@@ -207,43 +222,76 @@ pub async fn assess(
     })
 }
 
-/// Accepts a scan of QR login `id` with `challenge` (remembered, so the approval must come
-/// from a device that saw the code) and says what is being asked, the phone's address
-/// unknown ([`scan_from`]).
+/// Accepts a scan of QR login `id` with `challenge` (spent, and remembered, so the approval
+/// must come from a device that saw the code) and says what is being asked. `proof`, a
+/// `scan+jwt` signed by the scanning identity's device key, says which identity scanned; a
+/// later scan by anyone else cancels the login.
 pub async fn scan(
     ctx: &Context,
     id: &str,
     challenge: &str,
-    browser_secret: Option<&str>,
+    proof: Option<&str>,
+    who: &Source,
 ) -> Result<Scanned, DeviceError> {
-    scan_from(ctx, id, challenge, browser_secret, "").await
+    let phone_ip = who_addr(who);
+    let by = ScanBy {
+        proof,
+        browser_secret: None,
+        who,
+        phone_ip: &phone_ip,
+    };
+    scan_from(ctx, id, challenge, by).await
 }
 
-/// [`scan`] by a phone at `phone_ip`: the answer also says where the login came from, where
-/// the phone is, and the risk flags. `browser_secret` is the login's browser-binding cookie,
-/// when the scan request carries one.
+/// What a scan request brought besides the code: the scan proof, the login's browser-binding
+/// cookie (when the app runs in the browser that started the login), and where it came from.
+#[derive(Debug, Clone, Copy)]
+pub struct ScanBy<'a> {
+    /// A `scan+jwt` signed by the scanning identity's device key (`Scanid-Proof`).
+    pub proof: Option<&'a str>,
+    /// The login's browser-binding secret, when the scan request carries it: proof that the
+    /// login was started in the browser the app runs in.
+    pub browser_secret: Option<&'a str>,
+    /// The request's source, as rate limits count it.
+    pub who: &'a Source,
+    /// The phone's address, for where it is.
+    pub phone_ip: &'a str,
+}
+
+/// [`scan`] with everything the request brought: the answer also says whether the login was
+/// started in this very browser, where it came from, where the phone is, and the risk flags
+/// (the identity-based ones once the proof names the identity).
 pub async fn scan_from(
     ctx: &Context,
     id: &str,
     challenge: &str,
-    browser_secret: Option<&str>,
-    phone_ip: &str,
+    by: ScanBy<'_>,
 ) -> Result<Scanned, DeviceError> {
     let now = ctx.clock.now();
     if id.len() > 64 || challenge.len() > 64 {
         return Err(DeviceError::UnknownLogin);
     }
-    // A concurrent scan may win the write: read again and retry.
+    let scanner = match by.proof {
+        None => Scanner::Anonymous,
+        Some(p) => scan_proof(ctx, p, id, challenge, by.who, now).await?,
+    };
+    let ttl = ctx.settings.lifetimes.qr_challenge;
+    // A concurrent scan may win the write: read again and retry (the challenge is then spent).
     for _ in 0..3 {
         let Some(s) = ctx.store.qr_login(id, now).await? else {
             return Err(DeviceError::UnknownLogin);
         };
         let mut next = s.value.clone();
-        if !next.accept_scan(challenge, now) {
+        let accepted = next.accept_scan(challenge, &scanner, ttl, now, ctx.random.as_ref());
+        if accepted == Err(ScanError::NotFound) {
             return Err(DeviceError::UnknownLogin);
         }
         if ctx.store.update_qr_login(&s, &next, now).await? == Outcome::Lost {
             continue;
+        }
+        if let Err(ScanError::Cancelled(reason)) = accepted {
+            cancelled(ctx, &next, reason, first_scanner(&next), by.who, now).await;
+            return Err(DeviceError::Cancelled(reason));
         }
         let client = ctx
             .store
@@ -252,11 +300,15 @@ pub async fn scan_from(
             .map(|(c, _)| c)
             .ok_or(DeviceError::UnknownLogin)?;
         let user_code = super::device_grant::user_code_of(ctx, &next, now).await?;
-        // The scan does not say who scans yet: the identity-based flags wait for the
-        // decision (or for a scan proof naming the identity).
-        let assessment = assess(ctx, &next, &client, phone_ip, None, now).await?;
+        // The identity-based flags need the identity: a scan proof names it; without one
+        // they wait for the decision.
+        let sub = match &scanner {
+            Scanner::Identity(sub) => Some(sub.as_str()),
+            Scanner::Anonymous => None,
+        };
+        let assessment = assess(ctx, &next, &client, by.phone_ip, sub, now).await?;
         return Ok(Scanned {
-            started_here: next.bound_to(browser_secret),
+            started_here: next.bound_to(by.browser_secret),
             login: next,
             client,
             user_code,
@@ -264,6 +316,78 @@ pub async fn scan_from(
         });
     }
     Err(DeviceError::Busy)
+}
+
+/// The identity a scan proof (`scan+jwt`) names, verified with its device key and bound to
+/// this login and challenge. Its `jti` is not spent: the proof names a challenge, and a
+/// challenge is accepted once.
+async fn scan_proof(
+    ctx: &Context,
+    proof: &str,
+    id: &str,
+    challenge: &str,
+    who: &Source,
+    now: Timestamp,
+) -> Result<Scanner, DeviceError> {
+    let jws =
+        app_jws::parse(proof, "scan+jwt").map_err(|e| invalid(format!("Scanid-Proof: {e}")))?;
+    let sub = jws
+        .str_claim("sub")
+        .ok_or_else(|| invalid("Scanid-Proof: sub: required"))?
+        .to_owned();
+    let ident = match ctx.store.identity(&sub, now).await? {
+        Some((i, _)) if !i.disabled && sub.len() <= 64 => i,
+        _ => {
+            unverified(ctx, who, now).await?;
+            return Err(DeviceError::UnknownIdentity);
+        }
+    };
+    let spki = identity::parse_public_key(&ident.public_key).map_err(|_| DeviceError::StoredKey)?;
+    let v = match jws.verify(&spki, &ctx.settings.issuer(), now) {
+        Ok(v) => v,
+        Err(e) => {
+            unverified(ctx, who, now).await?;
+            return Err(invalid(format!("Scanid-Proof: {e}")));
+        }
+    };
+    let claim = |n: &str| v.claims.get(n).and_then(serde_json::Value::as_str);
+    if claim("session") != Some(id) || claim("challenge") != Some(challenge) {
+        return Err(invalid(
+            "Scanid-Proof: session and challenge must name this scan",
+        ));
+    }
+    Ok(Scanner::Identity(ident.sub))
+}
+
+/// The identity that scanned `login` first, if it proved itself.
+fn first_scanner(login: &QrLogin) -> Option<&str> {
+    match &login.scanned_by {
+        Some(Scanner::Identity(sub)) => Some(sub.as_str()),
+        _ => None,
+    }
+}
+
+/// A login was cancelled (and written so): the audit line, and the recent logins of `first`,
+/// the identity whose login it was (the first scanner, or the one that named a wrong number).
+async fn cancelled(
+    ctx: &Context,
+    login: &QrLogin,
+    reason: CancelReason,
+    first: Option<&str>,
+    who: &Source,
+    now: Timestamp,
+) {
+    let mut a = Audit::new(Event::LoginCancelled)
+        .client(&login.request.client_id)
+        .source(who.as_str())
+        .outcome(reason.as_str());
+    if let Some(sub) = first {
+        a = a.subject(sub);
+    }
+    a.emit();
+    if let Some(sub) = first {
+        remember_login(ctx, sub, login, reason.as_str(), None, None, now).await;
+    }
 }
 
 /// The phone's decision on a QR login.
@@ -326,6 +450,13 @@ pub async fn decide(
     }
     let challenge = claim("challenge").ok_or_else(|| invalid("challenge: required"))?;
     let decision = Decision::parse(claim("decision"))?;
+    let number = match v.claims.get("number") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(n) => Some(
+            n.as_i64()
+                .ok_or_else(|| invalid("number: the number shown on the login page, an integer"))?,
+        ),
+    };
     let Some(s) = ctx.store.qr_login(id, now).await? else {
         return Err(DeviceError::UnknownLogin);
     };
@@ -346,11 +477,20 @@ pub async fn decide(
     };
     let approve = decision == Decision::Approve && refused.is_empty();
     let mut next = s.value.clone();
-    match next.decide(&sub, challenge, approve, now) {
-        Ok(()) => {}
+    // A cancellation (a wrong number, another identity than the scanner) is written like a
+    // refusal, for good, in the write that spends the jti. An approval the client's policy
+    // refuses is written as a denial.
+    let cancel = match next.decide(&sub, challenge, approve, number, now) {
+        Ok(()) => None,
         Err(DecideError::NotFound) => return Err(DeviceError::UnknownLogin),
         Err(DecideError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
-    }
+        Err(DecideError::MissingNumber) => {
+            return Err(invalid(
+                "number: required to approve (the number shown on the login page)",
+            ))
+        }
+        Err(DecideError::Cancelled(reason)) => Some(reason),
+    };
     // A login that stands for a device authorization (RFC 8628): the decision on the phone
     // (which showed the client, the scopes and the user code) settles it, in the same
     // transaction.
@@ -361,7 +501,9 @@ pub async fn decide(
                 .await?
         }
         Some(hash) => {
-            let approver = approve.then_some(sub.as_str());
+            // A cancelled login refuses the device authorization too: its device stops
+            // polling with access_denied.
+            let approver = (approve && cancel.is_none()).then_some(sub.as_str());
             let mut tries = 0;
             loop {
                 let Some(d) = ctx.store.device_authorization(hash, now).await? else {
@@ -402,8 +544,16 @@ pub async fn decide(
             }
         }
     };
-    match written {
-        Outcome::Done => {
+    match (written, cancel) {
+        (Outcome::Done, Some(reason)) => {
+            let first = match reason {
+                CancelReason::WrongNumber => Some(sub.as_str()),
+                CancelReason::SecondDevice => first_scanner(&next),
+            };
+            cancelled(ctx, &next, reason, first, who, now).await;
+            Err(DeviceError::Cancelled(reason))
+        }
+        (Outcome::Done, None) => {
             let client_name = client.map(|c| c.name);
             if !refused.is_empty() {
                 let detail = flag_list(&refused);
@@ -448,10 +598,10 @@ pub async fn decide(
             .await;
             Ok(decision)
         }
-        Outcome::Lost if ctx.store.jti_used(&sub, &v.jti, now).await? => {
+        (Outcome::Lost, _) if ctx.store.jti_used(&sub, &v.jti, now).await? => {
             Err(invalid("jti was already used"))
         }
-        Outcome::Lost => Err(DeviceError::AlreadyDecided),
+        (Outcome::Lost, _) => Err(DeviceError::AlreadyDecided),
     }
 }
 

@@ -359,13 +359,9 @@ async fn device_login(
         ctx.random.as_ref(),
     );
     l.device_grant = Some(found.device_code_hash.clone());
-    let challenge = if scan {
-        let c = l.current_challenge(now);
-        l.accept_scan(&c, now);
-        Some(c)
-    } else {
-        None
-    };
+    // Scanned by its user code, the person compares the code with the device's screen: that
+    // is the matching, there is no page to show a number.
+    let challenge = scan.then(|| l.accept_user_code_scan(now));
     ctx.store.create_qr_login(&l, now).await?;
     Ok((l, browser_secret, challenge))
 }

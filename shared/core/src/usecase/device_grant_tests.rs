@@ -69,6 +69,8 @@ async fn phone_decides(
         &s.login.id,
         &s.challenge,
         decision,
+        // Scanned by its user code: the code is the matching, there is no number.
+        None,
     );
     device::decide(&env.ctx, &s.login.id, &approval, &env.source()).await
 }
@@ -169,6 +171,46 @@ async fn a_refusal_is_access_denied_until_the_code_expires() {
 }
 
 #[tokio::test]
+async fn a_wrong_number_on_the_device_s_qr_page_refuses_the_device() {
+    let (env, tv) = env_with_tv().await;
+    let s = start(&env, "tv").await.unwrap();
+    // Typed in a browser: a QR page like any login's, with number matching.
+    let device_grant::Entered::ShowQr { login, .. } =
+        device_grant::enter_user_code(&env.ctx, &s.user_code, IP, "laptop")
+            .await
+            .unwrap()
+    else {
+        panic!("expected the QR page");
+    };
+    let challenge = env.scan(&login).await.unwrap();
+    let shown = env.number_shown(&login.id).await.unwrap();
+    let wrong = if shown == 10 { 11 } else { 10 };
+    let approval = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        &challenge,
+        "approve",
+        Some(wrong),
+    );
+    let d = device::decide(&env.ctx, &login.id, &approval, &env.source()).await;
+    assert!(
+        matches!(
+            d,
+            Err(DeviceError::Cancelled(
+                crate::domain::login::CancelReason::WrongNumber
+            ))
+        ),
+        "{d:?}"
+    );
+    assert_eq!(
+        error_of(poll(&env, &tv, &s).await),
+        OAuthErrorCode::AccessDenied,
+        "the device stops polling, refused"
+    );
+}
+
+#[tokio::test]
 async fn expiry_is_exact_and_a_late_approval_is_refused() {
     let (env, tv) = env_with_tv().await;
     let s = start(&env, "tv").await.unwrap();
@@ -188,6 +230,7 @@ async fn expiry_is_exact_and_a_late_approval_is_refused() {
         &scanned.login.id,
         &scanned.challenge,
         "approve",
+        None,
     );
     assert!(matches!(
         device::decide(&env.ctx, &scanned.login.id, &approval, &env.source()).await,
@@ -400,6 +443,7 @@ async fn a_poll_between_the_phone_s_read_and_write_does_not_lose_the_decision() 
             &scanned.login.id,
             &scanned.challenge,
             "approve",
+            None,
         );
         let ctx = polled_during_decisions(&env, polls);
         let r = device::decide(&ctx, &scanned.login.id, &approval, &env.source()).await;

@@ -77,12 +77,25 @@ async fn scan_and_decide(
     decision: &str,
 ) -> (device::Scanned, Result<Decision, DeviceError>) {
     let challenge = login.current_challenge(env.now());
-    let scanned = device::scan_from(&env.ctx, &login.id, &challenge, None, phone)
+    let src = Source::from_addr(phone);
+    let by = device::ScanBy {
+        proof: None,
+        browser_secret: None,
+        who: &src,
+        phone_ip: phone,
+    };
+    let scanned = device::scan_from(&env.ctx, &login.id, &challenge, by)
         .await
         .unwrap();
-    let approval = env
-        .phone
-        .approval(&env.ctx, &env.alice.sub, &login.id, &challenge, decision);
+    let number = env.number_shown(&login.id).await;
+    let approval = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        &challenge,
+        decision,
+        number,
+    );
     let d = device::decide(&env.ctx, &login.id, &approval, &Source::from_addr(phone)).await;
     (scanned, d)
 }
@@ -133,9 +146,14 @@ async fn a_flag_the_client_refuses_cancels_the_approval_and_the_activity_shows_i
         LoginStatus::Denied
     );
     let challenge = login.current_challenge(env.now());
-    let again = env
-        .phone
-        .approval(&env.ctx, &env.alice.sub, &login.id, &challenge, "approve");
+    let again = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        &challenge,
+        "approve",
+        env.number_shown(&login.id).await,
+    );
     let r = device::decide(
         &env.ctx,
         &login.id,
@@ -317,6 +335,7 @@ async fn a_refused_device_grant_is_denied_to_the_device() {
         &s.login.id,
         &s.challenge,
         "approve",
+        env.number_shown(&s.login.id).await,
     );
     let d = device::decide(
         &env.ctx,

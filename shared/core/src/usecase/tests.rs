@@ -6,9 +6,7 @@ use serde_json::{json, Map, Value};
 use crate::config::Limits;
 use crate::domain::consent::{csrf_token, ConsentInput, ConsentRefusal};
 use crate::domain::grant::{Issued, REFRESH_GRACE_SECS};
-use crate::domain::login::{
-    LoginStatus, CHALLENGE_STEP_SECS, CHALLENGE_WINDOW, COMPLETED_GRACE_SECS, RECORD_GRACE_SECS,
-};
+use crate::domain::login::{CancelReason, LoginStatus, COMPLETED_GRACE_SECS, RECORD_GRACE_SECS};
 use crate::domain::ratelimit::{Counted, Limit};
 use crate::keys::jwt;
 use crate::protocol::OAuthErrorCode;
@@ -186,27 +184,60 @@ async fn authorize_max_age_elapsed_forces_a_new_login() {
 // device: scan and decide
 
 #[tokio::test]
-async fn scan_accepts_a_fresh_challenge_and_refuses_it_after_the_window() {
+async fn scan_accepts_a_fresh_challenge_once_and_refuses_it_after_the_ttl() {
     let env = env().await;
     let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
+    let ttl = env.ctx.settings.lifetimes.qr_challenge;
+    assert_eq!(ttl, 3, "the default");
     let c0 = login.current_challenge(env.now());
-    let last_fresh = CHALLENGE_STEP_SECS * CHALLENGE_WINDOW - 1; // 14 s
-    env.advance(last_fresh);
-    let scanned = device::scan(&env.ctx, &login.id, &c0, None).await.unwrap();
+    let future = login.current_challenge(env.now().plus_secs(1));
+    let anon = |c: &str| {
+        let c = c.to_owned();
+        let (ctx, id, src) = (&env.ctx, login.id.clone(), env.source());
+        async move { device::scan(ctx, &id, &c, None, &src).await }
+    };
+    assert!(
+        matches!(anon(&future).await, Err(DeviceError::UnknownLogin)),
+        "a challenge of the next second"
+    );
+    env.advance(ttl - 1);
+    let scanned = anon(&c0).await.unwrap();
     assert_eq!(scanned.client.client_id, SHOP);
     assert_eq!(scanned.login.scanned, vec![c0.clone()]);
-    env.advance(1);
-    let late = device::scan(&env.ctx, &login.id, &c0, None).await;
+    let n = scanned.login.number.unwrap();
+    assert!(scanned.login.number_choices.contains(&n));
+    assert!(
+        matches!(anon(&c0).await, Err(DeviceError::UnknownLogin)),
+        "a challenge is usable once"
+    );
+    assert_eq!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Pending,
+        "a replayed challenge cancels nothing"
+    );
+    // Another login's code, scanned 4 s after it was shown: dead.
+    let (other, _) = env.show_qr(&env.shop_auth(&[])).await;
+    let old = other.current_challenge(env.now());
+    env.advance(4);
+    let late = device::scan(&env.ctx, &other.id, &old, None, &env.source()).await;
     assert!(
         matches!(late, Err(DeviceError::UnknownLogin)),
-        "three steps old: {late:?}"
+        "4 s old: {late:?}"
     );
     // The QR shows a newer challenge by now, and that one is accepted.
-    let now = login.current_challenge(env.now());
-    assert_ne!(now, c0);
-    device::scan(&env.ctx, &login.id, &now, None).await.unwrap();
+    let now = other.current_challenge(env.now());
+    device::scan(&env.ctx, &other.id, &now, None, &env.source())
+        .await
+        .unwrap();
     assert!(matches!(
-        device::scan(&env.ctx, &login.id, "AAAAAAAAAAAAAAAAAAAAAA", None).await,
+        device::scan(
+            &env.ctx,
+            &other.id,
+            "AAAAAAAAAAAAAAAAAAAAAA",
+            None,
+            &env.source()
+        )
+        .await,
         Err(DeviceError::UnknownLogin)
     ));
 }
@@ -215,23 +246,33 @@ async fn scan_accepts_a_fresh_challenge_and_refuses_it_after_the_window() {
 #[tokio::test]
 async fn scan_says_started_here_only_with_the_logins_own_browser_secret() {
     let env = env().await;
-    let (login, secret) = env.show_qr(&env.shop_auth(&[])).await;
     let (_other, other_secret) = env.show_qr(&env.shop_auth(&[])).await;
-    let c = login.current_challenge(env.now());
-    let started_here = |s: Option<&str>| {
-        let (ctx, id, c) = (&env.ctx, login.id.clone(), c.clone());
-        let s = s.map(str::to_owned);
+    // Each case scans a login of its own: a second scan of one login would cancel it.
+    let started_here = |which: Option<&str>| {
+        let env = &env;
+        let which = which.map(str::to_owned);
         async move {
-            device::scan(ctx, &id, &c, s.as_deref())
+            let (login, secret) = env.show_qr(&env.shop_auth(&[])).await;
+            let browser_secret = match which.as_deref() {
+                Some("own") => Some(secret.expose().to_owned()),
+                Some("hash") => Some(login.browser_hash.clone()),
+                other => other.map(str::to_owned),
+            };
+            let c = login.current_challenge(env.now());
+            let src = env.source();
+            let by = device::ScanBy {
+                proof: None,
+                browser_secret: browser_secret.as_deref(),
+                who: &src,
+                phone_ip: "192.0.2.1",
+            };
+            device::scan_from(&env.ctx, &login.id, &c, by)
                 .await
                 .unwrap()
                 .started_here
         }
     };
-    assert!(
-        started_here(Some(secret.expose())).await,
-        "the login's own browser"
-    );
+    assert!(started_here(Some("own")).await, "the login's own browser");
     assert!(
         !started_here(None).await,
         "no cookie: another device, or a native app"
@@ -242,7 +283,7 @@ async fn scan_says_started_here_only_with_the_logins_own_browser_secret() {
     );
     assert!(!started_here(Some("")).await);
     assert!(
-        !started_here(Some(&login.browser_hash)).await,
+        !started_here(Some("hash")).await,
         "the stored hash is not the secret"
     );
 }
@@ -254,7 +295,7 @@ async fn an_expired_login_refuses_scans_and_decisions_but_still_says_expired() {
     let ttl = env.ctx.settings.lifetimes.login;
     env.advance(ttl - 1);
     let challenge = login.current_challenge(env.now());
-    device::scan(&env.ctx, &login.id, &challenge, None)
+    device::scan(&env.ctx, &login.id, &challenge, None, &env.source())
         .await
         .unwrap();
     env.advance(1);
@@ -264,6 +305,7 @@ async fn an_expired_login_refuses_scans_and_decisions_but_still_says_expired() {
         &login.id,
         &login.current_challenge(env.now()),
         None,
+        &env.source(),
     )
     .await;
     assert!(
@@ -271,9 +313,15 @@ async fn an_expired_login_refuses_scans_and_decisions_but_still_says_expired() {
         "expired: {scan:?}"
     );
     // A challenge scanned in time cannot be decided once the login has expired.
-    let approval = env
-        .phone
-        .approval(&env.ctx, &env.alice.sub, &login.id, &challenge, "approve");
+    let n = env.number_shown(&login.id).await;
+    let approval = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        &challenge,
+        "approve",
+        n,
+    );
     let d = device::decide(&env.ctx, &login.id, &approval, &env.source()).await;
     assert!(matches!(d, Err(DeviceError::UnknownLogin)), "{d:?}");
     // The record outlives the login so the page can learn "expired" and offer a fresh start.
@@ -299,19 +347,30 @@ async fn decide_approve_once_then_already_decided() {
     let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
     let challenge = login.current_challenge(env.now());
     // A decision on a challenge never scanned is "not found".
-    let unscanned = env
-        .phone
-        .approval(&env.ctx, &env.alice.sub, &login.id, &challenge, "approve");
+    let unscanned = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        &challenge,
+        "approve",
+        Some(42),
+    );
     let d = device::decide(&env.ctx, &login.id, &unscanned, &env.source()).await;
     assert!(matches!(d, Err(DeviceError::UnknownLogin)), "{d:?}");
 
-    device::scan(&env.ctx, &login.id, &challenge, None)
+    device::scan(&env.ctx, &login.id, &challenge, None, &env.source())
         .await
         .unwrap();
     env.advance(20); // the challenge rotated meanwhile; it was accepted at scan time
-    let approval = env
-        .phone
-        .approval(&env.ctx, &env.alice.sub, &login.id, &challenge, "approve");
+    let n = env.number_shown(&login.id).await;
+    let approval = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        &challenge,
+        "approve",
+        n,
+    );
     let d = device::decide(&env.ctx, &login.id, &approval, &env.source()).await;
     assert_eq!(d.unwrap(), Decision::Approve);
     assert_eq!(
@@ -321,9 +380,14 @@ async fn decide_approve_once_then_already_decided() {
             auth_time: T0.plus_secs(20),
         }
     );
-    let second = env
-        .phone
-        .approval(&env.ctx, &env.alice.sub, &login.id, &challenge, "deny");
+    let second = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        &challenge,
+        "deny",
+        None,
+    );
     let d = device::decide(&env.ctx, &login.id, &second, &env.source()).await;
     assert!(matches!(d, Err(DeviceError::AlreadyDecided)), "{d:?}");
     let d = device::decide(&env.ctx, &login.id, &approval, &env.source()).await;
@@ -368,20 +432,25 @@ async fn a_replayed_jti_is_refused() {
     let (b, _) = env.show_qr(&env.shop_auth(&[("state", "st-b")])).await;
     let ca = a.current_challenge(env.now());
     let cb = b.current_challenge(env.now());
-    device::scan(&env.ctx, &a.id, &ca, None).await.unwrap();
-    device::scan(&env.ctx, &b.id, &cb, None).await.unwrap();
-    let signed = |session: &str, challenge: &str| {
+    device::scan(&env.ctx, &a.id, &ca, None, &env.source())
+        .await
+        .unwrap();
+    device::scan(&env.ctx, &b.id, &cb, None, &env.source())
+        .await
+        .unwrap();
+    let (na, nb) = (env.number_shown(&a.id).await, env.number_shown(&b.id).await);
+    let signed = |session: &str, challenge: &str, number: Option<u8>| {
         env.phone.sign(
             &env.ctx,
             "approval+jwt",
             json!({ "sub": env.alice.sub, "session": session, "challenge": challenge,
-                    "decision": "approve", "jti": "once" }),
+                    "decision": "approve", "number": number, "jti": "once" }),
         )
     };
-    let d = device::decide(&env.ctx, &a.id, &signed(&a.id, &ca), &env.source()).await;
+    let d = device::decide(&env.ctx, &a.id, &signed(&a.id, &ca, na), &env.source()).await;
     assert_eq!(d.unwrap(), Decision::Approve);
     // A second, validly signed decision on another login with the same jti.
-    let d = device::decide(&env.ctx, &b.id, &signed(&b.id, &cb), &env.source()).await;
+    let d = device::decide(&env.ctx, &b.id, &signed(&b.id, &cb, nb), &env.source()).await;
     match d {
         Err(DeviceError::Invalid(why)) => assert!(why.contains("jti"), "{why}"),
         other => panic!("expected the jti to be refused, got {other:?}"),
@@ -398,16 +467,220 @@ async fn a_decision_signed_by_another_key_is_refused() {
     let env = env().await;
     let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
     let challenge = login.current_challenge(env.now());
-    device::scan(&env.ctx, &login.id, &challenge, None)
+    device::scan(&env.ctx, &login.id, &challenge, None, &env.source())
         .await
         .unwrap();
     let mallory = Device::generate();
-    let forged = mallory.approval(&env.ctx, &env.alice.sub, &login.id, &challenge, "approve");
+    let n = env.number_shown(&login.id).await;
+    let forged = mallory.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        &challenge,
+        "approve",
+        n,
+    );
     let d = device::decide(&env.ctx, &login.id, &forged, &env.source()).await;
     assert!(matches!(d, Err(DeviceError::Invalid(_))), "{d:?}");
     assert_eq!(
         env.qr_login(&login.id).await.value.status,
         LoginStatus::Pending
+    );
+}
+
+/// Bob, a second identity with his own phone.
+async fn bob(env: &TestEnv) -> (Device, String) {
+    let phone = Device::generate();
+    let reg = phone.registration(&env.ctx, "bob");
+    let bob = device::signup(&env.ctx, &reg, &env.source()).await.unwrap();
+    (phone, bob.sub.to_string())
+}
+
+/// Alice's recent logins, as her app reads them.
+async fn alice_logins(env: &TestEnv) -> Vec<crate::domain::identity::LoginActivity> {
+    let activity = env
+        .phone
+        .sign(&env.ctx, "activity+jwt", json!({ "sub": env.alice.sub }));
+    device::recent_logins(&env.ctx, &env.alice.sub, &activity)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn the_scan_offers_three_numbers_and_the_approval_must_name_the_one_the_page_shows() {
+    let env = env().await;
+    let (login, secret) = env.show_qr(&env.shop_auth(&[])).await;
+    let challenge = env.scan(&login).await.unwrap();
+    let stored = env.qr_login(&login.id).await.value;
+    let n = stored.number.unwrap();
+    assert_eq!(stored.number_choices.len(), 3);
+    assert!(stored.number_choices.contains(&n));
+    // Without the number: 400, and nothing changes (the app may send it again).
+    let missing = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        &challenge,
+        "approve",
+        None,
+    );
+    let d = device::decide(&env.ctx, &login.id, &missing, &env.source()).await;
+    match d {
+        Err(DeviceError::Invalid(why)) => assert!(why.contains("number"), "{why}"),
+        other => panic!("expected invalid_request, got {other:?}"),
+    }
+    // A number that is not an integer is malformed, not wrong.
+    let text = env.phone.sign(
+        &env.ctx,
+        "approval+jwt",
+        json!({ "sub": env.alice.sub, "session": login.id, "challenge": challenge,
+                "decision": "approve", "number": n.to_string() }),
+    );
+    let d = device::decide(&env.ctx, &login.id, &text, &env.source()).await;
+    assert!(matches!(d, Err(DeviceError::Invalid(_))), "{d:?}");
+    assert_eq!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Pending
+    );
+    // The wrong one of the three: cancelled for good.
+    let wrong = *stored.number_choices.iter().find(|c| **c != n).unwrap();
+    let bad = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        &challenge,
+        "approve",
+        Some(wrong),
+    );
+    let d = device::decide(&env.ctx, &login.id, &bad, &env.source()).await;
+    assert!(
+        matches!(d, Err(DeviceError::Cancelled(CancelReason::WrongNumber))),
+        "{d:?}"
+    );
+    let after = env.qr_login(&login.id).await.value;
+    assert_eq!(after.public_status(env.now()), "denied");
+    assert_eq!(after.cancel_reason(), Some(CancelReason::WrongNumber));
+    // The right number afterwards is too late.
+    let right = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        &challenge,
+        "approve",
+        Some(n),
+    );
+    let d = device::decide(&env.ctx, &login.id, &right, &env.source()).await;
+    assert!(matches!(d, Err(DeviceError::AlreadyDecided)), "{d:?}");
+    // Her activity shows it; the browser is sent back with access_denied.
+    let logins = alice_logins(&env).await;
+    assert_eq!(logins[0].outcome, "wrong_number");
+    let ConsentOutcome::Denied(r) = env.consent(&login.id, &secret, ConsentInput::Open).await
+    else {
+        panic!("expected access_denied");
+    };
+    assert_eq!(param(&r, "error"), Some("access_denied"));
+    assert_eq!(param(&r, "code"), None);
+}
+
+#[tokio::test]
+async fn a_second_phone_cancels_the_login_and_another_identity_cannot_decide() {
+    let env = env().await;
+    let (bob_phone, bob) = bob(&env).await;
+    // Alice scans with her proof; Bob's phone scans the next code: cancelled.
+    let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
+    env.scan(&login).await.unwrap();
+    env.advance(1);
+    let c = login.current_challenge(env.now());
+    let proof = bob_phone.scan_proof(&env.ctx, &bob, &login.id, &c);
+    let r = device::scan(&env.ctx, &login.id, &c, Some(&proof), &env.source()).await;
+    assert!(
+        matches!(r, Err(DeviceError::Cancelled(CancelReason::SecondDevice))),
+        "{r:?}"
+    );
+    let l = env.qr_login(&login.id).await.value;
+    assert_eq!(
+        (l.public_status(env.now()), l.cancel_reason()),
+        ("denied", Some(CancelReason::SecondDevice))
+    );
+    assert_eq!(alice_logins(&env).await[0].outcome, "second_device");
+    // An anonymous scan after another: cancelled too.
+    let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
+    let c = login.current_challenge(env.now());
+    device::scan(&env.ctx, &login.id, &c, None, &env.source())
+        .await
+        .unwrap();
+    env.advance(1);
+    let c = login.current_challenge(env.now());
+    let r = device::scan(&env.ctx, &login.id, &c, None, &env.source()).await;
+    assert!(matches!(r, Err(DeviceError::Cancelled(_))), "{r:?}");
+    // Alice rescanning a new code of her own login is fine, and keeps the numbers.
+    let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
+    env.scan(&login).await.unwrap();
+    let first = env.qr_login(&login.id).await.value.number_choices;
+    env.advance(1);
+    let challenge = env.scan(&login).await.unwrap();
+    assert_eq!(env.qr_login(&login.id).await.value.number_choices, first);
+    // Bob approving the login Alice scanned (with the right number): refused, cancelled.
+    let n = env.number_shown(&login.id).await;
+    let approval = bob_phone.approval(&env.ctx, &bob, &login.id, &challenge, "approve", n);
+    let d = device::decide(&env.ctx, &login.id, &approval, &env.source()).await;
+    assert!(
+        matches!(d, Err(DeviceError::Cancelled(CancelReason::SecondDevice))),
+        "{d:?}"
+    );
+    assert!(!matches!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Approved { .. }
+    ));
+}
+
+#[tokio::test]
+async fn a_scan_proof_must_verify_and_name_this_scan() {
+    let env = env().await;
+    let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
+    let c = login.current_challenge(env.now());
+    let scan = |proof: String| {
+        let (ctx, id, c, src) = (&env.ctx, login.id.clone(), c.clone(), env.source());
+        async move { device::scan(ctx, &id, &c, Some(&proof), &src).await }
+    };
+    let mallory = Device::generate();
+    let forged = mallory.scan_proof(&env.ctx, &env.alice.sub, &login.id, &c);
+    let other_challenge = env.phone.scan_proof(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        "AAAAAAAAAAAAAAAAAAAAAA",
+    );
+    let wrong_typ = env.phone.sign(
+        &env.ctx,
+        "approval+jwt",
+        json!({ "sub": env.alice.sub, "session": login.id, "challenge": c }),
+    );
+    for (name, proof) in [
+        ("signed by another key", forged),
+        ("another challenge", other_challenge),
+        ("not a scan+jwt", wrong_typ),
+        ("garbage", "a.b.c".to_owned()),
+    ] {
+        let r = scan(proof).await;
+        assert!(matches!(r, Err(DeviceError::Invalid(_))), "{name}: {r:?}");
+    }
+    let unknown = mallory.scan_proof(&env.ctx, "nobody", &login.id, &c);
+    assert!(matches!(
+        scan(unknown).await,
+        Err(DeviceError::UnknownIdentity)
+    ));
+    // None of these spent the challenge or scanned the login.
+    assert!(!env.qr_login(&login.id).await.value.is_scanned());
+    let good = env
+        .phone
+        .scan_proof(&env.ctx, &env.alice.sub, &login.id, &c);
+    scan(good).await.unwrap();
+    assert_eq!(
+        env.qr_login(&login.id).await.value.scanned_by,
+        Some(crate::domain::login::Scanner::Identity(
+            env.alice.sub.clone()
+        ))
     );
 }
 
@@ -1041,12 +1314,18 @@ async fn an_approval_presented_at_its_exp_is_refused() {
     let env = env().await;
     let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
     let challenge = login.current_challenge(env.now());
-    device::scan(&env.ctx, &login.id, &challenge, None)
+    device::scan(&env.ctx, &login.id, &challenge, None, &env.source())
         .await
         .unwrap();
-    let approval = env
-        .phone
-        .approval(&env.ctx, &env.alice.sub, &login.id, &challenge, "approve");
+    let n = env.number_shown(&login.id).await;
+    let approval = env.phone.approval(
+        &env.ctx,
+        &env.alice.sub,
+        &login.id,
+        &challenge,
+        "approve",
+        n,
+    );
     env.advance(120); // exp = iat + 120
     let d = device::decide(&env.ctx, &login.id, &approval, &env.source()).await;
     assert!(

@@ -60,6 +60,13 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     // A web app on the issuer's origin, in the browser that started the login, sends that
     // login's binding cookie: the proof of "started on this phone" (a native app has none).
     let browser_secret = cookies::get(&req, &cookies::login(ctx, &id));
+    let proof = match req.headers().get("scanid-proof") {
+        None => None,
+        Some(v) => Some(
+            v.to_str()
+                .map_err(|_| HttpError::bad_request("Scanid-Proof: a compact JWS"))?,
+        ),
+    };
     let Scanned {
         login,
         client,
@@ -70,8 +77,12 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
         ctx,
         &id,
         &challenge,
-        browser_secret.as_deref(),
-        &source_ip(&req),
+        device::ScanBy {
+            proof,
+            browser_secret: browser_secret.as_deref(),
+            who: &source(&req),
+            phone_ip: &source_ip(&req),
+        },
     )
     .await?;
     // A login that stands for a device authorization names no redirect URI of the client.
@@ -103,10 +114,20 @@ pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
         "started_here": started_here,
         "expires_at": login.expires_at.to_rfc3339_millis(),
         "requested_at": login.created_at.to_rfc3339_millis(),
+        // Number matching: the page shows one of these; the approval names it.
+        "number_choices": login.number_choices,
     });
     where_from(&mut out, &assessment);
     if let Some(code) = user_code {
         out["user_code"] = json!(code);
+    }
+    // Started in this very browser (it holds the login's binding cookie): a phone that opened
+    // the app from its own login page has left the page that shows the number, and this
+    // browser may read it from its status poll anyway.
+    if started_here {
+        if let Some(n) = login.number {
+            out["number"] = json!(n);
+        }
     }
     Ok(json(200, &out))
 }

@@ -108,12 +108,27 @@ fn restart_url(ctx: &Context, s: &QrLogin) -> String {
 
 /// The app link the QR encodes (app protocol §2).
 pub fn app_link(ctx: &Context, s: &QrLogin, now: crate::clock::Timestamp) -> String {
+    link_for(ctx, s, &s.current_challenge(now))
+}
+
+fn link_for(ctx: &Context, s: &QrLogin, challenge: &str) -> String {
     format!(
-        "{}/app/scan?session={}&challenge={}",
+        "{}/app/scan?session={}&challenge={challenge}",
         ctx.settings.issuer(),
         s.id,
-        s.current_challenge(now)
     )
+}
+
+/// The QR codes of the current and the next steps, each with the time it is to be shown: the
+/// page redraws the code every second from these, between polls.
+fn upcoming(ctx: &Context, s: &QrLogin, now: crate::clock::Timestamp) -> serde_json::Value {
+    s.upcoming_challenges(now, login::CHALLENGES_AHEAD)
+        .iter()
+        .map(|(at, c)| {
+            let link = link_for(ctx, s, c);
+            json!({ "at": at.to_rfc3339_millis(), "qr_svg": pages::qr_svg(&link), "app_link": link })
+        })
+        .collect()
 }
 
 pub(crate) fn qr_page(
@@ -126,11 +141,18 @@ pub(crate) fn qr_page(
     let link = app_link(ctx, s, now);
     let (ios, android) = &ctx.settings.app_store_urls;
     let rng = ctx.random.as_ref();
+    // The next codes, for the page's script to draw until its first poll answers: JSON in a
+    // data block, `<` escaped so nothing in it can end the block.
+    let ahead =
+        json!({ "server_time": now.to_rfc3339_millis(), "challenges": upcoming(ctx, s, now) })
+            .to_string()
+            .replace('<', "\\u003c");
     pages::html(rng, 200, "'none'", cookies, |nonce| {
         askama::Template::render(&crate::views::QrPage {
             nonce,
             client: client_name,
             qr_svg: &pages::qr_svg(&link),
+            ahead: &ahead,
             app_link: &link,
             status_url: &status_url(ctx, &s.id),
             poll_ms: s.poll_after_ms(),
@@ -189,15 +211,30 @@ pub async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> 
     let s = bound_qr_login(ctx, &req, single(&pairs, "session").as_deref(), false).await?;
     let now = ctx.clock.now();
     let status = s.value.public_status(now);
+    let l = &s.value;
     let body = match status {
         "pending" => {
-            let link = app_link(ctx, &s.value, now);
-            json!({ "status": status, "app_link": link, "qr_svg": pages::qr_svg(&link),
-                    "expires_at": s.value.expires_at.to_rfc3339_millis(),
-                    "scanned": s.value.is_scanned(), "poll_ms": s.value.poll_after_ms() })
+            let link = app_link(ctx, l, now);
+            let mut b = json!({ "status": status, "app_link": link, "qr_svg": pages::qr_svg(&link),
+                    "expires_at": l.expires_at.to_rfc3339_millis(),
+                    "server_time": now.to_rfc3339_millis(),
+                    "scanned": l.is_scanned(), "poll_ms": l.poll_after_ms() });
+            match l.number {
+                // Scanned: the number to pick in the app, and no more codes (any other
+                // phone's scan would cancel the login).
+                Some(n) if l.is_scanned() => b["number"] = json!(n),
+                _ => b["challenges"] = upcoming(ctx, l, now),
+            }
+            b
         }
-        "expired" => json!({ "status": status, "restart": restart_url(ctx, &s.value) }),
-        _ => json!({ "status": status, "next": consent_url(ctx, &s.value.id) }),
+        "expired" => json!({ "status": status, "restart": restart_url(ctx, l) }),
+        _ => {
+            let mut b = json!({ "status": status, "next": consent_url(ctx, &l.id) });
+            if let Some(r) = l.cancel_reason() {
+                b["reason"] = json!(r.as_str());
+            }
+            b
+        }
     };
     let mut r = json(200, &body);
     r.headers_mut()

@@ -376,17 +376,24 @@ const ARM_DELAY_MS = 1500;
  *
  * `start()` once the buttons are on the screen; `hold(true)` while a decision is on its way.
  */
-function decisionButtons() {
-  const approve = h('button', { type: 'button', class: 'decision approve', id: 'approve', disabled: true, 'data-armed': 'false' }, 'Approve');
+function decisionButtons(choices = []) {
+  // Number matching: with choices, each number is an Approve (the one the login page shows
+  // approves, any other cancels the login); without (a device's code), one Approve button.
+  const approves = choices.length
+    ? choices.map((n) => h('button', { type: 'button', class: 'decision approve number', id: `number-${n}`, 'data-number': String(n), disabled: true, 'data-armed': 'false' }, String(n)))
+    : [h('button', { type: 'button', class: 'decision approve', id: 'approve', disabled: true, 'data-armed': 'false' }, 'Approve')];
+  const [approve] = approves;
   const deny = h('button', { type: 'button', class: 'decision deny', id: 'deny' }, 'Deny');
-  const row = h('div', { class: 'buttons decisions' }, approve, deny);
+  const row = h('div', { class: 'buttons decisions' }, ...approves, deny);
   let armed = false;
   let held = false;
   let timer;
   const events = new AbortController();
   const render = () => {
-    approve.disabled = !armed || held;
-    approve.dataset.armed = String(armed);
+    for (const b of approves) {
+      b.disabled = !armed || held;
+      b.dataset.armed = String(armed);
+    }
     deny.disabled = held;
   };
   const stop = () => {
@@ -413,7 +420,7 @@ function decisionButtons() {
   };
   const listen = (target, type, fn) => target.addEventListener(type, fn, { signal: events.signal });
   return {
-    approve, deny, row, stop,
+    approve, approves, deny, row, stop,
     armed: () => armed,
     hold(on) {
       held = on;
@@ -431,15 +438,17 @@ function decisionButtons() {
 }
 
 function showRequest(me, session, challenge, info) {
-  const buttons = decisionButtons();
-  const { approve, deny } = buttons;
+  // Number matching: the login page shows one of these; picking it approves.
+  const picks = (info.number_choices ?? []).length > 0;
+  const buttons = decisionButtons(info.number_choices ?? []);
+  const { deny } = buttons;
   const out = h('div');
-  const decide = async (yes) => {
+  const decide = async (yes, number) => {
     if (yes && !buttons.armed()) return;
     buttons.hold(true);
     out.replaceChildren();
     try {
-      const status = await device.decide(me, session, challenge, yes);
+      const status = await device.decide(me, session, challenge, yes, number);
       buttons.stop();
       history.replaceState(null, '', `${device.issuer}/app/`);
       const connected = info.user_code ? `${info.client.name} is connected. Continue on the device.` : null;
@@ -450,6 +459,13 @@ function showRequest(me, session, challenge, info) {
         h('button', { type: 'button', onclick: () => showHome(me) }, 'Done'));
     } catch (e) {
       buttons.hold(false);
+      if (e.code === 'login_cancelled') {
+        buttons.stop();
+        history.replaceState(null, '', `${device.issuer}/app/`);
+        show('Login cancelled', h('p', { id: 'cancelled', class: 'error' }, e.message),
+          h('button', { type: 'button', onclick: () => showHome(me) }, 'Done'));
+        return;
+      }
       out.replaceChildren(message(e.status === 403
         // The application's policy refused the login's warnings (login_refused).
         ? `${info.client.name} does not allow this login: ${e.message}. It was cancelled.`
@@ -458,8 +474,15 @@ function showRequest(me, session, challenge, info) {
           : e.message));
     }
   };
-  approve.addEventListener('click', () => decide(true));
+  for (const b of buttons.approves) {
+    b.addEventListener('click', () => decide(true, b.dataset.number ? Number(b.dataset.number) : undefined));
+  }
   deny.addEventListener('click', () => decide(false));
+  const choose = picks
+    ? [h('p', { id: 'pick' }, h('strong', {}, 'Pick the number shown on the login screen:')),
+      info.number === undefined ? null
+        : h('p', { class: 'muted small', id: 'number-here' }, `Started in this browser: its login page showed ${info.number}.`)]
+    : [];
 
   if (info.user_code) {
     // A device (a TV, a CLI) asks (RFC 8628): the code on its screen must be this one.
@@ -500,6 +523,7 @@ function showRequest(me, session, challenge, info) {
         h('dt', {}, 'Browser'), h('dd', { id: 'browser-ua' }, info.browser?.user_agent || 'unknown')),
       here ? null : h('p', {}, 'Approve only if you started this login yourself, just now, on a screen in front of you. If someone sent you this code, deny.')),
     whereFrom(info),
+    ...choose,
     buttons.row,
     out);
   buttons.start();
@@ -509,9 +533,9 @@ async function showScan(me, session, challenge, info) {
   if (!info) {
     show('Reading the code…');
     try {
-      info = await device.scan(session, challenge);
+      info = await device.scan(session, challenge, me);
     } catch (e) {
-      show('This code has expired',
+      show(e.code === 'login_cancelled' ? 'Login cancelled' : 'This code has expired',
         message(e.status === 404 ? 'The login is no longer waiting, or the code was old. Scan the code on the login page again.' : e.message),
         me ? h('button', { type: 'button', onclick: () => showHome(me) }, 'Go to my scanid') : null);
       return;

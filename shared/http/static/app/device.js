@@ -91,13 +91,14 @@ export class ApiError extends Error {
   }
 }
 
-/** Calls the device API; cookies are never sent, except where `credentials` says so. */
-async function call(method, path, body, { credentials = 'omit' } = {}) {
+/** Calls the device API with extra `headers`; cookies are never sent, except where
+ * `credentials` says so. */
+async function call(method, path, body, headers = {}, credentials = 'omit') {
   let res;
   try {
     res = await fetch(`${issuer}${path}`, {
       method,
-      headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
       body: body ? JSON.stringify(body) : undefined,
       cache: 'no-store',
       credentials,
@@ -126,12 +127,15 @@ export async function signUp({ name, displayName, country }) {
   return profile;
 }
 
-/** What a scanned QR asks (app protocol §3). The one call that sends this origin's cookies:
- * a login started in this very browser holds its binding cookie, and the service answers
- * `started_here: true` only on that proof. */
-export function scan(session, challenge) {
+/** What a scanned QR asks (app protocol §3). With an identity on this device the scan proves
+ * which identity scans (`Scanid-Proof`, a `scan+jwt`): a second phone then cancels the login. */
+export async function scan(session, challenge, me) {
   const q = new URLSearchParams({ session, challenge });
-  return call('GET', `/app/scan?${q}`, undefined, { credentials: 'same-origin' });
+  const headers = me
+    ? { 'scanid-proof': await sign(me.privateKey, 'scan+jwt', { sub: me.profile.sub, session, challenge }) }
+    : {};
+  // With this browser's cookies: a login started here says its number (its page is gone).
+  return call('GET', `/app/scan?${q}`, undefined, headers, 'same-origin');
 }
 
 /** What a device's code asks (RFC 8628 device grant): a login session scanned already, its
@@ -141,10 +145,12 @@ export function scanUserCode(userCode) {
   return call('GET', `/app/scan?${q}`);
 }
 
-/** Approves or denies the QR login (app protocol §4): `approved` or `denied`. */
-export async function decide(me, session, challenge, approve) {
+/** Approves or denies the QR login (app protocol §4): `approved` or `denied`. An approval
+ * names the `number` the person picked (the one the login page shows). */
+export async function decide(me, session, challenge, approve, number) {
   const approval = await sign(me.privateKey, 'approval+jwt', {
     sub: me.profile.sub, session, challenge, decision: approve ? 'approve' : 'deny',
+    ...(approve && number !== undefined ? { number } : {}),
   });
   return (await call('POST', `/app/login-sessions/${encodeURIComponent(session)}`, { approval })).status;
 }
