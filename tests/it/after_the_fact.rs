@@ -380,7 +380,7 @@ fn the_reference_app_reports_a_login_and_rotates_with_end_sessions() {
             ],
         );
         let (_, payload) = scanid_tests::open(&mut b, &url);
-        app_cli(&[
+        let args = [
             "app",
             "approve",
             "--key-file",
@@ -388,7 +388,13 @@ fn the_reference_app_reports_a_login_and_rotates_with_end_sessions() {
             "--server",
             &s.base,
             &payload,
-        ]);
+        ];
+        let out = scanid_tests::approve_picking(&args, &mut b, &payload);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let r = login_after_approval(&mut b, &s, &payload);
         redeem(&s, ("shop", &secret), &code_of(&r))
     };

@@ -880,30 +880,39 @@ fn started_here_on_dynamodb_needs_the_logins_own_cookie() {
             ("scope", "openid"),
         ],
     );
-    let mut b = Browser::new();
-    let (_, payload) = open(&mut b, &url);
     let mut ob = Browser::new();
     let (_, other) = open(&mut ob, &url);
-    let session = params_of(&payload)["session"].clone();
-    let name = format!("scanid_login_{session}");
-    let own = format!("{name}={}", b.jar[&name]);
-    let scan = |cookie: Option<&str>| {
+    let other_name = format!("scanid_login_{}", params_of(&other)["session"]);
+    let other_value = ob.jar[&other_name].clone();
+    // Each case scans a login of its own: a second scan of one login cancels it, and a
+    // challenge is accepted once. `cookie` makes the Cookie header from the login's own
+    // cookie name and value.
+    let scan = |cookie: &dyn Fn(&str, &str) -> Option<String>| {
+        let mut b = Browser::new();
+        let (_, payload) = open(&mut b, &url);
+        let name = format!("scanid_login_{}", params_of(&payload)["session"]);
+        let c = cookie(&name, &b.jar[&name]);
         let mut h = vec![
             ("Accept", "application/json"),
             ("User-Agent", b.user_agent.as_str()),
         ];
-        h.extend(cookie.map(|c| ("Cookie", c)));
+        h.extend(c.as_deref().map(|c| ("Cookie", c)));
         let r = request("GET", &payload, &h, b"");
         assert_eq!(r.status, 200, "{}", r.text());
         r.json()["started_here"].clone()
     };
-    assert_eq!(scan(None), false, "the same User-Agent proves nothing");
-    assert_eq!(scan(Some(&own)), true);
+    assert_eq!(
+        scan(&|_, _| None),
+        false,
+        "the same User-Agent proves nothing"
+    );
+    assert_eq!(scan(&|n, v| Some(format!("{n}={v}"))), true);
     // Another login's cookie, under its own name or under this login's, is no proof.
-    let other_name = format!("scanid_login_{}", params_of(&other)["session"]);
-    let other_value = ob.jar[&other_name].clone();
-    assert_eq!(scan(Some(&format!("{other_name}={other_value}"))), false);
-    assert_eq!(scan(Some(&format!("{name}={other_value}"))), false);
+    assert_eq!(
+        scan(&|_, _| Some(format!("{other_name}={other_value}"))),
+        false
+    );
+    assert_eq!(scan(&|n, _| Some(format!("{n}={other_value}"))), false);
 }
 
 /// Issue 24, "this wasn't me", on DynamoDB with KMS signing: the relying party's view as on

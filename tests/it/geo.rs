@@ -340,8 +340,8 @@ fn the_reference_app_shows_where_the_login_came_from() {
     assert_eq!(shown["status"], "denied");
     // Its identity approved nothing yet: the next login from elsewhere is not flagged as new,
     // and nothing is refused (the policy refuses only a location mismatch).
-    let (_browser, payload) = started_from(&s, VICTIM_LAPTOP);
-    let out = scanid(&[
+    let (mut browser, payload) = started_from(&s, VICTIM_LAPTOP);
+    let args = [
         "app",
         "approve",
         "--key-file",
@@ -349,7 +349,8 @@ fn the_reference_app_shows_where_the_login_came_from() {
         "--server",
         &s.base,
         &payload,
-    ]);
+    ];
+    let out = scanid_tests::approve_picking(&args, &mut browser, &payload);
     assert!(
         out.status.success(),
         "{}",
@@ -371,8 +372,9 @@ fn the_reference_app_shows_where_the_login_came_from() {
     assert!(out.status.success(), "{err}");
     let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(shown["status"], "denied");
-    // The scan does not prove the identity yet, so only the decision saw first_from_here.
-    assert_eq!(shown["flags"], json!([]));
+    // The scan proves the identity (Scanid-Proof), so the app is told first_from_here
+    // before deciding.
+    assert_eq!(shown["flags"], json!(["first_from_here"]));
 }
 
 #[test]

@@ -894,6 +894,40 @@ pub fn login_status(browser: &mut Browser, payload: &str) -> Resp {
     ))
 }
 
+/// `scanid ARGS` (the reference app's `approve`, `ARGS` ending in `payload`), answering its
+/// number prompt as a person does: with the number `browser`'s login page shows once the app
+/// has scanned. The whole output, as `scanid` returns it.
+pub fn approve_picking(args: &[&str], browser: &mut Browser, payload: &str) -> Output {
+    let mut app = Command::new(scanid_bin())
+        .args(args)
+        .envs(aws_env())
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(app.stderr.take().unwrap());
+    let mut said = String::new();
+    let mut line = String::new();
+    // Until it asks (or ends without asking: a refusal, a deny, a device's code).
+    while !said.contains("Which number") && err.read_line(&mut line).unwrap_or(0) > 0 {
+        said.push_str(&line);
+        line.clear();
+    }
+    if said.contains("Which number") {
+        let n = number_shown(browser, payload).map(|n| n.to_string());
+        let mut stdin = app.stdin.take().unwrap();
+        let _ = writeln!(stdin, "{}", n.unwrap_or_default());
+    }
+    drop(app.stdin.take());
+    let mut rest = String::new();
+    let _ = err.read_to_string(&mut rest);
+    let mut out = app.wait_with_output().unwrap();
+    out.stderr = format!("{said}{rest}").into_bytes();
+    out
+}
+
 /// The number the login page in `browser` shows once the app has scanned (its status poll's
 /// `number`), as the person reads it off the screen.
 pub fn number_shown(browser: &mut Browser, payload: &str) -> Option<u8> {
