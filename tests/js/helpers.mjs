@@ -139,3 +139,18 @@ export async function approve(server, identity, payload, opts = {}) {
     return { error: `${err} ${out}` };
   }
 }
+
+/**
+ * A photo of the login page's QR code, as a phone's camera takes it. The code is redrawn every
+ * second (the living QR), so a photo taken while the drawing is swapped is taken again.
+ */
+export async function photographQr(page) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await page.locator('#qr svg').screenshot({ timeout: 2_000 });
+    } catch (e) {
+      if (attempt >= 5) throw e;
+      await new Promise((r) => setTimeout(r, 150));
+    }
+  }
+}

@@ -13,7 +13,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { PNG } from 'pngjs';
 import jsQR from 'jsqr';
-import { startServer, startCallback, launchBrowser, cli } from './helpers.mjs';
+import { startServer, startCallback, launchBrowser, cli, photographQr } from './helpers.mjs';
 
 /** The victim's phone (a mobile context); the attacker copies its User-Agent. */
 const PHONE = {
@@ -89,7 +89,7 @@ async function victimPhone(name) {
 async function qrLink(page) {
   await page.goto(shopLogin());
   await page.locator('#qr svg').waitFor();
-  const png = PNG.sync.read(await page.locator('#qr svg').screenshot());
+  const png = PNG.sync.read(await photographQr(page));
   const code = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
   assert.ok(code, 'the QR image decodes');
   return code.data;
@@ -141,11 +141,10 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
         extraHTTPHeaders: { 'X-Forwarded-For': ATTACKER_IP },
       });
       const attackerPage = await attacker.newPage();
+      // The victim's phone (signed up first: a forwarded code lives 3 s) scans the code.
+      const victim = await victimPhone('victim');
       const link = await qrLink(attackerPage);
       assert.equal(await attackerPage.evaluate(() => navigator.userAgent), PHONE.userAgent);
-
-      // The victim's phone scans the forwarded code.
-      const victim = await victimPhone('victim');
       const res = await victim.page.goto(link);
       assert.equal(res.headers()['cross-origin-opener-policy'], 'same-origin', 'the app page keeps no opener');
       await victim.page.locator('#request').waitFor();
@@ -213,8 +212,8 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       // Same address and User-Agent as the phone, another browser (no cookie of the login): only
       // the cookie tells them apart.
       const other = await browser.newContext({ ...PHONE, extraHTTPHeaders: { 'X-Forwarded-For': VICTIM_IP } });
-      const link = await qrLink(await other.newPage());
       const phone = await victimPhone('twin');
+      const link = await qrLink(await other.newPage());
       await phone.page.goto(link);
       await phone.page.locator('#request').waitFor();
       assert.match(await phone.page.locator('#where').getAttribute('class'), /\bwarn\b/);

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { PNG } from 'pngjs';
 import jsQR from 'jsqr';
-import { startServer, launchBrowser, cli, enroll } from './helpers.mjs';
+import { startServer, launchBrowser, cli, enroll, photographQr } from './helpers.mjs';
 
 let server, browser;
 
@@ -103,7 +103,7 @@ async function desktopLogin() {
 
 /** What a camera reads: the QR image, decoded. */
 async function scanQr(page) {
-  const png = PNG.sync.read(await page.locator('#qr svg').screenshot());
+  const png = PNG.sync.read(await photographQr(page));
   const code = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
   assert.ok(code, 'the QR image decodes');
   return code.data;

@@ -384,7 +384,7 @@ function decisionButtons(choices = []) {
     : [h('button', { type: 'button', class: 'decision approve', id: 'approve', disabled: true, 'data-armed': 'false' }, 'Approve')];
   const [approve] = approves;
   const deny = h('button', { type: 'button', class: 'decision deny', id: 'deny' }, 'Deny');
-  const row = h('div', { class: 'buttons decisions' }, ...approves, deny);
+  const row = h('div', { class: 'buttons decisions', id: choices.length ? 'numbers' : undefined }, ...approves, deny);
   let armed = false;
   let held = false;
   let timer;
