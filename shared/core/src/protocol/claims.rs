@@ -26,7 +26,7 @@ macro_rules! borrows_as_cow {
 borrows_as_cow!(ClientId, GrantId, SessionId, Subject);
 
 /// `acr` of every token scanid issues (Keycloak's value for a full authentication).
-pub const ACR: &str = "1";
+pub(crate) const ACR: &str = "1";
 
 /// The `typ` claim (Keycloak's marker of what a token is for).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

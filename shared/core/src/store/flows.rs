@@ -429,7 +429,7 @@ pub trait Grants: Backend {
 impl<B: Backend + ?Sized> Grants for B {}
 
 /// At most this many SSO sessions are remembered per identity (the newest).
-pub const SESSIONS_PER_IDENTITY: usize = 32;
+pub(crate) const SESSIONS_PER_IDENTITY: usize = 32;
 
 /// SSO sessions, the identities' lists of them, and remembered consents.
 #[async_trait]

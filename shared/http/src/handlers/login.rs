@@ -21,7 +21,7 @@ use crate::{
 };
 
 /// `GET|POST .../protocol/openid-connect/auth`
-pub async fn authorize(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn authorize(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
     let cookies = BrowserCookies {
@@ -106,7 +106,7 @@ fn restart_url(ctx: &Context, s: &QrLogin) -> String {
 }
 
 /// The app link the QR encodes (app protocol §2).
-pub fn app_link(ctx: &Context, s: &QrLogin, now: crate::clock::Timestamp) -> String {
+pub(crate) fn app_link(ctx: &Context, s: &QrLogin, now: crate::clock::Timestamp) -> String {
     link_for(ctx, s, &s.current_challenge(now))
 }
 
@@ -192,7 +192,7 @@ async fn bound_qr_login(
 }
 
 /// `GET .../login-actions/status?session=`: what the QR page polls.
-pub async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let pairs = query_pairs(&req);
     let s = bound_qr_login(ctx, &req, single(&pairs, "session").as_deref(), false).await?;
@@ -230,7 +230,7 @@ pub async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> 
 }
 
 /// `GET|POST .../login-actions/consent`
-pub async fn consent(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn consent(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
     let s = bound_qr_login(ctx, &req, single(&pairs, "session").as_deref(), true).await?;
