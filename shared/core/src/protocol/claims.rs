@@ -104,7 +104,7 @@ pub struct AccessTokenClaims<'a> {
     pub typ: TokenTyp,
     /// `azp`: the client the token was issued to.
     pub azp: Cow<'a, ClientId>,
-    /// Always [`ACR`].
+    /// Always `ACR`.
     pub acr: Cow<'a, str>,
     /// `scope`: the scopes, space-separated (RFC 6749 §3.3).
     pub scope: Cow<'a, str>,
@@ -175,7 +175,7 @@ pub struct IdTokenClaims<'a> {
     pub at_hash: Cow<'a, str>,
     /// `azp`: the client the token was issued to.
     pub azp: Cow<'a, ClientId>,
-    /// Always [`ACR`].
+    /// Always `ACR`.
     pub acr: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     /// `sid`: the SSO session.

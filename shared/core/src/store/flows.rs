@@ -466,7 +466,7 @@ pub trait SsoSessions: Backend {
     }
 
     /// Adds `sid` to the identity's list of recent SSO sessions (the newest
-    /// [`SESSIONS_PER_IDENTITY`]), kept until `expires_at`; a lost race is retried.
+    /// `SESSIONS_PER_IDENTITY`), kept until `expires_at`; a lost race is retried.
     async fn remember_identity_session(
         &self,
         sub: &str,

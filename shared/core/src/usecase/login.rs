@@ -353,7 +353,7 @@ pub enum BoundLoginError {
 }
 
 /// A QR login as read, with the version its next write is conditioned on (what
-/// [`bound_login`] gives and [`consent`] takes).
+/// [`bound_login()`] gives and [`consent()`] takes).
 pub type VersionedLogin = Versioned<QrLogin>;
 
 /// QR login `id`, if the browser holding `browser_secret` (its login cookie) opened it.
