@@ -10,6 +10,7 @@
 //! The adapters live in their own crates (`scanid-sqlite`, `scanid-aws`), the HTTP edge in
 //! `scanid-http`, so that a Lambda function links only what it uses.
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
 pub mod audit;
 pub mod backchannel;

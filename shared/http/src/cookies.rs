@@ -30,17 +30,17 @@ fn prefixed(ctx: &Context, base: &str) -> String {
 }
 
 /// The SSO session cookie's name.
-pub fn sso(ctx: &Context) -> String {
+pub(crate) fn sso(ctx: &Context) -> String {
     prefixed(ctx, SSO)
 }
 
 /// The browser-binding cookie's name for the QR login `login_id`.
-pub fn login(ctx: &Context, login_id: &str) -> String {
+pub(crate) fn login(ctx: &Context, login_id: &str) -> String {
     prefixed(ctx, &format!("{LOGIN}{login_id}"))
 }
 
 /// The value of cookie `name`, if the request carries it exactly once.
-pub fn get(req: &Request, name: &str) -> Option<String> {
+pub(crate) fn get(req: &Request, name: &str) -> Option<String> {
     let mut found = None;
     for header in req.headers().get_all(http::header::COOKIE) {
         let Ok(text) = header.to_str() else { continue };
@@ -56,7 +56,7 @@ pub fn get(req: &Request, name: &str) -> Option<String> {
 
 /// Looks for `name` in one `Cookie` header: `None` when absent, `Some(None)` when repeated,
 /// `Some(Some(value))` when present once.
-pub fn parse(header: &str, name: &str) -> Option<Option<String>> {
+pub(crate) fn parse(header: &str, name: &str) -> Option<Option<String>> {
     let mut found: Option<Option<String>> = None;
     for pair in header.split(';') {
         if let Some((k, v)) = pair.trim().split_once('=') {
@@ -73,7 +73,7 @@ pub fn parse(header: &str, name: &str) -> Option<Option<String>> {
 
 /// A `Set-Cookie` value for `name` (a name from [`sso`] or [`login`]). `max_age` `None` makes
 /// a browser-session cookie.
-pub fn set(ctx: &Context, name: &str, value: &str, max_age: Option<i64>) -> String {
+pub(crate) fn set(ctx: &Context, name: &str, value: &str, max_age: Option<i64>) -> String {
     let mut c = if ctx.settings.secure_cookies() {
         format!("{name}={value}; Path=/; HttpOnly; SameSite=Lax; Secure")
     } else {
@@ -89,14 +89,14 @@ pub fn set(ctx: &Context, name: &str, value: &str, max_age: Option<i64>) -> Stri
 }
 
 /// The session-state cookie's name.
-pub fn session_state(ctx: &Context) -> String {
+pub(crate) fn session_state(ctx: &Context) -> String {
     prefixed(ctx, SESSION_STATE)
 }
 
 /// The session-state cookie for SSO session `sid`: readable by script (the login-status iframe
 /// compares it with the relying party's `session_state`), and on https sent in third-party
 /// frames too (`SameSite=None`), as that iframe is one.
-pub fn set_session_state(ctx: &Context, sid: &str) -> String {
+pub(crate) fn set_session_state(ctx: &Context, sid: &str) -> String {
     if ctx.settings.secure_cookies() {
         format!(
             "{}={sid}; Path=/; SameSite=None; Secure",
@@ -112,7 +112,7 @@ pub fn set_session_state(ctx: &Context, sid: &str) -> String {
 }
 
 /// A `Set-Cookie` value that deletes the cookie.
-pub fn clear(ctx: &Context, name: &str) -> String {
+pub(crate) fn clear(ctx: &Context, name: &str) -> String {
     set(ctx, name, "", Some(0))
 }
 

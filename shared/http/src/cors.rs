@@ -28,7 +28,7 @@ const ALLOW_HEADERS: &str = "Authorization, Content-Type";
 struct Decided;
 
 /// The request's `Origin`, if it has exactly one (and it is not `null`).
-pub fn origin(req: &Request) -> Option<&str> {
+pub(crate) fn origin(req: &Request) -> Option<&str> {
     let mut it = req.headers().get_all(http::header::ORIGIN).iter();
     match (it.next(), it.next()) {
         (Some(v), None) => v.to_str().ok().filter(|o| *o != "null" && !o.is_empty()),
@@ -59,7 +59,7 @@ fn vary(mut resp: Response) -> Response {
 }
 
 /// CORS by `client`'s own web origins.
-pub fn for_client(req: &Request, client: &Client, resp: Response) -> Response {
+pub(crate) fn for_client(req: &Request, client: &Client, resp: Response) -> Response {
     let mut resp = match origin(req) {
         Some(o) if client.allows_origin(o) => allow(resp, o),
         _ => resp,
@@ -70,14 +70,18 @@ pub fn for_client(req: &Request, client: &Client, resp: Response) -> Response {
 
 /// No CORS on this response, whatever the origin (front-channel pages: the logout
 /// confirmation carries an anti-CSRF token no other page may read).
-pub fn none(mut resp: Response) -> Response {
+pub(crate) fn none(mut resp: Response) -> Response {
     resp.extensions_mut().insert(Decided);
     resp
 }
 
 /// The last word on a CORS endpoint's response (routes::dispatch): unless the client's
 /// origins decided already, the set of registered origins does; `Vary: Origin` always.
-pub async fn finish_response(ctx: &Context, origin: Option<&str>, resp: Response) -> Response {
+pub(crate) async fn finish_response(
+    ctx: &Context,
+    origin: Option<&str>,
+    resp: Response,
+) -> Response {
     let resp = match origin {
         Some(o) if resp.extensions().get::<Decided>().is_none() => {
             if origins::registered(ctx, o).await {
@@ -93,7 +97,7 @@ pub async fn finish_response(ctx: &Context, origin: Option<&str>, resp: Response
 
 /// `OPTIONS` on the CORS endpoints: 204 with the CORS headers for a registered origin asking
 /// for an allowed method; 403 without any CORS header otherwise.
-pub async fn preflight(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn preflight(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let method_ok = req
         .headers()

@@ -14,12 +14,12 @@ use crate::{HttpError, Request};
 use scanid_core::config::Settings;
 
 /// The header the edge adds (its value is `SCANID_EDGE_SECRET`).
-pub const SECRET_HEADER: &str = "x-scanid-edge";
+pub(crate) const SECRET_HEADER: &str = "x-scanid-edge";
 /// The client's `address:port` as CloudFront received it.
-pub const VIEWER_ADDRESS: &str = "cloudfront-viewer-address";
+pub(crate) const VIEWER_ADDRESS: &str = "cloudfront-viewer-address";
 
 /// The request to serve, its source address taken from the edge; or why it is refused (403).
-pub fn admit(settings: &Settings, mut req: Request) -> Result<Request, HttpError> {
+pub(crate) fn admit(settings: &Settings, mut req: Request) -> Result<Request, HttpError> {
     let Some(secret) = &settings.edge_secret else {
         return Ok(req);
     };

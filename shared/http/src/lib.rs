@@ -3,12 +3,13 @@
 //! handlers serve `scanid serve` and the Lambda functions, through the one route table
 //! ([`routes`]).
 #![forbid(unsafe_code)]
+#![warn(unreachable_pub)]
 
-pub mod cookies;
-pub mod cors;
-pub mod edge;
+pub(crate) mod cookies;
+pub(crate) mod cors;
+pub(crate) mod edge;
 pub mod error;
-pub mod handlers;
+pub(crate) mod handlers;
 pub mod pages;
 pub mod routes;
 pub mod views;

@@ -155,7 +155,7 @@ pub struct LoggedOut<'a> {
     pub nonce: &'a str,
 }
 
-/// The web app's shell ([`crate::handlers::app`]): `base` is the app's path, `{issuer
+/// The web app's shell (`crate::handlers::app`): `base` is the app's path, `{issuer
 /// path}/app/`; the store links are for a browser without JavaScript.
 #[derive(Template)]
 #[template(path = "app.html")]

@@ -2,7 +2,7 @@
 //! client asks for, and where (`id_token` or `userinfo`).
 //!
 //! scanid releases by name only the claims it knows ([`REQUESTABLE`], what its scopes release:
-//! [`crate::domain::grant::profile_claims`]); any other claim is ignored (§5.5: "the
+//! `crate::domain::grant::profile_claims`); any other claim is ignored (§5.5: "the
 //! Authorization Server MAY ... ignore"), as are the members other than `id_token` and
 //! `userinfo`. Each requested claim is `null` or an object whose `essential` is a boolean,
 //! `value` a string, number or boolean and `values` an array of them (§5.5.1); scanid releases

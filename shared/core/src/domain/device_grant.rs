@@ -13,23 +13,23 @@ use crate::protocol::{ClientId, Subject};
 use crate::random::Random;
 
 /// RFC 8628 §6.1: 20 consonants without vowels (no words) and without look-alikes.
-pub const USER_CODE_ALPHABET: &[u8; 20] = b"BCDFGHJKLMNPQRSTVWXZ";
+pub(crate) const USER_CODE_ALPHABET: &[u8; 20] = b"BCDFGHJKLMNPQRSTVWXZ";
 /// Characters in a user code (20^8 ≈ 2^34.6).
-pub const USER_CODE_LEN: usize = 8;
+pub(crate) const USER_CODE_LEN: usize = 8;
 /// The minimum polling interval the endpoint answers (RFC 8628 §3.2 default).
-pub const INTERVAL_SECS: i64 = 5;
+pub(crate) const INTERVAL_SECS: i64 = 5;
 /// How much a poll that came too soon adds to the interval (RFC 8628 §3.5).
-pub const SLOW_DOWN_SECS: i64 = 5;
+pub(crate) const SLOW_DOWN_SECS: i64 = 5;
 /// The interval never grows past this, whatever a client does.
-pub const MAX_INTERVAL_SECS: i64 = 60;
+pub(crate) const MAX_INTERVAL_SECS: i64 = 60;
 /// The default lifetime of a device code (`SCANID_DEVICE_CODE_TTL`).
-pub const DEVICE_CODE_TTL_SECS: i64 = 600;
+pub(crate) const DEVICE_CODE_TTL_SECS: i64 = 600;
 /// The record outlives the code by this long, so a late poll learns `expired_token` rather
 /// than `invalid_grant`; every decision checks the code's own expiry.
-pub const RECORD_GRACE_SECS: i64 = 300;
+pub(crate) const RECORD_GRACE_SECS: i64 = 300;
 
 /// A fresh user code, normalized (8 letters, no dash). Rejection sampling keeps it uniform.
-pub fn new_user_code(rng: &dyn Random) -> String {
+pub(crate) fn new_user_code(rng: &dyn Random) -> String {
     let mut out = String::with_capacity(USER_CODE_LEN);
     while out.len() < USER_CODE_LEN {
         let mut b = [0u8; 16];
@@ -45,7 +45,7 @@ pub fn new_user_code(rng: &dyn Random) -> String {
 }
 
 /// A normalized user code as people read it: `XXXX-XXXX`.
-pub fn display_user_code(code: &str) -> String {
+pub(crate) fn display_user_code(code: &str) -> String {
     if code.len() == USER_CODE_LEN && code.is_ascii() {
         format!("{}-{}", &code[..4], &code[4..])
     } else {
@@ -55,7 +55,7 @@ pub fn display_user_code(code: &str) -> String {
 
 /// What a person typed, normalized (RFC 8628 §6.1: case, dashes and spaces do not matter);
 /// `None` when it cannot be a user code.
-pub fn normalize_user_code(input: &str) -> Option<String> {
+pub(crate) fn normalize_user_code(input: &str) -> Option<String> {
     if input.len() > 32 {
         return None;
     }
@@ -105,7 +105,7 @@ pub struct DeviceAuthorization {
 
 /// What links the phone's approval of a device authorization (its recent-logins entry) to the
 /// session its tokens get: the device code's hash, which never leaves the store.
-pub fn login_link(device_code_hash: &str) -> String {
+pub(crate) fn login_link(device_code_hash: &str) -> String {
     format!("device:{device_code_hash}")
 }
 

@@ -85,7 +85,7 @@ pub enum RefreshCheck {
 }
 
 /// How long the token before the current one is still accepted after a rotation.
-pub const REFRESH_GRACE_SECS: i64 = 10;
+pub(crate) const REFRESH_GRACE_SECS: i64 = 10;
 
 impl Grant {
     pub fn check(&self, presented_generation: u64, now: Timestamp) -> RefreshCheck {
@@ -112,7 +112,7 @@ impl Grant {
 
 /// RFC 7636 §4.6: BASE64URL(SHA256(verifier)) == challenge, in constant time; the verifier
 /// must be 43 to 128 unreserved characters.
-pub fn pkce_matches(verifier: &str, challenge: &str) -> bool {
+pub(crate) fn pkce_matches(verifier: &str, challenge: &str) -> bool {
     let well_formed = (43..=128).contains(&verifier.len())
         && verifier
             .bytes()
@@ -121,7 +121,7 @@ pub fn pkce_matches(verifier: &str, challenge: &str) -> bool {
 }
 
 /// `at_hash` (OIDC Core §3.1.3.6): the left half of SHA-256 of the access token, base64url.
-pub fn at_hash(access_token: &str) -> String {
+pub(crate) fn at_hash(access_token: &str) -> String {
     use base64::Engine;
     let d = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, access_token.as_bytes());
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&d.as_ref()[..16])
@@ -171,7 +171,7 @@ impl Issued {
 }
 
 /// The longest refresh token accepted (a signed JWT; anything longer is not ours).
-pub const MAX_REFRESH_TOKEN_LEN: usize = 4096;
+pub(crate) const MAX_REFRESH_TOKEN_LEN: usize = 4096;
 
 /// A new refresh token for `grant` and its storage key (the SHA-256 of the whole token).
 ///
@@ -182,7 +182,7 @@ pub const MAX_REFRESH_TOKEN_LEN: usize = 4096;
 /// not kept, so nobody can verify it, scanid included; scanid does not need to: the store
 /// decides whether it is live (looked up by hash, rotated by generation, single use). Its
 /// `jti` holds 256 random bits.
-pub fn new_refresh_token(
+pub(crate) fn new_refresh_token(
     settings: &Settings,
     rng: &dyn Random,
     grant: &Grant,
@@ -235,7 +235,7 @@ pub fn new_refresh_token(
 /// `openid` alone releases none of them.
 ///
 /// The claims borrow from the identity: nothing is copied.
-pub fn profile_claims<'i>(
+pub(crate) fn profile_claims<'i>(
     i: &'i Identity,
     scopes: &[String],
     requested: &[String],
@@ -261,7 +261,7 @@ pub fn profile_claims<'i>(
 }
 
 /// Whether `scopes` release `groups` (spec 2.3, 2.4): with `profile` or with `groups`.
-pub fn releases_groups(scopes: &[String]) -> bool {
+pub(crate) fn releases_groups(scopes: &[String]) -> bool {
     scopes.iter().any(|s| s == "profile" || s == "groups")
 }
 

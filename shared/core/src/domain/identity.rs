@@ -252,7 +252,7 @@ pub fn validate_name(name: &str) -> Result<(), FieldError> {
 }
 
 /// `display_name`: 1 to 64 printable characters; no zero-width or bidi control characters
-/// ([`crate::domain::text`]), since the name is shown on consent pages and in the directory.
+/// (`crate::domain::text`), since the name is shown on consent pages and in the directory.
 pub fn validate_display_name(s: &str) -> Result<(), FieldError> {
     let n = s.chars().count();
     if (1..=64).contains(&n) && crate::domain::text::is_visible_text(s) && !s.trim().is_empty() {

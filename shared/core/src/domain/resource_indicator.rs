@@ -7,14 +7,14 @@
 //! Resources are compared as the exact strings the operator registered.
 
 /// At most this many `resource` values in one authorization request.
-pub const MAX_PER_REQUEST: usize = 10;
+pub(crate) const MAX_PER_REQUEST: usize = 10;
 
 /// At most this long (characters) for one resource URI.
-pub const MAX_LEN: usize = 2048;
+pub(crate) const MAX_LEN: usize = 2048;
 
 /// Why a `resource` was refused: always `invalid_target` (RFC 8707 §2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TargetError {
+pub(crate) enum TargetError {
     /// Not an absolute URI, has a fragment, or too long.
     Malformed(&'static str),
     /// Not a resource the operator registered.
@@ -31,7 +31,7 @@ pub enum TargetError {
 }
 
 impl TargetError {
-    pub fn description(self) -> &'static str {
+    pub(crate) fn description(self) -> &'static str {
         match self {
             Self::Malformed(why) => why,
             Self::NotRegistered => "resource is not a registered resource server",
@@ -46,7 +46,7 @@ impl TargetError {
 }
 
 /// A resource as RFC 8707 §2 has it: an absolute URI without a fragment.
-pub fn registrable(uri: &str) -> Result<String, &'static str> {
+pub(crate) fn registrable(uri: &str) -> Result<String, &'static str> {
     if uri.len() > MAX_LEN {
         return Err("a resource URI is at most 2048 characters");
     }
@@ -60,7 +60,7 @@ pub fn registrable(uri: &str) -> Result<String, &'static str> {
 }
 
 /// The operator's list, validated, once each, in order; `Err((value, why))` names the bad one.
-pub fn registry<'a>(
+pub(crate) fn registry<'a>(
     values: impl IntoIterator<Item = &'a str>,
 ) -> Result<Vec<String>, (String, &'static str)> {
     let mut out: Vec<String> = Vec::new();
@@ -83,7 +83,7 @@ fn known(r: &str, registered: &[String]) -> Result<String, TargetError> {
 }
 
 /// The authorization request's `resource` values: each registered; granted all together.
-pub fn at_authorization(
+pub(crate) fn at_authorization(
     requested: &[String],
     registered: &[String],
 ) -> Result<Vec<String>, TargetError> {
@@ -107,7 +107,7 @@ pub fn at_authorization(
 /// client credentials, which have no authorization step. Without a `resource`, a grant of
 /// exactly one resource issues for it (the client asked for nothing else), a grant of several
 /// or none issues an ordinary token.
-pub fn at_token(
+pub(crate) fn at_token(
     requested: &[String],
     granted: Option<&[String]>,
     registered: &[String],
@@ -134,7 +134,7 @@ pub fn at_token(
 /// operator's decision, and here nobody decided (no person consented, no operator made the
 /// client). Through the code flow a self-registered client reaches a resource with the person's
 /// consent as before.
-pub fn at_client_credentials(
+pub(crate) fn at_client_credentials(
     requested: &[String],
     self_registered: bool,
     registered: &[String],

@@ -4,7 +4,7 @@
 //! "Shopexe.jpg"; zero-width characters make two names that look the same differ.
 
 /// Is `c` a character that must not appear in user-visible text?
-pub fn is_invisible_or_control(c: char) -> bool {
+pub(crate) fn is_invisible_or_control(c: char) -> bool {
     c.is_control()
         || is_format(c)
         || is_blank_letter(c)
@@ -30,7 +30,7 @@ fn is_blank_letter(c: char) -> bool {
 }
 
 /// `true` when `s` contains no character refused by [`is_invisible_or_control`].
-pub fn is_visible_text(s: &str) -> bool {
+pub(crate) fn is_visible_text(s: &str) -> bool {
     !s.chars().any(is_invisible_or_control)
 }
 

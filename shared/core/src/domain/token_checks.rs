@@ -13,7 +13,7 @@ use crate::protocol::{OAuthErrorCode, Scopes};
 
 /// A record as the store holds it: its value, and the instant it expires.
 #[derive(Debug, Clone, Copy)]
-pub struct Stored<'a, T> {
+pub(crate) struct Stored<'a, T> {
     pub value: &'a T,
     pub expires_at: Option<i64>,
 }
@@ -27,7 +27,7 @@ impl<T> Stored<'_, T> {
 
 /// What a token request presents with an authorization code.
 #[derive(Debug, Clone, Copy)]
-pub struct CodePresented<'a> {
+pub(crate) struct CodePresented<'a> {
     pub redirect_uri: &'a str,
     pub code_verifier: Option<&'a str>,
     /// RFC 8707 `resource` values (at most one is accepted).
@@ -36,7 +36,7 @@ pub struct CodePresented<'a> {
 
 /// Why an authorization code is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CodeRefusal {
+pub(crate) enum CodeRefusal {
     /// No live code under its hash: unknown, already redeemed, or burned.
     NotLive,
     /// Past its lifetime.
@@ -60,12 +60,12 @@ pub enum CodeRefusal {
 impl CodeRefusal {
     /// Whether the code must be burned: presented wrongly, it may be known to an attacker.
     /// A refused `resource` does not burn it (the client may ask again for a granted one).
-    pub fn burns_code(self) -> bool {
+    pub(crate) fn burns_code(self) -> bool {
         !matches!(self, Self::NotLive | Self::Expired | Self::Target(_))
     }
 
     /// The OAuth error code of the refusal.
-    pub fn error_code(self) -> OAuthErrorCode {
+    pub(crate) fn error_code(self) -> OAuthErrorCode {
         match self {
             Self::Target(_) => OAuthErrorCode::InvalidTarget,
             _ => OAuthErrorCode::InvalidGrant,
@@ -73,7 +73,7 @@ impl CodeRefusal {
     }
 
     /// The `error_description`.
-    pub fn description(self) -> &'static str {
+    pub(crate) fn description(self) -> &'static str {
         match self {
             Self::NotLive | Self::Expired => "invalid, expired or already used code",
             Self::OtherClient | Self::EarlierRegistration => {
@@ -94,7 +94,7 @@ impl CodeRefusal {
 /// the resource, or `None` for the client itself), or the first reason to refuse, in this
 /// order: liveness, client, `redirect_uri`, PKCE, resource. `registered` is the operator's
 /// resource servers.
-pub fn check_code(
+pub(crate) fn check_code(
     code: Option<Stored<'_, AuthCode>>,
     client: &Client,
     presented: &CodePresented<'_>,
@@ -130,7 +130,7 @@ pub fn check_code(
 
 /// What a refresh request presents besides the token.
 #[derive(Debug, Clone, Copy)]
-pub struct RefreshPresented<'a> {
+pub(crate) struct RefreshPresented<'a> {
     /// The `scope` parameter: a narrowing of the granted scope (RFC 6749 §6).
     pub scope: Option<&'a str>,
     /// RFC 8707 `resource` values (at most one is accepted).
@@ -140,7 +140,7 @@ pub struct RefreshPresented<'a> {
 /// What an accepted refresh token issues: the (possibly narrowed) scopes and the access
 /// token's audience.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RefreshAccepted {
+pub(crate) struct RefreshAccepted {
     pub scopes: Vec<String>,
     pub aud: Option<String>,
 }
@@ -148,7 +148,7 @@ pub struct RefreshAccepted {
 /// Why a refresh token is refused (before its generation is looked at:
 /// [`Grant::check`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RefreshRefusal {
+pub(crate) enum RefreshRefusal {
     /// No live refresh token under its hash, or its grant is gone.
     NotLive,
     /// Its grant is past its lifetime.
@@ -167,7 +167,7 @@ pub enum RefreshRefusal {
 
 impl RefreshRefusal {
     /// The OAuth error code of the refusal.
-    pub fn error_code(self) -> OAuthErrorCode {
+    pub(crate) fn error_code(self) -> OAuthErrorCode {
         match self {
             Self::ScopeWidened => OAuthErrorCode::InvalidScope,
             Self::Target(_) => OAuthErrorCode::InvalidTarget,
@@ -176,7 +176,7 @@ impl RefreshRefusal {
     }
 
     /// The `error_description`.
-    pub fn description(self) -> &'static str {
+    pub(crate) fn description(self) -> &'static str {
         match self {
             Self::NotLive | Self::Expired | Self::EarlierRegistration => {
                 "invalid or expired refresh token"
@@ -193,7 +193,7 @@ impl RefreshRefusal {
 /// narrowing of `scope` (values scanid does not understand are ignored, as at authorization:
 /// `supported`) and the resource. The first reason to refuse, in this order: liveness,
 /// client, grant revoked, earlier registration, scope, resource.
-pub fn check_refresh(
+pub(crate) fn check_refresh(
     record: Option<&RefreshRecord>,
     grant: Option<Stored<'_, Grant>>,
     client: &Client,

@@ -7,7 +7,7 @@
 //! signing), then removed. The JWKS lists every `next`, `active` and `retired` key.
 
 pub mod fresh;
-pub mod jwk;
+pub(crate) mod jwk;
 pub mod jwt;
 pub mod local;
 pub mod set;

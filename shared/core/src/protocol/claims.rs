@@ -26,7 +26,7 @@ macro_rules! borrows_as_cow {
 borrows_as_cow!(ClientId, GrantId, SessionId, Subject);
 
 /// `acr` of every token scanid issues (Keycloak's value for a full authentication).
-pub const ACR: &str = "1";
+pub(crate) const ACR: &str = "1";
 
 /// The `typ` claim (Keycloak's marker of what a token is for).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,7 +104,7 @@ pub struct AccessTokenClaims<'a> {
     pub typ: TokenTyp,
     /// `azp`: the client the token was issued to.
     pub azp: Cow<'a, ClientId>,
-    /// Always [`ACR`].
+    /// Always `ACR`.
     pub acr: Cow<'a, str>,
     /// `scope`: the scopes, space-separated (RFC 6749 §3.3).
     pub scope: Cow<'a, str>,
@@ -175,7 +175,7 @@ pub struct IdTokenClaims<'a> {
     pub at_hash: Cow<'a, str>,
     /// `azp`: the client the token was issued to.
     pub azp: Cow<'a, ClientId>,
-    /// Always [`ACR`].
+    /// Always `ACR`.
     pub acr: Cow<'a, str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     /// `sid`: the SSO session.

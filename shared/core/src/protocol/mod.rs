@@ -1,15 +1,15 @@
 //! Wire types: the exact field names of the specification and the RFCs.
 #![warn(missing_docs)]
 
-pub mod claims;
-pub mod discovery;
-pub mod error;
-pub mod ids;
-pub mod params;
-pub mod requests;
-pub mod responses;
-pub mod scopes;
-pub mod secret;
+pub(crate) mod claims;
+pub(crate) mod discovery;
+pub(crate) mod error;
+pub(crate) mod ids;
+pub(crate) mod params;
+pub(crate) mod requests;
+pub(crate) mod responses;
+pub(crate) mod scopes;
+pub(crate) mod secret;
 
 pub use claims::{
     AccessTokenClaims, IdTokenClaims, LogoutTokenClaims, ProfileClaims, RefreshTokenClaims,

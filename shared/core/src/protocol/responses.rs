@@ -95,7 +95,7 @@ pub struct IntrospectionResponse {
     /// `session_state`: the SSO session, as Keycloak names it.
     pub session_state: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    /// `acr`: always [`super::claims::ACR`].
+    /// `acr`: always `super::claims::ACR`.
     pub acr: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     /// `scope`: the scopes, space-separated (RFC 6749 §3.3).

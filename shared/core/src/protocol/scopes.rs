@@ -27,7 +27,7 @@ pub enum ScopeError {
 pub struct Scopes(Vec<String>);
 
 /// Whether `token` is a scope-token of RFC 6749 §3.3.
-pub fn is_scope_token(token: &str) -> bool {
+pub(crate) fn is_scope_token(token: &str) -> bool {
     !token.is_empty()
         && token
             .bytes()

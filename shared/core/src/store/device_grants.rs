@@ -36,7 +36,7 @@ pub struct FoundDeviceAuthorization {
 #[async_trait]
 pub trait DeviceGrants: Backend {
     /// Stores a new device authorization and its user code; their records outlive the code by
-    /// [`device_grant::RECORD_GRACE_SECS`] (a late poll learns `expired_token`).
+    /// `device_grant::RECORD_GRACE_SECS` (a late poll learns `expired_token`).
     /// [`Outcome::Lost`]: the user code (or, never in practice, the device code) is taken by a
     /// live authorization; draw another.
     async fn create_device_authorization(

@@ -429,7 +429,7 @@ pub trait Grants: Backend {
 impl<B: Backend + ?Sized> Grants for B {}
 
 /// At most this many SSO sessions are remembered per identity (the newest).
-pub const SESSIONS_PER_IDENTITY: usize = 32;
+pub(crate) const SESSIONS_PER_IDENTITY: usize = 32;
 
 /// SSO sessions, the identities' lists of them, and remembered consents.
 #[async_trait]
@@ -466,7 +466,7 @@ pub trait SsoSessions: Backend {
     }
 
     /// Adds `sid` to the identity's list of recent SSO sessions (the newest
-    /// [`SESSIONS_PER_IDENTITY`]), kept until `expires_at`; a lost race is retried.
+    /// `SESSIONS_PER_IDENTITY`), kept until `expires_at`; a lost race is retried.
     async fn remember_identity_session(
         &self,
         sub: &str,

@@ -13,19 +13,19 @@
 //!
 //! The adapter test suite (`suite`, built for tests and the `test-support` feature) holds every adapter to these rules.
 
-pub mod clients;
-pub mod device_grants;
+pub(crate) mod clients;
+pub(crate) mod device_grants;
 #[cfg(any(test, feature = "test-support"))]
 pub mod faulty;
-pub mod flows;
-pub mod identities;
-pub mod key_sets;
+pub(crate) mod flows;
+pub(crate) mod identities;
+pub(crate) mod key_sets;
 #[cfg(any(test, feature = "test-support"))]
 pub mod memory;
 pub mod origins;
-pub mod photos;
+pub(crate) mod photos;
 pub mod read_only;
-pub mod registration;
+pub(crate) mod registration;
 #[cfg(any(test, feature = "test-support"))]
 pub mod suite;
 pub mod typed;

@@ -26,12 +26,12 @@ pub trait PhotoStore: Send + Sync {
     async fn delete_photos_of(&self, owner: &str) -> Result<(), StoreError>;
 }
 
-/// Photos in memory (tests).
-#[cfg(any(test, feature = "test-support"))]
+/// Photos in memory (the crate's own tests).
+#[cfg(test)]
 #[derive(Debug, Default)]
-pub struct MemoryPhotos(std::sync::Mutex<std::collections::HashMap<String, Vec<u8>>>);
+pub(crate) struct MemoryPhotos(std::sync::Mutex<std::collections::HashMap<String, Vec<u8>>>);
 
-#[cfg(any(test, feature = "test-support"))]
+#[cfg(test)]
 #[async_trait]
 impl PhotoStore for MemoryPhotos {
     async fn put_photo(&self, name: &str, bytes: &[u8], _: &str) -> Result<(), StoreError> {

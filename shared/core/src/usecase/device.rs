@@ -15,6 +15,7 @@ use crate::domain::photo;
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::risk::{self, Flag};
 use crate::geoip::{self, Geo};
+use crate::store::typed::Versioned;
 use crate::store::{
     ClientStore, DeviceGrants, Grants, IdentityStore, LoginHistory, NewIdentityError, Outcome,
     QrLogins, SsoSessions, StoreError,
@@ -418,6 +419,67 @@ pub async fn decide(
     if id.len() > 64 {
         return Err(DeviceError::UnknownLogin);
     }
+    let signed = signed_decision(ctx, id, approval, who, now).await?;
+    let Some(s) = ctx.store.qr_login(id, now).await? else {
+        return Err(DeviceError::UnknownLogin);
+    };
+    let policy = client_policy(ctx, &s.value, &signed, who, now).await?;
+    let approve = signed.decision == Decision::Approve && policy.refused.is_empty();
+    let mut next = s.value.clone();
+    // A cancellation (a wrong number, another identity than the scanner) is written like a
+    // refusal, for good, in the write that spends the jti. An approval the client's policy
+    // refuses is written as a denial.
+    let cancel = match next.decide(&signed.sub, &signed.challenge, approve, signed.number, now) {
+        Ok(()) => None,
+        Err(DecideError::NotFound) => return Err(DeviceError::UnknownLogin),
+        Err(DecideError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
+        Err(DecideError::MissingNumber) => {
+            return Err(invalid(
+                "number: required to approve (the number shown on the login page)",
+            ))
+        }
+        Err(DecideError::Cancelled(reason)) => Some(reason),
+    };
+    // A cancelled login refuses the device authorization it stands for too: its device stops
+    // polling with access_denied.
+    let approver = (approve && cancel.is_none()).then_some(signed.sub.as_str());
+    let written = write_decision(ctx, id, (&s, &next), approver, &signed, now).await?;
+    match (written, cancel) {
+        (Outcome::Done, Some(reason)) => {
+            let first = match reason {
+                CancelReason::WrongNumber => Some(signed.sub.as_str()),
+                CancelReason::SecondDevice => first_scanner(&next),
+            };
+            cancelled(ctx, &next, reason, first, who, now).await;
+            Err(DeviceError::Cancelled(reason))
+        }
+        (Outcome::Done, None) => decided(ctx, &next, &signed, policy, who, now).await,
+        (Outcome::Lost, _) if ctx.store.jti_used(&signed.sub, &signed.jti, now).await? => {
+            Err(invalid("jti was already used"))
+        }
+        (Outcome::Lost, _) => Err(DeviceError::AlreadyDecided),
+    }
+}
+
+/// A decision on QR login `id` that its identity's own key signed: who decided, and what.
+struct SignedDecision {
+    sub: String,
+    jti: String,
+    exp: i64,
+    challenge: String,
+    decision: Decision,
+    number: Option<i64>,
+}
+
+/// Verifies `approval` (an `approval+jwt`) with the key of the identity it names, counts it
+/// against that identity's decision limit, and reads its claims.
+async fn signed_decision(
+    ctx: &Context,
+    id: &str,
+    approval: &str,
+    who: &Source,
+    now: Timestamp,
+) -> Result<SignedDecision, DeviceError> {
     let jws = app_jws::parse(approval, "approval+jwt").map_err(invalid)?;
     let sub = jws
         .str_claim("sub")
@@ -448,7 +510,9 @@ pub async fn decide(
     if claim("session") != Some(id) {
         return Err(invalid("session must name this login session"));
     }
-    let challenge = claim("challenge").ok_or_else(|| invalid("challenge: required"))?;
+    let challenge = claim("challenge")
+        .ok_or_else(|| invalid("challenge: required"))?
+        .to_owned();
     let decision = Decision::parse(claim("decision"))?;
     let number = match v.claims.get("number") {
         None | Some(serde_json::Value::Null) => None,
@@ -457,152 +521,172 @@ pub async fn decide(
                 .ok_or_else(|| invalid("number: the number shown on the login page, an integer"))?,
         ),
     };
-    let Some(s) = ctx.store.qr_login(id, now).await? else {
-        return Err(DeviceError::UnknownLogin);
-    };
-    // The client's policy on the login's risk flags, now that the identity is known: an
-    // approval a flag refuses cancels the login (recorded as refused).
+    Ok(SignedDecision {
+        sub,
+        jti: v.jti,
+        exp: v.exp,
+        challenge,
+        decision,
+        number,
+    })
+}
+
+/// The login's client, its assessment of the login, and the flags its policy refuses for an
+/// approval (none for a denial).
+struct ClientPolicy {
+    client: Option<Client>,
+    assessment: Option<Assessment>,
+    refused: Vec<Flag>,
+}
+
+/// The client's policy on the login's risk flags, now that the identity is known: an
+/// approval a flag refuses cancels the login (recorded as refused).
+async fn client_policy(
+    ctx: &Context,
+    login: &QrLogin,
+    signed: &SignedDecision,
+    who: &Source,
+    now: Timestamp,
+) -> Result<ClientPolicy, DeviceError> {
     let client = ctx
         .store
-        .client(&s.value.request.client_id, now)
+        .client(&login.request.client_id, now)
         .await?
         .map(|(c, _)| c);
     let assessment = match &client {
-        Some(c) => Some(assess(ctx, &s.value, c, &who_addr(who), Some(&sub), now).await?),
+        Some(c) => Some(assess(ctx, login, c, &who_addr(who), Some(&signed.sub), now).await?),
         None => None,
     };
     let refused = match &assessment {
-        Some(a) if decision == Decision::Approve => a.refused.clone(),
+        Some(a) if signed.decision == Decision::Approve => a.refused.clone(),
         _ => Vec::new(),
     };
-    let approve = decision == Decision::Approve && refused.is_empty();
-    let mut next = s.value.clone();
-    // A cancellation (a wrong number, another identity than the scanner) is written like a
-    // refusal, for good, in the write that spends the jti. An approval the client's policy
-    // refuses is written as a denial.
-    let cancel = match next.decide(&sub, challenge, approve, number, now) {
-        Ok(()) => None,
-        Err(DecideError::NotFound) => return Err(DeviceError::UnknownLogin),
-        Err(DecideError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
-        Err(DecideError::MissingNumber) => {
-            return Err(invalid(
-                "number: required to approve (the number shown on the login page)",
-            ))
-        }
-        Err(DecideError::Cancelled(reason)) => Some(reason),
+    Ok(ClientPolicy {
+        client,
+        assessment,
+        refused,
+    })
+}
+
+/// Writes the decided login `next` over `s` (QR login `id`), spending the decision's jti. A login that stands
+/// for a device authorization (RFC 8628): the decision on the phone (which showed the client,
+/// the scopes and the user code) settles it, in the same transaction, approved by `approver`.
+async fn write_decision(
+    ctx: &Context,
+    id: &str,
+    (s, next): (&Versioned<QrLogin>, &QrLogin),
+    approver: Option<&str>,
+    signed: &SignedDecision,
+    now: Timestamp,
+) -> Result<Outcome, DeviceError> {
+    let Some(hash) = &next.device_grant else {
+        let (sub, jti, exp) = (&signed.sub, &signed.jti, signed.exp);
+        return Ok(ctx
+            .store
+            .record_decision(s, next, sub, jti, exp, now)
+            .await?);
     };
-    // A login that stands for a device authorization (RFC 8628): the decision on the phone
-    // (which showed the client, the scopes and the user code) settles it, in the same
-    // transaction.
-    let written = match &next.device_grant {
-        None => {
-            ctx.store
-                .record_decision(&s, &next, &sub, &v.jti, v.exp, now)
-                .await?
+    let mut tries = 0;
+    loop {
+        let Some(d) = ctx.store.device_authorization(hash, now).await? else {
+            return Err(DeviceError::UnknownLogin);
+        };
+        let mut settled = d.value.clone();
+        match settled.settle(approver, now) {
+            Ok(()) => {}
+            Err(SettleError::Expired) => return Err(DeviceError::UnknownLogin),
+            Err(SettleError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
         }
-        Some(hash) => {
-            // A cancelled login refuses the device authorization too: its device stops
-            // polling with access_denied.
-            let approver = (approve && cancel.is_none()).then_some(sub.as_str());
-            let mut tries = 0;
-            loop {
-                let Some(d) = ctx.store.device_authorization(hash, now).await? else {
-                    return Err(DeviceError::UnknownLogin);
-                };
-                let mut settled = d.value.clone();
-                match settled.settle(approver, now) {
-                    Ok(()) => {}
-                    Err(SettleError::Expired) => return Err(DeviceError::UnknownLogin),
-                    Err(SettleError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
-                }
-                let o = ctx
-                    .store
-                    .record_device_decision((&s, &next), (&d, &settled), &sub, &v.jti, v.exp, now)
-                    .await?;
-                // The device polls every few seconds, and each poll moves the authorization on
-                // (its time, its interval): read it again, unless the login itself changed or
-                // the jti was spent (then the loss is real).
-                let login_unchanged = || async {
-                    Ok::<_, StoreError>(
-                        ctx.store
-                            .qr_login(id, now)
-                            .await?
-                            .is_some_and(|l| l.record.version == s.record.version),
-                    )
-                };
-                if o == Outcome::Lost
-                    && !ctx.store.jti_used(&sub, &v.jti, now).await?
-                    && login_unchanged().await?
-                {
-                    if tries == 3 {
-                        return Err(DeviceError::Busy);
-                    }
-                    tries += 1;
-                    continue;
-                }
-                break o;
-            }
-        }
-    };
-    match (written, cancel) {
-        (Outcome::Done, Some(reason)) => {
-            let first = match reason {
-                CancelReason::WrongNumber => Some(sub.as_str()),
-                CancelReason::SecondDevice => first_scanner(&next),
-            };
-            cancelled(ctx, &next, reason, first, who, now).await;
-            Err(DeviceError::Cancelled(reason))
-        }
-        (Outcome::Done, None) => {
-            let client_name = client.map(|c| c.name);
-            if !refused.is_empty() {
-                let detail = flag_list(&refused);
-                Audit::new(Event::LoginRefused)
-                    .client(&next.request.client_id)
-                    .subject(&sub)
-                    .source(who.as_str())
-                    .outcome("refused")
-                    .detail(&detail)
-                    .emit();
-                remember_login(
-                    ctx,
-                    &sub,
-                    &next,
-                    "refused",
-                    client_name,
-                    assessment.as_ref(),
-                    now,
-                )
-                .await;
-                return Err(DeviceError::Refused(refused));
-            }
-            let (event, outcome) = match decision {
-                Decision::Approve => (Event::LoginApproved, "approved"),
-                Decision::Deny => (Event::LoginDenied, "denied"),
-            };
-            Audit::new(event)
-                .client(&next.request.client_id)
-                .subject(&sub)
-                .source(who.as_str())
-                .outcome(outcome)
-                .emit();
-            remember_login(
-                ctx,
-                &sub,
-                &next,
-                outcome,
-                client_name,
-                assessment.as_ref(),
+        let o = ctx
+            .store
+            .record_device_decision(
+                (s, next),
+                (&d, &settled),
+                &signed.sub,
+                &signed.jti,
+                signed.exp,
                 now,
             )
-            .await;
-            Ok(decision)
+            .await?;
+        // The device polls every few seconds, and each poll moves the authorization on
+        // (its time, its interval): read it again, unless the login itself changed or
+        // the jti was spent (then the loss is real).
+        let login_unchanged = || async {
+            Ok::<_, StoreError>(
+                ctx.store
+                    .qr_login(id, now)
+                    .await?
+                    .is_some_and(|l| l.record.version == s.record.version),
+            )
+        };
+        if o == Outcome::Lost
+            && !ctx.store.jti_used(&signed.sub, &signed.jti, now).await?
+            && login_unchanged().await?
+        {
+            if tries == 3 {
+                return Err(DeviceError::Busy);
+            }
+            tries += 1;
+            continue;
         }
-        (Outcome::Lost, _) if ctx.store.jti_used(&sub, &v.jti, now).await? => {
-            Err(invalid("jti was already used"))
-        }
-        (Outcome::Lost, _) => Err(DeviceError::AlreadyDecided),
+        return Ok(o);
     }
+}
+
+/// A decision written: refused by the client's policy, or approved or denied as signed; the
+/// audit line and the identity's recent logins say which.
+async fn decided(
+    ctx: &Context,
+    next: &QrLogin,
+    signed: &SignedDecision,
+    policy: ClientPolicy,
+    who: &Source,
+    now: Timestamp,
+) -> Result<Decision, DeviceError> {
+    let client_name = policy.client.map(|c| c.name);
+    let assessment = policy.assessment.as_ref();
+    if !policy.refused.is_empty() {
+        let detail = flag_list(&policy.refused);
+        Audit::new(Event::LoginRefused)
+            .client(&next.request.client_id)
+            .subject(&signed.sub)
+            .source(who.as_str())
+            .outcome("refused")
+            .detail(&detail)
+            .emit();
+        remember_login(
+            ctx,
+            &signed.sub,
+            next,
+            "refused",
+            client_name,
+            assessment,
+            now,
+        )
+        .await;
+        return Err(DeviceError::Refused(policy.refused));
+    }
+    let (event, outcome) = match signed.decision {
+        Decision::Approve => (Event::LoginApproved, "approved"),
+        Decision::Deny => (Event::LoginDenied, "denied"),
+    };
+    Audit::new(event)
+        .client(&next.request.client_id)
+        .subject(&signed.sub)
+        .source(who.as_str())
+        .outcome(outcome)
+        .emit();
+    remember_login(
+        ctx,
+        &signed.sub,
+        next,
+        outcome,
+        client_name,
+        assessment,
+        now,
+    )
+    .await;
+    Ok(signed.decision)
 }
 
 /// The address a phone's request came from, as far as its rate-limit source tells (an IPv6

@@ -339,6 +339,44 @@ async fn create_login(
     Ok((login, browser_secret))
 }
 
+/// Why a browser may not go on with a QR login (docs/requirements.md Q1).
+#[derive(Debug, thiserror::Error)]
+pub enum BoundLoginError {
+    /// No such QR login, or it expired (or the id is malformed).
+    #[error("unknown or expired login session")]
+    NotFound,
+    /// The QR login is bound to another browser: this one lacks its binding secret.
+    #[error("this login can only be completed in the browser that started it")]
+    OtherBrowser,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A QR login as read, with the version its next write is conditioned on (what
+/// [`bound_login()`] gives and [`consent()`] takes).
+pub type VersionedLogin = Versioned<QrLogin>;
+
+/// QR login `id`, if the browser holding `browser_secret` (its login cookie) opened it.
+pub async fn bound_login(
+    ctx: &Context,
+    id: &str,
+    browser_secret: Option<&BrowserSecret>,
+    now: Timestamp,
+) -> Result<VersionedLogin, BoundLoginError> {
+    if !(1..=64).contains(&id.len()) {
+        return Err(BoundLoginError::NotFound);
+    }
+    let s = ctx
+        .store
+        .qr_login(id, now)
+        .await?
+        .ok_or(BoundLoginError::NotFound)?;
+    if !s.value.bound_to(browser_secret.map(Secret::expose)) {
+        return Err(BoundLoginError::OtherBrowser);
+    }
+    Ok(s)
+}
+
 /// A finished login.
 #[derive(Debug)]
 pub struct Completed {

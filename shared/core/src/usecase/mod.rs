@@ -8,7 +8,7 @@ pub mod directory;
 pub mod login;
 pub mod logout;
 pub mod origins;
-pub mod ratelimit;
+pub(crate) mod ratelimit;
 pub mod registration;
 pub mod resource;
 pub mod token;

@@ -8,7 +8,7 @@ use crate::store::{Backend, Counters, StoreError};
 
 /// Counts one event for `who` under `limit` and says whether it is within its budget
 /// ([`Limit::budget`]); an event over it is audited (`rate_limited`).
-pub async fn count(
+pub(crate) async fn count(
     store: &dyn Backend,
     limits: &Limits,
     limit: Limit,

@@ -366,7 +366,7 @@ pub async fn end_known_session(
 
 /// The userinfo response (spec 2.4, with the spec's spelling `peferred_username` next to the
 /// standard `preferred_username`): each claim only with the scope that releases it
-/// ([`crate::domain::grant::profile_claims`]); `sub` and `service_id` identify the person
+/// (`crate::domain::grant::profile_claims`); `sub` and `service_id` identify the person
 /// (`openid`).
 pub fn userinfo<'i>(t: &LiveToken, identity: &'i Identity) -> UserinfoResponse<'i> {
     let scopes: Vec<String> = t.claims.scopes().map(str::to_owned).collect();

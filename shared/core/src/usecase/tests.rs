@@ -15,7 +15,9 @@ use crate::testing::{
     param, Builder, Device, TestEnv, IP, SHOP, SHOP_LOGGED_OUT, SHOP_REDIRECT, T0, VERIFIER,
 };
 use crate::usecase::device::{self, Decision, DeviceError};
-use crate::usecase::login::{AuthorizeDecision, ConsentOutcome};
+use crate::usecase::login::{
+    bound_login, AuthorizeDecision, BoundLoginError, BrowserSecret, ConsentOutcome,
+};
 use crate::usecase::logout::{self, LogoutOutcome, LogoutRequest};
 use crate::usecase::ratelimit;
 use crate::usecase::resource;
@@ -81,6 +83,37 @@ async fn authorize_a_valid_request_opens_a_qr_login_bound_to_the_browser() {
     assert!(session.bound_to(Some(browser_secret.expose())));
     let stored = env.qr_login(&session.id).await;
     assert_eq!(stored.value, session, "the login is stored as shown");
+}
+
+#[tokio::test]
+async fn only_the_browser_that_opened_a_qr_login_reads_it_until_its_record_is_gone() {
+    let env = env().await;
+    let (qr, secret) = env.show_qr(&env.shop_auth(&[])).await;
+    let other = BrowserSecret::new("another browser's secret");
+    let id = qr.id.to_string();
+    let read = bound_login(&env.ctx, &id, Some(&secret), env.now()).await;
+    assert_eq!(read.unwrap().value, qr);
+    for browser in [Some(&other), None] {
+        assert!(matches!(
+            bound_login(&env.ctx, &id, browser, env.now()).await,
+            Err(BoundLoginError::OtherBrowser)
+        ));
+    }
+    for malformed in [String::new(), "x".repeat(65), "unknown".into()] {
+        assert!(matches!(
+            bound_login(&env.ctx, &malformed, Some(&secret), env.now()).await,
+            Err(BoundLoginError::NotFound)
+        ));
+    }
+    // The record outlives the login (the page learns "expired"), then it is gone.
+    env.advance(300 + RECORD_GRACE_SECS - 1);
+    let read = bound_login(&env.ctx, &id, Some(&secret), env.now()).await;
+    assert_eq!(read.unwrap().value.public_status(env.now()), "expired");
+    env.advance(1);
+    assert!(matches!(
+        bound_login(&env.ctx, &id, Some(&secret), env.now()).await,
+        Err(BoundLoginError::NotFound)
+    ));
 }
 
 #[tokio::test]

@@ -112,7 +112,7 @@ fn app_base(ctx: &Context) -> String {
 }
 
 /// The shell page.
-pub fn shell(ctx: &Context, req: &Request) -> Result<Response, HttpError> {
+pub(crate) fn shell(ctx: &Context, req: &Request) -> Result<Response, HttpError> {
     let (ios, android) = &ctx.settings.app_store_urls;
     let html = askama::Template::render(&crate::views::AppShell {
         base: &app_base(ctx),
@@ -128,7 +128,7 @@ pub fn shell(ctx: &Context, req: &Request) -> Result<Response, HttpError> {
 
 /// `GET .../app/` (the shell; `.../app` is sent there) and `GET .../app/{file}` (its scripts, stylesheet, manifest,
 /// icon and service worker).
-pub async fn page(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let Some(file) = path_param(&req, "file") else {
         // The shell's relative URLs and the service worker's scope need the slash.

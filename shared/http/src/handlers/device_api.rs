@@ -22,7 +22,7 @@ struct SignupBody {
 }
 
 /// `POST .../app/identities`: sign-up with proof of possession of the device key.
-pub async fn signup(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn signup(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let body: SignupBody = json_body(&req)?;
     let ident = device::signup(ctx, &body.registration, &source(&req)).await?;
@@ -44,7 +44,7 @@ fn not_found() -> HttpError {
 /// `GET .../app/scan?session=&challenge=`: what the app shows before approving (Q3). A
 /// browser (no `Accept: application/json`), i.e. a phone's camera opening the QR's link, gets
 /// the web app ([`super::app`]), which asks this same URL for the JSON.
-pub async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     if !wants_json(&req) {
         return super::app::shell(ctx, &req);
@@ -192,7 +192,7 @@ struct DecideBody {
 }
 
 /// `POST .../app/login-sessions/{login_session_id}`: approve or deny, signed by the device key.
-pub async fn decide(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn decide(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let id = path_param(&req, "login_session_id")
         .filter(|i| i.len() <= 64)
@@ -216,7 +216,7 @@ fn path_sub(req: &Request) -> Result<String, HttpError> {
 }
 
 /// `PATCH .../app/identities/{sub}`: a profile update signed by the device key.
-pub async fn update_profile(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn update_profile(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let body: UpdateBody = json_body(&req)?;
     let ident = device::update_profile(ctx, &path_sub(&req)?, &body.update).await?;
@@ -230,7 +230,7 @@ struct RotationBody {
 
 /// `POST .../app/identities/{sub}/key`: device-key rotation. The request is signed by the old
 /// key and carries the new key with a proof of possession signed by the new key.
-pub async fn rotate_key(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn rotate_key(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let body: RotationBody = json_body(&req)?;
     let ident = device::rotate_key(ctx, &path_sub(&req)?, &body.rotation).await?;
@@ -240,7 +240,7 @@ pub async fn rotate_key(ctx: &Context, req: Request) -> Result<Response, HttpErr
 /// `GET .../app/names/{name}`: whether a name is free, so the sign-up form can say at once
 /// that it is taken. Names are public (the directory shows them); a malformed name is a 400
 /// with the rule.
-pub async fn name(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn name(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let name = path_param(&req, "name").unwrap_or_default();
     let available = device::name_available(ctx, &name, &source(&req)).await?;
@@ -253,7 +253,7 @@ struct DeletionBody {
 }
 
 /// `DELETE .../app/identities/{sub}`: the identity deletes itself, signed by its device key.
-pub async fn delete_identity(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn delete_identity(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let body: DeletionBody = json_body(&req)?;
     device::delete_identity(ctx, &path_sub(&req)?, &body.deletion, &source(&req)).await?;
@@ -267,7 +267,7 @@ struct ActivityBody {
 
 /// `POST .../app/identities/{sub}/activity`: the identity's recent logins, newest first, for
 /// its own device (a signed request: where someone logs in is nobody else's business).
-pub async fn activity(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn activity(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let body: ActivityBody = json_body(&req)?;
     let logins = device::recent_logins(ctx, &path_sub(&req)?, &body.activity).await?;
@@ -302,7 +302,7 @@ struct ReportBody {
 /// `POST .../app/identities/{sub}/logins/{login_id}/report`: "this wasn't me", signed by the
 /// device key (`report+jwt` naming the entry in `login`). The login's session ends (its
 /// clients get back-channel logout) and its tokens are revoked; the entry, marked reported.
-pub async fn report(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn report(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let body: ReportBody = json_body(&req)?;
     let id = path_param(&req, "login_id").unwrap_or_default();
@@ -327,7 +327,7 @@ struct PhotoBody {
 
 /// `POST .../app/identities/{sub}/photo`: a profile photo upload, signed by the device key
 /// (`photo+jwt` carrying the image's `sha256`); the identity with its new photo URL.
-pub async fn upload_photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn upload_photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let body: PhotoBody = json_body(&req)?;
     let image = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, &body.image)

@@ -20,7 +20,7 @@ use crate::{
 
 /// `POST .../protocol/openid-connect/auth/device` (RFC 8628 §3.1, §3.2): client
 /// authentication as at the token endpoint.
-pub async fn authorization(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn authorization(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
         OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
@@ -65,7 +65,7 @@ fn form(ctx: &Context, status: u16, user_code: &str, error: &str) -> Response {
 
 /// `GET .../device[?user_code=]`: the form. `POST .../device`: the typed code starts a QR
 /// login for the device authorization (rate limited per source, RFC 8628 §5.1).
-pub async fn page(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
     let typed = single(&pairs, "user_code").unwrap_or_default();

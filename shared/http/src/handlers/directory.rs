@@ -58,7 +58,7 @@ fn validated(
 }
 
 /// `GET /v1/directory/{sub}`
-pub async fn by_sub(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn by_sub(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     let sub = path_param(&req, "sub").ok_or_else(not_found)?;
     let profile = directory::profile_by_sub(ctx, &sub)
         .await?
@@ -67,7 +67,7 @@ pub async fn by_sub(ctx: &Context, req: Request) -> Result<Response, HttpError> 
 }
 
 /// `GET /v1/directory/profile/{service_id}`
-pub async fn by_service_id(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn by_service_id(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     let sid = path_param(&req, "service_id").ok_or_else(not_found)?;
     let profile = directory::profile_by_service_id(ctx, &sid)
         .await?
@@ -79,7 +79,7 @@ pub async fn by_service_id(ctx: &Context, req: Request) -> Result<Response, Http
 /// one, typed by its magic bytes, in a sandbox of its own (a photo is never a document),
 /// cached for five minutes ([`photo::CACHE_CONTROL`]: a replaced or deleted photo must leave
 /// caches soon).
-pub async fn photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     let (sub, hash) = (path_param(&req, "sub"), path_param(&req, "hash"));
     let (Some(sub), Some(hash)) = (sub, hash) else {
         return Err(HttpError::not_found("photo not found"));
@@ -106,7 +106,7 @@ pub async fn photo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
 }
 
 /// `GET /v1/directory/{sub}/avatar`: 302 to the photo, 404 when there is none.
-pub async fn avatar(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn avatar(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     let sub = path_param(&req, "sub").ok_or_else(not_found)?;
     let photo = match directory::avatar(ctx, &sub).await? {
         Avatar::NoIdentity => return Err(not_found()),

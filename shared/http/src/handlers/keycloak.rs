@@ -62,7 +62,7 @@ fn frame_page(
 }
 
 /// The four pages, by path (one Lambda function serves them all).
-pub async fn page(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let path = req.uri().path();
     if path.ends_with("/3p-cookies/step1.html") {

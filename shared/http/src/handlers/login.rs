@@ -10,10 +10,9 @@ use crate::domain::login::{self, QrLogin};
 use crate::pages;
 use crate::protocol::Params;
 use crate::protocol::Secret;
-use crate::store::typed::Versioned;
-use crate::store::QrLogins;
 use crate::usecase::login::{
-    self as flow, AuthorizeDecision, BrowserCookies, BrowserSecret, ConsentOutcome,
+    self as flow, AuthorizeDecision, BoundLoginError, BrowserCookies, BrowserSecret,
+    ConsentOutcome, VersionedLogin,
 };
 use crate::Context;
 use crate::{
@@ -22,7 +21,7 @@ use crate::{
 };
 
 /// `GET|POST .../protocol/openid-connect/auth`
-pub async fn authorize(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn authorize(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
     let cookies = BrowserCookies {
@@ -107,7 +106,7 @@ fn restart_url(ctx: &Context, s: &QrLogin) -> String {
 }
 
 /// The app link the QR encodes (app protocol §2).
-pub fn app_link(ctx: &Context, s: &QrLogin, now: crate::clock::Timestamp) -> String {
+pub(crate) fn app_link(ctx: &Context, s: &QrLogin, now: crate::clock::Timestamp) -> String {
     link_for(ctx, s, &s.current_challenge(now))
 }
 
@@ -170,8 +169,7 @@ async fn bound_qr_login(
     req: &Request,
     id: Option<&str>,
     html: bool,
-) -> Result<Versioned<QrLogin>, HttpError> {
-    let now = ctx.clock.now();
+) -> Result<VersionedLogin, HttpError> {
     let not_found = || {
         if html {
             HttpError::page_not_found("Login request not found", "This login request does not exist or has expired. Start again from the application.")
@@ -179,33 +177,22 @@ async fn bound_qr_login(
             HttpError::not_found("unknown login session")
         }
     };
-    let id = id
-        .filter(|i| (1..=64).contains(&i.len()))
-        .ok_or_else(not_found)?;
-    let s = ctx
-        .store
-        .qr_login(id, now)
-        .await
-        .map_err(HttpError::from_page_store)?
-        .ok_or_else(not_found)?;
-    if !s
-        .value
-        .bound_to(cookies::get(req, &cookies::login(ctx, id)).as_deref())
-    {
-        return Err(if html {
-            HttpError::page_forbidden(
-                "Wrong browser",
-                "This login can only be completed in the browser that started it.",
-            )
-        } else {
-            not_found()
-        });
+    let id = id.unwrap_or_default();
+    let browser = cookies::get(req, &cookies::login(ctx, id)).map(Secret::new);
+    match flow::bound_login(ctx, id, browser.as_ref(), ctx.clock.now()).await {
+        Ok(s) => Ok(s),
+        Err(BoundLoginError::NotFound) => Err(not_found()),
+        Err(BoundLoginError::OtherBrowser) if html => Err(HttpError::page_forbidden(
+            "Wrong browser",
+            "This login can only be completed in the browser that started it.",
+        )),
+        Err(BoundLoginError::OtherBrowser) => Err(not_found()),
+        Err(BoundLoginError::Store(e)) => Err(HttpError::from_page_store(e)),
     }
-    Ok(s)
 }
 
 /// `GET .../login-actions/status?session=`: what the QR page polls.
-pub async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let pairs = query_pairs(&req);
     let s = bound_qr_login(ctx, &req, single(&pairs, "session").as_deref(), false).await?;
@@ -243,7 +230,7 @@ pub async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> 
 }
 
 /// `GET|POST .../login-actions/consent`
-pub async fn consent(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn consent(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
     let s = bound_qr_login(ctx, &req, single(&pairs, "session").as_deref(), true).await?;
@@ -285,13 +272,13 @@ pub async fn consent(ctx: &Context, req: Request) -> Result<Response, HttpError>
 }
 
 /// The login is over: its browser-binding cookie goes (they would pile up otherwise).
-fn ended(ctx: &Context, s: &Versioned<QrLogin>) -> Vec<String> {
+fn ended(ctx: &Context, s: &VersionedLogin) -> Vec<String> {
     vec![cookies::clear(ctx, &cookies::login(ctx, &s.value.id))]
 }
 
 fn login_completed(
     ctx: &Context,
-    s: &Versioned<QrLogin>,
+    s: &VersionedLogin,
     done: flow::Completed,
     after_post: bool,
 ) -> Response {

@@ -31,7 +31,7 @@ fn one(pairs: &[(String, String)], name: &str) -> Result<Option<String>, HttpErr
 /// `GET|POST .../logout` (OIDC RP-Initiated Logout 1.0). Ends only the session this browser
 /// holds, and without asking only when the `id_token_hint` names that very session
 /// ([`domain::logout::decide`](crate::domain::logout::decide)).
-pub async fn logout(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn logout(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
     if after_post && pairs.iter().any(|(k, _)| k == "refresh_token") {

@@ -26,13 +26,13 @@ fn cached_json(bytes: &bytes::Bytes) -> Response {
 /// Authorization Server Metadata at `GET /realms/{realm}/.well-known/oauth-authorization-server`
 /// and `GET /.well-known/oauth-authorization-server/realms/{realm}`
 /// ([`crate::domain::discovery`]).
-pub async fn discovery(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn discovery(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     Ok(cached_json(&ctx.discovery_json))
 }
 
 /// `GET /realms/{realm}/protocol/openid-connect/certs`: public members only (docs/requirements.md D2).
-pub async fn jwks(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn jwks(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     Ok(cached_json(&ctx.keyring().await.jwks_json()))
 }

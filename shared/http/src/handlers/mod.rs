@@ -1,13 +1,13 @@
 //! One module per group of endpoints. Each handler: parse, call one use case, render.
 
-pub mod app;
-pub mod device_api;
-pub mod device_grant;
-pub mod directory;
-pub mod keycloak;
-pub mod login;
-pub mod logout;
-pub mod metadata;
-pub mod registration;
-pub mod resource;
-pub mod token;
+pub(crate) mod app;
+pub(crate) mod device_api;
+pub(crate) mod device_grant;
+pub(crate) mod directory;
+pub(crate) mod keycloak;
+pub(crate) mod login;
+pub(crate) mod logout;
+pub(crate) mod metadata;
+pub(crate) mod registration;
+pub(crate) mod resource;
+pub(crate) mod token;

@@ -10,7 +10,7 @@ use crate::Context;
 use crate::{base, check_realm, finish, path_param, source, HttpError, Request, Response};
 
 /// One handler for the four routes (one Lambda function); the method says which.
-pub async fn registration(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn registration(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let token = bearer(&req)?;
     let token = token.as_deref();

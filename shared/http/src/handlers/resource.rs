@@ -18,7 +18,7 @@ use crate::{
 /// `POST .../introspect`: client authentication required (docs/requirements.md I1). A client sees its
 /// own tokens; a resource server also other clients' access tokens; anything else is
 /// `{"active":false}`.
-pub async fn introspect(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn introspect(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let (client, t) = client_and_token(ctx, &req, false).await?;
     let now = ctx.clock.now();
@@ -48,7 +48,7 @@ async fn client_and_token(
 }
 
 /// `POST .../revoke` (RFC 7009): 200 for unknown and foreign tokens alike (docs/requirements.md V1).
-pub async fn revoke(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn revoke(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let (client, t) = client_and_token(ctx, &req, true).await?;
     resource::revoke(ctx, &client.client_id, &t, ctx.clock.now()).await?;
@@ -97,7 +97,7 @@ fn bearer(req: &Request) -> Result<String, HttpError> {
 }
 
 /// `GET|POST .../userinfo` (docs/requirements.md U1-U4, C1).
-pub async fn userinfo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn userinfo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let t = bearer(&req)?;
     let now = ctx.clock.now();

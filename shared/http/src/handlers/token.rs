@@ -10,7 +10,7 @@ use crate::Context;
 use crate::{check_realm, cors, form_pairs, json, source, HttpError, Request, Response};
 
 /// RFC 6749 §2.3.1 / App. B: `Authorization: Basic base64(urlencode(id):urlencode(secret))`.
-pub fn basic_credentials(req: &Request) -> Result<Option<(String, String)>, HttpError> {
+pub(crate) fn basic_credentials(req: &Request) -> Result<Option<(String, String)>, HttpError> {
     let Some(h) = req.headers().get(http::header::AUTHORIZATION) else {
         return Ok(None);
     };
@@ -51,7 +51,7 @@ pub(crate) fn no_store<T: serde::Serialize>(status: u16, v: &T) -> Response {
 }
 
 /// `POST .../token`
-pub async fn token(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+pub(crate) async fn token(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
         OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
