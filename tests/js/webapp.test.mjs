@@ -34,9 +34,9 @@ after(async () => {
   await server?.stop();
 });
 
-async function shot(page, name) {
+async function shot(page, name, opts = {}) {
   const dir = process.env.SCANID_README_SHOTS;
-  if (dir) await page.screenshot({ path: path.join(dir, `${name}.png`), scale: 'css' });
+  if (dir) await page.screenshot({ path: path.join(dir, `${name}.png`), scale: 'css', ...opts });
 }
 
 /** A phone: a fresh mobile context (its own IndexedDB, so its own device key). */
@@ -163,7 +163,12 @@ test('scan the QR image with the phone, see who asks, approve: the desktop moves
   assert.equal(await phone.page.textContent('#browser-ua'), await desktop.page.evaluate(() => navigator.userAgent));
   assert.equal(await phone.page.textContent('#browser-ip'), '127.0.0.1');
   await phone.page.locator('#numbers').waitFor();
-  await shot(phone.page, 'phone-approve');
+  // The whole approval screen (the numbers are below the fold), armed; and the desktop's
+  // number, as the person sees both.
+  await phone.page.locator('#numbers button[data-number]:enabled').first().waitFor();
+  await shot(phone.page, 'phone-approve', { fullPage: true });
+  await desktop.page.locator('#number:not([hidden])').waitFor({ timeout: 10_000 });
+  await shot(desktop.page, 'desktop-number');
   await pickShown(desktop.page, phone.page);
   await phone.page.locator('#decided[data-status="approved"]').waitFor();
   await shot(phone.page, 'phone-approved');
