@@ -1484,7 +1484,7 @@ pub async fn a_scanned_qr_login_keeps_its_number_scanner_and_cancellation<B: Bac
     let back = s.qr_login(&login.id, T0).await.unwrap().unwrap();
     assert_eq!(back.value, scanned);
     assert_eq!(back.value.scanned_by, Some(alice));
-    assert_eq!(back.value.number_choices.len(), 3);
+    assert_eq!(back.value.number_choices().len(), 3);
     // Another scan of the same challenge, read before the first was written: it loses.
     let mut racing = stored.value.clone();
     racing
