@@ -273,6 +273,28 @@ impl DynamoStore {
         Ok(created)
     }
 
+    /// `GetItem`, strongly consistent or not (half the read units).
+    async fn get_item(
+        &self,
+        key: &Key,
+        consistent: bool,
+        now: Timestamp,
+    ) -> Result<Option<Record>, StoreError> {
+        let out = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key("pk", s(key.pk()))
+            .consistent_read(consistent)
+            .send()
+            .await
+            .map_err(|e| sdk_err("get_item", e))?;
+        match out.item() {
+            Some(item) if is_live(item, now)? => Ok(Some(record_of(key.clone(), item)?)),
+            _ => Ok(None),
+        }
+    }
+
     fn transact_item(
         &self,
         w: Write,
@@ -322,19 +344,11 @@ impl DynamoStore {
 #[async_trait]
 impl Backend for DynamoStore {
     async fn get(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError> {
-        let out = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .key("pk", s(key.pk()))
-            .consistent_read(true)
-            .send()
-            .await
-            .map_err(|e| sdk_err("get_item", e))?;
-        match out.item() {
-            Some(item) if is_live(item, now)? => Ok(Some(record_of(key.clone(), item)?)),
-            _ => Ok(None),
-        }
+        self.get_item(key, true, now).await
+    }
+
+    async fn get_eventual(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError> {
+        self.get_item(key, false, now).await
     }
 
     async fn put(&self, record: Record, cond: Cond, now: Timestamp) -> Result<(), StoreError> {

@@ -42,26 +42,35 @@ pub struct AuthorizationRequest {
     pub redirect_uri: RedirectUri,
     pub response_mode: ResponseMode,
     /// Optional with PKCE S256 (echoed when present); required without it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
     /// Optional (put in the id_token when present); required only with `require_nonce`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
     pub scopes: Vec<String>,
     /// S256 challenge (RFC 7636), 43 base64url characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_challenge: Option<String>,
+    #[serde(default, skip_serializing_if = "is_default")]
     pub prompt: Prompt,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_age: Option<i64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub login_hint: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ui_locales: Option<String>,
     /// The resource servers the access tokens may be for (RFC 8707), all registered.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<String>,
     /// The known claims the `claims` parameter asked for (OIDC Core §5.5).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub claims: RequestedClaims,
+}
+
+/// Stored requests leave out what is empty or default (a login record stays within one
+/// DynamoDB write unit); reading fills it back in.
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
 }
 
 impl AuthorizationRequest {

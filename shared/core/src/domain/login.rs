@@ -18,6 +18,7 @@ use aws_lc_rs::hmac;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::clock::Timestamp;
 use crate::domain::authorize::AuthorizationRequest;
@@ -108,10 +109,11 @@ impl CancelReason {
 /// One login session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QrLogin {
+    /// The record's key (`login#<id>`): not repeated in the stored body, and set from the key
+    /// when read ([`crate::store::QrLogins::qr_login`]); records that stored it read it.
+    #[serde(default, skip_serializing)]
     pub id: QrLoginId,
     pub request: AuthorizationRequest,
-    /// The original authorization query, to offer a fresh start when this one expires.
-    pub restart_query: String,
     /// SHA-256 of the browser-binding secret, base64url.
     pub browser_hash: String,
     /// The HMAC key of the rotating challenge; never leaves the server.
@@ -120,25 +122,36 @@ pub struct QrLogin {
     pub user_agent: String,
     pub created_at: Timestamp,
     pub expires_at: Timestamp,
-    /// Challenges accepted at scan time; a decision must present one of them, and none is
-    /// accepted twice.
-    #[serde(default)]
+    /// Challenges accepted at scan time, as records written before [`Self::scanned_steps`]
+    /// stored them (read, never written for a new login).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scanned: Vec<String>,
+    /// The time steps whose challenges were accepted at scan time, counted from the step the
+    /// login was created in (a challenge is `HMAC(secret, step)`: the step names it in a few
+    /// bytes). A decision must present one of them, and none is accepted twice.
+    #[serde(rename = "steps", default, skip_serializing_if = "Vec::is_empty")]
+    pub scanned_steps: Vec<i64>,
     /// Who scanned first; anyone else cancels the login.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scanned_by: Option<Scanner>,
     /// The number the page shows once scanned (10..=99), drawn at the first scan.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number: Option<u8>,
-    /// The number and two decoys, shuffled: what the app offers.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub number_choices: Vec<u8>,
+    /// The number and two decoys as records written before they were derived from the
+    /// login's secret stored them (read, never written for a new login): see
+    /// [`QrLogin::number_choices`].
+    #[serde(
+        rename = "number_choices",
+        default,
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub stored_choices: Vec<u8>,
     pub status: LoginStatus,
     /// Set with `status: denied` when the login was cancelled rather than denied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cancelled: Option<CancelReason>,
     /// An SSO session (sid) that vouched for the identity, when the QR step was skipped.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sso_sid: Option<SessionId>,
     /// The device authorization (RFC 8628; its device code's hash) this login approves: the
     /// phone's decision settles it, and no code is issued to a redirect URI.
@@ -172,7 +185,6 @@ impl QrLogin {
     ) -> Self {
         Self {
             id: random::token(rng, 16).into(),
-            restart_query: request.restart_query(),
             request,
             browser_hash: hash(browser_secret),
             secret: Secret::new(random::token(rng, 32)),
@@ -181,9 +193,10 @@ impl QrLogin {
             created_at: now,
             expires_at: now.plus_secs(ttl_secs),
             scanned: Vec::new(),
+            scanned_steps: Vec::new(),
             scanned_by: None,
             number: None,
-            number_choices: Vec::new(),
+            stored_choices: Vec::new(),
             status: LoginStatus::Pending,
             cancelled: None,
             sso_sid: None,
@@ -193,6 +206,26 @@ impl QrLogin {
 
     pub fn expired(&self, now: Timestamp) -> bool {
         now >= self.expires_at
+    }
+
+    /// The original authorization query, to offer a fresh start when this one expires
+    /// (derived from the request, not stored).
+    pub fn restart_query(&self) -> String {
+        self.request.restart_query()
+    }
+
+    /// What the app offers once scanned: the number and two decoys, shuffled (empty before
+    /// the scan). The decoys and their order are derived from the login's secret
+    /// (`HMAC-SHA256(secret, "number-choices" || i)`), so the record stores only the number
+    /// and a rescan offers the same three.
+    pub fn number_choices(&self) -> Vec<u8> {
+        if !self.stored_choices.is_empty() {
+            return self.stored_choices.clone();
+        }
+        match self.number {
+            Some(number) => choices_for(number, &SecretStream::new(&self.secret)),
+            None => Vec::new(),
+        }
     }
 
     /// Is `browser_secret` the one that opened this session?
@@ -228,21 +261,56 @@ impl QrLogin {
     /// Does `challenge` belong to a step that began less than `ttl_secs` ago? A future step's
     /// challenge is not fresh: nobody could have seen it yet.
     pub fn challenge_is_fresh(&self, challenge: &str, now: Timestamp, ttl_secs: i64) -> bool {
+        self.fresh_step(challenge, now, ttl_secs).is_some()
+    }
+
+    /// The step of `challenge` if it is fresh ([`Self::challenge_is_fresh`]).
+    fn fresh_step(&self, challenge: &str, now: Timestamp, ttl_secs: i64) -> Option<i64> {
         let now = now.secs();
         let step = now.div_euclid(CHALLENGE_STEP_SECS);
         (0..=ttl_secs.div_euclid(CHALLENGE_STEP_SECS))
             .map(|i| step - i)
             .filter(|s| now - s * CHALLENGE_STEP_SECS < ttl_secs)
-            .any(|s| {
-                verify_slices_are_equal(self.challenge_at(s).as_bytes(), challenge.as_bytes())
+            .find(|s| {
+                verify_slices_are_equal(self.challenge_at(*s).as_bytes(), challenge.as_bytes())
                     .is_ok()
             })
     }
 
+    /// The step logins count their scanned steps from: the one they were created in.
+    fn first_step(&self) -> i64 {
+        self.created_at.secs().div_euclid(CHALLENGE_STEP_SECS)
+    }
+
     fn scanned_challenge(&self, challenge: &str) -> bool {
-        self.scanned
+        let same = |c: &str| verify_slices_are_equal(c.as_bytes(), challenge.as_bytes()).is_ok();
+        self.scanned.iter().any(|c| same(c))
+            || self
+                .scanned_steps
+                .iter()
+                .any(|s| same(&self.challenge_at(self.first_step() + s)))
+    }
+
+    /// The challenges accepted at scan time, oldest first.
+    pub fn scanned_challenges(&self) -> Vec<String> {
+        let derived = self
+            .scanned_steps
             .iter()
-            .any(|c| verify_slices_are_equal(c.as_bytes(), challenge.as_bytes()).is_ok())
+            .map(|s| self.challenge_at(self.first_step() + s));
+        self.scanned.iter().cloned().chain(derived).collect()
+    }
+
+    /// Remembers the challenge of `step` as accepted (the oldest forgotten past
+    /// [`SCANNED_KEPT`]).
+    fn remember_scan(&mut self, step: i64) {
+        self.scanned_steps.push(step - self.first_step());
+        if self.scanned.len() + self.scanned_steps.len() > SCANNED_KEPT {
+            if self.scanned.is_empty() {
+                self.scanned_steps.remove(0);
+            } else {
+                self.scanned.remove(0);
+            }
+        }
     }
 
     /// Cancels the login for good (`status: denied` with the reason).
@@ -263,13 +331,16 @@ impl QrLogin {
         now: Timestamp,
         rng: &dyn Random,
     ) -> Result<(), ScanError> {
-        if self.status != LoginStatus::Pending
-            || self.expired(now)
-            || !self.challenge_is_fresh(challenge, now, ttl_secs)
-            || self.scanned_challenge(challenge)
-        {
-            return Err(ScanError::NotFound);
-        }
+        let step = match self.fresh_step(challenge, now, ttl_secs) {
+            Some(step)
+                if self.status == LoginStatus::Pending
+                    && !self.expired(now)
+                    && !self.scanned_challenge(challenge) =>
+            {
+                step
+            }
+            _ => return Err(ScanError::NotFound),
+        };
         match &self.scanned_by {
             Some(Scanner::Identity(first)) if *scanner == Scanner::Identity(first.clone()) => {}
             Some(_) => {
@@ -277,24 +348,20 @@ impl QrLogin {
                 return Err(ScanError::Cancelled(CancelReason::SecondDevice));
             }
             None => {
-                let (number, choices) = draw_number(rng);
                 self.scanned_by = Some(scanner.clone());
-                self.number = Some(number);
-                self.number_choices = choices;
+                self.number = Some(draw_number(rng));
             }
         }
-        self.scanned.push(challenge.to_owned());
-        if self.scanned.len() > SCANNED_KEPT {
-            self.scanned.remove(0);
-        }
+        self.remember_scan(step);
         Ok(())
     }
 
     /// A device authorization's login scanned by its user code (the person compared the code
     /// with the device's screen; no page shows a number): the current challenge, accepted.
     pub fn accept_user_code_scan(&mut self, now: Timestamp) -> String {
-        let c = self.current_challenge(now);
-        self.scanned.push(c.clone());
+        let step = now.secs().div_euclid(CHALLENGE_STEP_SECS);
+        self.remember_scan(step);
+        let c = self.challenge_at(step);
         self.scanned_by = Some(Scanner::Anonymous);
         c
     }
@@ -347,7 +414,7 @@ impl QrLogin {
 
     /// Has the app scanned this session? (It stays true after the decision.)
     pub fn is_scanned(&self) -> bool {
-        !self.scanned.is_empty()
+        !self.scanned.is_empty() || !self.scanned_steps.is_empty()
     }
 
     /// When the login page should ask again (`poll_ms` in its status answer).
@@ -410,10 +477,14 @@ fn below(rng: &dyn Random, n: u8) -> u8 {
     }
 }
 
-/// The number to match (10..=99) and the three choices the app offers: it and two distinct
-/// decoys, shuffled.
-pub fn draw_number(rng: &dyn Random) -> (u8, Vec<u8>) {
-    let number = 10 + below(rng, 90);
+/// The number to match (10..=99), uniform from `rng`.
+pub fn draw_number(rng: &dyn Random) -> u8 {
+    10 + below(rng, 90)
+}
+
+/// The three choices the app offers for `number`: it and two distinct decoys (10..=99),
+/// shuffled, all drawn from `rng`.
+pub fn choices_for(number: u8, rng: &dyn Random) -> Vec<u8> {
     let mut choices = vec![number];
     while choices.len() < 3 {
         let d = 10 + below(rng, 90);
@@ -426,7 +497,37 @@ pub fn draw_number(rng: &dyn Random) -> (u8, Vec<u8>) {
         let j = usize::from(below(rng, u8::try_from(i + 1).unwrap_or(1)));
         choices.swap(i, j);
     }
-    (number, choices)
+    choices
+}
+
+/// A deterministic byte stream from a login's secret, `HMAC-SHA256(secret, "number-choices" ||
+/// i)` for i = 0, 1, ...: the decoys drawn from it are the same at every read and unknown
+/// without the secret (which never leaves the server). The label keeps it apart from the
+/// challenges (`HMAC-SHA256(secret, step)`, an 8-byte message).
+struct SecretStream {
+    key: hmac::Key,
+    block: AtomicU64,
+}
+
+impl SecretStream {
+    fn new(secret: &Secret) -> Self {
+        Self {
+            key: hmac::Key::new(hmac::HMAC_SHA256, secret.expose().as_bytes()),
+            block: AtomicU64::new(0),
+        }
+    }
+}
+
+impl Random for SecretStream {
+    fn fill(&self, buf: &mut [u8]) {
+        for chunk in buf.chunks_mut(32) {
+            let i = self.block.fetch_add(1, Ordering::Relaxed);
+            let mut msg = b"number-choices".to_vec();
+            msg.extend_from_slice(&i.to_be_bytes());
+            let tag = hmac::sign(&self.key, &msg);
+            chunk.copy_from_slice(&tag.as_ref()[..chunk.len()]);
+        }
+    }
 }
 
 /// An SSO session: who logged in in this browser, and when.
@@ -748,7 +849,7 @@ mod tests {
             .unwrap();
         let n = s.number.unwrap();
         assert!((10..=99).contains(&n));
-        let choices = s.number_choices.clone();
+        let choices = s.number_choices();
         assert_eq!(choices.len(), 3);
         assert!(choices.contains(&n));
         let mut distinct = choices.clone();
@@ -759,12 +860,14 @@ mod tests {
         let t1 = t0.plus_secs(1);
         s.accept_scan(&s.current_challenge(t1), &alice(), TTL, t1, &rng)
             .unwrap();
-        assert_eq!((s.number, &s.number_choices), (Some(n), &choices));
+        assert_eq!((s.number, s.number_choices()), (Some(n), choices));
         // Over many draws the number takes every place among the choices, and every value.
         let mut places = [0; 3];
         let mut seen = std::collections::HashSet::new();
         for seed in 0..2000 {
-            let (n, c) = draw_number(&SeededRandom::new(seed));
+            let rng = SeededRandom::new(seed);
+            let n = draw_number(&rng);
+            let c = choices_for(n, &rng);
             places[c.iter().position(|x| *x == n).unwrap()] += 1;
             seen.insert(n);
         }
@@ -783,7 +886,7 @@ mod tests {
         let n = i64::from(scanned.number.unwrap());
         let wrong = i64::from(
             *scanned
-                .number_choices
+                .number_choices()
                 .iter()
                 .find(|x| i64::from(**x) != n)
                 .unwrap(),
@@ -958,7 +1061,9 @@ mod tests {
         )
         .unwrap();
         s.cancel(CancelReason::WrongNumber);
-        let back: QrLogin = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        let mut back: QrLogin = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back.id, QrLoginId::default(), "the id is the record's key");
+        back.id = s.id.clone();
         assert_eq!(back, s);
         // A record written before number matching reads as unscanned and uncancelled.
         let mut old = serde_json::to_value(session(t0)).unwrap();
@@ -970,6 +1075,169 @@ mod tests {
             (old.number, old.cancelled, old.scanned_by),
             (None, None, None)
         );
+    }
+
+    /// The size DynamoDB bills a login's item by (`shared/aws/src/dynamo.rs` writes `pk`,
+    /// `body`, `ver` and `expires_at`): each attribute's name and value in UTF-8 bytes
+    /// (numbers counted as their digits, more than DynamoDB's about one byte per two).
+    fn dynamodb_item_size(s: &QrLogin, ver: u64) -> usize {
+        let body = serde_json::to_vec(s).unwrap().len();
+        let expiry = s.expires_at.secs() + RECORD_GRACE_SECS;
+        "pk".len()
+            + format!("login#{}", s.id.as_str()).len()
+            + "body".len()
+            + body
+            + "ver".len()
+            + ver.to_string().len()
+            + "expires_at".len()
+            + expiry.to_string().len()
+    }
+
+    /// The same item as `infra/login-cost.py` sizes it: Python's `json.dumps` of the item on
+    /// the wire, type tags and the body's escaped quotes included (more than DynamoDB bills).
+    fn wire_item_size(s: &QrLogin, ver: u64) -> usize {
+        let body = serde_json::to_string(s).unwrap();
+        format!(
+            "{{\"pk\": {{\"S\": \"login#{}\"}}, \"expires_at\": {{\"N\": \"{}\"}}, \
+             \"ver\": {{\"N\": \"{ver}\"}}, \"body\": {{\"S\": {}}}}}",
+            s.id.as_str(),
+            s.expires_at.secs() + RECORD_GRACE_SECS,
+            serde_json::to_string(&body).unwrap()
+        )
+        .len()
+    }
+
+    /// A login created, scanned with a proof (drawing the number) and approved with it, as
+    /// stored after each step.
+    fn login_steps(req: AuthorizationRequest, ip: &str, ua: &str) -> [(&'static str, QrLogin); 3] {
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let rng = SeededRandom::new(6);
+        let fresh = QrLogin::new(
+            LOGIN_TTL_SECS,
+            req,
+            "browser-secret",
+            ip.into(),
+            ua.into(),
+            t0,
+            &rng,
+        );
+        let sub = "9090fc6b-c94c-4ef9-a821-27b8e093a674";
+        let mut scanned = fresh.clone();
+        let c = scanned.current_challenge(t0);
+        scanned
+            .accept_scan(&c, &Scanner::Identity(sub.into()), TTL, t0, &rng)
+            .unwrap();
+        assert_eq!(scanned.number_choices().len(), 3);
+        let mut approved = scanned.clone();
+        let n = approved.number.map(i64::from);
+        approved.decide(sub, &c, true, n, t0.plus_secs(4)).unwrap();
+        [
+            ("fresh", fresh),
+            ("scanned", scanned),
+            ("approved", approved),
+        ]
+    }
+
+    /// Each write of a login is one DynamoDB write unit (1 KB), as before number matching,
+    /// when a relying party sends a real-sized request (43-character state, nonce and PKCE
+    /// challenge, three scopes) from a desktop browser (its user agent, an IPv6 address), and
+    /// once scanned with a proof and approved with the number. (Issue 24's fields had pushed
+    /// the record over: 2 units per write, +2 WRU per login.) The login `infra/login-cost.py`
+    /// makes is one unit even as that script oversizes it.
+    #[test]
+    fn a_scanned_numbered_approved_login_is_one_write_unit() {
+        let b43 = |c: char| std::iter::repeat_n(c, 43).collect::<String>();
+        let real = AuthorizationRequest {
+            client_id: "shop".into(),
+            redirect_uri: "https://shop.example.com/callback".into(),
+            response_mode: ResponseMode::Query,
+            state: Some(b43('s')),
+            nonce: Some(b43('n')),
+            scopes: vec!["openid".into(), "profile".into(), "email".into()],
+            code_challenge: Some(b43('c')),
+            prompt: Prompt::default(),
+            max_age: None,
+            login_hint: None,
+            ui_locales: None,
+            resources: Vec::new(),
+            claims: Default::default(),
+        };
+        let chrome = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like \
+                      Gecko) Chrome/131.0.0.0 Safari/537.36";
+        let ipv6 = "2001:db8:1234:5678:9abc:def0:1234:5678";
+        for (ver, (step, login)) in (1..).zip(login_steps(real.clone(), ipv6, chrome)) {
+            let size = dynamodb_item_size(&login, ver);
+            // A margin for longer redirect URIs and user agents.
+            assert!(size <= 1024 - 64, "{step}: {size} bytes");
+        }
+        let script = AuthorizationRequest {
+            redirect_uri: "https://rp.example.com/cb".into(),
+            state: Some("st".into()),
+            nonce: Some("n-1".into()),
+            scopes: vec!["openid".into(), "profile".into()],
+            code_challenge: None,
+            ..real
+        };
+        for (ver, (step, login)) in
+            (1..).zip(login_steps(script, "127.0.0.1", "Python-urllib/3.11"))
+        {
+            let size = wire_item_size(&login, ver);
+            assert!(size <= 1024, "{step}: {size} bytes as login-cost.py counts");
+        }
+    }
+
+    /// A record written before the login was made smaller (its id, restart query, scanned
+    /// challenges and number choices stored, `null`s written) reads, and behaves, as it did.
+    #[test]
+    fn a_login_stored_in_the_larger_form_still_reads() {
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let mut s = session(t0);
+        let c = s.current_challenge(t0);
+        let mut old = serde_json::to_value(&s).unwrap();
+        let o = old.as_object_mut().unwrap();
+        o.insert("id".into(), serde_json::json!(s.id.as_str()));
+        o.insert("restart_query".into(), serde_json::json!("client_id=rp"));
+        o.insert("scanned".into(), serde_json::json!([c]));
+        o.insert(
+            "scanned_by".into(),
+            serde_json::json!({"identity": "alice"}),
+        );
+        o.insert("number".into(), serde_json::json!(42));
+        o.insert("number_choices".into(), serde_json::json!([17, 42, 88]));
+        o.insert("sso_sid".into(), serde_json::Value::Null);
+        o["request"]["code_challenge"] = serde_json::Value::Null;
+        o["request"]["max_age"] = serde_json::Value::Null;
+        let mut old: QrLogin = serde_json::from_value(old).unwrap();
+        assert_eq!(old.id, s.id);
+        assert_eq!(old.number_choices(), vec![17, 42, 88]);
+        assert_eq!(old.restart_query(), s.restart_query());
+        assert!(old.is_scanned());
+        assert_eq!(old.scanned_challenges(), vec![c.clone()]);
+        // Its scanned challenge is spent, and a decision may name it.
+        let rng = SeededRandom::new(1);
+        assert_eq!(
+            old.accept_scan(&c, &alice(), TTL, t0, &rng),
+            Err(ScanError::NotFound)
+        );
+        assert_eq!(
+            old.decide("alice", &c, true, Some(41), t0),
+            Err(DecideError::Cancelled(CancelReason::WrongNumber))
+        );
+        // The new form: the number's choices are derived, the same at every read.
+        s.accept_scan(&c, &alice(), TTL, t0, &rng).unwrap();
+        let json = serde_json::to_string(&s).unwrap();
+        for gone in [
+            "\"id\"",
+            "restart_query",
+            "number_choices",
+            "\"scanned\"",
+            "null",
+        ] {
+            assert!(!json.contains(gone), "{gone} in {json}");
+        }
+        let back: QrLogin = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.number_choices(), s.number_choices());
+        assert_eq!(back.scanned_challenges(), vec![c]);
     }
 
     #[test]

@@ -75,6 +75,10 @@ impl Backend for FaultyStore {
         self.read()?;
         self.inner.get(key, now).await
     }
+    async fn get_eventual(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError> {
+        self.read()?;
+        self.inner.get_eventual(key, now).await
+    }
     async fn put(&self, record: Record, cond: Cond, now: Timestamp) -> Result<(), StoreError> {
         self.write(Some(record.key.kind))?;
         self.inner.put(record, cond, now).await

@@ -93,7 +93,12 @@ pub trait QrLogins: Backend {
         id: &str,
         now: Timestamp,
     ) -> Result<Option<Versioned<QrLogin>>, StoreError> {
-        self.read::<QrLogin>(Kind::Login, id, now).await
+        // The id is the record's key; the body leaves it out (see [`QrLogin::id`]).
+        let login = self.read::<QrLogin>(Kind::Login, id, now).await?;
+        Ok(login.map(|mut l| {
+            l.value.id = id.into();
+            l
+        }))
     }
 
     /// Replaces the QR login with `next` unless it changed since it was read.

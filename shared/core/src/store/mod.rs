@@ -15,6 +15,7 @@
 
 pub(crate) mod clients;
 pub(crate) mod device_grants;
+pub(crate) mod eventual;
 #[cfg(any(test, feature = "test-support"))]
 pub mod faulty;
 pub(crate) mod flows;
@@ -38,6 +39,7 @@ use crate::clock::Timestamp;
 
 pub use clients::ClientStore;
 pub use device_grants::DeviceGrants;
+pub use eventual::Eventual;
 pub use flows::{Codes, Counters, Grants, Outcome, QrLogins, SsoSessions};
 pub use identities::{IdentityStore, LoginHistory, NewIdentityError};
 pub use key_sets::KeySets;
@@ -222,6 +224,14 @@ pub enum StoreError {
 pub trait Backend: Send + Sync {
     /// The live record under `key`, if any.
     async fn get(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError>;
+    /// [`Backend::get`] as a read that may not yet see the last writes (DynamoDB's eventually
+    /// consistent read, at half a strongly consistent read's price); expiry is checked as in
+    /// `get`. Only for reads whose staleness costs nothing: a conditional write on the
+    /// record's version or a later consistent read decides (see [`Eventual`]). Stores whose
+    /// every read is consistent read with `get`.
+    async fn get_eventual(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError> {
+        self.get(key, now).await
+    }
     /// Writes `record` if `cond` holds, else [`StoreError::ConditionFailed`].
     async fn put(&self, record: Record, cond: Cond, now: Timestamp) -> Result<(), StoreError>;
     /// Deletes `key` if `cond` holds (with [`Cond::Any`], deleting nothing is fine).

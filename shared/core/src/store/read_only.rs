@@ -22,6 +22,9 @@ impl Backend for ReadOnly {
     async fn get(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError> {
         self.0.get(key, now).await
     }
+    async fn get_eventual(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError> {
+        self.0.get_eventual(key, now).await
+    }
     async fn put(&self, _: Record, _: Cond, _: Timestamp) -> Result<(), StoreError> {
         Err(refused("put"))
     }

@@ -17,8 +17,8 @@ use crate::domain::risk::{self, Flag};
 use crate::geoip::{self, Geo};
 use crate::store::typed::Versioned;
 use crate::store::{
-    ClientStore, DeviceGrants, Grants, IdentityStore, LoginHistory, NewIdentityError, Outcome,
-    QrLogins, SsoSessions, StoreError,
+    Backend, ClientStore, DeviceGrants, Eventual, Grants, IdentityStore, LoginHistory,
+    NewIdentityError, Outcome, QrLogins, SsoSessions, StoreError,
 };
 use crate::usecase::ratelimit;
 
@@ -189,11 +189,25 @@ pub async fn assess(
     sub: Option<&str>,
     now: Timestamp,
 ) -> Result<Assessment, StoreError> {
+    assess_in(ctx, ctx.store.as_ref(), login, client, phone_ip, sub, now).await
+}
+
+/// [`assess`] reading the identity's recent logins from `store` (the scan's eventually
+/// consistent view: the decision assesses again, reading consistently).
+async fn assess_in(
+    ctx: &Context,
+    store: &dyn Backend,
+    login: &QrLogin,
+    client: &Client,
+    phone_ip: &str,
+    sub: Option<&str>,
+    now: Timestamp,
+) -> Result<Assessment, StoreError> {
     let browser = geoip::locate(ctx.geoip.as_ref(), &login.browser_ip);
     let place = geoip::place(&login.browser_ip, &browser);
     let phone = geoip::locate(ctx.geoip.as_ref(), phone_ip);
     let history = match sub {
-        Some(sub) => Some(ctx.store.login_history(sub, now).await?),
+        Some(sub) => Some(store.login_history(sub, now).await?),
         None => None,
     };
     let attempts: Vec<Timestamp> = history
@@ -277,14 +291,32 @@ pub async fn scan_from(
         Some(p) => scan_proof(ctx, p, id, challenge, by.who, now).await?,
     };
     let ttl = ctx.settings.lifetimes.qr_challenge;
-    // A concurrent scan may win the write: read again and retry (the challenge is then spent).
-    for _ in 0..3 {
-        let Some(s) = ctx.store.qr_login(id, now).await? else {
+    // What the scan reads besides the login, it reads eventually consistent (half the read
+    // units): the decision reads the identity, the client and the identity's recent logins
+    // again, consistently, before anything is approved.
+    let eventual = Eventual(ctx.store.as_ref());
+    // The login's first read is eventually consistent too: the write is conditional on the
+    // version read, so a stale read can only lose it, and anything but a won write (no login,
+    // a refused scan, a lost write) reads again, consistently. A concurrent scan may win the
+    // write: read again and retry (the challenge is then spent).
+    for attempt in 0..4 {
+        let read = if attempt == 0 {
+            eventual.qr_login(id, now).await?
+        } else {
+            ctx.store.qr_login(id, now).await?
+        };
+        let Some(s) = read else {
+            if attempt == 0 {
+                continue;
+            }
             return Err(DeviceError::UnknownLogin);
         };
         let mut next = s.value.clone();
         let accepted = next.accept_scan(challenge, &scanner, ttl, now, ctx.random.as_ref());
         if accepted == Err(ScanError::NotFound) {
+            if attempt == 0 {
+                continue;
+            }
             return Err(DeviceError::UnknownLogin);
         }
         if ctx.store.update_qr_login(&s, &next, now).await? == Outcome::Lost {
@@ -294,8 +326,7 @@ pub async fn scan_from(
             cancelled(ctx, &next, reason, first_scanner(&next), by.who, now).await;
             return Err(DeviceError::Cancelled(reason));
         }
-        let client = ctx
-            .store
+        let client = eventual
             .client(&next.request.client_id, now)
             .await?
             .map(|(c, _)| c)
@@ -307,7 +338,7 @@ pub async fn scan_from(
             Scanner::Identity(sub) => Some(sub.as_str()),
             Scanner::Anonymous => None,
         };
-        let assessment = assess(ctx, &next, &client, by.phone_ip, sub, now).await?;
+        let assessment = assess_in(ctx, &eventual, &next, &client, by.phone_ip, sub, now).await?;
         return Ok(Scanned {
             started_here: next.bound_to(by.browser_secret),
             login: next,
@@ -336,7 +367,10 @@ async fn scan_proof(
         .str_claim("sub")
         .ok_or_else(|| invalid("Scanid-Proof: sub: required"))?
         .to_owned();
-    let ident = match ctx.store.identity(&sub, now).await? {
+    // Eventually consistent (half the read units): the proof only says who scanned; the
+    // decision verifies its own request against the identity read consistently, and refuses a
+    // disabled identity or a replaced key then.
+    let ident = match Eventual(ctx.store.as_ref()).identity(&sub, now).await? {
         Some((i, _)) if !i.disabled && sub.len() <= 64 => i,
         _ => {
             unverified(ctx, who, now).await?;

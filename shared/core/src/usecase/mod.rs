@@ -24,3 +24,6 @@ mod after_tests;
 
 #[cfg(test)]
 mod risk_tests;
+
+#[cfg(test)]
+mod stale_scan_tests;

@@ -236,9 +236,9 @@ async fn scan_accepts_a_fresh_challenge_once_and_refuses_it_after_the_ttl() {
     env.advance(ttl - 1);
     let scanned = anon(&c0).await.unwrap();
     assert_eq!(scanned.client.client_id, SHOP);
-    assert_eq!(scanned.login.scanned, vec![c0.clone()]);
+    assert_eq!(scanned.login.scanned_challenges(), vec![c0.clone()]);
     let n = scanned.login.number.unwrap();
-    assert!(scanned.login.number_choices.contains(&n));
+    assert!(scanned.login.number_choices().contains(&n));
     assert!(
         matches!(anon(&c0).await, Err(DeviceError::UnknownLogin)),
         "a challenge is usable once"
@@ -546,8 +546,8 @@ async fn the_scan_offers_three_numbers_and_the_approval_must_name_the_one_the_pa
     let challenge = env.scan(&login).await.unwrap();
     let stored = env.qr_login(&login.id).await.value;
     let n = stored.number.unwrap();
-    assert_eq!(stored.number_choices.len(), 3);
-    assert!(stored.number_choices.contains(&n));
+    assert_eq!(stored.number_choices().len(), 3);
+    assert!(stored.number_choices().contains(&n));
     // Without the number: 400, and nothing changes (the app may send it again).
     let missing = env.phone.approval(
         &env.ctx,
@@ -576,7 +576,7 @@ async fn the_scan_offers_three_numbers_and_the_approval_must_name_the_one_the_pa
         LoginStatus::Pending
     );
     // The wrong one of the three: cancelled for good.
-    let wrong = *stored.number_choices.iter().find(|c| **c != n).unwrap();
+    let wrong = *stored.number_choices().iter().find(|c| **c != n).unwrap();
     let bad = env.phone.approval(
         &env.ctx,
         &env.alice.sub,
@@ -649,10 +649,10 @@ async fn a_second_phone_cancels_the_login_and_another_identity_cannot_decide() {
     // Alice rescanning a new code of her own login is fine, and keeps the numbers.
     let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
     env.scan(&login).await.unwrap();
-    let first = env.qr_login(&login.id).await.value.number_choices;
+    let first = env.qr_login(&login.id).await.value.number_choices();
     env.advance(1);
     let challenge = env.scan(&login).await.unwrap();
-    assert_eq!(env.qr_login(&login.id).await.value.number_choices, first);
+    assert_eq!(env.qr_login(&login.id).await.value.number_choices(), first);
     // Bob approving the login Alice scanned (with the right number): refused, cancelled.
     let n = env.number_shown(&login.id).await;
     let approval = bob_phone.approval(&env.ctx, &bob, &login.id, &challenge, "approve", n);

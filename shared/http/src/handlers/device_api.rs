@@ -115,7 +115,7 @@ pub(crate) async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpEr
         "expires_at": login.expires_at.to_rfc3339_millis(),
         "requested_at": login.created_at.to_rfc3339_millis(),
         // Number matching: the page shows one of these; the approval names it.
-        "number_choices": login.number_choices,
+        "number_choices": login.number_choices(),
     });
     where_from(&mut out, &assessment);
     if let Some(code) = user_code {

@@ -101,7 +101,7 @@ fn restart_url(ctx: &Context, s: &QrLogin) -> String {
     format!(
         "{}/protocol/openid-connect/auth?{}",
         ctx.settings.issuer(),
-        s.restart_query
+        s.restart_query()
     )
 }
 

@@ -1,0 +1,113 @@
+//! The scan's first read of the login is eventually consistent (`usecase::device::scan_from`):
+//! over a store whose eventually consistent reads lag (they return a snapshot taken earlier,
+//! or nothing), a stale read never accepts a scan the current record refuses, and never hides a
+//! login that exists.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+
+use crate::clock::Timestamp;
+use crate::context::Context;
+use crate::domain::login::{CancelReason, LoginStatus};
+use crate::store::memory::MemoryStore;
+use crate::store::{Backend, Cond, Key, Kind, QrLogins, Record, StoreError, Write};
+use crate::testing::{Builder, TestEnv};
+use crate::usecase::device::{self, DeviceError};
+
+/// The in-memory store, with eventually consistent reads of the frozen keys answered from
+/// their snapshot (`None`: not visible yet).
+struct Lagging {
+    inner: Arc<MemoryStore>,
+    frozen: Mutex<HashMap<String, Option<Record>>>,
+}
+
+#[async_trait]
+impl Backend for Lagging {
+    async fn get(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError> {
+        self.inner.get(key, now).await
+    }
+    async fn get_eventual(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError> {
+        let frozen = self.frozen.lock().unwrap().get(&key.pk()).cloned();
+        match frozen {
+            Some(snapshot) => Ok(snapshot),
+            None => self.inner.get(key, now).await,
+        }
+    }
+    async fn put(&self, record: Record, cond: Cond, now: Timestamp) -> Result<(), StoreError> {
+        self.inner.put(record, cond, now).await
+    }
+    async fn delete(&self, key: &Key, cond: Cond, now: Timestamp) -> Result<(), StoreError> {
+        self.inner.delete(key, cond, now).await
+    }
+    async fn consume(&self, key: &Key, now: Timestamp) -> Result<Option<Record>, StoreError> {
+        self.inner.consume(key, now).await
+    }
+    async fn transact(&self, writes: Vec<Write>, now: Timestamp) -> Result<(), StoreError> {
+        self.inner.transact(writes, now).await
+    }
+    async fn list(&self, kind: Kind, now: Timestamp) -> Result<Vec<Record>, StoreError> {
+        self.inner.list(kind, now).await
+    }
+    async fn incr(&self, key: &Key, expires_at: i64, now: Timestamp) -> Result<u64, StoreError> {
+        self.inner.incr(key, expires_at, now).await
+    }
+}
+
+#[tokio::test]
+async fn a_stale_read_of_the_login_neither_accepts_a_refused_scan_nor_hides_the_login() {
+    let env: TestEnv = Builder::new().build().await;
+    let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
+    let (now, source) = (env.now(), env.source());
+    let pk = Key::new(Kind::Login, login.id.as_str()).pk();
+    let lagging = Arc::new(Lagging {
+        inner: env.store.clone(),
+        frozen: Mutex::new(HashMap::from([(pk.clone(), None)])),
+    });
+    let TestEnv { ctx, store, .. } = env;
+    let ctx = Context {
+        store: lagging.clone(),
+        ..ctx
+    };
+    let c0 = login.current_challenge(now);
+    let unscanned = store.qr_login(&login.id, now).await.unwrap().unwrap();
+
+    // Not visible yet to an eventually consistent read: the scan reads again, consistently.
+    let scanned = device::scan(&ctx, &login.id, &c0, None, &source)
+        .await
+        .unwrap();
+    assert_eq!(scanned.login.scanned_challenges(), vec![c0.clone()]);
+
+    // From now on the eventually consistent read shows the login as it was before that scan.
+    lagging
+        .frozen
+        .lock()
+        .unwrap()
+        .insert(pk, Some(unscanned.record.clone()));
+    // The spent challenge again: accepted on the stale copy, the write conditional on its
+    // version loses, and the consistent read refuses it.
+    assert!(matches!(
+        device::scan(&ctx, &login.id, &c0, None, &source).await,
+        Err(DeviceError::UnknownLogin)
+    ));
+    let stored = store.qr_login(&login.id, now).await.unwrap().unwrap();
+    assert_eq!(
+        stored.value.status,
+        LoginStatus::Pending,
+        "nothing cancelled"
+    );
+    assert_eq!(stored.value.scanned_challenges(), vec![c0.clone()]);
+    assert_eq!(stored.record.version, unscanned.record.version + 1);
+    // A second phone, with the QR of a second before (still fresh): the stale copy says
+    // nobody scanned, the current one that another phone did, and the login is cancelled.
+    let c_before = login.current_challenge(Timestamp::from_secs(now.secs() - 1));
+    assert_ne!(c_before, c0);
+    let r = device::scan(&ctx, &login.id, &c_before, None, &source).await;
+    assert!(
+        matches!(r, Err(DeviceError::Cancelled(CancelReason::SecondDevice))),
+        "{r:?}"
+    );
+    let stored = store.qr_login(&login.id, now).await.unwrap().unwrap();
+    assert_eq!(stored.value.cancelled, Some(CancelReason::SecondDevice));
+}
