@@ -9,6 +9,8 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { PNG } from 'pngjs';
+import jsQR from 'jsqr';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const BIN = process.env.SCANID_BIN ?? path.join(here, '..', '..', 'target', 'debug', 'scanid');
@@ -153,4 +155,12 @@ export async function photographQr(page) {
       await new Promise((r) => setTimeout(r, 150));
     }
   }
+}
+
+/** What a phone's camera reads from the login page: its QR image, decoded (the app link). */
+export async function readQr(page) {
+  const png = PNG.sync.read(await photographQr(page));
+  const code = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
+  if (!code) throw new Error('the QR image does not decode');
+  return code.data;
 }

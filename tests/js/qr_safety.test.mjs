@@ -5,9 +5,7 @@
 // the computer's page shows.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { PNG } from 'pngjs';
-import jsQR from 'jsqr';
-import { startServer, launchBrowser, photographQr } from './helpers.mjs';
+import { startServer, launchBrowser, readQr } from './helpers.mjs';
 
 let server, browser;
 
@@ -58,10 +56,7 @@ async function computerLogin() {
 
 /** What a camera reads: the QR image, decoded. */
 async function scanQr(page) {
-  const png = PNG.sync.read(await photographQr(page));
-  const code = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
-  assert.ok(code, 'the QR image decodes');
-  return code.data;
+  return readQr(page);
 }
 
 /** The number the computer's page shows, once the phone has scanned. */

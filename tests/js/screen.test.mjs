@@ -11,9 +11,7 @@
 // (SCANID_TEST_AWS_ENDPOINT, as tests/run does).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { PNG } from 'pngjs';
-import jsQR from 'jsqr';
-import { startServer, startCallback, launchBrowser, cli, photographQr } from './helpers.mjs';
+import { startServer, startCallback, launchBrowser, cli, readQr } from './helpers.mjs';
 
 /** The victim's phone (a mobile context); the attacker copies its User-Agent. */
 const PHONE = {
@@ -89,10 +87,7 @@ async function victimPhone(name) {
 async function qrLink(page) {
   await page.goto(shopLogin());
   await page.locator('#qr svg').waitFor();
-  const png = PNG.sync.read(await photographQr(page));
-  const code = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
-  assert.ok(code, 'the QR image decodes');
-  return code.data;
+  return readQr(page);
 }
 
 /** The relying party is told no: `page` lands on its callback with access_denied. */

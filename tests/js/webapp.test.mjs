@@ -8,8 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { PNG } from 'pngjs';
-import jsQR from 'jsqr';
-import { startServer, launchBrowser, cli, enroll, photographQr } from './helpers.mjs';
+import { startServer, launchBrowser, cli, enroll, readQr } from './helpers.mjs';
 
 let server, browser;
 
@@ -103,10 +102,7 @@ async function desktopLogin() {
 
 /** What a camera reads: the QR image, decoded. */
 async function scanQr(page) {
-  const png = PNG.sync.read(await photographQr(page));
-  const code = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
-  assert.ok(code, 'the QR image decodes');
-  return code.data;
+  return readQr(page);
 }
 
 /** Number matching: the number the desktop's login page shows once the phone has scanned,
