@@ -124,6 +124,12 @@ test('a wrong pick cancels the login, and the computer\'s page says so', async (
   // Then the computer is sent back to the demo, refused.
   await computer.page.waitForURL(/\/demo\/callback/, { timeout: 15_000 });
   assert.match(await computer.page.textContent('main'), /access_denied/);
+  // The phone's recent logins say what happened to it.
+  await phone.page.tap('button:has-text("Done")');
+  await phone.page.tap('#activity');
+  const entry = phone.page.locator('#activity-list li').first();
+  await entry.waitFor();
+  assert.match(await entry.textContent(), /cancelled \(a wrong number was picked\)/);
   await computer.context.close();
   await phone.context.close();
 });

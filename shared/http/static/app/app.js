@@ -316,7 +316,13 @@ function activityEntry(me, l) {
 // ---------------------------------------------------------------------------- approve
 
 /** What each outcome of the recent logins says. */
-const OUTCOMES = { approved: 'approved', denied: 'denied', refused: 'refused (the application does not allow it)' };
+const OUTCOMES = {
+  approved: 'approved',
+  denied: 'denied',
+  refused: 'refused (the application does not allow it)',
+  wrong_number: 'cancelled (a wrong number was picked)',
+  second_device: 'cancelled (a second phone scanned it)',
+};
 
 /** The risk flags (issue 24), as warnings. */
 const FLAGS = {
