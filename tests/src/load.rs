@@ -181,20 +181,33 @@ impl Service {
     /// for 3 s: the page draws it from the codes it was given, or its poll says which it is),
     /// proving who scans.
     fn scan(&self, app: &TestApp, l: &mut Login) -> Result<Resp, String> {
-        l.payload = match code_at(&l.codes, now_ms()) {
+        let mut link = code_at(&l.codes, now_ms());
+        if link.is_some() && link == l.scanned_code {
+            // The last try (answered 503) may have spent this code: wait for the next one.
+            let wait = 1005 - now_ms().rem_euclid(1000);
+            std::thread::sleep(Duration::from_millis(u64::try_from(wait).unwrap_or(0)));
+            link = code_at(&l.codes, now_ms());
+        }
+        l.payload = match link {
             Some(link) => link,
             None => {
                 let r = self.poll(l)?;
                 if r.status != 200 {
                     return Ok(r);
                 }
-                l.codes = codes_ahead(&r.json());
-                r.json()["app_link"]
+                let v = r.json();
+                if l.scanned_code.is_some() && v["number"].is_number() {
+                    // The page shows its number: the earlier scan, answered 503, landed.
+                    return Ok(r);
+                }
+                l.codes = codes_ahead(&v);
+                v["app_link"]
                     .as_str()
                     .map(str::to_owned)
                     .ok_or_else(|| format!("the page shows no code: {}", r.text()))?
             }
         };
+        l.scanned_code = Some(l.payload.clone());
         let proof = app.scan_proof(&l.payload);
         try_request(
             "GET",
@@ -256,6 +269,9 @@ pub struct Login {
     opened: Instant,
     /// The next step was in flight when the server died.
     uncertain: bool,
+    /// The code the last scan presented: spent if that scan landed, even when its answer was
+    /// lost (a 503), so a second try waits for the next second's code.
+    scanned_code: Option<String>,
 }
 
 /// An authorization code the consent form answered with, not yet exchanged.
@@ -597,6 +613,7 @@ fn login_step(svc: &Service, apps: &[TestApp], part: &mut Model, rng: &mut Rng) 
                     csrf: String::new(),
                     opened: Instant::now(),
                     uncertain: false,
+                    scanned_code: None,
                 });
                 true
             }
