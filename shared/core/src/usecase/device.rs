@@ -773,18 +773,22 @@ async fn remember_login(
 }
 
 /// Adds a login completed through the SSO session `sid` (no QR step) to the identity's
-/// recent logins, marked `sso`. Best effort, like the QR logins' entries.
+/// recent logins, marked `sso`. Best effort, like the QR logins' entries. `client_name` when
+/// the caller holds the client already (else it is read).
 pub async fn remember_sso_login(
     ctx: &Context,
     sub: &str,
-    client_id: &str,
+    (client_id, client_name): (&str, Option<&str>),
     sid: &str,
     browser: (&str, &str),
     now: Timestamp,
 ) {
-    let client_name = match ctx.store.client(client_id, now).await {
-        Ok(Some((c, _))) => c.name,
-        _ => client_id.to_owned(),
+    let client_name = match client_name {
+        Some(name) => name.to_owned(),
+        None => match ctx.store.client(client_id, now).await {
+            Ok(Some((c, _))) => c.name,
+            _ => client_id.to_owned(),
+        },
     };
     let geo = geoip::locate(ctx.geoip.as_ref(), browser.0);
     let entry = LoginActivity {

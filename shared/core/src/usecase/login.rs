@@ -214,8 +214,7 @@ pub async fn authorize(
         sso = None;
     }
     if let Some(s) = sso {
-        let created = client.created_at;
-        return with_sso_session(ctx, s, req, created, (ip, user_agent), &issuer, now).await;
+        return with_sso_session(ctx, s, req, &client, (ip, user_agent), &issuer, now).await;
     }
     if req.prompt.none {
         return Ok(AuthorizeDecision::Respond(AuthResponse::for_request(
@@ -249,13 +248,13 @@ async fn with_sso_session(
     ctx: &Context,
     s: Versioned<SsoSession>,
     req: AuthorizationRequest,
-    client_created: Timestamp,
+    client: &Client,
     (ip, user_agent): (&str, &str),
     issuer: &str,
     now: Timestamp,
 ) -> Result<AuthorizeDecision, StoreError> {
     let (sub, auth_time, sid) = (s.value.sub.clone(), s.value.auth_time, s.value.sid.clone());
-    if remembered(ctx, &sub, &req, client_created, now).await? {
+    if remembered(ctx, &sub, &req, client.created_at, now).await? {
         let done = match complete(ctx, &req, &sub, auth_time, Some(sid.clone()), None, None).await {
             Ok(done) => done,
             Err(CompleteError::Store(e)) => return Err(e),
@@ -266,7 +265,7 @@ async fn with_sso_session(
         crate::usecase::device::remember_sso_login(
             ctx,
             &sub,
-            &req.client_id,
+            (&req.client_id, Some(&client.name)),
             &sid,
             (ip, user_agent),
             now,
@@ -626,7 +625,7 @@ pub async fn consent(
                 crate::usecase::device::remember_sso_login(
                     ctx,
                     &sub,
-                    &l.request.client_id,
+                    (&l.request.client_id, None),
                     sid,
                     (&l.browser_ip, &l.user_agent),
                     now,
