@@ -1083,6 +1083,8 @@ pub async fn rotate_key(ctx: &Context, sub: &str, rotation: &str) -> Result<Iden
     };
     let mut next = ident.clone();
     next.public_key = new_key.to_owned();
+    // A new device key signs again (a passkey identity that rotates gets one back).
+    next.device_key_retired = false;
     if end_sessions {
         next.tokens_not_before = Some(now);
     }
