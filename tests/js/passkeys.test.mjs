@@ -226,15 +226,22 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
         sent = { url: route.request().url(), body: route.request().postData() };
         await route.continue();
       });
-      // The phone's unlock fails: no approval leaves the phone, or the service refuses it.
+      // The phone's unlock fails. The app asks for user verification (required), so the
+      // browser makes no assertion at all; a page that asks without it gets an assertion
+      // whose UV flag is off, and the service refuses that.
       await phone.setVerified(false);
-      await scanAndPick(desktop, phone);
-      await phone.page.locator('#decided, .error').first().waitFor({ timeout: 15_000 });
-      assert.equal(await phone.page.locator('#decided[data-status="approved"]').count(), 0);
-      if (sent) {
-        // Sent anyway: then the service refused it.
-        assert.equal(await phone.page.locator('#decided').count(), 0);
-      }
+      await scanAndPick(desktop, phone, () => phone.page.evaluate(() => {
+        const get = navigator.credentials.get.bind(navigator.credentials);
+        window.realGet = get;
+        navigator.credentials.get = (o) => get({ ...o, publicKey: { ...o.publicKey, userVerification: 'discouraged' } });
+      }));
+      await phone.page.locator('.error').first().waitFor({ timeout: 15_000 });
+      assert.ok(sent, 'an assertion without UV was sent');
+      assert.match(await phone.page.textContent('.error'), /did not verify the user/);
+      assert.equal(await phone.page.locator('#decided').count(), 0);
+      // The login still waits on the desktop.
+      assert.ok(await desktop.page.locator('#number:not([hidden])').isVisible());
+      await phone.page.evaluate(() => { navigator.credentials.get = window.realGet; });
       // A genuine assertion with its client data's origin changed: refused, origin named.
       await phone.setVerified(true);
       sent = null;
