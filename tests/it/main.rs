@@ -27,6 +27,7 @@ mod geo;
 mod hardening;
 mod load_driver;
 mod login;
+mod passkeys;
 mod properties;
 mod qr_safety;
 mod registration;

@@ -157,6 +157,21 @@ pub struct QrLogin {
     /// phone's decision settles it, and no code is issued to a redirect URI.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_grant: Option<String>,
+    /// How the phone approved it (issue 26; the ID token's `amr`/`acr` follow it): set with
+    /// `status: approved`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_with: Option<ApprovedWith>,
+}
+
+/// What signed a login's approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ApprovedWith {
+    /// A passkey's WebAuthn assertion with the user verified (UV: biometrics or PIN).
+    #[serde(rename = "passkey-uv")]
+    PasskeyUv,
+    /// The app's device key (ES256): possession only.
+    #[serde(rename = "device-key")]
+    DeviceKey,
 }
 
 /// SHA-256, base64url.
@@ -201,6 +216,7 @@ impl QrLogin {
             cancelled: None,
             sso_sid: None,
             device_grant: None,
+            approved_with: None,
         }
     }
 
