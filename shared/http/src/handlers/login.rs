@@ -162,6 +162,23 @@ pub(crate) fn qr_page(
     })
 }
 
+/// The login the status poll asks about ([`flow::polled_login`]: eventually consistent).
+async fn polled_qr_login(
+    ctx: &Context,
+    req: &Request,
+    id: Option<&str>,
+) -> Result<VersionedLogin, HttpError> {
+    let id = id.unwrap_or_default();
+    let browser = cookies::get(req, &cookies::login(ctx, id)).map(Secret::new);
+    match flow::polled_login(ctx, id, browser.as_ref(), ctx.clock.now()).await {
+        Ok(s) => Ok(s),
+        Err(BoundLoginError::NotFound | BoundLoginError::OtherBrowser) => {
+            Err(HttpError::not_found("unknown login session"))
+        }
+        Err(BoundLoginError::Store(e)) => Err(HttpError::from_page_store(e)),
+    }
+}
+
 /// The QR login named by `?session=` that this browser opened: `Err` 404 when unknown or
 /// expired, 403 when another browser opened it (docs/requirements.md Q1).
 async fn bound_qr_login(
@@ -195,7 +212,7 @@ async fn bound_qr_login(
 pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let pairs = query_pairs(&req);
-    let s = bound_qr_login(ctx, &req, single(&pairs, "session").as_deref(), false).await?;
+    let s = polled_qr_login(ctx, &req, single(&pairs, "session").as_deref()).await?;
     let now = ctx.clock.now();
     let status = s.value.public_status(now);
     let l = &s.value;
