@@ -226,7 +226,10 @@ pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, Http
             match l.number {
                 // Scanned: the number to pick in the app, and no more codes (any other
                 // phone's scan would cancel the login).
-                Some(n) if l.is_scanned() => b["number"] = json!(n),
+                Some(n) if l.is_scanned() => {
+                    b["number"] = json!(n);
+                    b["pick_ms"] = json!(login::POLL_PICK_MS);
+                }
                 _ => b["challenges"] = upcoming(ctx, l, now),
             }
             b
