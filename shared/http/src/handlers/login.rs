@@ -119,15 +119,32 @@ fn link_for(ctx: &Context, s: &QrLogin, challenge: &str) -> String {
 }
 
 /// The QR codes of the current and the next steps, each with the time it is to be shown: the
-/// page redraws the code every second from these, between polls.
-fn upcoming(ctx: &Context, s: &QrLogin, now: crate::clock::Timestamp) -> serde_json::Value {
-    s.upcoming_challenges(now, login::CHALLENGES_AHEAD)
+/// page redraws the code every second from these, between polls. Also the current step's link
+/// and its QR code (the first of them: each code is drawn once, the poll's main work).
+fn upcoming(
+    ctx: &Context,
+    s: &QrLogin,
+    now: crate::clock::Timestamp,
+) -> (serde_json::Value, String, String) {
+    let mut current = None;
+    let codes = s
+        .upcoming_challenges(now, login::CHALLENGES_AHEAD)
         .iter()
         .map(|(at, c)| {
             let link = link_for(ctx, s, c);
-            json!({ "at": at.to_rfc3339_millis(), "qr_svg": pages::qr_svg(&link), "app_link": link })
+            let svg = pages::qr_svg(&link);
+            if current.is_none() {
+                current = Some((link.clone(), svg.clone()));
+            }
+            json!({ "at": at.to_rfc3339_millis(), "qr_svg": svg, "app_link": link })
         })
-        .collect()
+        .collect();
+    let (link, svg) = current.unwrap_or_else(|| {
+        let link = app_link(ctx, s, now);
+        let svg = pages::qr_svg(&link);
+        (link, svg)
+    });
+    (codes, link, svg)
 }
 
 pub(crate) fn qr_page(
@@ -137,20 +154,19 @@ pub(crate) fn qr_page(
     cookies: Vec<String>,
 ) -> Response {
     let now = ctx.clock.now();
-    let link = app_link(ctx, s, now);
+    let (codes, link, svg) = upcoming(ctx, s, now);
     let (ios, android) = &ctx.settings.app_store_urls;
     let rng = ctx.random.as_ref();
     // The next codes, for the page's script to draw until its first poll answers: JSON in a
     // data block, `<` escaped so nothing in it can end the block.
-    let ahead =
-        json!({ "server_time": now.to_rfc3339_millis(), "challenges": upcoming(ctx, s, now) })
-            .to_string()
-            .replace('<', "\\u003c");
+    let ahead = json!({ "server_time": now.to_rfc3339_millis(), "challenges": codes })
+        .to_string()
+        .replace('<', "\\u003c");
     pages::html(rng, 200, "'none'", cookies, |nonce| {
         askama::Template::render(&crate::views::QrPage {
             nonce,
             client: client_name,
-            qr_svg: &pages::qr_svg(&link),
+            qr_svg: &svg,
             ahead: &ahead,
             app_link: &link,
             status_url: &status_url(ctx, &s.id),
@@ -218,19 +234,30 @@ pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, Http
     let l = &s.value;
     let body = match status {
         "pending" => {
-            let link = app_link(ctx, l, now);
-            let mut b = json!({ "status": status, "app_link": link, "qr_svg": pages::qr_svg(&link),
+            let scanned = l.number.filter(|_| l.is_scanned());
+            let (codes, link, svg) = match scanned {
+                Some(_) => {
+                    let link = app_link(ctx, l, now);
+                    let svg = pages::qr_svg(&link);
+                    (None, link, svg)
+                }
+                None => {
+                    let (codes, link, svg) = upcoming(ctx, l, now);
+                    (Some(codes), link, svg)
+                }
+            };
+            let mut b = json!({ "status": status, "app_link": link, "qr_svg": svg,
                     "expires_at": l.expires_at.to_rfc3339_millis(),
                     "server_time": now.to_rfc3339_millis(),
                     "scanned": l.is_scanned(), "poll_ms": l.poll_after_ms() });
-            match l.number {
+            match (scanned, codes) {
                 // Scanned: the number to pick in the app, and no more codes (any other
                 // phone's scan would cancel the login).
-                Some(n) if l.is_scanned() => {
+                (Some(n), _) => {
                     b["number"] = json!(n);
                     b["pick_ms"] = json!(login::POLL_PICK_MS);
                 }
-                _ => b["challenges"] = upcoming(ctx, l, now),
+                (None, codes) => b["challenges"] = codes.unwrap_or_default(),
             }
             b
         }
