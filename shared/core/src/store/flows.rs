@@ -7,8 +7,8 @@
 //! login path that write stands alone, not in a transaction (DynamoDB bills a transaction's
 //! writes twice): what it pays for (a code, an SSO session, a grant and its refresh token) is
 //! written first under new random keys that nobody knows until the spend succeeds and the
-//! answer hands them out; a spend that loses deletes them again (best effort: unreachable
-//! anyway, they expire).
+//! answer hands them out; a spend that loses or fails deletes them again (best effort:
+//! unreachable anyway, they expire; a remembered consent written with them is deleted too).
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -150,12 +150,11 @@ pub trait QrLogins: Backend {
         Ok(self.get(&jti_key(sub, jti), now).await?.is_some())
     }
 
-    /// Ends a login with a code: stores the code and starts the SSO session (new random
-    /// keys, unknown until the answer hands them out), then marks the QR login completed by
-    /// one conditional write, then remembers the consent. [`Outcome::Lost`] when the login was
-    /// completed by someone else meanwhile (the code and the session are deleted again). The
-    /// consent is written only once the login is completed: when that write fails, the code
-    /// stands and the next login asks for consent again.
+    /// Ends a login with a code: stores the code, starts the SSO session (new random keys,
+    /// unknown until the answer hands them out) and remembers the consent, then marks the QR
+    /// login completed by one conditional write. [`Outcome::Lost`] when the login was completed
+    /// by someone else meanwhile; then, as when a write fails, what was written for it is
+    /// deleted again (a consent too: at worst the person is asked again).
     async fn issue_code(
         &self,
         issue: CodeIssue<'_>,
@@ -167,45 +166,56 @@ pub trait QrLogins: Backend {
             Some((s, exp)) => Some(Record::new(Key::new(Kind::Sso, &s.sid), s, Some(exp))?),
             None => None,
         };
+        let consent = match issue.consent {
+            Some((sub, client_id, c)) => Some(Record::new(
+                Key::new(Kind::Consent, Consent::key(sub, client_id)),
+                c,
+                None,
+            )?),
+            None => None,
+        };
         let sso_key = sso.as_ref().map(|r| r.key.clone());
-        let put_sso = async {
-            match sso {
-                Some(r) => self.put(r, Cond::Absent, now).await,
+        let consent_key = consent.as_ref().map(|r| r.key.clone());
+        let put = |r: Option<Record>, cond| async move {
+            match r {
+                Some(r) => self.put(r, cond, now).await,
                 None => Ok(()),
             }
         };
-        let (code_written, sso_written) = tokio::join!(self.put(code, Cond::Absent, now), put_sso);
-        if let Err(e) = code_written.and(sso_written) {
+        let (code_written, sso_written, consent_written) = tokio::join!(
+            self.put(code, Cond::Absent, now),
+            put(sso, Cond::Absent),
+            put(consent, Cond::Any),
+        );
+        let consent_landed = consent_written.is_ok();
+        let undo_all = || async {
             undo(self, &code_key, now).await;
             if let Some(k) = &sso_key {
                 undo(self, k, now).await;
             }
-            return outcome(Err(e));
-        }
-        if let Some(l) = issue.login {
+            if let Some(k) = consent_key.as_ref().filter(|_| consent_landed) {
+                if let Err(e) = self.delete(k, Cond::Any, now).await {
+                    tracing::debug!(error = %e, "undoing a consent failed");
+                }
+            }
+        };
+        let mut done = code_written
+            .and(sso_written)
+            .and(consent_written)
+            .map(|()| Outcome::Done);
+        if let (Ok(_), Some(l)) = (&done, issue.login) {
             let Write::Put(record, cond) = completed(l, now)? else {
                 return Err(StoreError::Corrupt("a completion is a put".into()));
             };
-            let done = outcome(self.put(record, cond, now).await);
-            if !matches!(done, Ok(Outcome::Done)) {
-                undo(self, &code_key, now).await;
-                if let Some(k) = &sso_key {
-                    undo(self, k, now).await;
-                }
-                return done;
-            }
+            done = outcome(self.put(record, cond, now).await);
         }
-        if let Some((sub, client_id, c)) = issue.consent {
-            let record = Record::new(
-                Key::new(Kind::Consent, Consent::key(sub, client_id)),
-                c,
-                None,
-            )?;
-            if let Err(e) = self.put(record, Cond::Any, now).await {
-                tracing::warn!(error = %e, "remembering a consent failed (it is asked again)");
-            }
+        if !matches!(done, Ok(Outcome::Done)) {
+            undo_all().await;
         }
-        Ok(Outcome::Done)
+        match done {
+            Err(StoreError::ConditionFailed) => Ok(Outcome::Lost),
+            other => other,
+        }
     }
 
     /// Ends a login without a code (denied on the phone or the consent page): one conditional
