@@ -41,13 +41,13 @@ pub const DEFAULT_CHALLENGE_TTL_SECS: i64 = 3;
 /// How many challenges the status poll hands the page: the current step and the next ones,
 /// enough to redraw every second until the next poll (at most [`POLL_IDLE_MS`] later) with a
 /// margin for a slow answer or a throttled poll.
-pub const CHALLENGES_AHEAD: i64 = 5;
+pub const CHALLENGES_AHEAD: i64 = 7;
 /// How many accepted challenges a login remembers (the single use, and what a decision may
 /// name): more than the challenges alive at once (the TTL is at most 30 s).
 const SCANNED_KEPT: usize = 32;
 /// How often the login page asks for its status before the app has scanned. The page redraws
-/// the QR every second from the challenges the last answer carried ([`CHALLENGES_AHEAD`]: 5 s
-/// of codes, a 2 s margin), so the poll's rate is not the QR's; it is how soon the page shows
+/// the QR every second from the challenges the last answer carried ([`CHALLENGES_AHEAD`]: 7 s
+/// of codes, enough for one poll lost or throttled), so the poll's rate is not the QR's; it is how soon the page shows
 /// the number after a scan (1.5 s on average, 3 s at worst). Every poll is an API Gateway
 /// request and a Lambda invocation: 2 s cost 1.5 more per login (infra/README.md).
 pub const POLL_IDLE_MS: u32 = 3000;
