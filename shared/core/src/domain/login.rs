@@ -42,6 +42,10 @@ pub const DEFAULT_CHALLENGE_TTL_SECS: i64 = 3;
 /// enough to redraw every second until the next poll (at most [`POLL_IDLE_MS`] later) with a
 /// margin for a slow answer or a throttled poll.
 pub const CHALLENGES_AHEAD: i64 = 7;
+/// How many the login page itself carries, until its first poll ([`POLL_IDLE_MS`] after it
+/// loads) and a retry 2 s later: fewer than a poll's, the page's load is what a person waits
+/// for first.
+pub const CHALLENGES_ON_PAGE: i64 = 5;
 /// How many accepted challenges a login remembers (the single use, and what a decision may
 /// name): more than the challenges alive at once (the TTL is at most 30 s).
 const SCANNED_KEPT: usize = 32;

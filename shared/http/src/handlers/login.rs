@@ -125,10 +125,11 @@ fn upcoming(
     ctx: &Context,
     s: &QrLogin,
     now: crate::clock::Timestamp,
+    count: i64,
 ) -> (serde_json::Value, String, String) {
     let mut current = None;
     let codes = s
-        .upcoming_challenges(now, login::CHALLENGES_AHEAD)
+        .upcoming_challenges(now, count)
         .iter()
         .map(|(at, c)| {
             let link = link_for(ctx, s, c);
@@ -154,7 +155,8 @@ pub(crate) fn qr_page(
     cookies: Vec<String>,
 ) -> Response {
     let now = ctx.clock.now();
-    let (codes, link, svg) = upcoming(ctx, s, now);
+    // The page's own codes need only last until its first poll and one retry.
+    let (codes, link, svg) = upcoming(ctx, s, now, login::CHALLENGES_ON_PAGE);
     let (ios, android) = &ctx.settings.app_store_urls;
     let rng = ctx.random.as_ref();
     // The next codes, for the page's script to draw until its first poll answers: JSON in a
@@ -242,7 +244,7 @@ pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, Http
                     (None, link, svg)
                 }
                 None => {
-                    let (codes, link, svg) = upcoming(ctx, l, now);
+                    let (codes, link, svg) = upcoming(ctx, l, now, login::CHALLENGES_AHEAD);
                     (Some(codes), link, svg)
                 }
             };
