@@ -133,7 +133,7 @@ fn qr_login_consent_then_sso_and_prompts() {
 }
 
 #[test]
-fn the_page_polls_every_2_s_until_the_app_scans_then_every_second() {
+fn the_page_polls_every_3_s_until_the_app_scans_then_every_second() {
     let e = env(&[]);
     let s = &e.s;
     let carol = TestApp::enroll(s, "carol");
@@ -141,7 +141,7 @@ fn the_page_polls_every_2_s_until_the_app_scans_then_every_second() {
     let (page, payload) = open(&mut b, &auth_url(s, &good("p-1")));
     assert_eq!(
         attr(&page.text(), "id=\"state\"", "data-poll-ms").as_deref(),
-        Some("2000")
+        Some("3000")
     );
     let status_url = format!(
         "{}/login-actions/status?session={}",
@@ -151,7 +151,7 @@ fn the_page_polls_every_2_s_until_the_app_scans_then_every_second() {
     let before = b.get(&status_url).json();
     assert_eq!(
         (&before["status"], &before["scanned"], &before["poll_ms"]),
-        (&"pending".into(), &false.into(), &2000.into())
+        (&"pending".into(), &false.into(), &3000.into())
     );
     assert_eq!(carol.scan(&payload).status, 200);
     let scanned = b.get(&status_url).json();
@@ -159,7 +159,9 @@ fn the_page_polls_every_2_s_until_the_app_scans_then_every_second() {
         (&scanned["status"], &scanned["scanned"], &scanned["poll_ms"]),
         (&"pending".into(), &true.into(), &1000.into())
     );
-    // The page shows the number to pick, and no more codes.
+    // The page shows the number to pick, and no more codes; it asks again once the person
+    // has had time to pick it on the phone.
+    assert_eq!(scanned["pick_ms"], 2000, "{scanned}");
     let n = scanned["number"].as_u64().unwrap();
     assert!((10..=99).contains(&n), "{scanned}");
     assert!(scanned.get("challenges").is_none(), "{scanned}");

@@ -1,6 +1,7 @@
 (function(){
 // The login page's poll: asks for the status as often as the last answer says (poll_ms: every
-// 2 s until the app scans, then every second), one request at a time, never while the page is
+// 3 s until the app scans, then every second; pick_ms once it first shows the number, which the
+// person reads here and picks on the phone), one request at a time, never while the page is
 // hidden (no one can scan a hidden code), and at once when it shows again. Only a 404 (the
 // login is gone or not this browser's) ends it; a 429 or 5xx (throttling, an outage) is
 // retried after its Retry-After, or with a growing delay.
@@ -44,10 +45,11 @@ if(s.retry){retry(s.retry);return;}
 backoff=2000;
 if(s.gone){done=true;stopTicks();state.textContent='This login request is no longer valid.';return;}
 if(s.status==='pending'){
-if(typeof s.number==='number'){showNumber(s.number);}
+var first=false;
+if(typeof s.number==='number'){first=numberEl.hidden;showNumber(s.number);}
 else{if(s.challenges){learn(s);}else{draw(s.app_link,s.qr_svg);}if(!ticker){tick();}
 if(s.scanned){state.textContent='Scanned. Confirm on your phone…';}}
-next=s.poll_ms||next;later(next);return;}
+next=s.poll_ms||next;later(first&&s.pick_ms?s.pick_ms:next);return;}
 done=true;clearTimeout(timer);stopTicks();
 if(s.status==='expired'){qr.innerHTML='';state.textContent='This QR code has expired. ';
 var a=document.createElement('a');a.href=s.restart;a.id='restart';a.textContent='Start again';state.appendChild(a);return;}

@@ -41,17 +41,27 @@ pub const DEFAULT_CHALLENGE_TTL_SECS: i64 = 3;
 /// How many challenges the status poll hands the page: the current step and the next ones,
 /// enough to redraw every second until the next poll (at most [`POLL_IDLE_MS`] later) with a
 /// margin for a slow answer or a throttled poll.
-pub const CHALLENGES_AHEAD: i64 = 5;
+pub const CHALLENGES_AHEAD: i64 = 7;
+/// How many the login page itself carries, until its first poll ([`POLL_IDLE_MS`] after it
+/// loads) and a retry 2 s later: fewer than a poll's, the page's load is what a person waits
+/// for first.
+pub const CHALLENGES_ON_PAGE: i64 = 5;
 /// How many accepted challenges a login remembers (the single use, and what a decision may
 /// name): more than the challenges alive at once (the TTL is at most 30 s).
 const SCANNED_KEPT: usize = 32;
 /// How often the login page asks for its status before the app has scanned. The page redraws
-/// the QR every second from the challenges the last answer carried, so the poll's rate is not
-/// the QR's.
-pub const POLL_IDLE_MS: u32 = 2000;
+/// the QR every second from the challenges the last answer carried ([`CHALLENGES_AHEAD`]: 7 s
+/// of codes, enough for one poll lost or throttled), so the poll's rate is not the QR's; it is how soon the page shows
+/// the number after a scan (1.5 s on average, 3 s at worst). Every poll is an API Gateway
+/// request and a Lambda invocation: 2 s cost 1.5 more per login (infra/README.md).
+pub const POLL_IDLE_MS: u32 = 3000;
 /// How often it asks once the app has scanned: the approval is seconds away, and the page
 /// should follow it at once.
 pub const POLL_SCANNED_MS: u32 = 1000;
+/// How long the page waits after it first shows the number (`pick_ms` in the status answer):
+/// the person reads it there and picks it on the phone, which takes longer than this, so a
+/// poll sooner would only find the login as it was.
+pub const POLL_PICK_MS: u32 = 2000;
 
 /// Where the session is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -3,8 +3,12 @@
 //! use cases above say what happens ("redeem this code", "record this decision") and get back
 //! what came of it.
 //!
-//! Every single-use thing is spent by one conditional write (a versioned delete inside the
-//! transaction that creates what it pays for), never read-then-delete.
+//! Every single-use thing is spent by one conditional write, never read-then-delete. On the
+//! login path that write stands alone, not in a transaction (DynamoDB bills a transaction's
+//! writes twice): what it pays for (a code, an SSO session, a grant and its refresh token) is
+//! written first under new random keys that nobody knows until the spend succeeds and the
+//! answer hands them out; a spend that loses or fails deletes them again (best effort:
+//! unreachable anyway, they expire; a remembered consent written with them is deleted too).
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -111,8 +115,12 @@ pub trait QrLogins: Backend {
         outcome(self.replace(old, next, now).await)
     }
 
-    /// Records the phone's decision and spends the JWS's `jti` ([`Self::jti_used`]), in one
-    /// transaction: [`Outcome::Lost`] when the login changed meanwhile or the `jti` was used.
+    /// Records the phone's decision and spends the JWS's `jti` ([`Self::jti_used`]):
+    /// [`Outcome::Lost`] when the `jti` was used or the login changed meanwhile. Two
+    /// conditional writes, not a transaction: the `jti` first (a replay loses there), then the
+    /// login on the version read; when the login's write does not land, the `jti` is given
+    /// back (the request is bound to this login, which a replay now finds decided), so a loss
+    /// reads as it did in one transaction.
     async fn record_decision(
         &self,
         old: &Versioned<QrLogin>,
@@ -122,11 +130,19 @@ pub trait QrLogins: Backend {
         jti_expires_at: i64,
         now: Timestamp,
     ) -> Result<Outcome, StoreError> {
-        let writes = vec![
-            old.replace_with(next)?,
-            jti_write(sub, jti, jti_expires_at)?,
-        ];
-        outcome(self.transact(writes, now).await)
+        match self
+            .put(jti_record(sub, jti, jti_expires_at)?, Cond::Absent, now)
+            .await
+        {
+            Ok(()) => {}
+            Err(StoreError::ConditionFailed) => return Ok(Outcome::Lost),
+            Err(e) => return Err(e),
+        }
+        let written = outcome(self.replace(old, next, now).await);
+        if !matches!(written, Ok(Outcome::Done)) {
+            undo(self, &jti_key(sub, jti), now).await;
+        }
+        written
     }
 
     /// Whether `sub` has used the device-signed request id `jti` (a replay).
@@ -134,52 +150,93 @@ pub trait QrLogins: Backend {
         Ok(self.get(&jti_key(sub, jti), now).await?.is_some())
     }
 
-    /// Ends a login with a code: marks the QR login completed, starts the SSO session,
-    /// remembers the consent and stores the code, all or nothing. [`Outcome::Lost`] when the
-    /// login was completed by someone else meanwhile.
+    /// Ends a login with a code: stores the code, starts the SSO session (new random keys,
+    /// unknown until the answer hands them out) and remembers the consent, then marks the QR
+    /// login completed by one conditional write. [`Outcome::Lost`] when the login was completed
+    /// by someone else meanwhile; then, as when a write fails, what was written for it is
+    /// deleted again (a consent too: at worst the person is asked again).
     async fn issue_code(
         &self,
         issue: CodeIssue<'_>,
         now: Timestamp,
     ) -> Result<Outcome, StoreError> {
-        let mut writes = Vec::new();
-        if let Some(l) = issue.login {
-            writes.push(completed(l, now)?);
+        let code_key = Key::new(Kind::Code, issue.code_hash);
+        let code = Record::new(code_key.clone(), issue.code, Some(issue.code_expires_at))?;
+        let sso = match issue.new_sso {
+            Some((s, exp)) => Some(Record::new(Key::new(Kind::Sso, &s.sid), s, Some(exp))?),
+            None => None,
+        };
+        let consent = match issue.consent {
+            Some((sub, client_id, c)) => Some(Record::new(
+                Key::new(Kind::Consent, Consent::key(sub, client_id)),
+                c,
+                None,
+            )?),
+            None => None,
+        };
+        let sso_key = sso.as_ref().map(|r| r.key.clone());
+        let consent_key = consent.as_ref().map(|r| r.key.clone());
+        let put = |r: Option<Record>, cond| async move {
+            match r {
+                Some(r) => self.put(r, cond, now).await,
+                None => Ok(()),
+            }
+        };
+        let (code_written, sso_written, consent_written) = tokio::join!(
+            self.put(code, Cond::Absent, now),
+            put(sso, Cond::Absent),
+            put(consent, Cond::Any),
+        );
+        let consent_landed = consent_written.is_ok();
+        let undo_all = || async {
+            undo(self, &code_key, now).await;
+            if let Some(k) = &sso_key {
+                undo(self, k, now).await;
+            }
+            if let Some(k) = consent_key.as_ref().filter(|_| consent_landed) {
+                if let Err(e) = self.delete(k, Cond::Any, now).await {
+                    tracing::debug!(error = %e, "undoing a consent failed");
+                }
+            }
+        };
+        let mut done = code_written
+            .and(sso_written)
+            .and(consent_written)
+            .map(|()| Outcome::Done);
+        if let (Ok(_), Some(l)) = (&done, issue.login) {
+            let Write::Put(record, cond) = completed(l, now)? else {
+                return Err(StoreError::Corrupt("a completion is a put".into()));
+            };
+            done = outcome(self.put(record, cond, now).await);
         }
-        if let Some((s, exp)) = issue.new_sso {
-            writes.push(Write::Put(
-                Record::new(Key::new(Kind::Sso, &s.sid), s, Some(exp))?,
-                Cond::Absent,
-            ));
+        if !matches!(done, Ok(Outcome::Done)) {
+            undo_all().await;
         }
-        if let Some((sub, client_id, c)) = issue.consent {
-            writes.push(Write::Put(
-                Record::new(
-                    Key::new(Kind::Consent, Consent::key(sub, client_id)),
-                    c,
-                    None,
-                )?,
-                Cond::Any,
-            ));
+        match done {
+            Err(StoreError::ConditionFailed) => Ok(Outcome::Lost),
+            other => other,
         }
-        writes.push(Write::Put(
-            Record::new(
-                Key::new(Kind::Code, issue.code_hash),
-                issue.code,
-                Some(issue.code_expires_at),
-            )?,
-            Cond::Absent,
-        ));
-        outcome(self.transact(writes, now).await)
     }
 
-    /// Ends a QR login without a code (denied on the phone or the consent page).
+    /// Ends a login without a code (denied on the phone or the consent page): one conditional
+    /// write.
     async fn close_qr_login(
         &self,
         old: &Versioned<QrLogin>,
         now: Timestamp,
     ) -> Result<Outcome, StoreError> {
-        outcome(self.transact(vec![completed(old, now)?], now).await)
+        let Write::Put(record, cond) = completed(old, now)? else {
+            return Err(StoreError::Corrupt("a completion is a put".into()));
+        };
+        outcome(self.put(record, cond, now).await)
+    }
+}
+
+/// Deletes a record written for a spend that did not land (best effort: nobody knows its key,
+/// and it expires).
+async fn undo<B: Backend + ?Sized>(store: &B, key: &Key, now: Timestamp) {
+    if let Err(e) = store.delete(key, Cond::Version(1), now).await {
+        tracing::debug!(error = %e, key = %key.pk(), "undoing a write failed (it expires)");
     }
 }
 
@@ -200,13 +257,15 @@ pub(crate) fn jti_key(sub: &str, jti: &str) -> Key {
     Key::new(Kind::Jti, format!("{sub}:{jti}"))
 }
 
-/// The write that spends a device-signed request id: created once, kept until the JWS would
+/// The record that spends a device-signed request id: created once, kept until the JWS would
 /// have expired.
+fn jti_record(sub: &str, jti: &str, expires_at: i64) -> Result<Record, StoreError> {
+    Record::new(jti_key(sub, jti), &1, Some(expires_at))
+}
+
+/// [`jti_record`] as a transaction's write.
 pub(crate) fn jti_write(sub: &str, jti: &str, expires_at: i64) -> Result<Write, StoreError> {
-    Ok(Write::Put(
-        Record::new(jti_key(sub, jti), &1, Some(expires_at))?,
-        Cond::Absent,
-    ))
+    Ok(Write::Put(jti_record(sub, jti, expires_at)?, Cond::Absent))
 }
 
 /// The writes that create a grant and its first refresh token (a code redeemed, a device code
@@ -280,9 +339,11 @@ pub trait Codes: Backend {
         }
     }
 
-    /// Redeems the code: spends it by turning its record into the grant it became (kept as
-    /// long as the grant), and creates the grant and its first refresh token, in one
-    /// transaction. [`Outcome::Lost`]: redeemed already.
+    /// Redeems the code: creates the grant and its first refresh token (new random keys,
+    /// unknown until the answer hands out the tokens), then spends the code by one
+    /// conditional write that turns its record into the grant it became (kept as long as the
+    /// grant). [`Outcome::Lost`]: redeemed already (the new grant and refresh token are
+    /// deleted again).
     async fn redeem_code(
         &self,
         c: &PendingCode,
@@ -297,9 +358,26 @@ pub trait Codes: Backend {
         };
         let mut spent = Record::new(Key::new(Kind::Code, &c.hash), &used, Some(expires_at))?;
         spent.version = c.version + 1;
-        let mut writes = vec![Write::Put(spent, Cond::Version(c.version))];
-        writes.extend(new_grant_writes(grant, refresh_hash, refresh, expires_at)?);
-        outcome(self.transact(writes, now).await)
+        let grant_key = Key::new(Kind::Grant, &grant.id);
+        let refresh_key = Key::new(Kind::Refresh, refresh_hash);
+        let grant_record = Record::new(grant_key.clone(), grant, Some(expires_at))?;
+        let refresh_record = Record::new(refresh_key.clone(), refresh, Some(expires_at))?;
+        let (g, r) = tokio::join!(
+            self.put(grant_record, Cond::Absent, now),
+            self.put(refresh_record, Cond::Absent, now),
+        );
+        let mut done = g.and(r).map(|()| Outcome::Done);
+        if done.is_ok() {
+            done = outcome(self.put(spent, Cond::Version(c.version), now).await);
+        }
+        if !matches!(done, Ok(Outcome::Done)) {
+            undo(self, &grant_key, now).await;
+            undo(self, &refresh_key, now).await;
+        }
+        match done {
+            Err(StoreError::ConditionFailed) => Ok(Outcome::Lost),
+            other => other,
+        }
     }
 
     /// The grant a redeemed code became, if it was redeemed (and that grant may still live).

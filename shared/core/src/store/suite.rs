@@ -42,7 +42,8 @@ macro_rules! adapter_suite {
                 webauthn_challenges_are_spent_once_and_expire,
                 passkeys_are_found_by_credential_and_by_identity,
                 a_passkey_use_is_one_conditional_write,
-                the_last_key_is_never_removed);
+                the_last_key_is_never_removed,
+                a_spend_that_loses_leaves_nothing_behind);
         }
     };
     (@tests $factory:expr; $($name:ident),*) => {
@@ -1520,6 +1521,163 @@ pub async fn a_scanned_qr_login_keeps_its_number_scanner_and_cancellation<B: Bac
     let end = s.qr_login(&login.id, T0).await.unwrap().unwrap().value;
     assert_eq!(end.cancel_reason(), Some(CancelReason::WrongNumber));
     assert_eq!(end, cancelled);
+}
+
+/// The login path spends each single-use thing by one conditional write of its own (no
+/// transaction): what the spend pays for is written first under new keys, and a spend that
+/// loses leaves none of it behind. A decision that loses gives its `jti` back (a loss reads
+/// as it did in a transaction); a completion that loses leaves no code, SSO session or
+/// consent; a redemption that loses leaves no grant or refresh token.
+pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
+    use super::flows::{CodeIssue, Codes, Grants, Outcome, QrLogins, SsoSessions};
+    use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
+    use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
+    use crate::domain::login::{AuthCode, Consent, LoginStatus, QrLogin, SsoSession};
+    use crate::random::SystemRandom;
+
+    let rng = SystemRandom::new();
+    let request = AuthorizationRequest {
+        client_id: "rp".into(),
+        redirect_uri: "https://rp.example/cb".into(),
+        response_mode: ResponseMode::Query,
+        state: None,
+        nonce: None,
+        scopes: vec!["openid".into()],
+        code_challenge: None,
+        prompt: Prompt::default(),
+        max_age: None,
+        login_hint: None,
+        ui_locales: None,
+        resources: Vec::new(),
+        claims: Default::default(),
+    };
+    let login = QrLogin::new(300, request, "b", "127.0.0.1".into(), "ua".into(), T0, &rng);
+    s.create_qr_login(&login, T0).await.unwrap();
+    let read = s.qr_login(&login.id, T0).await.unwrap().unwrap();
+    let sub = id("sub");
+    let jti_exp = T0.secs() + 120;
+
+    // A decision: the jti is spent with it; a second one on the same version loses and
+    // gives its own jti back.
+    let mut next = read.value.clone();
+    next.status = LoginStatus::Denied;
+    let (j1, j2) = (id("jti"), id("jti"));
+    let o = s.record_decision(&read, &next, &sub, &j1, jti_exp, T0);
+    assert_eq!(o.await.unwrap(), Outcome::Done);
+    assert!(s.jti_used(&sub, &j1, T0).await.unwrap());
+    let o = s.record_decision(&read, &next, &sub, &j2, jti_exp, T0);
+    assert_eq!(o.await.unwrap(), Outcome::Lost);
+    assert!(
+        !s.jti_used(&sub, &j2, T0).await.unwrap(),
+        "the jti is given back"
+    );
+    // A spent jti makes a decision lose, the login unchanged.
+    let decided = s.qr_login(&login.id, T0).await.unwrap().unwrap();
+    let o = s.record_decision(&decided, &next, &sub, &j1, jti_exp, T0);
+    assert_eq!(o.await.unwrap(), Outcome::Lost);
+    let still = s.qr_login(&login.id, T0).await.unwrap().unwrap();
+    assert_eq!(still.record.version, decided.record.version);
+
+    // A completion on a stale version loses: no code, no SSO session, no consent.
+    let code = AuthCode {
+        client_id: "rp".into(),
+        redirect_uri: "https://rp.example/cb".into(),
+        scopes: vec!["openid".into()],
+        nonce: None,
+        claims: Default::default(),
+        code_challenge: None,
+        resources: Vec::new(),
+        sub: sub.as_str().into(),
+        sid: "sid".into(),
+        auth_time: T0,
+        issued_at: T0,
+    };
+    let (sso, _) = SsoSession::new(&sub, T0, T0, &rng);
+    let consent = Consent {
+        scopes: vec!["openid".into()],
+        granted_at: T0,
+        claims: Vec::new(),
+    };
+    let issue = |login, hash| CodeIssue {
+        login,
+        new_sso: Some((&sso, T0.secs() + 600)),
+        consent: Some((&sub, "rp", &consent)),
+        code_hash: hash,
+        code: &code,
+        code_expires_at: T0.secs() + 60,
+    };
+    let lost_hash = crate::protocol::CodeHash::new(id("code"));
+    let o = s
+        .issue_code(issue(Some(&read), &lost_hash), T0)
+        .await
+        .unwrap();
+    assert_eq!(o, Outcome::Lost);
+    assert!(s.pending_code(&lost_hash, T0).await.unwrap().is_none());
+    assert!(s.sso_session(&sso.sid, T0).await.unwrap().is_none());
+    assert!(s.consent(&sub, "rp", T0).await.unwrap().is_none());
+    // On the version read: the code, the session and the consent are written, the login
+    // completed; a second completion loses.
+    let hash = crate::protocol::CodeHash::new(id("code"));
+    let o = s
+        .issue_code(issue(Some(&decided), &hash), T0)
+        .await
+        .unwrap();
+    assert_eq!(o, Outcome::Done);
+    let pending = s.pending_code(&hash, T0).await.unwrap().unwrap();
+    assert_eq!(pending.code, code);
+    assert!(s.sso_session(&sso.sid, T0).await.unwrap().is_some());
+    assert_eq!(
+        s.consent(&sub, "rp", T0).await.unwrap(),
+        Some(consent.clone())
+    );
+    let done = s.qr_login(&login.id, T0).await.unwrap().unwrap();
+    assert_eq!(done.value.status, LoginStatus::Completed);
+    let again = crate::protocol::CodeHash::new(id("code"));
+    let o = s
+        .issue_code(issue(Some(&decided), &again), T0)
+        .await
+        .unwrap();
+    assert_eq!(o, Outcome::Lost);
+    assert!(s.pending_code(&again, T0).await.unwrap().is_none());
+
+    // Two redemptions of the code on the version read: the second leaves no grant and no
+    // refresh token behind.
+    let grant = |gid: &str| Grant {
+        id: crate::protocol::GrantId::new(gid),
+        kind: GrantKind::AuthorizationCode,
+        client_id: "rp".into(),
+        sub: sub.as_str().into(),
+        sid: Some("sid".into()),
+        scopes: vec!["openid".into()],
+        auth_time: T0,
+        nonce: None,
+        claims: Default::default(),
+        created_at: T0,
+        offline: false,
+        generation: 1,
+        rotated_at: T0,
+        revoked: false,
+        alg: crate::keys::Alg::ES256,
+        resources: Vec::new(),
+    };
+    let later = T0.secs() + 1800;
+    let (g1, g2) = (grant(&id("grant")), grant(&id("grant")));
+    let (r1, r2) = (id("rt"), id("rt"));
+    let refresh = |g: &Grant| RefreshRecord {
+        grant_id: g.id.clone(),
+        client_id: "rp".into(),
+        generation: 1,
+    };
+    let (f1, f2) = (refresh(&g1), refresh(&g2));
+    let o = s.redeem_code(&pending, &g1, &r1, &f1, later, T0);
+    assert_eq!(o.await.unwrap(), Outcome::Done);
+    let o = s.redeem_code(&pending, &g2, &r2, &f2, later, T0);
+    assert_eq!(o.await.unwrap(), Outcome::Lost);
+    assert!(s.grant(&g1.id, T0).await.unwrap().is_some());
+    assert!(s.refresh_token(&r1, T0).await.unwrap().is_some());
+    assert!(s.grant(&g2.id, T0).await.unwrap().is_none());
+    assert!(s.refresh_token(&r2, T0).await.unwrap().is_none());
+    assert_eq!(s.redeemed_as(&hash, T0).await.unwrap(), Some(g1.id.clone()));
 }
 
 /// [`Backend::get_eventual`] and the [`super::Eventual`] view: a written record reads back

@@ -376,6 +376,35 @@ pub async fn bound_login(
     Ok(s)
 }
 
+/// [`bound_login`] for the login page's status poll, read eventually consistent (half a
+/// read's price on DynamoDB, and the page polls several times per login): nothing is decided
+/// on it (the consent page and its form read the login again, consistently). A stale copy only
+/// shows the page the login as it was up to about a second before, and the page asks again; a
+/// login such a read does not find yet (a poll just after the page opened) is read again,
+/// consistently, before the page is told it is gone.
+pub async fn polled_login(
+    ctx: &Context,
+    id: &str,
+    browser_secret: Option<&BrowserSecret>,
+    now: Timestamp,
+) -> Result<VersionedLogin, BoundLoginError> {
+    if !(1..=64).contains(&id.len()) {
+        return Err(BoundLoginError::NotFound);
+    }
+    let read = match crate::store::Eventual(ctx.store.as_ref())
+        .qr_login(id, now)
+        .await?
+    {
+        Some(s) => Some(s),
+        None => ctx.store.qr_login(id, now).await?,
+    };
+    let s = read.ok_or(BoundLoginError::NotFound)?;
+    if !s.value.bound_to(browser_secret.map(Secret::expose)) {
+        return Err(BoundLoginError::OtherBrowser);
+    }
+    Ok(s)
+}
+
 /// A finished login.
 #[derive(Debug)]
 pub struct Completed {

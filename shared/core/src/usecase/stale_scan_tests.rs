@@ -111,3 +111,43 @@ async fn a_stale_read_of_the_login_neither_accepts_a_refused_scan_nor_hides_the_
     let stored = store.qr_login(&login.id, now).await.unwrap().unwrap();
     assert_eq!(stored.value.cancelled, Some(CancelReason::SecondDevice));
 }
+
+/// The page's status poll reads the login eventually consistent (`usecase::login::
+/// polled_login`): a login such a read does not show yet is read again, consistently (the
+/// page is never told its login is gone), and a stale copy only shows it as it was.
+#[tokio::test]
+async fn a_poll_never_loses_a_login_a_stale_read_does_not_show_yet() {
+    let env: TestEnv = Builder::new().build().await;
+    let (login, browser) = env.show_qr(&env.shop_auth(&[])).await;
+    let now = env.now();
+    let pk = Key::new(Kind::Login, login.id.as_str()).pk();
+    let lagging = Arc::new(Lagging {
+        inner: env.store.clone(),
+        frozen: Mutex::new(HashMap::from([(pk.clone(), None)])),
+    });
+    let TestEnv { ctx, store, .. } = env;
+    let ctx = Context {
+        store: lagging.clone(),
+        ..ctx
+    };
+    let polled = crate::usecase::login::polled_login(&ctx, &login.id, Some(&browser), now)
+        .await
+        .unwrap();
+    assert_eq!(polled.value.status, LoginStatus::Pending);
+    let current = store.qr_login(&login.id, now).await.unwrap().unwrap();
+    assert_eq!(polled.record.version, current.record.version);
+    // Another browser is not told more than "unknown".
+    let other = crate::protocol::Secret::new("another browser".to_owned());
+    assert!(matches!(
+        crate::usecase::login::polled_login(&ctx, &login.id, Some(&other), now).await,
+        Err(crate::usecase::login::BoundLoginError::OtherBrowser)
+    ));
+    // A stale copy is what the poll shows until the read catches up.
+    let mut older = current.record.clone();
+    older.version = 0;
+    lagging.frozen.lock().unwrap().insert(pk, Some(older));
+    let polled = crate::usecase::login::polled_login(&ctx, &login.id, Some(&browser), now)
+        .await
+        .unwrap();
+    assert_eq!(polled.record.version, 0);
+}

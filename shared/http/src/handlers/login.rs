@@ -119,15 +119,33 @@ fn link_for(ctx: &Context, s: &QrLogin, challenge: &str) -> String {
 }
 
 /// The QR codes of the current and the next steps, each with the time it is to be shown: the
-/// page redraws the code every second from these, between polls.
-fn upcoming(ctx: &Context, s: &QrLogin, now: crate::clock::Timestamp) -> serde_json::Value {
-    s.upcoming_challenges(now, login::CHALLENGES_AHEAD)
+/// page redraws the code every second from these, between polls. Also the current step's link
+/// and its QR code (the first of them: each code is drawn once, the poll's main work).
+fn upcoming(
+    ctx: &Context,
+    s: &QrLogin,
+    now: crate::clock::Timestamp,
+    count: i64,
+) -> (serde_json::Value, String, String) {
+    let mut current = None;
+    let codes = s
+        .upcoming_challenges(now, count)
         .iter()
         .map(|(at, c)| {
             let link = link_for(ctx, s, c);
-            json!({ "at": at.to_rfc3339_millis(), "qr_svg": pages::qr_svg(&link), "app_link": link })
+            let svg = pages::qr_svg(&link);
+            if current.is_none() {
+                current = Some((link.clone(), svg.clone()));
+            }
+            json!({ "at": at.to_rfc3339_millis(), "qr_svg": svg, "app_link": link })
         })
-        .collect()
+        .collect();
+    let (link, svg) = current.unwrap_or_else(|| {
+        let link = app_link(ctx, s, now);
+        let svg = pages::qr_svg(&link);
+        (link, svg)
+    });
+    (codes, link, svg)
 }
 
 pub(crate) fn qr_page(
@@ -137,20 +155,20 @@ pub(crate) fn qr_page(
     cookies: Vec<String>,
 ) -> Response {
     let now = ctx.clock.now();
-    let link = app_link(ctx, s, now);
+    // The page's own codes need only last until its first poll and one retry.
+    let (codes, link, svg) = upcoming(ctx, s, now, login::CHALLENGES_ON_PAGE);
     let (ios, android) = &ctx.settings.app_store_urls;
     let rng = ctx.random.as_ref();
     // The next codes, for the page's script to draw until its first poll answers: JSON in a
     // data block, `<` escaped so nothing in it can end the block.
-    let ahead =
-        json!({ "server_time": now.to_rfc3339_millis(), "challenges": upcoming(ctx, s, now) })
-            .to_string()
-            .replace('<', "\\u003c");
+    let ahead = json!({ "server_time": now.to_rfc3339_millis(), "challenges": codes })
+        .to_string()
+        .replace('<', "\\u003c");
     pages::html(rng, 200, "'none'", cookies, |nonce| {
         askama::Template::render(&crate::views::QrPage {
             nonce,
             client: client_name,
-            qr_svg: &pages::qr_svg(&link),
+            qr_svg: &svg,
             ahead: &ahead,
             app_link: &link,
             status_url: &status_url(ctx, &s.id),
@@ -160,6 +178,23 @@ pub(crate) fn qr_page(
             android,
         })
     })
+}
+
+/// The login the status poll asks about ([`flow::polled_login`]: eventually consistent).
+async fn polled_qr_login(
+    ctx: &Context,
+    req: &Request,
+    id: Option<&str>,
+) -> Result<VersionedLogin, HttpError> {
+    let id = id.unwrap_or_default();
+    let browser = cookies::get(req, &cookies::login(ctx, id)).map(Secret::new);
+    match flow::polled_login(ctx, id, browser.as_ref(), ctx.clock.now()).await {
+        Ok(s) => Ok(s),
+        Err(BoundLoginError::NotFound | BoundLoginError::OtherBrowser) => {
+            Err(HttpError::not_found("unknown login session"))
+        }
+        Err(BoundLoginError::Store(e)) => Err(HttpError::from_page_store(e)),
+    }
 }
 
 /// The QR login named by `?session=` that this browser opened: `Err` 404 when unknown or
@@ -195,22 +230,36 @@ async fn bound_qr_login(
 pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let pairs = query_pairs(&req);
-    let s = bound_qr_login(ctx, &req, single(&pairs, "session").as_deref(), false).await?;
+    let s = polled_qr_login(ctx, &req, single(&pairs, "session").as_deref()).await?;
     let now = ctx.clock.now();
     let status = s.value.public_status(now);
     let l = &s.value;
     let body = match status {
         "pending" => {
-            let link = app_link(ctx, l, now);
-            let mut b = json!({ "status": status, "app_link": link, "qr_svg": pages::qr_svg(&link),
+            let scanned = l.number.filter(|_| l.is_scanned());
+            let (codes, link, svg) = match scanned {
+                Some(_) => {
+                    let link = app_link(ctx, l, now);
+                    let svg = pages::qr_svg(&link);
+                    (None, link, svg)
+                }
+                None => {
+                    let (codes, link, svg) = upcoming(ctx, l, now, login::CHALLENGES_AHEAD);
+                    (Some(codes), link, svg)
+                }
+            };
+            let mut b = json!({ "status": status, "app_link": link, "qr_svg": svg,
                     "expires_at": l.expires_at.to_rfc3339_millis(),
                     "server_time": now.to_rfc3339_millis(),
                     "scanned": l.is_scanned(), "poll_ms": l.poll_after_ms() });
-            match l.number {
+            match (scanned, codes) {
                 // Scanned: the number to pick in the app, and no more codes (any other
                 // phone's scan would cancel the login).
-                Some(n) if l.is_scanned() => b["number"] = json!(n),
-                _ => b["challenges"] = upcoming(ctx, l, now),
+                (Some(n), _) => {
+                    b["number"] = json!(n);
+                    b["pick_ms"] = json!(login::POLL_PICK_MS);
+                }
+                (None, codes) => b["challenges"] = codes.unwrap_or_default(),
             }
             b
         }
