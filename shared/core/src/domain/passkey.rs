@@ -14,7 +14,8 @@
 
 use aws_lc_rs::digest::{digest, SHA256};
 use aws_lc_rs::signature::{
-    RsaPublicKeyComponents, UnparsedPublicKey, ECDSA_P256_SHA256_ASN1, RSA_PKCS1_2048_8192_SHA256,
+    ParsedPublicKey, RsaPublicKeyComponents, UnparsedPublicKey, ECDSA_P256_SHA256_ASN1,
+    RSA_PKCS1_2048_8192_SHA256,
 };
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -275,6 +276,10 @@ impl CoseKey {
                 point.push(4);
                 point.extend_from_slice(&x);
                 point.extend_from_slice(&y);
+                // A point off the curve could never verify: refused when registered.
+                let spki = [P256_SPKI_PREFIX.as_slice(), &point].concat();
+                ParsedPublicKey::new(&ECDSA_P256_SHA256_ASN1, &spki)
+                    .map_err(|_| PasskeyError::Malformed("COSE EC2 key"))?;
                 Ok(Self::Es256 { point })
             }
             // kty RSA, alg RS256.
@@ -282,6 +287,9 @@ impl CoseKey {
                 let (Some(n), Some(e)) = (bytes(-1), bytes(-2)) else {
                     return Err(PasskeyError::Malformed("COSE RSA key"));
                 };
+                if !rsa_key_ok(&n, &e) {
+                    return Err(PasskeyError::Malformed("COSE RSA key"));
+                }
                 Ok(Self::Rs256 { n, e })
             }
             _ => Err(PasskeyError::Algorithm),
@@ -305,6 +313,24 @@ impl CoseKey {
                 .map_err(|_| PasskeyError::Signature),
         }
     }
+}
+
+/// An RSA key the verification accepts: a modulus of 2048 to 8192 bits (what
+/// `RSA_PKCS1_2048_8192_SHA256` verifies with; leading zero bytes do not count), and an odd
+/// public exponent from 3 to 2^32 - 1.
+fn rsa_key_ok(n: &[u8], e: &[u8]) -> bool {
+    fn significant(b: &[u8]) -> &[u8] {
+        let start = b.iter().position(|&x| x != 0).unwrap_or(b.len());
+        &b[start..]
+    }
+    let (n, e) = (significant(n), significant(e));
+    let n_bits = match n.first() {
+        Some(top) => n.len() * 8 - top.leading_zeros() as usize,
+        None => 0,
+    };
+    let e_odd = e.last().is_some_and(|last| last & 1 == 1);
+    let e_at_least_3 = e.len() > 1 || e.first().is_some_and(|&x| x >= 3);
+    (2048..=8192).contains(&n_bits) && e.len() <= 4 && e_odd && e_at_least_3
 }
 
 /// The DER prefix of a P-256 SubjectPublicKeyInfo, before the 65-byte uncompressed point.
