@@ -452,3 +452,37 @@ async fn a_retired_device_key_signs_no_request_of_any_kind() {
         .await
         .is_ok());
 }
+
+/// A scan proof signed by a retired device key does not make the scan its identity's: a thief
+/// holding the old key cannot scan logins in the person's name (and so cannot put cancelled
+/// logins in their recent logins). The scan still goes through, as an anonymous one.
+#[tokio::test]
+async fn a_scan_proof_by_a_retired_device_key_scans_as_nobody() {
+    use crate::domain::login::Scanner;
+    let env = Builder::new().build().await;
+    let sub = env.alice.sub.to_string();
+    let phone = SoftAuthenticator::new(&rp(&env), b"cred-scan").unwrap();
+    let c = challenge(&env).await;
+    let (cd, att) = phone.register(c.as_bytes());
+    let up = env.phone.sign(
+        &env.ctx,
+        "passkey+jwt",
+        json!({
+            "sub": sub, "webauthn_challenge": c, "retire_device_key": true,
+            "credential": { "clientDataJSON": b64(&cd), "attestationObject": b64(&att) },
+        }),
+    );
+    passkey::add_passkey(&env.ctx, &sub, &up, &env.source())
+        .await
+        .unwrap();
+    let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
+    let ch = login.current_challenge(env.now());
+    let proof = env.phone.scan_proof(&env.ctx, &sub, &login.id, &ch);
+    device::scan(&env.ctx, &login.id, &ch, Some(&proof), &env.source())
+        .await
+        .unwrap();
+    assert_eq!(
+        env.qr_login(&login.id).await.value.scanned_by,
+        Some(Scanner::Anonymous)
+    );
+}
