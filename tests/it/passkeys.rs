@@ -239,3 +239,207 @@ fn passkey_flow(s: &TestServer, secret: &str, show: impl Fn(&str) -> Value) {
     assert_eq!(shown["keys"]["passkeys"][0]["credential_id"], cred.as_str());
     assert_eq!(shown["keys"]["device_key"], Value::Null);
 }
+
+/// CBOR of a byte string (major type 2, lengths up to 65535).
+fn cbor_bytes(b: &[u8]) -> Vec<u8> {
+    let mut out = match b.len() {
+        n if n < 24 => vec![0x40 | n as u8],
+        n if n < 256 => vec![0x58, n as u8],
+        n => vec![0x59, (n >> 8) as u8, n as u8],
+    };
+    out.extend_from_slice(b);
+    out
+}
+
+/// An attestation object (`none`) whose credential `cred_id` has the COSE key `cose`.
+fn attestation_with_key(rp: &RelyingParty, cred_id: &[u8], cose: &[u8]) -> Vec<u8> {
+    let mut auth = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, rp.id.as_bytes())
+        .as_ref()
+        .to_vec();
+    auth.push(0x45); // UP, UV, AT
+    auth.extend_from_slice(&[0; 4 + 16]);
+    auth.extend_from_slice(&(cred_id.len() as u16).to_be_bytes());
+    auth.extend_from_slice(cred_id);
+    auth.extend_from_slice(cose);
+    let mut att = vec![0xa3, 0x63];
+    att.extend_from_slice(b"fmt");
+    att.push(0x64);
+    att.extend_from_slice(b"none");
+    att.push(0x67);
+    att.extend_from_slice(b"attStmt");
+    att.extend_from_slice(&[0xa0, 0x68]);
+    att.extend_from_slice(b"authData");
+    att.extend_from_slice(&cbor_bytes(&auth));
+    att
+}
+
+/// Hostile input to the passkey routes: every answer a clean 4xx with a reason, never a 500,
+/// and the identity unchanged (garbage base64 and JSON, CBOR bombs, an RSA key of 512 bits
+/// that could never sign, a credential id far past any limit, a mixed proof).
+#[test]
+fn hostile_passkey_input_is_a_clean_4xx() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &[]);
+    hostile_input(&s);
+}
+
+#[test]
+fn hostile_passkey_input_is_a_clean_4xx_on_dynamodb() {
+    let aws = crate::aws::Aws::init("kms");
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &aws.flags());
+    hostile_input(&s);
+}
+
+fn hostile_input(s: &TestServer) {
+    let rp = RelyingParty::for_issuer(&s.issuer).unwrap();
+    let mut auth = SoftAuthenticator::new(&rp, b"it-hostile-1").unwrap();
+    let reg_claims = claims(
+        s,
+        json!({ "name": format!("hostile.{}", &TestApp::jti()[..8]), "display_name": "H",
+                "country_code": "SE", "webauthn_challenge": challenge(s) }),
+    );
+    let reg = app_jws::passkey_signed("registration+jwt", None, &reg_claims, |ch| {
+        let (cd, att) = auth.register(ch);
+        json!({ "clientDataJSON": b64(&cd), "attestationObject": b64(&att) })
+    });
+    let r = post(
+        &format!("{}/app/identities", s.issuer),
+        &json!({ "registration": reg }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let sub = r.json()["sub"].as_str().unwrap().to_owned();
+    let expect_4xx = |what: &str, r: Resp| {
+        assert!(
+            (400..500).contains(&r.status) && r.status != 429,
+            "{what}: {} {}",
+            r.status,
+            r.text()
+        );
+        assert!(r.json()["error"].is_string(), "{what}: {}", r.text());
+    };
+    let signup = |proof: Value| {
+        let c = claims(
+            s,
+            json!({ "name": "hostile2", "display_name": "H", "country_code": "SE",
+                    "webauthn_challenge": challenge(s) }),
+        );
+        let reg = app_jws::passkey_signed("registration+jwt", None, &c, |_| proof);
+        post(
+            &format!("{}/app/identities", s.issuer),
+            &json!({ "registration": reg }),
+        )
+    };
+    let cd = b64(&auth.client_data("webauthn.create", b"x"));
+    let mut deep = vec![0x81u8; 5000];
+    deep.push(0);
+    for (what, att) in [
+        ("not base64", "!!!".to_owned()),
+        (
+            "byte string of 2^64-1 bytes",
+            b64(&[[0x5b].as_slice(), &[0xff; 8]].concat()),
+        ),
+        (
+            "map of 2^64-1 pairs",
+            b64(&[[0xbb].as_slice(), &[0xff; 8]].concat()),
+        ),
+        ("arrays nested 5000 deep", b64(&deep)),
+    ] {
+        expect_4xx(
+            what,
+            signup(json!({ "clientDataJSON": cd, "attestationObject": att })),
+        );
+    }
+    let nested_json = format!("{}{}", "[".repeat(3000), "]".repeat(3000));
+    expect_4xx(
+        "clientDataJSON nested 3000 deep",
+        signup(
+            json!({ "clientDataJSON": b64(nested_json.as_bytes()), "attestationObject": b64(b"\xa0") }),
+        ),
+    );
+    expect_4xx(
+        "an assertion and a registration at once",
+        signup(
+            json!({ "clientDataJSON": cd, "attestationObject": b64(b"\xa0"),
+                       "authenticatorData": "AA", "signature": "AA" }),
+        ),
+    );
+    expect_4xx("no proof fields", signup(json!({})));
+
+    let keys_url = format!("{}/app/identities/{sub}/keys", s.issuer);
+    for body in [
+        &b"not json"[..],
+        b"",
+        b"{\"keys\": 5}",
+        b"{\"keys\": \"a.b.c\"}",
+    ] {
+        expect_4xx(
+            "a bad keys body",
+            request(
+                "POST",
+                &keys_url,
+                &[("Content-Type", "application/json")],
+                body,
+            ),
+        );
+    }
+    // A passkey request whose kid is far past any credential id, or missing.
+    for kid in [Some("A".repeat(6000)), None] {
+        let c = claims(s, json!({ "sub": sub, "webauthn_challenge": challenge(s) }));
+        let jws = app_jws::passkey_signed("keys+jwt", kid.as_deref(), &c, |ch| {
+            assertion_json(&auth.assert(ch))
+        });
+        expect_4xx("a bad kid", post(&keys_url, &json!({ "keys": jws })));
+    }
+    // A key id past any limit in the path.
+    let long = "A".repeat(3000);
+    let rm = by_passkey(
+        s,
+        &mut auth,
+        "key-removal+jwt",
+        json!({ "sub": sub, "key": long }),
+    );
+    expect_4xx(
+        "a long key id",
+        request(
+            "DELETE",
+            &format!("{}/app/identities/{sub}/keys/{long}", s.issuer),
+            &[("Content-Type", "application/json")],
+            json!({ "removal": rm }).to_string().as_bytes(),
+        ),
+    );
+
+    // A passkey whose RSA key has 512 bits is refused, not stored.
+    let mut cose = vec![0xa4, 0x01, 0x03, 0x03, 0x39, 0x01, 0x00, 0x20];
+    let mut n = vec![0xd5u8];
+    n.extend_from_slice(&[0xff; 63]);
+    cose.extend_from_slice(&cbor_bytes(&n));
+    cose.push(0x21);
+    cose.extend_from_slice(&cbor_bytes(&[1, 0, 1]));
+    let c = challenge(s);
+    let made = json!({
+        "clientDataJSON": b64(&auth.client_data("webauthn.create", c.as_bytes())),
+        "attestationObject": b64(&attestation_with_key(&rp, b"it-rsa-512", &cose)),
+    });
+    let add = {
+        let cl = claims(
+            s,
+            json!({ "sub": sub, "webauthn_challenge": c, "credential": made }),
+        );
+        let kid = b64(&auth.credential_id);
+        app_jws::passkey_signed("passkey+jwt", Some(&kid), &cl, |ch| {
+            assertion_json(&auth.assert(ch))
+        })
+    };
+    let r = post(
+        &format!("{}/app/identities/{sub}/passkeys", s.issuer),
+        &json!({ "passkey": add }),
+    );
+    expect_4xx("an RSA key of 512 bits", r);
+
+    // The identity is as it was, and its passkey still signs.
+    let list = by_passkey(s, &mut auth, "keys+jwt", json!({ "sub": sub }));
+    let r = post(&keys_url, &json!({ "keys": list }));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["passkeys"].as_array().unwrap().len(), 1);
+}

@@ -14,7 +14,8 @@
 
 use aws_lc_rs::digest::{digest, SHA256};
 use aws_lc_rs::signature::{
-    RsaPublicKeyComponents, UnparsedPublicKey, ECDSA_P256_SHA256_ASN1, RSA_PKCS1_2048_8192_SHA256,
+    ParsedPublicKey, RsaPublicKeyComponents, UnparsedPublicKey, ECDSA_P256_SHA256_ASN1,
+    RSA_PKCS1_2048_8192_SHA256,
 };
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -275,6 +276,10 @@ impl CoseKey {
                 point.push(4);
                 point.extend_from_slice(&x);
                 point.extend_from_slice(&y);
+                // A point off the curve could never verify: refused when registered.
+                let spki = [P256_SPKI_PREFIX.as_slice(), &point].concat();
+                ParsedPublicKey::new(&ECDSA_P256_SHA256_ASN1, &spki)
+                    .map_err(|_| PasskeyError::Malformed("COSE EC2 key"))?;
                 Ok(Self::Es256 { point })
             }
             // kty RSA, alg RS256.
@@ -282,6 +287,9 @@ impl CoseKey {
                 let (Some(n), Some(e)) = (bytes(-1), bytes(-2)) else {
                     return Err(PasskeyError::Malformed("COSE RSA key"));
                 };
+                if !rsa_key_ok(&n, &e) {
+                    return Err(PasskeyError::Malformed("COSE RSA key"));
+                }
                 Ok(Self::Rs256 { n, e })
             }
             _ => Err(PasskeyError::Algorithm),
@@ -305,6 +313,24 @@ impl CoseKey {
                 .map_err(|_| PasskeyError::Signature),
         }
     }
+}
+
+/// An RSA key the verification accepts: a modulus of 2048 to 8192 bits (what
+/// `RSA_PKCS1_2048_8192_SHA256` verifies with; leading zero bytes do not count), and an odd
+/// public exponent from 3 to 2^32 - 1.
+fn rsa_key_ok(n: &[u8], e: &[u8]) -> bool {
+    fn significant(b: &[u8]) -> &[u8] {
+        let start = b.iter().position(|&x| x != 0).unwrap_or(b.len());
+        &b[start..]
+    }
+    let (n, e) = (significant(n), significant(e));
+    let n_bits = match n.first() {
+        Some(top) => n.len() * 8 - top.leading_zeros() as usize,
+        None => 0,
+    };
+    let e_odd = e.last().is_some_and(|last| last & 1 == 1);
+    let e_at_least_3 = e.len() > 1 || e.first().is_some_and(|&x| x >= 3);
+    (2048..=8192).contains(&n_bits) && e.len() <= 4 && e_odd && e_at_least_3
 }
 
 /// The DER prefix of a P-256 SubjectPublicKeyInfo, before the 65-byte uncompressed point.
@@ -553,6 +579,7 @@ pub mod soft {
 mod tests {
     use super::soft::SoftAuthenticator;
     use super::*;
+    use aws_lc_rs::signature::KeyPair;
 
     fn rp() -> RelyingParty {
         RelyingParty::for_issuer("http://localhost:8080/realms/scanid")
@@ -837,6 +864,212 @@ mod tests {
         assert!(verify_assertion(&rp, &key, "sub-1", &zero, b"ch").is_ok());
         assert!(counter_ok(0, 0) && counter_ok(0, 1) && counter_ok(7, 8));
         assert!(!counter_ok(7, 7) && !counter_ok(7, 0) && !counter_ok(u32::MAX, 0));
+    }
+
+    /// `(clientDataJSON, attestationObject)` of a registration for `challenge` whose
+    /// attested credential carries `cose` (whatever it is) as its public key.
+    fn registration_with_key(cose: &[u8], challenge: &[u8]) -> (Vec<u8>, Vec<u8>) {
+        let a = authenticator();
+        let mut auth = digest(&SHA256, rp().id.as_bytes()).as_ref().to_vec();
+        auth.push(FLAG_UP | FLAG_UV | FLAG_AT);
+        auth.extend_from_slice(&[0; 4]);
+        auth.extend_from_slice(&[0; 16]);
+        auth.extend_from_slice(&2u16.to_be_bytes());
+        auth.extend_from_slice(b"id");
+        auth.extend_from_slice(cose);
+        let att = Cbor::Map(vec![
+            (Cbor::Text("fmt".into()), Cbor::Text("none".into())),
+            (Cbor::Text("attStmt".into()), Cbor::Map(vec![])),
+            (Cbor::Text("authData".into()), Cbor::Bytes(auth)),
+        ]);
+        let mut out = Vec::new();
+        let _ = ciborium::into_writer(&att, &mut out);
+        (a.client_data("webauthn.create", challenge), out)
+    }
+
+    fn cbor(v: &Cbor) -> Vec<u8> {
+        let mut out = Vec::new();
+        let _ = ciborium::into_writer(v, &mut out);
+        out
+    }
+
+    fn rsa_key(n: Vec<u8>, e: Vec<u8>) -> Vec<u8> {
+        cbor(&Cbor::Map(vec![
+            (int_key(1), int_key(3)),
+            (int_key(3), int_key(-257)),
+            (int_key(-1), Cbor::Bytes(n)),
+            (int_key(-2), Cbor::Bytes(e)),
+        ]))
+    }
+
+    fn ec_key(crv: i64, x: Vec<u8>, y: Vec<u8>) -> Vec<u8> {
+        cbor(&Cbor::Map(vec![
+            (int_key(1), int_key(2)),
+            (int_key(3), int_key(-7)),
+            (int_key(-1), int_key(crv)),
+            (int_key(-2), Cbor::Bytes(x)),
+            (int_key(-3), Cbor::Bytes(y)),
+        ]))
+    }
+
+    /// A key no assertion could ever verify with is refused when it is registered, not
+    /// stored: an upgrade that retires the device key for it would lock the person out.
+    #[test]
+    fn a_registration_with_an_unusable_key_is_refused() {
+        let rp = rp();
+        // A modulus of `bits` bits (top bit set, odd).
+        let modulus = |bits: usize| {
+            let mut n = vec![0xffu8; bits / 8];
+            n[0] = 0x80 | 0x55;
+            n
+        };
+        let f4 = vec![1, 0, 1];
+        let point = authenticator().key.public_key().as_ref().to_vec();
+        let (x, y) = (point[1..33].to_vec(), point[33..65].to_vec());
+        let mut off_curve_y = y.clone();
+        off_curve_y[31] ^= 1;
+        let cases: Vec<(&str, Vec<u8>, PasskeyError)> = vec![
+            (
+                "RSA 512 bits",
+                rsa_key(modulus(512), f4.clone()),
+                PasskeyError::Malformed("COSE RSA key"),
+            ),
+            (
+                "RSA 1024 bits",
+                rsa_key(modulus(1024), f4.clone()),
+                PasskeyError::Malformed("COSE RSA key"),
+            ),
+            (
+                "RSA 16384 bits",
+                rsa_key(modulus(16384), f4.clone()),
+                PasskeyError::Malformed("COSE RSA key"),
+            ),
+            (
+                "RSA 2048 bits written with leading zeros to look longer",
+                rsa_key([vec![0; 8], modulus(1024)].concat(), f4.clone()),
+                PasskeyError::Malformed("COSE RSA key"),
+            ),
+            (
+                "RSA exponent 1",
+                rsa_key(modulus(2048), vec![1]),
+                PasskeyError::Malformed("COSE RSA key"),
+            ),
+            (
+                "RSA even exponent",
+                rsa_key(modulus(2048), vec![1, 0, 0]),
+                PasskeyError::Malformed("COSE RSA key"),
+            ),
+            (
+                "RSA empty exponent",
+                rsa_key(modulus(2048), vec![]),
+                PasskeyError::Malformed("COSE RSA key"),
+            ),
+            (
+                "RSA exponent of 64 bytes",
+                rsa_key(modulus(2048), vec![0xff; 64]),
+                PasskeyError::Malformed("COSE RSA key"),
+            ),
+            (
+                "EC point not on P-256",
+                ec_key(1, x.clone(), off_curve_y),
+                PasskeyError::Malformed("COSE EC2 key"),
+            ),
+            (
+                "EC point all zeros",
+                ec_key(1, vec![0; 32], vec![0; 32]),
+                PasskeyError::Malformed("COSE EC2 key"),
+            ),
+            (
+                "EC curve P-384",
+                ec_key(2, x.clone(), y.clone()),
+                PasskeyError::Malformed("COSE EC2 key"),
+            ),
+            (
+                "OKP Ed25519",
+                cbor(&Cbor::Map(vec![
+                    (int_key(1), int_key(1)),
+                    (int_key(3), int_key(-8)),
+                    (int_key(-1), int_key(6)),
+                    (int_key(-2), Cbor::Bytes(vec![0; 32])),
+                ])),
+                PasskeyError::Algorithm,
+            ),
+        ];
+        for (name, cose, want) in cases {
+            let (cd, att) = registration_with_key(&cose, b"c");
+            assert_eq!(
+                verify_registration(&rp, &cd, &att, b"c"),
+                Err(want),
+                "{name}"
+            );
+        }
+        // The good ones still pass: a P-256 key, and RSA 2048 and 8192 bits with e = 65537.
+        for cose in [
+            ec_key(1, x, y),
+            rsa_key(modulus(2048), f4.clone()),
+            rsa_key(modulus(8192), f4),
+        ] {
+            let (cd, att) = registration_with_key(&cose, b"c");
+            assert!(verify_registration(&rp, &cd, &att, b"c").is_ok());
+        }
+    }
+
+    /// CBOR that claims huge lengths or nests deeply is refused at once, without a panic,
+    /// an abort on a huge allocation, or a stack overflow.
+    #[test]
+    fn cbor_bombs_are_refused_quickly() {
+        let rp = rp();
+        let started = std::time::Instant::now();
+        let deep = |open: u8| {
+            let mut v = vec![open; 100_000];
+            v.push(0x00);
+            v
+        };
+        let bombs: Vec<(&str, Vec<u8>)> = vec![
+            (
+                "byte string of 2^64-1 bytes",
+                [vec![0x5b], vec![0xff; 8]].concat(),
+            ),
+            (
+                "text string of 2^63 bytes",
+                [vec![0x7b, 0x80], vec![0; 7]].concat(),
+            ),
+            (
+                "array of 2^64-1 items",
+                [vec![0x9b], vec![0xff; 8]].concat(),
+            ),
+            ("map of 2^64-1 pairs", [vec![0xbb], vec![0xff; 8]].concat()),
+            ("map of 2^32-1 pairs", [vec![0xba], vec![0xff; 4]].concat()),
+            ("arrays nested 100000 deep", deep(0x81)),
+            ("maps nested 100000 deep", {
+                let mut v = Vec::new();
+                for _ in 0..100_000 {
+                    v.extend_from_slice(&[0xa1, 0x00]);
+                }
+                v.push(0x00);
+                v
+            }),
+            ("tags nested 100000 deep", deep(0xc6)),
+            ("indefinite byte string never ended", vec![0x5f; 100_000]),
+        ];
+        let cd = authenticator().client_data("webauthn.create", b"c");
+        for (name, bomb) in &bombs {
+            assert!(
+                verify_registration(&rp, &cd, bomb, b"c").is_err(),
+                "{name}: attestationObject"
+            );
+            let (cd, att) = registration_with_key(bomb, b"c");
+            assert!(
+                verify_registration(&rp, &cd, &att, b"c").is_err(),
+                "{name}: COSE key"
+            );
+            assert!(CoseKey::parse(bomb).is_err(), "{name}: stored key");
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "took {:?}",
+            started.elapsed()
+        );
     }
 
     #[test]

@@ -410,6 +410,11 @@ async fn scan_proof(
             "Scanid-Proof: session and challenge must name this scan",
         ));
     }
+    // A retired device key (the identity signs with its passkeys) speaks for nobody: whoever
+    // still holds it scans as anyone without a proof does.
+    if ident.device_key_retired {
+        return Ok(Scanner::Anonymous);
+    }
     Ok(Scanner::Identity(ident.sub))
 }
 

@@ -313,3 +313,176 @@ async fn a_device_key_identity_upgrades_and_never_removes_its_last_key() {
         1
     );
 }
+
+/// After an upgrade that retires the device key, the old key (a stolen copy of it) signs no
+/// request of any kind: not an approval, a profile change, a photo, a key rotation (which
+/// would put a device key back in service), a deletion, a report, the recent logins, the
+/// keys, a passkey of its own, nor a key removal. Every refusal says why.
+#[tokio::test]
+async fn a_retired_device_key_signs_no_request_of_any_kind() {
+    let env = Builder::new().build().await;
+    let sub = env.alice.sub.to_string();
+    let mut phone = SoftAuthenticator::new(&rp(&env), b"cred-retire").unwrap();
+    let c = challenge(&env).await;
+    let (cd, att) = phone.register(c.as_bytes());
+    let up = env.phone.sign(
+        &env.ctx,
+        "passkey+jwt",
+        json!({
+            "sub": sub, "webauthn_challenge": c, "retire_device_key": true,
+            "credential": { "clientDataJSON": b64(&cd), "attestationObject": b64(&att) },
+        }),
+    );
+    let added = passkey::add_passkey(&env.ctx, &sub, &up, &env.source())
+        .await
+        .unwrap();
+
+    let old = |typ: &str, extra: Value| {
+        let mut claims = json!({ "sub": sub });
+        if let (Some(c), Value::Object(extra)) = (claims.as_object_mut(), extra) {
+            c.extend(extra);
+        }
+        env.phone.sign(&env.ctx, typ, claims)
+    };
+    let refused = |what: &str, r: Result<(), DeviceError>| match r {
+        Err(DeviceError::Invalid(m)) if m.contains("signs with its passkeys") => {}
+        other => panic!("{what}: {other:?}"),
+    };
+
+    refused(
+        "profile",
+        device::update_profile(
+            &env.ctx,
+            &sub,
+            &old("profile+jwt", json!({ "display_name": "Mallory" })),
+        )
+        .await
+        .map(|_| ()),
+    );
+    refused(
+        "photo",
+        device::upload_photo(&env.ctx, &sub, &old("photo+jwt", json!({})), b"\x89PNG")
+            .await
+            .map(|_| ()),
+    );
+    let mallory = crate::testing::Device::generate();
+    let proof = mallory.sign(&env.ctx, "key-proof+jwt", json!({ "sub": sub }));
+    refused(
+        "key rotation",
+        device::rotate_key(
+            &env.ctx,
+            &sub,
+            &old(
+                "key-rotation+jwt",
+                json!({ "public_key": mallory.public_key(), "proof": proof }),
+            ),
+        )
+        .await
+        .map(|_| ()),
+    );
+    refused(
+        "report",
+        device::report_login(
+            &env.ctx,
+            &sub,
+            "login-1",
+            &old("report+jwt", json!({ "login": "login-1" })),
+            &env.source(),
+        )
+        .await
+        .map(|_| ()),
+    );
+    refused(
+        "recent logins",
+        device::recent_logins(&env.ctx, &sub, &old("activity+jwt", json!({})))
+            .await
+            .map(|_| ()),
+    );
+    refused(
+        "keys",
+        passkey::keys(&env.ctx, &sub, &old("keys+jwt", json!({})), &env.source())
+            .await
+            .map(|_| ()),
+    );
+    let theirs = SoftAuthenticator::new(&rp(&env), b"cred-mallory").unwrap();
+    let c = challenge(&env).await;
+    let (cd, att) = theirs.register(c.as_bytes());
+    refused(
+        "a passkey of the thief's own",
+        passkey::add_passkey(
+            &env.ctx,
+            &sub,
+            &old(
+                "passkey+jwt",
+                json!({ "webauthn_challenge": c,
+                        "credential": { "clientDataJSON": b64(&cd), "attestationObject": b64(&att) } }),
+            ),
+            &env.source(),
+        )
+        .await
+        .map(|_| ()),
+    );
+    refused(
+        "removal of the passkey",
+        passkey::remove_key(
+            &env.ctx,
+            &sub,
+            &added.credential_id,
+            &old("key-removal+jwt", json!({ "key": added.credential_id })),
+            &env.source(),
+        )
+        .await,
+    );
+    refused(
+        "deletion",
+        device::delete_identity(
+            &env.ctx,
+            &sub,
+            &old("deletion+jwt", json!({})),
+            &env.source(),
+        )
+        .await,
+    );
+    // The identity is as it was: its passkey, no device key, and it still signs.
+    let keys = passkey::keys_for_operator(&env.ctx, &sub).await.unwrap();
+    assert!(keys.device_key.is_none());
+    assert_eq!(keys.passkeys.len(), 1);
+    let r = by_passkey(&env, &mut phone, "keys+jwt", json!({ "sub": sub })).await;
+    assert!(passkey::keys(&env.ctx, &sub, &r, &env.source())
+        .await
+        .is_ok());
+}
+
+/// A scan proof signed by a retired device key does not make the scan its identity's: a thief
+/// holding the old key cannot scan logins in the person's name (and so cannot put cancelled
+/// logins in their recent logins). The scan still goes through, as an anonymous one.
+#[tokio::test]
+async fn a_scan_proof_by_a_retired_device_key_scans_as_nobody() {
+    use crate::domain::login::Scanner;
+    let env = Builder::new().build().await;
+    let sub = env.alice.sub.to_string();
+    let phone = SoftAuthenticator::new(&rp(&env), b"cred-scan").unwrap();
+    let c = challenge(&env).await;
+    let (cd, att) = phone.register(c.as_bytes());
+    let up = env.phone.sign(
+        &env.ctx,
+        "passkey+jwt",
+        json!({
+            "sub": sub, "webauthn_challenge": c, "retire_device_key": true,
+            "credential": { "clientDataJSON": b64(&cd), "attestationObject": b64(&att) },
+        }),
+    );
+    passkey::add_passkey(&env.ctx, &sub, &up, &env.source())
+        .await
+        .unwrap();
+    let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
+    let ch = login.current_challenge(env.now());
+    let proof = env.phone.scan_proof(&env.ctx, &sub, &login.id, &ch);
+    device::scan(&env.ctx, &login.id, &ch, Some(&proof), &env.source())
+        .await
+        .unwrap();
+    assert_eq!(
+        env.qr_login(&login.id).await.value.scanned_by,
+        Some(Scanner::Anonymous)
+    );
+}
