@@ -129,6 +129,7 @@ impl From<crate::usecase::device::DeviceError> for HttpError {
                 HttpError::Internal
             }
             D::Busy | D::PhotosUnavailable => HttpError::Unavailable,
+            D::AcrNotMet(_) => HttpError::json(403, "acr_not_met", e.to_string()),
             D::NoPhotos => HttpError::json(404, "not_found", e.to_string()),
             D::Refused(ref flags) => HttpError::LoginRefused {
                 flags: flags.iter().map(|f| f.as_str()).collect(),

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::clock::Timestamp;
+use crate::domain::authn::{Acr, Method};
 use crate::domain::authorize::AuthorizationRequest;
 use crate::protocol::{ClientId, QrLoginId, RedirectUri, Secret, SessionId, Subject};
 use crate::random::{self, Random};
@@ -58,15 +59,32 @@ pub const POLL_SCANNED_MS: u32 = 1000;
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum LoginStatus {
     Pending,
-    /// The identity approved on the phone (or an SSO session vouched for it).
+    /// The identity approved on the phone (or an SSO session vouched for it, or a passkey
+    /// signed in on the login page).
     Approved {
         sub: Subject,
         auth_time: Timestamp,
+        /// How the person was authenticated (an SSO session: how it began); absent in the
+        /// stored record for a device key.
+        #[serde(default, skip_serializing_if = "is_device_key")]
+        approved_with: Method,
     },
     /// Denied on the phone.
     Denied,
     /// The browser was sent back to the client (with a code or an error).
     Completed,
+}
+
+fn is_device_key(m: &Method) -> bool {
+    *m == Method::DeviceKey
+}
+
+/// Who logged in, when, and how: what a login's code, its SSO session and its grant carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Authenticated {
+    pub sub: Subject,
+    pub auth_time: Timestamp,
+    pub method: Method,
 }
 
 /// Who scanned a login: an identity that proved itself (`scan+jwt`), or an app that did not.
@@ -366,14 +384,16 @@ impl QrLogin {
         c
     }
 
-    /// The app decided as `sub`, naming `number` (required to approve when the scan drew one).
-    /// Errors say what to answer; [`DecideError::Cancelled`] leaves `self` cancelled, to be
-    /// written.
+    /// The app decided as `sub`, naming `number` (required to approve when the scan drew one),
+    /// with its device key or a passkey (`with`): an approval must reach the `acr` the
+    /// request requires ([`DecideError::AcrNotMet`], nothing changed: the person may approve
+    /// again with a passkey). Errors say what to answer; [`DecideError::Cancelled`] leaves
+    /// `self` cancelled, to be written.
     pub fn decide(
         &mut self,
         sub: &str,
         challenge: &str,
-        approve: bool,
+        (approve, with): (bool, Method),
         number: Option<i64>,
         now: Timestamp,
     ) -> Result<(), DecideError> {
@@ -400,16 +420,42 @@ impl QrLogin {
                     }
                 }
             }
+            if let Some(required) = self
+                .request
+                .claims
+                .acr
+                .required()
+                .filter(|r| with.acr() < *r)
+            {
+                return Err(DecideError::AcrNotMet(required));
+            }
         }
         self.status = if approve {
             LoginStatus::Approved {
                 sub: sub.into(),
                 auth_time: now,
+                approved_with: with,
             }
         } else {
             LoginStatus::Denied
         };
         Ok(())
+    }
+
+    /// Who was approved (and how), while the login is live and approved.
+    pub fn approved(&self, now: Timestamp) -> Option<Authenticated> {
+        match &self.status {
+            LoginStatus::Approved {
+                sub,
+                auth_time,
+                approved_with,
+            } if !self.expired(now) => Some(Authenticated {
+                sub: sub.clone(),
+                auth_time: *auth_time,
+                method: *approved_with,
+            }),
+            _ => None,
+        }
     }
 
     /// Has the app scanned this session? (It stays true after the decision.)
@@ -453,6 +499,8 @@ pub enum DecideError {
     MissingNumber,
     /// The login is cancelled now (a wrong number, another identity than the scanner).
     Cancelled(CancelReason),
+    /// The approval does not reach the `acr` the request (or its client) requires.
+    AcrNotMet(Acr),
 }
 
 /// Why a scan was refused.
@@ -547,6 +595,9 @@ pub struct SsoSession {
     /// The QR login that started this session, so "this wasn't me" on that login finds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub login: Option<String>,
+    /// How the person authenticated when the session began (every SSO login says so).
+    #[serde(default)]
+    pub method: Method,
 }
 
 impl SsoSession {
@@ -569,6 +620,7 @@ impl SsoSession {
                 secret_hash: hash(&secret),
                 clients: Vec::new(),
                 login: None,
+                method: Method::DeviceKey,
             },
             cookie,
         )
@@ -632,6 +684,9 @@ pub struct AuthCode {
     pub sid: SessionId,
     pub auth_time: Timestamp,
     pub issued_at: Timestamp,
+    /// How the person authenticated (the `amr` and `acr` of the tokens).
+    #[serde(default)]
+    pub method: Method,
 }
 
 #[cfg(test)]
@@ -1002,7 +1057,13 @@ mod tests {
         ];
         for (name, login, sub, challenge, approve, number, want) in table {
             let mut s = (*login).clone();
-            let got = s.decide(sub, challenge, *approve, *number, later);
+            let got = s.decide(
+                sub,
+                challenge,
+                (*approve, Method::DeviceKey),
+                *number,
+                later,
+            );
             assert_eq!(got, *want, "{name}");
             match want {
                 Ok(()) if *approve => assert!(matches!(s.status, LoginStatus::Approved { .. })),
@@ -1015,7 +1076,7 @@ mod tests {
                     assert_eq!(s.cancel_reason(), Some(*r), "{name}");
                     // Cancelled for good: the right number afterwards is too late.
                     assert_eq!(
-                        s.decide("alice", &c, true, Some(n), later),
+                        s.decide("alice", &c, (true, Method::DeviceKey), Some(n), later),
                         Err(DecideError::AlreadyDecided),
                         "{name}"
                     );
@@ -1026,6 +1087,72 @@ mod tests {
     }
 
     #[test]
+    fn an_approval_below_the_required_acr_changes_nothing_and_a_passkey_may_approve_then() {
+        use crate::domain::authn::AcrRequest;
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let rng = SeededRandom::new(1);
+        let mut s = session(t0);
+        s.request.claims.acr = AcrRequest::of(["2"], true);
+        let c = s.current_challenge(t0);
+        s.accept_scan(&c, &alice(), TTL, t0, &rng).unwrap();
+        let n = s.number.map(i64::from);
+        let before = s.clone();
+        assert_eq!(
+            s.decide("alice", &c, (true, Method::DeviceKey), n, t0),
+            Err(DecideError::AcrNotMet(Acr::UserVerified))
+        );
+        assert_eq!(s, before);
+        // A wrong number still cancels for good, whatever approved it.
+        let mut wrong = s.clone();
+        let other = wrong
+            .number_choices()
+            .into_iter()
+            .find(|x| Some(i64::from(*x)) != n);
+        assert!(matches!(
+            wrong.decide(
+                "alice",
+                &c,
+                (true, Method::DeviceKey),
+                other.map(i64::from),
+                t0
+            ),
+            Err(DecideError::Cancelled(CancelReason::WrongNumber))
+        ));
+        // A denial needs no level.
+        let mut denied = s.clone();
+        denied
+            .decide("alice", &c, (false, Method::DeviceKey), None, t0)
+            .unwrap();
+        assert_eq!(denied.status, LoginStatus::Denied);
+        s.decide("alice", &c, (true, Method::PasskeyUv), n, t0)
+            .unwrap();
+        assert_eq!(
+            s.status,
+            LoginStatus::Approved {
+                sub: "alice".into(),
+                auth_time: t0,
+                approved_with: Method::PasskeyUv
+            }
+        );
+        // Stored as the protocol names it; a device key's approval stores nothing more.
+        let v = serde_json::to_value(&s.status).unwrap();
+        assert_eq!(v["approved_with"], "passkey-uv");
+        let old: LoginStatus = serde_json::from_value(
+            serde_json::json!({ "status": "approved", "sub": "alice", "auth_time": 1 }),
+        )
+        .unwrap();
+        assert!(matches!(
+            old,
+            LoginStatus::Approved {
+                approved_with: Method::DeviceKey,
+                ..
+            }
+        ));
+        let v = serde_json::to_value(&old).unwrap();
+        assert!(v.get("approved_with").is_none(), "{v}");
+    }
+
+    #[test]
     fn decided_once_and_only_for_a_scanned_challenge() {
         let t0 = Timestamp::from_secs(1_800_000_000);
         let rng = SeededRandom::new(1);
@@ -1033,10 +1160,17 @@ mod tests {
         let c = s.current_challenge(t0);
         assert!(s.accept_scan(&c, &alice(), TTL, t0, &rng).is_ok());
         let n = s.number.map(i64::from);
-        s.decide("alice", &c, true, n, t0.plus_secs(60)).unwrap();
+        s.decide("alice", &c, (true, Method::DeviceKey), n, t0.plus_secs(60))
+            .unwrap();
         assert!(matches!(s.status, LoginStatus::Approved { .. }));
         assert_eq!(
-            s.decide("alice", &c, false, None, t0.plus_secs(61)),
+            s.decide(
+                "alice",
+                &c,
+                (false, Method::DeviceKey),
+                None,
+                t0.plus_secs(61)
+            ),
             Err(DecideError::AlreadyDecided)
         );
         let t = t0.plus_secs(62);
@@ -1130,7 +1264,9 @@ mod tests {
         assert_eq!(scanned.number_choices().len(), 3);
         let mut approved = scanned.clone();
         let n = approved.number.map(i64::from);
-        approved.decide(sub, &c, true, n, t0.plus_secs(4)).unwrap();
+        approved
+            .decide(sub, &c, (true, Method::DeviceKey), n, t0.plus_secs(4))
+            .unwrap();
         [
             ("fresh", fresh),
             ("scanned", scanned),
@@ -1220,7 +1356,7 @@ mod tests {
             Err(ScanError::NotFound)
         );
         assert_eq!(
-            old.decide("alice", &c, true, Some(41), t0),
+            old.decide("alice", &c, (true, Method::DeviceKey), Some(41), t0),
             Err(DecideError::Cancelled(CancelReason::WrongNumber))
         );
         // The new form: the number's choices are derived, the same at every read.
