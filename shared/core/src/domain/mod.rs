@@ -12,6 +12,7 @@ pub(crate) mod grant;
 pub mod identity;
 pub mod login;
 pub mod logout;
+pub mod passkey;
 pub mod photo;
 pub mod ratelimit;
 pub mod registration;
