@@ -181,6 +181,7 @@ fn base_identity() -> identity::Identity {
         groups: Vec::new(),
         disabled: false,
         tokens_not_before: None,
+        device_key_retired: false,
     }
 }
 

@@ -307,6 +307,7 @@ mod tests {
             groups: vec!["staff".into()],
             disabled: false,
             tokens_not_before: None,
+            device_key_retired: false,
         };
         let claims = |scopes: &[&str]| {
             let scopes: Vec<String> = scopes.iter().map(|s| (*s).to_owned()).collect();
@@ -362,6 +363,7 @@ mod tests {
             groups: vec![],
             disabled: false,
             tokens_not_before: None,
+            device_key_retired: false,
         };
         let v = |x: &[&str]| x.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
         let table: &[(&[&str], &[&str], serde_json::Value)] = &[

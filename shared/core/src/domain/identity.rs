@@ -48,6 +48,10 @@ pub struct Identity {
     /// session", or by an operator's key replacement (issue 24).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens_not_before: Option<Timestamp>,
+    /// The device key (`public_key`) no longer signs requests: the identity signs with its
+    /// passkeys only (a passkey sign-up, or an upgrade that retired the old key; issue 26).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub device_key_retired: bool,
 }
 
 /// The public profile (spec 2.5) with exactly the spec's field names.
@@ -407,6 +411,7 @@ pub fn new_identity(
         groups: Vec::new(),
         disabled: false,
         tokens_not_before: None,
+        device_key_retired: false,
     })
 }
 
@@ -486,6 +491,7 @@ mod tests {
             groups: Vec::new(),
             disabled: false,
             tokens_not_before: None,
+            device_key_retired: false,
         };
         assert_eq!(i.updated_at(), Timestamp::from_secs(9));
         let mut v = serde_json::to_value(&i).unwrap();

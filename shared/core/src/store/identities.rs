@@ -62,6 +62,63 @@ struct Marker {
     sub: String,
 }
 
+/// The writes that create `identity` with its markers and, if given, spend `(jti, expires_at)`.
+pub(crate) fn creation_writes(
+    identity: &Identity,
+    jti: Option<&(String, i64)>,
+) -> Result<Vec<Write>, StoreError> {
+    let marker = Marker {
+        sub: identity.sub.clone().into(),
+    };
+    let mut writes = vec![
+        Write::Put(
+            Record::new(Key::new(Kind::Identity, &identity.sub), identity, None)?,
+            Cond::Absent,
+        ),
+        Write::Put(
+            Record::new(Key::new(Kind::IdentityName, &identity.name), &marker, None)?,
+            Cond::Absent,
+        ),
+        Write::Put(
+            Record::new(
+                Key::new(Kind::ServiceId, &identity.service_id),
+                &marker,
+                None,
+            )?,
+            Cond::Absent,
+        ),
+    ];
+    if let Some((jti, exp)) = jti {
+        writes.push(Write::Put(
+            Record::new(Key::new(Kind::Jti, jti), &1, Some(*exp))?,
+            Cond::Absent,
+        ));
+    }
+    Ok(writes)
+}
+
+/// Which condition of [`creation_writes`] failed (the transaction wrote nothing).
+pub(crate) async fn why_not_created<B: Backend + ?Sized>(
+    store: &B,
+    identity: &Identity,
+    jti: Option<(String, i64)>,
+    now: Timestamp,
+) -> Result<NewIdentityError, StoreError> {
+    if store
+        .get(&Key::new(Kind::IdentityName, &identity.name), now)
+        .await?
+        .is_some()
+    {
+        return Ok(NewIdentityError::NameTaken);
+    }
+    if let Some((jti, _)) = jti {
+        if store.get(&Key::new(Kind::Jti, &jti), now).await?.is_some() {
+            return Ok(NewIdentityError::Replay);
+        }
+    }
+    Ok(NewIdentityError::ServiceIdTaken)
+}
+
 #[async_trait]
 pub trait IdentityStore: Send + Sync {
     /// Creates the identity with its markers and, if given, records `(jti, expires_at)` as used.
@@ -173,52 +230,11 @@ impl<B: Backend + ?Sized> IdentityStore for B {
         jti: Option<(String, i64)>,
         now: Timestamp,
     ) -> Result<(), NewIdentityError> {
-        let marker = Marker {
-            sub: identity.sub.clone().into(),
-        };
-        let mut writes = vec![
-            Write::Put(
-                Record::new(Key::new(Kind::Identity, &identity.sub), identity, None)?,
-                Cond::Absent,
-            ),
-            Write::Put(
-                Record::new(Key::new(Kind::IdentityName, &identity.name), &marker, None)?,
-                Cond::Absent,
-            ),
-            Write::Put(
-                Record::new(
-                    Key::new(Kind::ServiceId, &identity.service_id),
-                    &marker,
-                    None,
-                )?,
-                Cond::Absent,
-            ),
-        ];
-        if let Some((jti, exp)) = &jti {
-            writes.push(Write::Put(
-                Record::new(Key::new(Kind::Jti, jti), &1, Some(*exp))?,
-                Cond::Absent,
-            ));
-        }
+        let writes = creation_writes(identity, jti.as_ref())?;
         match self.transact(writes, now).await {
             Ok(()) => Ok(()),
             Err(StoreError::ConditionFailed) => {
-                // Say which condition failed; the transaction wrote nothing.
-                if self
-                    .get(&Key::new(Kind::IdentityName, &identity.name), now)
-                    .await?
-                    .is_some()
-                {
-                    Err(NewIdentityError::NameTaken)
-                } else if let Some((jti, _)) = jti {
-                    if self.get(&Key::new(Kind::Jti, &jti), now).await?.is_some() {
-                        Err(NewIdentityError::Replay)
-                    } else {
-                        Err(NewIdentityError::ServiceIdTaken)
-                    }
-                } else {
-                    Err(NewIdentityError::ServiceIdTaken)
-                }
+                Err(why_not_created(self, identity, jti, now).await?)
             }
             Err(e) => Err(e.into()),
         }

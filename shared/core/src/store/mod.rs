@@ -24,6 +24,7 @@ pub(crate) mod key_sets;
 #[cfg(any(test, feature = "test-support"))]
 pub mod memory;
 pub mod origins;
+pub(crate) mod passkeys;
 pub(crate) mod photos;
 pub mod read_only;
 pub(crate) mod registration;
@@ -43,6 +44,7 @@ pub use eventual::Eventual;
 pub use flows::{Codes, Counters, Grants, Outcome, QrLogins, SsoSessions};
 pub use identities::{IdentityStore, LoginHistory, NewIdentityError};
 pub use key_sets::KeySets;
+pub use passkeys::{NewPasskey, Passkeys, Removal};
 pub use photos::PhotoStore;
 pub use registration::InitialAccessTokens;
 pub use typed::Typed;
@@ -89,6 +91,12 @@ pub enum Kind {
     DeviceCode,
     /// A user code (RFC 8628) -> its device code's hash.
     UserCode,
+    /// A passkey (WebAuthn credential), keyed by its credential id (base64url).
+    Passkey,
+    /// An identity's passkeys: `sub` -> their credential ids.
+    IdentityPasskeys,
+    /// A server-issued WebAuthn challenge, until it is used once or expires.
+    WebauthnChallenge,
     /// Used by the adapter test suite.
     Test,
 }
@@ -116,6 +124,9 @@ impl Kind {
             Kind::InitialAccessToken => "initial_access_token",
             Kind::DeviceCode => "device_code",
             Kind::UserCode => "user_code",
+            Kind::Passkey => "passkey",
+            Kind::IdentityPasskeys => "identity_passkeys",
+            Kind::WebauthnChallenge => "webauthn_challenge",
             Kind::Test => "test",
         }
     }
