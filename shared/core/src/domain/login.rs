@@ -442,6 +442,60 @@ impl QrLogin {
         Ok(())
     }
 
+    /// A WebAuthn challenge for "Sign in with a passkey" on this login's page: `nonce` (16
+    /// random bytes) and `HMAC-SHA256(secret, "passkey-sign-in" || nonce)`'s first 16 bytes,
+    /// so only this login's own challenges are accepted for it ([`Self::owns_passkey_challenge`])
+    /// and the record stores nothing more (the store spends each challenge once).
+    pub fn passkey_challenge(&self, nonce: &[u8; 16]) -> Vec<u8> {
+        let mut out = nonce.to_vec();
+        out.extend_from_slice(&self.passkey_tag(nonce).as_ref()[..16]);
+        out
+    }
+
+    fn passkey_tag(&self, nonce: &[u8]) -> hmac::Tag {
+        let key = hmac::Key::new(hmac::HMAC_SHA256, self.secret.expose().as_bytes());
+        let mut msg = b"passkey-sign-in".to_vec();
+        msg.extend_from_slice(nonce);
+        hmac::sign(&key, &msg)
+    }
+
+    /// Was `challenge` made by [`Self::passkey_challenge`] for this login?
+    pub fn owns_passkey_challenge(&self, challenge: &[u8]) -> bool {
+        challenge.len() == 32
+            && verify_slices_are_equal(
+                &self.passkey_tag(&challenge[..16]).as_ref()[..16],
+                &challenge[16..],
+            )
+            .is_ok()
+    }
+
+    /// A verified passkey of `sub` signed in on this login's page: approved as
+    /// [`Method::PasskeySignIn`] while pending and live, for the person the request accepts
+    /// and at any `acr` it requires (`3` meets every level).
+    pub fn sign_in_with_passkey(&mut self, sub: &str, now: Timestamp) -> Result<(), DecideError> {
+        if self.expired(now) || self.device_grant.is_some() {
+            return Err(DecideError::NotFound);
+        }
+        if self.status != LoginStatus::Pending {
+            return Err(DecideError::AlreadyDecided);
+        }
+        if let Some(required) = self
+            .request
+            .claims
+            .acr
+            .required()
+            .filter(|r| Method::PasskeySignIn.acr() < *r)
+        {
+            return Err(DecideError::AcrNotMet(required));
+        }
+        self.status = LoginStatus::Approved {
+            sub: sub.into(),
+            auth_time: now,
+            approved_with: Method::PasskeySignIn,
+        };
+        Ok(())
+    }
+
     /// Who was approved (and how), while the login is live and approved.
     pub fn approved(&self, now: Timestamp) -> Option<Authenticated> {
         match &self.status {
@@ -1150,6 +1204,45 @@ mod tests {
         ));
         let v = serde_json::to_value(&old).unwrap();
         assert!(v.get("approved_with").is_none(), "{v}");
+    }
+
+    #[test]
+    fn a_passkey_challenge_belongs_to_its_login_and_signs_it_in_once() {
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let mut s = session(t0);
+        let other = session_seeded(t0, 9);
+        let c = s.passkey_challenge(&[7; 16]);
+        assert_eq!(c.len(), 32);
+        assert!(s.owns_passkey_challenge(&c));
+        assert!(
+            !other.owns_passkey_challenge(&c),
+            "another login's challenge"
+        );
+        let mut forged = c.clone();
+        forged[31] ^= 1;
+        assert!(!s.owns_passkey_challenge(&forged));
+        assert!(!s.owns_passkey_challenge(&c[..16]));
+        assert!(!s.owns_passkey_challenge(&[]));
+        // Expired, or for a device authorization: no.
+        assert_eq!(
+            s.clone().sign_in_with_passkey("alice", s.expires_at),
+            Err(DecideError::NotFound)
+        );
+        let mut dg = s.clone();
+        dg.device_grant = Some("h".into());
+        assert_eq!(
+            dg.sign_in_with_passkey("alice", t0),
+            Err(DecideError::NotFound)
+        );
+        s.sign_in_with_passkey("alice", t0).unwrap();
+        assert_eq!(
+            s.approved(t0).map(|a| a.method),
+            Some(Method::PasskeySignIn)
+        );
+        assert_eq!(
+            s.sign_in_with_passkey("alice", t0),
+            Err(DecideError::AlreadyDecided)
+        );
     }
 
     #[test]

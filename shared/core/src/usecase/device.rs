@@ -747,6 +747,17 @@ fn who_addr(who: &Source) -> String {
 /// Adds the decided login to the identity's recent logins, with where it came from (an
 /// approved login's place joins the identity's places). The decision stands whatever
 /// happens here: a failure is logged, not answered.
+/// A passkey signed `login` in on the login page: the identity's recent logins show it as
+/// an approval (no phone, so no place of its own).
+pub(crate) async fn remember_passkey_login(
+    ctx: &Context,
+    sub: &str,
+    login: &QrLogin,
+    now: Timestamp,
+) {
+    remember_login(ctx, sub, login, "approved", None, None, now).await;
+}
+
 async fn remember_login(
     ctx: &Context,
     sub: &str,

@@ -8,6 +8,7 @@ pub mod directory;
 pub mod login;
 pub mod logout;
 pub mod origins;
+pub mod passkey_login;
 pub(crate) mod ratelimit;
 pub mod registration;
 pub mod resource;
@@ -27,3 +28,6 @@ mod risk_tests;
 
 #[cfg(test)]
 mod stale_scan_tests;
+
+#[cfg(test)]
+mod passkey_login_tests;
