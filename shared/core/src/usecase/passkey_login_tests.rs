@@ -229,7 +229,8 @@ async fn malformed_input_is_invalid_and_writes_nothing() {
     let (login, _, c) = page(&env).await;
     let good = Posted::of(&mut auth, &c);
     let huge = "A".repeat(5000);
-    let cases: Vec<Box<dyn Fn(&mut Posted)>> = vec![
+    type Change = Box<dyn Fn(&mut Posted)>;
+    let cases: Vec<Change> = vec![
         Box::new(|p| p.credential_id = String::new()),
         Box::new(|p| p.authenticator_data = "***".into()),
         Box::new(|p| p.client_data_json = String::new()),
