@@ -28,6 +28,7 @@ mod geo;
 mod hardening;
 mod load_driver;
 mod login;
+mod passkey_login;
 mod properties;
 mod qr_safety;
 mod registration;

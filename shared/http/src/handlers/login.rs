@@ -86,6 +86,13 @@ fn consent_url(ctx: &Context, session: &str) -> String {
     )
 }
 
+fn passkey_url(ctx: &Context, session: &str) -> String {
+    format!(
+        "{}/login-actions/passkey?session={session}",
+        ctx.settings.issuer()
+    )
+}
+
 fn status_url(ctx: &Context, session: &str) -> String {
     format!(
         "{}/login-actions/status?session={session}",
@@ -158,6 +165,12 @@ pub(crate) fn qr_page(
             web_app: &format!("{}/app/", ctx.settings.issuer()),
             ios,
             android,
+            // A device authorization's login is approved on the phone only.
+            passkey_url: &if s.device_grant.is_some() {
+                String::new()
+            } else {
+                passkey_url(ctx, &s.id)
+            },
         })
     })
 }
@@ -261,7 +274,12 @@ pub(crate) async fn passkey(ctx: &Context, req: Request) -> Result<Response, Htt
     let body: PasskeyBody = if req.body().is_empty() {
         PasskeyBody { assertion: None }
     } else {
-        crate::json_body(&req)?
+        match crate::json_body::<serde_json::Value>(&req)? {
+            v @ serde_json::Value::Object(_) => serde_json::from_value(v).map_err(|_| {
+                HttpError::bad_request("the body must be {} or {\"assertion\": {...}}")
+            })?,
+            _ => return Err(HttpError::bad_request("the body must be a JSON object")),
+        }
     };
     let answer = match body.assertion {
         None => {
