@@ -65,7 +65,7 @@ impl Aws {
         ]
     }
 
-    fn cli(&self, args: &[&str]) -> Value {
+    pub(crate) fn cli(&self, args: &[&str]) -> Value {
         let mut all = args.to_vec();
         all.extend(self.flags());
         scanid_json(&all)

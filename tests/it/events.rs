@@ -84,6 +84,8 @@ fn expected_status(function: &str) -> u16 {
         "app-delete" | "app-activity" | "app-photo" | "app-report" => 400,
         // No such photo.
         "photos" => 404,
+        // A new WebAuthn challenge.
+        "app-passkeys" => 201,
         other => panic!("no expected status for {other}"),
     }
 }

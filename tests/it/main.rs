@@ -29,6 +29,7 @@ mod hardening;
 mod load_driver;
 mod login;
 mod passkey_login;
+mod passkeys;
 mod properties;
 mod qr_safety;
 mod registration;

@@ -4,7 +4,7 @@
 use clap::{Args, Subcommand};
 use scanid_core::clock::{Clock, SystemClock};
 use scanid_core::domain::identity::Identity;
-use scanid_core::store::{IdentityStore, StoreError};
+use scanid_core::store::{IdentityStore, Passkeys, StoreError};
 use serde_json::{json, Value};
 
 use crate::cli::{print_json, CliError, ConfigArgs};
@@ -171,7 +171,22 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
             let store =
                 scanid_server::open::open_store(&a.config.settings("http://127.0.0.1:8080")?)
                     .await?;
-            print_json(&describe(&find(store.as_ref(), &a.who).await?.0));
+            let now = SystemClock.now();
+            let ident = find(store.as_ref(), &a.who).await?.0;
+            let mut out = describe(&ident);
+            // Its keys (issue 26): the device key while it signs, and every passkey with where
+            // it was last used.
+            let passkeys: Vec<_> = store
+                .passkeys_of(ident.sub.as_str(), now)
+                .await?
+                .iter()
+                .map(scanid_core::usecase::passkey::PasskeyView::from)
+                .collect();
+            out["keys"] = json!({
+                "device_key": (!ident.device_key_retired).then(|| json!({ "public_key": ident.public_key })),
+                "passkeys": passkeys,
+            });
+            print_json(&out);
         }
         IdentityCommand::AddGroup(a) => {
             if !valid_group(&a.group) {

@@ -67,6 +67,11 @@ pub enum Event {
     SessionsEnded,
     /// The person said "this wasn't me" about one of its recent logins.
     LoginReported,
+    /// A passkey was added to an identity (issue 26; the detail says whether the device key
+    /// was retired).
+    PasskeyAdded,
+    /// A key (a passkey, or the device key) was removed from an identity.
+    PasskeyRemoved,
 }
 
 impl Event {
@@ -91,6 +96,8 @@ impl Event {
             Event::BackchannelLogout => "backchannel_logout",
             Event::BackchannelLogoutFailed => "backchannel_logout.failed",
             Event::IdentityCreated => "identity.created",
+            Event::PasskeyAdded => "passkey.added",
+            Event::PasskeyRemoved => "key.removed",
             Event::IdentityDisabled => "identity.disabled",
             Event::IdentityDeleted => "identity.deleted",
             Event::TokenRevoked => "token.revoked",
@@ -211,6 +218,8 @@ mod tests {
             Event::DeviceKeyReplaced,
             Event::SessionsEnded,
             Event::LoginReported,
+            Event::PasskeyAdded,
+            Event::PasskeyRemoved,
         ];
         let names: std::collections::HashSet<_> = all.iter().map(|e| e.name()).collect();
         assert_eq!(names.len(), all.len());

@@ -113,10 +113,11 @@ impl From<crate::usecase::device::DeviceError> for HttpError {
         use crate::usecase::device::DeviceError as D;
         match e {
             D::Invalid(why) => HttpError::json(400, "invalid_request", why),
-            D::UnknownLogin | D::UnknownIdentity | D::UnknownActivity => {
+            D::UnknownLogin | D::UnknownIdentity | D::UnknownActivity | D::UnknownKey => {
                 HttpError::json(404, "not_found", e.to_string())
             }
             D::NameTaken => HttpError::json(409, "name_taken", e.to_string()),
+            D::LastKey => HttpError::json(409, "last_key", e.to_string()),
             D::AlreadyDecided => HttpError::json(409, "already_decided", e.to_string()),
             D::Cancelled(_) => HttpError::json(409, "login_cancelled", e.to_string()),
             D::Conflict(why) => HttpError::json(409, "conflict", why),

@@ -54,6 +54,8 @@ pub enum Handler {
     DeviceAuthorization,
     /// The device grant's verification page (RFC 8628 §3.3): type the code, then the QR.
     DevicePages,
+    /// Passkeys (issue 26): WebAuthn challenges, and an identity's keys listed, added, removed.
+    DevicePasskeys,
 }
 
 /// One route.
@@ -129,6 +131,10 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/app/identities/{sub}/activity", Handler::DeviceActivity, "app-activity"),
     route("POST", "/realms/{realm}/app/identities/{sub}/photo", Handler::DevicePhoto, "app-photo"),
     route("POST", "/realms/{realm}/app/identities/{sub}/logins/{login_id}/report", Handler::DeviceReport, "app-report"),
+    route("POST", "/realms/{realm}/app/passkey-challenges", Handler::DevicePasskeys, "app-passkeys"),
+    route("POST", "/realms/{realm}/app/identities/{sub}/keys", Handler::DevicePasskeys, "app-passkeys"),
+    route("POST", "/realms/{realm}/app/identities/{sub}/passkeys", Handler::DevicePasskeys, "app-passkeys"),
+    route("DELETE", "/realms/{realm}/app/identities/{sub}/keys/{key_id}", Handler::DevicePasskeys, "app-passkeys"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/token", Handler::Preflight, "cors-preflight"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Preflight, "cors-preflight"),
     route("OPTIONS", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Preflight, "cors-preflight"),
@@ -225,6 +231,7 @@ endpoints! {
     CLIENT_REGISTRATION => ClientRegistration: handlers::registration::registration,
     DEVICE_AUTHORIZATION => DeviceAuthorization: handlers::device_grant::authorization,
     DEVICE_PAGES => DevicePages: handlers::device_grant::page,
+    DEVICE_PASSKEYS => DevicePasskeys: handlers::passkeys::passkeys,
 }
 
 /// Runs `handler` (the local server); see [`serve`].
@@ -325,7 +332,9 @@ impl Handler {
             // Counts registrations per source, spends initial access tokens, writes clients.
             | Handler::ClientRegistration
             | Handler::DeviceAuthorization
-            | Handler::DevicePages => Access::Write,
+            | Handler::DevicePages
+            // Spends challenges and request ids, writes passkeys.
+            | Handler::DevicePasskeys => Access::Write,
             // Counts each lookup against its source (a counter write): the name oracle is
             // rate limited as sign-up is.
             Handler::DeviceName => Access::Write,

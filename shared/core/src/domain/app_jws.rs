@@ -108,6 +108,27 @@ impl Unverified {
             .map_err(|_| AppJwsError::Signature)?;
         key.verify_sig(self.signing_input.as_bytes(), &self.signature)
             .map_err(|_| AppJwsError::Signature)?;
+        check_claims(self.claims, issuer, now)
+    }
+}
+
+/// The claims every signed request carries, checked: `aud` the issuer, the times, `jti`
+/// (after its signature, ES256 or a passkey's assertion, verified).
+pub fn check_claims(
+    claims: Map<String, Value>,
+    issuer: &str,
+    now: Timestamp,
+) -> Result<Verified, AppJwsError> {
+    let this = Unverified {
+        signing_input: String::new(),
+        signature: Vec::new(),
+        claims,
+    };
+    this.checked_claims(issuer, now)
+}
+
+impl Unverified {
+    fn checked_claims(self, issuer: &str, now: Timestamp) -> Result<Verified, AppJwsError> {
         if self.str_claim("aud") != Some(issuer) {
             return Err(AppJwsError::Audience);
         }
@@ -147,6 +168,145 @@ fn lifetime_ok(iat: i64, exp: i64, now: i64) -> bool {
         && exp
             .checked_sub(iat)
             .is_some_and(|life| (0..=MAX_LIFETIME_SECS).contains(&life))
+}
+
+/// A signed app request: ES256 with the device key (a compact JWS), or a passkey's
+/// WebAuthn assertion or registration over the same header and claims (`alg` `webauthn`,
+/// docs/app-protocol.md, "Passkeys").
+#[derive(Debug, Clone)]
+pub enum Signed {
+    Es256(Unverified),
+    Passkey(PasskeySigned),
+}
+
+/// A request signed by a passkey, parsed; not yet verified.
+#[derive(Debug, Clone)]
+pub struct PasskeySigned {
+    /// The header's `kid`: the credential id (base64url) of an assertion.
+    pub credential_id: Option<String>,
+    /// What the WebAuthn challenge must be: SHA-256 of `base64url(header).base64url(claims)`.
+    pub challenge: Vec<u8>,
+    pub claims: Map<String, Value>,
+    pub proof: PasskeyProof,
+}
+
+/// The WebAuthn response a passkey-signed request carries (base64url fields, decoded).
+#[derive(Debug, Clone)]
+pub enum PasskeyProof {
+    Assertion(crate::domain::passkey::Assertion),
+    Registration {
+        client_data_json: Vec<u8>,
+        attestation_object: Vec<u8>,
+        transports: Vec<String>,
+    },
+}
+
+impl PasskeySigned {
+    pub fn str_claim(&self, name: &str) -> Option<&str> {
+        self.claims.get(name).and_then(Value::as_str)
+    }
+}
+
+impl Signed {
+    pub fn str_claim(&self, name: &str) -> Option<&str> {
+        match self {
+            Self::Es256(u) => u.str_claim(name),
+            Self::Passkey(p) => p.str_claim(name),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct PasskeyHeader {
+    typ: Option<String>,
+    kid: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ProofFields {
+    #[serde(rename = "clientDataJSON")]
+    client_data_json: String,
+    authenticator_data: Option<String>,
+    signature: Option<String>,
+    attestation_object: Option<String>,
+    #[serde(default)]
+    transports: Vec<String>,
+}
+
+/// Parses a signed request of type `typ`: an ES256 JWS ([`parse`]) or a passkey-signed one.
+pub fn parse_signed(token: &str, typ: &str) -> Result<Signed, AppJwsError> {
+    if token.len() > 16384 {
+        return Err(AppJwsError::Malformed);
+    }
+    let mut parts = token.split('.');
+    let (Some(h), Some(p), Some(s), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(AppJwsError::Malformed);
+    };
+    let decode = |x: &str| {
+        URL_SAFE_NO_PAD
+            .decode(x)
+            .map_err(|_| AppJwsError::Malformed)
+    };
+    let header: Value = serde_json::from_slice(&decode(h)?).map_err(|_| AppJwsError::Malformed)?;
+    if header.get("alg").and_then(Value::as_str) != Some("webauthn") {
+        return parse(token, typ).map(Signed::Es256);
+    }
+    let header: PasskeyHeader =
+        serde_json::from_value(header).map_err(|_| AppJwsError::Malformed)?;
+    if header.typ.as_deref() != Some(typ) {
+        return Err(AppJwsError::Typ);
+    }
+    let claims: Map<String, Value> =
+        serde_json::from_slice(&decode(p)?).map_err(|_| AppJwsError::Malformed)?;
+    let f: ProofFields = serde_json::from_slice(&decode(s)?).map_err(|_| AppJwsError::Malformed)?;
+    let b = |x: &str| decode(x.trim_end_matches('='));
+    let proof = match (f.authenticator_data, f.signature, f.attestation_object) {
+        (Some(a), Some(sig), None) => PasskeyProof::Assertion(crate::domain::passkey::Assertion {
+            authenticator_data: b(&a)?,
+            client_data_json: b(&f.client_data_json)?,
+            signature: b(&sig)?,
+        }),
+        (None, None, Some(att)) => PasskeyProof::Registration {
+            client_data_json: b(&f.client_data_json)?,
+            attestation_object: b(&att)?,
+            transports: f.transports,
+        },
+        _ => return Err(AppJwsError::Malformed),
+    };
+    let challenge =
+        aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, format!("{h}.{p}").as_bytes())
+            .as_ref()
+            .to_vec();
+    Ok(Signed::Passkey(PasskeySigned {
+        credential_id: header.kid,
+        challenge,
+        claims,
+        proof,
+    }))
+}
+
+/// Builds a passkey-signed request (the tests' and tools' counterpart of [`parse_signed`]):
+/// `sign` gets the WebAuthn challenge and returns the proof's JSON fields.
+pub fn passkey_signed(
+    typ: &str,
+    kid: Option<&str>,
+    claims: &Value,
+    sign: impl FnOnce(&[u8]) -> Value,
+) -> String {
+    let mut header = serde_json::json!({ "alg": "webauthn", "typ": typ });
+    if let Some(k) = kid {
+        header["kid"] = k.into();
+    }
+    let h = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&header).unwrap_or_default());
+    let p = URL_SAFE_NO_PAD.encode(serde_json::to_vec(claims).unwrap_or_default());
+    let challenge =
+        aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, format!("{h}.{p}").as_bytes());
+    let proof = sign(challenge.as_ref());
+    let s = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&proof).unwrap_or_default());
+    format!("{h}.{p}.{s}")
 }
 
 /// Signs `claims` as the app does (the reference app and tests use this).

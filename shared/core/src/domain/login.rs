@@ -175,7 +175,15 @@ pub struct QrLogin {
     /// phone's decision settles it, and no code is issued to a redirect URI.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_grant: Option<String>,
+    /// How the phone approved it (issue 26; the ID token's `amr`/`acr` follow it): set with
+    /// `status: approved`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_with: Option<ApprovedWith>,
 }
+
+/// What signed a login's approval: part 1's name for [`Method`] (`device-key`, `passkey-uv`;
+/// `passkey-sign-in` is the login page's own passkey, never the phone's).
+pub use crate::domain::authn::Method as ApprovedWith;
 
 /// SHA-256, base64url.
 pub fn hash(s: &str) -> String {
@@ -219,6 +227,7 @@ impl QrLogin {
             cancelled: None,
             sso_sid: None,
             device_grant: None,
+            approved_with: None,
         }
     }
 

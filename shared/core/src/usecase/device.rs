@@ -11,7 +11,7 @@ use crate::domain::authn::{Acr, Method};
 use crate::domain::client::Client;
 use crate::domain::device_grant::SettleError;
 use crate::domain::identity::{self, Identity, LoginActivity, Registration};
-use crate::domain::login::{CancelReason, DecideError, QrLogin, ScanError, Scanner};
+use crate::domain::login::{ApprovedWith, CancelReason, DecideError, QrLogin, ScanError, Scanner};
 use crate::domain::photo;
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::risk::{self, Flag};
@@ -19,7 +19,7 @@ use crate::geoip::{self, Geo};
 use crate::store::typed::Versioned;
 use crate::store::{
     Backend, ClientStore, DeviceGrants, Eventual, Grants, IdentityStore, LoginHistory,
-    NewIdentityError, Outcome, QrLogins, SsoSessions, StoreError,
+    NewIdentityError, Outcome, Passkeys, QrLogins, SsoSessions, StoreError,
 };
 use crate::usecase::ratelimit;
 
@@ -35,6 +35,12 @@ pub enum DeviceError {
     /// An unknown or disabled identity.
     #[error("unknown identity")]
     UnknownIdentity,
+    /// The identity has no key with this id (a passkey's credential id, or `device`).
+    #[error("unknown key")]
+    UnknownKey,
+    /// The identity's last key: it would have none left to sign with.
+    #[error("this is the identity's last key: add another before removing it")]
+    LastKey,
     /// No entry of this identity's recent logins has this id.
     #[error("unknown login")]
     UnknownActivity,
@@ -98,6 +104,16 @@ fn invalid(e: impl std::fmt::Display) -> DeviceError {
     DeviceError::Invalid(e.to_string())
 }
 
+/// Counts one event and refuses past the limit (for the other device use cases).
+pub(crate) async fn count(
+    ctx: &Context,
+    l: Limit,
+    who: &str,
+    now: Timestamp,
+) -> Result<(), DeviceError> {
+    limit(ctx, l, who, now).await
+}
+
 /// Counts one event and refuses past the limit.
 async fn limit(ctx: &Context, l: Limit, who: &str, now: Timestamp) -> Result<(), DeviceError> {
     match ratelimit::count(ctx.store.as_ref(), &ctx.settings.limits, l, who, now).await? {
@@ -113,7 +129,10 @@ pub async fn signup(
     who: &Source,
 ) -> Result<Identity, DeviceError> {
     let now = ctx.clock.now();
-    let jws = app_jws::parse(registration, "registration+jwt").map_err(invalid)?;
+    let jws = match app_jws::parse_signed(registration, "registration+jwt").map_err(invalid)? {
+        app_jws::Signed::Es256(jws) => jws,
+        app_jws::Signed::Passkey(p) => return crate::usecase::passkey::signup(ctx, p, who).await,
+    };
     let key = jws
         .str_claim("public_key")
         .ok_or_else(|| invalid("public_key: required"))?;
@@ -471,7 +490,7 @@ pub async fn decide(
     let cancel = match next.decide(
         &signed.sub,
         &signed.challenge,
-        (approve, signed.method),
+        (approve, signed.approved_with),
         signed.number,
         now,
     ) {
@@ -486,9 +505,13 @@ pub async fn decide(
         Err(DecideError::Cancelled(reason)) => Some(reason),
         Err(DecideError::AcrNotMet(required)) => return Err(DeviceError::AcrNotMet(required)),
     };
+    if approve && cancel.is_none() {
+        next.approved_with = Some(signed.approved_with);
+    }
     // A cancelled login refuses the device authorization it stands for too: its device stops
     // polling with access_denied.
-    let approver = (approve && cancel.is_none()).then_some((signed.sub.as_str(), signed.method));
+    let approver =
+        (approve && cancel.is_none()).then_some((signed.sub.as_str(), signed.approved_with));
     let written = write_decision(ctx, id, (&s, &next), approver, &signed, now).await?;
     match (written, cancel) {
         (Outcome::Done, Some(reason)) => {
@@ -515,8 +538,8 @@ struct SignedDecision {
     challenge: String,
     decision: Decision,
     number: Option<i64>,
-    /// What signed it: the app's device key (a passkey assertion: `passkey-uv`).
-    method: Method,
+    /// What signed it: a passkey (user verified) or the device key.
+    approved_with: ApprovedWith,
 }
 
 /// Verifies `approval` (an `approval+jwt`) with the key of the identity it names, counts it
@@ -528,7 +551,7 @@ async fn signed_decision(
     who: &Source,
     now: Timestamp,
 ) -> Result<SignedDecision, DeviceError> {
-    let jws = app_jws::parse(approval, "approval+jwt").map_err(invalid)?;
+    let jws = app_jws::parse_signed(approval, "approval+jwt").map_err(invalid)?;
     let sub = jws
         .str_claim("sub")
         .ok_or_else(|| invalid("sub: required"))?
@@ -543,14 +566,15 @@ async fn signed_decision(
             return Err(DeviceError::UnknownIdentity);
         }
     };
-    let spki = identity::parse_public_key(&ident.public_key).map_err(|_| DeviceError::StoredKey)?;
-    let v = match jws.verify(&spki, &ctx.settings.issuer(), now) {
-        Ok(v) => v,
-        Err(e) => {
-            unverified(ctx, who, now).await?;
-            return Err(invalid(e));
-        }
-    };
+    let (v, approved_with) =
+        match crate::usecase::passkey::verify_signed(ctx, &ident, jws, Some(who), now).await {
+            Ok(v) => v,
+            Err(e @ (DeviceError::Invalid(_) | DeviceError::StoredKey)) => {
+                unverified(ctx, who, now).await?;
+                return Err(e);
+            }
+            Err(e) => return Err(e),
+        };
     // Only a decision the identity's own key signed counts against the identity: a
     // stranger naming a (public) sub must not be able to block its owner (docs/requirements.md Q4).
     limit(ctx, Limit::Decision, &sub, now).await?;
@@ -576,7 +600,7 @@ async fn signed_decision(
         challenge,
         decision,
         number,
-        method: Method::DeviceKey,
+        approved_with,
     })
 }
 
@@ -860,8 +884,8 @@ async fn acting_identity(
     }
 }
 
-/// Parses `jws` of type `typ` and verifies it with the device key of identity `sub`; the
-/// JWS's `sub` must name that identity.
+/// Parses `jws` of type `typ` and verifies it with a key of identity `sub` (its device key,
+/// or one of its passkeys); the request's `sub` must name that identity.
 async fn signed_by_identity(
     ctx: &Context,
     sub: &str,
@@ -869,16 +893,26 @@ async fn signed_by_identity(
     typ: &str,
     now: Timestamp,
 ) -> Result<(Identity, u64, Verified), DeviceError> {
-    let jws = app_jws::parse(jws, typ).map_err(invalid)?;
+    let (ident, version, v, _) = signed_request(ctx, sub, jws, typ, None, now).await?;
+    Ok((ident, version, v))
+}
+
+/// [`signed_by_identity`], saying what signed it; a passkey's use is recorded as from `from`.
+pub(crate) async fn signed_request(
+    ctx: &Context,
+    sub: &str,
+    jws: &str,
+    typ: &str,
+    from: Option<&Source>,
+    now: Timestamp,
+) -> Result<(Identity, u64, Verified, ApprovedWith), DeviceError> {
+    let jws = app_jws::parse_signed(jws, typ).map_err(invalid)?;
     let (ident, version) = acting_identity(ctx, sub, now).await?;
     if jws.str_claim("sub") != Some(ident.sub.as_str()) {
         return Err(invalid("sub must name this identity"));
     }
-    let spki = identity::parse_public_key(&ident.public_key).map_err(|_| DeviceError::StoredKey)?;
-    let v = jws
-        .verify(&spki, &ctx.settings.issuer(), now)
-        .map_err(invalid)?;
-    Ok((ident, version, v))
+    let (v, with) = crate::usecase::passkey::verify_signed(ctx, &ident, jws, from, now).await?;
+    Ok((ident, version, v, with))
 }
 
 /// Writes the changed identity and spends the `jti`s, in one transaction.
@@ -1073,6 +1107,8 @@ pub async fn rotate_key(ctx: &Context, sub: &str, rotation: &str) -> Result<Iden
     };
     let mut next = ident.clone();
     next.public_key = new_key.to_owned();
+    // A new device key signs again (a passkey identity that rotates gets one back).
+    next.device_key_retired = false;
     if end_sessions {
         next.tokens_not_before = Some(now);
     }
@@ -1310,6 +1346,11 @@ pub async fn erase(
         if let Err(e) = photos.delete_photos_of(&ident.sub).await {
             tracing::error!(error = %e, "removing a deleted identity's photos");
         }
+    }
+    // Its passkeys go too (best effort: one left behind names an identity that is gone, and
+    // is refused as such).
+    if let Err(e) = ctx.store.forget_passkeys(ident.sub.as_str(), now).await {
+        tracing::error!(error = %e, "removing a deleted identity's passkeys");
     }
     tracing::info!(sessions = ended, "identity deleted");
     Audit::new(Event::IdentityDeleted)

@@ -8,6 +8,7 @@ pub mod directory;
 pub mod login;
 pub mod logout;
 pub mod origins;
+pub mod passkey;
 pub mod passkey_login;
 pub(crate) mod ratelimit;
 pub mod registration;
@@ -31,3 +32,6 @@ mod stale_scan_tests;
 
 #[cfg(test)]
 mod passkey_login_tests;
+
+#[cfg(test)]
+mod passkey_tests;

@@ -8,6 +8,7 @@ pub(crate) mod keycloak;
 pub(crate) mod login;
 pub(crate) mod logout;
 pub(crate) mod metadata;
+pub(crate) mod passkeys;
 pub(crate) mod registration;
 pub(crate) mod resource;
 pub(crate) mod token;

@@ -1,5 +1,7 @@
-// The device: its P-256 key (WebCrypto, non-extractable, kept in IndexedDB), the signed
-// requests of the app protocol (compact JWS, ES256) and the device API calls.
+// The device: its P-256 key (WebCrypto, non-extractable, kept in IndexedDB) or its passkey
+// (WebAuthn on the platform authenticator, user verification required: issue 26), the signed
+// requests of the app protocol (compact JWS, ES256, or the same signed by a passkey's
+// assertion, alg webauthn: docs/app-protocol.md §5) and the device API calls.
 
 const DB = 'scanid';
 const STORE = 'device';
@@ -82,6 +84,89 @@ async function sign(key, typ, claims) {
   return `${input}.${b64url(sig)}`;
 }
 
+function unb64url(s) {
+  const bin = atob(s.replace(/-/g, '+').replace(/_/g, '/'));
+  return Uint8Array.from(bin, (c) => c.charCodeAt(0));
+}
+
+/** A single-use WebAuthn challenge from the service. */
+async function serverChallenge() {
+  return (await call('POST', '/app/passkey-challenges', {})).challenge;
+}
+
+/** Whether this browser can make a platform passkey with user verification. */
+export async function canUsePasskeys() {
+  try {
+    return !!window.PublicKeyCredential
+      && await PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable();
+  } catch {
+    return false;
+  }
+}
+
+/** `H.P` of a passkey-signed request, and the WebAuthn challenge over it (SHA-256). */
+async function passkeyInput(header, claims) {
+  const now = Math.floor(Date.now() / 1000);
+  const h = b64url(enc.encode(JSON.stringify(header)));
+  const body = {
+    ...claims, aud: issuer, iat: now, exp: now + 120, jti: crypto.randomUUID(),
+    webauthn_challenge: claims.webauthn_challenge ?? await serverChallenge(),
+  };
+  const p = b64url(enc.encode(JSON.stringify(body)));
+  const challenge = new Uint8Array(await crypto.subtle.digest('SHA-256', enc.encode(`${h}.${p}`)));
+  return { input: `${h}.${p}`, challenge };
+}
+
+/** `claims` signed by the passkey `credentialId`: the phone asks for the person's unlock. */
+async function signWithPasskey(credentialId, typ, claims) {
+  const { input, challenge } = await passkeyInput({ alg: 'webauthn', typ, kid: credentialId }, claims);
+  const cred = await navigator.credentials.get({
+    publicKey: {
+      challenge,
+      rpId: location.hostname,
+      allowCredentials: [{ type: 'public-key', id: unb64url(credentialId) }],
+      userVerification: 'required',
+      timeout: 120000,
+    },
+  });
+  const r = cred.response;
+  const proof = {
+    clientDataJSON: b64url(r.clientDataJSON),
+    authenticatorData: b64url(r.authenticatorData),
+    signature: b64url(r.signature),
+  };
+  return `${input}.${b64url(enc.encode(JSON.stringify(proof)))}`;
+}
+
+/** `claims` signed by this device's identity: its passkey when it has one, else its key. */
+function signAs(me, typ, claims) {
+  return me.passkey ? signWithPasskey(me.passkey, typ, claims) : sign(me.privateKey, typ, claims);
+}
+
+/** A new platform passkey (ES256, discoverable, user verification required) over `challenge`. */
+async function createPasskey(challenge, user) {
+  const cred = await navigator.credentials.create({
+    publicKey: {
+      challenge,
+      rp: { id: location.hostname, name: 'scanid' },
+      user: { id: crypto.getRandomValues(new Uint8Array(16)), name: user.name, displayName: user.displayName },
+      pubKeyCredParams: [{ type: 'public-key', alg: -7 }],
+      authenticatorSelection: { authenticatorAttachment: 'platform', residentKey: 'required', userVerification: 'required' },
+      attestation: 'none',
+      timeout: 120000,
+    },
+  });
+  const r = cred.response;
+  return {
+    id: b64url(cred.rawId),
+    fields: {
+      clientDataJSON: b64url(r.clientDataJSON),
+      attestationObject: b64url(r.attestationObject),
+      transports: r.getTransports ? r.getTransports() : [],
+    },
+  };
+}
+
 /** An API error: the service's `error_description` (or status) as the message. */
 export class ApiError extends Error {
   constructor(status, body) {
@@ -118,6 +203,24 @@ export async function nameAvailable(name) {
 
 /** Signs up with a new key (app protocol §1) and keeps the identity on this device. */
 export async function signUp({ name, displayName, country }) {
+  if (await canUsePasskeys()) {
+    // The passkey's registration is made over the registration's own header and claims.
+    const { input, challenge } = await passkeyInput({ alg: 'webauthn', typ: 'registration+jwt' }, {
+      name, display_name: displayName, country_code: country, passkey_name: 'This phone',
+    });
+    let made;
+    try {
+      made = await createPasskey(challenge, { name, displayName });
+    } catch {
+      made = null; // No passkey after all (refused, or none here): the device key, as before.
+    }
+    if (made) {
+      const registration = `${input}.${b64url(enc.encode(JSON.stringify(made.fields)))}`;
+      const profile = await call('POST', '/app/identities', { registration });
+      await save({ profile, passkey: made.id });
+      return profile;
+    }
+  }
   const key = await newKey();
   const registration = await sign(key.privateKey, 'registration+jwt', {
     name, display_name: displayName, country_code: country, public_key: key.publicKey,
@@ -131,7 +234,7 @@ export async function signUp({ name, displayName, country }) {
  * which identity scans (`Scanid-Proof`, a `scan+jwt`): a second phone then cancels the login. */
 export async function scan(session, challenge, me) {
   const q = new URLSearchParams({ session, challenge });
-  const headers = me
+  const headers = me?.privateKey
     ? { 'scanid-proof': await sign(me.privateKey, 'scan+jwt', { sub: me.profile.sub, session, challenge }) }
     : {};
   // With this browser's cookies: a login started here says its number (its page is gone).
@@ -148,7 +251,7 @@ export function scanUserCode(userCode) {
 /** Approves or denies the QR login (app protocol §4): `approved` or `denied`. An approval
  * names the `number` the person picked (the one the login page shows). */
 export async function decide(me, session, challenge, approve, number) {
-  const approval = await sign(me.privateKey, 'approval+jwt', {
+  const approval = await signAs(me, 'approval+jwt', {
     sub: me.profile.sub, session, challenge, decision: approve ? 'approve' : 'deny',
     ...(approve && number !== undefined ? { number } : {}),
   });
@@ -157,7 +260,7 @@ export async function decide(me, session, challenge, approve, number) {
 
 /** Changes the profile (`display_name`, `profile_photo`) with a signed PATCH. */
 export async function update(me, changes) {
-  const upd = await sign(me.privateKey, 'profile+jwt', { sub: me.profile.sub, ...changes });
+  const upd = await signAs(me, 'profile+jwt', { sub: me.profile.sub, ...changes });
   const profile = await call('PATCH', `/app/identities/${me.profile.sub}`, { update: upd });
   await save({ ...me, profile });
   return profile;
@@ -172,7 +275,7 @@ export async function rotateKey(me, endSessions = false) {
   const proof = await sign(next.privateKey, 'key-proof+jwt', { sub: me.profile.sub });
   const claims = { sub: me.profile.sub, public_key: next.publicKey, proof };
   if (endSessions) claims.end_sessions = true;
-  const rotation = await sign(me.privateKey, 'key-rotation+jwt', claims);
+  const rotation = await signAs(me, 'key-rotation+jwt', claims);
   const profile = await call('POST', `/app/identities/${me.profile.sub}/key`, { rotation });
   await save({ profile, privateKey: next.privateKey });
   return profile;
@@ -180,20 +283,20 @@ export async function rotateKey(me, endSessions = false) {
 
 /** Deletes the identity at the service, then forgets it here. */
 export async function deleteIdentity(me) {
-  const deletion = await sign(me.privateKey, 'deletion+jwt', { sub: me.profile.sub });
+  const deletion = await signAs(me, 'deletion+jwt', { sub: me.profile.sub });
   await call('DELETE', `/app/identities/${me.profile.sub}`, { deletion });
   await forget();
 }
 
 /** "This wasn't me" on recent login `id`: its tokens are revoked and its session ends. */
 export async function reportLogin(me, id) {
-  const report = await sign(me.privateKey, 'report+jwt', { sub: me.profile.sub, login: id });
+  const report = await signAs(me, 'report+jwt', { sub: me.profile.sub, login: id });
   return call('POST', `/app/identities/${me.profile.sub}/logins/${encodeURIComponent(id)}/report`, { report });
 }
 
 /** The identity's recent logins, newest first. */
 export async function recentLogins(me) {
-  const activity = await sign(me.privateKey, 'activity+jwt', { sub: me.profile.sub });
+  const activity = await signAs(me, 'activity+jwt', { sub: me.profile.sub });
   return (await call('POST', `/app/identities/${me.profile.sub}/activity`, { activity })).logins;
 }
 
@@ -201,8 +304,43 @@ export async function recentLogins(me) {
 export async function uploadPhoto(me, file) {
   const bytes = new Uint8Array(await file.arrayBuffer());
   const digest = b64url(await crypto.subtle.digest('SHA-256', bytes));
-  const upload = await sign(me.privateKey, 'photo+jwt', { sub: me.profile.sub, sha256: digest });
+  const upload = await signAs(me, 'photo+jwt', { sub: me.profile.sub, sha256: digest });
   const profile = await call('POST', `/app/identities/${me.profile.sub}/photo`, { upload, image: b64(bytes) });
   await save({ ...me, profile });
   return profile;
+}
+
+/** The identity's keys: `{ device_key, passkeys: [{ credential_id, name, last_used_at, last_used_from, ... }] }`. */
+export async function keys(me) {
+  const req = await signAs(me, 'keys+jwt', { sub: me.profile.sub });
+  return call('POST', `/app/identities/${me.profile.sub}/keys`, { keys: req });
+}
+
+/**
+ * Adds a passkey on this phone, signed by the identity's current key or passkey. An upgrade
+ * (`retire: true`) retires the device key: from then on every request asks for the passkey.
+ */
+export async function addPasskey(me, { retire = false, name = 'This phone' } = {}) {
+  const challenge = await serverChallenge();
+  const made = await createPasskey(enc.encode(challenge), {
+    name: me.profile.name, displayName: me.profile.display_name,
+  });
+  const claims = { sub: me.profile.sub, webauthn_challenge: challenge, credential: made.fields, name };
+  if (retire) claims.retire_device_key = true;
+  const req = await signAs(me, 'passkey+jwt', claims);
+  const added = await call('POST', `/app/identities/${me.profile.sub}/passkeys`, { passkey: req });
+  if (retire || !me.passkey) await save({ profile: me.profile, passkey: made.id });
+  return added;
+}
+
+/** Removes key `keyId` (a credential id, or `device`): never the last (409 last_key). */
+export async function removeKey(me, keyId) {
+  const removal = await signAs(me, 'key-removal+jwt', { sub: me.profile.sub, key: keyId });
+  return call('DELETE', `/app/identities/${me.profile.sub}/keys/${encodeURIComponent(keyId)}`, { removal });
+}
+
+/** Signs with passkey `credentialId` from now on (another of this identity's passkeys). */
+export async function usePasskey(me, credentialId) {
+  await save({ profile: me.profile, passkey: credentialId });
+  return load();
 }

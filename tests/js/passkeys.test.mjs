@@ -1,0 +1,306 @@
+// Passkeys in the web app (issue 26), in Chromium with the DevTools Protocol's virtual
+// authenticator (ctap2, internal transport, resident keys, user verification) on the phone's
+// context, and a desktop context on the demo relying party's login page. WebAuthn refuses an
+// IP address as RP ID, so the server's issuer is on `http://localhost:<port>`.
+//
+// Cases: sign-up with a passkey; a QR login approved with a verified assertion reaching the
+// demo's tokens; refused when the authenticator does not verify the user; an assertion whose
+// client data names another origin refused; a replayed approval refused; the upgrade of a
+// WebCrypto identity; adding and removing passkeys, never the last. On the embedded store, and
+// on DynamoDB when the test command started the emulator (SCANID_TEST_AWS_ENDPOINT).
+//
+// SCANID_README_SHOTS=dir writes the passkey approval screen there (phone-passkey.png).
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { BIN, cli, launchBrowser, readQr, startCallback } from './helpers.mjs';
+
+const PHONE = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 2,
+  isMobile: true,
+  hasTouch: true,
+  userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+};
+
+const emulator = process.env.SCANID_TEST_AWS_ENDPOINT;
+if (emulator) {
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL: emulator, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing', AWS_EC2_METADATA_DISABLED: 'true',
+  });
+}
+
+async function dynamoFlags() {
+  const table = `scanid-js-${Math.random().toString(36).slice(2)}`;
+  const out = await cli(['aws', 'init', '--table', table, '--signing', 'kms-envelope', '--create-kms-key']);
+  return ['--table', table, '--signing', 'kms-envelope', '--kms-key-id', out.kms_key_id];
+}
+
+async function freePort() {
+  const s = net.createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** `scanid serve` on 127.0.0.1 with its public URL on localhost (WebAuthn needs a host name). */
+async function startLocalhostServer(storeFlags) {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'scanid-js-'));
+  const child = spawn(BIN, ['serve', '--addr', `127.0.0.1:${port}`, '--public-url', `http://localhost:${port}`,
+    '--data-dir', dataDir, '--signup-rate-per-hour', '100', ...storeFlags], {
+    env: { ...process.env, RUST_LOG: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    rl.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`scanid serve exited with ${code}`)));
+  });
+  const banner = JSON.parse(line);
+  return {
+    ...banner, dataDir, storeFlags,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let server, browser, rp, secret;
+
+before(async () => {
+  browser = await launchBrowser();
+  rp = await startCallback();
+});
+
+after(async () => {
+  await browser?.close();
+  await rp?.close();
+});
+
+/** A phone; with `authenticator` a virtual platform authenticator verifying the user or not. */
+async function newPhone(authenticator) {
+  const context = await browser.newContext(PHONE);
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  let id = null;
+  if (authenticator) {
+    await cdp.send('WebAuthn.enable');
+    ({ authenticatorId: id } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
+        isUserVerified: authenticator.verified ?? true, automaticPresenceSimulation: true,
+      },
+    }));
+  }
+  return {
+    context, page, cdp,
+    async addAuthenticator() {
+      await cdp.send('WebAuthn.enable');
+      ({ authenticatorId: id } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+      }));
+    },
+    setVerified: (v) => cdp.send('WebAuthn.setUserVerified', { authenticatorId: id, isUserVerified: v }),
+    credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId: id })).credentials,
+  };
+}
+
+/** Signs up in the web app; resolves to what the device stored. */
+async function signUp(page, name) {
+  await page.goto(`${server.issuer}/app/`);
+  await page.locator('#signup-form').waitFor();
+  await page.fill('#name', name);
+  await page.locator('#name-hint.ok').waitFor();
+  await page.fill('#display-name', `${name} display`);
+  await page.fill('#country', 'SE');
+  await page.tap('#signup');
+  await page.locator('#identity').waitFor();
+  return page.evaluate(() => new Promise((resolve, reject) => {
+    const req = indexedDB.open('scanid', 1);
+    req.onerror = () => reject(req.error);
+    req.onsuccess = () => {
+      const get = req.result.transaction('device').objectStore('device').get('identity');
+      get.onsuccess = () => resolve({ profile: get.result.profile, passkey: get.result.passkey ?? null, hasKey: !!get.result.privateKey });
+      get.onerror = () => reject(get.error);
+    };
+  }));
+}
+
+async function desktopLogin() {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const q = new URLSearchParams({ client_id: 'shop', redirect_uri: rp.url, response_type: 'code',
+    scope: 'openid profile', state: `st-${Math.random().toString(36).slice(2)}` });
+  await page.goto(`${server.issuer}/protocol/openid-connect/auth?${q}`);
+  await page.locator('#qr svg').waitFor();
+  return { context, page };
+}
+
+/** The phone scans the desktop's QR, and taps the number the desktop shows. */
+async function scanAndPick(desktop, phone, beforePick) {
+  await phone.page.goto(await readQr(desktop.page));
+  await phone.page.locator('#request').waitFor();
+  const shown = desktop.page.locator('#number:not([hidden])');
+  await shown.waitFor({ timeout: 10_000 });
+  const n = /Pick (\d+)/.exec(await shown.textContent())[1];
+  await phone.page.locator('#numbers button[data-number]:enabled').first().waitFor();
+  if (beforePick) await beforePick();
+  await phone.page.tap(`#number-${n}`);
+}
+
+function show(sub) {
+  return cli(['identity', 'show', '--data-dir', server.dataDir, ...server.storeFlags, sub]);
+}
+
+for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
+  describe(`passkeys on the ${store} store`, () => {
+    before(async () => {
+      server = await startLocalhostServer(store === 'DynamoDB' ? await dynamoFlags() : []);
+      secret = (await cli(['client', 'create', '--data-dir', server.dataDir, '--name', 'Shop', '--client-id', 'shop',
+        '--redirect-uri', rp.url, ...server.storeFlags])).client_secret;
+    });
+    after(async () => {
+      await server?.stop();
+    });
+
+    test('sign up with a passkey, approve a QR login with a verified assertion: the demo gets its tokens; a replay is refused', async () => {
+      const phone = await newPhone({ verified: true });
+      const me = await signUp(phone.page, `pk${store.length}`);
+      assert.ok(me.passkey, 'the device keeps a passkey');
+      assert.equal(me.hasKey, false, 'and no WebCrypto key');
+      assert.equal((await phone.credentials()).length, 1);
+      const shown = await show(me.profile.sub);
+      assert.equal(shown.keys.device_key, null);
+      assert.equal(shown.keys.passkeys[0].credential_id, me.passkey);
+
+      const desktop = await desktopLogin();
+      // Capture the approval the phone sends, to replay it.
+      let sent = null;
+      await phone.page.route('**/app/login-sessions/*', async (route) => {
+        sent = { url: route.request().url(), body: route.request().postData() };
+        await route.continue();
+      });
+      await scanAndPick(desktop, phone, async () => {
+        assert.match(await phone.page.textContent('#passkey-ask'), /fingerprint, face or screen lock/);
+        if (process.env.SCANID_README_SHOTS) {
+          await phone.page.screenshot({ path: path.join(process.env.SCANID_README_SHOTS, 'phone-passkey.png'), scale: 'css', fullPage: true });
+        }
+      });
+      await phone.page.locator('#decided[data-status="approved"]').waitFor();
+      await desktop.page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
+      await desktop.page.click('button[name="consent"][value="allow"]');
+      await desktop.page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
+      const code = new URL(desktop.page.url()).searchParams.get('code');
+      const tokens = await (await fetch(`${server.issuer}/protocol/openid-connect/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`shop:${secret}`).toString('base64')}` },
+        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: rp.url }),
+      })).json();
+      const idToken = JSON.parse(Buffer.from(tokens.id_token.split('.')[1], 'base64url'));
+      assert.equal(idToken.sub, me.profile.sub);
+
+      // The same approval again: refused (its server challenge is spent, its counter old).
+      assert.ok(sent, 'the approval was sent');
+      const again = await fetch(sent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent.body });
+      assert.equal(again.status, 400);
+      await desktop.context.close();
+      await phone.context.close();
+    });
+
+    test('refused when the authenticator does not verify the user, and for an assertion whose client data names another origin', async () => {
+      const phone = await newPhone({ verified: true });
+      await signUp(phone.page, `uv${store.length}`);
+      const desktop = await desktopLogin();
+      let sent = null;
+      await phone.page.route('**/app/login-sessions/*', async (route) => {
+        sent = { url: route.request().url(), body: route.request().postData() };
+        await route.continue();
+      });
+      // The phone's unlock fails. The app asks for user verification (required), so the
+      // browser makes no assertion at all; a page that asks without it gets an assertion
+      // whose UV flag is off, and the service refuses that.
+      await phone.setVerified(false);
+      await scanAndPick(desktop, phone, () => phone.page.evaluate(() => {
+        const get = navigator.credentials.get.bind(navigator.credentials);
+        window.realGet = get;
+        navigator.credentials.get = (o) => get({ ...o, publicKey: { ...o.publicKey, userVerification: 'discouraged' } });
+      }));
+      await phone.page.locator('.error').first().waitFor({ timeout: 15_000 });
+      assert.ok(sent, 'an assertion without UV was sent');
+      assert.match(await phone.page.textContent('.error'), /did not verify the user/);
+      assert.equal(await phone.page.locator('#decided').count(), 0);
+      // The login still waits on the desktop.
+      assert.ok(await desktop.page.locator('#number:not([hidden])').isVisible());
+      await phone.page.evaluate(() => { navigator.credentials.get = window.realGet; });
+      // A genuine assertion with its client data's origin changed: refused, origin named.
+      await phone.setVerified(true);
+      sent = null;
+      await phone.page.unroute('**/app/login-sessions/*');
+      await phone.page.route('**/app/login-sessions/*', async (route) => {
+        sent = { url: route.request().url(), body: route.request().postData() };
+        await route.abort();
+      });
+      await phone.page.locator('#numbers button[data-number]:enabled').first().waitFor({ timeout: 10_000 }).catch(() => {});
+      const n = /Pick (\d+)/.exec(await desktop.page.locator('#number:not([hidden])').textContent())[1];
+      await phone.page.tap(`#number-${n}`);
+      for (let i = 0; i < 50 && !sent; i += 1) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(sent, 'the approval was made');
+      const { approval } = JSON.parse(sent.body);
+      const [h, p, s] = approval.split('.');
+      const proof = JSON.parse(Buffer.from(s, 'base64url'));
+      const cd = JSON.parse(Buffer.from(proof.clientDataJSON, 'base64url'));
+      cd.origin = 'https://scanid-login.example';
+      proof.clientDataJSON = Buffer.from(JSON.stringify(cd)).toString('base64url');
+      const forged = `${h}.${p}.${Buffer.from(JSON.stringify(proof)).toString('base64url')}`;
+      const r = await fetch(sent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approval: forged }) });
+      assert.equal(r.status, 400);
+      assert.match((await r.json()).error_description, /origin/);
+      await desktop.context.close();
+      await phone.context.close();
+    });
+
+    test('a WebCrypto identity upgrades to a passkey signed over by its old key; passkeys are added and removed, never the last', async () => {
+      // No authenticator at sign-up: the WebCrypto key, as before.
+      const phone = await newPhone(null);
+      const me = await signUp(phone.page, `up${store.length}`);
+      assert.equal(me.passkey, null);
+      assert.ok(me.hasKey);
+      await phone.addAuthenticator();
+      await phone.page.tap('#keys');
+      await phone.page.locator('#upgrade').waitFor();
+      await phone.page.locator('#keys-list li.device-key').waitFor();
+      await phone.page.tap('#upgrade');
+      await phone.page.locator('#keys-list li.passkey').waitFor();
+      assert.equal(await phone.page.locator('#keys-list li.device-key').count(), 0, 'the device key is retired');
+      let shown = await show(me.profile.sub);
+      assert.equal(shown.keys.device_key, null);
+      assert.equal(shown.keys.passkeys.length, 1);
+      // The last key stays.
+      await phone.page.locator('#keys-list li.passkey .remove-key').tap();
+      await phone.page.locator('.error').waitFor();
+      assert.match(await phone.page.textContent('.error'), /last key/);
+      // A second passkey (signed by the first), then the first removed.
+      await phone.page.tap('#add-passkey');
+      await phone.page.locator('#keys-list li.passkey >> nth=1').waitFor();
+      shown = await show(me.profile.sub);
+      assert.equal(shown.keys.passkeys.length, 2);
+      const first = shown.keys.passkeys[0].credential_id;
+      await phone.page.locator(`#keys-list li[data-credential="${first}"] .remove-key`).tap();
+      await phone.page.locator(`#keys-list li[data-credential="${first}"]`).waitFor({ state: 'detached' });
+      shown = await show(me.profile.sub);
+      assert.deepEqual(shown.keys.passkeys.map((k) => k.credential_id).includes(first), false);
+      assert.ok(shown.keys.passkeys[0].last_used_at, 'where each was last used');
+      await phone.context.close();
+    });
+  });
+}
