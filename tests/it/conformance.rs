@@ -749,14 +749,19 @@ fn oidcc_claims_locales() {
 
 #[test]
 fn oidcc_ensure_request_with_acr_values_succeeds() {
-    // Discovery advertises no acr_values_supported, so the suite sends "1 2"; the ID token's
-    // acr should be one of them (WARNING): scanid's is "1".
+    // The suite sends the first two of acr_values_supported ("1 2"); the ID token's acr
+    // should be one of them (WARNING): a login with the app's device key reaches "1" (the
+    // request is voluntary, so nothing refuses it), and amr says how (RFC 8176).
     let e = env();
     let d = get(&e.s.url(DISCOVERY)).json();
-    assert!(d.get("acr_values_supported").is_none());
+    assert_eq!(
+        d["acr_values_supported"],
+        serde_json::json!(["1", "2", "3"])
+    );
     let t = e.tokens("openid", &[("acr_values", "1 2")]);
     let id = valid_id_token(&e, &t, None);
     assert_eq!(id["acr"], "1");
+    assert_eq!(id["amr"], serde_json::json!(["pop", "swk"]));
 }
 
 #[test]

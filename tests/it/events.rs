@@ -77,7 +77,7 @@ fn expected_status(function: &str) -> u16 {
         // A syntactically bad JWS.
         "app-profile" | "app-key" => 400,
         // Unknown login sessions.
-        "login-status" | "consent" | "app-scan" => 404,
+        "login-status" | "consent" | "app-scan" | "login-passkey" => 404,
         // The web app's script; a free name.
         "app-pages" | "app-name" => 200,
         // A syntactically bad JWS.

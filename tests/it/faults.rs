@@ -175,6 +175,7 @@ async fn setup(e: &mut Env) -> String {
         sid: sso.sid,
         auth_time: now,
         issued_at: now,
+        method: Default::default(),
     };
     e.inner
         .put(

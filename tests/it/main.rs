@@ -9,6 +9,7 @@
 //! environment through `Command::env`, never `std::env::set_var`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod acr;
 mod after_the_fact;
 mod app_api;
 mod attacks;
@@ -27,6 +28,7 @@ mod geo;
 mod hardening;
 mod load_driver;
 mod login;
+mod passkey_login;
 mod passkeys;
 mod properties;
 mod qr_safety;

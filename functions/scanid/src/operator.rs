@@ -2,6 +2,7 @@
 
 use clap::{Args, Subcommand};
 use scanid_core::clock::{Clock, SystemClock};
+use scanid_core::domain::authn::Acr;
 use scanid_core::domain::client::{self, ClientSecret, ClientType, NewClient};
 use scanid_core::domain::registration;
 use scanid_core::domain::risk::Flag;
@@ -106,6 +107,10 @@ pub struct CreateArgs {
     /// location_mismatch, first_from_here, high_usage; default none.
     #[arg(long)]
     pub refuse_on: Option<String>,
+    /// The lowest acr every login for this client must reach: 1 (the app's key), 2 (a
+    /// passkey that verified the person), 3 (a passkey on the login page); default none.
+    #[arg(long)]
+    pub require_acr: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -117,9 +122,22 @@ pub struct UpdateArgs {
     /// Risk flags that refuse a login instead of warning (comma-separated):
     /// location_mismatch, first_from_here, high_usage; `none`: every flag warns.
     #[arg(long)]
-    pub refuse_on: String,
+    pub refuse_on: Option<String>,
+    /// The lowest acr every login must reach: 1, 2 or 3; `none`: what the request asks.
+    #[arg(long)]
+    pub require_acr: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+/// `--require-acr`'s level (`none` or nothing: none).
+fn require_acr(s: Option<&str>) -> Result<Option<Acr>, CliError> {
+    match s {
+        None | Some("none") => Ok(None),
+        Some(v) => Acr::parse(v)
+            .map(Some)
+            .ok_or_else(|| CliError::Usage(format!("--require-acr {v:?}: 1, 2, 3 or none"))),
+    }
 }
 
 /// `--refuse-on`'s flags.
@@ -141,6 +159,7 @@ fn client_json(c: &client::Client) -> serde_json::Value {
         "web_origins": c.web_origins,
         "backchannel_logout_uri": c.backchannel_logout_uri,
         "refuse_on": c.refuse_on,
+        "require_acr": c.require_acr,
         "created_at": c.created_at.to_rfc3339_millis(),
         // Registered by itself (RFC 7591), not by an operator.
         "registered": registration::self_registered(c),
@@ -168,12 +187,31 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
             print_json(&client_json(&c));
         }
         ClientCommand::Update(a) => {
-            let flags = refuse_on(Some(&a.refuse_on))?;
+            if a.refuse_on.is_none() && a.require_acr.is_none() {
+                return Err(CliError::Usage(
+                    "say what to change: --refuse-on and/or --require-acr".into(),
+                ));
+            }
+            let flags = a
+                .refuse_on
+                .as_deref()
+                .map(|f| refuse_on(Some(f)))
+                .transpose()?;
+            let acr = a
+                .require_acr
+                .as_deref()
+                .map(|v| require_acr(Some(v)))
+                .transpose()?;
             let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
             let Some((mut c, version)) = store.client(&a.client_id, now).await? else {
                 return Err(CliError::Usage(format!("no client {:?}", a.client_id)));
             };
-            c.refuse_on = flags;
+            if let Some(flags) = flags {
+                c.refuse_on = flags;
+            }
+            if let Some(acr) = acr {
+                c.require_acr = acr;
+            }
             match store.update_client(&c, version, now).await {
                 Ok(()) => {}
                 Err(StoreError::ConditionFailed) => {
@@ -261,6 +299,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             // default (a loopback URL) says nothing about where the server runs.
             local_development: a.config.public_url.is_some() && settings.local_development(),
             refuse_on: refuse_on(a.refuse_on.as_deref())?,
+            require_acr: require_acr(a.require_acr.as_deref())?,
         },
         now,
         &SystemRandom::new(),

@@ -130,12 +130,34 @@ impl From<crate::usecase::device::DeviceError> for HttpError {
                 HttpError::Internal
             }
             D::Busy | D::PhotosUnavailable => HttpError::Unavailable,
+            D::AcrNotMet(_) => HttpError::json(403, "acr_not_met", e.to_string()),
             D::NoPhotos => HttpError::json(404, "not_found", e.to_string()),
             D::Refused(ref flags) => HttpError::LoginRefused {
                 flags: flags.iter().map(|f| f.as_str()).collect(),
                 description: e.to_string(),
             },
             D::Store(s) => s.into(),
+        }
+    }
+}
+
+impl From<crate::usecase::passkey_login::PasskeyLoginError> for HttpError {
+    fn from(e: crate::usecase::passkey_login::PasskeyLoginError) -> Self {
+        use crate::usecase::passkey_login::PasskeyLoginError as P;
+        match e {
+            P::Invalid(why) => HttpError::json(400, "invalid_request", why),
+            P::UnknownLogin => HttpError::json(404, "not_found", e.to_string()),
+            P::AlreadyDecided => HttpError::json(409, "already_decided", e.to_string()),
+            P::Challenge => HttpError::json(400, "invalid_challenge", e.to_string()),
+            P::UnknownCredential => HttpError::json(403, "unknown_passkey", e.to_string()),
+            P::Rejected(_) => HttpError::json(400, "passkey_rejected", e.to_string()),
+            P::OtherPerson => HttpError::json(403, "other_person", e.to_string()),
+            P::AcrNotMet(_) => HttpError::json(403, "acr_not_met", e.to_string()),
+            P::NoRelyingParty => {
+                tracing::error!("the issuer has no host: no WebAuthn relying party");
+                HttpError::Internal
+            }
+            P::Store(s) => s.into(),
         }
     }
 }

@@ -16,6 +16,7 @@ pub enum Handler {
     Authorize,
     LoginStatus,
     Consent,
+    LoginPasskey,
     DeviceSignup,
     DeviceScan,
     DeviceDecide,
@@ -100,6 +101,8 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/realms/{realm}/login-actions/status", Handler::LoginStatus, "login-status"),
     route("GET",  "/realms/{realm}/login-actions/consent", Handler::Consent, "consent"),
     route("POST", "/realms/{realm}/login-actions/consent", Handler::Consent, "consent"),
+    // "Sign in with a passkey" on the login page (issue 26): a challenge, then the assertion.
+    route("POST", "/realms/{realm}/login-actions/passkey", Handler::LoginPasskey, "login-passkey"),
     route("POST", "/realms/{realm}/app/identities", Handler::DeviceSignup, "app-signup"),
     route("GET",  "/realms/{realm}/app/scan", Handler::DeviceScan, "app-scan"),
     // The shell; API Gateway routes `.../app/` here too (it ignores a trailing slash), and so
@@ -202,6 +205,7 @@ endpoints! {
     AUTHORIZE => Authorize: handlers::login::authorize,
     LOGIN_STATUS => LoginStatus: handlers::login::status,
     CONSENT => Consent: handlers::login::consent,
+    LOGIN_PASSKEY => LoginPasskey: handlers::login::passkey,
     DEVICE_SIGNUP => DeviceSignup: handlers::device_api::signup,
     DEVICE_SCAN => DeviceScan: handlers::device_api::scan,
     DEVICE_DECIDE => DeviceDecide: handlers::device_api::decide,
@@ -315,6 +319,8 @@ impl Handler {
             | Handler::DeviceReport => Access::Sign,
             Handler::Authorize
             | Handler::Consent
+            // Spends a WebAuthn challenge, records the passkey's use, approves the login.
+            | Handler::LoginPasskey
             | Handler::DeviceSignup
             | Handler::DeviceScan
             | Handler::DeviceDecide

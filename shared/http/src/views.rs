@@ -45,6 +45,9 @@ pub const STYLE: &str = include_str!("../static/style.css").trim_ascii_end();
 /// `#state[data-status-url]`, swaps in a rotated QR code, says when the request expired or is
 /// no longer valid, and goes on to the consent step once the app approved.
 pub const POLL_JS: &str = include_str!("../static/poll.js").trim_ascii_end();
+/// The login page's "Sign in with a passkey" button (issue 26): WebAuthn against
+/// `data-passkey-url`.
+pub const PASSKEY_JS: &str = include_str!("../static/passkey.js").trim_ascii_end();
 /// keycloak-js's third-party-cookie probe, step 1: sets the test cookies, goes to step 2.
 pub const THIRD_PARTY_COOKIES_STEP1_JS: &str =
     include_str!("../static/3p-cookies-step1.js").trim_ascii_end();
@@ -97,6 +100,8 @@ pub struct QrPage<'a> {
     pub web_app: &'a str,
     pub ios: &'a str,
     pub android: &'a str,
+    /// Where the passkey button asks (`data-passkey-url`).
+    pub passkey_url: &'a str,
 }
 
 /// The consent page: who asks for what, allow or deny.
@@ -254,15 +259,19 @@ mod tests {
             web_app: EVIL,
             ios: EVIL,
             android: EVIL,
+            passkey_url: EVIL,
         });
         in_layout(&html, "Log in");
-        escaped(&html, 7);
+        escaped(&html, 8);
         assert!(html.contains("<div class=\"qr\" id=\"qr\"><svg><rect/></svg></div>"));
         assert!(html.contains(&format!(
             "<p id=\"state\" class=\"muted\" role=\"status\" data-status-url=\"{ESCAPED}\" data-poll-ms=\"2000\">"
         )));
         assert!(html.ends_with(&format!(
-            "</p></main><script nonce=\"N0NCE\">{POLL_JS}</script></body></html>"
+            "</p></main><script nonce=\"N0NCE\">{POLL_JS}</script><script nonce=\"N0NCE\">{PASSKEY_JS}</script></body></html>"
+        )));
+        assert!(html.contains(&format!(
+            "<button type=\"button\" id=\"passkey\" data-passkey-url=\"{ESCAPED}\" hidden>Sign in with a passkey</button>"
         )));
     }
 
@@ -386,6 +395,7 @@ mod tests {
     fn scripts_are_static_and_stay_in_their_element() {
         for js in [
             POLL_JS,
+            PASSKEY_JS,
             THIRD_PARTY_COOKIES_STEP1_JS,
             THIRD_PARTY_COOKIES_STEP2_JS,
             LOGIN_STATUS_JS,

@@ -199,7 +199,12 @@ async fn seed(a: SeedArgs) -> Result<(), String> {
             let mut codes = Vec::with_capacity(n);
             for _ in 0..n {
                 let now = ctx.clock.now();
-                let done = login::complete(&ctx, &req, &sub, now, sid.clone(), None, None)
+                let who = scanid_core::domain::login::Authenticated {
+                    sub: sub.clone(),
+                    auth_time: now,
+                    method: Default::default(),
+                };
+                let done = login::complete(&ctx, &req, &who, sid.clone(), None, None)
                     .await
                     .map_err(|e| format!("issuing a code: {e}"))?;
                 let param = |name: &str| {

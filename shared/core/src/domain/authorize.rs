@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
+use crate::domain::authn::AcrRequest;
 use crate::domain::claims_request::{self, RequestedClaims};
 use crate::domain::client::{Client, ClientType};
 use crate::domain::discovery::SCOPES;
@@ -285,11 +286,21 @@ pub fn validate_with(
         .collect();
     let resources = resource_indicator::at_authorization(&requested, policy.resources)
         .map_err(|e| refuse.with(OAuthErrorCode::InvalidTarget, e.description()))?;
-    let claims = match params.one("claims") {
+    let mut claims = match params.one("claims") {
         Ok(None) => RequestedClaims::default(),
         Ok(Some(raw)) => claims_request::parse(raw).map_err(|m| refuse.invalid(m.0))?,
         Err(_) => return Err(refuse.invalid("a parameter is repeated")),
     };
+    // acr_values (OIDC Core §3.1.2.1): voluntary, unknown values ignored; an acr in the
+    // claims parameter says more (it may be essential) and wins.
+    let acr_values = match params.one("acr_values") {
+        Ok(v) => v.unwrap_or(""),
+        Err(_) => return Err(refuse.invalid("a parameter is repeated")),
+    };
+    if claims.acr.is_empty() {
+        claims.acr = AcrRequest::of(acr_values.split(' ').take(16), false);
+    }
+    claims.acr = std::mem::take(&mut claims.acr).with_client_minimum(client.require_acr);
     let short = |name: &'static str| {
         params
             .one(name)

@@ -16,6 +16,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::domain::authn::AcrRequest;
+
 /// The claims a client may ask for by name, in the order the consent page lists them.
 pub const REQUESTABLE: [&str; 6] = [
     "name",
@@ -39,11 +41,18 @@ pub struct RequestedClaims {
     /// `id_token.sub.value`: the only person who may log in (§5.5.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sub: Option<String>,
+    /// The `acr` levels asked for: `id_token.acr`'s `values`/`value` (§5.5.1.1), else the
+    /// `acr_values` parameter (voluntary), with the client's `require_acr` folded in.
+    #[serde(default, skip_serializing_if = "AcrRequest::is_empty")]
+    pub acr: AcrRequest,
 }
 
 impl RequestedClaims {
     pub fn is_empty(&self) -> bool {
-        self.id_token.is_empty() && self.userinfo.is_empty() && self.sub.is_none()
+        self.id_token.is_empty()
+            && self.userinfo.is_empty()
+            && self.sub.is_none()
+            && self.acr.is_empty()
     }
 
     /// Whether the person `sub` may complete this request: anyone, unless the request named
@@ -92,6 +101,13 @@ impl RequestedClaims {
         let mut id_token = place(&self.id_token);
         if let (Some(sub), Value::Object(o)) = (&self.sub, &mut id_token) {
             o.insert("sub".into(), serde_json::json!({ "value": sub }));
+        }
+        if let (false, Value::Object(o)) = (self.acr.is_empty(), &mut id_token) {
+            let values: Vec<&str> = self.acr.values.iter().map(|a| a.as_str()).collect();
+            o.insert(
+                "acr".into(),
+                serde_json::json!({ "essential": self.acr.essential, "values": values }),
+            );
         }
         if id_token.as_object().is_some_and(|o| !o.is_empty()) {
             m.insert("id_token".into(), id_token);
@@ -163,6 +179,9 @@ pub fn parse(raw: &str) -> Result<RequestedClaims, Malformed> {
                     ))
                 }
             };
+            if place == "id_token" && name == "acr" {
+                out.acr = acr_of(spec, essential)?;
+            }
             if place == "id_token" && name == "sub" {
                 match spec.get("value") {
                     None => {}
@@ -182,6 +201,23 @@ pub fn parse(raw: &str) -> Result<RequestedClaims, Malformed> {
     out.essential
         .sort_by_key(|c| REQUESTABLE.iter().position(|r| r == c));
     Ok(out)
+}
+
+/// `id_token.acr`'s levels (`value` or `values`; checked as scalars already): the known ones.
+/// An essential `acr` none of whose values scanid knows could never be satisfied: refused.
+fn acr_of(spec: &Value, essential: bool) -> Result<AcrRequest, Malformed> {
+    let raw: Vec<&str> = match (spec.get("value"), spec.get("values")) {
+        (Some(v), _) => vec![v.as_str().unwrap_or_default()],
+        (None, Some(Value::Array(a))) => a.iter().map(|v| v.as_str().unwrap_or_default()).collect(),
+        _ => return Ok(AcrRequest::default()),
+    };
+    let acr = AcrRequest::of(raw, essential);
+    if essential && acr.is_empty() {
+        return Err(Malformed(
+            "claims: none of the essential acr values is supported (1, 2, 3)",
+        ));
+    }
+    Ok(acr)
 }
 
 /// The scopes that release `claim` (what a remembered consent to those scopes covers).
@@ -302,6 +338,38 @@ mod tests {
             let c = parse(raw).unwrap();
             assert_eq!(c.sub, None, "{raw}");
             assert!(c.accepts("u-2"), "{raw}");
+        }
+    }
+
+    #[test]
+    fn an_acr_in_the_id_token_asks_for_levels() {
+        use crate::domain::authn::Acr;
+        let c =
+            parse(r#"{"id_token":{"acr":{"essential":true,"values":["3","gold","2"]}}}"#).unwrap();
+        assert_eq!(c.acr.values, [Acr::PhishingResistant, Acr::UserVerified]);
+        assert!(c.acr.essential);
+        assert!(!c.is_empty());
+        assert_eq!(parse(&c.to_param().unwrap()).unwrap(), c);
+        let c = parse(r#"{"id_token":{"acr":{"value":"2"}}}"#).unwrap();
+        assert_eq!(c.acr.values, [Acr::UserVerified]);
+        assert!(!c.acr.essential);
+        assert_eq!(parse(&c.to_param().unwrap()).unwrap(), c);
+        // No level asked for; an acr at userinfo asks nothing of the login.
+        for raw in [
+            r#"{"id_token":{"acr":null}}"#,
+            r#"{"id_token":{"acr":{"essential":true}}}"#,
+            r#"{"id_token":{"acr":{"values":["gold"]}}}"#,
+            r#"{"userinfo":{"acr":{"essential":true,"values":["3"]}}}"#,
+        ] {
+            assert!(parse(raw).unwrap().acr.is_empty(), "{raw}");
+        }
+        // An essential acr scanid can never reach.
+        for raw in [
+            r#"{"id_token":{"acr":{"essential":true,"values":["gold"]}}}"#,
+            r#"{"id_token":{"acr":{"essential":true,"value":"0"}}}"#,
+            r#"{"id_token":{"acr":{"essential":true,"values":[2]}}}"#,
+        ] {
+            assert!(parse(raw).is_err(), "{raw}");
         }
     }
 

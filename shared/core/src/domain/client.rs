@@ -60,6 +60,10 @@ pub struct Client {
     /// these cannot be approved; the others only warn (the default for every flag).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub refuse_on: Vec<crate::domain::risk::Flag>,
+    /// The lowest `acr` this client accepts ([`crate::domain::authn`]): every login for it
+    /// must reach it (as if each request asked for it as an essential claim).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub require_acr: Option<crate::domain::authn::Acr>,
 }
 
 /// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2). A
@@ -318,6 +322,8 @@ pub struct NewClient {
     pub local_development: bool,
     /// The risk flags that refuse a login (the others warn).
     pub refuse_on: Vec<crate::domain::risk::Flag>,
+    /// The lowest `acr` every login for the client must reach.
+    pub require_acr: Option<crate::domain::authn::Acr>,
 }
 
 /// Why a registration was refused.
@@ -440,6 +446,7 @@ pub fn register(
         backchannel_logout_uri: new.backchannel_logout_uri,
         registration: None,
         refuse_on: new.refuse_on,
+        require_acr: new.require_acr,
     };
     Ok((client, secret))
 }

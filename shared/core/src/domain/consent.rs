@@ -183,6 +183,7 @@ mod tests {
         login(LoginStatus::Approved {
             sub: "alice".into(),
             auth_time: T0,
+            approved_with: Default::default(),
         })
     }
 

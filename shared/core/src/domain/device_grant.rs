@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
+use crate::domain::authn::Method;
 use crate::protocol::{ClientId, Subject};
 use crate::random::Random;
 
@@ -74,8 +75,14 @@ pub(crate) fn normalize_user_code(input: &str) -> Option<String> {
 pub enum DeviceGrantStatus {
     /// Waiting for a person.
     Pending,
-    /// A person approved (on the phone, or on the phone after typing the code in a browser).
-    Approved { sub: Subject, auth_time: Timestamp },
+    /// A person approved (on the phone, or on the phone after typing the code in a browser),
+    /// with the app's device key or a passkey.
+    Approved {
+        sub: Subject,
+        auth_time: Timestamp,
+        #[serde(default)]
+        approved_with: Method,
+    },
     /// A person refused.
     Denied,
 }
@@ -123,7 +130,11 @@ pub enum PollDecision {
     /// `invalid_grant`: the code belongs to another client.
     WrongClient,
     /// Issue the tokens (and spend the code).
-    Issue { sub: Subject, auth_time: Timestamp },
+    Issue {
+        sub: Subject,
+        auth_time: Timestamp,
+        method: Method,
+    },
 }
 
 /// Why a person's decision could not be recorded.
@@ -172,9 +183,14 @@ impl DeviceAuthorization {
         }
         match &self.status {
             DeviceGrantStatus::Denied => PollDecision::Denied,
-            DeviceGrantStatus::Approved { sub, auth_time } => PollDecision::Issue {
+            DeviceGrantStatus::Approved {
+                sub,
+                auth_time,
+                approved_with,
+            } => PollDecision::Issue {
                 sub: sub.clone(),
                 auth_time: *auth_time,
+                method: *approved_with,
             },
             DeviceGrantStatus::Pending => {
                 let too_soon = self
@@ -191,8 +207,13 @@ impl DeviceAuthorization {
         }
     }
 
-    /// A person's decision: approve as `sub`, or refuse.
-    pub fn settle(&mut self, approved_by: Option<&str>, now: Timestamp) -> Result<(), SettleError> {
+    /// A person's decision: approve as `sub` (with the app's device key or a passkey), or
+    /// refuse.
+    pub fn settle(
+        &mut self,
+        approved_by: Option<(&str, Method)>,
+        now: Timestamp,
+    ) -> Result<(), SettleError> {
         if self.expired(now) {
             return Err(SettleError::Expired);
         }
@@ -200,9 +221,10 @@ impl DeviceAuthorization {
             return Err(SettleError::AlreadyDecided);
         }
         self.status = match approved_by {
-            Some(sub) => DeviceGrantStatus::Approved {
+            Some((sub, with)) => DeviceGrantStatus::Approved {
                 sub: sub.into(),
                 auth_time: now,
+                approved_with: with,
             },
             None => DeviceGrantStatus::Denied,
         };
@@ -276,13 +298,14 @@ mod tests {
         let mut late = d.clone();
         assert_eq!(late.poll("tv", t0.plus_secs(600)), PollDecision::Expired);
         assert_eq!(
-            late.settle(Some("alice"), t0.plus_secs(600)),
+            late.settle(Some(("alice", Method::DeviceKey)), t0.plus_secs(600)),
             Err(SettleError::Expired)
         );
         let mut refused = d.clone();
         refused.settle(None, t0).unwrap();
         assert_eq!(refused.poll("tv", t0), PollDecision::Denied);
-        d.settle(Some("alice"), t0.plus_secs(3)).unwrap();
+        d.settle(Some(("alice", Method::PasskeyUv)), t0.plus_secs(3))
+            .unwrap();
         assert_eq!(
             d.settle(None, t0.plus_secs(4)),
             Err(SettleError::AlreadyDecided)
@@ -291,7 +314,8 @@ mod tests {
             d.poll("tv", t0.plus_secs(4)),
             PollDecision::Issue {
                 sub: "alice".into(),
-                auth_time: t0.plus_secs(3)
+                auth_time: t0.plus_secs(3),
+                method: Method::PasskeyUv,
             }
         );
     }

@@ -25,6 +25,7 @@ pub const CLAIMS: &[&str] = &[
     "auth_time",
     "nonce",
     "acr",
+    "amr",
     "azp",
     "sid",
     "at_hash",
@@ -69,6 +70,10 @@ pub fn openid_configuration(settings: &Settings, algs: &[Alg]) -> OpenIdConfigur
             "none",
         ]),
         claims_supported: strings(CLAIMS),
+        acr_values_supported: crate::domain::authn::ACR_VALUES
+            .iter()
+            .map(|a| a.as_str().to_owned())
+            .collect(),
         grant_types_supported: strings(&[
             "authorization_code",
             "refresh_token",
@@ -128,6 +133,9 @@ mod tests {
         assert!(!d.grant_types_supported.contains(&"password".to_owned()));
         assert!(d.request_parameter_supported && !d.request_uri_parameter_supported);
         assert_eq!(d.request_object_signing_alg_values_supported, vec!["none"]);
+        // Keycloak's "1" stays the lowest level; a passkey reaches 2 or 3.
+        assert_eq!(d.acr_values_supported, vec!["1", "2", "3"]);
+        assert!(d.claims_supported.contains(&"amr".to_owned()));
         assert_eq!(
             d.device_authorization_endpoint,
             "https://id.example.com/realms/acme/protocol/openid-connect/auth/device"

@@ -56,6 +56,9 @@ pub struct Grant {
     /// The resources granted at authorization (RFC 8707); kept by every refresh.
     #[serde(default)]
     pub resources: Vec<String>,
+    /// How the person authenticated (the `amr` and `acr` of every token of the grant).
+    #[serde(default)]
+    pub method: crate::domain::authn::Method,
 }
 
 /// A refresh token as stored (under the hash of the token).
@@ -423,6 +426,7 @@ mod tests {
             revoked: false,
             alg: Alg::RS256,
             resources: Vec::new(),
+            method: Default::default(),
         };
         let (token, hash) = new_refresh_token(&settings, &random::SeededRandom::new(1), &g, t0);
         assert_eq!(hash, login::hash(&token));
@@ -482,6 +486,7 @@ mod tests {
             revoked: false,
             alg: Alg::RS256,
             resources: Vec::new(),
+            method: Default::default(),
         };
         assert_eq!(g.check(3, t0), RefreshCheck::Current);
         assert_eq!(

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::clock::Timestamp;
+use crate::domain::authn::{Acr, Method};
 use crate::domain::authorize::AuthorizationRequest;
 use crate::protocol::{ClientId, QrLoginId, RedirectUri, Secret, SessionId, Subject};
 use crate::random::{self, Random};
@@ -68,15 +69,32 @@ pub const POLL_PICK_MS: u32 = 2000;
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum LoginStatus {
     Pending,
-    /// The identity approved on the phone (or an SSO session vouched for it).
+    /// The identity approved on the phone (or an SSO session vouched for it, or a passkey
+    /// signed in on the login page).
     Approved {
         sub: Subject,
         auth_time: Timestamp,
+        /// How the person was authenticated (an SSO session: how it began); absent in the
+        /// stored record for a device key.
+        #[serde(default, skip_serializing_if = "is_device_key")]
+        approved_with: Method,
     },
     /// Denied on the phone.
     Denied,
     /// The browser was sent back to the client (with a code or an error).
     Completed,
+}
+
+fn is_device_key(m: &Method) -> bool {
+    *m == Method::DeviceKey
+}
+
+/// Who logged in, when, and how: what a login's code, its SSO session and its grant carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Authenticated {
+    pub sub: Subject,
+    pub auth_time: Timestamp,
+    pub method: Method,
 }
 
 /// Who scanned a login: an identity that proved itself (`scan+jwt`), or an app that did not.
@@ -173,16 +191,9 @@ pub struct QrLogin {
     pub approved_with: Option<ApprovedWith>,
 }
 
-/// What signed a login's approval.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ApprovedWith {
-    /// A passkey's WebAuthn assertion with the user verified (UV: biometrics or PIN).
-    #[serde(rename = "passkey-uv")]
-    PasskeyUv,
-    /// The app's device key (ES256): possession only.
-    #[serde(rename = "device-key")]
-    DeviceKey,
-}
+/// What signed a login's approval: part 1's name for [`Method`] (`device-key`, `passkey-uv`;
+/// `passkey-sign-in` is the login page's own passkey, never the phone's).
+pub use crate::domain::authn::Method as ApprovedWith;
 
 /// SHA-256, base64url.
 pub fn hash(s: &str) -> String {
@@ -392,14 +403,16 @@ impl QrLogin {
         c
     }
 
-    /// The app decided as `sub`, naming `number` (required to approve when the scan drew one).
-    /// Errors say what to answer; [`DecideError::Cancelled`] leaves `self` cancelled, to be
-    /// written.
+    /// The app decided as `sub`, naming `number` (required to approve when the scan drew one),
+    /// with its device key or a passkey (`with`): an approval must reach the `acr` the
+    /// request requires ([`DecideError::AcrNotMet`], nothing changed: the person may approve
+    /// again with a passkey). Errors say what to answer; [`DecideError::Cancelled`] leaves
+    /// `self` cancelled, to be written.
     pub fn decide(
         &mut self,
         sub: &str,
         challenge: &str,
-        approve: bool,
+        (approve, with): (bool, Method),
         number: Option<i64>,
         now: Timestamp,
     ) -> Result<(), DecideError> {
@@ -426,16 +439,96 @@ impl QrLogin {
                     }
                 }
             }
+            if let Some(required) = self
+                .request
+                .claims
+                .acr
+                .required()
+                .filter(|r| with.acr() < *r)
+            {
+                return Err(DecideError::AcrNotMet(required));
+            }
         }
         self.status = if approve {
             LoginStatus::Approved {
                 sub: sub.into(),
                 auth_time: now,
+                approved_with: with,
             }
         } else {
             LoginStatus::Denied
         };
         Ok(())
+    }
+
+    /// A WebAuthn challenge for "Sign in with a passkey" on this login's page: `nonce` (16
+    /// random bytes) and `HMAC-SHA256(secret, "passkey-sign-in" || nonce)`'s first 16 bytes,
+    /// so only this login's own challenges are accepted for it ([`Self::owns_passkey_challenge`])
+    /// and the record stores nothing more (the store spends each challenge once).
+    pub fn passkey_challenge(&self, nonce: &[u8; 16]) -> Vec<u8> {
+        let mut out = nonce.to_vec();
+        out.extend_from_slice(&self.passkey_tag(nonce).as_ref()[..16]);
+        out
+    }
+
+    fn passkey_tag(&self, nonce: &[u8]) -> hmac::Tag {
+        let key = hmac::Key::new(hmac::HMAC_SHA256, self.secret.expose().as_bytes());
+        let mut msg = b"passkey-sign-in".to_vec();
+        msg.extend_from_slice(nonce);
+        hmac::sign(&key, &msg)
+    }
+
+    /// Was `challenge` made by [`Self::passkey_challenge`] for this login?
+    pub fn owns_passkey_challenge(&self, challenge: &[u8]) -> bool {
+        challenge.len() == 32
+            && verify_slices_are_equal(
+                &self.passkey_tag(&challenge[..16]).as_ref()[..16],
+                &challenge[16..],
+            )
+            .is_ok()
+    }
+
+    /// A verified passkey of `sub` signed in on this login's page: approved as
+    /// [`Method::PasskeySignIn`] while pending and live, for the person the request accepts
+    /// and at any `acr` it requires (`3` meets every level).
+    pub fn sign_in_with_passkey(&mut self, sub: &str, now: Timestamp) -> Result<(), DecideError> {
+        if self.expired(now) || self.device_grant.is_some() {
+            return Err(DecideError::NotFound);
+        }
+        if self.status != LoginStatus::Pending {
+            return Err(DecideError::AlreadyDecided);
+        }
+        if let Some(required) = self
+            .request
+            .claims
+            .acr
+            .required()
+            .filter(|r| Method::PasskeySignIn.acr() < *r)
+        {
+            return Err(DecideError::AcrNotMet(required));
+        }
+        self.status = LoginStatus::Approved {
+            sub: sub.into(),
+            auth_time: now,
+            approved_with: Method::PasskeySignIn,
+        };
+        Ok(())
+    }
+
+    /// Who was approved (and how), while the login is live and approved.
+    pub fn approved(&self, now: Timestamp) -> Option<Authenticated> {
+        match &self.status {
+            LoginStatus::Approved {
+                sub,
+                auth_time,
+                approved_with,
+            } if !self.expired(now) => Some(Authenticated {
+                sub: sub.clone(),
+                auth_time: *auth_time,
+                method: *approved_with,
+            }),
+            _ => None,
+        }
     }
 
     /// Has the app scanned this session? (It stays true after the decision.)
@@ -479,6 +572,8 @@ pub enum DecideError {
     MissingNumber,
     /// The login is cancelled now (a wrong number, another identity than the scanner).
     Cancelled(CancelReason),
+    /// The approval does not reach the `acr` the request (or its client) requires.
+    AcrNotMet(Acr),
 }
 
 /// Why a scan was refused.
@@ -573,6 +668,9 @@ pub struct SsoSession {
     /// The QR login that started this session, so "this wasn't me" on that login finds it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub login: Option<String>,
+    /// How the person authenticated when the session began (every SSO login says so).
+    #[serde(default)]
+    pub method: Method,
 }
 
 impl SsoSession {
@@ -595,6 +693,7 @@ impl SsoSession {
                 secret_hash: hash(&secret),
                 clients: Vec::new(),
                 login: None,
+                method: Method::DeviceKey,
             },
             cookie,
         )
@@ -658,6 +757,9 @@ pub struct AuthCode {
     pub sid: SessionId,
     pub auth_time: Timestamp,
     pub issued_at: Timestamp,
+    /// How the person authenticated (the `amr` and `acr` of the tokens).
+    #[serde(default)]
+    pub method: Method,
 }
 
 #[cfg(test)]
@@ -1028,7 +1130,13 @@ mod tests {
         ];
         for (name, login, sub, challenge, approve, number, want) in table {
             let mut s = (*login).clone();
-            let got = s.decide(sub, challenge, *approve, *number, later);
+            let got = s.decide(
+                sub,
+                challenge,
+                (*approve, Method::DeviceKey),
+                *number,
+                later,
+            );
             assert_eq!(got, *want, "{name}");
             match want {
                 Ok(()) if *approve => assert!(matches!(s.status, LoginStatus::Approved { .. })),
@@ -1041,7 +1149,7 @@ mod tests {
                     assert_eq!(s.cancel_reason(), Some(*r), "{name}");
                     // Cancelled for good: the right number afterwards is too late.
                     assert_eq!(
-                        s.decide("alice", &c, true, Some(n), later),
+                        s.decide("alice", &c, (true, Method::DeviceKey), Some(n), later),
                         Err(DecideError::AlreadyDecided),
                         "{name}"
                     );
@@ -1052,6 +1160,111 @@ mod tests {
     }
 
     #[test]
+    fn an_approval_below_the_required_acr_changes_nothing_and_a_passkey_may_approve_then() {
+        use crate::domain::authn::AcrRequest;
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let rng = SeededRandom::new(1);
+        let mut s = session(t0);
+        s.request.claims.acr = AcrRequest::of(["2"], true);
+        let c = s.current_challenge(t0);
+        s.accept_scan(&c, &alice(), TTL, t0, &rng).unwrap();
+        let n = s.number.map(i64::from);
+        let before = s.clone();
+        assert_eq!(
+            s.decide("alice", &c, (true, Method::DeviceKey), n, t0),
+            Err(DecideError::AcrNotMet(Acr::UserVerified))
+        );
+        assert_eq!(s, before);
+        // A wrong number still cancels for good, whatever approved it.
+        let mut wrong = s.clone();
+        let other = wrong
+            .number_choices()
+            .into_iter()
+            .find(|x| Some(i64::from(*x)) != n);
+        assert!(matches!(
+            wrong.decide(
+                "alice",
+                &c,
+                (true, Method::DeviceKey),
+                other.map(i64::from),
+                t0
+            ),
+            Err(DecideError::Cancelled(CancelReason::WrongNumber))
+        ));
+        // A denial needs no level.
+        let mut denied = s.clone();
+        denied
+            .decide("alice", &c, (false, Method::DeviceKey), None, t0)
+            .unwrap();
+        assert_eq!(denied.status, LoginStatus::Denied);
+        s.decide("alice", &c, (true, Method::PasskeyUv), n, t0)
+            .unwrap();
+        assert_eq!(
+            s.status,
+            LoginStatus::Approved {
+                sub: "alice".into(),
+                auth_time: t0,
+                approved_with: Method::PasskeyUv
+            }
+        );
+        // Stored as the protocol names it; a device key's approval stores nothing more.
+        let v = serde_json::to_value(&s.status).unwrap();
+        assert_eq!(v["approved_with"], "passkey-uv");
+        let old: LoginStatus = serde_json::from_value(
+            serde_json::json!({ "status": "approved", "sub": "alice", "auth_time": 1 }),
+        )
+        .unwrap();
+        assert!(matches!(
+            old,
+            LoginStatus::Approved {
+                approved_with: Method::DeviceKey,
+                ..
+            }
+        ));
+        let v = serde_json::to_value(&old).unwrap();
+        assert!(v.get("approved_with").is_none(), "{v}");
+    }
+
+    #[test]
+    fn a_passkey_challenge_belongs_to_its_login_and_signs_it_in_once() {
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let mut s = session(t0);
+        let other = session_seeded(t0, 9);
+        let c = s.passkey_challenge(&[7; 16]);
+        assert_eq!(c.len(), 32);
+        assert!(s.owns_passkey_challenge(&c));
+        assert!(
+            !other.owns_passkey_challenge(&c),
+            "another login's challenge"
+        );
+        let mut forged = c.clone();
+        forged[31] ^= 1;
+        assert!(!s.owns_passkey_challenge(&forged));
+        assert!(!s.owns_passkey_challenge(&c[..16]));
+        assert!(!s.owns_passkey_challenge(&[]));
+        // Expired, or for a device authorization: no.
+        assert_eq!(
+            s.clone().sign_in_with_passkey("alice", s.expires_at),
+            Err(DecideError::NotFound)
+        );
+        let mut dg = s.clone();
+        dg.device_grant = Some("h".into());
+        assert_eq!(
+            dg.sign_in_with_passkey("alice", t0),
+            Err(DecideError::NotFound)
+        );
+        s.sign_in_with_passkey("alice", t0).unwrap();
+        assert_eq!(
+            s.approved(t0).map(|a| a.method),
+            Some(Method::PasskeySignIn)
+        );
+        assert_eq!(
+            s.sign_in_with_passkey("alice", t0),
+            Err(DecideError::AlreadyDecided)
+        );
+    }
+
+    #[test]
     fn decided_once_and_only_for_a_scanned_challenge() {
         let t0 = Timestamp::from_secs(1_800_000_000);
         let rng = SeededRandom::new(1);
@@ -1059,10 +1272,17 @@ mod tests {
         let c = s.current_challenge(t0);
         assert!(s.accept_scan(&c, &alice(), TTL, t0, &rng).is_ok());
         let n = s.number.map(i64::from);
-        s.decide("alice", &c, true, n, t0.plus_secs(60)).unwrap();
+        s.decide("alice", &c, (true, Method::DeviceKey), n, t0.plus_secs(60))
+            .unwrap();
         assert!(matches!(s.status, LoginStatus::Approved { .. }));
         assert_eq!(
-            s.decide("alice", &c, false, None, t0.plus_secs(61)),
+            s.decide(
+                "alice",
+                &c,
+                (false, Method::DeviceKey),
+                None,
+                t0.plus_secs(61)
+            ),
             Err(DecideError::AlreadyDecided)
         );
         let t = t0.plus_secs(62);
@@ -1156,7 +1376,9 @@ mod tests {
         assert_eq!(scanned.number_choices().len(), 3);
         let mut approved = scanned.clone();
         let n = approved.number.map(i64::from);
-        approved.decide(sub, &c, true, n, t0.plus_secs(4)).unwrap();
+        approved
+            .decide(sub, &c, (true, Method::DeviceKey), n, t0.plus_secs(4))
+            .unwrap();
         [
             ("fresh", fresh),
             ("scanned", scanned),
@@ -1246,7 +1468,7 @@ mod tests {
             Err(ScanError::NotFound)
         );
         assert_eq!(
-            old.decide("alice", &c, true, Some(41), t0),
+            old.decide("alice", &c, (true, Method::DeviceKey), Some(41), t0),
             Err(DecideError::Cancelled(CancelReason::WrongNumber))
         );
         // The new form: the number's choices are derived, the same at every read.

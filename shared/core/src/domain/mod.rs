@@ -1,6 +1,7 @@
 //! The decisions. Nothing here knows about HTTP, Lambda or AWS (STYLE.md practice 5).
 
 pub mod app_jws;
+pub mod authn;
 pub mod authorize;
 pub mod claims_request;
 pub mod client;

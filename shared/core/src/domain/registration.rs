@@ -199,6 +199,7 @@ fn requested(
             backchannel_logout_uri: m.backchannel_logout_uri.clone(),
             local_development,
             refuse_on: Vec::new(),
+            require_acr: None,
         },
         method,
     ))

@@ -277,6 +277,7 @@ mod tests {
             sid: "s".into(),
             auth_time: t(1000),
             issued_at: t(1000),
+            method: Default::default(),
         }
     }
 
@@ -493,6 +494,7 @@ mod tests {
             revoked: false,
             alg: Alg::RS256,
             resources: vec![API.to_owned()],
+            method: Default::default(),
         }
     }
 

@@ -25,7 +25,8 @@ macro_rules! borrows_as_cow {
 }
 borrows_as_cow!(ClientId, GrantId, SessionId, Subject);
 
-/// `acr` of every token scanid issues (Keycloak's value for a full authentication).
+/// The lowest `acr` (Keycloak's value for a full authentication): a client's own tokens carry it
+/// (`crate::domain::authn::Acr` are the levels a person's login reaches).
 pub(crate) const ACR: &str = "1";
 
 /// The `typ` claim (Keycloak's marker of what a token is for).
@@ -104,7 +105,8 @@ pub struct AccessTokenClaims<'a> {
     pub typ: TokenTyp,
     /// `azp`: the client the token was issued to.
     pub azp: Cow<'a, ClientId>,
-    /// Always `ACR`.
+    /// `acr`: the level the authentication reached, as in the ID token (`ACR` for a
+    /// client's own token).
     pub acr: Cow<'a, str>,
     /// `scope`: the scopes, space-separated (RFC 6749 §3.3).
     pub scope: Cow<'a, str>,
@@ -175,8 +177,12 @@ pub struct IdTokenClaims<'a> {
     pub at_hash: Cow<'a, str>,
     /// `azp`: the client the token was issued to.
     pub azp: Cow<'a, ClientId>,
-    /// Always `ACR`.
+    /// `acr`: the level the authentication reached (`crate::domain::authn::Acr`), as the
+    /// request asked to hear it.
     pub acr: Cow<'a, str>,
+    /// `amr` (RFC 8176): how the person authenticated (`crate::domain::authn::Method::amr`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub amr: Vec<Cow<'a, str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     /// `sid`: the SSO session.
     pub sid: Option<Cow<'a, SessionId>>,
@@ -379,6 +385,7 @@ mod tests {
             at_hash: "h".into(),
             azp: o("shop".into()),
             acr: ACR.into(),
+            amr: Vec::new(),
             sid: None,
             session_state: None,
             service_id: "sv".into(),
@@ -401,6 +408,8 @@ mod tests {
     fn id_token_full_flattens_the_profile() {
         let c = IdTokenClaims {
             nonce: Some("n".into()),
+            acr: "2".into(),
+            amr: vec!["pop".into(), "hwk".into(), "user".into()],
             sid: Some(o("s".into())),
             session_state: Some(o("s".into())),
             profile: ProfileClaims {
@@ -419,8 +428,8 @@ mod tests {
             &c,
             json!({
                 "iss": "i", "typ": "ID", "sub": "u", "aud": "shop", "exp": 1300, "iat": 1000,
-                "auth_time": 900, "nonce": "n", "at_hash": "h", "azp": "shop", "acr": "1",
-                "sid": "s", "session_state": "s", "service_id": "sv", "name": "Alice A",
+                "auth_time": 900, "nonce": "n", "at_hash": "h", "azp": "shop", "acr": "2",
+                "amr": ["pop", "hwk", "user"], "sid": "s", "session_state": "s", "service_id": "sv", "name": "Alice A",
                 "preferred_username": "alice", "picture": "https://p/a.png", "updated_at": 1000,
                 "groups": [], "address": { "country": "SE" },
             }),

@@ -38,6 +38,9 @@ pub struct OpenIdConfiguration {
     pub token_endpoint_auth_methods_supported: Vec<String>,
     /// `claims_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub claims_supported: Vec<String>,
+    /// `acr_values_supported` (OpenID Connect Discovery 1.0 §3): the levels a login reaches,
+    /// lowest first (`crate::domain::authn::Acr`).
+    pub acr_values_supported: Vec<String>,
     /// `grant_types_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub grant_types_supported: Vec<String>,
     /// `code_challenge_methods_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).

@@ -292,6 +292,7 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         backchannel_logout_uri: Some("https://rp.example/bcl".into()),
         registration: None,
         refuse_on: vec![],
+        require_acr: None,
     };
     s.create_client(&client, T0).await.unwrap();
     assert!(matches!(
@@ -537,6 +538,7 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         backchannel_logout_uri: None,
         registration: None,
         refuse_on: vec![],
+        require_acr: None,
     };
     s.create_client(&client, T0).await.unwrap();
     let consent = Consent {
@@ -860,7 +862,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         nonce: None,
         // What the `claims` parameter asked for travels with the code and the grant.
         claims: crate::domain::claims_request::parse(
-            r#"{"userinfo":{"name":{"essential":true}},"id_token":{"address":null}}"#,
+            r#"{"userinfo":{"name":{"essential":true}},"id_token":{"address":null,"acr":{"essential":true,"values":["2"]}}}"#,
         )
         .unwrap(),
         code_challenge: None,
@@ -870,6 +872,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         sid: "sid-1".into(),
         auth_time: T0,
         issued_at: T0,
+        method: crate::domain::authn::Method::PasskeySignIn,
     };
     let exp = T0.secs() + 60;
     s.put(
@@ -899,6 +902,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         revoked: false,
         alg: crate::keys::Alg::ES256,
         resources: code.resources.clone(),
+        method: crate::domain::authn::Method::PasskeyUv,
     };
     let refresh = RefreshRecord {
         grant_id: grant.id.clone(),
@@ -1069,6 +1073,7 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
             token_endpoint_auth_method: AuthMethod::None,
         }),
         refuse_on: vec![crate::domain::risk::Flag::LocationMismatch],
+        require_acr: Some(crate::domain::authn::Acr::UserVerified),
     };
     s.create_client(&client, T0).await.unwrap();
     let (got, version) = s.client(&client.client_id, T0).await.unwrap().unwrap();
@@ -1188,16 +1193,28 @@ pub async fn a_device_code_is_redeemed_once<B: Backend + 'static>(s: Arc<B>) {
     let (hash, user_code) = (id("dc"), id("uc"));
     let mut d = device_authorization(&user_code);
     s.create_device_authorization(&hash, &d, T0).await.unwrap();
-    d.settle(Some("sub-1"), T0).unwrap();
+    d.settle(Some(("sub-1", crate::domain::authn::Method::PasskeyUv)), T0)
+        .unwrap();
     let old = s.device_authorization(&hash, T0).await.unwrap().unwrap();
     s.update_device_authorization(&old, &d, T0).await.unwrap();
     let approved = s.device_authorization(&hash, T0).await.unwrap().unwrap();
+    // How the person approved is kept (the tokens' amr and acr).
+    assert!(matches!(
+        approved.value.status,
+        crate::domain::device_grant::DeviceGrantStatus::Approved {
+            approved_with: crate::domain::authn::Method::PasskeyUv,
+            ..
+        }
+    ));
     let later = T0.secs() + 1800;
+    let sid = id("sid");
     let redeem = |seed: u64| {
         let (s, approved, hash) = (s.clone(), approved.clone(), hash.clone());
+        let sid = sid.clone();
         async move {
             let (mut sso, _) = SsoSession::new("sub-1", T0, T0, &SeededRandom::new(seed));
-            sso.sid = id("sid").into();
+            sso.sid = sid.into();
+            sso.method = crate::domain::authn::Method::PasskeyUv;
             let grant = Grant {
                 id: crate::protocol::GrantId::new(id("grant")),
                 kind: GrantKind::AuthorizationCode,
@@ -1215,6 +1232,7 @@ pub async fn a_device_code_is_redeemed_once<B: Backend + 'static>(s: Arc<B>) {
                 alg: crate::keys::Alg::ES256,
                 claims: Default::default(),
                 resources: Vec::new(),
+                method: Default::default(),
             };
             let refresh = RefreshRecord {
                 grant_id: grant.id.clone(),
@@ -1253,6 +1271,12 @@ pub async fn a_device_code_is_redeemed_once<B: Backend + 'static>(s: Arc<B>) {
         s.grant(&loser, T0).await.unwrap().is_none(),
         "all or nothing"
     );
+    // The session keeps how it began (every SSO login's amr and acr).
+    let sso = super::SsoSessions::sso_session(s.as_ref(), &sid, T0)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(sso.value.method, crate::domain::authn::Method::PasskeyUv);
     assert!(s.device_authorization(&hash, T0).await.unwrap().is_none());
     assert!(s
         .device_authorization_by_user_code(&user_code, T0)
@@ -1512,7 +1536,13 @@ pub async fn a_scanned_qr_login_keeps_its_number_scanner_and_cancellation<B: Bac
     let mut cancelled = back.value.clone();
     let wrong = if n == 10 { 11 } else { 10 };
     assert!(cancelled
-        .decide("alice", &c, true, Some(wrong), T0)
+        .decide(
+            "alice",
+            &c,
+            (true, crate::domain::authn::Method::DeviceKey),
+            Some(wrong),
+            T0
+        )
         .is_err());
     assert_eq!(
         s.update_qr_login(&back, &cancelled, T0).await.unwrap(),

@@ -7,6 +7,7 @@ use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::app_jws::{self, Verified};
+use crate::domain::authn::{Acr, Method};
 use crate::domain::client::Client;
 use crate::domain::device_grant::SettleError;
 use crate::domain::identity::{self, Identity, LoginActivity, Registration};
@@ -62,6 +63,10 @@ pub enum DeviceError {
     /// the login was cancelled.
     #[error("this login cannot be approved: the client refuses logins flagged {}", flag_list(.0))]
     Refused(Vec<Flag>),
+    /// An approval below the `acr` the login's request or its client requires (403
+    /// `acr_not_met`); nothing was written: approve again with what it needs.
+    #[error("this service requires {}: approve with it (acr {})", .0.needs(), .0.as_str())]
+    AcrNotMet(Acr),
     /// Lost every retry of a race (503).
     #[error("busy")]
     Busy,
@@ -487,7 +492,13 @@ pub async fn decide(
     // A cancellation (a wrong number, another identity than the scanner) is written like a
     // refusal, for good, in the write that spends the jti. An approval the client's policy
     // refuses is written as a denial.
-    let cancel = match next.decide(&signed.sub, &signed.challenge, approve, signed.number, now) {
+    let cancel = match next.decide(
+        &signed.sub,
+        &signed.challenge,
+        (approve, signed.approved_with),
+        signed.number,
+        now,
+    ) {
         Ok(()) => None,
         Err(DecideError::NotFound) => return Err(DeviceError::UnknownLogin),
         Err(DecideError::AlreadyDecided) => return Err(DeviceError::AlreadyDecided),
@@ -497,13 +508,15 @@ pub async fn decide(
             ))
         }
         Err(DecideError::Cancelled(reason)) => Some(reason),
+        Err(DecideError::AcrNotMet(required)) => return Err(DeviceError::AcrNotMet(required)),
     };
     if approve && cancel.is_none() {
         next.approved_with = Some(signed.approved_with);
     }
     // A cancelled login refuses the device authorization it stands for too: its device stops
     // polling with access_denied.
-    let approver = (approve && cancel.is_none()).then_some(signed.sub.as_str());
+    let approver =
+        (approve && cancel.is_none()).then_some((signed.sub.as_str(), signed.approved_with));
     let written = write_decision(ctx, id, (&s, &next), approver, &signed, now).await?;
     match (written, cancel) {
         (Outcome::Done, Some(reason)) => {
@@ -640,7 +653,7 @@ async fn write_decision(
     ctx: &Context,
     id: &str,
     (s, next): (&Versioned<QrLogin>, &QrLogin),
-    approver: Option<&str>,
+    approver: Option<(&str, Method)>,
     signed: &SignedDecision,
     now: Timestamp,
 ) -> Result<Outcome, DeviceError> {
@@ -763,6 +776,17 @@ fn who_addr(who: &Source) -> String {
 /// Adds the decided login to the identity's recent logins, with where it came from (an
 /// approved login's place joins the identity's places). The decision stands whatever
 /// happens here: a failure is logged, not answered.
+/// A passkey signed `login` in on the login page: the identity's recent logins show it as
+/// an approval (no phone, so no place of its own).
+pub(crate) async fn remember_passkey_login(
+    ctx: &Context,
+    sub: &str,
+    login: &QrLogin,
+    now: Timestamp,
+) {
+    remember_login(ctx, sub, login, "approved", None, None, now).await;
+}
+
 async fn remember_login(
     ctx: &Context,
     sub: &str,

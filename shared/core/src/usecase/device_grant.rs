@@ -11,12 +11,14 @@
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
+use crate::domain::authn::AcrRequest;
 use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
+use crate::domain::claims_request::RequestedClaims;
 use crate::domain::client::Client;
 use crate::domain::device_grant::{self, DeviceAuthorization, PollDecision};
 use crate::domain::discovery::SCOPES;
 use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshRecord};
-use crate::domain::login::{self, QrLogin, SsoSession};
+use crate::domain::login::{self, Authenticated, QrLogin, SsoSession};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::{GrantType, Params, Scopes};
 use crate::protocol::{OAuthError, OAuthErrorCode, Secret};
@@ -168,8 +170,17 @@ pub async fn poll(ctx: &Context, client: &Client, device_code: &str) -> Result<I
                 ))
             }
         }
-        PollDecision::Issue { sub, auth_time } => {
-            issue(ctx, client, &hash, &old, &sub, auth_time, now).await
+        PollDecision::Issue {
+            sub,
+            auth_time,
+            method,
+        } => {
+            let who = Authenticated {
+                sub,
+                auth_time,
+                method,
+            };
+            issue(ctx, client, &hash, &old, &who, now).await
         }
     }
 }
@@ -181,10 +192,10 @@ async fn issue(
     client: &Client,
     hash: &str,
     approved: &crate::store::typed::Versioned<DeviceAuthorization>,
-    sub: &str,
-    auth_time: Timestamp,
+    who: &Authenticated,
     now: Timestamp,
 ) -> Result<Issued, TokenError> {
+    let (sub, auth_time) = (who.sub.as_str(), who.auth_time);
     let identity = match ctx.store.identity(sub, now).await? {
         // Approved before the identity ended every session (a replaced key): nothing issued.
         Some((i, _))
@@ -203,6 +214,7 @@ async fn issue(
     };
     let lifetimes = ctx.settings.lifetimes;
     let (mut sso, _cookie) = SsoSession::new(sub, auth_time, now, ctx.random.as_ref());
+    sso.method = who.method;
     // The client takes part in the session (back-channel logout tells it when it ends).
     sso.clients.push(client.client_id.clone());
     // "This wasn't me" on the approval finds this session by it (issue 24).
@@ -229,6 +241,7 @@ async fn issue(
         // authorization request here: the scopes alone say what is released.
         claims: Default::default(),
         resources: Vec::new(),
+        method: who.method,
     };
     let exp = now.plus_secs(g.refresh_ttl(&lifetimes)).secs();
     let (rt, rt_hash) = grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, now);
@@ -316,10 +329,11 @@ async fn lookup(
 }
 
 /// The QR login that stands for a device authorization: its request names the client and
-/// scopes, and `{issuer}/device` where a browser login would name a redirect URI.
+/// scopes, and `{issuer}/device` where a browser login would name a redirect URI; the
+/// client's `require_acr` holds its approval as for any login.
 async fn device_login(
     ctx: &Context,
-    found: &FoundDeviceAuthorization,
+    (found, client): (&FoundDeviceAuthorization, &Client),
     ip: &str,
     user_agent: &str,
     scan: bool,
@@ -339,7 +353,10 @@ async fn device_login(
         login_hint: None,
         ui_locales: None,
         resources: Vec::new(),
-        claims: Default::default(),
+        claims: RequestedClaims {
+            acr: AcrRequest::default().with_client_minimum(client.require_acr),
+            ..Default::default()
+        },
     };
     let browser_secret = Secret::new(random::token(ctx.random.as_ref(), 32));
     // Never longer than the device code itself lives.
@@ -397,7 +414,8 @@ pub async fn scan_user_code(
         let d = &found.authorization.value;
         (d.device_ip.clone(), d.device_user_agent.clone())
     };
-    let (login, _, challenge) = device_login(ctx, &found, &ip, &agent, true, now).await?;
+    let (login, _, challenge) =
+        device_login(ctx, (&found, &client), &ip, &agent, true, now).await?;
     Ok(ScannedDeviceGrant {
         login,
         challenge: challenge.unwrap_or_default(),
@@ -434,7 +452,8 @@ pub async fn enter_user_code(
         return Ok(Entered::Unknown);
     };
     let shown = device_grant::display_user_code(&found.authorization.value.user_code);
-    let (login, browser_secret, _) = device_login(ctx, &found, ip, user_agent, false, now).await?;
+    let (login, browser_secret, _) =
+        device_login(ctx, (&found, &client), ip, user_agent, false, now).await?;
     Audit::new(Event::LoginStarted)
         .client(&client.client_id)
         .source(source.as_str())

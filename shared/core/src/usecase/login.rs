@@ -13,9 +13,11 @@ use crate::domain::authorize::{
 use crate::domain::client::{validate_client_id, Client};
 use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal, Known};
 use crate::domain::identity::Identity;
-use crate::domain::login::{self, AuthCode, Consent, LoginStatus, QrLogin, SsoSession};
+use crate::domain::login::{
+    self, AuthCode, Authenticated, Consent, LoginStatus, QrLogin, SsoSession,
+};
 use crate::domain::ratelimit::{Counted, Limit, Source};
-use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId, Subject};
+use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId};
 use crate::random;
 use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
@@ -210,7 +212,18 @@ pub async fn authorize(
     };
     // A request naming another subject (claims id_token.sub.value) cannot use this session.
     let someone_else = |s: &Versioned<SsoSession>| !req.claims.accepts(&s.value.sub);
-    if req.prompt.login || sso.as_ref().is_some_and(|s| too_old(s) || someone_else(s)) {
+    // A session whose authentication is below the acr asked for: the person logs in again
+    // (step-up). A voluntary acr with prompt=none still takes the session (the token says
+    // what it reached); an essential one never does.
+    let too_weak = |s: &Versioned<SsoSession>| {
+        let reached = s.value.method.acr();
+        !req.claims.acr.allows(reached) || (!req.prompt.none && !req.claims.acr.met_by(reached))
+    };
+    if req.prompt.login
+        || sso
+            .as_ref()
+            .is_some_and(|s| too_old(s) || someone_else(s) || too_weak(s))
+    {
         sso = None;
     }
     if let Some(s) = sso {
@@ -253,9 +266,14 @@ async fn with_sso_session(
     issuer: &str,
     now: Timestamp,
 ) -> Result<AuthorizeDecision, StoreError> {
-    let (sub, auth_time, sid) = (s.value.sub.clone(), s.value.auth_time, s.value.sid.clone());
+    let who = Authenticated {
+        sub: s.value.sub.clone(),
+        auth_time: s.value.auth_time,
+        method: s.value.method,
+    };
+    let (sub, sid) = (who.sub.clone(), s.value.sid.clone());
     if remembered(ctx, &sub, &req, client.created_at, now).await? {
-        let done = match complete(ctx, &req, &sub, auth_time, Some(sid.clone()), None, None).await {
+        let done = match complete(ctx, &req, &who, Some(sid.clone()), None, None).await {
             Ok(done) => done,
             Err(CompleteError::Store(e)) => return Err(e),
             // No QR login to race for: only a fresh random code or sid could collide
@@ -283,7 +301,7 @@ async fn with_sso_session(
     if let Some(retry_after) = login_limited(ctx, ip, now).await? {
         return Ok(AuthorizeDecision::RateLimited { retry_after });
     }
-    let approved = Some((sub, auth_time, sid));
+    let approved = Some((who, sid));
     let (login, browser_secret) = create_login(ctx, req, ip, user_agent, approved).await?;
     Ok(AuthorizeDecision::AskConsent {
         login,
@@ -308,16 +326,15 @@ async fn login_limited(ctx: &Context, ip: &str, now: Timestamp) -> Result<Option
     }
 }
 
-/// Creates and stores a QR login with a fresh browser-binding secret. `approved` is
-/// `(sub, auth_time, sid)` when an SSO session vouched for the identity, so the QR step is
-/// skipped. The record outlives the QR login by [`login::RECORD_GRACE_SECS`] so the page can
+/// Creates and stores a QR login with a fresh browser-binding secret. `approved` is who the
+/// SSO session `sid` vouched for (and how they authenticated), so the QR step is skipped. The record outlives the QR login by [`login::RECORD_GRACE_SECS`] so the page can
 /// still learn "expired".
 async fn create_login(
     ctx: &Context,
     req: AuthorizationRequest,
     ip: &str,
     user_agent: &str,
-    approved: Option<(Subject, Timestamp, SessionId)>,
+    approved: Option<(Authenticated, SessionId)>,
 ) -> Result<(QrLogin, BrowserSecret), StoreError> {
     let now = ctx.clock.now();
     let browser_secret = Secret::new(random::token(ctx.random.as_ref(), 32));
@@ -330,8 +347,12 @@ async fn create_login(
         now,
         ctx.random.as_ref(),
     );
-    if let Some((sub, auth_time, sid)) = approved {
-        login.status = LoginStatus::Approved { sub, auth_time };
+    if let Some((who, sid)) = approved {
+        login.status = LoginStatus::Approved {
+            sub: who.sub,
+            auth_time: who.auth_time,
+            approved_with: who.method,
+        };
         login.sso_sid = Some(sid);
     }
     ctx.store.create_qr_login(&login, now).await?;
@@ -424,23 +445,25 @@ pub enum CompleteError {
 }
 
 /// Issues the code: in one transaction, marks the QR login completed (if any), starts the
-/// SSO session (if none), remembers the consent (if given) and stores the code.
+/// SSO session (if none), remembers the consent (if given) and stores the code. `who` is the
+/// person, when and how they authenticated (what the code's tokens say).
 pub async fn complete(
     ctx: &Context,
     req: &AuthorizationRequest,
-    sub: &str,
-    auth_time: Timestamp,
+    who: &Authenticated,
     sid: Option<SessionId>,
     login: Option<&Versioned<QrLogin>>,
     consent: Option<Consent>,
 ) -> Result<Completed, CompleteError> {
     let now = ctx.clock.now();
+    let (sub, auth_time) = (who.sub.as_str(), who.auth_time);
     let lifetimes = ctx.settings.lifetimes;
     let joined = sid.is_some();
     let (sid, new_sso) = match sid {
         Some(sid) => (sid, None),
         None => {
             let (mut s, cookie) = SsoSession::new(sub, auth_time, now, ctx.random.as_ref());
+            s.method = who.method;
             s.clients.push(req.client_id.clone());
             // "This wasn't me" on the QR login finds its session by this.
             s.login = login.map(|l| l.value.id.to_string());
@@ -462,6 +485,7 @@ pub async fn complete(
         sid: sid.clone(),
         auth_time,
         issued_at: now,
+        method: who.method,
     };
     let code_hash = crate::protocol::CodeHash::of(&code);
     let issue = CodeIssue {
@@ -580,19 +604,14 @@ pub async fn consent(
     if l.device_grant.is_some() {
         return device_grant_done(ctx, login, now).await;
     }
-    let approved = match &l.status {
-        LoginStatus::Approved { sub, auth_time } if !l.expired(now) => {
-            Some((sub.clone(), *auth_time))
-        }
-        _ => None,
-    };
+    let approved = l.approved(now);
     let mut known = Known {
         identity_live: false,
         client_exists: false,
         remembered: false,
     };
     let mut found = None;
-    if let Some((sub, _)) = &approved {
+    if let Some(Authenticated { sub, .. }) = &approved {
         let identity = ctx
             .store
             .identity(sub, now)
@@ -618,7 +637,7 @@ pub async fn consent(
         ConsentDecision::Deny { by_user } => {
             let response = deny(ctx, login).await?;
             if by_user {
-                let sub = approved.as_ref().map(|(s, _)| s.as_str()).unwrap_or("");
+                let sub = approved.as_ref().map(|a| a.sub.as_str()).unwrap_or("");
                 Audit::new(Event::ConsentDenied)
                     .client(&l.request.client_id)
                     .subject(sub)
@@ -635,14 +654,14 @@ pub async fn consent(
             None => Ok(ConsentOutcome::Refused(ConsentRefusal::UnknownClient)),
         },
         ConsentDecision::Complete { remember } => {
-            let Some((sub, auth_time)) = approved else {
+            let Some(who) = approved else {
                 return Ok(ConsentOutcome::Refused(ConsentRefusal::NotApproved));
             };
+            let sub = who.sub.clone();
             let done = complete(
                 ctx,
                 &l.request,
-                &sub,
-                auth_time,
+                &who,
                 l.sso_sid.clone(),
                 Some(login),
                 remember,

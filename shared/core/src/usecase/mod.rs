@@ -9,6 +9,7 @@ pub mod login;
 pub mod logout;
 pub mod origins;
 pub mod passkey;
+pub mod passkey_login;
 pub(crate) mod ratelimit;
 pub mod registration;
 pub mod resource;
@@ -28,6 +29,9 @@ mod risk_tests;
 
 #[cfg(test)]
 mod stale_scan_tests;
+
+#[cfg(test)]
+mod passkey_login_tests;
 
 #[cfg(test)]
 mod passkey_tests;

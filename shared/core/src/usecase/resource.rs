@@ -155,6 +155,7 @@ fn client_credentials_grant(ctx: &Context, claims: &AccessTokenClaims<'_>) -> Gr
             .then(|| claims.aud.clone().into_owned())
             .into_iter()
             .collect(),
+        method: Default::default(),
     }
 }
 

@@ -299,6 +299,7 @@ async fn a_refused_device_grant_is_denied_to_the_device() {
             public: true,
             device_code: true,
             refuse_on: vec![Flag::LocationMismatch],
+            require_acr: None,
             ..Default::default()
         },
         env.now(),

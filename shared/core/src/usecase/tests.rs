@@ -411,6 +411,7 @@ async fn decide_approve_once_then_already_decided() {
         LoginStatus::Approved {
             sub: env.alice.sub.clone(),
             auth_time: T0.plus_secs(20),
+            approved_with: crate::domain::authn::Method::DeviceKey,
         }
     );
     let second = env.phone.approval(

@@ -288,6 +288,7 @@ fn code_grant_record(
         revoked: false,
         alg: client.token_alg.unwrap_or(ctx.settings.signing_alg),
         resources: c.resources.clone(),
+        method: c.method,
     }
 }
 
@@ -533,6 +534,8 @@ async fn client_credentials(
         revoked: false,
         alg: client.token_alg.unwrap_or(ctx.settings.signing_alg),
         resources: aud.iter().cloned().collect(),
+        // No person: the tokens carry the lowest acr and no amr.
+        method: Default::default(),
     };
     // Stateless: nothing is stored at issuance (no refresh token, no session); a revocation
     // writes a marker that introspection checks until the token would have expired.
@@ -573,6 +576,13 @@ pub async fn sign_tokens_for(
     // The claims borrow from the grant, the identity and the settings: nothing is copied
     // but the new values (jti, at_hash) and the scope string the response reports.
     let sid = grant.sid.as_ref().map(Cow::from);
+    // How the person authenticated, as the request asked to hear it (authn): a client's own
+    // token says the lowest level.
+    let acr = if client_credentials {
+        ACR
+    } else {
+        grant.claims.acr.reported(grant.method.acr()).as_str()
+    };
     let at = AccessTokenClaims {
         exp: now.secs() + ttl,
         iat: now.secs(),
@@ -583,7 +593,7 @@ pub async fn sign_tokens_for(
         sub: Cow::from(&grant.sub),
         typ: TokenTyp::Bearer,
         azp: Cow::from(&grant.client_id),
-        acr: Cow::Borrowed(ACR),
+        acr: Cow::Borrowed(acr),
         scope: Cow::Borrowed(&scope),
         gid: Cow::from(&grant.id),
         session_state: sid.clone(),
@@ -614,7 +624,13 @@ pub async fn sign_tokens_for(
                 nonce: grant.nonce.as_deref().map(Cow::Borrowed),
                 at_hash: grant::at_hash(&access_token).into(),
                 azp: Cow::from(&grant.client_id),
-                acr: Cow::Borrowed(ACR),
+                acr: Cow::Borrowed(acr),
+                amr: grant
+                    .method
+                    .amr()
+                    .iter()
+                    .map(|m| Cow::Borrowed(*m))
+                    .collect(),
                 sid: sid.clone(),
                 session_state: sid,
                 service_id: Cow::Borrowed(&i.service_id),

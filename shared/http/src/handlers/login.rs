@@ -86,6 +86,13 @@ fn consent_url(ctx: &Context, session: &str) -> String {
     )
 }
 
+fn passkey_url(ctx: &Context, session: &str) -> String {
+    format!(
+        "{}/login-actions/passkey?session={session}",
+        ctx.settings.issuer()
+    )
+}
+
 fn status_url(ctx: &Context, session: &str) -> String {
     format!(
         "{}/login-actions/status?session={session}",
@@ -176,6 +183,12 @@ pub(crate) fn qr_page(
             web_app: &format!("{}/app/", ctx.settings.issuer()),
             ios,
             android,
+            // A device authorization's login is approved on the phone only.
+            passkey_url: &if s.device_grant.is_some() {
+                String::new()
+            } else {
+                passkey_url(ctx, &s.id)
+            },
         })
     })
 }
@@ -273,6 +286,70 @@ pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, Http
         }
     };
     let mut r = json(200, &body);
+    r.headers_mut()
+        .insert("cache-control", http::HeaderValue::from_static("no-store"));
+    Ok(r)
+}
+
+/// The body of `POST .../login-actions/passkey`: nothing (or `{}`) asks for a challenge; an
+/// `assertion` (what `navigator.credentials.get` returned, its buffers base64url) signs in.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PasskeyBody {
+    #[serde(default)]
+    assertion: Option<PasskeyAssertion>,
+}
+
+/// Other members (`userHandle`, `type`, ...) are ignored: the credential id names the passkey.
+#[derive(serde::Deserialize)]
+struct PasskeyAssertion {
+    /// The credential id (`rawId`), base64url.
+    id: String,
+    authenticator_data: String,
+    client_data_json: String,
+    signature: String,
+}
+
+/// `POST .../login-actions/passkey?session=`: "Sign in with a passkey" on the login page, for
+/// the browser that opened the login (its cookie). `{}`: the options for
+/// `navigator.credentials.get` (a challenge for this login, `allowCredentials: []`,
+/// `userVerification: "required"`). `{"assertion": ...}`: the sign-in; then the page goes on to
+/// the consent step (`next`), as after an approval on the phone.
+pub(crate) async fn passkey(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    use crate::usecase::passkey_login::{self, AssertionInput};
+    check_realm(ctx, &req)?;
+    let pairs = query_pairs(&req);
+    let s = bound_qr_login(ctx, &req, single(&pairs, "session").as_deref(), false).await?;
+    let body: PasskeyBody = if req.body().is_empty() {
+        PasskeyBody { assertion: None }
+    } else {
+        match crate::json_body::<serde_json::Value>(&req)? {
+            v @ serde_json::Value::Object(_) => serde_json::from_value(v).map_err(|_| {
+                HttpError::bad_request("the body must be {} or {\"assertion\": {...}}")
+            })?,
+            _ => return Err(HttpError::bad_request("the body must be a JSON object")),
+        }
+    };
+    let answer = match body.assertion {
+        None => {
+            let o = passkey_login::options(ctx, &s).await?;
+            json!({ "publicKey": {
+                "challenge": o.challenge, "rpId": o.rp_id, "timeout": o.timeout_ms,
+                "userVerification": "required", "allowCredentials": [],
+            } })
+        }
+        Some(a) => {
+            let input = AssertionInput {
+                credential_id: &a.id,
+                authenticator_data: &a.authenticator_data,
+                client_data_json: &a.client_data_json,
+                signature: &a.signature,
+            };
+            passkey_login::sign_in(ctx, &s, &input, &source_ip(&req)).await?;
+            json!({ "status": "approved", "next": consent_url(ctx, &s.value.id) })
+        }
+    };
+    let mut r = json(200, &answer);
     r.headers_mut()
         .insert("cache-control", http::HeaderValue::from_static("no-store"));
     Ok(r)
