@@ -1621,6 +1621,7 @@ pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
         sid: "sid".into(),
         auth_time: T0,
         issued_at: T0,
+        method: Default::default(),
     };
     let (sso, _) = SsoSession::new(&sub, T0, T0, &rng);
     let consent = Consent {
@@ -1689,6 +1690,7 @@ pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
         revoked: false,
         alg: crate::keys::Alg::ES256,
         resources: Vec::new(),
+        method: Default::default(),
     };
     let later = T0.secs() + 1800;
     let (g1, g2) = (grant(&id("grant")), grant(&id("grant")));
