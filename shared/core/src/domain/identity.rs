@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
+use crate::protocol::app_request::ProfileUpdate;
 use crate::protocol::Subject;
 use crate::random::{self, Random};
 
@@ -356,15 +357,7 @@ pub fn is_service_id(s: &str) -> bool {
             .all(|b| b"0123456789abcdefghjkmnpqrstvwxyz".contains(&b))
 }
 
-/// What the app asks for at sign-up (app protocol §1), before validation.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Registration {
-    pub name: Option<String>,
-    pub display_name: Option<String>,
-    pub country_code: Option<String>,
-    pub profile_photo: Option<String>,
-    pub public_key: Option<String>,
-}
+pub use crate::protocol::app_request::Registration;
 
 /// Validates a registration and builds the identity.
 pub fn new_identity(
@@ -415,39 +408,22 @@ pub fn new_identity(
 /// `sub`, `service_id` and `public_key` may not (the key changes by rotation only).
 pub fn apply_update(
     i: &Identity,
-    claims: &serde_json::Map<String, serde_json::Value>,
+    u: &ProfileUpdate,
     photo_hosts: &[String],
 ) -> Result<Identity, FieldError> {
-    use serde_json::Value;
-    const PROTOCOL: [&str; 5] = ["sub", "aud", "iat", "exp", "jti"];
-    let mut next = i.clone();
-    let mut changed = false;
-    for (k, v) in claims {
-        match (k.as_str(), v) {
-            (k, _) if PROTOCOL.contains(&k) => {}
-            ("display_name", Value::String(s)) => {
-                validate_display_name(s)?;
-                next.display_name = s.clone();
-                changed = true;
-            }
-            ("country_code", Value::String(s)) => {
-                validate_country_code(s)?;
-                next.country_code = s.clone();
-                changed = true;
-            }
-            ("profile_photo", Value::String(s)) => {
-                validate_photo_url(s, photo_hosts)?;
-                next.profile_photo = Some(s.clone());
-                changed = true;
-            }
-            ("profile_photo", Value::Null) => {
-                next.profile_photo = None;
-                changed = true;
-            }
-            ("display_name" | "country_code" | "profile_photo", _) => {
-                return Err(field("update", "fields must be strings"))
-            }
-            ("name" | "service_id" | "public_key" | "created_at" | "type" | "groups", _) => {
+    const PROTOCOL: [&str; 4] = ["aud", "iat", "exp", "jti"];
+    const FIXED: [&str; 6] = [
+        "name",
+        "service_id",
+        "public_key",
+        "created_at",
+        "type",
+        "groups",
+    ];
+    for k in u.other.keys() {
+        match k.as_str() {
+            k if PROTOCOL.contains(&k) => {}
+            k if FIXED.contains(&k) => {
                 return Err(field(
                     "update",
                     "only display_name, country_code and profile_photo can change",
@@ -456,7 +432,24 @@ pub fn apply_update(
             _ => return Err(field("update", "unknown field")),
         }
     }
-    if !changed {
+    let mut next = i.clone();
+    if let Some(s) = &u.display_name {
+        validate_display_name(s)?;
+        next.display_name = s.clone();
+    }
+    if let Some(s) = &u.country_code {
+        validate_country_code(s)?;
+        next.country_code = s.clone();
+    }
+    match &u.profile_photo {
+        Some(Some(s)) => {
+            validate_photo_url(s, photo_hosts)?;
+            next.profile_photo = Some(s.clone());
+        }
+        Some(None) => next.profile_photo = None,
+        None => {}
+    }
+    if u.display_name.is_none() && u.country_code.is_none() && u.profile_photo.is_none() {
         return Err(field("update", "nothing to change"));
     }
     Ok(next)

@@ -1,6 +1,7 @@
 //! Wire types: the exact field names of the specification and the RFCs.
 #![warn(missing_docs)]
 
+pub mod app_request;
 pub(crate) mod claims;
 pub(crate) mod discovery;
 pub(crate) mod error;
