@@ -19,6 +19,7 @@ use crate::domain::ratelimit::Source;
 use crate::keys::local::KeySet;
 use crate::keys::Keyring;
 use crate::protocol::app_request::ProfileUpdate;
+use crate::protocol::Subject;
 use crate::random::SystemRandom;
 
 /// Cases per property (cheap: microseconds each).
@@ -172,7 +173,7 @@ fn key() -> &'static (aws_lc_rs::signature::EcdsaKeyPair, Vec<u8>) {
 fn base_identity() -> identity::Identity {
     use base64::Engine;
     identity::Identity {
-        sub: "2b1a3c4d-0000-4000-8000-000000000000".into(),
+        sub: Subject::new("2b1a3c4d-0000-4000-8000-000000000000"),
         service_id: "abcdefghjkmn".into(),
         name: "alice".into(),
         display_name: "Alice".into(),

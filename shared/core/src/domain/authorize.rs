@@ -300,7 +300,7 @@ pub fn validate_with(
     };
     Ok(AuthorizationRequest {
         client_id: client.client_id.clone(),
-        redirect_uri: redirect_uri.into(),
+        redirect_uri: RedirectUri::new(redirect_uri),
         response_mode: refuse.0.response_mode,
         state,
         nonce,

@@ -356,11 +356,8 @@ pub fn register(
         return Err(RegistrationError::Name);
     }
     let client_id = match new.client_id {
-        Some(id) => {
-            validate_client_id(&id)?;
-            id
-        }
-        None => random::uuid_v4(rng).to_string(),
+        Some(id) => ClientId::parse(&id).map_err(|_| RegistrationError::ClientId)?,
+        None => ClientId::new(random::uuid_v4(rng).to_string()),
     };
     if new.redirect_uris.is_empty() && !new.device_code {
         return Err(RegistrationError::NoRedirectUri);
@@ -423,13 +420,13 @@ pub fn register(
         (ClientType::Confidential, Some(ClientSecret::generate(rng)))
     };
     let client = Client {
-        client_id: client_id.into(),
+        client_id,
         name,
         client_type,
         secret_hash: secret.as_ref().map(ClientSecret::hash),
         redirect_uris: dedup(new.redirect_uris)
             .into_iter()
-            .map(RedirectUri::from)
+            .map(RedirectUri::new)
             .collect(),
         post_logout_redirect_uris: dedup(new.post_logout_redirect_uris),
         grant_types,
@@ -481,21 +478,6 @@ fn internal_host(uri: &str) -> bool {
             d == "localhost" || d.ends_with(".localhost")
         }
         None => true,
-    }
-}
-
-/// A client id as it may appear in a request or a store key.
-pub fn validate_client_id(id: &str) -> Result<(), RegistrationError> {
-    let ok = !id.is_empty()
-        && id.len() <= 128
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b':'))
-        && !id.bytes().all(|b| b == b'.');
-    if ok {
-        Ok(())
-    } else {
-        Err(RegistrationError::ClientId)
     }
 }
 

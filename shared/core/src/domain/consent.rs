@@ -140,6 +140,7 @@ pub fn csrf_token(browser_secret: &str, login_id: &str) -> String {
 mod tests {
     use super::*;
     use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
+    use crate::protocol::{ClientId, RedirectUri, Subject};
     use crate::random::SeededRandom;
 
     const T0: Timestamp = Timestamp::from_secs(1_800_000_000);
@@ -152,8 +153,8 @@ mod tests {
 
     fn login(status: LoginStatus) -> QrLogin {
         let req = AuthorizationRequest {
-            client_id: "rp".into(),
-            redirect_uri: "https://rp.example/cb".into(),
+            client_id: ClientId::new("rp"),
+            redirect_uri: RedirectUri::new("https://rp.example/cb"),
             response_mode: ResponseMode::Query,
             state: None,
             nonce: None,
@@ -181,7 +182,7 @@ mod tests {
 
     fn approved() -> QrLogin {
         login(LoginStatus::Approved {
-            sub: "alice".into(),
+            sub: Subject::new("alice"),
             auth_time: T0,
         })
     }

@@ -201,7 +201,7 @@ impl DeviceAuthorization {
         }
         self.status = match approved_by {
             Some(sub) => DeviceGrantStatus::Approved {
-                sub: sub.into(),
+                sub: Subject::new(sub),
                 auth_time: now,
             },
             None => DeviceGrantStatus::Denied,
@@ -219,7 +219,7 @@ mod tests {
 
     fn da(now: Timestamp) -> DeviceAuthorization {
         DeviceAuthorization::new(
-            "tv".into(),
+            ClientId::new("tv"),
             vec!["openid".into()],
             "BCDFGHJK".into(),
             600,
@@ -290,7 +290,7 @@ mod tests {
         assert_eq!(
             d.poll("tv", t0.plus_secs(4)),
             PollDecision::Issue {
-                sub: "alice".into(),
+                sub: Subject::new("alice"),
                 auth_time: t0.plus_secs(3)
             }
         );

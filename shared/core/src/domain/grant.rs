@@ -291,7 +291,7 @@ mod tests {
     #[test]
     fn profile_claims_follow_the_scopes() {
         let i = Identity {
-            sub: "u".into(),
+            sub: Subject::new("u"),
             service_id: "sv".into(),
             name: "alice".into(),
             display_name: "Alice A".into(),
@@ -346,7 +346,7 @@ mod tests {
     fn requested_claims_are_released_by_name_with_the_scopes() {
         // OIDC Core 5.5: each claim asked for by name, alone or on top of the scopes.
         let i = Identity {
-            sub: "u".into(),
+            sub: Subject::new("u"),
             service_id: "sv".into(),
             name: "alice".into(),
             display_name: "Alice A".into(),
@@ -407,9 +407,9 @@ mod tests {
         let g = Grant {
             id: GrantId::new("g"),
             kind: GrantKind::AuthorizationCode,
-            client_id: "shop".into(),
-            sub: "u".into(),
-            sid: Some("s".into()),
+            client_id: ClientId::new("shop"),
+            sub: Subject::new("u"),
+            sid: Some(SessionId::new("s")),
             scopes: vec!["openid".into(), "offline_access".into()],
             auth_time: t0,
             nonce: None,
@@ -466,8 +466,8 @@ mod tests {
         let g = Grant {
             id: GrantId::new("g"),
             kind: GrantKind::AuthorizationCode,
-            client_id: "c".into(),
-            sub: "s".into(),
+            client_id: ClientId::new("c"),
+            sub: Subject::new("s"),
             sid: None,
             scopes: vec![],
             auth_time: t0,

@@ -387,7 +387,7 @@ pub fn new_identity(
         .ok_or(field("public_key", "required"))?;
     parse_public_key(key)?;
     Ok(Identity {
-        sub: random::uuid_v4(rng).to_string().into(),
+        sub: Subject::new(random::uuid_v4(rng).to_string()),
         service_id: new_service_id(rng),
         name: name.to_owned(),
         display_name: display_name.to_owned(),
@@ -466,7 +466,7 @@ mod tests {
     #[test]
     fn a_record_written_before_updated_at_reads_as_created_at() {
         let i = Identity {
-            sub: "u".into(),
+            sub: Subject::new("u"),
             service_id: "sv".into(),
             name: "alice".into(),
             display_name: "Alice".into(),

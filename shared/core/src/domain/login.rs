@@ -184,7 +184,7 @@ impl QrLogin {
         rng: &dyn Random,
     ) -> Self {
         Self {
-            id: random::token(rng, 16).into(),
+            id: QrLoginId::new(random::token(rng, 16)),
             request,
             browser_hash: hash(browser_secret),
             secret: Secret::new(random::token(rng, 32)),
@@ -403,7 +403,7 @@ impl QrLogin {
         }
         self.status = if approve {
             LoginStatus::Approved {
-                sub: sub.into(),
+                sub: Subject::new(sub),
                 auth_time: now,
             }
         } else {
@@ -562,8 +562,8 @@ impl SsoSession {
         let cookie = format!("{sid}.{secret}");
         (
             Self {
-                sid: sid.into(),
-                sub: sub.into(),
+                sid: SessionId::new(sid),
+                sub: Subject::new(sub),
                 auth_time,
                 created_at: now,
                 secret_hash: hash(&secret),
@@ -646,8 +646,8 @@ mod tests {
 
     fn session_seeded(now: Timestamp, seed: u64) -> QrLogin {
         let req = AuthorizationRequest {
-            client_id: "rp".into(),
-            redirect_uri: "https://rp.example/cb".into(),
+            client_id: ClientId::new("rp"),
+            redirect_uri: RedirectUri::new("https://rp.example/cb"),
             response_mode: ResponseMode::Query,
             state: Some("s".into()),
             nonce: Some("n".into()),
@@ -706,7 +706,7 @@ mod tests {
     const TTL: i64 = DEFAULT_CHALLENGE_TTL_SECS;
 
     fn alice() -> Scanner {
-        Scanner::Identity("alice".into())
+        Scanner::Identity(Subject::new("alice"))
     }
 
     #[test]
@@ -754,7 +754,7 @@ mod tests {
         let rng = SeededRandom::new(9);
         let base = session(t0);
         let c0 = base.current_challenge(t0);
-        let bob = Scanner::Identity("bob".into());
+        let bob = Scanner::Identity(Subject::new("bob"));
         // (name, the first scan (scanner, challenge at, scanned at) if any, the scan, want)
         type Scan = (Scanner, i64, i64);
         type Row<'a> = (&'a str, Option<Scan>, Scan, Result<(), ScanError>);
@@ -1125,7 +1125,7 @@ mod tests {
         let mut scanned = fresh.clone();
         let c = scanned.current_challenge(t0);
         scanned
-            .accept_scan(&c, &Scanner::Identity(sub.into()), TTL, t0, &rng)
+            .accept_scan(&c, &Scanner::Identity(Subject::new(sub)), TTL, t0, &rng)
             .unwrap();
         assert_eq!(scanned.number_choices().len(), 3);
         let mut approved = scanned.clone();
@@ -1148,8 +1148,8 @@ mod tests {
     fn a_scanned_numbered_approved_login_is_one_write_unit() {
         let b43 = |c: char| std::iter::repeat_n(c, 43).collect::<String>();
         let real = AuthorizationRequest {
-            client_id: "shop".into(),
-            redirect_uri: "https://shop.example.com/callback".into(),
+            client_id: ClientId::new("shop"),
+            redirect_uri: RedirectUri::new("https://shop.example.com/callback"),
             response_mode: ResponseMode::Query,
             state: Some(b43('s')),
             nonce: Some(b43('n')),
@@ -1171,7 +1171,7 @@ mod tests {
             assert!(size <= 1024 - 64, "{step}: {size} bytes");
         }
         let script = AuthorizationRequest {
-            redirect_uri: "https://rp.example.com/cb".into(),
+            redirect_uri: RedirectUri::new("https://rp.example.com/cb"),
             state: Some("st".into()),
             nonce: Some("n-1".into()),
             scopes: vec!["openid".into(), "profile".into()],

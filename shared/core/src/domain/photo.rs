@@ -203,7 +203,7 @@ pub fn hosted_object(public_url: &str, photo_url: &str) -> Option<String> {
     let prefix = format!("{}/v1/photos/", public_url.trim_end_matches('/'));
     let rest = photo_url.strip_prefix(&prefix)?;
     let (sub, hash) = rest.split_once('/')?;
-    (uuid::Uuid::parse_str(sub).is_ok() && sub.len() == 36 && is_content_hash(hash))
+    (crate::protocol::Subject::parse_identity(sub).is_ok() && is_content_hash(hash))
         .then(|| object_name(sub, hash))
 }
 

@@ -17,7 +17,7 @@ pub use claims::{
     TokenTyp,
 };
 pub use error::{OAuthError, OAuthErrorCode};
-pub use ids::{ClientId, CodeHash, GrantId, QrLoginId, RedirectUri, SessionId, Subject};
+pub use ids::{ClientId, CodeHash, GrantId, IdError, QrLoginId, RedirectUri, SessionId, Subject};
 pub use params::Params;
 pub use requests::{GrantType, TokenRequest};
 pub use responses::{IntrospectionResponse, TokenResponse, TokenType, UserinfoResponse};

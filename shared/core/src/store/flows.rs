@@ -14,6 +14,7 @@ use super::{Backend, Cond, Key, Kind, Record, StoreError, Typed, Write};
 use crate::clock::Timestamp;
 use crate::domain::grant::{Grant, RefreshRecord};
 use crate::domain::login::{self, AuthCode, Consent, QrLogin, SsoSession};
+use crate::protocol::{ClientId, QrLoginId};
 use crate::protocol::{CodeHash, GrantId};
 
 /// What came of a single-use or compare-and-swap write.
@@ -96,7 +97,7 @@ pub trait QrLogins: Backend {
         // The id is the record's key; the body leaves it out (see [`QrLogin::id`]).
         let login = self.read::<QrLogin>(Kind::Login, id, now).await?;
         Ok(login.map(|mut l| {
-            l.value.id = id.into();
+            l.value.id = QrLoginId::new(id);
             l
         }))
     }
@@ -458,7 +459,7 @@ pub trait SsoSessions: Backend {
         self.modify(Kind::Sso, sid, now, |s: &SsoSession| {
             (!s.clients.iter().any(|c| c == client_id)).then(|| {
                 let mut next = s.clone();
-                next.clients.push(client_id.into());
+                next.clients.push(ClientId::new(client_id));
                 next
             })
         })

@@ -12,6 +12,7 @@ use super::{
 use crate::clock::Timestamp;
 use crate::domain::client::{Client, ClientType};
 use crate::protocol::GrantType;
+use crate::protocol::{ClientId, RedirectUri, SessionId, Subject};
 
 /// Generates one `#[tokio::test]` per suite function for an adapter.
 #[macro_export]
@@ -273,11 +274,11 @@ pub async fn list_by_kind<B: Backend>(s: Arc<B>) {
 
 pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
     let client = Client {
-        client_id: id("client").into(),
+        client_id: ClientId::new(id("client")),
         name: "Suite <App>".into(),
         client_type: ClientType::Confidential,
         secret_hash: Some("hash".into()),
-        redirect_uris: vec!["https://rp.example/cb".into()],
+        redirect_uris: vec![RedirectUri::new("https://rp.example/cb")],
         post_logout_redirect_uris: vec![],
         grant_types: vec![GrantType::AuthorizationCode, GrantType::RefreshToken],
         created_at: T0,
@@ -417,7 +418,7 @@ pub async fn rate_limit_counters_count_per_window<B: Backend + 'static>(s: Arc<B
 
 fn identity(name: &str, service_id: &str) -> crate::domain::identity::Identity {
     crate::domain::identity::Identity {
-        sub: uuid::Uuid::new_v4().to_string().into(),
+        sub: Subject::new(uuid::Uuid::new_v4().to_string()),
         service_id: service_id.to_owned(),
         name: name.to_owned(),
         display_name: "Suite".into(),
@@ -517,11 +518,11 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
     s.create_identity(&a, None, T0).await.unwrap();
     // A consent for a registered client, and recent logins (newest first, bounded).
     let client = Client {
-        client_id: id("client").into(),
+        client_id: ClientId::new(id("client")),
         name: "Suite".into(),
         client_type: ClientType::Public,
         secret_hash: None,
-        redirect_uris: vec!["https://rp.example/cb".into()],
+        redirect_uris: vec![RedirectUri::new("https://rp.example/cb")],
         post_logout_redirect_uris: vec![],
         grant_types: vec![GrantType::AuthorizationCode],
         created_at: T0,
@@ -848,8 +849,8 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
 
     let hash = crate::protocol::CodeHash::new(id("code"));
     let code = AuthCode {
-        client_id: "shop".into(),
-        redirect_uri: "https://shop.example/cb".into(),
+        client_id: ClientId::new("shop"),
+        redirect_uri: RedirectUri::new("https://shop.example/cb"),
         scopes: vec!["openid".into()],
         nonce: None,
         // What the `claims` parameter asked for travels with the code and the grant.
@@ -860,8 +861,8 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         code_challenge: None,
         // RFC 8707: the granted resources travel with the code and the grant.
         resources: vec!["https://api.example/".into(), "urn:example:mcp".into()],
-        sub: "sub-1".into(),
-        sid: "sid-1".into(),
+        sub: Subject::new("sub-1"),
+        sid: SessionId::new("sid-1"),
         auth_time: T0,
         issued_at: T0,
     };
@@ -879,9 +880,9 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
     let grant = Grant {
         id: crate::protocol::GrantId::new(id("grant")),
         kind: GrantKind::AuthorizationCode,
-        client_id: "shop".into(),
-        sub: "sub-1".into(),
-        sid: Some("sid-1".into()),
+        client_id: ClientId::new("shop"),
+        sub: Subject::new("sub-1"),
+        sid: Some(SessionId::new("sid-1")),
         scopes: vec!["openid".into()],
         auth_time: T0,
         nonce: None,
@@ -896,7 +897,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
     };
     let refresh = RefreshRecord {
         grant_id: grant.id.clone(),
-        client_id: "shop".into(),
+        client_id: ClientId::new("shop"),
         generation: 1,
     };
     let later = T0.secs() + 1800;
@@ -1046,11 +1047,11 @@ pub async fn initial_access_tokens_are_spent_once_per_use_and_expire<B: Backend 
 pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<B>) {
     use crate::domain::client::{AuthMethod, Registration};
     let client = Client {
-        client_id: id("dyn").into(),
+        client_id: ClientId::new(id("dyn")),
         name: "Registered".into(),
         client_type: ClientType::Public,
         secret_hash: None,
-        redirect_uris: vec!["http://127.0.0.1/cb".into()],
+        redirect_uris: vec![RedirectUri::new("http://127.0.0.1/cb")],
         post_logout_redirect_uris: vec![],
         grant_types: vec![GrantType::AuthorizationCode, GrantType::RefreshToken],
         created_at: T0,
@@ -1092,7 +1093,7 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
 
 fn device_authorization(user_code: &str) -> crate::domain::device_grant::DeviceAuthorization {
     crate::domain::device_grant::DeviceAuthorization::new(
-        "tv".into(),
+        ClientId::new("tv"),
         vec!["openid".into()],
         user_code.to_owned(),
         600,
@@ -1191,12 +1192,12 @@ pub async fn a_device_code_is_redeemed_once<B: Backend + 'static>(s: Arc<B>) {
         let (s, approved, hash) = (s.clone(), approved.clone(), hash.clone());
         async move {
             let (mut sso, _) = SsoSession::new("sub-1", T0, T0, &SeededRandom::new(seed));
-            sso.sid = id("sid").into();
+            sso.sid = SessionId::new(id("sid"));
             let grant = Grant {
                 id: crate::protocol::GrantId::new(id("grant")),
                 kind: GrantKind::AuthorizationCode,
-                client_id: "tv".into(),
-                sub: "sub-1".into(),
+                client_id: ClientId::new("tv"),
+                sub: Subject::new("sub-1"),
                 sid: Some(sso.sid.clone()),
                 scopes: vec!["openid".into()],
                 auth_time: T0,
@@ -1212,7 +1213,7 @@ pub async fn a_device_code_is_redeemed_once<B: Backend + 'static>(s: Arc<B>) {
             };
             let refresh = RefreshRecord {
                 grant_id: grant.id.clone(),
-                client_id: "tv".into(),
+                client_id: ClientId::new("tv"),
                 generation: 1,
             };
             let o = s
@@ -1445,8 +1446,8 @@ pub async fn a_scanned_qr_login_keeps_its_number_scanner_and_cancellation<B: Bac
     use crate::random::SystemRandom;
 
     let request = AuthorizationRequest {
-        client_id: "rp".into(),
-        redirect_uri: "https://rp.example/cb".into(),
+        client_id: ClientId::new("rp"),
+        redirect_uri: RedirectUri::new("https://rp.example/cb"),
         response_mode: ResponseMode::Query,
         state: Some("s".into()),
         nonce: None,
@@ -1472,7 +1473,7 @@ pub async fn a_scanned_qr_login_keeps_its_number_scanner_and_cancellation<B: Bac
     );
     s.create_qr_login(&login, T0).await.unwrap();
     let stored = s.qr_login(&login.id, T0).await.unwrap().unwrap();
-    let alice = Scanner::Identity("alice".into());
+    let alice = Scanner::Identity(Subject::new("alice"));
     let mut scanned = stored.value.clone();
     let c = scanned.current_challenge(T0);
     scanned
@@ -1568,8 +1569,8 @@ pub async fn eventual_reads_check_expiry_and_write_through<B: Backend + 'static>
     use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
     use crate::domain::login::QrLogin;
     let request = AuthorizationRequest {
-        client_id: "shop".into(),
-        redirect_uri: "https://rp.example/cb".into(),
+        client_id: ClientId::new("shop"),
+        redirect_uri: RedirectUri::new("https://rp.example/cb"),
         response_mode: ResponseMode::Query,
         state: None,
         nonce: None,

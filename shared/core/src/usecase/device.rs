@@ -20,6 +20,7 @@ use crate::protocol::app_request::{
     self, Activity, AppRequest, Approval, Deletion, KeyProof, KeyRotation, PhotoUpload,
     ProfileUpdate, Registration, Report, ScanProof,
 };
+use crate::protocol::Subject;
 use crate::store::typed::Versioned;
 use crate::store::{
     Backend, ClientStore, DeviceGrants, Eventual, Grants, IdentityStore, LoginHistory,
@@ -961,7 +962,7 @@ pub async fn hosted_photo(
     hash: &str,
 ) -> Result<Option<(Vec<u8>, photo::Format)>, DeviceError> {
     let photos = ctx.photos.as_ref().ok_or(DeviceError::NoPhotos)?;
-    if uuid::Uuid::parse_str(sub).is_err() || sub.len() != 36 || !photo::is_content_hash(hash) {
+    if Subject::parse_identity(sub).is_err() || !photo::is_content_hash(hash) {
         return Ok(None);
     }
     let name = photo::object_name(sub, hash);

@@ -20,6 +20,7 @@ use crate::domain::login::{self, QrLogin, SsoSession};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::{GrantType, Params, Scopes};
 use crate::protocol::{OAuthError, OAuthErrorCode, Secret};
+use crate::protocol::{RedirectUri, Subject};
 use crate::random;
 use crate::store::device_grants::FoundDeviceAuthorization;
 use crate::store::{
@@ -214,7 +215,7 @@ async fn issue(
         // Tokens like the code flow's: user tokens with a session and refresh tokens.
         kind: GrantKind::AuthorizationCode,
         client_id: client.client_id.clone(),
-        sub: sub.into(),
+        sub: Subject::new(sub),
         sid: Some(sso.sid.clone()),
         offline: scopes.iter().any(|s| s == "offline_access"),
         scopes,
@@ -328,7 +329,7 @@ async fn device_login(
     let d = &found.authorization.value;
     let request = AuthorizationRequest {
         client_id: d.client_id.clone(),
-        redirect_uri: verification_uri(ctx).into(),
+        redirect_uri: RedirectUri::new(verification_uri(ctx)),
         response_mode: ResponseMode::Query,
         state: None,
         nonce: None,

@@ -10,11 +10,12 @@ use crate::context::Context;
 use crate::domain::authorize::{
     self, AuthorizationRequest, AuthorizeError, ErrorTarget, ResponseMode,
 };
-use crate::domain::client::{validate_client_id, Client};
+use crate::domain::client::Client;
 use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal, Known};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, AuthCode, Consent, LoginStatus, QrLogin, SsoSession};
 use crate::domain::ratelimit::{Counted, Limit, Source};
+use crate::protocol::ClientId;
 use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId, Subject};
 use crate::random;
 use crate::store::flows::CodeIssue;
@@ -178,9 +179,10 @@ pub async fn authorize(
     let now = ctx.clock.now();
     let issuer = ctx.settings.issuer();
     let client = match params.one("client_id") {
-        Ok(Some(id)) if validate_client_id(id).is_ok() => {
-            ctx.store.client(id, now).await?.map(|(c, _)| c)
-        }
+        Ok(Some(id)) => match ClientId::parse(id) {
+            Ok(id) => ctx.store.client(&id, now).await?.map(|(c, _)| c),
+            Err(_) => None,
+        },
         _ => None,
     };
     let policy = authorize::Policy {
@@ -429,7 +431,7 @@ pub async fn complete(
         claims: req.claims.clone(),
         code_challenge: req.code_challenge.clone(),
         resources: req.resources.clone(),
-        sub: sub.into(),
+        sub: Subject::new(sub),
         sid: sid.clone(),
         auth_time,
         issued_at: now,

@@ -113,7 +113,7 @@ async fn authorized(
     let Some(token) = token else {
         return Err(RegistrationFailure::TokenRequired);
     };
-    if crate::domain::client::validate_client_id(client_id).is_err() {
+    if crate::protocol::ClientId::parse(client_id).is_err() {
         return Err(RegistrationFailure::InvalidToken);
     }
     match store.client(client_id, now).await? {

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
-use crate::domain::client::{validate_client_id, Client};
+use crate::domain::client::Client;
 use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, SsoSession};
@@ -39,7 +39,7 @@ async fn live_client(
     issued: Timestamp,
     now: Timestamp,
 ) -> Result<Option<Client>, StoreError> {
-    if validate_client_id(client_id).is_err() {
+    if crate::protocol::ClientId::parse(client_id).is_err() {
         return Ok(None);
     }
     Ok(ctx

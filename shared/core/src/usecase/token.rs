@@ -129,10 +129,9 @@ pub async fn authenticate(
             }
         },
     };
-    let client = if crate::domain::client::validate_client_id(&id).is_ok() {
-        ctx.store.client(&id, now).await?.map(|(c, _)| c)
-    } else {
-        None
+    let client = match crate::protocol::ClientId::parse(&id) {
+        Ok(id) => ctx.store.client(&id, now).await?.map(|(c, _)| c),
+        Err(_) => None,
     };
     let public = client
         .as_ref()
