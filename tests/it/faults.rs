@@ -13,7 +13,7 @@ use scanid_core::domain::client::{register, NewClient};
 use scanid_core::domain::login::{self, AuthCode, SsoSession};
 use scanid_core::keys::local::KeySet;
 use scanid_core::keys::{Alg, JwkSet, Keyring, SignError, Signer};
-use scanid_core::protocol::{ClientId, RedirectUri, Subject};
+use scanid_core::protocol::{ClientId, RedirectUri, Scopes, Subject};
 use scanid_core::random::SystemRandom;
 use scanid_core::store::faulty::{Faults, FaultyStore};
 use scanid_core::store::{Backend, ClientStore, Cond, Key, Kind, Record};
@@ -167,7 +167,7 @@ async fn setup(e: &mut Env) -> String {
     let grant = AuthCode {
         client_id: ClientId::new("shop"),
         redirect_uri: RedirectUri::new("https://shop.example/cb"),
-        scopes: vec!["openid".into()],
+        scopes: Scopes::from_stored(["openid"]),
         nonce: Some("n".into()),
         claims: Default::default(),
         code_challenge: None,

@@ -16,7 +16,7 @@ use crate::domain::request_object::{self, RequestObject};
 use crate::domain::resource_indicator;
 /// The request's parameters: moved to `protocol` (a wire value), named here as before.
 pub use crate::protocol::Params;
-use crate::protocol::{ClientId, OAuthError, OAuthErrorCode, RedirectUri};
+use crate::protocol::{ClientId, OAuthError, OAuthErrorCode, RedirectUri, Scopes};
 
 /// How the authorization response is delivered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,7 +47,7 @@ pub struct AuthorizationRequest {
     /// Optional (put in the id_token when present); required only with `require_nonce`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
-    pub scopes: Vec<String>,
+    pub scopes: Scopes,
     /// S256 challenge (RFC 7636), 43 base64url characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_challenge: Option<String>,
@@ -179,8 +179,8 @@ pub fn trusted_target<'c>(
 /// §3.1.2.1: scope values the server does not understand SHOULD be ignored; Auth.js asks for
 /// `email`), so what is granted, and reported in the token response's `scope` (RFC 6749 §3.3),
 /// is only what scanid releases.
-pub fn known_scopes(scope: &str) -> Vec<String> {
-    crate::protocol::Scopes::supported(scope, SCOPES).into_vec()
+pub fn known_scopes(scope: &str) -> Scopes {
+    Scopes::supported(scope, SCOPES)
 }
 
 fn base64url_43(s: &str) -> bool {
@@ -615,7 +615,7 @@ mod tests {
             "invalid_request"
         );
         assert!(validate_with(&params(&pkce), Some(&c), &strict).is_ok());
-        assert_eq!(r.scopes, vec!["openid", "profile"]);
+        assert_eq!(r.scopes.as_slice(), vec!["openid", "profile"]);
         assert_eq!(r.response_mode, ResponseMode::Query);
         assert_eq!(r.state.as_deref(), Some("s1"));
     }
@@ -806,13 +806,13 @@ mod tests {
             Some(&c),
         )
         .unwrap();
-        assert_eq!(r.scopes, vec!["openid", "profile"]);
+        assert_eq!(r.scopes.as_slice(), vec!["openid", "profile"]);
         assert_eq!(r.scope(), "openid profile");
         // Nothing known: nothing granted (and so no id_token), but no error either.
         let r = validate(&params(&with(good(), "scope", "email")), Some(&c)).unwrap();
         assert!(r.scopes.is_empty());
         let r = validate(&params(&without(good(), "scope")), Some(&c)).unwrap();
-        assert_eq!(r.scopes, vec!["openid"]);
+        assert_eq!(r.scopes.as_slice(), vec!["openid"]);
     }
 
     const ISSUER: &str = "https://id.example/realms/r";
@@ -866,7 +866,7 @@ mod tests {
         assert_eq!(r.redirect_uri.as_str(), "https://rp.example/cb");
         assert_eq!(r.state.as_deref(), Some("s-object"));
         assert_eq!(r.nonce.as_deref(), Some("n-object"));
-        assert_eq!(r.scopes, vec!["openid", "profile"]);
+        assert_eq!(r.scopes.as_slice(), vec!["openid", "profile"]);
         assert_eq!(r.max_age, Some(600));
         assert_eq!(r.resources, vec![API]);
         // Its restart is a plain query that validates into the same request.

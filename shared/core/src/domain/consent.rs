@@ -140,7 +140,7 @@ pub fn csrf_token(browser_secret: &str, login_id: &str) -> String {
 mod tests {
     use super::*;
     use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
-    use crate::protocol::{ClientId, RedirectUri, Subject};
+    use crate::protocol::{ClientId, RedirectUri, Scopes, Subject};
     use crate::random::SeededRandom;
 
     const T0: Timestamp = Timestamp::from_secs(1_800_000_000);
@@ -158,7 +158,7 @@ mod tests {
             response_mode: ResponseMode::Query,
             state: None,
             nonce: None,
-            scopes: vec!["openid".into(), "profile".into()],
+            scopes: Scopes::from_stored(["openid", "profile"]),
             code_challenge: None,
             prompt: Prompt::default(),
             max_age: None,
@@ -220,7 +220,7 @@ mod tests {
             decide(&l, SECRET, LIVE, submit(&csrf, "allow"), later),
             ConsentDecision::Complete {
                 remember: Some(Consent {
-                    scopes: vec!["openid".into(), "profile".into()],
+                    scopes: Scopes::from_stored(["openid", "profile"]),
                     granted_at: later,
                     claims: vec![],
                 })

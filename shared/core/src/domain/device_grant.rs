@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
-use crate::protocol::{ClientId, Subject};
+use crate::protocol::{ClientId, Scopes, Subject};
 use crate::random::Random;
 
 /// RFC 8628 §6.1: 20 consonants without vowels (no words) and without look-alikes.
@@ -84,7 +84,7 @@ pub enum DeviceGrantStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceAuthorization {
     pub client_id: ClientId,
-    pub scopes: Vec<String>,
+    pub scopes: Scopes,
     /// Normalized (no dash).
     pub user_code: String,
     pub created_at: Timestamp,
@@ -138,7 +138,7 @@ pub enum SettleError {
 impl DeviceAuthorization {
     pub fn new(
         client_id: ClientId,
-        scopes: Vec<String>,
+        scopes: Scopes,
         user_code: String,
         ttl_secs: i64,
         now: Timestamp,
@@ -220,7 +220,7 @@ mod tests {
     fn da(now: Timestamp) -> DeviceAuthorization {
         DeviceAuthorization::new(
             ClientId::new("tv"),
-            vec!["openid".into()],
+            Scopes::from_stored(["openid"]),
             "BCDFGHJK".into(),
             600,
             now,

@@ -17,7 +17,7 @@ use crate::domain::login;
 use crate::keys::Alg;
 use crate::protocol::claims::{Address, ProfileClaims, RefreshTokenClaims, TokenTyp};
 use crate::protocol::responses::{TokenResponse, TokenType};
-use crate::protocol::{ClientId, CodeHash, GrantId, SessionId, Subject};
+use crate::protocol::{ClientId, CodeHash, GrantId, Scopes, SessionId, Subject};
 use crate::random::{self, Random};
 
 /// How a grant started.
@@ -38,7 +38,7 @@ pub struct Grant {
     pub sub: Subject,
     /// The SSO session, for user grants.
     pub sid: Option<SessionId>,
-    pub scopes: Vec<String>,
+    pub scopes: Scopes,
     pub auth_time: Timestamp,
     pub nonce: Option<String>,
     /// What the `claims` parameter asked for (OIDC Core §5.5), kept for every refresh.
@@ -410,7 +410,7 @@ mod tests {
             client_id: ClientId::new("shop"),
             sub: Subject::new("u"),
             sid: Some(SessionId::new("s")),
-            scopes: vec!["openid".into(), "offline_access".into()],
+            scopes: Scopes::from_stored(["openid", "offline_access"]),
             auth_time: t0,
             nonce: None,
             claims: Default::default(),
@@ -422,6 +422,13 @@ mod tests {
             alg: Alg::RS256,
             resources: Vec::new(),
         };
+        // The grant's record keeps its scopes as the list of tokens it always had.
+        let record = serde_json::to_value(&g).unwrap();
+        assert_eq!(
+            record["scopes"],
+            serde_json::json!(["openid", "offline_access"])
+        );
+        assert_eq!(serde_json::from_value::<Grant>(record).unwrap(), g);
         let (token, hash) = new_refresh_token(&settings, &random::SeededRandom::new(1), &g, t0);
         assert_eq!(hash, login::hash(&token));
         let part = |n: usize| -> serde_json::Value {
@@ -469,7 +476,7 @@ mod tests {
             client_id: ClientId::new("c"),
             sub: Subject::new("s"),
             sid: None,
-            scopes: vec![],
+            scopes: Scopes::none(),
             auth_time: t0,
             nonce: None,
             claims: Default::default(),

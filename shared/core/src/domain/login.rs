@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::clock::Timestamp;
 use crate::domain::authorize::AuthorizationRequest;
-use crate::protocol::{ClientId, QrLoginId, RedirectUri, Secret, SessionId, Subject};
+use crate::protocol::{ClientId, QrLoginId, RedirectUri, Scopes, Secret, SessionId, Subject};
 use crate::random::{self, Random};
 
 /// A login session lives at most five minutes (the default of `SCANID_LOGIN_TTL`).
@@ -591,7 +591,7 @@ impl SsoSession {
 /// A remembered consent: the scopes an identity granted a client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Consent {
-    pub scopes: Vec<String>,
+    pub scopes: Scopes,
     pub granted_at: Timestamp,
     /// The claims asked for by name (OIDC Core §5.5) beyond the scopes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -618,7 +618,7 @@ impl Consent {
 pub struct AuthCode {
     pub client_id: ClientId,
     pub redirect_uri: RedirectUri,
-    pub scopes: Vec<String>,
+    pub scopes: Scopes,
     #[serde(default)]
     pub nonce: Option<String>,
     /// What the `claims` parameter asked for (OIDC Core §5.5).
@@ -651,7 +651,7 @@ mod tests {
             response_mode: ResponseMode::Query,
             state: Some("s".into()),
             nonce: Some("n".into()),
-            scopes: vec!["openid".into()],
+            scopes: Scopes::from_stored(["openid"]),
             code_challenge: None,
             prompt: Prompt::default(),
             max_age: None,
@@ -675,7 +675,7 @@ mod tests {
     fn a_consent_covers_its_scopes_and_the_claims_it_was_given_or_its_scopes_release() {
         let v = |x: &[&str]| x.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
         let c = Consent {
-            scopes: v(&["openid", "groups"]),
+            scopes: Scopes::from_stored(["openid", "groups"]),
             granted_at: Timestamp::from_secs(0),
             claims: v(&["address"]),
         };
@@ -1153,7 +1153,7 @@ mod tests {
             response_mode: ResponseMode::Query,
             state: Some(b43('s')),
             nonce: Some(b43('n')),
-            scopes: vec!["openid".into(), "profile".into(), "email".into()],
+            scopes: Scopes::from_stored(["openid", "profile", "email"]),
             code_challenge: Some(b43('c')),
             prompt: Prompt::default(),
             max_age: None,
@@ -1174,7 +1174,7 @@ mod tests {
             redirect_uri: RedirectUri::new("https://rp.example.com/cb"),
             state: Some("st".into()),
             nonce: Some("n-1".into()),
-            scopes: vec!["openid".into(), "profile".into()],
+            scopes: Scopes::from_stored(["openid", "profile"]),
             code_challenge: None,
             ..real
         };

@@ -141,7 +141,7 @@ pub(crate) struct RefreshPresented<'a> {
 /// token's audience.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RefreshAccepted {
-    pub scopes: Vec<String>,
+    pub scopes: Scopes,
     pub aud: Option<String>,
 }
 
@@ -227,7 +227,7 @@ pub(crate) fn check_refresh(
             if !asked.is_subset_of(&g.scopes) {
                 return Err(RefreshRefusal::ScopeWidened);
             }
-            asked.into_vec()
+            asked
         }
     };
     let aud = resource_indicator::at_token(presented.resource, Some(&g.resources), registered)
@@ -269,7 +269,7 @@ mod tests {
         AuthCode {
             client_id: ClientId::new("shop"),
             redirect_uri: RedirectUri::new("https://shop.example/cb"),
-            scopes: vec!["openid".into()],
+            scopes: Scopes::from_stored(["openid"]),
             nonce: None,
             claims: Default::default(),
             code_challenge: challenge.map(str::to_owned),
@@ -483,7 +483,7 @@ mod tests {
             client_id: ClientId::new("shop"),
             sub: Subject::new("u"),
             sid: Some(SessionId::new("s")),
-            scopes: vec!["openid".into(), "profile".into(), "offline_access".into()],
+            scopes: Scopes::from_stored(["openid", "profile", "offline_access"]),
             auth_time: t(1000),
             nonce: None,
             claims: Default::default(),
@@ -567,7 +567,7 @@ mod tests {
                 &none,
                 1500,
                 Ok(RefreshAccepted {
-                    scopes: vec!["profile".into(), "openid".into()],
+                    scopes: Scopes::from_stored(["profile", "openid"]),
                     aud: Some(API.to_owned()),
                 }),
             ),

@@ -12,7 +12,7 @@ use super::{
 use crate::clock::Timestamp;
 use crate::domain::client::{Client, ClientType};
 use crate::protocol::GrantType;
-use crate::protocol::{ClientId, RedirectUri, SessionId, Subject};
+use crate::protocol::{ClientId, RedirectUri, Scopes, SessionId, Subject};
 
 /// Generates one `#[tokio::test]` per suite function for an adapter.
 #[macro_export]
@@ -535,7 +535,7 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
     };
     s.create_client(&client, T0).await.unwrap();
     let consent = Consent {
-        scopes: vec!["openid".into()],
+        scopes: Scopes::from_stored(["openid"]),
         granted_at: T0,
         claims: vec!["name".into()],
     };
@@ -851,7 +851,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
     let code = AuthCode {
         client_id: ClientId::new("shop"),
         redirect_uri: RedirectUri::new("https://shop.example/cb"),
-        scopes: vec!["openid".into()],
+        scopes: Scopes::from_stored(["openid"]),
         nonce: None,
         // What the `claims` parameter asked for travels with the code and the grant.
         claims: crate::domain::claims_request::parse(
@@ -883,7 +883,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         client_id: ClientId::new("shop"),
         sub: Subject::new("sub-1"),
         sid: Some(SessionId::new("sid-1")),
-        scopes: vec!["openid".into()],
+        scopes: Scopes::from_stored(["openid"]),
         auth_time: T0,
         nonce: None,
         claims: code.claims.clone(),
@@ -1094,7 +1094,7 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
 fn device_authorization(user_code: &str) -> crate::domain::device_grant::DeviceAuthorization {
     crate::domain::device_grant::DeviceAuthorization::new(
         ClientId::new("tv"),
-        vec!["openid".into()],
+        Scopes::from_stored(["openid"]),
         user_code.to_owned(),
         600,
         T0,
@@ -1199,7 +1199,7 @@ pub async fn a_device_code_is_redeemed_once<B: Backend + 'static>(s: Arc<B>) {
                 client_id: ClientId::new("tv"),
                 sub: Subject::new("sub-1"),
                 sid: Some(sso.sid.clone()),
-                scopes: vec!["openid".into()],
+                scopes: Scopes::from_stored(["openid"]),
                 auth_time: T0,
                 nonce: None,
                 created_at: T0,
@@ -1451,7 +1451,7 @@ pub async fn a_scanned_qr_login_keeps_its_number_scanner_and_cancellation<B: Bac
         response_mode: ResponseMode::Query,
         state: Some("s".into()),
         nonce: None,
-        scopes: vec!["openid".into()],
+        scopes: Scopes::from_stored(["openid"]),
         code_challenge: None,
         prompt: Prompt::default(),
         max_age: None,
@@ -1574,7 +1574,7 @@ pub async fn eventual_reads_check_expiry_and_write_through<B: Backend + 'static>
         response_mode: ResponseMode::Query,
         state: None,
         nonce: None,
-        scopes: vec!["openid".into()],
+        scopes: Scopes::from_stored(["openid"]),
         code_challenge: None,
         prompt: Prompt::default(),
         max_age: None,

@@ -53,8 +53,8 @@ pub fn verification_uri(ctx: &Context) -> String {
 
 /// The scopes asked for: the ones scanid understands, once each (others are ignored, as at
 /// authorization).
-fn scopes(scope: Option<&str>) -> Vec<String> {
-    Scopes::supported(scope.unwrap_or(""), SCOPES).into_vec()
+fn scopes(scope: Option<&str>) -> Scopes {
+    Scopes::supported(scope.unwrap_or(""), SCOPES)
 }
 
 /// `POST .../auth/device`: authenticates the client as the token endpoint does (public

@@ -141,7 +141,7 @@ fn client_credentials_grant(ctx: &Context, claims: &AccessTokenClaims<'_>) -> Gr
         client_id: claims.azp.clone().into_owned(),
         sub: claims.sub.clone().into_owned(),
         sid: None,
-        scopes: claims.scopes().map(str::to_owned).collect(),
+        scopes: crate::protocol::Scopes::from_stored(claims.scopes()),
         auth_time: Timestamp::from_secs(claims.auth_time),
         nonce: None,
         claims: Default::default(),

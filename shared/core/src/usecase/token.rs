@@ -521,7 +521,7 @@ async fn client_credentials(
         client_id: client.client_id.clone(),
         sub: crate::protocol::Subject::new(client.client_id.as_str()),
         sid: None,
-        scopes: scopes.into_vec(),
+        scopes,
         auth_time: now,
         nonce: None,
         claims: Default::default(),
