@@ -10,6 +10,7 @@
 //! follow one [`RetryPolicy`]: a per-attempt timeout, exponential backoff, a bounded number
 //! of attempts and a bounded age (a token is worth nothing once it expires), and one
 //! `backchannel_logout.failed` audit event per delivery given up.
+#![warn(missing_docs)]
 
 use std::time::Duration;
 
@@ -33,6 +34,7 @@ pub const TOKEN_LIFETIME_SECS: i64 = 120;
 #[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Delivery {
+    /// The client the token is for.
     pub client_id: String,
     /// The client's `backchannel_logout_uri`.
     pub uri: String,

@@ -1,5 +1,6 @@
 //! The application context: configuration, store, keys, clock and randomness, built once per
 //! process (at `scanid serve` start or Lambda cold start) and shared by every handler.
+#![warn(missing_docs)]
 
 use std::sync::Arc;
 
@@ -18,14 +19,19 @@ use crate::store::{Backend, StoreError};
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
     #[error(transparent)]
+    /// The settings are wrong.
     Config(#[from] ConfigError),
     #[error("store: {0}")]
+    /// The store cannot be opened or read.
     Store(#[from] StoreError),
     #[error("signing keys: {0}")]
+    /// The signing keys cannot be loaded.
     Keys(#[from] SignError),
     #[error(transparent)]
+    /// The GeoIP databases cannot be opened.
     GeoIp(#[from] crate::geoip::GeoIpError),
     #[error("{0}")]
+    /// A combination this build cannot run (e.g. a store it was built without).
     Unsupported(String),
 }
 
@@ -35,11 +41,15 @@ pub const NO_KEY_SET: &str = "no signing keys in the store yet: run `scanid aws 
 
 /// Everything a handler needs.
 pub struct Context {
+    /// The settings, validated.
     pub settings: Settings,
+    /// The store every repository reads and writes.
     pub store: Arc<dyn Backend>,
     /// The signing keys, kept fresh ([`Context::keyring`]).
     pub keys: FreshKeys,
+    /// Where "now" comes from.
     pub clock: Arc<dyn Clock>,
+    /// Where random bytes come from.
     pub random: Arc<dyn Random>,
     /// The discovery document, serialized once.
     pub discovery_json: Bytes,

@@ -1,4 +1,5 @@
 //! Randomness is passed in, so tests are exact and repeatable (STYLE.md practice 6).
+#![warn(missing_docs)]
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -8,6 +9,7 @@ use base64::Engine;
 
 /// A source of random bytes.
 pub trait Random: Send + Sync {
+    /// Fills `buf` with random bytes (never fails: aborts the process rather than hand out weak ones).
     fn fill(&self, buf: &mut [u8]);
 }
 
@@ -16,6 +18,7 @@ pub trait Random: Send + Sync {
 pub struct SystemRandom(aws_lc_rs::rand::SystemRandom);
 
 impl SystemRandom {
+    /// The system's generator.
     pub fn new() -> Self {
         Self(aws_lc_rs::rand::SystemRandom::new())
     }
@@ -39,6 +42,7 @@ pub struct SeededRandom {
 }
 
 impl SeededRandom {
+    /// A generator whose bytes follow from `seed` alone.
     pub fn new(seed: u64) -> Self {
         Self {
             seed,

@@ -12,23 +12,41 @@ use crate::{handlers, HttpError, Request, Response};
 /// Which handler serves a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Handler {
+    /// The discovery document (OIDC Discovery, RFC 8414).
     Discovery,
+    /// The signing keys (JWKS).
     Jwks,
+    /// The authorization endpoint: the login page with its QR code.
     Authorize,
+    /// The login page's poll of its QR login.
     LoginStatus,
+    /// The consent page and its answer.
     Consent,
+    /// The app's sign-up.
     DeviceSignup,
+    /// The app's scan of a QR code.
     DeviceScan,
+    /// The app's decision on a QR login.
     DeviceDecide,
+    /// The token endpoint.
     Token,
+    /// Token introspection (RFC 7662).
     Introspect,
+    /// The UserInfo endpoint.
     Userinfo,
+    /// Token revocation (RFC 7009).
     Revoke,
+    /// RP-initiated logout.
     Logout,
+    /// The directory's public profile, by subject.
     DirectoryBySub,
+    /// The directory's public profile, by service id.
     DirectoryByServiceId,
+    /// Where an identity's avatar is.
     DirectoryAvatar,
+    /// The app's profile update.
     DeviceProfile,
+    /// The app's device-key rotation.
     DeviceKey,
     /// CORS preflights of the token, userinfo, revocation and logout endpoints.
     Preflight,
@@ -59,8 +77,11 @@ pub enum Handler {
 /// One route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Route {
+    /// The HTTP method.
     pub method: &'static str,
+    /// The path, with API Gateway's `{param}` segments.
     pub path: &'static str,
+    /// The handler that serves it.
     pub handler: Handler,
     /// The Lambda function (and `functions/<name>` binary) that serves it.
     pub function: &'static str,
@@ -186,7 +207,9 @@ pub type Reply<'a> =
 /// links that handler and no other; `scanid serve` finds them through [`endpoint`].
 #[derive(Clone, Copy)]
 pub struct Endpoint {
+    /// The handler it runs.
     pub handler: Handler,
+    /// Runs the handler on a request.
     pub call: for<'a> fn(&'a Context, Request) -> Reply<'a>,
 }
 
@@ -202,6 +225,7 @@ macro_rules! endpoints {
         pub mod endpoints {
             use super::*;
             $(
+                #[doc = concat!("The endpoint of [`Handler::", stringify!($handler), "`].")]
                 pub const $name: Endpoint = Endpoint {
                     handler: Handler::$handler,
                     call: {
@@ -443,8 +467,11 @@ pub fn functions() -> Vec<&'static str> {
 /// The result of routing a request.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Matched {
+    /// The route, and its path parameters, percent-decoded.
     Found(&'static Route, HashMap<String, String>),
+    /// The path exists with other methods: these.
     MethodNotAllowed(Vec<&'static str>),
+    /// No route has this path.
     NotFound,
 }
 

@@ -1,6 +1,7 @@
 //! The app's signed requests (app protocol, Keys): compact JWS, ES256 with the identity's
 //! P-256 device key, with `typ`, `aud` = issuer, `iat`, `exp` (at most 5 minutes after `iat`)
 //! and a `jti` the caller records so it is refused the second time.
+#![warn(missing_docs)]
 
 use aws_lc_rs::signature::{ParsedPublicKey, ECDSA_P256_SHA256_FIXED};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -19,18 +20,25 @@ pub const MAX_LIFETIME_SECS: i64 = 300;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum AppJwsError {
     #[error("not a compact JWS")]
+    /// Not three base64url parts of JSON, or too long.
     Malformed,
     #[error("alg must be ES256")]
+    /// The header's `alg` is not ES256.
     Alg,
     #[error("wrong typ")]
+    /// The header's `typ` is not the request's.
     Typ,
     #[error("bad signature")]
+    /// The signature does not verify with the identity's key.
     Signature,
     #[error("aud must be the issuer")]
+    /// `aud` is not this issuer.
     Audience,
     #[error("expired or not yet valid (exp must be within 5 minutes of iat)")]
+    /// `iat` or `exp` missing, or outside the allowed window.
     Time,
     #[error("jti is required (1 to 128 characters)")]
+    /// `jti` missing, empty, too long or with control characters.
     Jti,
 }
 
@@ -85,8 +93,11 @@ pub fn parse(token: &str, typ: &str) -> Result<Unverified, AppJwsError> {
 /// What a verified request carries besides its own claims.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verified {
+    /// The payload's claims, read into a request's struct by `protocol::app_request::read`.
     pub claims: Map<String, Value>,
+    /// The request's `jti`, for the caller to spend.
     pub jti: String,
+    /// The request's `exp`: how long its `jti` must be remembered.
     pub exp: i64,
 }
 

@@ -3,6 +3,7 @@
 //! Verification checks the signature with the key named by `kid` and only with that key's
 //! algorithm (no `none`, no algorithm confusion), then `exp` and `iss` against the injected
 //! clock and the configured issuer.
+#![warn(missing_docs)]
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -36,14 +37,19 @@ pub async fn encode<T: Serialize + ?Sized>(
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VerifyError {
     #[error("malformed token")]
+    /// Not a JWT, or its claims are not what was expected.
     Malformed,
     #[error("unknown key")]
+    /// Its `kid` names no key of the key set.
     UnknownKey,
     #[error("bad signature")]
+    /// The signature does not verify.
     BadSignature,
     #[error("expired")]
+    /// Past its `exp`.
     Expired,
     #[error("wrong issuer")]
+    /// Its `iss` is not this issuer.
     WrongIssuer,
 }
 

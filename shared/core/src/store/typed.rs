@@ -2,6 +2,7 @@
 //! version. The domain's single-record kinds (login sessions, SSO sessions, consents, codes)
 //! use these; kinds with uniqueness rules have their own stores ([`super::ClientStore`],
 //! [`super::IdentityStore`]).
+#![warn(missing_docs)]
 
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;
@@ -13,7 +14,9 @@ use crate::clock::Timestamp;
 /// A typed value and the record it came from (for a conditional replace).
 #[derive(Debug, Clone)]
 pub struct Versioned<T> {
+    /// The value, read from the record.
     pub value: T,
+    /// The record as read (its version makes the replace conditional).
     pub record: Record,
 }
 
@@ -27,8 +30,10 @@ impl<T: Serialize> Versioned<T> {
     }
 }
 
+/// Typed values over the record primitive: serde in and out of [`Record`]s, with their versions.
 #[async_trait]
 pub trait Typed: Backend {
+    /// The live value of `kind` and `id`, with its record.
     async fn read<T: DeserializeOwned + Send>(
         &self,
         kind: Kind,
