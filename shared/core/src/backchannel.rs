@@ -10,7 +10,6 @@
 //! follow one [`RetryPolicy`]: a per-attempt timeout, exponential backoff, a bounded number
 //! of attempts and a bounded age (a token is worth nothing once it expires), and one
 //! `backchannel_logout.failed` audit event per delivery given up.
-#![warn(missing_docs)]
 
 use std::time::Duration;
 

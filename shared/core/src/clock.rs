@@ -1,5 +1,4 @@
 //! Time is passed in, so tests are exact and repeatable (STYLE.md practice 6).
-#![warn(missing_docs)]
 
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -1,6 +1,5 @@
 //! The application context: configuration, store, keys, clock and randomness, built once per
 //! process (at `scanid serve` start or Lambda cold start) and shared by every handler.
-#![warn(missing_docs)]
 
 use std::sync::Arc;
 
@@ -18,20 +17,20 @@ use crate::store::{Backend, StoreError};
 /// Why the service could not start. Each says what to fix.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
-    #[error(transparent)]
     /// The settings are wrong.
-    Config(#[from] ConfigError),
-    #[error("store: {0}")]
-    /// The store cannot be opened or read.
-    Store(#[from] StoreError),
-    #[error("signing keys: {0}")]
-    /// The signing keys cannot be loaded.
-    Keys(#[from] SignError),
     #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The store cannot be opened or read.
+    #[error("store: {0}")]
+    Store(#[from] StoreError),
+    /// The signing keys cannot be loaded.
+    #[error("signing keys: {0}")]
+    Keys(#[from] SignError),
     /// The GeoIP databases cannot be opened.
+    #[error(transparent)]
     GeoIp(#[from] crate::geoip::GeoIpError),
-    #[error("{0}")]
     /// A combination this build cannot run (e.g. a store it was built without).
+    #[error("{0}")]
     Unsupported(String),
 }
 

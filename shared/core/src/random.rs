@@ -1,5 +1,4 @@
 //! Randomness is passed in, so tests are exact and repeatable (STYLE.md practice 6).
-#![warn(missing_docs)]
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

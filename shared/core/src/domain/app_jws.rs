@@ -1,7 +1,6 @@
 //! The app's signed requests (app protocol, Keys): compact JWS, ES256 with the identity's
 //! P-256 device key, with `typ`, `aud` = issuer, `iat`, `exp` (at most 5 minutes after `iat`)
 //! and a `jti` the caller records so it is refused the second time.
-#![warn(missing_docs)]
 
 use aws_lc_rs::signature::{ParsedPublicKey, ECDSA_P256_SHA256_FIXED};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -19,26 +18,26 @@ pub const MAX_LIFETIME_SECS: i64 = 300;
 /// Why a signed request was refused (the text goes to the app).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum AppJwsError {
-    #[error("not a compact JWS")]
     /// Not three base64url parts of JSON, or too long.
+    #[error("not a compact JWS")]
     Malformed,
-    #[error("alg must be ES256")]
     /// The header's `alg` is not ES256.
+    #[error("alg must be ES256")]
     Alg,
-    #[error("wrong typ")]
     /// The header's `typ` is not the request's.
+    #[error("wrong typ")]
     Typ,
-    #[error("bad signature")]
     /// The signature does not verify with the identity's key.
+    #[error("bad signature")]
     Signature,
-    #[error("aud must be the issuer")]
     /// `aud` is not this issuer.
+    #[error("aud must be the issuer")]
     Audience,
-    #[error("expired or not yet valid (exp must be within 5 minutes of iat)")]
     /// `iat` or `exp` missing, or outside the allowed window.
+    #[error("expired or not yet valid (exp must be within 5 minutes of iat)")]
     Time,
-    #[error("jti is required (1 to 128 characters)")]
     /// `jti` missing, empty, too long or with control characters.
+    #[error("jti is required (1 to 128 characters)")]
     Jti,
 }
 

@@ -22,24 +22,33 @@ use crate::protocol::{ClientId, OAuthError, OAuthErrorCode, RedirectUri, Scopes}
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResponseMode {
+    /// Parameters in the redirect URI's query.
     Query,
+    /// Parameters in the redirect URI's fragment.
     Fragment,
+    /// A self-submitting form POST to the redirect URI.
     FormPost,
 }
 
 /// `prompt` (OIDC Core §3.1.2.1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Prompt {
+    /// `none`: no page may be shown.
     pub none: bool,
+    /// `login`: authenticate again, even with an SSO session.
     pub login: bool,
+    /// `consent`: ask for consent again.
     pub consent: bool,
 }
 
 /// A validated authorization request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuthorizationRequest {
+    /// The client asking.
     pub client_id: ClientId,
+    /// Its redirect URI, one it registered.
     pub redirect_uri: RedirectUri,
+    /// How the response goes back.
     pub response_mode: ResponseMode,
     /// Optional with PKCE S256 (echoed when present); required without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -47,16 +56,21 @@ pub struct AuthorizationRequest {
     /// Optional (put in the id_token when present); required only with `require_nonce`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
+    /// The supported scopes asked for.
     pub scopes: Scopes,
     /// S256 challenge (RFC 7636), 43 base64url characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_challenge: Option<String>,
+    /// `prompt`.
     #[serde(default, skip_serializing_if = "is_default")]
     pub prompt: Prompt,
+    /// `max_age`: the longest since authentication an SSO session may vouch for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_age: Option<i64>,
+    /// `login_hint`, as sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub login_hint: Option<String>,
+    /// `ui_locales`, as sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ui_locales: Option<String>,
     /// The resource servers the access tokens may be for (RFC 8707), all registered.
@@ -74,6 +88,7 @@ fn is_default<T: Default + PartialEq>(v: &T) -> bool {
 }
 
 impl AuthorizationRequest {
+    /// The granted scopes as a `scope` value.
     pub fn scope(&self) -> String {
         self.scopes.join(" ")
     }
@@ -137,8 +152,11 @@ impl AuthorizationRequest {
 /// Where an error may be sent once the redirect URI is trusted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ErrorTarget {
+    /// The redirect URI.
     pub redirect_uri: String,
+    /// How the error goes back.
     pub response_mode: ResponseMode,
+    /// The request's `state`, echoed.
     pub state: Option<String>,
 }
 

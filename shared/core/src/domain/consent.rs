@@ -12,7 +12,9 @@ pub enum ConsentInput<'a> {
     Open,
     /// Submitted the consent form (POST) with this anti-CSRF token and choice.
     Submit {
+        /// The form's anti-CSRF token.
         csrf: Option<&'a str>,
+        /// The button pressed (`allow` or `deny`).
         choice: Option<&'a str>,
     },
 }
@@ -33,7 +35,9 @@ impl std::fmt::Debug for ConsentInput<'_> {
 /// Why the consent step cannot go on (an error page; nothing is written).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConsentRefusal {
+    /// The login expired.
     Expired,
+    /// The login already ended with a redirect.
     AlreadyCompleted,
     /// The phone has not approved the login yet.
     NotApproved,
@@ -48,16 +52,19 @@ pub enum ConsentRefusal {
 /// The decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConsentDecision {
+    /// An error page, nothing written.
     Refuse(ConsentRefusal),
     /// End the login with `access_denied`: `by_user` when the person chose deny on the
     /// consent page (else: denied on the phone, or the identity can no longer log in).
     Deny {
+        /// Whether the person denied on the consent page.
         by_user: bool,
     },
     /// Show the consent page.
     Ask,
     /// Issue the code, remembering this consent if there is one.
     Complete {
+        /// The consent to remember, if any.
         remember: Option<Consent>,
     },
 }

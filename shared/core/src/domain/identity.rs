@@ -16,6 +16,7 @@ use crate::random::{self, Random};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum IdentityType {
+    /// A person.
     User,
 }
 
@@ -24,12 +25,16 @@ pub enum IdentityType {
 pub struct Identity {
     /// `sub` and `service_uuid`.
     pub sub: Subject,
+    /// The public 12-character handle (lower-case Crockford base32), for the directory.
     pub service_id: String,
     /// The unique handle: `username` and `preferred_username`.
     pub name: String,
+    /// The name shown to relying parties (`name`).
     pub display_name: String,
+    /// The photo's URL (`picture`): hosted here, or on an allowed host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile_photo: Option<String>,
+    /// When the identity signed up.
     pub created_at: Timestamp,
     /// When the identity last changed (OIDC Core `updated_at`); absent in records written
     /// before it existed: then [`Identity::updated_at`] says `created_at`.
@@ -37,11 +42,15 @@ pub struct Identity {
     pub updated_at: Option<Timestamp>,
     /// The device key: standard base64 of the P-256 DER SubjectPublicKeyInfo.
     pub public_key: String,
+    /// ISO 3166-1 alpha-2 (the `address` claim's `country`).
     pub country_code: String,
+    /// Its kind (`USER`).
     #[serde(rename = "type")]
     pub kind: IdentityType,
+    /// The groups it belongs to (the `groups` claim).
     #[serde(default)]
     pub groups: Vec<String>,
+    /// Disabled by an operator (`scanid identity disable`): refused wherever the identity would act or be shown.
     #[serde(default)]
     pub disabled: bool,
     /// Every grant (refresh token family, and so its access tokens) authenticated or created
@@ -54,14 +63,21 @@ pub struct Identity {
 /// The public profile (spec 2.5) with exactly the spec's field names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PublicProfile {
+    /// The identity's `sub`.
     pub service_uuid: String,
+    /// The unique handle.
     pub name: String,
+    /// The name shown to others.
     pub display_name: String,
+    /// The photo's URL.
     pub profile_photo: Option<String>,
     /// ISO 8601 with milliseconds and `Z`.
     pub created_at: String,
+    /// The device key, as stored.
     pub public_key: String,
+    /// ISO 3166-1 alpha-2.
     pub country_code: String,
+    /// Its kind.
     #[serde(rename = "type")]
     pub kind: IdentityType,
 }
@@ -72,6 +88,7 @@ impl Identity {
         self.updated_at.unwrap_or(self.created_at)
     }
 
+    /// What the directory shows of this identity.
     pub fn public_profile(&self) -> PublicProfile {
         PublicProfile {
             service_uuid: self.sub.clone().into(),
@@ -89,18 +106,23 @@ impl Identity {
 /// One login an identity decided, as its app lists it ("recent logins").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoginActivity {
+    /// When the login was decided.
     pub at: Timestamp,
+    /// The client logged in to.
     pub client_id: String,
+    /// Its name, as it was then.
     pub client_name: String,
     /// `approved` or `denied`; `wrong_number` or `second_device` for a login cancelled for
     /// good (the approval named another number than the page showed; another phone scanned).
     pub outcome: String,
     /// Where the login was started: the browser's address and user agent.
     pub browser_ip: String,
+    /// The browser's user agent.
     pub user_agent: String,
     /// The browser's location and network, when a GeoIP database knew them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<crate::geoip::Location>,
+    /// The browser's network (ASN and organization).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<crate::geoip::Network>,
     /// The browser's place ([`crate::geoip::place`]): an approved login's joins the
@@ -131,6 +153,7 @@ pub struct LoginActivity {
 /// logins from (for `first_from_here`), both bounded.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Activity {
+    /// Most recent first, at most the history's bound.
     pub logins: Vec<LoginActivity>,
     /// Most recent first, at most [`APPROVED_PLACES`], without repeats.
     #[serde(default)]
@@ -142,7 +165,9 @@ pub struct Activity {
 #[derive(Deserialize)]
 #[serde(untagged)]
 pub enum StoredActivity {
+    /// The record as written now.
     Activity(Activity),
+    /// The record as written before the places were kept.
     Logins(Vec<LoginActivity>),
 }
 
@@ -231,7 +256,9 @@ pub fn with_login(list: &[LoginActivity], entry: LoginActivity) -> Vec<LoginActi
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{field}: {reason}")]
 pub struct FieldError {
+    /// The field's name.
     pub field: &'static str,
+    /// What is wrong with it.
     pub reason: &'static str,
 }
 

@@ -57,10 +57,13 @@ pub const POLL_SCANNED_MS: u32 = 1000;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum LoginStatus {
+    /// Waiting for the phone.
     Pending,
     /// The identity approved on the phone (or an SSO session vouched for it).
     Approved {
+        /// The identity that approved.
         sub: Subject,
+        /// When it authenticated (the phone's approval, or the SSO session's).
         auth_time: Timestamp,
     },
     /// Denied on the phone.
@@ -73,7 +76,9 @@ pub enum LoginStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Scanner {
+    /// An app that did not prove who it is.
     Anonymous,
+    /// The identity a scan proof verified.
     Identity(Subject),
 }
 
@@ -98,6 +103,7 @@ pub enum CancelReason {
 }
 
 impl CancelReason {
+    /// As the recent logins and the audit name it.
     pub fn as_str(self) -> &'static str {
         match self {
             CancelReason::WrongNumber => "wrong_number",
@@ -113,14 +119,19 @@ pub struct QrLogin {
     /// when read ([`crate::store::QrLogins::qr_login`]); records that stored it read it.
     #[serde(default, skip_serializing)]
     pub id: QrLoginId,
+    /// The authorization request the login answers.
     pub request: AuthorizationRequest,
     /// SHA-256 of the browser-binding secret, base64url.
     pub browser_hash: String,
     /// The HMAC key of the rotating challenge; never leaves the server.
     pub secret: Secret,
+    /// The browser's address, as the edge saw it.
     pub browser_ip: String,
+    /// The browser's user agent.
     pub user_agent: String,
+    /// When the login page was shown.
     pub created_at: Timestamp,
+    /// When the login ends unfinished.
     pub expires_at: Timestamp,
     /// Challenges accepted at scan time, as records written before [`Self::scanned_steps`]
     /// stored them (read, never written for a new login).
@@ -146,6 +157,7 @@ pub struct QrLogin {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub stored_choices: Vec<u8>,
+    /// Where the login is.
     pub status: LoginStatus,
     /// Set with `status: denied` when the login was cancelled rather than denied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -204,6 +216,7 @@ impl QrLogin {
         }
     }
 
+    /// Whether the login is past its `expires_at` at `now`.
     pub fn expired(&self, now: Timestamp) -> bool {
         now >= self.expires_at
     }
@@ -535,8 +548,11 @@ impl Random for SecretStream {
 pub struct SsoSession {
     /// Public id: `sid` in tokens, `session_state` in responses.
     pub sid: SessionId,
+    /// Who logged in.
     pub sub: Subject,
+    /// When they authenticated (`auth_time`).
     pub auth_time: Timestamp,
+    /// When the session began.
     pub created_at: Timestamp,
     /// SHA-256 of the cookie's secret part.
     pub secret_hash: String,
@@ -591,7 +607,9 @@ impl SsoSession {
 /// A remembered consent: the scopes an identity granted a client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Consent {
+    /// The scopes granted.
     pub scopes: Scopes,
+    /// When they were granted: a consent older than its client's registration does not count.
     pub granted_at: Timestamp,
     /// The claims asked for by name (OIDC Core §5.5) beyond the scopes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -608,6 +626,7 @@ impl Consent {
                     || crate::domain::claims_request::scopes_release(&self.scopes, c)
             })
     }
+    /// The record id of identity `sub`'s consent for client `client_id`.
     pub fn key(sub: &str, client_id: &str) -> String {
         format!("{sub}:{client_id}")
     }
@@ -616,21 +635,30 @@ impl Consent {
 /// An authorization code's grant, stored under the code's hash; single use, short-lived.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuthCode {
+    /// The client the code was issued to.
     pub client_id: ClientId,
+    /// The redirect URI of the authorization request, which the token request must repeat.
     pub redirect_uri: RedirectUri,
+    /// The scopes granted.
     pub scopes: Scopes,
+    /// The request's `nonce`, for the ID token.
     #[serde(default)]
     pub nonce: Option<String>,
     /// What the `claims` parameter asked for (OIDC Core §5.5).
     #[serde(default)]
     pub claims: crate::domain::claims_request::RequestedClaims,
+    /// The PKCE S256 challenge the verifier must match.
     pub code_challenge: Option<String>,
     /// The resources granted (RFC 8707); the token request may narrow to one.
     #[serde(default)]
     pub resources: Vec<String>,
+    /// Who logged in.
     pub sub: Subject,
+    /// The SSO session the login made or used.
     pub sid: SessionId,
+    /// When they authenticated (`auth_time`).
     pub auth_time: Timestamp,
+    /// When the code was issued.
     pub issued_at: Timestamp,
 }
 

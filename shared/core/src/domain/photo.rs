@@ -17,12 +17,16 @@ pub const CACHE_CONTROL: &str = "public, max-age=300";
 /// An image format the service hosts, told by the magic bytes (never by a name or a header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// JPEG.
     Jpeg,
+    /// PNG.
     Png,
+    /// WebP.
     Webp,
 }
 
 impl Format {
+    /// The format's media type.
     pub const fn content_type(self) -> &'static str {
         match self {
             Format::Jpeg => "image/jpeg",
@@ -35,14 +39,19 @@ impl Format {
 /// Why a photo was refused (the text goes to the app).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum PhotoError {
+    /// No bytes.
     #[error("photo: empty")]
     Empty,
+    /// Over 1 MB.
     #[error("photo: at most 1 MB")]
     TooLarge,
+    /// Not JPEG, PNG or WebP.
     #[error("photo: JPEG, PNG or WebP")]
     Format,
+    /// The image's size cannot be read.
     #[error("photo: the image's size cannot be read")]
     Unreadable,
+    /// Over 4096 pixels on a side.
     #[error("photo: at most 4096 pixels on each side")]
     Dimensions,
 }

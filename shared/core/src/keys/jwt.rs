@@ -3,7 +3,6 @@
 //! Verification checks the signature with the key named by `kid` and only with that key's
 //! algorithm (no `none`, no algorithm confusion), then `exp` and `iss` against the injected
 //! clock and the configured issuer.
-#![warn(missing_docs)]
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -36,20 +35,20 @@ pub async fn encode<T: Serialize + ?Sized>(
 /// Why a token did not verify. Callers usually answer all of them the same way.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VerifyError {
-    #[error("malformed token")]
     /// Not a JWT, or its claims are not what was expected.
+    #[error("malformed token")]
     Malformed,
-    #[error("unknown key")]
     /// Its `kid` names no key of the key set.
+    #[error("unknown key")]
     UnknownKey,
-    #[error("bad signature")]
     /// The signature does not verify.
+    #[error("bad signature")]
     BadSignature,
-    #[error("expired")]
     /// Past its `exp`.
+    #[error("expired")]
     Expired,
-    #[error("wrong issuer")]
     /// Its `iss` is not this issuer.
+    #[error("wrong issuer")]
     WrongIssuer,
 }
 

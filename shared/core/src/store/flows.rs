@@ -89,6 +89,7 @@ pub trait QrLogins: Backend {
             .await
     }
 
+    /// The live QR login `id`, with its record.
     async fn qr_login(
         &self,
         id: &str,
@@ -326,6 +327,7 @@ impl<B: Backend + ?Sized> Codes for B {}
 /// Grants (token families), their refresh tokens, and revoked stateless tokens.
 #[async_trait]
 pub trait Grants: Backend {
+    /// The live grant `id`, with its record.
     async fn grant(
         &self,
         id: &GrantId,
@@ -440,6 +442,7 @@ pub(crate) const SESSIONS_PER_IDENTITY: usize = 32;
 /// SSO sessions, the identities' lists of them, and remembered consents.
 #[async_trait]
 pub trait SsoSessions: Backend {
+    /// The live SSO session `sid`, with its record.
     async fn sso_session(
         &self,
         sid: &str,

@@ -1,3 +1,6 @@
+// Test support (the `test-support` feature): the suite's functions and the doubles' fields
+// are named for what they hold; the module documents them, not each item.
+#![allow(missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The adapter test suite: every storage adapter must pass it (STYLE.md practice 3).
 //!

@@ -2,7 +2,6 @@
 //! version. The domain's single-record kinds (login sessions, SSO sessions, consents, codes)
 //! use these; kinds with uniqueness rules have their own stores ([`super::ClientStore`],
 //! [`super::IdentityStore`]).
-#![warn(missing_docs)]
 
 use async_trait::async_trait;
 use serde::de::DeserializeOwned;

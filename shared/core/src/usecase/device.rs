@@ -43,8 +43,10 @@ pub enum DeviceError {
     /// No entry of this identity's recent logins has this id.
     #[error("unknown login")]
     UnknownActivity,
+    /// The name is taken.
     #[error("this name is taken")]
     NameTaken,
+    /// The login was decided already.
     #[error("this login session was decided already")]
     AlreadyDecided,
     /// The login is cancelled for good (a wrong number, a second phone).
@@ -53,8 +55,12 @@ pub enum DeviceError {
     /// A `jti` used, or the identity changed meanwhile.
     #[error("{0}")]
     Conflict(&'static str),
+    /// Too many requests from this source or identity.
     #[error("too many requests")]
-    RateLimited { retry_after: i64 },
+    RateLimited {
+        /// Seconds until the next try may succeed.
+        retry_after: i64,
+    },
     /// The device key on file cannot be read (a corrupt record).
     #[error("the stored device key is unreadable")]
     StoredKey,
@@ -71,6 +77,7 @@ pub enum DeviceError {
     /// A stored photo could not be read or written (503).
     #[error("the photo store is unavailable")]
     PhotosUnavailable,
+    /// The store failed.
     #[error("store")]
     Store(#[from] StoreError),
 }
@@ -150,7 +157,9 @@ pub async fn signup(
 /// A scanned QR login, as the phone shows it before approving (Q3).
 #[derive(Debug)]
 pub struct Scanned {
+    /// The scanned login.
     pub login: QrLogin,
+    /// Its client.
     pub client: Client,
     /// For a login that stands for a device authorization (RFC 8628): its user code, for the
     /// person to compare with the device's screen.
@@ -173,7 +182,9 @@ pub struct Assessment {
     pub place: String,
     /// The address the phone's request came from, and where it is.
     pub phone_ip: String,
+    /// Where the phone is.
     pub phone: Geo,
+    /// The risk flags raised.
     pub flags: Vec<Flag>,
     /// The flags the client's policy refuses: non-empty, the login cannot be approved.
     pub refused: Vec<Flag>,

@@ -37,12 +37,17 @@ fn oauth(code: OAuthErrorCode, d: &'static str) -> TokenError {
 /// What the device authorization endpoint answers (RFC 8628 §3.2).
 #[derive(Debug)]
 pub struct Started {
+    /// The device code (RFC 8628 `device_code`).
     pub device_code: Secret,
     /// As shown: `XXXX-XXXX`.
     pub user_code: String,
+    /// `verification_uri`.
     pub verification_uri: String,
+    /// `verification_uri_complete`: the URI with the user code in it.
     pub verification_uri_complete: String,
+    /// `expires_in`, seconds.
     pub expires_in: i64,
+    /// `interval`: the polling interval, seconds.
     pub interval: i64,
 }
 
@@ -374,6 +379,7 @@ pub struct ScannedDeviceGrant {
     pub login: QrLogin,
     /// The challenge the decision must name.
     pub challenge: String,
+    /// The device's client.
     pub client: Client,
     /// As shown on the device: `XXXX-XXXX`, for the person to compare.
     pub user_code: String,
@@ -412,9 +418,13 @@ pub async fn scan_user_code(
 pub enum Entered {
     /// Show the QR login page for this login (bound to the browser by `browser_secret`).
     ShowQr {
+        /// The QR login.
         login: Box<QrLogin>,
+        /// The device's client, by name.
         client_name: String,
+        /// The user code, as shown.
         user_code: String,
+        /// The secret of the browser-binding cookie.
         browser_secret: Secret,
     },
     /// Malformed, unknown, expired or already decided.

@@ -26,8 +26,11 @@ use crate::usecase::ratelimit;
 /// An authorization response: where to send the browser, how, and with which parameters.
 #[derive(Clone, PartialEq, Eq)]
 pub struct AuthResponse {
+    /// The client's redirect URI.
     pub redirect_uri: String,
+    /// Query, fragment or form post.
     pub mode: ResponseMode,
+    /// The response's parameters (`code`, `state`, `iss`, ... or the error's).
     pub params: Vec<(&'static str, String)>,
 }
 
@@ -99,14 +102,18 @@ pub type BrowserSecret = Secret;
 pub enum AuthorizeDecision {
     /// Show the QR page for this new QR login; bind it to the browser with `browser_secret`.
     ShowQr {
+        /// The new QR login.
         login: QrLogin,
         /// The client's registered name, for the page.
         client_name: String,
+        /// The secret of the browser-binding cookie.
         browser_secret: BrowserSecret,
     },
     /// An SSO session vouched for the identity; ask for consent on this (approved) QR login.
     AskConsent {
+        /// The QR login the SSO session approved.
         login: QrLogin,
+        /// The secret of the browser-binding cookie.
         browser_secret: BrowserSecret,
     },
     /// Send the browser back to the client (a code, or an error).
@@ -114,7 +121,10 @@ pub enum AuthorizeDecision {
     /// Bad client_id or redirect_uri: an error page, never a redirect.
     ErrorPage(&'static str),
     /// Too many login requests from this address.
-    RateLimited { retry_after: i64 },
+    RateLimited {
+        /// Seconds until the next try may succeed.
+        retry_after: i64,
+    },
 }
 
 /// A live SSO session from the cookie, if the cookie proves one and its identity may log in.
@@ -349,6 +359,7 @@ pub enum BoundLoginError {
     /// The QR login is bound to another browser: this one lacks its binding secret.
     #[error("this login can only be completed in the browser that started it")]
     OtherBrowser,
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -381,6 +392,7 @@ pub async fn bound_login(
 /// A finished login.
 #[derive(Debug)]
 pub struct Completed {
+    /// Where the browser goes, with the code or the error.
     pub response: AuthResponse,
     /// A new SSO cookie value to set, when this login started an SSO session.
     pub sso_cookie: Option<Secret>,
@@ -392,6 +404,7 @@ pub enum CompleteError {
     /// Someone completed or changed the QR login meanwhile.
     #[error("the QR login was completed already")]
     AlreadyCompleted,
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -528,7 +541,9 @@ pub enum ConsentOutcome {
     Refused(ConsentRefusal),
     /// Show the consent page for this client and identity.
     Ask {
+        /// The client asking.
         client: Box<Client>,
+        /// The identity asked.
         identity: Box<Identity>,
     },
     /// The login ended with `access_denied`: send this response back to the client.
@@ -537,7 +552,12 @@ pub enum ConsentOutcome {
     Completed(Completed),
     /// The login stood for a device authorization (RFC 8628), which the phone's decision
     /// settled: say whether the device was connected (no code, no redirect).
-    DeviceGrant { approved: bool, client_name: String },
+    DeviceGrant {
+        /// Whether the device authorization was approved.
+        approved: bool,
+        /// The device's client, by name.
+        client_name: String,
+    },
 }
 
 /// The consent step of the QR login `login` (app protocol §5), for the browser holding

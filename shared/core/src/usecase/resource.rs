@@ -25,9 +25,13 @@ use crate::store::{ClientStore, Grants, IdentityStore, SsoSessions, StoreError};
 /// A live access token: its claims, grant, client and identity (none for client credentials).
 #[derive(Debug, Clone)]
 pub struct LiveToken {
+    /// The token's claims.
     pub claims: AccessTokenClaims<'static>,
+    /// Its grant.
     pub grant: Grant,
+    /// Its client.
     pub client: Client,
+    /// Its identity (none for client credentials).
     pub identity: Option<Identity>,
 }
 
