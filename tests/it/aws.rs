@@ -530,6 +530,7 @@ async fn back_channel_logout_goes_through_the_queue_and_the_sender() {
     use scanid_core::backchannel::{Delivery, GiveUp, RetryPolicy};
     use scanid_core::domain::client::{register, NewClient};
     use scanid_core::domain::login::SsoSession;
+    use scanid_core::protocol::ClientId;
     use scanid_core::store::ClientStore;
     use scanid_lambda::sender::{Handled, Sender};
     use std::time::Duration;
@@ -576,7 +577,7 @@ async fn back_channel_logout_goes_through_the_queue_and_the_sender() {
         env.store.create_client(&c, now).await.unwrap();
     }
     let (mut session, _) = SsoSession::new(&env.alice.sub, now, now, env.random.as_ref());
-    session.clients = vec!["bad".into(), "good".into()];
+    session.clients = vec![ClientId::new("bad"), ClientId::new("good")];
     scanid_core::usecase::resource::end_known_session(&env.ctx, &session, now)
         .await
         .unwrap();

@@ -13,6 +13,7 @@ use scanid_core::domain::client::{register, NewClient};
 use scanid_core::domain::login::{self, AuthCode, SsoSession};
 use scanid_core::keys::local::KeySet;
 use scanid_core::keys::{Alg, JwkSet, Keyring, SignError, Signer};
+use scanid_core::protocol::{ClientId, RedirectUri, Scopes, Subject};
 use scanid_core::random::SystemRandom;
 use scanid_core::store::faulty::{Faults, FaultyStore};
 use scanid_core::store::{Backend, ClientStore, Cond, Key, Kind, Record};
@@ -164,14 +165,14 @@ async fn setup(e: &mut Env) -> String {
         .unwrap();
     let code = "fault-test-code-0123456789-abcdefghijklmnop";
     let grant = AuthCode {
-        client_id: "shop".into(),
-        redirect_uri: "https://shop.example/cb".into(),
-        scopes: vec!["openid".into()],
+        client_id: ClientId::new("shop"),
+        redirect_uri: RedirectUri::new("https://shop.example/cb"),
+        scopes: Scopes::from_stored(["openid"]),
         nonce: Some("n".into()),
         claims: Default::default(),
         code_challenge: None,
         resources: Vec::new(),
-        sub: sub.into(),
+        sub: Subject::new(sub),
         sid: sso.sid,
         auth_time: now,
         issued_at: now,

@@ -28,17 +28,22 @@ pub enum Event {
     ConsentGranted,
     /// The person denied the client on the consent page.
     ConsentDenied,
+    /// An authorization code was issued.
     CodeIssued,
+    /// An authorization code was redeemed.
     CodeRedeemed,
     /// A code was presented again: its grant was revoked.
     CodeReplayed,
+    /// A refresh token was used and replaced.
     RefreshRotated,
     /// Tokens were issued; the detail is the grant type (`authorization_code`,
     /// `refresh_token`, `client_credentials`).
     TokenIssued,
     /// A rotated refresh token was reused: its family was revoked.
     RefreshReused,
+    /// A client failed to authenticate.
     ClientAuthFailed,
+    /// A rate limit refused a request.
     RateLimited,
     /// An SSO session ended by logout.
     Logout,
@@ -46,11 +51,15 @@ pub enum Event {
     BackchannelLogout,
     /// A back-channel logout delivery was given up (the detail says why): one per delivery.
     BackchannelLogoutFailed,
+    /// An identity signed up.
     IdentityCreated,
+    /// An operator disabled an identity.
     IdentityDisabled,
     /// An identity was deleted (by its device, or by an operator).
     IdentityDeleted,
+    /// A token was revoked (RFC 7009).
     TokenRevoked,
+    /// The signing keys were rotated.
     KeyRotated,
     /// A client registered itself (RFC 7591); the detail says how it was allowed
     /// (`initial_access_token` or `open`).
@@ -75,6 +84,7 @@ pub enum Event {
 }
 
 impl Event {
+    /// The event's name in the audit log (`login.started`, ...).
     pub const fn name(self) -> &'static str {
         match self {
             Event::LoginStarted => "login.started",
@@ -126,6 +136,7 @@ pub struct Audit<'a> {
 }
 
 impl<'a> Audit<'a> {
+    /// An audit line for `event`, outcome `success` until told otherwise.
     pub fn new(event: Event) -> Self {
         Self {
             event,
@@ -136,18 +147,22 @@ impl<'a> Audit<'a> {
             detail: None,
         }
     }
+    /// The client concerned.
     pub fn client(mut self, client_id: &'a str) -> Self {
         self.client_id = Some(client_id);
         self
     }
+    /// The identity concerned.
     pub fn subject(mut self, sub: &'a str) -> Self {
         self.sub = Some(sub);
         self
     }
+    /// Where the request came from (a rate-limit source, or who acted: `device`, `operator`).
     pub fn source(mut self, source: &'a str) -> Self {
         self.source = Some(source);
         self
     }
+    /// The outcome, when not `success`.
     pub fn outcome(mut self, outcome: &'a str) -> Self {
         self.outcome = outcome;
         self
@@ -157,6 +172,7 @@ impl<'a> Audit<'a> {
         self.detail = Some(detail);
         self
     }
+    /// Writes the line to the `audit` log target.
     pub fn emit(self) {
         tracing::info!(
             target: "audit",

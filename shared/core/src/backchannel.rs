@@ -33,6 +33,7 @@ pub const TOKEN_LIFETIME_SECS: i64 = 120;
 #[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Delivery {
+    /// The client the token is for.
     pub client_id: String,
     /// The client's `backchannel_logout_uri`.
     pub uri: String,
@@ -301,6 +302,7 @@ pub async fn notify(ctx: &Context, session: &SsoSession, now: Timestamp) {
 mod tests {
     use super::*;
     use crate::domain::client::{register, NewClient};
+    use crate::protocol::ClientId;
     use crate::store::ClientStore;
     use crate::testing::Builder;
 
@@ -323,7 +325,11 @@ mod tests {
         env.store.create_client(&rp, now).await.unwrap();
         let (mut session, _) = SsoSession::new(&env.alice.sub, now, now, env.random.as_ref());
         // Shop has no receiver, "gone" no longer exists: only rp is told.
-        session.clients = vec!["shop".into(), "rp".into(), "gone".into()];
+        session.clients = vec![
+            ClientId::new("shop"),
+            ClientId::new("rp"),
+            ClientId::new("gone"),
+        ];
         notify(&env.ctx, &session, now).await;
         let taken = env.deliveries.taken();
         assert_eq!(taken.len(), 1, "{taken:?}");

@@ -11,12 +11,15 @@ use std::time::{SystemTime, UNIX_EPOCH};
 pub struct Timestamp(i64);
 
 impl Timestamp {
+    /// The instant `ms` milliseconds after the Unix epoch.
     pub const fn from_millis(ms: i64) -> Self {
         Self(ms)
     }
+    /// The instant `s` seconds after the Unix epoch (saturating).
     pub const fn from_secs(s: i64) -> Self {
         Self(s.saturating_mul(1000))
     }
+    /// Milliseconds since the Unix epoch.
     pub const fn millis(self) -> i64 {
         self.0
     }
@@ -24,6 +27,7 @@ impl Timestamp {
     pub const fn secs(self) -> i64 {
         self.0.div_euclid(1000)
     }
+    /// `s` seconds later (saturating, never wrapping).
     pub const fn plus_secs(self, s: i64) -> Self {
         Self(self.0.saturating_add(s.saturating_mul(1000)))
     }
@@ -50,6 +54,7 @@ impl Timestamp {
 
 /// Where "now" comes from.
 pub trait Clock: Send + Sync {
+    /// The current time.
     fn now(&self) -> Timestamp;
 }
 
@@ -72,12 +77,15 @@ impl Clock for SystemClock {
 pub struct FixedClock(AtomicI64);
 
 impl FixedClock {
+    /// A clock stopped at `at`.
     pub fn new(at: Timestamp) -> Self {
         Self(AtomicI64::new(at.millis()))
     }
+    /// Moves the clock `s` seconds on.
     pub fn advance_secs(&self, s: i64) {
         self.0.fetch_add(s * 1000, Ordering::SeqCst);
     }
+    /// Puts the clock at `at`.
     pub fn set(&self, at: Timestamp) {
         self.0.store(at.millis(), Ordering::SeqCst);
     }

@@ -14,6 +14,7 @@ use crate::keys::Alg;
 pub struct ConfigError {
     /// The setting's environment variable name, e.g. `SCANID_PUBLIC_URL`.
     pub setting: &'static str,
+    /// What is wrong with its value.
     pub reason: String,
 }
 
@@ -279,6 +280,7 @@ impl RawSettings {
         raw
     }
 
+    /// The raw settings from the process environment.
     pub fn from_env() -> Self {
         Self::from_lookup(|n| std::env::var(n).ok())
     }
@@ -288,9 +290,15 @@ impl RawSettings {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreSettings {
     /// SQLite in the data dir.
-    Embedded { data_dir: PathBuf },
+    Embedded {
+        /// The data dir.
+        data_dir: PathBuf,
+    },
     /// One DynamoDB table.
-    DynamoDb { table: String },
+    DynamoDb {
+        /// The table's name.
+        table: String,
+    },
 }
 
 /// How tokens are signed.
@@ -300,10 +308,16 @@ pub enum SigningMode {
     Local,
     /// Every signature by KMS `Sign`; the key never leaves KMS. One KMS key per algorithm
     /// (`SCANID_KMS_KEY_ID` is comma-separated); they make the key set on first start.
-    Kms { key_ids: Vec<String> },
+    Kms {
+        /// The KMS keys, one per algorithm.
+        key_ids: Vec<String>,
+    },
     /// A private key decrypted with KMS once per cold start, then signing locally;
     /// `key_id` is the (symmetric) KMS key that wraps the private keys.
-    KmsEnvelope { key_id: String },
+    KmsEnvelope {
+        /// The KMS key that wraps the private keys.
+        key_id: String,
+    },
 }
 
 impl SigningMode {
@@ -320,12 +334,19 @@ impl SigningMode {
 /// Token and session lifetimes, in seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Lifetimes {
+    /// Access token lifetime.
     pub access_token: i64,
+    /// Refresh token lifetime.
     pub refresh_token: i64,
+    /// Offline (`offline_access`) refresh token lifetime.
     pub offline_token: i64,
+    /// Authorization code lifetime.
     pub code: i64,
+    /// SSO session idle timeout.
     pub sso_idle: i64,
+    /// SSO session maximum lifetime.
     pub sso_max: i64,
+    /// How long a QR login waits for the phone.
     pub login: i64,
     /// How long a QR challenge is accepted after its step began.
     pub qr_challenge: i64,
@@ -376,6 +397,7 @@ pub struct Limits {
 /// Validated settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
+    /// The realm in the issuer's path (`/realms/{realm}`).
     pub realm: String,
     /// `{auth_url}`, no trailing slash.
     pub public_url: String,
@@ -383,10 +405,15 @@ pub struct Settings {
     pub directory_url: String,
     /// The data dir: the embedded store (when selected) and local key files.
     pub data_dir: PathBuf,
+    /// Where state lives.
     pub store: StoreSettings,
+    /// How tokens are signed.
     pub signing: SigningMode,
+    /// The service's default signing algorithm.
     pub signing_alg: Alg,
+    /// Token and session lifetimes.
     pub lifetimes: Lifetimes,
+    /// Rate limits.
     pub limits: Limits,
     /// App store links shown to people without the app: (iOS, Android).
     pub app_store_urls: (String, String),

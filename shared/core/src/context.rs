@@ -17,14 +17,19 @@ use crate::store::{Backend, StoreError};
 /// Why the service could not start. Each says what to fix.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
+    /// The settings are wrong.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The store cannot be opened or read.
     #[error("store: {0}")]
     Store(#[from] StoreError),
+    /// The signing keys cannot be loaded.
     #[error("signing keys: {0}")]
     Keys(#[from] SignError),
+    /// The GeoIP databases cannot be opened.
     #[error(transparent)]
     GeoIp(#[from] crate::geoip::GeoIpError),
+    /// A combination this build cannot run (e.g. a store it was built without).
     #[error("{0}")]
     Unsupported(String),
 }
@@ -35,11 +40,15 @@ pub const NO_KEY_SET: &str = "no signing keys in the store yet: run `scanid aws 
 
 /// Everything a handler needs.
 pub struct Context {
+    /// The settings, validated.
     pub settings: Settings,
+    /// The store every repository reads and writes.
     pub store: Arc<dyn Backend>,
     /// The signing keys, kept fresh ([`Context::keyring`]).
     pub keys: FreshKeys,
+    /// Where "now" comes from.
     pub clock: Arc<dyn Clock>,
+    /// Where random bytes come from.
     pub random: Arc<dyn Random>,
     /// The discovery document, serialized once.
     pub discovery_json: Bytes,

@@ -16,7 +16,9 @@ use serde::{Deserialize, Serialize};
 /// Where an address is, as far as the databases know (country and city in English).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Location {
+    /// The city, when known.
     pub city: Option<String>,
+    /// The country (ISO 3166-1 alpha-2), when known.
     pub country: Option<String>,
     /// ISO 3166-1 alpha-2, upper case.
     pub country_code: Option<String>,
@@ -25,19 +27,24 @@ pub struct Location {
 /// The autonomous system an address is announced by.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Network {
+    /// The autonomous system number.
     pub asn: u32,
+    /// Its organization, when known.
     pub org: Option<String>,
 }
 
 /// What the databases say about one address; both `None` when nothing is known.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Geo {
+    /// Where, when known.
     pub location: Option<Location>,
+    /// Which network, when known.
     pub network: Option<Network>,
 }
 
 /// The lookup port: the MaxMind reader in production, a fake in tests.
 pub trait GeoIp: Send + Sync {
+    /// What the databases know about `ip` (nothing without them).
     fn locate(&self, ip: IpAddr) -> Geo;
 }
 
@@ -108,7 +115,9 @@ pub fn place(addr: &str, geo: &Geo) -> String {
 #[derive(Debug, thiserror::Error)]
 #[error("SCANID_GEOIP_DB: {path}: {reason}")]
 pub struct GeoIpError {
+    /// The database file.
     pub path: PathBuf,
+    /// Why it cannot be used.
     pub reason: String,
 }
 

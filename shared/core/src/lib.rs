@@ -11,6 +11,7 @@
 //! `scanid-http`, so that a Lambda function links only what it uses.
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub mod audit;
 pub mod backchannel;

@@ -18,6 +18,8 @@ use crate::domain::identity::{self, Registration};
 use crate::domain::ratelimit::Source;
 use crate::keys::local::KeySet;
 use crate::keys::Keyring;
+use crate::protocol::app_request::ProfileUpdate;
+use crate::protocol::Subject;
 use crate::random::SystemRandom;
 
 /// Cases per property (cheap: microseconds each).
@@ -121,14 +123,17 @@ proptest! {
     #[test]
     fn app_api_json(claims in json_object(), photo_host_allowed in any::<bool>()) {
         let hosts = if photo_host_allowed { vec!["cdn.example.com".to_owned()] } else { Vec::new() };
-        if let Ok(reg) = serde_json::from_value::<Registration>(serde_json::Value::Object(claims.clone())) {
+        if let Ok(reg) = crate::protocol::app_request::read::<Registration>(&claims) {
             if let Ok(i) = identity::new_identity(&reg, &hosts, Timestamp::from_secs(0), &SystemRandom::new()) {
                 prop_assert!(identity::validate_display_name(&i.display_name).is_ok());
                 prop_assert!(i.profile_photo.as_deref().is_none_or(|p| identity::validate_photo_url(p, &hosts).is_ok()));
             }
         }
         let base = base_identity();
-        if let Ok(next) = identity::apply_update(&base, &claims, &hosts) {
+        let mut with_sub = claims.clone();
+        with_sub.entry("sub").or_insert_with(|| "s".into());
+        let update = crate::protocol::app_request::read::<ProfileUpdate>(&with_sub);
+        if let Ok(next) = update.map_err(|_| ()).and_then(|u| identity::apply_update(&base, &u, &hosts).map_err(|_| ())) {
             prop_assert!(identity::validate_display_name(&next.display_name).is_ok());
             prop_assert_eq!(next.public_key, base.public_key);
             prop_assert_eq!(next.name, base.name);
@@ -168,7 +173,7 @@ fn key() -> &'static (aws_lc_rs::signature::EcdsaKeyPair, Vec<u8>) {
 fn base_identity() -> identity::Identity {
     use base64::Engine;
     identity::Identity {
-        sub: "2b1a3c4d-0000-4000-8000-000000000000".into(),
+        sub: Subject::new("2b1a3c4d-0000-4000-8000-000000000000"),
         service_id: "abcdefghjkmn".into(),
         name: "alice".into(),
         display_name: "Alice".into(),

@@ -8,6 +8,7 @@ use base64::Engine;
 
 /// A source of random bytes.
 pub trait Random: Send + Sync {
+    /// Fills `buf` with random bytes (never fails: aborts the process rather than hand out weak ones).
     fn fill(&self, buf: &mut [u8]);
 }
 
@@ -16,6 +17,7 @@ pub trait Random: Send + Sync {
 pub struct SystemRandom(aws_lc_rs::rand::SystemRandom);
 
 impl SystemRandom {
+    /// The system's generator.
     pub fn new() -> Self {
         Self(aws_lc_rs::rand::SystemRandom::new())
     }
@@ -39,6 +41,7 @@ pub struct SeededRandom {
 }
 
 impl SeededRandom {
+    /// A generator whose bytes follow from `seed` alone.
     pub fn new(seed: u64) -> Self {
         Self {
             seed,

@@ -1,3 +1,6 @@
+// Test support (the `test-support` feature): the suite's functions and the doubles' fields
+// are named for what they hold; the module documents them, not each item.
+#![allow(missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! Test support: an [`Context`] over the in-memory store with a fixed clock, seeded randomness and
 //! in-memory signing keys, two registered clients and an identity whose device key is held

@@ -40,33 +40,52 @@ pub enum HttpError {
     Unavailable,
     /// A JSON error with its own status (app API, directory): `{"error", "error_description"}`.
     Json {
+        /// The HTTP status.
         status: u16,
+        /// The `error` code.
         error: &'static str,
+        /// The `error_description`, for the person or developer reading it.
         description: Cow<'static, str>,
     },
     /// An HTML error page (login pages): never a redirect.
     Page {
+        /// The HTTP status.
         status: u16,
+        /// The page's heading.
         title: &'static str,
+        /// What went wrong and what to do, under the heading.
         message: Cow<'static, str>,
     },
     /// The store or signer is down while serving a login page: an HTML 503 + `Retry-After`.
     PageUnavailable,
     /// Too many requests: 429 + `Retry-After` (HTML on login pages, JSON elsewhere).
-    RateLimited { html: bool, retry_after: i64 },
+    RateLimited {
+        /// Answer with an HTML page (a login page) rather than JSON.
+        html: bool,
+        /// Seconds until the next try may succeed.
+        retry_after: i64,
+    },
     /// Too many failed client authentications from this source: 429 + `Retry-After`, in
     /// RFC 6749 §5.2 JSON (`invalid_client`).
-    ClientAuthLimited { retry_after: i64 },
+    ClientAuthLimited {
+        /// Seconds until the next try may succeed.
+        retry_after: i64,
+    },
     /// A bearer-token error (RFC 6750 §3): `WWW-Authenticate: Bearer` with the code, if any.
     Bearer {
+        /// The HTTP status (400, 401 or 403).
         status: u16,
+        /// The RFC 6750 error code; none when no token was sent (§3.1).
         error: Option<&'static str>,
+        /// The `error_description`.
         description: &'static str,
     },
     /// An approval the client's policy refused (issue 24): 403 `login_refused` with the
     /// refusing risk flags, `{"error", "error_description", "flags"}`.
     LoginRefused {
+        /// The risk flags the client's policy refuses, by name.
         flags: Vec<&'static str>,
+        /// The `error_description`.
         description: String,
     },
     /// A bug: 500, details only in the log.

@@ -4,6 +4,7 @@
 //! ([`routes`]).
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
+#![warn(missing_docs)]
 
 pub(crate) mod cookies;
 pub(crate) mod cors;

@@ -237,6 +237,7 @@ pub fn describe_request(req: &crate::domain::authorize::AuthorizationRequest) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::{ClientId, RedirectUri};
 
     #[test]
     fn escapes_everything_that_matters() {
@@ -279,8 +280,8 @@ mod tests {
             assert_ne!(describe_claim(c), describe_claim("unknown"), "{c}");
         }
         let req = |scope: &str, claims: &str| crate::domain::authorize::AuthorizationRequest {
-            client_id: "rp".into(),
-            redirect_uri: "https://rp.example/cb".into(),
+            client_id: ClientId::new("rp"),
+            redirect_uri: RedirectUri::new("https://rp.example/cb"),
             response_mode: crate::domain::authorize::ResponseMode::Query,
             state: None,
             nonce: None,

@@ -1,4 +1,5 @@
-//! The one route table (method, path, handler, Lambda function).
+//! The one route table (method, path, handler, Lambda function, and what the handler needs:
+//! its store access, CORS, the photo store).
 //!
 //! `scanid serve` routes with it; each Lambda binary serves the routes of its function; a test
 //! holds `template.yaml` and `events/` to it. Paths use API Gateway's `{param}` syntax.
@@ -11,24 +12,43 @@ use crate::{handlers, HttpError, Request, Response};
 /// Which handler serves a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Handler {
+    /// The discovery document (OIDC Discovery, RFC 8414).
     Discovery,
+    /// The signing keys (JWKS).
     Jwks,
+    /// The authorization endpoint: the login page with its QR code.
     Authorize,
+    /// The login page's poll of its QR login.
     LoginStatus,
+    /// The consent page and its answer.
     Consent,
+    /// "Sign in with a passkey" on the login page: a WebAuthn challenge, then the assertion.
     LoginPasskey,
+    /// The app's sign-up.
     DeviceSignup,
+    /// The app's scan of a QR code.
     DeviceScan,
+    /// The app's decision on a QR login.
     DeviceDecide,
+    /// The token endpoint.
     Token,
+    /// Token introspection (RFC 7662).
     Introspect,
+    /// The UserInfo endpoint.
     Userinfo,
+    /// Token revocation (RFC 7009).
     Revoke,
+    /// RP-initiated logout.
     Logout,
+    /// The directory's public profile, by subject.
     DirectoryBySub,
+    /// The directory's public profile, by service id.
     DirectoryByServiceId,
+    /// Where an identity's avatar is.
     DirectoryAvatar,
+    /// The app's profile update.
     DeviceProfile,
+    /// The app's device-key rotation.
     DeviceKey,
     /// CORS preflights of the token, userinfo, revocation and logout endpoints.
     Preflight,
@@ -61,11 +81,20 @@ pub enum Handler {
 /// One route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Route {
+    /// The HTTP method.
     pub method: &'static str,
+    /// The path, with API Gateway's `{param}` segments.
     pub path: &'static str,
+    /// The handler that serves it.
     pub handler: Handler,
     /// The Lambda function (and `functions/<name>` binary) that serves it.
     pub function: &'static str,
+    /// What its handler does with the table (and the keys): the template's IAM policy.
+    pub access: Access,
+    /// Browser clients call it with `fetch`: CORS per client's web origins.
+    pub cors: bool,
+    /// Its handler reads or writes hosted photos (on Lambda: links the S3 client).
+    pub photos: bool,
 }
 
 const fn route(
@@ -73,85 +102,113 @@ const fn route(
     path: &'static str,
     handler: Handler,
     function: &'static str,
+    access: Access,
+    cors: bool,
+    photos: bool,
 ) -> Route {
     Route {
         method,
         path,
         handler,
         function,
+        access,
+        cors,
+        photos,
     }
 }
 
-/// Every route of the service.
+// The table's columns of what a handler needs, short so each row stays one line.
+const READ: Access = Access::Read;
+const WRITE: Access = Access::Write;
+const SIGN: Access = Access::Sign;
+const CORS: bool = true;
+const NO_CORS: bool = false;
+const PHOTOS: bool = true;
+const NO_PHOTOS: bool = false;
+
+/// Every route of the service: method, path, handler, function, access (`READ`: reads only;
+/// `WRITE`: writes the table; `SIGN`: writes and signs tokens), `CORS` and `PHOTOS`. Every
+/// row of one handler says the same access, CORS and photos (checked when the crate
+/// compiles).
 #[rustfmt::skip]
 pub const ROUTES: &[Route] = &[
-    route("GET",  "/realms/{realm}/.well-known/openid-configuration", Handler::Discovery, "discovery"),
+    route("GET",  "/realms/{realm}/.well-known/openid-configuration", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
     // RFC 9110 §9.1: GET and HEAD. A HEAD answer is the GET answer without its body ([`serve`]).
-    route("HEAD", "/realms/{realm}/.well-known/openid-configuration", Handler::Discovery, "discovery"),
+    route("HEAD", "/realms/{realm}/.well-known/openid-configuration", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
     // RFC 8414 Authorization Server Metadata: the discovery document, at Keycloak's path and
     // at the RFC's own (the well-known suffix inserted before the issuer's path, §3.1).
-    route("GET",  "/realms/{realm}/.well-known/oauth-authorization-server", Handler::Discovery, "discovery"),
-    route("HEAD", "/realms/{realm}/.well-known/oauth-authorization-server", Handler::Discovery, "discovery"),
-    route("GET",  "/.well-known/oauth-authorization-server/realms/{realm}", Handler::Discovery, "discovery"),
-    route("HEAD", "/.well-known/oauth-authorization-server/realms/{realm}", Handler::Discovery, "discovery"),
-    route("GET",  "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks"),
-    route("HEAD", "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks"),
-    route("GET",  "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize"),
-    route("POST", "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize"),
-    route("GET",  "/realms/{realm}/login-actions/status", Handler::LoginStatus, "login-status"),
-    route("GET",  "/realms/{realm}/login-actions/consent", Handler::Consent, "consent"),
-    route("POST", "/realms/{realm}/login-actions/consent", Handler::Consent, "consent"),
-    // "Sign in with a passkey" on the login page (issue 26): a challenge, then the assertion.
-    route("POST", "/realms/{realm}/login-actions/passkey", Handler::LoginPasskey, "login-passkey"),
-    route("POST", "/realms/{realm}/app/identities", Handler::DeviceSignup, "app-signup"),
-    route("GET",  "/realms/{realm}/app/scan", Handler::DeviceScan, "app-scan"),
+    route("GET",  "/realms/{realm}/.well-known/oauth-authorization-server", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
+    route("HEAD", "/realms/{realm}/.well-known/oauth-authorization-server", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
+    route("GET",  "/.well-known/oauth-authorization-server/realms/{realm}", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
+    route("HEAD", "/.well-known/oauth-authorization-server/realms/{realm}", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks", READ, NO_CORS, NO_PHOTOS),
+    route("HEAD", "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks", READ, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/login-actions/status", Handler::LoginStatus, "login-status", READ, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/login-actions/consent", Handler::Consent, "consent", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/login-actions/consent", Handler::Consent, "consent", WRITE, NO_CORS, NO_PHOTOS),
+    // "Sign in with a passkey" on the login page (issue 26): a challenge, then the assertion;
+    // spends a WebAuthn challenge, records the passkey's use, approves the login.
+    route("POST", "/realms/{realm}/login-actions/passkey", Handler::LoginPasskey, "login-passkey", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/app/identities", Handler::DeviceSignup, "app-signup", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/app/scan", Handler::DeviceScan, "app-scan", WRITE, NO_CORS, NO_PHOTOS),
     // The shell; API Gateway routes `.../app/` here too (it ignores a trailing slash), and so
     // does `match_route`. The handler sends `.../app` on to `.../app/`.
-    route("GET",  "/realms/{realm}/app", Handler::AppPages, "app-pages"),
+    route("GET",  "/realms/{realm}/app", Handler::AppPages, "app-pages", READ, NO_CORS, NO_PHOTOS),
     // After every literal `/app/...` route: API Gateway, too, prefers the literal path.
-    route("GET",  "/realms/{realm}/app/{file}", Handler::AppPages, "app-pages"),
-    route("GET",  "/realms/{realm}/app/names/{name}", Handler::DeviceName, "app-name"),
-    route("POST", "/realms/{realm}/app/login-sessions/{login_session_id}", Handler::DeviceDecide, "app-decide"),
-    route("POST", "/realms/{realm}/protocol/openid-connect/token", Handler::Token, "token"),
+    route("GET",  "/realms/{realm}/app/{file}", Handler::AppPages, "app-pages", READ, NO_CORS, NO_PHOTOS),
+    // Counts each lookup against its source (a counter write): the name oracle is rate
+    // limited as sign-up is.
+    route("GET",  "/realms/{realm}/app/names/{name}", Handler::DeviceName, "app-name", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/app/login-sessions/{login_session_id}", Handler::DeviceDecide, "app-decide", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/protocol/openid-connect/token", Handler::Token, "token", SIGN, CORS, NO_PHOTOS),
     // RFC 8628 at Keycloak's paths.
-    route("POST", "/realms/{realm}/protocol/openid-connect/auth/device", Handler::DeviceAuthorization, "device-authorization"),
-    route("GET",  "/realms/{realm}/device", Handler::DevicePages, "device-pages"),
-    route("POST", "/realms/{realm}/device", Handler::DevicePages, "device-pages"),
-    route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/auth/device", Handler::DeviceAuthorization, "device-authorization", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/device", Handler::DevicePages, "device-pages", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/device", Handler::DevicePages, "device-pages", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect", WRITE, NO_CORS, NO_PHOTOS),
     // Keycloak's own path for introspection (its Python and Node clients call it there).
-    route("POST", "/realms/{realm}/protocol/openid-connect/token/introspect", Handler::Introspect, "introspect"),
-    route("GET",  "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo"),
-    route("POST", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo"),
-    route("POST", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Revoke, "revoke"),
-    route("GET",  "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout"),
-    route("POST", "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout"),
-    route("PATCH", "/realms/{realm}/app/identities/{sub}", Handler::DeviceProfile, "app-profile"),
-    route("POST", "/realms/{realm}/app/identities/{sub}/key", Handler::DeviceKey, "app-key"),
-    route("DELETE", "/realms/{realm}/app/identities/{sub}", Handler::DeviceDelete, "app-delete"),
-    route("POST", "/realms/{realm}/app/identities/{sub}/activity", Handler::DeviceActivity, "app-activity"),
-    route("POST", "/realms/{realm}/app/identities/{sub}/photo", Handler::DevicePhoto, "app-photo"),
-    route("POST", "/realms/{realm}/app/identities/{sub}/logins/{login_id}/report", Handler::DeviceReport, "app-report"),
-    route("POST", "/realms/{realm}/app/passkey-challenges", Handler::DevicePasskeys, "app-passkeys"),
-    route("POST", "/realms/{realm}/app/identities/{sub}/keys", Handler::DevicePasskeys, "app-passkeys"),
-    route("POST", "/realms/{realm}/app/identities/{sub}/passkeys", Handler::DevicePasskeys, "app-passkeys"),
-    route("DELETE", "/realms/{realm}/app/identities/{sub}/keys/{key_id}", Handler::DevicePasskeys, "app-passkeys"),
-    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/token", Handler::Preflight, "cors-preflight"),
-    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Preflight, "cors-preflight"),
-    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Preflight, "cors-preflight"),
-    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/logout", Handler::Preflight, "cors-preflight"),
-    route("GET",  "/realms/{realm}/protocol/openid-connect/3p-cookies/step1.html", Handler::KeycloakPages, "keycloak-pages"),
-    route("GET",  "/realms/{realm}/protocol/openid-connect/3p-cookies/step2.html", Handler::KeycloakPages, "keycloak-pages"),
-    route("GET",  "/realms/{realm}/protocol/openid-connect/login-status-iframe.html", Handler::KeycloakPages, "keycloak-pages"),
-    route("GET",  "/realms/{realm}/protocol/openid-connect/login-status-iframe.html/init", Handler::KeycloakPages, "keycloak-pages"),
-    route("GET",  "/v1/directory/profile/{service_id}", Handler::DirectoryByServiceId, "directory-by-service-id"),
-    route("GET",  "/v1/directory/{sub}/avatar", Handler::DirectoryAvatar, "directory-avatar"),
-    route("GET",  "/v1/directory/{sub}", Handler::DirectoryBySub, "directory-profile"),
-    route("GET",  "/v1/photos/{sub}/{hash}", Handler::Photo, "photos"),
+    route("POST", "/realms/{realm}/protocol/openid-connect/token/introspect", Handler::Introspect, "introspect", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo", READ, CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo", READ, CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Revoke, "revoke", WRITE, CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout", SIGN, CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout", SIGN, CORS, NO_PHOTOS),
+    // Deleting an identity, replacing its key (with "end every session") and "this wasn't me"
+    // end sessions: they sign back-channel logout tokens (OIDC Back-Channel Logout), as the
+    // token endpoint (revoking a session's grants) and logout do.
+    route("PATCH", "/realms/{realm}/app/identities/{sub}", Handler::DeviceProfile, "app-profile", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/app/identities/{sub}/key", Handler::DeviceKey, "app-key", SIGN, NO_CORS, NO_PHOTOS),
+    route("DELETE", "/realms/{realm}/app/identities/{sub}", Handler::DeviceDelete, "app-delete", SIGN, NO_CORS, PHOTOS),
+    route("POST", "/realms/{realm}/app/identities/{sub}/activity", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/app/identities/{sub}/photo", Handler::DevicePhoto, "app-photo", WRITE, NO_CORS, PHOTOS),
+    route("POST", "/realms/{realm}/app/identities/{sub}/logins/{login_id}/report", Handler::DeviceReport, "app-report", SIGN, NO_CORS, NO_PHOTOS),
+    // Passkeys (issue 26): spends challenges and request ids, writes passkeys.
+    route("POST", "/realms/{realm}/app/passkey-challenges", Handler::DevicePasskeys, "app-passkeys", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/app/identities/{sub}/keys", Handler::DevicePasskeys, "app-passkeys", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/app/identities/{sub}/passkeys", Handler::DevicePasskeys, "app-passkeys", WRITE, NO_CORS, NO_PHOTOS),
+    route("DELETE", "/realms/{realm}/app/identities/{sub}/keys/{key_id}", Handler::DevicePasskeys, "app-passkeys", WRITE, NO_CORS, NO_PHOTOS),
+    // Reads the table and lists the clients (their web origins): GetItem and Query on the
+    // client index.
+    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/token", Handler::Preflight, "cors-preflight", READ, NO_CORS, NO_PHOTOS),
+    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Preflight, "cors-preflight", READ, NO_CORS, NO_PHOTOS),
+    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Preflight, "cors-preflight", READ, NO_CORS, NO_PHOTOS),
+    route("OPTIONS", "/realms/{realm}/protocol/openid-connect/logout", Handler::Preflight, "cors-preflight", READ, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/3p-cookies/step1.html", Handler::KeycloakPages, "keycloak-pages", READ, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/3p-cookies/step2.html", Handler::KeycloakPages, "keycloak-pages", READ, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/login-status-iframe.html", Handler::KeycloakPages, "keycloak-pages", READ, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/login-status-iframe.html/init", Handler::KeycloakPages, "keycloak-pages", READ, NO_CORS, NO_PHOTOS),
+    route("GET",  "/v1/directory/profile/{service_id}", Handler::DirectoryByServiceId, "directory-by-service-id", READ, NO_CORS, NO_PHOTOS),
+    route("GET",  "/v1/directory/{sub}/avatar", Handler::DirectoryAvatar, "directory-avatar", READ, NO_CORS, NO_PHOTOS),
+    route("GET",  "/v1/directory/{sub}", Handler::DirectoryBySub, "directory-profile", READ, NO_CORS, NO_PHOTOS),
+    route("GET",  "/v1/photos/{sub}/{hash}", Handler::Photo, "photos", READ, NO_CORS, PHOTOS),
+    // Counts registrations per source, spends initial access tokens, writes clients.
     // RFC 7591 registration and RFC 7592 management, at Keycloak's paths.
-    route("POST", "/realms/{realm}/clients-registrations/openid-connect", Handler::ClientRegistration, "client-registration"),
-    route("GET",  "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration"),
-    route("PUT",  "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration"),
-    route("DELETE", "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration"),
+    route("POST", "/realms/{realm}/clients-registrations/openid-connect", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
+    route("PUT",  "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
+    route("DELETE", "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
 ];
 
 /// What a handler's call returns.
@@ -162,7 +219,9 @@ pub type Reply<'a> =
 /// links that handler and no other; `scanid serve` finds them through [`endpoint`].
 #[derive(Clone, Copy)]
 pub struct Endpoint {
+    /// The handler it runs.
     pub handler: Handler,
+    /// Runs the handler on a request.
     pub call: for<'a> fn(&'a Context, Request) -> Reply<'a>,
 }
 
@@ -178,6 +237,7 @@ macro_rules! endpoints {
         pub mod endpoints {
             use super::*;
             $(
+                #[doc = concat!("The endpoint of [`Handler::", stringify!($handler), "`].")]
                 pub const $name: Endpoint = Endpoint {
                     handler: Handler::$handler,
                     call: {
@@ -189,6 +249,9 @@ macro_rules! endpoints {
                 };
             )*
         }
+
+        /// Every handler, in the order of [`endpoints`].
+        pub const HANDLERS: &[Handler] = &[$(Handler::$handler),*];
 
         /// The endpoint of `handler` (the local server; a Lambda function names its own).
         pub const fn endpoint(handler: Handler) -> Endpoint {
@@ -293,51 +356,48 @@ pub enum Access {
     Sign,
 }
 
+/// The first row of `handler` in [`ROUTES`].
+const fn row_of(handler: Handler) -> Option<&'static Route> {
+    let mut i = 0;
+    while i < ROUTES.len() {
+        if ROUTES[i].handler as u8 == handler as u8 {
+            return Some(&ROUTES[i]);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Every handler has a row, and all the rows of one handler agree on its access, CORS and
+/// photos: a table that breaks this does not compile.
+const _: () = {
+    let mut i = 0;
+    while i < HANDLERS.len() {
+        assert!(row_of(HANDLERS[i]).is_some(), "a handler without a route");
+        i += 1;
+    }
+    let mut i = 0;
+    while i < ROUTES.len() {
+        let r = &ROUTES[i];
+        if let Some(first) = row_of(r.handler) {
+            assert!(
+                first.access as u8 == r.access as u8
+                    && first.cors == r.cors
+                    && first.photos == r.photos,
+                "the rows of one handler disagree on access, CORS or photos"
+            );
+        }
+        i += 1;
+    }
+};
+
 impl Handler {
+    /// The handler's access, as its rows in [`ROUTES`] say.
     pub const fn access(self) -> Access {
-        match self {
-            Handler::Discovery
-            | Handler::Jwks
-            | Handler::LoginStatus
-            | Handler::Userinfo
-            | Handler::DirectoryBySub
-            | Handler::DirectoryByServiceId
-            | Handler::DirectoryAvatar
-            | Handler::KeycloakPages
-            | Handler::AppPages
-            | Handler::Photo => Access::Read,
-            // Reads the table and lists the clients (their web origins): GetItem and Query on
-            // the client index.
-            Handler::Preflight => Access::Read,
-            // Logout, deleting an identity, replacing its key (with "end every session") and
-            // "this wasn't me" end sessions: they sign back-channel logout tokens (OIDC
-            // Back-Channel Logout).
-            Handler::Token
-            | Handler::Logout
-            | Handler::DeviceDelete
-            | Handler::DeviceKey
-            | Handler::DeviceReport => Access::Sign,
-            Handler::Authorize
-            | Handler::Consent
-            // Spends a WebAuthn challenge, records the passkey's use, approves the login.
-            | Handler::LoginPasskey
-            | Handler::DeviceSignup
-            | Handler::DeviceScan
-            | Handler::DeviceDecide
-            | Handler::Introspect
-            | Handler::Revoke
-            | Handler::DeviceProfile
-            | Handler::DeviceActivity
-            | Handler::DevicePhoto
-            // Counts registrations per source, spends initial access tokens, writes clients.
-            | Handler::ClientRegistration
-            | Handler::DeviceAuthorization
-            | Handler::DevicePages
-            // Spends challenges and request ids, writes passkeys.
-            | Handler::DevicePasskeys => Access::Write,
-            // Counts each lookup against its source (a counter write): the name oracle is
-            // rate limited as sign-up is.
-            Handler::DeviceName => Access::Write,
+        match row_of(self) {
+            Some(r) => r.access,
+            // Unreachable: the table's check above gives every handler a row.
+            None => Access::Read,
         }
     }
 }
@@ -356,12 +416,10 @@ impl Handler {
         )
     }
 
-    /// Endpoints browser clients call with `fetch` (CORS per client's web origins).
+    /// Endpoints browser clients call with `fetch` (CORS per client's web origins), as the
+    /// table's CORS column says.
     pub const fn cors(self) -> bool {
-        matches!(
-            self,
-            Handler::Token | Handler::Userinfo | Handler::Revoke | Handler::Logout
-        )
+        matches!(row_of(self), Some(r) if r.cors)
     }
 }
 
@@ -379,12 +437,9 @@ pub const PHOTO_BODY: usize = 1_450_000;
 
 impl Handler {
     /// Handlers that read or write hosted photos (on Lambda: the functions that link the S3
-    /// client).
+    /// client), as the table's photos column says.
     pub const fn photos(self) -> bool {
-        matches!(
-            self,
-            Handler::DevicePhoto | Handler::Photo | Handler::DeviceDelete
-        )
+        matches!(row_of(self), Some(r) if r.photos)
     }
 
     /// A larger request body than the server's default, where a handler needs one.
@@ -426,8 +481,11 @@ pub fn functions() -> Vec<&'static str> {
 /// The result of routing a request.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Matched {
+    /// The route, and its path parameters, percent-decoded.
     Found(&'static Route, HashMap<String, String>),
+    /// The path exists with other methods: these.
     MethodNotAllowed(Vec<&'static str>),
+    /// No route has this path.
     NotFound,
 }
 
@@ -566,6 +624,51 @@ mod tests {
         assert_eq!(h.headers()["content-length"], "10");
         assert_eq!(h.headers()["content-type"], "application/json");
         assert!(matches!(h.body(), lambda_http::Body::Empty));
+    }
+
+    #[test]
+    fn the_columns_say_what_the_side_lists_said() {
+        // The lists the columns replaced (issue 23): no handler's needs changed.
+        let cors = [
+            Handler::Token,
+            Handler::Userinfo,
+            Handler::Revoke,
+            Handler::Logout,
+        ];
+        let photos = [Handler::DevicePhoto, Handler::Photo, Handler::DeviceDelete];
+        let sign = [
+            Handler::Token,
+            Handler::Logout,
+            Handler::DeviceDelete,
+            Handler::DeviceKey,
+            Handler::DeviceReport,
+        ];
+        let read = [
+            Handler::Discovery,
+            Handler::Jwks,
+            Handler::LoginStatus,
+            Handler::Userinfo,
+            Handler::DirectoryBySub,
+            Handler::DirectoryByServiceId,
+            Handler::DirectoryAvatar,
+            Handler::KeycloakPages,
+            Handler::AppPages,
+            Handler::Photo,
+            Handler::Preflight,
+        ];
+        for &h in HANDLERS {
+            assert_eq!(h.cors(), cors.contains(&h), "{h:?}");
+            assert_eq!(h.photos(), photos.contains(&h), "{h:?}");
+            let access = if sign.contains(&h) {
+                Access::Sign
+            } else if read.contains(&h) {
+                Access::Read
+            } else {
+                Access::Write
+            };
+            assert_eq!(h.access(), access, "{h:?}");
+        }
+        assert_eq!(HANDLERS.len(), 30);
     }
 
     #[test]

@@ -64,8 +64,11 @@ pub const LOGIN_STATUS_JS: &str = include_str!("../static/login-status.js").trim
 #[derive(Template)]
 #[template(path = "error.html")]
 pub struct ErrorPage<'a> {
+    /// The response's CSP nonce, for the page's inline style and script.
     pub nonce: &'a str,
+    /// The heading.
     pub title: &'a str,
+    /// The explanation under the heading.
     pub message: &'a str,
 }
 
@@ -73,9 +76,11 @@ pub struct ErrorPage<'a> {
 #[derive(Template)]
 #[template(path = "form_post.html")]
 pub struct FormPost<'a> {
+    /// The response's CSP nonce, for the page's inline style and script.
     pub nonce: &'a str,
     /// The client's redirect URI.
     pub action: &'a str,
+    /// The response's parameters, as hidden fields.
     pub params: &'a [(&'static str, String)],
 }
 
@@ -83,6 +88,7 @@ pub struct FormPost<'a> {
 #[derive(Template)]
 #[template(path = "qr.html")]
 pub struct QrPage<'a> {
+    /// The response's CSP nonce, for the page's inline style and script.
     pub nonce: &'a str,
     /// The client's registered name.
     pub client: &'a str,
@@ -91,6 +97,7 @@ pub struct QrPage<'a> {
     /// The next QR codes (`{"server_time", "challenges"}` as the status poll answers), JSON
     /// with every `<` escaped: printed `|safe` in a data block the script reads.
     pub ahead: &'a str,
+    /// The link the app opens (the QR code's content).
     pub app_link: &'a str,
     /// What the poll asks (`data-status-url`).
     pub status_url: &'a str,
@@ -98,7 +105,9 @@ pub struct QrPage<'a> {
     pub poll_ms: u32,
     /// The web app, `{issuer}/app/`: the "no app yet?" offer next to the store links.
     pub web_app: &'a str,
+    /// The app's App Store page.
     pub ios: &'a str,
+    /// The app's Google Play page.
     pub android: &'a str,
     /// Where the passkey button asks (`data-passkey-url`).
     pub passkey_url: &'a str,
@@ -108,16 +117,21 @@ pub struct QrPage<'a> {
 #[derive(Template)]
 #[template(path = "consent.html")]
 pub struct ConsentPage<'a> {
+    /// The response's CSP nonce, for the page's inline style and script.
     pub nonce: &'a str,
     /// The client's registered name.
     pub client: &'a str,
+    /// The person's display name.
     pub display_name: &'a str,
+    /// The person's unique name.
     pub user_name: &'a str,
     /// What each requested scope, and each claim asked for by name, means to a person.
     pub scopes: Vec<&'a str>,
     /// Where the form posts (the consent endpoint).
     pub action: &'a str,
+    /// The QR login the consent belongs to, posted back.
     pub session: &'a str,
+    /// The anti-CSRF token, posted back.
     pub csrf: &'a str,
     /// The host of the redirect URI.
     pub host: &'a str,
@@ -129,6 +143,7 @@ pub struct ConsentPage<'a> {
 #[derive(Template)]
 #[template(path = "device.html")]
 pub struct DevicePage<'a> {
+    /// The response's CSP nonce, for the page's inline style and script.
     pub nonce: &'a str,
     /// Where the form posts (`{issuer}/device`).
     pub action: &'a str,
@@ -145,11 +160,13 @@ pub struct DevicePage<'a> {
 #[derive(Template)]
 #[template(path = "logout_confirm.html")]
 pub struct LogoutConfirm<'a> {
+    /// The response's CSP nonce, for the page's inline style and script.
     pub nonce: &'a str,
     /// Where the form posts (the logout endpoint).
     pub action: &'a str,
     /// The request's parameters to post back, by name.
     pub fields: Vec<(&'static str, &'a str)>,
+    /// The anti-CSRF token, posted back.
     pub csrf: &'a str,
 }
 
@@ -157,6 +174,7 @@ pub struct LogoutConfirm<'a> {
 #[derive(Template)]
 #[template(path = "logged_out.html")]
 pub struct LoggedOut<'a> {
+    /// The response's CSP nonce, for the page's inline style.
     pub nonce: &'a str,
 }
 
@@ -165,8 +183,11 @@ pub struct LoggedOut<'a> {
 #[derive(Template)]
 #[template(path = "app.html")]
 pub struct AppShell<'a> {
+    /// The app's path, `{issuer path}/app/` (the page's `<base>`).
     pub base: &'a str,
+    /// The app's App Store page.
     pub ios: &'a str,
+    /// The app's Google Play page.
     pub android: &'a str,
 }
 
@@ -174,6 +195,7 @@ pub struct AppShell<'a> {
 #[derive(Template)]
 #[template(path = "frame.html")]
 pub struct FramePage<'a> {
+    /// The response's CSP nonce, for the frame's script.
     pub nonce: &'a str,
     /// One of this module's `*_JS` constants, printed `|safe`.
     pub script: &'static str,

@@ -214,7 +214,7 @@ async fn seed(a: SeedArgs) -> Result<(), String> {
                         .find(|(k, _)| *k == name)
                         .map(|(_, v)| v.clone())
                 };
-                sid = param("session_state").map(Into::into);
+                sid = param("session_state").map(scanid_core::protocol::SessionId::new);
                 codes.push(param("code").ok_or("no code in the response")?);
             }
             Ok::<_, String>(codes)

@@ -18,18 +18,25 @@ pub const MAX_LIFETIME_SECS: i64 = 300;
 /// Why a signed request was refused (the text goes to the app).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum AppJwsError {
+    /// Not three base64url parts of JSON, or too long.
     #[error("not a compact JWS")]
     Malformed,
+    /// The header's `alg` is not ES256.
     #[error("alg must be ES256")]
     Alg,
+    /// The header's `typ` is not the request's.
     #[error("wrong typ")]
     Typ,
+    /// The signature does not verify with the identity's key.
     #[error("bad signature")]
     Signature,
+    /// `aud` is not this issuer.
     #[error("aud must be the issuer")]
     Audience,
+    /// `iat` or `exp` missing, or outside the allowed window.
     #[error("expired or not yet valid (exp must be within 5 minutes of iat)")]
     Time,
+    /// `jti` missing, empty, too long or with control characters.
     #[error("jti is required (1 to 128 characters)")]
     Jti,
 }
@@ -85,8 +92,11 @@ pub fn parse(token: &str, typ: &str) -> Result<Unverified, AppJwsError> {
 /// What a verified request carries besides its own claims.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Verified {
+    /// The payload's claims, read into a request's struct by `protocol::app_request::read`.
     pub claims: Map<String, Value>,
+    /// The request's `jti`, for the caller to spend.
     pub jti: String,
+    /// The request's `exp`: how long its `jti` must be remembered.
     pub exp: i64,
 }
 
@@ -175,7 +185,9 @@ fn lifetime_ok(iat: i64, exp: i64, now: i64) -> bool {
 /// docs/app-protocol.md, "Passkeys").
 #[derive(Debug, Clone)]
 pub enum Signed {
+    /// An ES256 compact JWS signed with the device key.
     Es256(Unverified),
+    /// A passkey's WebAuthn assertion or registration over the header and claims.
     Passkey(PasskeySigned),
 }
 
@@ -186,28 +198,37 @@ pub struct PasskeySigned {
     pub credential_id: Option<String>,
     /// What the WebAuthn challenge must be: SHA-256 of `base64url(header).base64url(claims)`.
     pub challenge: Vec<u8>,
+    /// The request's claims (checked against the WebAuthn challenge before use).
     pub claims: Map<String, Value>,
+    /// The WebAuthn response that signs them.
     pub proof: PasskeyProof,
 }
 
 /// The WebAuthn response a passkey-signed request carries (base64url fields, decoded).
 #[derive(Debug, Clone)]
 pub enum PasskeyProof {
+    /// An assertion by a registered passkey (every request but sign-up and adding a passkey).
     Assertion(crate::domain::passkey::Assertion),
+    /// A new credential's registration (sign-up with a passkey, adding a passkey).
     Registration {
+        /// The browser's `clientDataJSON`, decoded.
         client_data_json: Vec<u8>,
+        /// The authenticator's `attestationObject` (CBOR), decoded.
         attestation_object: Vec<u8>,
+        /// The transports the browser reported (`internal`, `hybrid`, ...).
         transports: Vec<String>,
     },
 }
 
 impl PasskeySigned {
+    /// The claim `name` if it is a string.
     pub fn str_claim(&self, name: &str) -> Option<&str> {
         self.claims.get(name).and_then(Value::as_str)
     }
 }
 
 impl Signed {
+    /// The claim `name` if it is a string, whichever way the request is signed.
     pub fn str_claim(&self, name: &str) -> Option<&str> {
         match self {
             Self::Es256(u) => u.str_claim(name),

@@ -81,6 +81,7 @@ pub enum Acr {
 pub const ACR_VALUES: [Acr; 3] = [Acr::Possession, Acr::UserVerified, Acr::PhishingResistant];
 
 impl Acr {
+    /// The level as the `acr` claim and `acr_values` write it.
     pub const fn as_str(self) -> &'static str {
         match self {
             Acr::Possession => "1",
@@ -132,6 +133,7 @@ impl AcrRequest {
         Self { values, essential }
     }
 
+    /// Whether the request asks for no level at all.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
     }

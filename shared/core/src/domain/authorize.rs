@@ -17,30 +17,39 @@ use crate::domain::request_object::{self, RequestObject};
 use crate::domain::resource_indicator;
 /// The request's parameters: moved to `protocol` (a wire value), named here as before.
 pub use crate::protocol::Params;
-use crate::protocol::{ClientId, OAuthError, OAuthErrorCode, RedirectUri};
+use crate::protocol::{ClientId, OAuthError, OAuthErrorCode, RedirectUri, Scopes};
 
 /// How the authorization response is delivered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResponseMode {
+    /// Parameters in the redirect URI's query.
     Query,
+    /// Parameters in the redirect URI's fragment.
     Fragment,
+    /// A self-submitting form POST to the redirect URI.
     FormPost,
 }
 
 /// `prompt` (OIDC Core §3.1.2.1).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Prompt {
+    /// `none`: no page may be shown.
     pub none: bool,
+    /// `login`: authenticate again, even with an SSO session.
     pub login: bool,
+    /// `consent`: ask for consent again.
     pub consent: bool,
 }
 
 /// A validated authorization request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuthorizationRequest {
+    /// The client asking.
     pub client_id: ClientId,
+    /// Its redirect URI, one it registered.
     pub redirect_uri: RedirectUri,
+    /// How the response goes back.
     pub response_mode: ResponseMode,
     /// Optional with PKCE S256 (echoed when present); required without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -48,16 +57,21 @@ pub struct AuthorizationRequest {
     /// Optional (put in the id_token when present); required only with `require_nonce`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
-    pub scopes: Vec<String>,
+    /// The supported scopes asked for.
+    pub scopes: Scopes,
     /// S256 challenge (RFC 7636), 43 base64url characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_challenge: Option<String>,
+    /// `prompt`.
     #[serde(default, skip_serializing_if = "is_default")]
     pub prompt: Prompt,
+    /// `max_age`: the longest since authentication an SSO session may vouch for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_age: Option<i64>,
+    /// `login_hint`, as sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub login_hint: Option<String>,
+    /// `ui_locales`, as sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ui_locales: Option<String>,
     /// The resource servers the access tokens may be for (RFC 8707), all registered.
@@ -75,6 +89,7 @@ fn is_default<T: Default + PartialEq>(v: &T) -> bool {
 }
 
 impl AuthorizationRequest {
+    /// The granted scopes as a `scope` value.
     pub fn scope(&self) -> String {
         self.scopes.join(" ")
     }
@@ -138,8 +153,11 @@ impl AuthorizationRequest {
 /// Where an error may be sent once the redirect URI is trusted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ErrorTarget {
+    /// The redirect URI.
     pub redirect_uri: String,
+    /// How the error goes back.
     pub response_mode: ResponseMode,
+    /// The request's `state`, echoed.
     pub state: Option<String>,
 }
 
@@ -180,8 +198,8 @@ pub fn trusted_target<'c>(
 /// §3.1.2.1: scope values the server does not understand SHOULD be ignored; Auth.js asks for
 /// `email`), so what is granted, and reported in the token response's `scope` (RFC 6749 §3.3),
 /// is only what scanid releases.
-pub fn known_scopes(scope: &str) -> Vec<String> {
-    crate::protocol::Scopes::supported(scope, SCOPES).into_vec()
+pub fn known_scopes(scope: &str) -> Scopes {
+    Scopes::supported(scope, SCOPES)
 }
 
 fn base64url_43(s: &str) -> bool {
@@ -311,7 +329,7 @@ pub fn validate_with(
     };
     Ok(AuthorizationRequest {
         client_id: client.client_id.clone(),
-        redirect_uri: redirect_uri.into(),
+        redirect_uri: RedirectUri::new(redirect_uri),
         response_mode: refuse.0.response_mode,
         state,
         nonce,
@@ -626,7 +644,7 @@ mod tests {
             "invalid_request"
         );
         assert!(validate_with(&params(&pkce), Some(&c), &strict).is_ok());
-        assert_eq!(r.scopes, vec!["openid", "profile"]);
+        assert_eq!(r.scopes.as_slice(), vec!["openid", "profile"]);
         assert_eq!(r.response_mode, ResponseMode::Query);
         assert_eq!(r.state.as_deref(), Some("s1"));
     }
@@ -817,13 +835,13 @@ mod tests {
             Some(&c),
         )
         .unwrap();
-        assert_eq!(r.scopes, vec!["openid", "profile"]);
+        assert_eq!(r.scopes.as_slice(), vec!["openid", "profile"]);
         assert_eq!(r.scope(), "openid profile");
         // Nothing known: nothing granted (and so no id_token), but no error either.
         let r = validate(&params(&with(good(), "scope", "email")), Some(&c)).unwrap();
         assert!(r.scopes.is_empty());
         let r = validate(&params(&without(good(), "scope")), Some(&c)).unwrap();
-        assert_eq!(r.scopes, vec!["openid"]);
+        assert_eq!(r.scopes.as_slice(), vec!["openid"]);
     }
 
     const ISSUER: &str = "https://id.example/realms/r";
@@ -877,7 +895,7 @@ mod tests {
         assert_eq!(r.redirect_uri.as_str(), "https://rp.example/cb");
         assert_eq!(r.state.as_deref(), Some("s-object"));
         assert_eq!(r.nonce.as_deref(), Some("n-object"));
-        assert_eq!(r.scopes, vec!["openid", "profile"]);
+        assert_eq!(r.scopes.as_slice(), vec!["openid", "profile"]);
         assert_eq!(r.max_age, Some(600));
         assert_eq!(r.resources, vec![API]);
         // Its restart is a plain query that validates into the same request.

@@ -31,8 +31,10 @@ pub const REQUESTABLE: [&str; 6] = [
 /// The known claims a request asked for, in each place (each list in [`REQUESTABLE`]'s order).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RequestedClaims {
+    /// Claims asked for by name for the ID token.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub id_token: Vec<String>,
+    /// Claims asked for by name for the UserInfo answer.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub userinfo: Vec<String>,
     /// The claims asked for as essential (in either place).
@@ -48,6 +50,7 @@ pub struct RequestedClaims {
 }
 
 impl RequestedClaims {
+    /// Whether no claim was asked for by name.
     pub fn is_empty(&self) -> bool {
         self.id_token.is_empty()
             && self.userinfo.is_empty()

@@ -18,7 +18,9 @@ use crate::random::{self, Random};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ClientType {
+    /// Authenticates with a secret.
     Confidential,
+    /// No secret (a browser or native app): PKCE is required.
     Public,
 }
 
@@ -28,16 +30,22 @@ pub use crate::protocol::requests::{GrantType, DEVICE_CODE_GRANT};
 /// A registered client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Client {
+    /// The client's id (its record's key).
     pub client_id: ClientId,
     /// The registered name, shown on the consent page and in the app.
     pub name: String,
+    /// Confidential or public.
     pub client_type: ClientType,
     /// SHA-256 of the secret, base64url; `None` for public clients.
     pub secret_hash: Option<String>,
+    /// The redirect URIs, compared byte for byte.
     pub redirect_uris: Vec<RedirectUri>,
+    /// Where RP-initiated logout may send the browser back to.
     #[serde(default)]
     pub post_logout_redirect_uris: Vec<String>,
+    /// The grants the client may use.
     pub grant_types: Vec<GrantType>,
+    /// When the client was registered.
     pub created_at: Timestamp,
     /// The algorithm this client's tokens are signed with; default the service's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -72,13 +80,16 @@ pub struct Client {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AuthMethod {
+    /// The secret in HTTP Basic.
     ClientSecretBasic,
+    /// The secret in the form body.
     ClientSecretPost,
     /// A public client: no secret, PKCE required.
     None,
 }
 
 impl AuthMethod {
+    /// The method's registered name (RFC 7591 §2).
     pub const fn as_str(self) -> &'static str {
         match self {
             AuthMethod::ClientSecretBasic => "client_secret_basic",
@@ -87,6 +98,7 @@ impl AuthMethod {
         }
     }
 
+    /// A method by its registered name.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "client_secret_basic" => Some(AuthMethod::ClientSecretBasic),
@@ -103,6 +115,7 @@ pub struct Registration {
     /// SHA-256 of the registration access token (RFC 7592 §1), base64url: it reads, replaces
     /// and deletes this client, and is replaced by each read and update.
     pub access_token_hash: String,
+    /// The method it registered.
     pub token_endpoint_auth_method: AuthMethod,
 }
 
@@ -151,6 +164,7 @@ impl ClientSecret {
     pub fn generate(rng: &dyn Random) -> Self {
         Self(random::token(rng, 32))
     }
+    /// The secret itself, to hand to the client once.
     pub fn expose(&self) -> &str {
         &self.0
     }
@@ -210,6 +224,7 @@ impl Client {
         self.allowed_origins().iter().any(|o| o == origin)
     }
 
+    /// Whether the client registered `grant`.
     pub fn allows(&self, grant: GrantType) -> bool {
         self.grant_types.contains(&grant)
     }
@@ -296,9 +311,13 @@ pub fn validate_web_origin(o: &str) -> Result<(), &'static str> {
 /// What an operator asks for.
 #[derive(Debug, Clone, Default)]
 pub struct NewClient {
+    /// The client's name, shown to people.
     pub name: String,
+    /// The redirect URIs.
     pub redirect_uris: Vec<String>,
+    /// Where logout may send the browser back to.
     pub post_logout_redirect_uris: Vec<String>,
+    /// A public client (no secret, PKCE).
     pub public: bool,
     /// Allow the `client_credentials` grant (confidential clients only).
     pub client_credentials: bool,
@@ -329,25 +348,45 @@ pub struct NewClient {
 /// Why a registration was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RegistrationError {
+    /// The name is empty, too long or not printable.
     #[error("name: 1 to 100 printable characters (no control, zero-width or bidi characters)")]
     Name,
+    /// The chosen client id is malformed.
     #[error("client_id: 1 to 128 of A-Z a-z 0-9 . _ - : and not only dots")]
     ClientId,
+    /// A client with no redirect URI (and no device grant).
     #[error("at least one redirect URI is required")]
     NoRedirectUri,
+    /// A redirect URI refused.
     #[error("redirect URI {uri:?}: {reason}")]
-    RedirectUri { uri: String, reason: &'static str },
-    #[error("a public client cannot use client_credentials")]
-    PublicClientCredentials,
-    #[error("a resource server authenticates, so it cannot be a public client")]
-    PublicResourceServer,
-    #[error("web origin {origin:?}: {reason}")]
-    WebOrigin {
-        origin: String,
+    RedirectUri {
+        /// The refused URI.
+        uri: String,
+        /// Why.
         reason: &'static str,
     },
+    /// A public client asked for `client_credentials`.
+    #[error("a public client cannot use client_credentials")]
+    PublicClientCredentials,
+    /// A public client asked to be a resource server.
+    #[error("a resource server authenticates, so it cannot be a public client")]
+    PublicResourceServer,
+    /// A web origin refused.
+    #[error("web origin {origin:?}: {reason}")]
+    WebOrigin {
+        /// The refused origin.
+        origin: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// A back-channel logout URI refused.
     #[error("backchannel_logout_uri {uri:?}: {reason}")]
-    BackchannelLogoutUri { uri: String, reason: &'static str },
+    BackchannelLogoutUri {
+        /// The refused URI.
+        uri: String,
+        /// Why.
+        reason: &'static str,
+    },
 }
 
 /// Validates a registration and returns the client with its one-time secret.
@@ -362,11 +401,8 @@ pub fn register(
         return Err(RegistrationError::Name);
     }
     let client_id = match new.client_id {
-        Some(id) => {
-            validate_client_id(&id)?;
-            id
-        }
-        None => random::uuid_v4(rng).to_string(),
+        Some(id) => ClientId::parse(&id).map_err(|_| RegistrationError::ClientId)?,
+        None => ClientId::new(random::uuid_v4(rng).to_string()),
     };
     if new.redirect_uris.is_empty() && !new.device_code {
         return Err(RegistrationError::NoRedirectUri);
@@ -429,13 +465,13 @@ pub fn register(
         (ClientType::Confidential, Some(ClientSecret::generate(rng)))
     };
     let client = Client {
-        client_id: client_id.into(),
+        client_id,
         name,
         client_type,
         secret_hash: secret.as_ref().map(ClientSecret::hash),
         redirect_uris: dedup(new.redirect_uris)
             .into_iter()
-            .map(RedirectUri::from)
+            .map(RedirectUri::new)
             .collect(),
         post_logout_redirect_uris: dedup(new.post_logout_redirect_uris),
         grant_types,
@@ -488,21 +524,6 @@ fn internal_host(uri: &str) -> bool {
             d == "localhost" || d.ends_with(".localhost")
         }
         None => true,
-    }
-}
-
-/// A client id as it may appear in a request or a store key.
-pub fn validate_client_id(id: &str) -> Result<(), RegistrationError> {
-    let ok = !id.is_empty()
-        && id.len() <= 128
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b':'))
-        && !id.bytes().all(|b| b == b'.');
-    if ok {
-        Ok(())
-    } else {
-        Err(RegistrationError::ClientId)
     }
 }
 

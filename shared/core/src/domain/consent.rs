@@ -12,7 +12,9 @@ pub enum ConsentInput<'a> {
     Open,
     /// Submitted the consent form (POST) with this anti-CSRF token and choice.
     Submit {
+        /// The form's anti-CSRF token.
         csrf: Option<&'a str>,
+        /// The button pressed (`allow` or `deny`).
         choice: Option<&'a str>,
     },
 }
@@ -33,7 +35,9 @@ impl std::fmt::Debug for ConsentInput<'_> {
 /// Why the consent step cannot go on (an error page; nothing is written).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ConsentRefusal {
+    /// The login expired.
     Expired,
+    /// The login already ended with a redirect.
     AlreadyCompleted,
     /// The phone has not approved the login yet.
     NotApproved,
@@ -48,16 +52,19 @@ pub enum ConsentRefusal {
 /// The decision.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConsentDecision {
+    /// An error page, nothing written.
     Refuse(ConsentRefusal),
     /// End the login with `access_denied`: `by_user` when the person chose deny on the
     /// consent page (else: denied on the phone, or the identity can no longer log in).
     Deny {
+        /// Whether the person denied on the consent page.
         by_user: bool,
     },
     /// Show the consent page.
     Ask,
     /// Issue the code, remembering this consent if there is one.
     Complete {
+        /// The consent to remember, if any.
         remember: Option<Consent>,
     },
 }
@@ -140,6 +147,7 @@ pub fn csrf_token(browser_secret: &str, login_id: &str) -> String {
 mod tests {
     use super::*;
     use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
+    use crate::protocol::{ClientId, RedirectUri, Scopes, Subject};
     use crate::random::SeededRandom;
 
     const T0: Timestamp = Timestamp::from_secs(1_800_000_000);
@@ -152,12 +160,12 @@ mod tests {
 
     fn login(status: LoginStatus) -> QrLogin {
         let req = AuthorizationRequest {
-            client_id: "rp".into(),
-            redirect_uri: "https://rp.example/cb".into(),
+            client_id: ClientId::new("rp"),
+            redirect_uri: RedirectUri::new("https://rp.example/cb"),
             response_mode: ResponseMode::Query,
             state: None,
             nonce: None,
-            scopes: vec!["openid".into(), "profile".into()],
+            scopes: Scopes::from_stored(["openid", "profile"]),
             code_challenge: None,
             prompt: Prompt::default(),
             max_age: None,
@@ -181,7 +189,7 @@ mod tests {
 
     fn approved() -> QrLogin {
         login(LoginStatus::Approved {
-            sub: "alice".into(),
+            sub: Subject::new("alice"),
             auth_time: T0,
             approved_with: Default::default(),
         })
@@ -220,7 +228,7 @@ mod tests {
             decide(&l, SECRET, LIVE, submit(&csrf, "allow"), later),
             ConsentDecision::Complete {
                 remember: Some(Consent {
-                    scopes: vec!["openid".into(), "profile".into()],
+                    scopes: Scopes::from_stored(["openid", "profile"]),
                     granted_at: later,
                     claims: vec![],
                 })

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
 use crate::domain::authn::Method;
-use crate::protocol::{ClientId, Subject};
+use crate::protocol::{ClientId, Scopes, Subject};
 use crate::random::Random;
 
 /// RFC 8628 §6.1: 20 consonants without vowels (no words) and without look-alikes.
@@ -91,7 +91,7 @@ pub enum DeviceGrantStatus {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceAuthorization {
     pub client_id: ClientId,
-    pub scopes: Vec<String>,
+    pub scopes: Scopes,
     /// Normalized (no dash).
     pub user_code: String,
     pub created_at: Timestamp,
@@ -149,7 +149,7 @@ pub enum SettleError {
 impl DeviceAuthorization {
     pub fn new(
         client_id: ClientId,
-        scopes: Vec<String>,
+        scopes: Scopes,
         user_code: String,
         ttl_secs: i64,
         now: Timestamp,
@@ -222,7 +222,7 @@ impl DeviceAuthorization {
         }
         self.status = match approved_by {
             Some((sub, with)) => DeviceGrantStatus::Approved {
-                sub: sub.into(),
+                sub: Subject::new(sub),
                 auth_time: now,
                 approved_with: with,
             },
@@ -241,8 +241,8 @@ mod tests {
 
     fn da(now: Timestamp) -> DeviceAuthorization {
         DeviceAuthorization::new(
-            "tv".into(),
-            vec!["openid".into()],
+            ClientId::new("tv"),
+            Scopes::from_stored(["openid"]),
             "BCDFGHJK".into(),
             600,
             now,
@@ -313,7 +313,7 @@ mod tests {
         assert_eq!(
             d.poll("tv", t0.plus_secs(4)),
             PollDecision::Issue {
-                sub: "alice".into(),
+                sub: Subject::new("alice"),
                 auth_time: t0.plus_secs(3),
                 method: Method::PasskeyUv,
             }

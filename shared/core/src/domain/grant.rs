@@ -17,7 +17,7 @@ use crate::domain::login;
 use crate::keys::Alg;
 use crate::protocol::claims::{Address, ProfileClaims, RefreshTokenClaims, TokenTyp};
 use crate::protocol::responses::{TokenResponse, TokenType};
-use crate::protocol::{ClientId, CodeHash, GrantId, SessionId, Subject};
+use crate::protocol::{ClientId, CodeHash, GrantId, Scopes, SessionId, Subject};
 use crate::random::{self, Random};
 
 /// How a grant started.
@@ -38,7 +38,7 @@ pub struct Grant {
     pub sub: Subject,
     /// The SSO session, for user grants.
     pub sid: Option<SessionId>,
-    pub scopes: Vec<String>,
+    pub scopes: Scopes,
     pub auth_time: Timestamp,
     pub nonce: Option<String>,
     /// What the `claims` parameter asked for (OIDC Core §5.5), kept for every refresh.
@@ -294,7 +294,7 @@ mod tests {
     #[test]
     fn profile_claims_follow_the_scopes() {
         let i = Identity {
-            sub: "u".into(),
+            sub: Subject::new("u"),
             service_id: "sv".into(),
             name: "alice".into(),
             display_name: "Alice A".into(),
@@ -350,7 +350,7 @@ mod tests {
     fn requested_claims_are_released_by_name_with_the_scopes() {
         // OIDC Core 5.5: each claim asked for by name, alone or on top of the scopes.
         let i = Identity {
-            sub: "u".into(),
+            sub: Subject::new("u"),
             service_id: "sv".into(),
             name: "alice".into(),
             display_name: "Alice A".into(),
@@ -412,10 +412,10 @@ mod tests {
         let g = Grant {
             id: GrantId::new("g"),
             kind: GrantKind::AuthorizationCode,
-            client_id: "shop".into(),
-            sub: "u".into(),
-            sid: Some("s".into()),
-            scopes: vec!["openid".into(), "offline_access".into()],
+            client_id: ClientId::new("shop"),
+            sub: Subject::new("u"),
+            sid: Some(SessionId::new("s")),
+            scopes: Scopes::from_stored(["openid", "offline_access"]),
             auth_time: t0,
             nonce: None,
             claims: Default::default(),
@@ -428,6 +428,13 @@ mod tests {
             resources: Vec::new(),
             method: Default::default(),
         };
+        // The grant's record keeps its scopes as the list of tokens it always had.
+        let record = serde_json::to_value(&g).unwrap();
+        assert_eq!(
+            record["scopes"],
+            serde_json::json!(["openid", "offline_access"])
+        );
+        assert_eq!(serde_json::from_value::<Grant>(record).unwrap(), g);
         let (token, hash) = new_refresh_token(&settings, &random::SeededRandom::new(1), &g, t0);
         assert_eq!(hash, login::hash(&token));
         let part = |n: usize| -> serde_json::Value {
@@ -472,10 +479,10 @@ mod tests {
         let g = Grant {
             id: GrantId::new("g"),
             kind: GrantKind::AuthorizationCode,
-            client_id: "c".into(),
-            sub: "s".into(),
+            client_id: ClientId::new("c"),
+            sub: Subject::new("s"),
             sid: None,
-            scopes: vec![],
+            scopes: Scopes::none(),
             auth_time: t0,
             nonce: None,
             claims: Default::default(),

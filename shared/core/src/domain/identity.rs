@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
+use crate::protocol::app_request::ProfileUpdate;
 use crate::protocol::Subject;
 use crate::random::{self, Random};
 
@@ -15,6 +16,7 @@ use crate::random::{self, Random};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum IdentityType {
+    /// A person.
     User,
 }
 
@@ -23,12 +25,16 @@ pub enum IdentityType {
 pub struct Identity {
     /// `sub` and `service_uuid`.
     pub sub: Subject,
+    /// The public 12-character handle (lower-case Crockford base32), for the directory.
     pub service_id: String,
     /// The unique handle: `username` and `preferred_username`.
     pub name: String,
+    /// The name shown to relying parties (`name`).
     pub display_name: String,
+    /// The photo's URL (`picture`): hosted here, or on an allowed host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile_photo: Option<String>,
+    /// When the identity signed up.
     pub created_at: Timestamp,
     /// When the identity last changed (OIDC Core `updated_at`); absent in records written
     /// before it existed: then [`Identity::updated_at`] says `created_at`.
@@ -36,11 +42,15 @@ pub struct Identity {
     pub updated_at: Option<Timestamp>,
     /// The device key: standard base64 of the P-256 DER SubjectPublicKeyInfo.
     pub public_key: String,
+    /// ISO 3166-1 alpha-2 (the `address` claim's `country`).
     pub country_code: String,
+    /// Its kind (`USER`).
     #[serde(rename = "type")]
     pub kind: IdentityType,
+    /// The groups it belongs to (the `groups` claim).
     #[serde(default)]
     pub groups: Vec<String>,
+    /// Disabled by an operator (`scanid identity disable`): refused wherever the identity would act or be shown.
     #[serde(default)]
     pub disabled: bool,
     /// Every grant (refresh token family, and so its access tokens) authenticated or created
@@ -57,14 +67,21 @@ pub struct Identity {
 /// The public profile (spec 2.5) with exactly the spec's field names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PublicProfile {
+    /// The identity's `sub`.
     pub service_uuid: String,
+    /// The unique handle.
     pub name: String,
+    /// The name shown to others.
     pub display_name: String,
+    /// The photo's URL.
     pub profile_photo: Option<String>,
     /// ISO 8601 with milliseconds and `Z`.
     pub created_at: String,
+    /// The device key, as stored.
     pub public_key: String,
+    /// ISO 3166-1 alpha-2.
     pub country_code: String,
+    /// Its kind.
     #[serde(rename = "type")]
     pub kind: IdentityType,
 }
@@ -75,6 +92,7 @@ impl Identity {
         self.updated_at.unwrap_or(self.created_at)
     }
 
+    /// What the directory shows of this identity.
     pub fn public_profile(&self) -> PublicProfile {
         PublicProfile {
             service_uuid: self.sub.clone().into(),
@@ -92,18 +110,23 @@ impl Identity {
 /// One login an identity decided, as its app lists it ("recent logins").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LoginActivity {
+    /// When the login was decided.
     pub at: Timestamp,
+    /// The client logged in to.
     pub client_id: String,
+    /// Its name, as it was then.
     pub client_name: String,
     /// `approved` or `denied`; `wrong_number` or `second_device` for a login cancelled for
     /// good (the approval named another number than the page showed; another phone scanned).
     pub outcome: String,
     /// Where the login was started: the browser's address and user agent.
     pub browser_ip: String,
+    /// The browser's user agent.
     pub user_agent: String,
     /// The browser's location and network, when a GeoIP database knew them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<crate::geoip::Location>,
+    /// The browser's network (ASN and organization).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network: Option<crate::geoip::Network>,
     /// The browser's place ([`crate::geoip::place`]): an approved login's joins the
@@ -134,6 +157,7 @@ pub struct LoginActivity {
 /// logins from (for `first_from_here`), both bounded.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Activity {
+    /// Most recent first, at most the history's bound.
     pub logins: Vec<LoginActivity>,
     /// Most recent first, at most [`APPROVED_PLACES`], without repeats.
     #[serde(default)]
@@ -145,7 +169,9 @@ pub struct Activity {
 #[derive(Deserialize)]
 #[serde(untagged)]
 pub enum StoredActivity {
+    /// The record as written now.
     Activity(Activity),
+    /// The record as written before the places were kept.
     Logins(Vec<LoginActivity>),
 }
 
@@ -234,7 +260,9 @@ pub fn with_login(list: &[LoginActivity], entry: LoginActivity) -> Vec<LoginActi
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{field}: {reason}")]
 pub struct FieldError {
+    /// The field's name.
     pub field: &'static str,
+    /// What is wrong with it.
     pub reason: &'static str,
 }
 
@@ -360,15 +388,7 @@ pub fn is_service_id(s: &str) -> bool {
             .all(|b| b"0123456789abcdefghjkmnpqrstvwxyz".contains(&b))
 }
 
-/// What the app asks for at sign-up (app protocol §1), before validation.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Registration {
-    pub name: Option<String>,
-    pub display_name: Option<String>,
-    pub country_code: Option<String>,
-    pub profile_photo: Option<String>,
-    pub public_key: Option<String>,
-}
+pub use crate::protocol::app_request::Registration;
 
 /// Validates a registration and builds the identity.
 pub fn new_identity(
@@ -398,7 +418,7 @@ pub fn new_identity(
         .ok_or(field("public_key", "required"))?;
     parse_public_key(key)?;
     Ok(Identity {
-        sub: random::uuid_v4(rng).to_string().into(),
+        sub: Subject::new(random::uuid_v4(rng).to_string()),
         service_id: new_service_id(rng),
         name: name.to_owned(),
         display_name: display_name.to_owned(),
@@ -420,39 +440,22 @@ pub fn new_identity(
 /// `sub`, `service_id` and `public_key` may not (the key changes by rotation only).
 pub fn apply_update(
     i: &Identity,
-    claims: &serde_json::Map<String, serde_json::Value>,
+    u: &ProfileUpdate,
     photo_hosts: &[String],
 ) -> Result<Identity, FieldError> {
-    use serde_json::Value;
-    const PROTOCOL: [&str; 5] = ["sub", "aud", "iat", "exp", "jti"];
-    let mut next = i.clone();
-    let mut changed = false;
-    for (k, v) in claims {
-        match (k.as_str(), v) {
-            (k, _) if PROTOCOL.contains(&k) => {}
-            ("display_name", Value::String(s)) => {
-                validate_display_name(s)?;
-                next.display_name = s.clone();
-                changed = true;
-            }
-            ("country_code", Value::String(s)) => {
-                validate_country_code(s)?;
-                next.country_code = s.clone();
-                changed = true;
-            }
-            ("profile_photo", Value::String(s)) => {
-                validate_photo_url(s, photo_hosts)?;
-                next.profile_photo = Some(s.clone());
-                changed = true;
-            }
-            ("profile_photo", Value::Null) => {
-                next.profile_photo = None;
-                changed = true;
-            }
-            ("display_name" | "country_code" | "profile_photo", _) => {
-                return Err(field("update", "fields must be strings"))
-            }
-            ("name" | "service_id" | "public_key" | "created_at" | "type" | "groups", _) => {
+    const PROTOCOL: [&str; 4] = ["aud", "iat", "exp", "jti"];
+    const FIXED: [&str; 6] = [
+        "name",
+        "service_id",
+        "public_key",
+        "created_at",
+        "type",
+        "groups",
+    ];
+    for k in u.other.keys() {
+        match k.as_str() {
+            k if PROTOCOL.contains(&k) => {}
+            k if FIXED.contains(&k) => {
                 return Err(field(
                     "update",
                     "only display_name, country_code and profile_photo can change",
@@ -461,7 +464,24 @@ pub fn apply_update(
             _ => return Err(field("update", "unknown field")),
         }
     }
-    if !changed {
+    let mut next = i.clone();
+    if let Some(s) = &u.display_name {
+        validate_display_name(s)?;
+        next.display_name = s.clone();
+    }
+    if let Some(s) = &u.country_code {
+        validate_country_code(s)?;
+        next.country_code = s.clone();
+    }
+    match &u.profile_photo {
+        Some(Some(s)) => {
+            validate_photo_url(s, photo_hosts)?;
+            next.profile_photo = Some(s.clone());
+        }
+        Some(None) => next.profile_photo = None,
+        None => {}
+    }
+    if u.display_name.is_none() && u.country_code.is_none() && u.profile_photo.is_none() {
         return Err(field("update", "nothing to change"));
     }
     Ok(next)
@@ -478,7 +498,7 @@ mod tests {
     #[test]
     fn a_record_written_before_updated_at_reads_as_created_at() {
         let i = Identity {
-            sub: "u".into(),
+            sub: Subject::new("u"),
             service_id: "sv".into(),
             name: "alice".into(),
             display_name: "Alice".into(),

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crate::clock::Timestamp;
 use crate::domain::authn::{Acr, Method};
 use crate::domain::authorize::AuthorizationRequest;
-use crate::protocol::{ClientId, QrLoginId, RedirectUri, Secret, SessionId, Subject};
+use crate::protocol::{ClientId, QrLoginId, RedirectUri, Scopes, Secret, SessionId, Subject};
 use crate::random::{self, Random};
 
 /// A login session lives at most five minutes (the default of `SCANID_LOGIN_TTL`).
@@ -68,11 +68,14 @@ pub const POLL_PICK_MS: u32 = 2000;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum LoginStatus {
+    /// Waiting for the phone.
     Pending,
     /// The identity approved on the phone (or an SSO session vouched for it, or a passkey
     /// signed in on the login page).
     Approved {
+        /// The identity that approved.
         sub: Subject,
+        /// When it authenticated (the phone's approval, or the SSO session's).
         auth_time: Timestamp,
         /// How the person was authenticated (an SSO session: how it began); absent in the
         /// stored record for a device key.
@@ -92,8 +95,11 @@ fn is_device_key(m: &Method) -> bool {
 /// Who logged in, when, and how: what a login's code, its SSO session and its grant carry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Authenticated {
+    /// The identity that logged in.
     pub sub: Subject,
+    /// When the person authenticated (`auth_time`).
     pub auth_time: Timestamp,
+    /// How: the device key, a passkey approval, or a passkey sign-in (`amr`, `acr`).
     pub method: Method,
 }
 
@@ -101,7 +107,9 @@ pub struct Authenticated {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Scanner {
+    /// An app that did not prove who it is.
     Anonymous,
+    /// The identity a scan proof verified.
     Identity(Subject),
 }
 
@@ -126,6 +134,7 @@ pub enum CancelReason {
 }
 
 impl CancelReason {
+    /// As the recent logins and the audit name it.
     pub fn as_str(self) -> &'static str {
         match self {
             CancelReason::WrongNumber => "wrong_number",
@@ -141,14 +150,19 @@ pub struct QrLogin {
     /// when read ([`crate::store::QrLogins::qr_login`]); records that stored it read it.
     #[serde(default, skip_serializing)]
     pub id: QrLoginId,
+    /// The authorization request the login answers.
     pub request: AuthorizationRequest,
     /// SHA-256 of the browser-binding secret, base64url.
     pub browser_hash: String,
     /// The HMAC key of the rotating challenge; never leaves the server.
     pub secret: Secret,
+    /// The browser's address, as the edge saw it.
     pub browser_ip: String,
+    /// The browser's user agent.
     pub user_agent: String,
+    /// When the login page was shown.
     pub created_at: Timestamp,
+    /// When the login ends unfinished.
     pub expires_at: Timestamp,
     /// Challenges accepted at scan time, as records written before [`Self::scanned_steps`]
     /// stored them (read, never written for a new login).
@@ -174,6 +188,7 @@ pub struct QrLogin {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub stored_choices: Vec<u8>,
+    /// Where the login is.
     pub status: LoginStatus,
     /// Set with `status: denied` when the login was cancelled rather than denied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -220,7 +235,7 @@ impl QrLogin {
         rng: &dyn Random,
     ) -> Self {
         Self {
-            id: random::token(rng, 16).into(),
+            id: QrLoginId::new(random::token(rng, 16)),
             request,
             browser_hash: hash(browser_secret),
             secret: Secret::new(random::token(rng, 32)),
@@ -241,6 +256,7 @@ impl QrLogin {
         }
     }
 
+    /// Whether the login is past its `expires_at` at `now`.
     pub fn expired(&self, now: Timestamp) -> bool {
         now >= self.expires_at
     }
@@ -451,7 +467,7 @@ impl QrLogin {
         }
         self.status = if approve {
             LoginStatus::Approved {
-                sub: sub.into(),
+                sub: Subject::new(sub),
                 auth_time: now,
                 approved_with: with,
             }
@@ -508,7 +524,7 @@ impl QrLogin {
             return Err(DecideError::AcrNotMet(required));
         }
         self.status = LoginStatus::Approved {
-            sub: sub.into(),
+            sub: Subject::new(sub),
             auth_time: now,
             approved_with: Method::PasskeySignIn,
         };
@@ -656,8 +672,11 @@ impl Random for SecretStream {
 pub struct SsoSession {
     /// Public id: `sid` in tokens, `session_state` in responses.
     pub sid: SessionId,
+    /// Who logged in.
     pub sub: Subject,
+    /// When they authenticated (`auth_time`).
     pub auth_time: Timestamp,
+    /// When the session began.
     pub created_at: Timestamp,
     /// SHA-256 of the cookie's secret part.
     pub secret_hash: String,
@@ -686,8 +705,8 @@ impl SsoSession {
         let cookie = format!("{sid}.{secret}");
         (
             Self {
-                sid: sid.into(),
-                sub: sub.into(),
+                sid: SessionId::new(sid),
+                sub: Subject::new(sub),
                 auth_time,
                 created_at: now,
                 secret_hash: hash(&secret),
@@ -716,7 +735,9 @@ impl SsoSession {
 /// A remembered consent: the scopes an identity granted a client.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Consent {
-    pub scopes: Vec<String>,
+    /// The scopes granted.
+    pub scopes: Scopes,
+    /// When they were granted: a consent older than its client's registration does not count.
     pub granted_at: Timestamp,
     /// The claims asked for by name (OIDC Core §5.5) beyond the scopes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -733,6 +754,7 @@ impl Consent {
                     || crate::domain::claims_request::scopes_release(&self.scopes, c)
             })
     }
+    /// The record id of identity `sub`'s consent for client `client_id`.
     pub fn key(sub: &str, client_id: &str) -> String {
         format!("{sub}:{client_id}")
     }
@@ -741,21 +763,30 @@ impl Consent {
 /// An authorization code's grant, stored under the code's hash; single use, short-lived.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuthCode {
+    /// The client the code was issued to.
     pub client_id: ClientId,
+    /// The redirect URI of the authorization request, which the token request must repeat.
     pub redirect_uri: RedirectUri,
-    pub scopes: Vec<String>,
+    /// The scopes granted.
+    pub scopes: Scopes,
+    /// The request's `nonce`, for the ID token.
     #[serde(default)]
     pub nonce: Option<String>,
     /// What the `claims` parameter asked for (OIDC Core §5.5).
     #[serde(default)]
     pub claims: crate::domain::claims_request::RequestedClaims,
+    /// The PKCE S256 challenge the verifier must match.
     pub code_challenge: Option<String>,
     /// The resources granted (RFC 8707); the token request may narrow to one.
     #[serde(default)]
     pub resources: Vec<String>,
+    /// Who logged in.
     pub sub: Subject,
+    /// The SSO session the login made or used.
     pub sid: SessionId,
+    /// When they authenticated (`auth_time`).
     pub auth_time: Timestamp,
+    /// When the code was issued.
     pub issued_at: Timestamp,
     /// How the person authenticated (the `amr` and `acr` of the tokens).
     #[serde(default)]
@@ -774,12 +805,12 @@ mod tests {
 
     fn session_seeded(now: Timestamp, seed: u64) -> QrLogin {
         let req = AuthorizationRequest {
-            client_id: "rp".into(),
-            redirect_uri: "https://rp.example/cb".into(),
+            client_id: ClientId::new("rp"),
+            redirect_uri: RedirectUri::new("https://rp.example/cb"),
             response_mode: ResponseMode::Query,
             state: Some("s".into()),
             nonce: Some("n".into()),
-            scopes: vec!["openid".into()],
+            scopes: Scopes::from_stored(["openid"]),
             code_challenge: None,
             prompt: Prompt::default(),
             max_age: None,
@@ -803,7 +834,7 @@ mod tests {
     fn a_consent_covers_its_scopes_and_the_claims_it_was_given_or_its_scopes_release() {
         let v = |x: &[&str]| x.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
         let c = Consent {
-            scopes: v(&["openid", "groups"]),
+            scopes: Scopes::from_stored(["openid", "groups"]),
             granted_at: Timestamp::from_secs(0),
             claims: v(&["address"]),
         };
@@ -834,7 +865,7 @@ mod tests {
     const TTL: i64 = DEFAULT_CHALLENGE_TTL_SECS;
 
     fn alice() -> Scanner {
-        Scanner::Identity("alice".into())
+        Scanner::Identity(Subject::new("alice"))
     }
 
     #[test]
@@ -882,7 +913,7 @@ mod tests {
         let rng = SeededRandom::new(9);
         let base = session(t0);
         let c0 = base.current_challenge(t0);
-        let bob = Scanner::Identity("bob".into());
+        let bob = Scanner::Identity(Subject::new("bob"));
         // (name, the first scan (scanner, challenge at, scanned at) if any, the scan, want)
         type Scan = (Scanner, i64, i64);
         type Row<'a> = (&'a str, Option<Scan>, Scan, Result<(), ScanError>);
@@ -1202,7 +1233,7 @@ mod tests {
         assert_eq!(
             s.status,
             LoginStatus::Approved {
-                sub: "alice".into(),
+                sub: Subject::new("alice"),
                 auth_time: t0,
                 approved_with: Method::PasskeyUv
             }
@@ -1371,7 +1402,7 @@ mod tests {
         let mut scanned = fresh.clone();
         let c = scanned.current_challenge(t0);
         scanned
-            .accept_scan(&c, &Scanner::Identity(sub.into()), TTL, t0, &rng)
+            .accept_scan(&c, &Scanner::Identity(Subject::new(sub)), TTL, t0, &rng)
             .unwrap();
         assert_eq!(scanned.number_choices().len(), 3);
         let mut approved = scanned.clone();
@@ -1396,12 +1427,12 @@ mod tests {
     fn a_scanned_numbered_approved_login_is_one_write_unit() {
         let b43 = |c: char| std::iter::repeat_n(c, 43).collect::<String>();
         let real = AuthorizationRequest {
-            client_id: "shop".into(),
-            redirect_uri: "https://shop.example.com/callback".into(),
+            client_id: ClientId::new("shop"),
+            redirect_uri: RedirectUri::new("https://shop.example.com/callback"),
             response_mode: ResponseMode::Query,
             state: Some(b43('s')),
             nonce: Some(b43('n')),
-            scopes: vec!["openid".into(), "profile".into(), "email".into()],
+            scopes: Scopes::from_stored(["openid", "profile", "email"]),
             code_challenge: Some(b43('c')),
             prompt: Prompt::default(),
             max_age: None,
@@ -1419,10 +1450,10 @@ mod tests {
             assert!(size <= 1024 - 64, "{step}: {size} bytes");
         }
         let script = AuthorizationRequest {
-            redirect_uri: "https://rp.example.com/cb".into(),
+            redirect_uri: RedirectUri::new("https://rp.example.com/cb"),
             state: Some("st".into()),
             nonce: Some("n-1".into()),
-            scopes: vec!["openid".into(), "profile".into()],
+            scopes: Scopes::from_stored(["openid", "profile"]),
             code_challenge: None,
             ..real
         };

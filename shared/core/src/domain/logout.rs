@@ -13,14 +13,18 @@ use crate::domain::login;
 /// What the `id_token_hint` says (signature verified; expiry ignored, as the spec allows).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hint {
+    /// The hint's `sid`, if any.
     pub sid: Option<String>,
+    /// The hint's `sub`, if any.
     pub sub: Option<String>,
 }
 
 /// The browser's live SSO session.
 #[derive(Clone, PartialEq, Eq)]
 pub struct BrowserSession<'a> {
+    /// The session's id.
     pub sid: &'a str,
+    /// Who is logged in.
     pub sub: &'a str,
     /// The SSO cookie's whole value (the CSRF token derives from it).
     pub cookie: &'a str,
@@ -42,9 +46,15 @@ pub enum LogoutDecision {
     /// The browser holds no session: nothing to end; finish (redirect or "logged out").
     NothingToEnd,
     /// End this SSO session, then finish.
-    End { sid: String },
+    End {
+        /// The session to end.
+        sid: String,
+    },
     /// Ask the person; the form carries this anti-CSRF token.
-    Confirm { csrf: String },
+    Confirm {
+        /// The form's anti-CSRF token.
+        csrf: String,
+    },
     /// A POST without the confirmation page's token: refuse (403), end nothing.
     Refuse,
 }

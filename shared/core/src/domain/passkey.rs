@@ -43,28 +43,40 @@ const FLAG_AT: u8 = 0x40;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum PasskeyError {
     #[error("malformed WebAuthn data: {0}")]
+    /// The bytes do not parse as WebAuthn says they must (what is wrong, named).
     Malformed(&'static str),
     #[error("clientDataJSON type must be {0}")]
+    /// `clientDataJSON.type` is not the ceremony's.
     Type(&'static str),
     #[error("clientDataJSON challenge is not this request's")]
+    /// The signed challenge is not the one this request commits to.
     Challenge,
     #[error("clientDataJSON origin is not the issuer's origin")]
+    /// The origin is not exactly the issuer's, or the request was cross-origin.
     Origin,
     #[error("the credential was made or used for another RP ID")]
+    /// The RP ID hash is not SHA-256 of the issuer's host.
     RpId,
     #[error("the authenticator did not test the user's presence (UP)")]
+    /// The UP flag is not set.
     UserPresent,
     #[error("the authenticator did not verify the user (UV is required)")]
+    /// The UV flag is not set.
     UserVerified,
     #[error("only attestation none is accepted")]
+    /// The registration's attestation format is not `none`.
     Attestation,
     #[error("the credential's algorithm must be ES256 or RS256")]
+    /// The credential's key is neither ES256 (P-256) nor RS256 (2048 to 8192 bits).
     Algorithm,
     #[error("bad signature")]
+    /// The signature does not verify with the stored key.
     Signature,
     #[error("the signature counter did not grow: the credential may be cloned")]
+    /// The counter did not grow past the stored one.
     Counter,
     #[error("this passkey does not belong to this identity")]
+    /// The credential is registered to another identity.
     NotThisIdentity,
 }
 
@@ -105,8 +117,10 @@ pub struct Passkey {
     pub transports: Vec<String>,
     /// A name the person chose, or one derived at registration.
     pub name: String,
+    /// When it was registered.
     pub created_at: Timestamp,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// When it last signed a request that was accepted.
     pub last_used_at: Option<Timestamp>,
     /// Where it was last used: the request's place (city, country) or address.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -116,10 +130,13 @@ pub struct Passkey {
 /// A credential a registration created, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewCredential {
+    /// The credential id the authenticator chose.
     pub credential_id: Vec<u8>,
     /// The COSE public key's bytes.
     pub public_key: Vec<u8>,
+    /// Its COSE algorithm (-7 ES256, -257 RS256).
     pub alg: i64,
+    /// The signature counter at registration.
     pub sign_count: u32,
 }
 
@@ -165,8 +182,11 @@ pub struct AssertionOk {
 /// One assertion (`navigator.credentials.get`'s response), decoded from base64url.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Assertion {
+    /// The authenticator data (RP ID hash, flags, counter).
     pub authenticator_data: Vec<u8>,
+    /// The browser's `clientDataJSON`.
     pub client_data_json: Vec<u8>,
+    /// The signature over the authenticator data and the hash of `clientDataJSON`.
     pub signature: Vec<u8>,
 }
 
@@ -442,19 +462,27 @@ pub mod soft {
     use aws_lc_rs::rand::SystemRandom;
     use aws_lc_rs::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_ASN1_SIGNING};
 
+    /// A software authenticator for tests: makes registrations and assertions as a platform authenticator would, with the flags and counter a test sets.
     pub struct SoftAuthenticator {
+        /// Its P-256 key.
         pub key: EcdsaKeyPair,
         pkcs8: Vec<u8>,
+        /// The credential id it registered under.
         pub credential_id: Vec<u8>,
+        /// The RP ID it signs for (a test may set another).
         pub rp_id: String,
+        /// The origin its client data names (a test may set another).
         pub origin: String,
+        /// Its signature counter.
         pub counter: u32,
         /// Whether it keeps a counter (adds one per assertion).
         pub counts: bool,
+        /// Whether it sets the UV flag.
         pub user_verified: bool,
     }
 
     impl SoftAuthenticator {
+        /// A new authenticator for `rp`, or `None` if no key could be generated.
         pub fn new(rp: &RelyingParty, credential_id: &[u8]) -> Option<Self> {
             let rng = SystemRandom::new();
             let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &rng).ok()?;
@@ -522,6 +550,7 @@ pub mod soft {
             d
         }
 
+        /// The `clientDataJSON` a browser would send for `kind` (`webauthn.create`/`webauthn.get`) and `challenge`.
         pub fn client_data(&self, kind: &str, challenge: &[u8]) -> Vec<u8> {
             serde_json::to_vec(&serde_json::json!({
                 "type": kind,

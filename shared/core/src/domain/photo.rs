@@ -17,12 +17,16 @@ pub const CACHE_CONTROL: &str = "public, max-age=300";
 /// An image format the service hosts, told by the magic bytes (never by a name or a header).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    /// JPEG.
     Jpeg,
+    /// PNG.
     Png,
+    /// WebP.
     Webp,
 }
 
 impl Format {
+    /// The format's media type.
     pub const fn content_type(self) -> &'static str {
         match self {
             Format::Jpeg => "image/jpeg",
@@ -35,14 +39,19 @@ impl Format {
 /// Why a photo was refused (the text goes to the app).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum PhotoError {
+    /// No bytes.
     #[error("photo: empty")]
     Empty,
+    /// Over 1 MB.
     #[error("photo: at most 1 MB")]
     TooLarge,
+    /// Not JPEG, PNG or WebP.
     #[error("photo: JPEG, PNG or WebP")]
     Format,
+    /// The image's size cannot be read.
     #[error("photo: the image's size cannot be read")]
     Unreadable,
+    /// Over 4096 pixels on a side.
     #[error("photo: at most 4096 pixels on each side")]
     Dimensions,
 }
@@ -203,7 +212,7 @@ pub fn hosted_object(public_url: &str, photo_url: &str) -> Option<String> {
     let prefix = format!("{}/v1/photos/", public_url.trim_end_matches('/'));
     let rest = photo_url.strip_prefix(&prefix)?;
     let (sub, hash) = rest.split_once('/')?;
-    (uuid::Uuid::parse_str(sub).is_ok() && sub.len() == 36 && is_content_hash(hash))
+    (crate::protocol::Subject::parse_identity(sub).is_ok() && is_content_hash(hash))
         .then(|| object_name(sub, hash))
 }
 

@@ -45,6 +45,7 @@ impl Source {
         }
     }
 
+    /// The source as a counter key.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -96,6 +97,7 @@ impl Limit {
         }
     }
 
+    /// The limit's name (its counter's prefix, the audit line's detail).
     pub const fn name(self) -> &'static str {
         match self {
             Limit::Login => "login",
@@ -114,9 +116,11 @@ impl Limit {
 /// The outcome of counting one event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Counted {
+    /// Under the limit: go on.
     Allowed,
     /// Over the limit: retry after this many seconds (the rest of the window).
     Limited {
+        /// Seconds to wait.
         retry_after: i64,
     },
 }

@@ -42,13 +42,21 @@ pub const MAX_TOKEN_USES: u32 = 10_000;
 /// ignored, a known field of the wrong type is `invalid_client_metadata`.
 #[derive(Debug, Clone, Default, Deserialize)]
 pub struct ClientMetadata {
+    /// `redirect_uris`.
     pub redirect_uris: Option<Vec<String>>,
+    /// `token_endpoint_auth_method`.
     pub token_endpoint_auth_method: Option<String>,
+    /// `grant_types`.
     pub grant_types: Option<Vec<String>>,
+    /// `response_types`.
     pub response_types: Option<Vec<String>>,
+    /// `client_name`.
     pub client_name: Option<String>,
+    /// `post_logout_redirect_uris`.
     pub post_logout_redirect_uris: Option<Vec<String>>,
+    /// `backchannel_logout_uri`.
     pub backchannel_logout_uri: Option<String>,
+    /// `id_token_signed_response_alg`.
     pub id_token_signed_response_alg: Option<String>,
     /// Only in an update (RFC 7592 §2.2): must be the client's own.
     pub client_id: Option<String>,
@@ -221,8 +229,11 @@ fn default_name(redirect_uris: &[String]) -> String {
 /// registration access token (shown once; only its hash is kept).
 #[derive(Debug)]
 pub struct Registered {
+    /// The new client.
     pub client: Client,
+    /// Its secret, for a confidential client (shown once).
     pub secret: Option<ClientSecret>,
+    /// The registration access token (RFC 7592), shown once.
     pub registration_access_token: ClientSecret,
 }
 
@@ -349,7 +360,9 @@ pub fn self_registered(c: &Client) -> bool {
 /// under the token's hash, expiring with it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InitialAccessToken {
+    /// How many more registrations it allows.
     pub uses_left: u32,
+    /// When the operator made it.
     pub created_at: Timestamp,
 }
 

@@ -23,14 +23,19 @@ use crate::geoip::Geo;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Flag {
+    /// The browser's and the phone's countries are both known and differ.
     LocationMismatch,
+    /// The identity never approved a login from the browser's place.
     FirstFromHere,
+    /// More login attempts for the identity within an hour than the setting allows.
     HighUsage,
 }
 
 impl Flag {
+    /// Every flag, in the app's order.
     pub const ALL: [Flag; 3] = [Flag::LocationMismatch, Flag::FirstFromHere, Flag::HighUsage];
 
+    /// The flag's wire name (`location_mismatch`, ...).
     pub const fn as_str(self) -> &'static str {
         match self {
             Flag::LocationMismatch => "location_mismatch",
@@ -39,6 +44,7 @@ impl Flag {
         }
     }
 
+    /// A flag by its wire name.
     pub fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|f| f.as_str() == s)
     }

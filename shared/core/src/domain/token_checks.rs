@@ -141,7 +141,7 @@ pub(crate) struct RefreshPresented<'a> {
 /// token's audience.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct RefreshAccepted {
-    pub scopes: Vec<String>,
+    pub scopes: Scopes,
     pub aud: Option<String>,
 }
 
@@ -227,7 +227,7 @@ pub(crate) fn check_refresh(
             if !asked.is_subset_of(&g.scopes) {
                 return Err(RefreshRefusal::ScopeWidened);
             }
-            asked.into_vec()
+            asked
         }
     };
     let aud = resource_indicator::at_token(presented.resource, Some(&g.resources), registered)
@@ -242,6 +242,7 @@ mod tests {
     use crate::domain::grant::GrantKind;
     use crate::keys::Alg;
     use crate::protocol::GrantId;
+    use crate::protocol::{ClientId, RedirectUri, SessionId, Subject};
 
     const API: &str = "https://api.example/";
     const OTHER_API: &str = "https://other.example/";
@@ -266,15 +267,15 @@ mod tests {
 
     fn code(challenge: Option<&str>) -> AuthCode {
         AuthCode {
-            client_id: "shop".into(),
-            redirect_uri: "https://shop.example/cb".into(),
-            scopes: vec!["openid".into()],
+            client_id: ClientId::new("shop"),
+            redirect_uri: RedirectUri::new("https://shop.example/cb"),
+            scopes: Scopes::from_stored(["openid"]),
             nonce: None,
             claims: Default::default(),
             code_challenge: challenge.map(str::to_owned),
             resources: vec![API.to_owned()],
-            sub: "u".into(),
-            sid: "s".into(),
+            sub: Subject::new("u"),
+            sid: SessionId::new("s"),
             auth_time: t(1000),
             issued_at: t(1000),
             method: Default::default(),
@@ -286,7 +287,7 @@ mod tests {
         let with_pkce = code(Some(CHALLENGE));
         let without_pkce = code(None);
         let other_client = AuthCode {
-            client_id: "other".into(),
+            client_id: ClientId::new("other"),
             ..code(Some(CHALLENGE))
         };
         let api = vec![API.to_owned()];
@@ -480,10 +481,10 @@ mod tests {
         Grant {
             id: GrantId::new("g"),
             kind: GrantKind::AuthorizationCode,
-            client_id: "shop".into(),
-            sub: "u".into(),
-            sid: Some("s".into()),
-            scopes: vec!["openid".into(), "profile".into(), "offline_access".into()],
+            client_id: ClientId::new("shop"),
+            sub: Subject::new("u"),
+            sid: Some(SessionId::new("s")),
+            scopes: Scopes::from_stored(["openid", "profile", "offline_access"]),
             auth_time: t(1000),
             nonce: None,
             claims: Default::default(),
@@ -507,11 +508,11 @@ mod tests {
         };
         let record = RefreshRecord {
             grant_id: GrantId::new("g"),
-            client_id: "shop".into(),
+            client_id: ClientId::new("shop"),
             generation: 2,
         };
         let others = RefreshRecord {
-            client_id: "other".into(),
+            client_id: ClientId::new("other"),
             ..record.clone()
         };
         let of_another_grant = RefreshRecord {
@@ -568,7 +569,7 @@ mod tests {
                 &none,
                 1500,
                 Ok(RefreshAccepted {
-                    scopes: vec!["profile".into(), "openid".into()],
+                    scopes: Scopes::from_stored(["profile", "openid"]),
                     aud: Some(API.to_owned()),
                 }),
             ),

@@ -37,10 +37,15 @@ pub enum Source {
     /// Keys handed in whole (tests, tools): never reloaded.
     Fixed,
     /// The local key file in the data dir.
-    LocalFile { data_dir: PathBuf },
+    LocalFile {
+        /// The data dir holding the key file.
+        data_dir: PathBuf,
+    },
     /// The key set record in the store (kms or kms-envelope), built into signers by `build`.
     Store {
+        /// The store holding the key set record.
         store: Arc<dyn Backend>,
+        /// Makes signers of the key set.
         build: Builder,
     },
 }

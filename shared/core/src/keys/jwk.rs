@@ -9,19 +9,28 @@ use super::{Alg, SignError, VerifyingKey};
 /// A public JWK. There are no private members in this type at all, so none can leak (D2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Jwk {
+    /// `kty`: `RSA` or `EC`.
     pub kty: String,
+    /// `use`: `sig`.
     #[serde(rename = "use")]
     pub use_: String,
+    /// `alg`.
     pub alg: String,
+    /// `kid`.
     pub kid: String,
+    /// RSA modulus, base64url.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub n: Option<String>,
+    /// RSA exponent, base64url.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub e: Option<String>,
+    /// EC curve (`P-256`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub crv: Option<String>,
+    /// EC x coordinate, base64url.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub x: Option<String>,
+    /// EC y coordinate, base64url.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub y: Option<String>,
 }
@@ -29,6 +38,7 @@ pub struct Jwk {
 /// A JWK Set document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JwkSet {
+    /// The keys.
     pub keys: Vec<Jwk>,
 }
 

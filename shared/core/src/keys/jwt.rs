@@ -35,14 +35,19 @@ pub async fn encode<T: Serialize + ?Sized>(
 /// Why a token did not verify. Callers usually answer all of them the same way.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum VerifyError {
+    /// Not a JWT, or its claims are not what was expected.
     #[error("malformed token")]
     Malformed,
+    /// Its `kid` names no key of the key set.
     #[error("unknown key")]
     UnknownKey,
+    /// The signature does not verify.
     #[error("bad signature")]
     BadSignature,
+    /// Past its `exp`.
     #[error("expired")]
     Expired,
+    /// Its `iss` is not this issuer.
     #[error("wrong issuer")]
     WrongIssuer,
 }

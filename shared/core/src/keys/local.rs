@@ -37,12 +37,18 @@ pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
 /// One key as stored.
 #[derive(Clone, Serialize, Deserialize)]
 pub struct StoredKey {
+    /// The key's id.
     pub kid: String,
+    /// Its algorithm.
     pub alg: Alg,
+    /// Where it is in its rotation.
     pub state: KeyState,
+    /// When it was made.
     pub created_at: Timestamp,
+    /// When it started signing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub activated_at: Option<Timestamp>,
+    /// When it stopped signing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retired_at: Option<Timestamp>,
     /// Where the private key is.
@@ -58,13 +64,20 @@ pub enum Material {
     Pkcs8(String),
     /// In KMS; it never leaves it (`SCANID_SIGNING=kms`). The public key came from
     /// `GetPublicKey` when the key was registered.
-    Kms { key_id: String, public: Jwk },
+    Kms {
+        /// The KMS key.
+        key_id: String,
+        /// Its public key, as published.
+        public: Jwk,
+    },
     /// PKCS#8 DER encrypted by a KMS key (`SCANID_SIGNING=kms-envelope`); decrypted once per
     /// cold start, and only while the key is active.
     Envelope {
+        /// The KMS key that encrypted it.
         wrapping_key_id: String,
         /// The KMS ciphertext blob, standard base64.
         ciphertext: String,
+        /// The public key, as published.
         public: Jwk,
     },
 }
@@ -180,10 +193,12 @@ impl Signer for LocalSigner {
 /// The key file's content.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct KeySet {
+    /// The keys, every state.
     pub keys: Vec<StoredKey>,
 }
 
 impl KeySet {
+    /// The key file in `data_dir`.
     pub fn path(data_dir: &Path) -> PathBuf {
         data_dir.join(KEY_FILE)
     }

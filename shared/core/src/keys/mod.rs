@@ -23,17 +23,21 @@ pub use jwk::{Jwk, JwkSet};
 /// A JWS algorithm scanid signs with. `none` and HMAC do not exist here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Alg {
+    /// RSASSA-PKCS1-v1_5 with SHA-256.
     RS256,
+    /// ECDSA P-256 with SHA-256.
     ES256,
 }
 
 impl Alg {
+    /// The JOSE name (`RS256`, `ES256`).
     pub const fn as_str(self) -> &'static str {
         match self {
             Alg::RS256 => "RS256",
             Alg::ES256 => "ES256",
         }
     }
+    /// An algorithm by its JOSE name.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "RS256" => Some(Alg::RS256),
@@ -53,8 +57,11 @@ impl Alg {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum KeyState {
+    /// Published in the JWKS, not signing yet (relying parties learn it first).
     Next,
+    /// Signing, and published.
     Active,
+    /// No longer signing; published while tokens it signed may still be alive.
     Retired,
 }
 
@@ -75,7 +82,9 @@ pub enum SignError {
 /// Produces JWS signatures (RFC 7515) for one key.
 #[async_trait]
 pub trait Signer: Send + Sync {
+    /// The key's algorithm.
     fn alg(&self) -> Alg;
+    /// The key's id (the JWS header's `kid`).
     fn kid(&self) -> &str;
     /// The JWS signature of `signing_input` (for ES256 the raw `r || s`, 64 bytes).
     async fn sign(&self, signing_input: &[u8]) -> Result<Vec<u8>, SignError>;
@@ -88,8 +97,11 @@ pub trait Signer: Send + Sync {
 /// A key that verifies: its public JWK and jsonwebtoken's decoding key.
 #[derive(Clone)]
 pub struct VerifyingKey {
+    /// The public key as published.
     pub jwk: Jwk,
+    /// Its algorithm.
     pub alg: Alg,
+    /// The key for jsonwebtoken's verification.
     pub decoding: jsonwebtoken::DecodingKey,
 }
 
@@ -179,6 +191,7 @@ impl Keyring {
         self.active.clone()
     }
 
+    /// The published key with id `kid`, if any.
     pub fn verifying_key(&self, kid: &str) -> Option<&VerifyingKey> {
         self.verifiers.get(kid)
     }

@@ -15,6 +15,7 @@ use crate::store::{Backend, KeySets, StoreError};
 /// envelope), or [`PublishedOnly`] where nothing signs.
 #[async_trait]
 pub trait BuildKeyring: Send + Sync {
+    /// The signers and verifying keys of `set`.
     async fn keyring(&self, set: &KeySet) -> Result<Keyring, SignError>;
 }
 
@@ -61,6 +62,7 @@ pub fn published_key(k: &StoredKey) -> Result<Jwk, SignError> {
 /// A shared builder.
 pub type Builder = Arc<dyn BuildKeyring>;
 
+/// A store failure as a signing failure (unavailable stays unavailable).
 pub fn store_err(e: StoreError) -> SignError {
     match e {
         StoreError::Unavailable(d) => SignError::Unavailable(d),

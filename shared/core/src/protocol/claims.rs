@@ -292,9 +292,9 @@ mod tests {
             jti: "j".into(),
             iss: "https://id/realms/r".into(),
             aud: "svc".into(),
-            sub: o("svc".into()),
+            sub: o(Subject::new("svc")),
             typ: TokenTyp::Bearer,
-            azp: o("svc".into()),
+            azp: o(ClientId::new("svc")),
             acr: ACR.into(),
             scope: "".into(),
             gid: o(GrantId::new("g")),
@@ -324,7 +324,7 @@ mod tests {
     fn access_token_client_credentials() {
         let c = AccessTokenClaims {
             gty: Some(Gty::ClientCredentials),
-            client_id: Some(o("svc".into())),
+            client_id: Some(o(ClientId::new("svc"))),
             scope: "groups".into(),
             ..access_minimal()
         };
@@ -339,11 +339,11 @@ mod tests {
     fn access_token_full() {
         let c = AccessTokenClaims {
             aud: "shop".into(),
-            sub: o("u".into()),
-            azp: o("shop".into()),
+            sub: o(Subject::new("u")),
+            azp: o(ClientId::new("shop")),
             scope: "openid profile groups".into(),
-            session_state: Some(o("s".into())),
-            sid: Some(o("s".into())),
+            session_state: Some(o(SessionId::new("s"))),
+            sid: Some(o(SessionId::new("s"))),
             service_id: Some("sv".into()),
             preferred_username: Some("alice".into()),
             groups: Some(vec!["staff".to_owned()].into()),
@@ -376,14 +376,14 @@ mod tests {
         IdTokenClaims {
             iss: "i".into(),
             typ: TokenTyp::Id,
-            sub: o("u".into()),
-            aud: o("shop".into()),
+            sub: o(Subject::new("u")),
+            aud: o(ClientId::new("shop")),
             exp: 1300,
             iat: 1000,
             auth_time: 900,
             nonce: None,
             at_hash: "h".into(),
-            azp: o("shop".into()),
+            azp: o(ClientId::new("shop")),
             acr: ACR.into(),
             amr: Vec::new(),
             sid: None,
@@ -410,8 +410,8 @@ mod tests {
             nonce: Some("n".into()),
             acr: "2".into(),
             amr: vec!["pop".into(), "hwk".into(), "user".into()],
-            sid: Some(o("s".into())),
-            session_state: Some(o("s".into())),
+            sid: Some(o(SessionId::new("s"))),
+            session_state: Some(o(SessionId::new("s"))),
             profile: ProfileClaims {
                 name: Some("Alice A".into()),
                 preferred_username: Some("alice".into()),
@@ -444,9 +444,9 @@ mod tests {
             jti: "j".into(),
             iss: "i".into(),
             aud: "i".into(),
-            sub: o("u".into()),
+            sub: o(Subject::new("u")),
             typ: TokenTyp::Refresh,
-            azp: o("shop".into()),
+            azp: o(ClientId::new("shop")),
             sid: None,
             session_state: None,
             scope: "openid".into(),
@@ -460,8 +460,8 @@ mod tests {
         );
         let full = RefreshTokenClaims {
             typ: TokenTyp::Offline,
-            sid: Some(o("s".into())),
-            session_state: Some(o("s".into())),
+            sid: Some(o(SessionId::new("s"))),
+            session_state: Some(o(SessionId::new("s"))),
             scope: "openid offline_access".into(),
             ..minimal
         };
@@ -479,12 +479,12 @@ mod tests {
     fn logout_token() {
         let c = LogoutTokenClaims {
             iss: "i".into(),
-            aud: "shop".into(),
+            aud: ClientId::new("shop"),
             iat: 1000,
             exp: 1120,
             jti: "j".into(),
-            sub: "u".into(),
-            sid: "s".into(),
+            sub: Subject::new("u"),
+            sid: SessionId::new("s"),
             events: LogoutEvents::default(),
         };
         round_trip(

@@ -1,6 +1,11 @@
 //! Identifiers as types: a client id cannot be passed where a subject is expected, nor a
 //! session id where a QR login id is. Each is a string on the wire and in records
 //! (`#[serde(transparent)]`) and reads as `&str` where a string is wanted (`Deref`).
+//!
+//! Nothing converts a string into an id implicitly (no `From<&str>`/`From<String>`): a value
+//! from a request becomes an id through its validating constructor (`ClientId::parse`,
+//! `Subject::parse_identity`), whose error is the request's 4xx; a value this service made or
+//! reads back from its own store through the unchecked `new`.
 
 use std::fmt;
 use std::ops::Deref;
@@ -15,7 +20,9 @@ macro_rules! explicit_id_type {
         pub struct $name(String);
 
         impl $name {
-            /// The id, named explicitly: nothing converts a string into it implicitly.
+            /// The id, unchecked: for a value this service made (minted, configured) or
+            /// reads back from its own records. A request's value goes through the type's
+            /// validating constructor where it has one.
             pub fn new(value: impl Into<String>) -> Self {
                 Self(value.into())
             }
@@ -112,50 +119,23 @@ macro_rules! explicit_id_type {
     };
 }
 
-/// An id that also converts from strings (`From<&str>`, `From<String>`), for the ids of
-/// records and requests that predate [`explicit_id_type`].
-macro_rules! id_type {
-    ($(#[$doc:meta])* $name:ident) => {
-        explicit_id_type!($(#[$doc])* $name);
-
-        impl From<String> for $name {
-            fn from(s: String) -> Self {
-                Self(s)
-            }
-        }
-
-        impl From<&str> for $name {
-            fn from(s: &str) -> Self {
-                Self(s.to_owned())
-            }
-        }
-
-        impl From<&String> for $name {
-            fn from(s: &String) -> Self {
-                Self(s.clone())
-            }
-        }
-
-    };
-}
-
-id_type!(
+explicit_id_type!(
     /// A client's `client_id`.
     ClientId
 );
-id_type!(
+explicit_id_type!(
     /// An identity's `sub` (its service UUID).
     Subject
 );
-id_type!(
+explicit_id_type!(
     /// An SSO session's id (`sid`, and `session_state` to relying parties).
     SessionId
 );
-id_type!(
+explicit_id_type!(
     /// A QR login's id (the `session` parameter of the login pages and the device API).
     QrLoginId
 );
-id_type!(
+explicit_id_type!(
     /// A redirect URI, exactly as registered (compared byte for byte).
     RedirectUri
 );
@@ -172,6 +152,47 @@ explicit_id_type!(
     /// a hash already made.
     CodeHash
 );
+
+/// Why a request's string is not an id of its kind (each becomes the request's 4xx).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum IdError {
+    /// Not a client id.
+    #[error("client_id: 1 to 128 of the characters A-Z a-z 0-9 . _ - :, not only dots")]
+    ClientId,
+    /// Not an identity's subject.
+    #[error("sub: an identity's UUID in its 36-character form")]
+    Subject,
+}
+
+impl ClientId {
+    /// A client id from a request: 1 to 128 ASCII letters, digits, `.`, `_`, `-` or `:`, not
+    /// only dots (it is a store key and a path segment).
+    pub fn parse(id: &str) -> Result<Self, IdError> {
+        let ok = !id.is_empty()
+            && id.len() <= 128
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b':'))
+            && !id.bytes().all(|b| b == b'.');
+        if ok {
+            Ok(Self(id.to_owned()))
+        } else {
+            Err(IdError::ClientId)
+        }
+    }
+}
+
+impl Subject {
+    /// An identity's `sub` from a request: a UUID in its 36-character hyphenated form (the
+    /// subject of a client's own tokens, its client id, is never read from a request).
+    pub fn parse_identity(sub: &str) -> Result<Self, IdError> {
+        if sub.len() == 36 && uuid::Uuid::parse_str(sub).is_ok() {
+            Ok(Self(sub.to_owned()))
+        } else {
+            Err(IdError::Subject)
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -194,5 +215,38 @@ mod tests {
         assert_eq!(serde_json::to_string(&id).unwrap(), "\"g1\"");
         assert_eq!(serde_json::from_str::<GrantId>("\"g1\"").unwrap(), id);
         assert_eq!(id, "g1");
+    }
+
+    #[test]
+    fn a_client_id_from_a_request_is_checked() {
+        for ok in ["shop", "a.b_c-d:e", "0", &"x".repeat(128), ".a"] {
+            assert_eq!(
+                ClientId::parse(ok).map(ClientId::into_string),
+                Ok(ok.to_owned())
+            );
+        }
+        for bad in ["", ".", "..", "a/b", "a b", "é", "a%2F", &"x".repeat(129)] {
+            assert_eq!(ClientId::parse(bad), Err(IdError::ClientId), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn an_identity_sub_from_a_request_is_a_uuid() {
+        let sub = "2b1a3c4d-0000-4000-8000-000000000000";
+        assert_eq!(Subject::parse_identity(sub), Ok(Subject::new(sub)));
+        for bad in [
+            "",
+            "alice",
+            "2b1a3c4d000040008000000000000000",
+            "{2b1a3c4d-0000-4000-8000-000000000000}",
+            "urn:uuid:2b1a3c4d-0000-4000-8000-000000000000",
+            "2b1a3c4d-0000-4000-8000-00000000000g",
+        ] {
+            assert_eq!(
+                Subject::parse_identity(bad),
+                Err(IdError::Subject),
+                "{bad:?}"
+            );
+        }
     }
 }

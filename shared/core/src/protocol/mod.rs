@@ -1,6 +1,7 @@
 //! Wire types: the exact field names of the specification and the RFCs.
 #![warn(missing_docs)]
 
+pub mod app_request;
 pub(crate) mod claims;
 pub(crate) mod discovery;
 pub(crate) mod error;
@@ -16,7 +17,7 @@ pub use claims::{
     TokenTyp,
 };
 pub use error::{OAuthError, OAuthErrorCode};
-pub use ids::{ClientId, CodeHash, GrantId, QrLoginId, RedirectUri, SessionId, Subject};
+pub use ids::{ClientId, CodeHash, GrantId, IdError, QrLoginId, RedirectUri, SessionId, Subject};
 pub use params::Params;
 pub use requests::{GrantType, TokenRequest};
 pub use responses::{IntrospectionResponse, TokenResponse, TokenType, UserinfoResponse};

@@ -73,6 +73,12 @@ impl Scopes {
         out
     }
 
+    /// Scopes as this service granted them before: read back from its own records or from
+    /// the claims of a token it signed, kept as they are (no check, as a record's read).
+    pub fn from_stored<S: Into<String>>(tokens: impl IntoIterator<Item = S>) -> Self {
+        Self(tokens.into_iter().map(Into::into).collect())
+    }
+
     fn push(&mut self, token: &str) {
         if !self.contains(token) {
             self.0.push(token.to_owned());

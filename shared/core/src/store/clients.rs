@@ -34,6 +34,7 @@ pub trait ClientStore: Send + Sync {
         version: u64,
         now: Timestamp,
     ) -> Result<(), StoreError>;
+    /// Every registered client.
     async fn clients(&self, now: Timestamp) -> Result<Vec<Client>, StoreError>;
 }
 

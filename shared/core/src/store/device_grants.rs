@@ -33,6 +33,7 @@ pub struct FoundDeviceAuthorization {
     pub authorization: Versioned<DeviceAuthorization>,
 }
 
+/// Device authorizations (RFC 8628), by device code and by user code.
 #[async_trait]
 pub trait DeviceGrants: Backend {
     /// Stores a new device authorization and its user code; their records outlive the code by

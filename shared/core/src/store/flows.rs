@@ -18,6 +18,7 @@ use super::{Backend, Cond, Key, Kind, Record, StoreError, Typed, Write};
 use crate::clock::Timestamp;
 use crate::domain::grant::{Grant, RefreshRecord};
 use crate::domain::login::{self, AuthCode, Consent, QrLogin, SsoSession};
+use crate::protocol::{ClientId, QrLoginId};
 use crate::protocol::{CodeHash, GrantId};
 
 /// What came of a single-use or compare-and-swap write.
@@ -92,6 +93,7 @@ pub trait QrLogins: Backend {
             .await
     }
 
+    /// The live QR login `id`, with its record.
     async fn qr_login(
         &self,
         id: &str,
@@ -100,7 +102,7 @@ pub trait QrLogins: Backend {
         // The id is the record's key; the body leaves it out (see [`QrLogin::id`]).
         let login = self.read::<QrLogin>(Kind::Login, id, now).await?;
         Ok(login.map(|mut l| {
-            l.value.id = id.into();
+            l.value.id = QrLoginId::new(id);
             l
         }))
     }
@@ -403,6 +405,7 @@ impl<B: Backend + ?Sized> Codes for B {}
 /// Grants (token families), their refresh tokens, and revoked stateless tokens.
 #[async_trait]
 pub trait Grants: Backend {
+    /// The live grant `id`, with its record.
     async fn grant(
         &self,
         id: &GrantId,
@@ -517,6 +520,7 @@ pub(crate) const SESSIONS_PER_IDENTITY: usize = 32;
 /// SSO sessions, the identities' lists of them, and remembered consents.
 #[async_trait]
 pub trait SsoSessions: Backend {
+    /// The live SSO session `sid`, with its record.
     async fn sso_session(
         &self,
         sid: &str,
@@ -536,7 +540,7 @@ pub trait SsoSessions: Backend {
         self.modify(Kind::Sso, sid, now, |s: &SsoSession| {
             (!s.clients.iter().any(|c| c == client_id)).then(|| {
                 let mut next = s.clone();
-                next.clients.push(client_id.into());
+                next.clients.push(ClientId::new(client_id));
                 next
             })
         })

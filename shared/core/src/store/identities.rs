@@ -10,12 +10,16 @@ use crate::domain::identity::{self, Activity, Identity, LoginActivity, StoredAct
 /// Why an identity was not created. Nothing was written in any case.
 #[derive(Debug, thiserror::Error)]
 pub enum NewIdentityError {
+    /// The name is held by another identity (or quarantined).
     #[error("name taken")]
     NameTaken,
+    /// The drawn service_id is taken (draw again).
     #[error("service_id taken")]
     ServiceIdTaken,
+    /// The request's jti was used already.
     #[error("jti already used")]
     Replay,
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -24,6 +28,7 @@ pub enum NewIdentityError {
 /// it without reading it again ([`IdentityStore::record_login_after`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LoginHistory {
+    /// The recent logins and approved places.
     pub activity: Activity,
     /// The record it was read from (`None`: there was none).
     record: Option<Record>,
@@ -119,6 +124,7 @@ pub(crate) async fn why_not_created<B: Backend + ?Sized>(
     Ok(NewIdentityError::ServiceIdTaken)
 }
 
+/// Identities, their unique names and service ids, their recent logins and spent request ids.
 #[async_trait]
 pub trait IdentityStore: Send + Sync {
     /// Creates the identity with its markers and, if given, records `(jti, expires_at)` as used.
@@ -128,16 +134,19 @@ pub trait IdentityStore: Send + Sync {
         jti: Option<(String, i64)>,
         now: Timestamp,
     ) -> Result<(), NewIdentityError>;
+    /// The live identity `sub`, with its version.
     async fn identity(
         &self,
         sub: &str,
         now: Timestamp,
     ) -> Result<Option<(Identity, u64)>, StoreError>;
+    /// The live identity with this `service_id`.
     async fn identity_by_service_id(
         &self,
         service_id: &str,
         now: Timestamp,
     ) -> Result<Option<Identity>, StoreError>;
+    /// The live identity with this unique name.
     async fn identity_by_name(
         &self,
         name: &str,
@@ -160,6 +169,7 @@ pub trait IdentityStore: Send + Sync {
         jtis: &[(String, i64)],
         now: Timestamp,
     ) -> Result<(), StoreError>;
+    /// Every identity (operator listings).
     async fn identities(&self, now: Timestamp) -> Result<Vec<Identity>, StoreError>;
     /// Deletes the identity if still at `version`, in one transaction: its record, its recent
     /// logins and its list of sessions; its name is free again at `name_held_until` (unix

@@ -10,6 +10,7 @@ use crate::keys::local::KeySet;
 /// The key set's record id.
 const SET_ID: &str = "set";
 
+/// The signing key set, one record (kms and kms-envelope modes).
 #[async_trait]
 pub trait KeySets: Backend {
     /// The key set with its version, if there is one.

@@ -52,7 +52,9 @@ pub use typed::Typed;
 /// What a record is; the prefix of its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
+    /// A registered client.
     Client,
+    /// An identity.
     Identity,
     /// Uniqueness marker: `name` -> `sub`.
     IdentityName,
@@ -102,6 +104,7 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The key prefix.
     pub const fn as_str(self) -> &'static str {
         match self {
             Kind::Client => "client",
@@ -135,11 +138,14 @@ impl Kind {
 /// A record's key: `kind#id`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Key {
+    /// What the record is.
     pub kind: Kind,
+    /// Its id within its kind.
     pub id: String,
 }
 
 impl Key {
+    /// The key of record `id` of `kind`.
     pub fn new(kind: Kind, id: impl Into<String>) -> Self {
         Self {
             kind,
@@ -155,6 +161,7 @@ impl Key {
 /// One stored record: a JSON body, a version for optimistic concurrency, and an optional expiry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
+    /// The record's key.
     pub key: Key,
     /// JSON text of the typed value.
     pub body: String,
@@ -165,6 +172,7 @@ pub struct Record {
 }
 
 impl Record {
+    /// A first version of `value` under `key`, expiring at `expires_at` (Unix seconds) when given.
     pub fn new<T: Serialize>(
         key: Key,
         value: &T,
@@ -179,6 +187,7 @@ impl Record {
         })
     }
 
+    /// The body, read as a `T`.
     pub fn value<T: DeserializeOwned>(&self) -> Result<T, StoreError> {
         serde_json::from_str(&self.body)
             .map_err(|e| StoreError::Corrupt(format!("{}: {e}", self.key.pk()).into()))
@@ -191,6 +200,7 @@ impl Record {
         Ok(r)
     }
 
+    /// Whether the record has not expired at `now`.
     pub fn is_live(&self, now: Timestamp) -> bool {
         self.expires_at.is_none_or(|e| now.secs() < e)
     }
@@ -210,7 +220,9 @@ pub enum Cond {
 /// One write of a transaction.
 #[derive(Debug, Clone)]
 pub enum Write {
+    /// Writes the record, if the condition holds.
     Put(Record, Cond),
+    /// Deletes the record, if the condition holds.
     Delete(Key, Cond),
     /// Write nothing, but fail the transaction unless the condition holds.
     Check(Key, Cond),

@@ -24,6 +24,7 @@ struct PasskeyList {
 /// What adding a passkey came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NewPasskey {
+    /// The passkey was stored and listed under its identity.
     Added,
     /// A passkey with this credential id exists (the same registration sent again).
     Taken,
@@ -36,6 +37,7 @@ pub enum NewPasskey {
 /// What removing a passkey came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Removal {
+    /// The passkey is gone from the store and from its identity's list.
     Removed,
     /// The identity has no passkey with this credential id.
     NotFound,
@@ -70,6 +72,7 @@ fn conflict_or<T>(r: Result<(), StoreError>, done: T, lost: T) -> Result<T, Stor
 }
 
 #[async_trait]
+/// Passkeys and WebAuthn challenges: single-use challenges, credentials by id and by identity.
 pub trait Passkeys: Backend {
     /// Stores a server-issued WebAuthn challenge until `expires_at` (unix seconds).
     /// [`Outcome::Lost`]: a live challenge has this value (draw another).

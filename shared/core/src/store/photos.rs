@@ -8,6 +8,7 @@ use async_trait::async_trait;
 
 use super::StoreError;
 
+/// Hosted profile photos, by object name (S3 on AWS, files locally).
 #[async_trait]
 pub trait PhotoStore: Send + Sync {
     /// Stores `bytes` under `name` (writing the same name again writes the same bytes).

@@ -10,6 +10,7 @@ use crate::domain::registration::InitialAccessToken;
 /// How many times a use is tried again when another request spent one meanwhile.
 const ATTEMPTS: usize = 8;
 
+/// Initial access tokens for dynamic client registration (RFC 7591), by hash.
 #[async_trait]
 pub trait InitialAccessTokens: Send + Sync {
     /// Stores a new token under its `hash` until `expires_at` (Unix seconds).

@@ -1,3 +1,6 @@
+// Test support (the `test-support` feature): the suite's functions and the doubles' fields
+// are named for what they hold; the module documents them, not each item.
+#![allow(missing_docs)]
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 //! The adapter test suite: every storage adapter must pass it (STYLE.md practice 3).
 //!
@@ -12,6 +15,7 @@ use super::{
 use crate::clock::Timestamp;
 use crate::domain::client::{Client, ClientType};
 use crate::protocol::GrantType;
+use crate::protocol::{ClientId, RedirectUri, Scopes, SessionId, Subject};
 
 /// Generates one `#[tokio::test]` per suite function for an adapter.
 #[macro_export]
@@ -278,11 +282,11 @@ pub async fn list_by_kind<B: Backend>(s: Arc<B>) {
 
 pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
     let client = Client {
-        client_id: id("client").into(),
+        client_id: ClientId::new(id("client")),
         name: "Suite <App>".into(),
         client_type: ClientType::Confidential,
         secret_hash: Some("hash".into()),
-        redirect_uris: vec!["https://rp.example/cb".into()],
+        redirect_uris: vec![RedirectUri::new("https://rp.example/cb")],
         post_logout_redirect_uris: vec![],
         grant_types: vec![GrantType::AuthorizationCode, GrantType::RefreshToken],
         created_at: T0,
@@ -423,7 +427,7 @@ pub async fn rate_limit_counters_count_per_window<B: Backend + 'static>(s: Arc<B
 
 fn identity(name: &str, service_id: &str) -> crate::domain::identity::Identity {
     crate::domain::identity::Identity {
-        sub: uuid::Uuid::new_v4().to_string().into(),
+        sub: Subject::new(uuid::Uuid::new_v4().to_string()),
         service_id: service_id.to_owned(),
         name: name.to_owned(),
         display_name: "Suite".into(),
@@ -524,11 +528,11 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
     s.create_identity(&a, None, T0).await.unwrap();
     // A consent for a registered client, and recent logins (newest first, bounded).
     let client = Client {
-        client_id: id("client").into(),
+        client_id: ClientId::new(id("client")),
         name: "Suite".into(),
         client_type: ClientType::Public,
         secret_hash: None,
-        redirect_uris: vec!["https://rp.example/cb".into()],
+        redirect_uris: vec![RedirectUri::new("https://rp.example/cb")],
         post_logout_redirect_uris: vec![],
         grant_types: vec![GrantType::AuthorizationCode],
         created_at: T0,
@@ -542,7 +546,7 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
     };
     s.create_client(&client, T0).await.unwrap();
     let consent = Consent {
-        scopes: vec!["openid".into()],
+        scopes: Scopes::from_stored(["openid"]),
         granted_at: T0,
         claims: vec!["name".into()],
     };
@@ -856,9 +860,9 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
 
     let hash = crate::protocol::CodeHash::new(id("code"));
     let code = AuthCode {
-        client_id: "shop".into(),
-        redirect_uri: "https://shop.example/cb".into(),
-        scopes: vec!["openid".into()],
+        client_id: ClientId::new("shop"),
+        redirect_uri: RedirectUri::new("https://shop.example/cb"),
+        scopes: Scopes::from_stored(["openid"]),
         nonce: None,
         // What the `claims` parameter asked for travels with the code and the grant.
         claims: crate::domain::claims_request::parse(
@@ -868,8 +872,8 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         code_challenge: None,
         // RFC 8707: the granted resources travel with the code and the grant.
         resources: vec!["https://api.example/".into(), "urn:example:mcp".into()],
-        sub: "sub-1".into(),
-        sid: "sid-1".into(),
+        sub: Subject::new("sub-1"),
+        sid: SessionId::new("sid-1"),
         auth_time: T0,
         issued_at: T0,
         method: crate::domain::authn::Method::PasskeySignIn,
@@ -888,10 +892,10 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
     let grant = Grant {
         id: crate::protocol::GrantId::new(id("grant")),
         kind: GrantKind::AuthorizationCode,
-        client_id: "shop".into(),
-        sub: "sub-1".into(),
-        sid: Some("sid-1".into()),
-        scopes: vec!["openid".into()],
+        client_id: ClientId::new("shop"),
+        sub: Subject::new("sub-1"),
+        sid: Some(SessionId::new("sid-1")),
+        scopes: Scopes::from_stored(["openid"]),
         auth_time: T0,
         nonce: None,
         claims: code.claims.clone(),
@@ -906,7 +910,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
     };
     let refresh = RefreshRecord {
         grant_id: grant.id.clone(),
-        client_id: "shop".into(),
+        client_id: ClientId::new("shop"),
         generation: 1,
     };
     let later = T0.secs() + 1800;
@@ -1056,11 +1060,11 @@ pub async fn initial_access_tokens_are_spent_once_per_use_and_expire<B: Backend 
 pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<B>) {
     use crate::domain::client::{AuthMethod, Registration};
     let client = Client {
-        client_id: id("dyn").into(),
+        client_id: ClientId::new(id("dyn")),
         name: "Registered".into(),
         client_type: ClientType::Public,
         secret_hash: None,
-        redirect_uris: vec!["http://127.0.0.1/cb".into()],
+        redirect_uris: vec![RedirectUri::new("http://127.0.0.1/cb")],
         post_logout_redirect_uris: vec![],
         grant_types: vec![GrantType::AuthorizationCode, GrantType::RefreshToken],
         created_at: T0,
@@ -1103,8 +1107,8 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
 
 fn device_authorization(user_code: &str) -> crate::domain::device_grant::DeviceAuthorization {
     crate::domain::device_grant::DeviceAuthorization::new(
-        "tv".into(),
-        vec!["openid".into()],
+        ClientId::new("tv"),
+        Scopes::from_stored(["openid"]),
         user_code.to_owned(),
         600,
         T0,
@@ -1213,15 +1217,15 @@ pub async fn a_device_code_is_redeemed_once<B: Backend + 'static>(s: Arc<B>) {
         let sid = sid.clone();
         async move {
             let (mut sso, _) = SsoSession::new("sub-1", T0, T0, &SeededRandom::new(seed));
-            sso.sid = sid.into();
+            sso.sid = SessionId::new(sid);
             sso.method = crate::domain::authn::Method::PasskeyUv;
             let grant = Grant {
                 id: crate::protocol::GrantId::new(id("grant")),
                 kind: GrantKind::AuthorizationCode,
-                client_id: "tv".into(),
-                sub: "sub-1".into(),
+                client_id: ClientId::new("tv"),
+                sub: Subject::new("sub-1"),
                 sid: Some(sso.sid.clone()),
-                scopes: vec!["openid".into()],
+                scopes: Scopes::from_stored(["openid"]),
                 auth_time: T0,
                 nonce: None,
                 created_at: T0,
@@ -1236,7 +1240,7 @@ pub async fn a_device_code_is_redeemed_once<B: Backend + 'static>(s: Arc<B>) {
             };
             let refresh = RefreshRecord {
                 grant_id: grant.id.clone(),
-                client_id: "tv".into(),
+                client_id: ClientId::new("tv"),
                 generation: 1,
             };
             let o = s
@@ -1475,12 +1479,12 @@ pub async fn a_scanned_qr_login_keeps_its_number_scanner_and_cancellation<B: Bac
     use crate::random::SystemRandom;
 
     let request = AuthorizationRequest {
-        client_id: "rp".into(),
-        redirect_uri: "https://rp.example/cb".into(),
+        client_id: ClientId::new("rp"),
+        redirect_uri: RedirectUri::new("https://rp.example/cb"),
         response_mode: ResponseMode::Query,
         state: Some("s".into()),
         nonce: None,
-        scopes: vec!["openid".into()],
+        scopes: Scopes::from_stored(["openid"]),
         code_challenge: None,
         prompt: Prompt::default(),
         max_age: None,
@@ -1502,7 +1506,7 @@ pub async fn a_scanned_qr_login_keeps_its_number_scanner_and_cancellation<B: Bac
     );
     s.create_qr_login(&login, T0).await.unwrap();
     let stored = s.qr_login(&login.id, T0).await.unwrap().unwrap();
-    let alice = Scanner::Identity("alice".into());
+    let alice = Scanner::Identity(Subject::new("alice"));
     let mut scanned = stored.value.clone();
     let c = scanned.current_challenge(T0);
     scanned
@@ -1567,12 +1571,12 @@ pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
 
     let rng = SystemRandom::new();
     let request = AuthorizationRequest {
-        client_id: "rp".into(),
-        redirect_uri: "https://rp.example/cb".into(),
+        client_id: ClientId::new("rp"),
+        redirect_uri: RedirectUri::new("https://rp.example/cb"),
         response_mode: ResponseMode::Query,
         state: None,
         nonce: None,
-        scopes: vec!["openid".into()],
+        scopes: Scopes::from_stored(["openid"]),
         code_challenge: None,
         prompt: Prompt::default(),
         max_age: None,
@@ -1610,22 +1614,22 @@ pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
 
     // A completion on a stale version loses: no code, no SSO session, no consent.
     let code = AuthCode {
-        client_id: "rp".into(),
-        redirect_uri: "https://rp.example/cb".into(),
-        scopes: vec!["openid".into()],
+        client_id: ClientId::new("rp"),
+        redirect_uri: RedirectUri::new("https://rp.example/cb"),
+        scopes: Scopes::from_stored(["openid"]),
         nonce: None,
         claims: Default::default(),
         code_challenge: None,
         resources: Vec::new(),
-        sub: sub.as_str().into(),
-        sid: "sid".into(),
+        sub: Subject::new(sub.as_str()),
+        sid: SessionId::new("sid"),
         auth_time: T0,
         issued_at: T0,
         method: Default::default(),
     };
     let (sso, _) = SsoSession::new(&sub, T0, T0, &rng);
     let consent = Consent {
-        scopes: vec!["openid".into()],
+        scopes: Scopes::from_stored(["openid"]),
         granted_at: T0,
         claims: Vec::new(),
     };
@@ -1676,10 +1680,10 @@ pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
     let grant = |gid: &str| Grant {
         id: crate::protocol::GrantId::new(gid),
         kind: GrantKind::AuthorizationCode,
-        client_id: "rp".into(),
-        sub: sub.as_str().into(),
-        sid: Some("sid".into()),
-        scopes: vec!["openid".into()],
+        client_id: ClientId::new("rp"),
+        sub: Subject::new(sub.as_str()),
+        sid: Some(SessionId::new("sid")),
+        scopes: Scopes::from_stored(["openid"]),
         auth_time: T0,
         nonce: None,
         claims: Default::default(),
@@ -1697,7 +1701,7 @@ pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
     let (r1, r2) = (id("rt"), id("rt"));
     let refresh = |g: &Grant| RefreshRecord {
         grant_id: g.id.clone(),
-        client_id: "rp".into(),
+        client_id: ClientId::new("rp"),
         generation: 1,
     };
     let (f1, f2) = (refresh(&g1), refresh(&g2));
@@ -1763,12 +1767,12 @@ pub async fn eventual_reads_check_expiry_and_write_through<B: Backend + 'static>
     use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
     use crate::domain::login::QrLogin;
     let request = AuthorizationRequest {
-        client_id: "shop".into(),
-        redirect_uri: "https://rp.example/cb".into(),
+        client_id: ClientId::new("shop"),
+        redirect_uri: RedirectUri::new("https://rp.example/cb"),
         response_mode: ResponseMode::Query,
         state: None,
         nonce: None,
-        scopes: vec!["openid".into()],
+        scopes: Scopes::from_stored(["openid"]),
         code_challenge: None,
         prompt: Prompt::default(),
         max_age: None,

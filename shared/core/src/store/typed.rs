@@ -13,7 +13,9 @@ use crate::clock::Timestamp;
 /// A typed value and the record it came from (for a conditional replace).
 #[derive(Debug, Clone)]
 pub struct Versioned<T> {
+    /// The value, read from the record.
     pub value: T,
+    /// The record as read (its version makes the replace conditional).
     pub record: Record,
 }
 
@@ -27,8 +29,10 @@ impl<T: Serialize> Versioned<T> {
     }
 }
 
+/// Typed values over the record primitive: serde in and out of [`Record`]s, with their versions.
 #[async_trait]
 pub trait Typed: Backend {
+    /// The live value of `kind` and `id`, with its record.
     async fn read<T: DeserializeOwned + Send>(
         &self,
         kind: Kind,

@@ -10,12 +10,18 @@ use crate::domain::app_jws::{self, Verified};
 use crate::domain::authn::{Acr, Method};
 use crate::domain::client::Client;
 use crate::domain::device_grant::SettleError;
-use crate::domain::identity::{self, Identity, LoginActivity, Registration};
+use crate::domain::identity::{self, Identity, LoginActivity};
 use crate::domain::login::{ApprovedWith, CancelReason, DecideError, QrLogin, ScanError, Scanner};
 use crate::domain::photo;
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::risk::{self, Flag};
 use crate::geoip::{self, Geo};
+pub use crate::protocol::app_request::Decision;
+use crate::protocol::app_request::{
+    self, Activity, AppRequest, Approval, Deletion, KeyProof, KeyRotation, PhotoUpload,
+    ProfileUpdate, Registration, Report, ScanProof,
+};
+use crate::protocol::Subject;
 use crate::store::typed::Versioned;
 use crate::store::{
     Backend, ClientStore, DeviceGrants, Eventual, Grants, IdentityStore, LoginHistory,
@@ -44,8 +50,10 @@ pub enum DeviceError {
     /// No entry of this identity's recent logins has this id.
     #[error("unknown login")]
     UnknownActivity,
+    /// The name is taken.
     #[error("this name is taken")]
     NameTaken,
+    /// The login was decided already.
     #[error("this login session was decided already")]
     AlreadyDecided,
     /// The login is cancelled for good (a wrong number, a second phone).
@@ -54,8 +62,12 @@ pub enum DeviceError {
     /// A `jti` used, or the identity changed meanwhile.
     #[error("{0}")]
     Conflict(&'static str),
+    /// Too many requests from this source or identity.
     #[error("too many requests")]
-    RateLimited { retry_after: i64 },
+    RateLimited {
+        /// Seconds until the next try may succeed.
+        retry_after: i64,
+    },
     /// The device key on file cannot be read (a corrupt record).
     #[error("the stored device key is unreadable")]
     StoredKey,
@@ -76,6 +88,7 @@ pub enum DeviceError {
     /// A stored photo could not be read or written (503).
     #[error("the photo store is unavailable")]
     PhotosUnavailable,
+    /// The store failed.
     #[error("store")]
     Store(#[from] StoreError),
 }
@@ -129,7 +142,7 @@ pub async fn signup(
     who: &Source,
 ) -> Result<Identity, DeviceError> {
     let now = ctx.clock.now();
-    let jws = match app_jws::parse_signed(registration, "registration+jwt").map_err(invalid)? {
+    let jws = match app_jws::parse_signed(registration, Registration::TYP).map_err(invalid)? {
         app_jws::Signed::Es256(jws) => jws,
         app_jws::Signed::Passkey(p) => return crate::usecase::passkey::signup(ctx, p, who).await,
     };
@@ -140,9 +153,7 @@ pub async fn signup(
     let verified = jws
         .verify(&spki, &ctx.settings.issuer(), now)
         .map_err(invalid)?;
-    let reg: Registration =
-        serde_json::from_value(serde_json::Value::Object(verified.claims.clone()))
-            .map_err(|_| invalid("registration claims must be strings"))?;
+    let reg: Registration = app_request::read(&verified.claims).map_err(invalid)?;
     limit(ctx, Limit::Signup, who.as_str(), now).await?;
     // A fresh service_id on the rare collision; name and jti conflicts are final.
     for _ in 0..3 {
@@ -170,7 +181,9 @@ pub async fn signup(
 /// A scanned QR login, as the phone shows it before approving (Q3).
 #[derive(Debug)]
 pub struct Scanned {
+    /// The scanned login.
     pub login: QrLogin,
+    /// Its client.
     pub client: Client,
     /// For a login that stands for a device authorization (RFC 8628): its user code, for the
     /// person to compare with the device's screen.
@@ -193,7 +206,9 @@ pub struct Assessment {
     pub place: String,
     /// The address the phone's request came from, and where it is.
     pub phone_ip: String,
+    /// Where the phone is.
     pub phone: Geo,
+    /// The risk flags raised.
     pub flags: Vec<Flag>,
     /// The flags the client's policy refuses: non-empty, the login cannot be approved.
     pub refused: Vec<Flag>,
@@ -386,7 +401,7 @@ async fn scan_proof(
     now: Timestamp,
 ) -> Result<Scanner, DeviceError> {
     let jws =
-        app_jws::parse(proof, "scan+jwt").map_err(|e| invalid(format!("Scanid-Proof: {e}")))?;
+        app_jws::parse(proof, ScanProof::TYP).map_err(|e| invalid(format!("Scanid-Proof: {e}")))?;
     let sub = jws
         .str_claim("sub")
         .ok_or_else(|| invalid("Scanid-Proof: sub: required"))?
@@ -409,8 +424,9 @@ async fn scan_proof(
             return Err(invalid(format!("Scanid-Proof: {e}")));
         }
     };
-    let claim = |n: &str| v.claims.get(n).and_then(serde_json::Value::as_str);
-    if claim("session") != Some(id) || claim("challenge") != Some(challenge) {
+    let p: ScanProof =
+        app_request::read(&v.claims).map_err(|e| invalid(format!("Scanid-Proof: {e}")))?;
+    if p.session != id || p.challenge != challenge {
         return Err(invalid(
             "Scanid-Proof: session and challenge must name this scan",
         ));
@@ -451,23 +467,6 @@ async fn cancelled(
     a.emit();
     if let Some(sub) = first {
         remember_login(ctx, sub, login, reason.as_str(), None, None, now).await;
-    }
-}
-
-/// The phone's decision on a QR login.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
-    Approve,
-    Deny,
-}
-
-impl Decision {
-    fn parse(s: Option<&str>) -> Result<Self, DeviceError> {
-        match s {
-            Some("approve") => Ok(Self::Approve),
-            Some("deny") => Ok(Self::Deny),
-            _ => Err(invalid("decision must be approve or deny")),
-        }
     }
 }
 
@@ -556,7 +555,7 @@ async fn signed_decision(
     who: &Source,
     now: Timestamp,
 ) -> Result<SignedDecision, DeviceError> {
-    let jws = app_jws::parse_signed(approval, "approval+jwt").map_err(invalid)?;
+    let jws = app_jws::parse_signed(approval, Approval::TYP).map_err(invalid)?;
     let sub = jws
         .str_claim("sub")
         .ok_or_else(|| invalid("sub: required"))?
@@ -583,28 +582,17 @@ async fn signed_decision(
     // Only a decision the identity's own key signed counts against the identity: a
     // stranger naming a (public) sub must not be able to block its owner (docs/requirements.md Q4).
     limit(ctx, Limit::Decision, &sub, now).await?;
-    let claim = |n: &str| v.claims.get(n).and_then(serde_json::Value::as_str);
-    if claim("session") != Some(id) {
+    let a: Approval = app_request::read(&v.claims).map_err(invalid)?;
+    if a.session != id {
         return Err(invalid("session must name this login session"));
     }
-    let challenge = claim("challenge")
-        .ok_or_else(|| invalid("challenge: required"))?
-        .to_owned();
-    let decision = Decision::parse(claim("decision"))?;
-    let number = match v.claims.get("number") {
-        None | Some(serde_json::Value::Null) => None,
-        Some(n) => Some(
-            n.as_i64()
-                .ok_or_else(|| invalid("number: the number shown on the login page, an integer"))?,
-        ),
-    };
     Ok(SignedDecision {
         sub,
         jti: v.jti,
         exp: v.exp,
-        challenge,
-        decision,
-        number,
+        challenge: a.challenge,
+        decision: a.decision,
+        number: a.number,
         approved_with,
     })
 }
@@ -954,9 +942,9 @@ pub async fn update_profile(
     update: &str,
 ) -> Result<Identity, DeviceError> {
     let now = ctx.clock.now();
-    let (ident, version, v) = signed_by_identity(ctx, sub, update, "profile+jwt", now).await?;
-    let next =
-        identity::apply_update(&ident, &v.claims, &ctx.settings.photo_hosts).map_err(invalid)?;
+    let (ident, version, v) = signed_by_identity(ctx, sub, update, ProfileUpdate::TYP, now).await?;
+    let u: ProfileUpdate = app_request::read(&v.claims).map_err(invalid)?;
+    let next = identity::apply_update(&ident, &u, &ctx.settings.photo_hosts).map_err(invalid)?;
     let next = commit(ctx, next, version, &[(v.jti, v.exp)], now).await?;
     forget_replaced_photo(ctx, &ident, &next).await;
     Ok(next)
@@ -1001,16 +989,13 @@ pub async fn upload_photo(
     image: &[u8],
 ) -> Result<Identity, DeviceError> {
     let now = ctx.clock.now();
-    let (ident, version, v) = signed_by_identity(ctx, sub, upload, "photo+jwt", now).await?;
+    let (ident, version, v) = signed_by_identity(ctx, sub, upload, PhotoUpload::TYP, now).await?;
     let photos = ctx.photos.as_ref().ok_or(DeviceError::NoPhotos)?;
     limit(ctx, Limit::PhotoUpload, &ident.sub, now).await?;
     let format = photo::check(image).map_err(invalid)?;
     let hash = photo::content_hash(image);
-    let signed_hash = v
-        .claims
-        .get("sha256")
-        .and_then(serde_json::Value::as_str)
-        .ok_or_else(|| invalid("sha256: required"))?;
+    let signed: PhotoUpload = app_request::read(&v.claims).map_err(invalid)?;
+    let signed_hash = signed.sha256;
     let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, image);
     if signed_hash
         != base64::Engine::encode(
@@ -1053,7 +1038,7 @@ pub async fn hosted_photo(
     hash: &str,
 ) -> Result<Option<(Vec<u8>, photo::Format)>, DeviceError> {
     let photos = ctx.photos.as_ref().ok_or(DeviceError::NoPhotos)?;
-    if uuid::Uuid::parse_str(sub).is_err() || sub.len() != 36 || !photo::is_content_hash(hash) {
+    if Subject::parse_identity(sub).is_err() || !photo::is_content_hash(hash) {
         return Ok(None);
     }
     let name = photo::object_name(sub, hash);
@@ -1078,38 +1063,30 @@ pub async fn hosted_photo(
 /// proof of possession signed by the new key.
 pub async fn rotate_key(ctx: &Context, sub: &str, rotation: &str) -> Result<Identity, DeviceError> {
     let now = ctx.clock.now();
-    let (ident, version, v) =
-        signed_by_identity(ctx, sub, rotation, "key-rotation+jwt", now).await?;
-    let claim = |n: &str| v.claims.get(n).and_then(serde_json::Value::as_str);
-    let new_key = claim("public_key").ok_or_else(|| invalid("public_key: required"))?;
+    let (ident, version, v) = signed_by_identity(ctx, sub, rotation, KeyRotation::TYP, now).await?;
+    let r: KeyRotation = app_request::read(&v.claims).map_err(invalid)?;
+    let new_key = r.public_key.as_str();
     let new_spki = identity::parse_public_key(new_key).map_err(invalid)?;
     if new_key == ident.public_key {
         return Err(invalid(
             "public_key: the new key must differ from the old one",
         ));
     }
-    let proof = app_jws::parse(
-        claim("proof").ok_or_else(|| invalid("proof: required"))?,
-        "key-proof+jwt",
-    )
-    .map_err(invalid)?;
+    let proof = app_jws::parse(&r.proof, KeyProof::TYP).map_err(invalid)?;
     if proof.str_claim("sub") != Some(ident.sub.as_str()) {
         return Err(invalid("proof: sub must name this identity"));
     }
     let p = proof
         .verify(&new_spki, &ctx.settings.issuer(), now)
         .map_err(invalid)?;
+    let _: KeyProof = app_request::read(&p.claims).map_err(|e| invalid(format!("proof: {e}")))?;
     // One jti, one request: the two JWS must not share one (each is recorded once).
     if p.jti == v.jti {
         return Err(DeviceError::Conflict(
             "the rotation and its proof must carry different jti values",
         ));
     }
-    let end_sessions = match v.claims.get("end_sessions") {
-        None => false,
-        Some(serde_json::Value::Bool(b)) => *b,
-        Some(_) => return Err(invalid("end_sessions: a boolean")),
-    };
+    let end_sessions = r.end_sessions;
     let mut next = ident.clone();
     next.public_key = new_key.to_owned();
     // A new device key signs again (a passkey identity that rotates gets one back).
@@ -1214,8 +1191,9 @@ pub async fn report_login(
     who: &Source,
 ) -> Result<Reported, DeviceError> {
     let now = ctx.clock.now();
-    let (ident, _, v) = signed_by_identity(ctx, sub, report, "report+jwt", now).await?;
-    if v.claims.get("login").and_then(serde_json::Value::as_str) != Some(id) {
+    let (ident, _, v) = signed_by_identity(ctx, sub, report, Report::TYP, now).await?;
+    let r: Report = app_request::read(&v.claims).map_err(invalid)?;
+    if r.login != id {
         return Err(invalid("login must name the reported login"));
     }
     if id.is_empty() || id.len() > 64 {
@@ -1292,7 +1270,8 @@ pub async fn delete_identity(
     who: &Source,
 ) -> Result<(), DeviceError> {
     let now = ctx.clock.now();
-    let (ident, version, v) = signed_by_identity(ctx, sub, deletion, "deletion+jwt", now).await?;
+    let (ident, version, v) = signed_by_identity(ctx, sub, deletion, Deletion::TYP, now).await?;
+    let _: Deletion = app_request::read(&v.claims).map_err(invalid)?;
     erase(ctx, &ident, version, &[(v.jti, v.exp)], who.as_str()).await
 }
 
@@ -1372,7 +1351,8 @@ pub async fn recent_logins(
     activity: &str,
 ) -> Result<Vec<LoginActivity>, DeviceError> {
     let now = ctx.clock.now();
-    let (ident, _, v) = signed_by_identity(ctx, sub, activity, "activity+jwt", now).await?;
+    let (ident, _, v) = signed_by_identity(ctx, sub, activity, Activity::TYP, now).await?;
+    let _: Activity = app_request::read(&v.claims).map_err(invalid)?;
     match ctx
         .store
         .spend_jtis(&ident.sub, &[(v.jti, v.exp)], now)

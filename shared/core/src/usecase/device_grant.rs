@@ -22,6 +22,7 @@ use crate::domain::login::{self, Authenticated, QrLogin, SsoSession};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::{GrantType, Params, Scopes};
 use crate::protocol::{OAuthError, OAuthErrorCode, Secret};
+use crate::protocol::{RedirectUri, Subject};
 use crate::random;
 use crate::store::device_grants::FoundDeviceAuthorization;
 use crate::store::{
@@ -38,12 +39,17 @@ fn oauth(code: OAuthErrorCode, d: &'static str) -> TokenError {
 /// What the device authorization endpoint answers (RFC 8628 §3.2).
 #[derive(Debug)]
 pub struct Started {
+    /// The device code (RFC 8628 `device_code`).
     pub device_code: Secret,
     /// As shown: `XXXX-XXXX`.
     pub user_code: String,
+    /// `verification_uri`.
     pub verification_uri: String,
+    /// `verification_uri_complete`: the URI with the user code in it.
     pub verification_uri_complete: String,
+    /// `expires_in`, seconds.
     pub expires_in: i64,
+    /// `interval`: the polling interval, seconds.
     pub interval: i64,
 }
 
@@ -54,8 +60,8 @@ pub fn verification_uri(ctx: &Context) -> String {
 
 /// The scopes asked for: the ones scanid understands, once each (others are ignored, as at
 /// authorization).
-fn scopes(scope: Option<&str>) -> Vec<String> {
-    Scopes::supported(scope.unwrap_or(""), SCOPES).into_vec()
+fn scopes(scope: Option<&str>) -> Scopes {
+    Scopes::supported(scope.unwrap_or(""), SCOPES)
 }
 
 /// `POST .../auth/device`: authenticates the client as the token endpoint does (public
@@ -226,7 +232,7 @@ async fn issue(
         // Tokens like the code flow's: user tokens with a session and refresh tokens.
         kind: GrantKind::AuthorizationCode,
         client_id: client.client_id.clone(),
-        sub: sub.into(),
+        sub: Subject::new(sub),
         sid: Some(sso.sid.clone()),
         offline: scopes.iter().any(|s| s == "offline_access"),
         scopes,
@@ -342,7 +348,7 @@ async fn device_login(
     let d = &found.authorization.value;
     let request = AuthorizationRequest {
         client_id: d.client_id.clone(),
-        redirect_uri: verification_uri(ctx).into(),
+        redirect_uri: RedirectUri::new(verification_uri(ctx)),
         response_mode: ResponseMode::Query,
         state: None,
         nonce: None,
@@ -390,6 +396,7 @@ pub struct ScannedDeviceGrant {
     pub login: QrLogin,
     /// The challenge the decision must name.
     pub challenge: String,
+    /// The device's client.
     pub client: Client,
     /// As shown on the device: `XXXX-XXXX`, for the person to compare.
     pub user_code: String,
@@ -429,9 +436,13 @@ pub async fn scan_user_code(
 pub enum Entered {
     /// Show the QR login page for this login (bound to the browser by `browser_secret`).
     ShowQr {
+        /// The QR login.
         login: Box<QrLogin>,
+        /// The device's client, by name.
         client_name: String,
+        /// The user code, as shown.
         user_code: String,
+        /// The secret of the browser-binding cookie.
         browser_secret: Secret,
     },
     /// Malformed, unknown, expired or already decided.

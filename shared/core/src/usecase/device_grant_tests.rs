@@ -117,7 +117,7 @@ async fn polls_are_answered_second_by_second_and_the_tokens_once() {
     assert_eq!(scanned.user_code, s.user_code);
     assert_eq!(scanned.client.name, "Living room TV");
     assert_eq!(
-        scanned.login.request.scopes,
+        scanned.login.request.scopes.as_slice(),
         ["openid", "profile"],
         "email is ignored"
     );

@@ -4,15 +4,16 @@
 
 use crate::domain::identity::{self, Identity, PublicProfile};
 use crate::domain::photo;
+use crate::protocol::Subject;
 use crate::store::{IdentityStore, StoreError};
 use crate::Context;
 
 /// The live identity with subject `sub` (a UUID in its 36-character form), if any.
 async fn live_by_sub(ctx: &Context, sub: &str) -> Result<Option<Identity>, StoreError> {
-    if sub.len() != 36 || uuid::Uuid::parse_str(sub).is_err() {
+    let Ok(sub) = Subject::parse_identity(sub) else {
         return Ok(None);
-    }
-    let found = ctx.store.identity(sub, ctx.clock.now()).await?;
+    };
+    let found = ctx.store.identity(&sub, ctx.clock.now()).await?;
     Ok(found.map(|(i, _)| i).filter(|i| !i.disabled))
 }
 

@@ -10,14 +10,15 @@ use crate::context::Context;
 use crate::domain::authorize::{
     self, AuthorizationRequest, AuthorizeError, ErrorTarget, ResponseMode,
 };
-use crate::domain::client::{validate_client_id, Client};
+use crate::domain::client::Client;
 use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal, Known};
 use crate::domain::identity::Identity;
 use crate::domain::login::{
     self, AuthCode, Authenticated, Consent, LoginStatus, QrLogin, SsoSession,
 };
 use crate::domain::ratelimit::{Counted, Limit, Source};
-use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId};
+use crate::protocol::ClientId;
+use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId, Subject};
 use crate::random;
 use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
@@ -27,8 +28,11 @@ use crate::usecase::ratelimit;
 /// An authorization response: where to send the browser, how, and with which parameters.
 #[derive(Clone, PartialEq, Eq)]
 pub struct AuthResponse {
+    /// The client's redirect URI.
     pub redirect_uri: String,
+    /// Query, fragment or form post.
     pub mode: ResponseMode,
+    /// The response's parameters (`code`, `state`, `iss`, ... or the error's).
     pub params: Vec<(&'static str, String)>,
 }
 
@@ -100,14 +104,18 @@ pub type BrowserSecret = Secret;
 pub enum AuthorizeDecision {
     /// Show the QR page for this new QR login; bind it to the browser with `browser_secret`.
     ShowQr {
+        /// The new QR login.
         login: QrLogin,
         /// The client's registered name, for the page.
         client_name: String,
+        /// The secret of the browser-binding cookie.
         browser_secret: BrowserSecret,
     },
     /// An SSO session vouched for the identity; ask for consent on this (approved) QR login.
     AskConsent {
+        /// The QR login the SSO session approved.
         login: QrLogin,
+        /// The secret of the browser-binding cookie.
         browser_secret: BrowserSecret,
     },
     /// Send the browser back to the client (a code, or an error).
@@ -115,7 +123,10 @@ pub enum AuthorizeDecision {
     /// Bad client_id or redirect_uri: an error page, never a redirect.
     ErrorPage(&'static str),
     /// Too many login requests from this address.
-    RateLimited { retry_after: i64 },
+    RateLimited {
+        /// Seconds until the next try may succeed.
+        retry_after: i64,
+    },
 }
 
 /// A live SSO session from the cookie, if the cookie proves one and its identity may log in.
@@ -180,9 +191,10 @@ pub async fn authorize(
     let now = ctx.clock.now();
     let issuer = ctx.settings.issuer();
     let client = match params.one("client_id") {
-        Ok(Some(id)) if validate_client_id(id).is_ok() => {
-            ctx.store.client(id, now).await?.map(|(c, _)| c)
-        }
+        Ok(Some(id)) => match ClientId::parse(id) {
+            Ok(id) => ctx.store.client(&id, now).await?.map(|(c, _)| c),
+            Err(_) => None,
+        },
         _ => None,
     };
     let policy = authorize::Policy {
@@ -368,6 +380,7 @@ pub enum BoundLoginError {
     /// The QR login is bound to another browser: this one lacks its binding secret.
     #[error("this login can only be completed in the browser that started it")]
     OtherBrowser,
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -429,6 +442,7 @@ pub async fn polled_login(
 /// A finished login.
 #[derive(Debug)]
 pub struct Completed {
+    /// Where the browser goes, with the code or the error.
     pub response: AuthResponse,
     /// A new SSO cookie value to set, when this login started an SSO session.
     pub sso_cookie: Option<Secret>,
@@ -440,6 +454,7 @@ pub enum CompleteError {
     /// Someone completed or changed the QR login meanwhile.
     #[error("the QR login was completed already")]
     AlreadyCompleted,
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -481,7 +496,7 @@ pub async fn complete(
         claims: req.claims.clone(),
         code_challenge: req.code_challenge.clone(),
         resources: req.resources.clone(),
-        sub: sub.into(),
+        sub: Subject::new(sub),
         sid: sid.clone(),
         auth_time,
         issued_at: now,
@@ -579,7 +594,9 @@ pub enum ConsentOutcome {
     Refused(ConsentRefusal),
     /// Show the consent page for this client and identity.
     Ask {
+        /// The client asking.
         client: Box<Client>,
+        /// The identity asked.
         identity: Box<Identity>,
     },
     /// The login ended with `access_denied`: send this response back to the client.
@@ -588,7 +605,12 @@ pub enum ConsentOutcome {
     Completed(Completed),
     /// The login stood for a device authorization (RFC 8628), which the phone's decision
     /// settled: say whether the device was connected (no code, no redirect).
-    DeviceGrant { approved: bool, client_name: String },
+    DeviceGrant {
+        /// Whether the device authorization was approved.
+        approved: bool,
+        /// The device's client, by name.
+        client_name: String,
+    },
 }
 
 /// The consent step of the QR login `login` (app protocol §5), for the browser holding

@@ -26,12 +26,17 @@ struct HintClaims {
 /// A logout request as the browser sent it.
 #[derive(Default)]
 pub struct LogoutRequest<'a> {
+    /// `id_token_hint`.
     pub id_token_hint: Option<&'a str>,
+    /// `client_id`.
     pub client_id: Option<&'a str>,
+    /// `post_logout_redirect_uri`.
     pub post_logout_redirect_uri: Option<&'a str>,
+    /// `state`.
     pub state: Option<&'a str>,
     /// The confirmation form's anti-CSRF token (POST only).
     pub csrf: Option<&'a str>,
+    /// Whether the browser POSTed (the confirmation form does).
     pub is_post: bool,
     /// The SSO cookie's value.
     pub sso_cookie: Option<&'a str>,
@@ -55,8 +60,10 @@ impl std::fmt::Debug for LogoutRequest<'_> {
 /// Why a logout request is not valid (an error page says so; nothing is ended).
 #[derive(Debug, thiserror::Error)]
 pub enum LogoutError {
+    /// A request the specification refuses (the text says why).
     #[error("{0}")]
     Invalid(&'static str),
+    /// The store failed.
     #[error("store")]
     Store(#[from] StoreError),
 }
@@ -66,16 +73,23 @@ pub enum LogoutError {
 pub enum LogoutOutcome {
     /// Ask the person first: a confirmation page whose form carries these values.
     Confirm {
+        /// The confirmation form's anti-CSRF token.
         csrf: Secret,
+        /// `post_logout_redirect_uri`, posted back.
         post_logout_redirect_uri: Option<String>,
+        /// `state`, posted back.
         state: Option<String>,
+        /// `client_id`, posted back.
         client_id: Option<String>,
     },
     /// A POST without the confirmation page's token: nothing was ended.
     Refused,
     /// Logged out (or there was nothing to end): go to `redirect` (the registered
     /// `post_logout_redirect_uri` with `state`), or show "logged out".
-    Done { redirect: Option<String> },
+    Done {
+        /// Where to send the browser, if anywhere.
+        redirect: Option<String>,
+    },
 }
 
 /// Handles one logout request.

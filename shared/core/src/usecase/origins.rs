@@ -1,7 +1,7 @@
 //! Which browser origins may call scanid: the registered web origins of all clients (CORS,
 //! held by the context's `OriginCache`), and one client's (the Keycloak login-status frame).
 
-use crate::domain::client::validate_client_id;
+use crate::protocol::ClientId;
 use crate::store::{ClientStore, StoreError};
 use crate::Context;
 
@@ -19,7 +19,7 @@ pub async fn client_allows(
     client_id: &str,
     origin: &str,
 ) -> Result<bool, StoreError> {
-    if validate_client_id(client_id).is_err() {
+    if ClientId::parse(client_id).is_err() {
         return Ok(false);
     }
     let found = ctx.store.client(client_id, ctx.clock.now()).await?;

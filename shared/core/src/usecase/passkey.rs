@@ -32,8 +32,11 @@ pub fn relying_party(ctx: &Context) -> Result<RelyingParty, DeviceError> {
 /// A server-issued WebAuthn challenge, as the app receives it.
 #[derive(Debug, Clone, Serialize)]
 pub struct Challenge {
+    /// The challenge, base64url (the WebAuthn `challenge`, and the request's `webauthn_challenge` claim).
     pub challenge: String,
+    /// Seconds until it can no longer be spent.
     pub expires_in: i64,
+    /// The RP ID to create or get credentials for (the issuer's host).
     pub rp_id: String,
 }
 
@@ -244,22 +247,31 @@ fn key_name(v: Option<&serde_json::Value>) -> String {
 pub struct Keys {
     /// The device key (ES256), while it signs requests.
     pub device_key: Option<DeviceKey>,
+    /// Its passkeys, oldest first.
     pub passkeys: Vec<PasskeyView>,
 }
 
 #[derive(Debug, Clone, Serialize)]
+/// The identity's device key, as its app and operators see it.
 pub struct DeviceKey {
     /// Standard base64 of its SubjectPublicKeyInfo.
     pub public_key: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
+/// One passkey, as its app and operators see it.
 pub struct PasskeyView {
+    /// Its credential id, base64url (the id to remove it by).
     pub credential_id: String,
+    /// Its name.
     pub name: String,
+    /// The transports the browser reported at registration.
     pub transports: Vec<String>,
+    /// When it was registered (RFC 3339).
     pub created_at: String,
+    /// When it last signed an accepted request (RFC 3339).
     pub last_used_at: Option<String>,
+    /// Where it was last used: the place or address of that request.
     pub last_used_from: Option<String>,
 }
 

@@ -54,6 +54,7 @@ pub enum PasskeyLoginError {
     #[error("the issuer cannot be a WebAuthn relying party")]
     NoRelyingParty,
     #[error(transparent)]
+    /// The store failed.
     Store(#[from] StoreError),
 }
 
@@ -62,7 +63,9 @@ pub enum PasskeyLoginError {
 pub struct PasskeyOptions {
     /// base64url.
     pub challenge: String,
+    /// The RP ID (the issuer's host).
     pub rp_id: String,
+    /// How long the browser waits for the person, in milliseconds.
     pub timeout_ms: i64,
 }
 
@@ -102,9 +105,13 @@ pub async fn options(
 /// The assertion a browser sent, each field base64url as WebAuthn's JSON encoding has it.
 #[derive(Debug, Clone, Default)]
 pub struct AssertionInput<'a> {
+    /// The credential id (`rawId`).
     pub credential_id: &'a str,
+    /// `response.authenticatorData`.
     pub authenticator_data: &'a str,
+    /// `response.clientDataJSON`.
     pub client_data_json: &'a str,
+    /// `response.signature`.
     pub signature: &'a str,
 }
 

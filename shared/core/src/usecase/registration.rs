@@ -28,10 +28,14 @@ pub enum RegistrationFailure {
     InvalidToken,
     /// Too many registrations from this source (429).
     #[error("too many registrations")]
-    RateLimited { retry_after: i64 },
+    RateLimited {
+        /// Seconds until the next try may succeed.
+        retry_after: i64,
+    },
     /// The client changed while it was being updated (409).
     #[error("the client changed meanwhile; read it and try again")]
     Conflict,
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -113,7 +117,7 @@ async fn authorized(
     let Some(token) = token else {
         return Err(RegistrationFailure::TokenRequired);
     };
-    if crate::domain::client::validate_client_id(client_id).is_err() {
+    if crate::protocol::ClientId::parse(client_id).is_err() {
         return Err(RegistrationFailure::InvalidToken);
     }
     match store.client(client_id, now).await? {
@@ -235,8 +239,10 @@ pub async fn create_initial_access_token(
 /// Why an initial access token was not created.
 #[derive(Debug, thiserror::Error)]
 pub enum CreateTokenError {
+    /// A request the operator must fix (the text says what).
     #[error("{0}")]
     Invalid(&'static str),
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
-use crate::domain::client::{validate_client_id, Client};
+use crate::domain::client::Client;
 use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, SsoSession};
@@ -25,9 +25,13 @@ use crate::store::{ClientStore, Grants, IdentityStore, SsoSessions, StoreError};
 /// A live access token: its claims, grant, client and identity (none for client credentials).
 #[derive(Debug, Clone)]
 pub struct LiveToken {
+    /// The token's claims.
     pub claims: AccessTokenClaims<'static>,
+    /// Its grant.
     pub grant: Grant,
+    /// Its client.
     pub client: Client,
+    /// Its identity (none for client credentials).
     pub identity: Option<Identity>,
 }
 
@@ -39,7 +43,7 @@ async fn live_client(
     issued: Timestamp,
     now: Timestamp,
 ) -> Result<Option<Client>, StoreError> {
-    if validate_client_id(client_id).is_err() {
+    if crate::protocol::ClientId::parse(client_id).is_err() {
         return Ok(None);
     }
     Ok(ctx
@@ -141,7 +145,7 @@ fn client_credentials_grant(ctx: &Context, claims: &AccessTokenClaims<'_>) -> Gr
         client_id: claims.azp.clone().into_owned(),
         sub: claims.sub.clone().into_owned(),
         sid: None,
-        scopes: claims.scopes().map(str::to_owned).collect(),
+        scopes: crate::protocol::Scopes::from_stored(claims.scopes()),
         auth_time: Timestamp::from_secs(claims.auth_time),
         nonce: None,
         claims: Default::default(),

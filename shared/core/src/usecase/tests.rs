@@ -72,7 +72,7 @@ async fn authorize_a_valid_request_opens_a_qr_login_bound_to_the_browser() {
     };
     assert_eq!(client_name, "Shop");
     assert_eq!(session.request.client_id, SHOP);
-    assert_eq!(session.request.scopes, ["openid", "profile"]);
+    assert_eq!(session.request.scopes.as_slice(), ["openid", "profile"]);
     assert_eq!(session.status, LoginStatus::Pending);
     assert_eq!(session.created_at, T0);
     assert_eq!(
@@ -791,7 +791,7 @@ async fn consent_open_asks_and_allow_issues_a_code_and_remembers_the_consent() {
         .await
         .unwrap()
         .expect("remembered");
-    assert_eq!(remembered.scopes, ["openid", "profile"]);
+    assert_eq!(remembered.scopes.as_slice(), ["openid", "profile"]);
     assert_eq!(remembered.granted_at, T0.plus_secs(7));
     assert_eq!(
         env.qr_login(&login.id).await.value.status,

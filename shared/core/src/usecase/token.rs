@@ -30,6 +30,7 @@ use crate::usecase::ratelimit;
 /// Why a token request failed.
 #[derive(Debug, thiserror::Error)]
 pub enum TokenError {
+    /// An OAuth error, as RFC 6749 §5.2 JSON.
     #[error("{0:?}")]
     OAuth(OAuthError),
     /// Client authentication failed: 401 `invalid_client` with `WWW-Authenticate`.
@@ -37,9 +38,14 @@ pub enum TokenError {
     InvalidClient(&'static str),
     /// Too many failed client authentications from this source: 429 + `Retry-After`.
     #[error("too many failed client authentications; retry after {retry_after} s")]
-    TooManyFailures { retry_after: i64 },
+    TooManyFailures {
+        /// Seconds until the next try may succeed.
+        retry_after: i64,
+    },
+    /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Signing failed.
     #[error(transparent)]
     Sign(#[from] SignError),
 }
@@ -55,8 +61,11 @@ fn invalid_grant(d: &'static str) -> TokenError {
 /// Credentials as presented: HTTP Basic (already decoded) and/or the body.
 #[derive(Clone, Default)]
 pub struct Presented {
+    /// HTTP Basic's id and secret.
     pub basic: Option<(String, String)>,
+    /// `client_id` in the body.
     pub body_id: Option<String>,
+    /// `client_secret` in the body.
     pub body_secret: Option<String>,
 }
 
@@ -71,6 +80,7 @@ impl std::fmt::Debug for Presented {
 }
 
 impl Presented {
+    /// The credentials of a request: Basic, and the body's `client_id` and `client_secret`.
     pub fn from_params(
         basic: Option<(String, String)>,
         params: &Params,
@@ -129,10 +139,9 @@ pub async fn authenticate(
             }
         },
     };
-    let client = if crate::domain::client::validate_client_id(&id).is_ok() {
-        ctx.store.client(&id, now).await?.map(|(c, _)| c)
-    } else {
-        None
+    let client = match crate::protocol::ClientId::parse(&id) {
+        Ok(id) => ctx.store.client(&id, now).await?.map(|(c, _)| c),
+        Err(_) => None,
     };
     let public = client
         .as_ref()
@@ -523,7 +532,7 @@ async fn client_credentials(
         client_id: client.client_id.clone(),
         sub: crate::protocol::Subject::new(client.client_id.as_str()),
         sid: None,
-        scopes: scopes.into_vec(),
+        scopes,
         auth_time: now,
         nonce: None,
         claims: Default::default(),
