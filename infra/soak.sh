@@ -18,9 +18,10 @@ cd "$(dirname "$0")/.."
 MINUTES=${1:-10}
 PROBE=${2:-20}
 [ "$MINUTES" -ge 4 ] || { echo "soak.sh: at least 4 minutes" >&2; exit 2; }
-cargo build --release -q -p scanid-cli -p scanid-tests --bin scanid --bin scanid-load
-BIN=target/release/scanid
-LOAD=target/release/scanid-load
+TGT=${CARGO_TARGET_DIR:-target}
+nice -n 10 cargo build --release -q -p scanid-cli -p scanid-tests --bin scanid --bin scanid-load
+BIN=$TGT/release/scanid
+LOAD=$TGT/release/scanid-load
 WORK=$(mktemp -d)
 PORT=${SOAK_PORT:-18650}
 PID=

@@ -9,13 +9,19 @@
 #              p50/p99 latency and the ratio; then whole QR logins per second (scanid only: the
 #              authorization page, the app's scan and signed approval, a status poll, consent,
 #              the code exchange), driven by tests/src/bin/scanid_load.rs.
-# usage: [SCANID_BENCH_BIN=path] bash infra/bench/run.sh [seconds per run, default 10]
-#        [stateless|stateful|all, default all]
-# With BENCH_CHECK=1 it exits 1 when a stateful bar is missed (each path >= 2x oidc-provider
-# with ES256 and >= 1.2x with RS256; whole QR logins >= 200/s).
+# usage: [SCANID_BENCH_BIN=path] [CORES="1 2"] bash infra/bench/run.sh [seconds per run,
+#        default 10] [stateless|stateful|all, default all]
+# CORES: a list of core counts; for each, scanid runs on that many cores (`taskset -c 0-(n-1)`;
+# oidc-provider, wrk and the load driver are not pinned) and the tables are printed again.
+# Unset: no pinning. Binaries are found under CARGO_TARGET_DIR when it is set.
+# The goal column holds issue 27's goals: code exchange >= 3x oidc-provider with ES256 and
+# >= 1.5x with RS256, refresh >= 4x with ES256 (other paths: >= 2x ES256, >= 1.2x RS256), and
+# on every stateful path a p99 at or under oidc-provider's in the same run; whole QR logins
+# >= 600/s with ES256 (>= 200/s with RS256). With BENCH_CHECK=1 it exits 1 when one is missed.
 set -euo pipefail
 cd "$(dirname "$0")"
 ROOT=$(cd ../.. && pwd)
+TGT=${CARGO_TARGET_DIR:-$ROOT/target}
 SECS=${1:-10}
 WHAT=${2:-all}
 case $WHAT in stateless|stateful|all) ;; *) echo "usage: run.sh [seconds] [stateless|stateful|all]" >&2; exit 2;; esac
@@ -26,12 +32,12 @@ command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteract
 if [ -n "${SCANID_BENCH_BIN:-}" ]; then
   BIN="$SCANID_BENCH_BIN"
 else
-  (cd "$ROOT" && cargo build --release -q -p scanid-cli)
-  BIN="$ROOT/target/release/scanid"
+  (cd "$ROOT" && nice -n 10 cargo build --release -q -p scanid-cli)
+  BIN="$TGT/release/scanid"
 fi
 if [ "$WHAT" != stateless ]; then
-  (cd "$ROOT" && cargo build --release -q -p scanid-tests --bin scanid-load)
-  LOAD="$ROOT/target/release/scanid-load"
+  (cd "$ROOT" && nice -n 10 cargo build --release -q -p scanid-tests --bin scanid-load)
+  LOAD="$TGT/release/scanid-load"
 fi
 WORK=$(mktemp -d)
 PIDS=()
@@ -51,7 +57,7 @@ start_scanid() { # ALG PORT -> pid
   SCANID_DIR=$dir
   secret=$("$BIN" client create --data-dir "$dir" --name bench --client-id bench \
     --redirect-uri https://shop.example/cb --client-credentials --token-alg "$1" | sed 's/.*"client_secret":"\([^"]*\)".*/\1/')
-  RUST_LOG=warn "$BIN" serve --addr "127.0.0.1:$2" --data-dir "$dir" --signing-alg "$1" --no-demo --max-connections-per-source 100000 > "$WORK/scanid-$1.out" &
+  RUST_LOG=warn ${PIN:-} "$BIN" serve --addr "127.0.0.1:$2" --data-dir "$dir" --signing-alg "$1" --no-demo --max-connections-per-source 100000 > "$WORK/scanid-$1.out" &
   PIDS+=($!)
   SCANID_PID=$!
   sleep 1
@@ -185,21 +191,32 @@ run_path() { # SIDE PATH SECONDS
 row() { # LABEL BAR "scanid figures" "peer figures"
   read -r s_rps s_p50 s_p99 _ s_bad <<< "$3"
   read -r p_rps p_p50 p_p99 _ p_bad <<< "$4"
-  local ratio ok
+  local ratio ok tail
   ratio=$(python3 -c "print(f'{$s_rps/max($p_rps,1):.2f}')")
   ok=$(python3 -c "print('met' if $ratio >= $2 and $s_bad == 0 and $p_bad == 0 else 'MISSED')")
-  [ "$ok" = met ] || FAILED=1
+  tail=$(python3 -c "print('met' if $s_p99 <= $p_p99 else 'MISSED')")
+  [ "$ok$tail" = metmet ] || FAILED=1
   [ "$s_bad$p_bad" = 00 ] || echo "non-2xx answers: scanid $s_bad, oidc-provider $p_bad ($1)" >&2
-  echo "| $1 | $s_rps | $s_p50 / $s_p99 | $p_rps | $p_p50 / $p_p99 | ${ratio}× | ≥ $2×: $ok |"
+  echo "| $1 | $s_rps | $s_p50 / $s_p99 | $p_rps | $p_p50 / $p_p99 | ${ratio}× | ≥ $2×: $ok; p99 ≤ peer's: $tail |"
+}
+
+# Issue 27's ratio goal for a path: PATH ALG -> bar.
+bar() {
+  case "$1 $2" in
+    "code ES256") echo 3 ;;
+    "code RS256") echo 1.5 ;;
+    "refresh ES256") echo 4 ;;
+    *" ES256") echo 2 ;;
+    *) echo 1.2 ;;
+  esac
 }
 
 stateful() {
-  echo "| path | scanid req/s | scanid p50 / p99 ms | oidc-provider req/s | oidc-provider p50 / p99 ms | ratio | bar |"
+  echo "| path | scanid req/s | scanid p50 / p99 ms | oidc-provider req/s | oidc-provider p50 / p99 ms | ratio | goal |"
   echo "|---|---|---|---|---|---|---|"
   local QR=()
   for ALG in RS256 ES256; do
     SP=$([ "$ALG" = RS256 ] && echo 18621 || echo 18631); PP=$([ "$ALG" = RS256 ] && echo 18622 || echo 18632)
-    BAR=$([ "$ALG" = RS256 ] && echo 1.2 || echo 2)
     start_scanid "$ALG" "$SP"
     start_peer "$ALG" "$PP" $(( SECS > 13 ? SECS * 6000 : 80000 ))
     rm -f "$WORK"/peer-codes*.used
@@ -212,31 +229,45 @@ stateful() {
       S=$(run_path scanid $path "$secs" "${S_REFRESH:-3000}")
       P=$(run_path peer $path "$secs" "${P_REFRESH:-3000}")
       if [ "$path" = refresh ]; then S_REFRESH=$(cut -d' ' -f1 <<< "$S"); P_REFRESH=$(cut -d' ' -f1 <<< "$P"); fi
-      row "$path, $ALG" "$BAR" "$S" "$P"
+      row "$path, $ALG" "$(bar "$path" "$ALG")" "$S" "$P"
     done
     QR+=("$ALG $("$LOAD" logins --issuer "http://127.0.0.1:$SP/realms/scanid" --client-id bench --secret="$secret" --secs "$SECS" --concurrency "$CONNS")")
     stop_all
   done
   echo
-  echo "| whole QR logins | logins/s | login p50 / p99 ms | HTTP requests | bar |"
+  echo "| whole QR logins | logins/s | login p50 / p99 ms | HTTP requests | goal |"
   echo "|---|---|---|---|---|"
   for q in "${QR[@]}"; do
     python3 - "$q" <<'PY' || FAILED=1
 import json, sys
 alg, summary = sys.argv[1].split(' ', 1)
 s = json.loads(summary)
-ok = s['logins_per_sec'] >= 200 and s['errors'] == 0
-print(f"| {alg} | {s['logins_per_sec']:.0f} | {s['login_p50_ms']} / {s['login_p99_ms']} | {s['requests']} | ≥ 200/s: {'met' if ok else 'MISSED'} |")
+goal = 600 if alg == 'ES256' else 200
+ok = s['logins_per_sec'] >= goal and s['errors'] == 0
+print(f"| {alg} | {s['logins_per_sec']:.0f} | {s['login_p50_ms']} / {s['login_p99_ms']} | {s['requests']} | ≥ {goal}/s: {'met' if ok else 'MISSED'} |")
 sys.exit(0 if ok else 1)
 PY
   done
 }
 
-case $WHAT in
-  stateless) stateless ;;
-  stateful) stateful ;;
-  all) stateless; echo; stateful ;;
-esac
+once() {
+  case $WHAT in
+    stateless) stateless ;;
+    stateful) stateful ;;
+    all) stateless; echo; stateful ;;
+  esac
+}
+if [ -z "${CORES:-}" ]; then
+  once
+else
+  for n in $CORES; do
+    PIN="taskset -c 0-$((n - 1))"
+    echo "### scanid on $n core(s) (load average $(cut -d' ' -f1 /proc/loadavg))"
+    echo
+    once
+    echo
+  done
+fi
 if [ "${BENCH_CHECK:-0}" = 1 ] && [ "$FAILED" = 1 ]; then
   echo "a bar was missed" >&2
   exit 1
