@@ -53,7 +53,8 @@ export SCANID_LOGIN_RATE_PER_MINUTE=1000000 SCANID_DECISION_RATE_PER_MINUTE=1000
   SCANID_SIGNUP_RATE_PER_HOUR=1000000
 
 start_scanid() { # ALG PORT -> pid
-  local dir="$WORK/scanid-$1-$2"
+  local pin=${PIN:-none}
+  local dir="$WORK/scanid-$1-$2-${pin// /}"
   SCANID_DIR=$dir
   secret=$("$BIN" client create --data-dir "$dir" --name bench --client-id bench \
     --redirect-uri https://shop.example/cb --client-credentials --token-alg "$1" | sed 's/.*"client_secret":"\([^"]*\)".*/\1/')

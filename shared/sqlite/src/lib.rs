@@ -16,6 +16,19 @@
 //! write lock through the busy timeout. No lock is held across an await. Expired records are
 //! purged by [`EmbeddedStore::sweep`] (`scanid serve` runs it every `--purge-interval-secs`,
 //! five minutes by default).
+//!
+//! Checkpoints (copying the WAL back into the database file, with an fsync of each) run on a
+//! thread of their own, never on the writer: SQLite's automatic checkpoint runs on the
+//! connection that commits, and its two fsyncs (5 to 15 ms each on the benchmark machine)
+//! stalled every write queued behind it once per thousand pages, which was the code
+//! exchange's p99. The writer nudges the checkpointer after each commit; the checkpointer runs
+//! a PASSIVE checkpoint (it waits for no reader or writer) at most once per
+//! [`CHECKPOINT_PAUSE`]. SQLite starts the WAL over only after a checkpoint that copied every
+//! frame, so under writes that never pause the WAL grows: past [`Tuning::wal_bound_pages`] the
+//! checkpointer runs a RESTART checkpoint, which holds writes back while it copies the few
+//! frames the last one did not, and the WAL starts over (the writer's own automatic
+//! checkpoint stays as a last resort, at four times the bound). Durability is unchanged: a commit is in the
+//! WAL before it is answered, and a checkpoint syncs the WAL before it copies it.
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 #![warn(missing_docs)]
@@ -25,6 +38,7 @@ pub use photos::DirPhotos;
 
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
@@ -32,6 +46,10 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use scanid_core::clock::Timestamp;
 use scanid_core::store::{Backend, Cond, Key, Kind, Record, StoreError, Write};
 
+/// One table, keyed by `kind#id`, and no secondary index: the expiry index of earlier versions
+/// (dropped here when a data dir of theirs is opened) was 38% of the pages a code exchange
+/// wrote, because a code's expiry changes when it is redeemed. The sweep finds expired records
+/// by a scan on a reader instead ([`EmbeddedStore::sweep`]).
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS records (
     pk         TEXT PRIMARY KEY NOT NULL,
@@ -41,7 +59,7 @@ CREATE TABLE IF NOT EXISTS records (
     expires_at INTEGER
 ) WITHOUT ROWID;
 DROP INDEX IF EXISTS records_kind;
-CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at) WHERE expires_at IS NOT NULL;
+DROP INDEX IF EXISTS records_expiry;
 ";
 
 /// The SQLite adapter.
@@ -76,7 +94,40 @@ type Answer = Box<dyn FnOnce(Option<&str>) + Send>;
 const GROUP: usize = 128;
 
 /// Expired records one purge write deletes.
-const SWEEP_BATCH: i64 = 500;
+const SWEEP_BATCH: usize = 500;
+
+/// Expired records one scan of the sweep collects (about 50 bytes each).
+const SCAN_BATCH: usize = 5_000;
+
+/// The shortest time between two checkpoints of the checkpointer thread: frames written
+/// meanwhile are copied together (a page written twice is copied once).
+const CHECKPOINT_PAUSE: Duration = Duration::from_millis(10);
+
+/// How long a RESTART checkpoint waits for the writer or for readers before it gives up.
+const CHECKPOINT_WAIT: Duration = Duration::from_millis(5);
+
+/// How the store is tuned; [`EmbeddedStore::open`] takes the defaults.
+#[derive(Debug, Clone, Copy)]
+pub struct Tuning {
+    /// The WAL size (in pages) past which the checkpointer holds writes back for one short
+    /// checkpoint so that the WAL starts over, because writes have not paused long enough for
+    /// a PASSIVE one to copy every frame. 16,384 pages of 4 KiB: the WAL file stays near
+    /// 70 MB, and writes wait for one short checkpoint every few thousand code exchanges
+    /// instead of a long one on the writer every two hundred.
+    pub wal_bound_pages: u32,
+    /// The writer's page cache, in KiB: the pages its writes change are found there instead
+    /// of being read again from the file.
+    pub writer_cache_kib: u32,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Self {
+            wal_bound_pages: 16_384,
+            writer_cache_kib: 8_192,
+        }
+    }
+}
 
 /// A job running `f`, and where its answer arrives.
 fn job<T, F>(f: F) -> (Job, tokio::sync::oneshot::Receiver<Result<T, StoreError>>)
@@ -103,7 +154,13 @@ where
 
 /// The writer thread: waits for a write, takes every other one queued behind it (up to
 /// [`GROUP`]) and commits them as one group.
-fn writer_loop(mut conn: Connection, queue: mpsc::Receiver<Job>) {
+/// After each group it nudges the checkpointer (`checkpoints`); the checkpointer ends when the
+/// writer does.
+fn writer_loop(
+    mut conn: Connection,
+    queue: mpsc::Receiver<Job>,
+    checkpoints: mpsc::SyncSender<()>,
+) {
     while let Ok(first) = queue.recv() {
         let mut group = vec![first];
         while group.len() < GROUP {
@@ -113,6 +170,38 @@ fn writer_loop(mut conn: Connection, queue: mpsc::Receiver<Job>) {
             }
         }
         commit_group(&mut conn, group);
+        // Full: a nudge is waiting already, and the checkpoint it starts copies this group too.
+        let _ = checkpoints.try_send(());
+    }
+}
+
+/// The checkpointer thread: after each nudge, a PASSIVE checkpoint (it copies what no reader
+/// still needs and waits for nobody), then a pause of [`CHECKPOINT_PAUSE`]. A nudge that
+/// arrives during a checkpoint or the pause waits in the channel, so the last commit is
+/// always followed by a checkpoint that starts after it: once writes pause, the WAL is copied
+/// whole and the next write starts it over.
+///
+/// When a checkpoint leaves more than `bound` pages in the WAL (writes have not paused long
+/// enough for one to copy every frame), it runs a RESTART checkpoint: that one holds new
+/// writes back while it copies the few frames the last one did not and waits for readers, so
+/// that the next write starts the WAL over.
+fn checkpointer_loop(conn: Connection, nudges: mpsc::Receiver<()>, bound: u32) {
+    let checkpoint = |mode: &str| {
+        conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| {
+            r.get::<_, i64>(1)
+        })
+    };
+    while nudges.recv().is_ok() {
+        match checkpoint("PASSIVE") {
+            Ok(log) if log > i64::from(bound) => {
+                if let Err(e) = checkpoint("RESTART") {
+                    tracing::warn!(error = %e, "a restarting checkpoint failed");
+                }
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "a checkpoint failed (the next one retries)"),
+        }
+        std::thread::sleep(CHECKPOINT_PAUSE);
     }
 }
 
@@ -214,6 +303,11 @@ fn unavailable(e: rusqlite::Error) -> StoreError {
 impl EmbeddedStore {
     /// Opens (creating if needed) `scanid.db` in `data_dir`.
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
+        Self::open_tuned(data_dir, Tuning::default())
+    }
+
+    /// [`EmbeddedStore::open`] with the given tuning.
+    pub fn open_tuned(data_dir: &Path, tuning: Tuning) -> Result<Self, StoreError> {
         scanid_core::keys::local::create_private_dir(data_dir).map_err(|e| {
             StoreError::Unavailable(format!("data dir {}: {e}", data_dir.display()).into())
         })?;
@@ -228,10 +322,34 @@ impl EmbeddedStore {
         let conn = Self::reader(&path)?;
         conn.execute_batch(SCHEMA).map_err(unavailable)?;
         let writer = Self::connect(&path)?;
+        // The writer's own checkpoint is a last resort, at four times the bound.
+        writer
+            .execute_batch(&format!(
+                "PRAGMA wal_autocheckpoint={}; PRAGMA cache_size=-{};",
+                tuning.wal_bound_pages.saturating_mul(4),
+                tuning.writer_cache_kib
+            ))
+            .map_err(unavailable)?;
+        let checkpointer = Self::connect(&path)?;
+        checkpointer
+            .execute_batch("PRAGMA wal_autocheckpoint=0; PRAGMA cache_size=-256;")
+            .map_err(unavailable)?;
+        // A RESTART checkpoint holds the write lock, then the readers' locks, while it waits
+        // (through this timeout) for readers to leave the WAL: with the 5 s of the other
+        // connections, writes and new reads waited up to seconds under load (the soak's
+        // 1.4 s stalls). One that cannot finish at once gives up; the next one retries.
+        checkpointer
+            .busy_timeout(CHECKPOINT_WAIT)
+            .map_err(unavailable)?;
+        let (nudge, nudges) = mpsc::sync_channel(1);
+        std::thread::Builder::new()
+            .name("scanid-sqlite-checkpointer".into())
+            .spawn(move || checkpointer_loop(checkpointer, nudges, tuning.wal_bound_pages))
+            .map_err(|e| StoreError::Unavailable(format!("the checkpointer thread: {e}").into()))?;
         let (writes, queue) = mpsc::channel();
         std::thread::Builder::new()
             .name("scanid-sqlite-writer".into())
-            .spawn(move || writer_loop(writer, queue))
+            .spawn(move || writer_loop(writer, queue, nudge))
             .map_err(|e| StoreError::Unavailable(format!("the writer thread: {e}").into()))?;
         Ok(Self {
             inner: Arc::new(Inner {
@@ -301,26 +419,56 @@ impl EmbeddedStore {
             .map_err(|_| StoreError::Unavailable("the write was not committed".into()))?
     }
 
-    /// Deletes expired records (reads already ignore them); returns how many. In batches of
-    /// `SWEEP_BATCH`, each its own write: other writes go on between them (one delete of
-    /// everything held the writer for over a second in the soak).
+    /// Deletes expired records (reads already ignore them); returns how many. A reader scans
+    /// the table in key order for expired keys (on the blocking pool: the scan reads the whole
+    /// table), [`SCAN_BATCH`] at a time, and the writer deletes them in batches of
+    /// [`SWEEP_BATCH`], each its own write, so other writes go on between them (one delete of
+    /// everything held the writer for over a second in the soak). Each delete checks the
+    /// expiry again: a record written anew under an expired key since the scan is kept.
     pub async fn sweep(&self, now: Timestamp) -> Result<usize, StoreError> {
         let now = now.secs();
         let mut total = 0;
+        let mut after = String::new();
         loop {
-            let n = self
-                .with_writer(move |c| {
-                    c.prepare_cached(
-                        "DELETE FROM records WHERE pk IN (SELECT pk FROM records
-                         WHERE expires_at IS NOT NULL AND expires_at <= ?1 LIMIT ?2)",
+            let inner = Arc::clone(&self.inner);
+            let from = after.clone();
+            let expired = tokio::task::spawn_blocking(move || {
+                let conn = Self::reader(&inner.path)?;
+                let mut s = conn
+                    .prepare(
+                        "SELECT pk FROM records WHERE pk > ?1
+                         AND expires_at IS NOT NULL AND expires_at <= ?2 ORDER BY pk LIMIT ?3",
                     )
-                    .and_then(|mut s| s.execute(params![now, SWEEP_BATCH]))
-                    .map_err(unavailable)
-                })
-                .await?;
-            total += n;
-            if i64::try_from(n).is_ok_and(|n| n < SWEEP_BATCH) {
-                return Ok(total);
+                    .map_err(unavailable)?;
+                let limit = i64::try_from(SCAN_BATCH).unwrap_or(i64::MAX);
+                let rows = s
+                    .query_map(params![from, now, limit], |r| r.get::<_, String>(0))
+                    .map_err(unavailable)?;
+                rows.collect::<Result<Vec<_>, _>>().map_err(unavailable)
+            })
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("the sweep's scan: {e}").into()))??;
+            for batch in expired.chunks(SWEEP_BATCH) {
+                let batch = batch.to_vec();
+                total += self
+                    .with_writer(move |c| {
+                        let mut s = c
+                            .prepare_cached(
+                                "DELETE FROM records WHERE pk = ?1
+                                 AND expires_at IS NOT NULL AND expires_at <= ?2",
+                            )
+                            .map_err(unavailable)?;
+                        let mut n = 0;
+                        for pk in &batch {
+                            n += s.execute(params![pk, now]).map_err(unavailable)?;
+                        }
+                        Ok(n)
+                    })
+                    .await?;
+            }
+            match expired.last() {
+                Some(last) if expired.len() == SCAN_BATCH => after.clone_from(last),
+                _ => return Ok(total),
             }
         }
     }
@@ -617,10 +765,14 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn writes_one_at_a_time_keep_the_wal_small() {
+    async fn writes_without_a_pause_keep_the_wal_under_its_bound() {
         let dir = tempfile::tempdir().unwrap();
-        let s = EmbeddedStore::open(dir.path()).unwrap();
-        // About 3000 pages of writes, one at a time (the writer is idle between them).
+        let tuning = Tuning {
+            wal_bound_pages: 500,
+            ..Tuning::default()
+        };
+        let s = EmbeddedStore::open_tuned(dir.path(), tuning).unwrap();
+        // About 3000 pages of writes, one after the other.
         let body = "x".repeat(3000);
         for i in 0..3000 {
             let r = Record::new(Key::new(Kind::Test, format!("w{i}")), &body, None).unwrap();
@@ -633,6 +785,153 @@ mod tests {
             .len();
         // Never checkpointed, the WAL would hold every page: over 12 MB.
         assert!(wal < 6 * 1024 * 1024, "WAL of {wal} bytes");
+    }
+
+    /// The database file as it is without its WAL (what the checkpoints have copied there).
+    /// Read while a checkpoint writes it, the file may not parse: that reads as "not yet".
+    fn in_the_file(dir: &Path, id: &str) -> bool {
+        let uri = format!("file:{}?immutable=1", dir.join("scanid.db").display());
+        Connection::open_with_flags(
+            uri,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
+        )
+        .and_then(|c| {
+            c.query_row(
+                "SELECT count(*) FROM records WHERE pk = ?1",
+                [Key::new(Kind::Test, id).pk()],
+                |r| r.get::<_, i64>(0),
+            )
+        })
+        .is_ok_and(|n| n == 1)
+    }
+
+    #[tokio::test]
+    async fn the_checkpointer_copies_the_wal_while_the_writer_does_not() {
+        let dir = tempfile::tempdir().unwrap();
+        // The writer's own checkpoint would come only after 16,384 pages.
+        let s = EmbeddedStore::open(dir.path()).unwrap();
+        for i in 0..50 {
+            let r = Record::new(Key::new(Kind::Test, format!("c{i}")), &i, None).unwrap();
+            s.put(r, Cond::Absent, Timestamp::from_secs(0))
+                .await
+                .unwrap();
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while !in_the_file(dir.path(), "c49") {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no checkpoint copied the last write into the database file"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(in_the_file(dir.path(), "c0"));
+        // Once the WAL is copied whole, the next write starts it over.
+        let r = Record::new(Key::new(Kind::Test, "after"), &1, None).unwrap();
+        s.put(r, Cond::Absent, Timestamp::from_secs(0))
+            .await
+            .unwrap();
+        let c = Connection::open(dir.path().join("scanid.db")).unwrap();
+        let (log, _): (i64, i64) = c
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
+                Ok((r.get(1)?, r.get(2)?))
+            })
+            .unwrap();
+        assert!(log < 10, "the WAL holds {log} frames after a pause");
+    }
+
+    #[tokio::test]
+    async fn sweep_goes_on_past_one_scan_and_keeps_live_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = EmbeddedStore::open(dir.path()).unwrap();
+        let n = SCAN_BATCH + 300;
+        // Expired and live records interleaved in key order.
+        for i in 0..n {
+            for (prefix, exp) in [("a", 10), ("b", 100)] {
+                let key = Key::new(Kind::Test, format!("{i:06}{prefix}"));
+                let r = Record::new(key, &1, Some(exp)).unwrap();
+                s.put(r, Cond::Any, Timestamp::from_secs(0)).await.unwrap();
+            }
+        }
+        let now = Timestamp::from_secs(50);
+        assert_eq!(s.sweep(now).await.unwrap(), n);
+        assert_eq!(s.list(Kind::Test, now).await.unwrap().len(), n);
+        let c = Connection::open(dir.path().join("scanid.db")).unwrap();
+        let left: i64 = c
+            .query_row("SELECT count(*) FROM records", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(left, i64::try_from(n).unwrap());
+    }
+
+    /// The schema as main's binary wrote it before issue 27 (schema version 0), copied here as
+    /// a fixture, with records written the way that version wrote them.
+    const SCHEMA_BEFORE_27: &str = "
+        CREATE TABLE IF NOT EXISTS records (
+            pk         TEXT PRIMARY KEY NOT NULL,
+            kind       TEXT NOT NULL,
+            body       TEXT NOT NULL,
+            ver        INTEGER NOT NULL,
+            expires_at INTEGER
+        ) WITHOUT ROWID;
+        DROP INDEX IF EXISTS records_kind;
+        CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at) WHERE expires_at IS NOT NULL;
+        PRAGMA journal_mode=WAL;
+        INSERT INTO records VALUES ('code#c1', 'code', '{\"n\":1}', 1, 2000);
+        INSERT INTO records VALUES ('refresh#r1', 'refresh', '{\"n\":2}', 3, 2000);
+        INSERT INTO records VALUES ('sso#s1', 'sso', '{\"n\":3}', 1, 2000);
+        INSERT INTO records VALUES ('code#old', 'code', '{\"n\":4}', 1, 500);
+        INSERT INTO records VALUES ('client#a', 'client', '{\"n\":5}', 1, NULL);
+    ";
+
+    #[tokio::test]
+    async fn a_data_dir_of_the_previous_version_is_used_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = Connection::open(dir.path().join("scanid.db")).unwrap();
+        old.execute_batch(SCHEMA_BEFORE_27).unwrap();
+        drop(old);
+        let s = EmbeddedStore::open(dir.path()).unwrap();
+        let now = Timestamp::from_secs(1000);
+        // A live code is consumed once.
+        let code = Key::new(Kind::Code, "c1");
+        let got = s.consume(&code, now).await.unwrap().unwrap();
+        assert_eq!((got.body.as_str(), got.version), ("{\"n\":1}", 1));
+        assert!(s.consume(&code, now).await.unwrap().is_none());
+        // A refresh token rotates on its version.
+        let rt = s
+            .get(&Key::new(Kind::Refresh, "r1"), now)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(rt.version, 3);
+        s.put(rt.next(&7).unwrap(), Cond::Version(3), now)
+            .await
+            .unwrap();
+        // A session reads; an expired code does not, and the sweep removes it.
+        assert!(s
+            .get(&Key::new(Kind::Sso, "s1"), now)
+            .await
+            .unwrap()
+            .is_some());
+        assert!(s
+            .get(&Key::new(Kind::Code, "old"), now)
+            .await
+            .unwrap()
+            .is_none());
+        assert_eq!(s.sweep(now).await.unwrap(), 1);
+        assert_eq!(s.list(Kind::Client, now).await.unwrap().len(), 1);
+        // The expiry index is gone, the file is sound.
+        let c = Connection::open(dir.path().join("scanid.db")).unwrap();
+        let indexes: i64 = c
+            .query_row(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'records_expiry'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(indexes, 0);
+        let check: String = c
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(check, "ok");
     }
 
     #[tokio::test]
@@ -672,7 +971,7 @@ mod tests {
     async fn sweep_goes_on_past_one_batch() {
         let dir = tempfile::tempdir().unwrap();
         let s = EmbeddedStore::open(dir.path()).unwrap();
-        let n = 2 * usize::try_from(SWEEP_BATCH).unwrap() + 7;
+        let n = 2 * SWEEP_BATCH + 7;
         for i in 0..n {
             let r = Record::new(Key::new(Kind::Test, format!("e{i}")), &1, Some(10)).unwrap();
             s.put(r, Cond::Any, Timestamp::from_secs(0)).await.unwrap();
