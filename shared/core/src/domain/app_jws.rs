@@ -56,22 +56,28 @@ struct Header {
     typ: Option<String>,
 }
 
-/// Parses the JWS and checks its header (`alg` ES256, `typ`).
-pub fn parse(token: &str, typ: &str) -> Result<Unverified, AppJwsError> {
-    if token.len() > 8192 {
+/// The three dot-separated parts of a compact serialization of at most `max` bytes.
+fn compact_parts(token: &str, max: usize) -> Result<[&str; 3], AppJwsError> {
+    if token.len() > max {
         return Err(AppJwsError::Malformed);
     }
     let mut parts = token.split('.');
-    let (Some(h), Some(p), Some(s), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err(AppJwsError::Malformed);
-    };
-    let decode = |x: &str| {
-        URL_SAFE_NO_PAD
-            .decode(x)
-            .map_err(|_| AppJwsError::Malformed)
-    };
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(h), Some(p), Some(s), None) => Ok([h, p, s]),
+        _ => Err(AppJwsError::Malformed),
+    }
+}
+
+/// base64url without padding, as JWS encodes each part.
+fn decode(part: &str) -> Result<Vec<u8>, AppJwsError> {
+    URL_SAFE_NO_PAD
+        .decode(part)
+        .map_err(|_| AppJwsError::Malformed)
+}
+
+/// Parses the JWS and checks its header (`alg` ES256, `typ`).
+pub fn parse(token: &str, typ: &str) -> Result<Unverified, AppJwsError> {
+    let [h, p, s] = compact_parts(token, 8192)?;
     let header: Header = serde_json::from_slice(&decode(h)?).map_err(|_| AppJwsError::Malformed)?;
     if header.alg != "ES256" {
         return Err(AppJwsError::Alg);
@@ -257,20 +263,7 @@ struct ProofFields {
 
 /// Parses a signed request of type `typ`: an ES256 JWS ([`parse`]) or a passkey-signed one.
 pub fn parse_signed(token: &str, typ: &str) -> Result<Signed, AppJwsError> {
-    if token.len() > 16384 {
-        return Err(AppJwsError::Malformed);
-    }
-    let mut parts = token.split('.');
-    let (Some(h), Some(p), Some(s), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err(AppJwsError::Malformed);
-    };
-    let decode = |x: &str| {
-        URL_SAFE_NO_PAD
-            .decode(x)
-            .map_err(|_| AppJwsError::Malformed)
-    };
+    let [h, p, s] = compact_parts(token, 16384)?;
     let header: Value = serde_json::from_slice(&decode(h)?).map_err(|_| AppJwsError::Malformed)?;
     if header.get("alg").and_then(Value::as_str) != Some("webauthn") {
         return parse(token, typ).map(Signed::Es256);
