@@ -23,7 +23,7 @@
 //! stalled every write queued behind it once per thousand pages, which was the code
 //! exchange's p99. The writer nudges the checkpointer after each commit; the checkpointer runs
 //! a PASSIVE checkpoint (it waits for no reader or writer) at most once per
-//! [`CHECKPOINT_PAUSE`]. SQLite starts the WAL over only after a checkpoint that copied every
+//! `CHECKPOINT_PAUSE` (10 ms). SQLite starts the WAL over only after a checkpoint that copied every
 //! frame, so under writes that never pause the WAL grows: past [`Tuning::wal_bound_pages`] the
 //! checkpointer runs a RESTART checkpoint, which holds writes back while it copies the few
 //! frames the last one did not, and the WAL starts over (the writer's own automatic
@@ -421,8 +421,8 @@ impl EmbeddedStore {
 
     /// Deletes expired records (reads already ignore them); returns how many. A reader scans
     /// the table in key order for expired keys (on the blocking pool: the scan reads the whole
-    /// table), [`SCAN_BATCH`] at a time, and the writer deletes them in batches of
-    /// [`SWEEP_BATCH`], each its own write, so other writes go on between them (one delete of
+    /// table), `SCAN_BATCH` (5,000) at a time, and the writer deletes them in batches of
+    /// `SWEEP_BATCH` (500), each its own write, so other writes go on between them (one delete of
     /// everything held the writer for over a second in the soak). Each delete checks the
     /// expiry again: a record written anew under an expired key since the scan is kept.
     pub async fn sweep(&self, now: Timestamp) -> Result<usize, StoreError> {
