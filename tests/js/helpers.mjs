@@ -2,6 +2,7 @@
 // throwaway relying-party callback server, and Debian's Chromium driven by playwright-core.
 import { spawn, execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
@@ -163,4 +164,56 @@ export async function readQr(page) {
   const code = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
   if (!code) throw new Error('the QR image does not decode');
   return code.data;
+}
+
+/** The test command's AWS emulator, if it started one: its endpoint, with the AWS SDK's
+ * environment pointed at it (for `scanid aws init` and `serve --table`). */
+export function useEmulator() {
+  const emulator = process.env.SCANID_TEST_AWS_ENDPOINT;
+  if (!emulator) return undefined;
+  Object.assign(process.env, {
+    AWS_ENDPOINT_URL: emulator, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing', AWS_EC2_METADATA_DISABLED: 'true',
+  });
+  return emulator;
+}
+
+/** A fresh table and KMS key in the emulator, as `serve` flags. */
+export async function dynamoFlags() {
+  const table = `scanid-js-${Math.random().toString(36).slice(2)}`;
+  const out = await cli(['aws', 'init', '--table', table, '--signing', 'kms-envelope', '--create-kms-key']);
+  return ['--table', table, '--signing', 'kms-envelope', '--kms-key-id', out.kms_key_id];
+}
+
+export async function freePort() {
+  const s = net.createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address();
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** `scanid serve` on 127.0.0.1 with its public URL on localhost (WebAuthn needs a host name). */
+export async function startLocalhostServer(storeFlags) {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'scanid-js-'));
+  const child = spawn(BIN, ['serve', '--addr', `127.0.0.1:${port}`, '--public-url', `http://localhost:${port}`,
+    '--data-dir', dataDir, '--signup-rate-per-hour', '100', ...storeFlags], {
+    env: { ...process.env, RUST_LOG: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    rl.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`scanid serve exited with ${code}`)));
+  });
+  const banner = JSON.parse(line);
+  return {
+    ...banner, dataDir, storeFlags,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -11,57 +11,11 @@
 // SCANID_README_SHOTS=dir writes the login page with its passkey button (login-passkey.png).
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import * as oidc from 'openid-client';
-import { BIN, cli, launchBrowser, readQr, startCallback } from './helpers.mjs';
+import { cli, launchBrowser, readQr, startCallback, useEmulator, dynamoFlags, startLocalhostServer } from './helpers.mjs';
 
-const emulator = process.env.SCANID_TEST_AWS_ENDPOINT;
-if (emulator) {
-  Object.assign(process.env, {
-    AWS_ENDPOINT_URL: emulator, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'testing',
-    AWS_SECRET_ACCESS_KEY: 'testing', AWS_EC2_METADATA_DISABLED: 'true',
-  });
-}
-
-async function dynamoFlags() {
-  const table = `scanid-js-${Math.random().toString(36).slice(2)}`;
-  const out = await cli(['aws', 'init', '--table', table, '--signing', 'kms-envelope', '--create-kms-key']);
-  return ['--table', table, '--signing', 'kms-envelope', '--kms-key-id', out.kms_key_id];
-}
-
-async function freePort() {
-  const s = net.createServer();
-  await new Promise((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address();
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-async function startLocalhostServer(storeFlags) {
-  const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'scanid-js-'));
-  const child = spawn(BIN, ['serve', '--addr', `127.0.0.1:${port}`, '--public-url', `http://localhost:${port}`,
-    '--data-dir', dataDir, '--signup-rate-per-hour', '100', ...storeFlags], {
-    env: { ...process.env, RUST_LOG: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout }).once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`scanid serve exited with ${code}`)));
-  });
-  return {
-    ...JSON.parse(line), dataDir, storeFlags,
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
+const emulator = useEmulator();
 
 let browser, rp;
 before(async () => {
