@@ -52,8 +52,9 @@ def write(path, database_type, fields):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: geoip_db.py OUT_DIR")
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        # `--help` is not a directory to write into.
+        sys.exit("usage: geoip_db.py OUT_DIR\n" + __doc__)
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     write(os.path.join(out, "city.mmdb"), "GeoIP2-City",
