@@ -6,7 +6,17 @@ step the HTTP requests (each one a Lambda invocation behind API Gateway), the Dy
 with their capacity units, and the KMS calls. Then it prices a million logins on list prices,
 for `kms` and `kms-envelope` signing, with the login page's polling before and after it was cut.
 
-usage: infra/login-cost.py [--markdown]
+usage: infra/login-cost.py [--markdown] [--release-bin PATH]
+
+The Lambda column prices each request's duration. The counts (requests, RRU, WRU, KMS calls)
+come from SCANID_BIN (default target/debug/scanid: what the test command builds); the
+durations come from a release build when there is one (`--release-bin`, SCANID_RELEASE_BIN,
+or `release/scanid` beside SCANID_BIN's `debug/` when it is not older than SCANID_BIN): the
+kms-envelope login is run RELEASE_RUNS more times on it and each step's median duration is
+priced (the script checks those runs count what the first one did: a release build that
+counts otherwise is of other source, refused when named, ignored when found). Without one
+(the test command: building one would add minutes) the durations are the debug build's, an
+overstatement, and the output says so beside every figure.
 
 Exits 1 when a login (the page's polling as it is now) costs more HTTP requests, RRU or WRU
 than BAR, the figures of issue 27 (the test command runs it: the per-login cost is held as the
@@ -57,6 +67,8 @@ BAR = {"requests": 12.5, "RRU": 23.75, "WRU": 15.0}
 # The login the polling model assumes: the person scans 8 s after the page opens and approves
 # 4 s after the scan.
 SCAN_AFTER_S, APPROVE_AFTER_S = 8.0, 4.0
+# How many logins the release build's durations are the median of.
+RELEASE_RUNS = 5
 
 
 class Counter:
@@ -400,12 +412,66 @@ def price(rows, poll_count, alg):
     return requests, rru, wru, sign, cost, busy / 1000 * MEMORY_GB * PRICE["lambda_gb_s"]
 
 
+def release_bin(env, given):
+    """The release build to time the requests with, if any (see the module's docs)."""
+    if given:
+        return given
+    debug = env["SCANID_BIN"]
+    parent, name = os.path.split(debug)
+    if os.path.basename(parent) != "debug":
+        return None
+    candidate = os.path.join(os.path.dirname(parent), "release", name)
+    try:
+        if os.path.getmtime(candidate) >= os.path.getmtime(debug):
+            return candidate
+    except OSError:
+        pass
+    return None
+
+
+def counts(rows):
+    return [(s, n, {k: v for k, v in c.items() if not k.startswith("_")}) for s, n, _, c in rows]
+
+
+def release_durations(env, rows, binary):
+    """`rows` with each step's duration (and CPU and store waits) the median of RELEASE_RUNS
+    kms-envelope logins on the release build `binary`; None when those logins count other
+    calls than `rows` (a release build of other source)."""
+    runs = [one_login(dict(env, SCANID_BIN=binary), "kms-envelope") for _ in range(RELEASE_RUNS)]
+    for run in runs:
+        if counts(run) != counts(rows):
+            return None
+    med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+    out = []
+    for i, (s, n, _, c) in enumerate(rows):
+        c = collections.Counter(c)
+        for k in ("_cpu_ms", "_ddb_ms"):
+            c[k] = med([run[i][3][k] for run in runs])
+        out.append((s, n, med([run[i][2] for run in runs]), c))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--release-bin", default=os.environ.get("SCANID_RELEASE_BIN"))
     args = ap.parse_args()
     env = localaws.environment()
     measured = {signing: one_login(env, signing) for signing in ("kms", "kms-envelope")}
+    timed_on = release_bin(env, args.release_bin)
+    timed = timed_on and release_durations(env, measured["kms-envelope"], timed_on)
+    if timed:
+        measured["kms-envelope"] = timed
+        build = f"release build ({timed_on}), median of {RELEASE_RUNS} logins"
+    elif timed_on and args.release_bin:
+        print(f"login-cost: the release build {timed_on} counts other calls than "
+              f"{env['SCANID_BIN']}: is it built from the same source?", file=sys.stderr)
+        return 1
+    else:
+        why = (f"{timed_on} counts other calls, so it is not this source's"
+               if timed_on else "no release build found")
+        build = f"DEBUG build ({why}: an overstatement; see `--release-bin`)"
+    print(f"Lambda durations measured on the {build}.\n")
     rows = measured["kms"]
     # Page polling: every second (before issue 24), every 2 s until the scan then every second
     # (issue 24), and every 3 s until the scan, 2 s after the poll that first shows the number,
@@ -426,7 +492,7 @@ def main():
         kms = ", ".join(f"{op[4:]} ×{k}" for op, k in c.items() if op.startswith("kms:"))
         print(f"| {step} | {n} | {ddb or '–'} | {c['RRU']:g} | {c['WRU']} | {kms or '–'} |")
     env_rows = measured["kms-envelope"]
-    print("\n## Where a request's time goes (kms-envelope; debug server on the emulator)\n")
+    print(f"\n## Where a request's time goes (kms-envelope on the emulator; {build})\n")
     print("| step | duration ms (priced) | server CPU ms | waiting on DynamoDB ms |")
     print("|---|--:|--:|--:|")
     for step, n, ms, c in env_rows:
@@ -444,12 +510,14 @@ def main():
     for label, _, (n, lag, worst, shown, shown_worst), (visible, hidden) in polling:
         print(f"| {label} | {n:.1f} | {shown:.2f} s / {shown_worst:.2f} s "
               f"| {lag:.2f} s / {worst:.2f} s | {visible} / {hidden} |")
-    print("\n## Per million logins (USD, list prices)\n")
+    print(f"\n## Per million logins (USD, list prices; Lambda durations: {build})\n")
     print("| signing | polling | requests/login | RRU | WRU | KMS Sign | API GW | Lambda "
           "| DynamoDB | KMS | total |")
     print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-    for signing, alg, rs in (("kms", "RS256", measured["kms"]),
-                             ("kms", "ES256", measured["kms"]),
+    # The `kms` rows take the kms-envelope login's durations (the same build timed).
+    kms_rows = [(s, n, e[2], c) for (s, n, _, c), e in zip(measured["kms"], env_rows)]
+    for signing, alg, rs in (("kms", "RS256", kms_rows),
+                             ("kms", "ES256", kms_rows),
                              ("kms-envelope", "any", measured["kms-envelope"])):
         for _, label, (count, *_), _ in polling:
             requests, rru, wru, sign, cost, _ = price(rs, count, "RS256" if alg == "any" else alg)
