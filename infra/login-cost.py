@@ -6,7 +6,19 @@ step the HTTP requests (each one a Lambda invocation behind API Gateway), the Dy
 with their capacity units, and the KMS calls. Then it prices a million logins on list prices,
 for `kms` and `kms-envelope` signing, with the login page's polling before and after it was cut.
 
-usage: infra/login-cost.py [--markdown]
+usage: infra/login-cost.py [--markdown] [--release-bin PATH]
+
+The Lambda column prices each request's duration. The counts (requests, RRU, WRU, KMS calls)
+come from SCANID_BIN (default target/debug/scanid: what the test command builds); the
+durations come from a release build when there is one (`--release-bin`, SCANID_RELEASE_BIN,
+or `release/scanid` beside SCANID_BIN's `debug/` when it is not older than SCANID_BIN): the
+kms-envelope login is run RELEASE_RUNS more times on it and each step's median duration is
+priced (the script checks those runs count what the first one did: a release build that
+counts otherwise is of other source, refused when named, ignored when found). Without one
+(the test command: building one would add minutes) the durations are the debug build's, an
+overstatement, and the output says so beside every figure. The browser keeps its connection
+alive, and the counting proxy sends without Nagle's delay (it cost ~40 ms per DynamoDB call
+until issue 27's seventh cut, priced as Lambda duration though production has no proxy).
 
 Exits 1 when a login (the page's polling as it is now) costs more HTTP requests, RRU or WRU
 than BAR, the figures of issue 27 (the test command runs it: the per-login cost is held as the
@@ -30,7 +42,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
 import urllib.parse
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -51,12 +62,15 @@ PRICE = {
 }
 MEMORY_GB = 256 / 1024                  # template.yaml's MemorySize
 # What one login may cost (3 s / 2 s / 1 s polling): the figures of issue 27 (no transaction on
-# the login path, the polls read eventually consistent, 5.5 polls), measured 2026-11-25
-# (infra/README.md; before it: 15.5 requests, 29.5 RRU, 24 WRU). The script exits 1 above any.
-BAR = {"requests": 12.5, "RRU": 23.75, "WRU": 15.0}
+# the login path, the polls read eventually consistent, 5.5 polls, the code exchange one write),
+# measured 2026-11-25 (infra/README.md; before it: 15.5 requests, 29.5 RRU, 24 WRU). The script
+# exits 1 above any.
+BAR = {"requests": 12.5, "RRU": 23.75, "WRU": 13.0}
 # The login the polling model assumes: the person scans 8 s after the page opens and approves
 # 4 s after the scan.
 SCAN_AFTER_S, APPROVE_AFTER_S = 8.0, 4.0
+# How many logins the release build's durations are the median of.
+RELEASE_RUNS = 5
 
 
 class Counter:
@@ -108,6 +122,10 @@ def proxy(upstream, counter):
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body leave in separate writes: with Nagle's algorithm on, the body waited
+        # for the server's delayed ACK of the headers (some 40 ms on every DynamoDB call, billed
+        # to the request as Lambda duration though it is this proxy's, which production lacks).
+        disable_nagle_algorithm = True
 
         def log_message(self, *_):
             pass
@@ -149,13 +167,9 @@ def proxy(upstream, counter):
     return server, f"http://127.0.0.1:{server.server_address[1]}"
 
 
-class NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
-
-
 class Client:
-    """A browser (cookies, no automatic redirects) that times and counts its requests."""
+    """A browser (cookies, no automatic redirects, kept-alive connections) that times and counts
+    its requests."""
 
     def __init__(self, counter, server_pid=None):
         self.counter = counter
@@ -163,20 +177,42 @@ class Client:
         self.cpu = collections.Counter()
         self.ddb_ms = collections.Counter()
         self.jar = http.cookiejar.CookieJar()
-        self.opener = urllib.request.build_opener(
-            urllib.request.HTTPCookieProcessor(self.jar), NoRedirect())
+        # One kept-alive connection per server, as a browser (and API Gateway in front of
+        # Lambda) keeps them: Lambda bills the handler's time, not a client's TCP handshake.
+        self.conns = {}
         self.requests = collections.Counter()
         self.millis = collections.Counter()
 
     def send(self, method, url, body=None, headers=None):
         req = urllib.request.Request(url, data=body, method=method, headers=headers or {})
+        self.jar.add_cookie_header(req)
+        parts = urllib.parse.urlsplit(url)
+        path = parts.path + (f"?{parts.query}" if parts.query else "")
+        sent = dict(req.header_items())
+        if body is not None and not any(k.lower() == "content-type" for k in sent):
+            sent["Content-Type"] = "application/x-www-form-urlencoded"
         cpu, ddb = server_cpu_ms(self.server_pid), self.counter.ddb_ms
         start = time.perf_counter()
-        try:
-            with self.opener.open(req, timeout=30) as r:
+        for attempt in (1, 2):
+            conn = self.conns.get(parts.netloc)
+            if conn is None:
+                conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+                self.conns[parts.netloc] = conn
+            try:
+                conn.request(method, path, body=body, headers=sent)
+                r = conn.getresponse()
                 status, data, hdrs = r.status, r.read(), r.headers
-        except urllib.error.HTTPError as e:
-            status, data, hdrs = e.code, e.read(), e.headers
+                break
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                # The server closed a kept-alive connection: a new one, once.
+                conn.close()
+                del self.conns[parts.netloc]
+                if attempt == 2:
+                    raise
+        if r.will_close:
+            conn.close()
+            del self.conns[parts.netloc]
+        self.jar.extract_cookies(r, req)
         self.requests[self.counter.step] += 1
         self.millis[self.counter.step] += (time.perf_counter() - start) * 1000
         self.cpu[self.counter.step] += server_cpu_ms(self.server_pid) - cpu
@@ -400,12 +436,66 @@ def price(rows, poll_count, alg):
     return requests, rru, wru, sign, cost, busy / 1000 * MEMORY_GB * PRICE["lambda_gb_s"]
 
 
+def release_bin(env, given):
+    """The release build to time the requests with, if any (see the module's docs)."""
+    if given:
+        return given
+    debug = env["SCANID_BIN"]
+    parent, name = os.path.split(debug)
+    if os.path.basename(parent) != "debug":
+        return None
+    candidate = os.path.join(os.path.dirname(parent), "release", name)
+    try:
+        if os.path.getmtime(candidate) >= os.path.getmtime(debug):
+            return candidate
+    except OSError:
+        pass
+    return None
+
+
+def counts(rows):
+    return [(s, n, {k: v for k, v in c.items() if not k.startswith("_")}) for s, n, _, c in rows]
+
+
+def release_durations(env, rows, binary):
+    """`rows` with each step's duration (and CPU and store waits) the median of RELEASE_RUNS
+    kms-envelope logins on the release build `binary`; None when those logins count other
+    calls than `rows` (a release build of other source)."""
+    runs = [one_login(dict(env, SCANID_BIN=binary), "kms-envelope") for _ in range(RELEASE_RUNS)]
+    for run in runs:
+        if counts(run) != counts(rows):
+            return None
+    med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+    out = []
+    for i, (s, n, _, c) in enumerate(rows):
+        c = collections.Counter(c)
+        for k in ("_cpu_ms", "_ddb_ms"):
+            c[k] = med([run[i][3][k] for run in runs])
+        out.append((s, n, med([run[i][2] for run in runs]), c))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--release-bin", default=os.environ.get("SCANID_RELEASE_BIN"))
     args = ap.parse_args()
     env = localaws.environment()
     measured = {signing: one_login(env, signing) for signing in ("kms", "kms-envelope")}
+    timed_on = release_bin(env, args.release_bin)
+    timed = timed_on and release_durations(env, measured["kms-envelope"], timed_on)
+    if timed:
+        measured["kms-envelope"] = timed
+        build = f"release build ({timed_on}), median of {RELEASE_RUNS} logins"
+    elif timed_on and args.release_bin:
+        print(f"login-cost: the release build {timed_on} counts other calls than "
+              f"{env['SCANID_BIN']}: is it built from the same source?", file=sys.stderr)
+        return 1
+    else:
+        why = (f"{timed_on} counts other calls, so it is not this source's"
+               if timed_on else "no release build found")
+        build = f"DEBUG build ({why}: an overstatement; see `--release-bin`)"
+    print(f"Lambda durations measured on the {build}.\n")
     rows = measured["kms"]
     # Page polling: every second (before issue 24), every 2 s until the scan then every second
     # (issue 24), and every 3 s until the scan, 2 s after the poll that first shows the number,
@@ -426,7 +516,7 @@ def main():
         kms = ", ".join(f"{op[4:]} ×{k}" for op, k in c.items() if op.startswith("kms:"))
         print(f"| {step} | {n} | {ddb or '–'} | {c['RRU']:g} | {c['WRU']} | {kms or '–'} |")
     env_rows = measured["kms-envelope"]
-    print("\n## Where a request's time goes (kms-envelope; debug server on the emulator)\n")
+    print(f"\n## Where a request's time goes (kms-envelope on the emulator; {build})\n")
     print("| step | duration ms (priced) | server CPU ms | waiting on DynamoDB ms |")
     print("|---|--:|--:|--:|")
     for step, n, ms, c in env_rows:
@@ -444,12 +534,14 @@ def main():
     for label, _, (n, lag, worst, shown, shown_worst), (visible, hidden) in polling:
         print(f"| {label} | {n:.1f} | {shown:.2f} s / {shown_worst:.2f} s "
               f"| {lag:.2f} s / {worst:.2f} s | {visible} / {hidden} |")
-    print("\n## Per million logins (USD, list prices)\n")
+    print(f"\n## Per million logins (USD, list prices; Lambda durations: {build})\n")
     print("| signing | polling | requests/login | RRU | WRU | KMS Sign | API GW | Lambda "
           "| DynamoDB | KMS | total |")
     print("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-    for signing, alg, rs in (("kms", "RS256", measured["kms"]),
-                             ("kms", "ES256", measured["kms"]),
+    # The `kms` rows take the kms-envelope login's durations (the same build timed).
+    kms_rows = [(s, n, e[2], c) for (s, n, _, c), e in zip(measured["kms"], env_rows)]
+    for signing, alg, rs in (("kms", "RS256", kms_rows),
+                             ("kms", "ES256", kms_rows),
                              ("kms-envelope", "any", measured["kms-envelope"])):
         for _, label, (count, *_), _ in polling:
             requests, rru, wru, sign, cost, _ = price(rs, count, "RS256" if alg == "any" else alg)

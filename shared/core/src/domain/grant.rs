@@ -185,10 +185,15 @@ pub(crate) const MAX_REFRESH_TOKEN_LEN: usize = 4096;
 /// not kept, so nobody can verify it, scanid included; scanid does not need to: the store
 /// decides whether it is live (looked up by hash, rotated by generation, single use). Its
 /// `jti` holds 256 random bits.
+///
+/// `kept_in_grant`: the token is kept in the grant's own record (the first refresh token of a
+/// code exchange, issue 27): its `gid` claim then names the grant, read by
+/// [`refresh_token_grant`].
 pub(crate) fn new_refresh_token(
     settings: &Settings,
     rng: &dyn Random,
     grant: &Grant,
+    kept_in_grant: bool,
     now: Timestamp,
 ) -> (String, String) {
     use base64::Engine;
@@ -211,6 +216,7 @@ pub(crate) fn new_refresh_token(
         sid: sid.clone(),
         session_state: sid,
         scope: grant.scopes.join(" ").into(),
+        gid: kept_in_grant.then_some(Cow::Borrowed(&grant.id)),
     };
     let header = b64(br#"{"alg":"HS256","typ":"JWT"}"#);
     // Strings and integers only: serializing cannot fail.
@@ -225,6 +231,23 @@ pub(crate) fn new_refresh_token(
     );
     let hash = login::hash(&token);
     (token, hash)
+}
+
+/// The grant a refresh token says keeps it (its `gid` claim), if it says one: where to look
+/// first. Nothing is trusted from it: the store takes the token only if its hash is the one the
+/// grant keeps.
+pub(crate) fn refresh_token_grant(token: &str) -> Option<GrantId> {
+    use base64::Engine;
+    #[derive(Deserialize)]
+    struct Locator {
+        gid: Option<String>,
+    }
+    let payload = token.split('.').nth(1)?;
+    let json = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .ok()?;
+    let locator: Locator = serde_json::from_slice(&json).ok()?;
+    locator.gid.map(GrantId::new)
 }
 
 /// Claims by scope, for the id token and userinfo: the one rule of what each scope releases
@@ -435,7 +458,8 @@ mod tests {
             serde_json::json!(["openid", "offline_access"])
         );
         assert_eq!(serde_json::from_value::<Grant>(record).unwrap(), g);
-        let (token, hash) = new_refresh_token(&settings, &random::SeededRandom::new(1), &g, t0);
+        let (token, hash) =
+            new_refresh_token(&settings, &random::SeededRandom::new(1), &g, false, t0);
         assert_eq!(hash, login::hash(&token));
         let part = |n: usize| -> serde_json::Value {
             let b = base64::engine::general_purpose::URL_SAFE_NO_PAD

@@ -223,6 +223,12 @@ pub struct RefreshTokenClaims<'a> {
     pub session_state: Option<Cow<'a, SessionId>>,
     /// `scope`: the scopes, space-separated (RFC 6749 §3.3).
     pub scope: Cow<'a, str>,
+    /// `gid`: the grant that keeps this token in its own record (a grant's first refresh
+    /// token, issue 27), so it is found with the grant in one read; absent on tokens kept in
+    /// records of their own. Only a locator: the token counts only when its hash is the one
+    /// kept there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gid: Option<Cow<'a, GrantId>>,
 }
 
 /// The `events` claim of a logout token: exactly the back-channel logout event, whose value is
@@ -450,6 +456,7 @@ mod tests {
             sid: None,
             session_state: None,
             scope: "openid".into(),
+            gid: None,
         };
         round_trip(
             &minimal,
@@ -463,13 +470,14 @@ mod tests {
             sid: Some(o(SessionId::new("s"))),
             session_state: Some(o(SessionId::new("s"))),
             scope: "openid offline_access".into(),
+            gid: Some(o(GrantId::new("c.h"))),
             ..minimal
         };
         round_trip(
             &full,
             json!({
                 "exp": 2800, "iat": 1000, "jti": "j", "iss": "i", "aud": "i", "sub": "u",
-                "typ": "Offline", "azp": "shop", "sid": "s", "session_state": "s",
+                "typ": "Offline", "azp": "shop", "sid": "s", "session_state": "s", "gid": "c.h",
                 "scope": "openid offline_access",
             }),
         );

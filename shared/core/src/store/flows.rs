@@ -5,10 +5,12 @@
 //!
 //! Every single-use thing is spent by one conditional write, never read-then-delete. On the
 //! login path that write stands alone, not in a transaction (DynamoDB bills a transaction's
-//! writes twice): what it pays for (a code, an SSO session, a grant and its refresh token) is
-//! written first under new random keys that nobody knows until the spend succeeds and the
-//! answer hands them out; a spend that loses or fails deletes them again (best effort:
-//! unreachable anyway, they expire; a remembered consent written with them is deleted too).
+//! writes twice): what it pays for (a code, an SSO session) is written first under new random
+//! keys that nobody knows until the spend succeeds and the answer hands them out; a spend that
+//! loses or fails deletes them again (best effort: unreachable anyway, they expire; a
+//! remembered consent written with them is deleted too). The code exchange writes nothing
+//! first: the grant and its first refresh token ARE the write that spends the code (they
+//! become the code's record, [`Codes::redeem_code`]).
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
@@ -49,20 +51,99 @@ struct CodeUsed {
     grant_id: GrantId,
 }
 
+/// What a redeemed code's record becomes since issue 27's third cut: the grant itself and its
+/// first refresh token, so the code exchange is ONE conditional write (it was three: the
+/// grant, the refresh token, the code turned into [`CodeUsed`]). The grant's id is
+/// [`code_grant_id`] of the code's hash, so the grant is found by its id in one read; its
+/// first refresh token carries that id ([`crate::domain::grant::refresh_token_grant`]) and is
+/// recognised by its hash kept here. Rotations write the grant back here and their refresh
+/// tokens as records of their own, as before; the first token's hash stays, so presenting it
+/// again after a rotation is still seen as a reuse.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CodeGranted {
+    grant: Grant,
+    /// The SHA-256 of the grant's first refresh token.
+    refresh: String,
+    /// That token's generation.
+    refresh_generation: u64,
+}
+
 /// A code's record: the code while pending, the grant it became once redeemed.
 enum CodeRecord {
     Pending(Box<AuthCode>),
+    /// Redeemed before issue 27's third cut: the grant's id only (the grant has its record).
     Used(CodeUsed),
+    Granted(Box<CodeGranted>),
 }
 
 impl CodeRecord {
     fn of(rec: &Record) -> Result<Self, StoreError> {
-        // A pending code has no `grant_id`; a redeemed one has nothing else.
-        match rec.value::<CodeUsed>() {
-            Ok(used) => Ok(Self::Used(used)),
-            Err(_) => rec.value().map(|c| Self::Pending(Box::new(c))),
+        // A pending code has neither `grant_id` nor `grant`; a redeemed one has nothing else.
+        if let Ok(used) = rec.value::<CodeUsed>() {
+            return Ok(Self::Used(used));
         }
+        if let Ok(granted) = rec.value::<CodeGranted>() {
+            return Ok(Self::Granted(Box::new(granted)));
+        }
+        rec.value().map(|c| Self::Pending(Box::new(c)))
     }
+}
+
+/// The prefix of a grant id that names the code the grant was redeemed from (never in a
+/// random id: those are base64url).
+const CODE_GRANT_PREFIX: &str = "c.";
+
+/// The id of the grant the code with this hash is redeemed as: its record is the code's.
+pub(crate) fn code_grant_id(code_hash: &CodeHash) -> GrantId {
+    GrantId::new(format!("{CODE_GRANT_PREFIX}{}", code_hash.as_str()))
+}
+
+/// The key of the record that holds the grant `id`: the code's, for a grant redeemed from a
+/// code since issue 27's third cut; the grant's own otherwise.
+fn grant_key(id: &GrantId) -> Key {
+    match id.as_str().strip_prefix(CODE_GRANT_PREFIX) {
+        Some(code_hash) => Key::new(Kind::Code, code_hash),
+        None => Key::new(Kind::Grant, id),
+    }
+}
+
+/// The grant a record at [`grant_key`] holds, if it holds one.
+fn grant_of(rec: &Record) -> Result<Option<Grant>, StoreError> {
+    if rec.key.kind != Kind::Code {
+        return rec.value().map(Some);
+    }
+    Ok(match CodeRecord::of(rec)? {
+        CodeRecord::Granted(g) => Some(g.grant),
+        _ => None,
+    })
+}
+
+/// The record at [`grant_key`] with its grant replaced by `next`, living until `expires_at`
+/// (a code's record keeps its first refresh token).
+fn grant_replaced(
+    old: &Record,
+    next: &Grant,
+    expires_at: Option<i64>,
+) -> Result<Record, StoreError> {
+    let mut record = if old.key.kind == Kind::Code {
+        let CodeRecord::Granted(g) = CodeRecord::of(old)? else {
+            return Err(StoreError::Corrupt(
+                format!("{} holds no grant", old.key.pk()).into(),
+            ));
+        };
+        old.next(&CodeGranted {
+            grant: next.clone(),
+            refresh: g.refresh,
+            refresh_generation: g.refresh_generation,
+        })?
+    } else {
+        old.next(next)?
+    };
+    if expires_at.is_some() {
+        record.expires_at = expires_at;
+    }
+    Ok(record)
 }
 
 /// A login ends with a code: everything [`QrLogins::issue_code`] writes in one transaction.
@@ -308,6 +389,11 @@ impl PendingCode {
     pub fn expires_at(&self) -> Option<i64> {
         self.expires_at
     }
+
+    /// The id of the grant this code is redeemed as ([`code_grant_id`]).
+    pub fn grant_id(&self) -> GrantId {
+        code_grant_id(&self.hash)
+    }
 }
 
 /// Authorization codes and the grants they turn into.
@@ -329,7 +415,7 @@ pub trait Codes: Backend {
                 version: rec.version,
                 expires_at: rec.expires_at,
             }),
-            CodeRecord::Used(_) => None,
+            CodeRecord::Used(_) | CodeRecord::Granted(_) => None,
         })
     }
 
@@ -341,11 +427,13 @@ pub trait Codes: Backend {
         }
     }
 
-    /// Redeems the code: creates the grant and its first refresh token (new random keys,
-    /// unknown until the answer hands out the tokens), then spends the code by one
-    /// conditional write that turns its record into the grant it became (kept as long as the
-    /// grant). [`Outcome::Lost`]: redeemed already (the new grant and refresh token are
-    /// deleted again).
+    /// Redeems the code. A grant whose id is [`PendingCode::grant_id`] (the code exchange's) and
+    /// its first refresh token become the code's record, by one conditional write: that write
+    /// spends the code and stores both (issue 27). Any other grant is written as before
+    /// issue 27's third cut: the grant and its first refresh token first (new random keys,
+    /// unknown until the answer hands out the tokens), then the code spent by one conditional
+    /// write that turns its record into the grant's id, kept as long as the grant; if that
+    /// write loses, the two are deleted again. [`Outcome::Lost`]: redeemed already.
     async fn redeem_code(
         &self,
         c: &PendingCode,
@@ -355,6 +443,16 @@ pub trait Codes: Backend {
         expires_at: i64,
         now: Timestamp,
     ) -> Result<Outcome, StoreError> {
+        if grant.id == c.grant_id() && refresh.grant_id == grant.id {
+            let granted = CodeGranted {
+                grant: grant.clone(),
+                refresh: refresh_hash.to_owned(),
+                refresh_generation: refresh.generation,
+            };
+            let mut spent = Record::new(Key::new(Kind::Code, &c.hash), &granted, Some(expires_at))?;
+            spent.version = c.version + 1;
+            return outcome(self.put(spent, Cond::Version(c.version), now).await);
+        }
         let used = CodeUsed {
             grant_id: grant.id.clone(),
         };
@@ -389,8 +487,10 @@ pub trait Codes: Backend {
         now: Timestamp,
     ) -> Result<Option<GrantId>, StoreError> {
         if let Some(rec) = self.get(&Key::new(Kind::Code, code_hash), now).await? {
-            if let CodeRecord::Used(u) = CodeRecord::of(&rec)? {
-                return Ok(Some(u.grant_id));
+            match CodeRecord::of(&rec)? {
+                CodeRecord::Used(u) => return Ok(Some(u.grant_id)),
+                CodeRecord::Granted(g) => return Ok(Some(g.grant.id)),
+                CodeRecord::Pending(_) => {}
             }
         }
         Ok(self
@@ -411,15 +511,49 @@ pub trait Grants: Backend {
         id: &GrantId,
         now: Timestamp,
     ) -> Result<Option<Versioned<Grant>>, StoreError> {
-        self.read::<Grant>(Kind::Grant, id, now).await
+        let Some(record) = self.get(&grant_key(id), now).await? else {
+            return Ok(None);
+        };
+        Ok(grant_of(&record)?.map(|value| Versioned { value, record }))
     }
 
-    /// The refresh token with this hash.
+    /// The refresh token with this hash (a token kept in its own record).
     async fn refresh_token(
         &self,
         hash: &str,
         now: Timestamp,
     ) -> Result<Option<RefreshRecord>, StoreError> {
+        self.find_refresh_token(hash, None, now).await
+    }
+
+    /// The refresh token with this hash, `grant` the grant it says it belongs to
+    /// ([`crate::domain::grant::refresh_token_grant`]): a grant's first refresh token is kept
+    /// in the code record that holds the grant (one read), and counts only when its hash is
+    /// the one kept there; any other is looked up by its hash, in its own record.
+    async fn find_refresh_token(
+        &self,
+        hash: &str,
+        grant: Option<&GrantId>,
+        now: Timestamp,
+    ) -> Result<Option<RefreshRecord>, StoreError> {
+        if let Some(id) = grant.filter(|id| grant_key(id).kind == Kind::Code) {
+            if let Some(rec) = self.get(&grant_key(id), now).await? {
+                if let CodeRecord::Granted(g) = CodeRecord::of(&rec)? {
+                    let same = aws_lc_rs::constant_time::verify_slices_are_equal(
+                        g.refresh.as_bytes(),
+                        hash.as_bytes(),
+                    )
+                    .is_ok();
+                    if same && g.grant.id == *id {
+                        return Ok(Some(RefreshRecord {
+                            grant_id: g.grant.id,
+                            client_id: g.grant.client_id,
+                            generation: g.refresh_generation,
+                        }));
+                    }
+                }
+            }
+        }
         Ok(self
             .read::<RefreshRecord>(Kind::Refresh, hash, now)
             .await?
@@ -438,8 +572,7 @@ pub trait Grants: Backend {
         expires_at: i64,
         now: Timestamp,
     ) -> Result<Outcome, StoreError> {
-        let mut grant_record = old.record.next(next)?;
-        grant_record.expires_at = Some(expires_at);
+        let grant_record = grant_replaced(&old.record, next, Some(expires_at))?;
         let writes = vec![
             Write::Put(grant_record, Cond::Version(old.record.version)),
             Write::Put(
@@ -457,13 +590,29 @@ pub trait Grants: Backend {
     /// Revokes a grant (every token issued from it). Idempotent; a concurrent change is
     /// retried.
     async fn revoke_grant(&self, id: &GrantId, now: Timestamp) -> Result<(), StoreError> {
-        self.modify(Kind::Grant, id, now, |g: &Grant| {
-            (!g.revoked).then(|| Grant {
+        for _ in 0..3 {
+            let Some(old) = self.grant(id, now).await? else {
+                return Ok(());
+            };
+            if old.value.revoked {
+                return Ok(());
+            }
+            let revoked = Grant {
                 revoked: true,
-                ..g.clone()
-            })
-        })
-        .await
+                ..old.value.clone()
+            };
+            let record = grant_replaced(&old.record, &revoked, None)?;
+            match self
+                .put(record, Cond::Version(old.record.version), now)
+                .await
+            {
+                Err(StoreError::ConditionFailed) => continue,
+                done => return done,
+            }
+        }
+        Err(StoreError::Unavailable(
+            format!("{} kept changing", grant_key(id).pk()).into(),
+        ))
     }
 
     /// Marks a stateless token's grant revoked until `expires_at` (when the token would have

@@ -34,6 +34,8 @@ macro_rules! adapter_suite {
                 identity_deletion_frees_the_name_and_keeps_the_service_id,
                 a_deleted_identity_name_is_held_until_its_quarantine_ends,
                 concurrent_transactions_fail_alone, a_redeemed_code_points_to_its_grant,
+                a_code_is_redeemed_as_its_grant_and_first_refresh_token,
+                grants_and_refresh_tokens_of_the_previous_shape_are_honoured,
                 initial_access_tokens_are_spent_once_per_use_and_expire,
                 a_self_registered_client_keeps_its_registration,
                 device_authorizations_are_found_by_user_code_and_expire,
@@ -991,6 +993,300 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
     assert_eq!(
         s.redeemed_as(&legacy, T0).await.unwrap(),
         Some(crate::protocol::GrantId::new("g-old"))
+    );
+}
+
+/// A grant and first refresh token for the code `hash` (issue 27: kept in the code's record).
+fn code_grant_fixture(
+    grant_id: crate::protocol::GrantId,
+) -> (crate::domain::grant::Grant, crate::domain::login::AuthCode) {
+    use crate::domain::grant::{Grant, GrantKind};
+    let code = crate::domain::login::AuthCode {
+        client_id: ClientId::new("shop"),
+        redirect_uri: RedirectUri::new("https://shop.example/cb"),
+        scopes: Scopes::from_stored(["openid", "offline_access"]),
+        nonce: Some("n-1".into()),
+        claims: Default::default(),
+        code_challenge: None,
+        resources: vec![],
+        sub: Subject::new("sub-1"),
+        sid: SessionId::new("sid-1"),
+        auth_time: T0,
+        issued_at: T0,
+        method: crate::domain::authn::Method::PasskeySignIn,
+    };
+    let grant = Grant {
+        id: grant_id,
+        kind: GrantKind::AuthorizationCode,
+        client_id: ClientId::new("shop"),
+        sub: Subject::new("sub-1"),
+        sid: Some(SessionId::new("sid-1")),
+        scopes: code.scopes.clone(),
+        auth_time: T0,
+        nonce: code.nonce.clone(),
+        claims: Default::default(),
+        created_at: T0,
+        offline: true,
+        generation: 1,
+        rotated_at: T0,
+        revoked: false,
+        alg: crate::keys::Alg::ES256,
+        resources: vec![],
+        method: crate::domain::authn::Method::PasskeySignIn,
+    };
+    (grant, code)
+}
+
+/// Issue 27: the code exchange's grant (its id names the code) and its first refresh token
+/// become the code's record by one conditional write. Two concurrent redemptions: one wins.
+/// The grant is read by its id, the first refresh token by its hash with the grant it names
+/// (a wrong hash or a wrong grant finds nothing), both expire with the record; a rotation
+/// writes the grant back there (the first token still reads, with its old generation, so its
+/// reuse is seen) and a stale rotation loses; a revocation marks it; a replay finds it.
+pub async fn a_code_is_redeemed_as_its_grant_and_first_refresh_token<B: Backend + 'static>(
+    s: Arc<B>,
+) {
+    use super::flows::{Codes, Grants, Outcome};
+    use crate::domain::grant::{RefreshCheck, RefreshRecord};
+
+    let hash = crate::protocol::CodeHash::new(id("code"));
+    let gid = super::flows::code_grant_id(&hash);
+    let (grant, code) = code_grant_fixture(gid.clone());
+    s.put(
+        Record::new(Key::new(Kind::Code, &hash), &code, Some(T0.secs() + 60)).unwrap(),
+        Cond::Absent,
+        T0,
+    )
+    .await
+    .unwrap();
+    let pending = s.pending_code(&hash, T0).await.unwrap().unwrap();
+    assert_eq!(pending.grant_id(), gid);
+    let later = T0.secs() + 1800;
+    let first = RefreshRecord {
+        grant_id: gid.clone(),
+        client_id: ClientId::new("shop"),
+        generation: 1,
+    };
+    let (rt_a, rt_b) = (id("rt-a"), id("rt-b"));
+    let redeem = |rt: String| {
+        let (s, pending, grant, first) = (s.clone(), pending.clone(), grant.clone(), first.clone());
+        async move {
+            s.redeem_code(&pending, &grant, &rt, &first, later, T0)
+                .await
+                .unwrap()
+        }
+    };
+    let (a, b) = tokio::join!(redeem(rt_a.clone()), redeem(rt_b.clone()));
+    assert_eq!(
+        [a, b].iter().filter(|o| **o == Outcome::Done).count(),
+        1,
+        "{a:?} {b:?}"
+    );
+    let (won, lost) = if a == Outcome::Done {
+        (rt_a, rt_b)
+    } else {
+        (rt_b, rt_a)
+    };
+    assert!(s.pending_code(&hash, T0).await.unwrap().is_none());
+    assert_eq!(s.redeemed_as(&hash, T0).await.unwrap(), Some(gid.clone()));
+    assert_eq!(redeem(id("rt-c")).await, Outcome::Lost);
+    let stored = s.grant(&gid, T0).await.unwrap().unwrap();
+    assert_eq!(stored.value, grant);
+    assert_eq!(stored.record.expires_at, Some(later));
+    assert_eq!(
+        s.find_refresh_token(&won, Some(&gid), T0).await.unwrap(),
+        Some(first.clone())
+    );
+    assert_eq!(
+        s.find_refresh_token(&lost, Some(&gid), T0).await.unwrap(),
+        None
+    );
+    let other = super::flows::code_grant_id(&crate::protocol::CodeHash::new(id("other")));
+    assert_eq!(
+        s.find_refresh_token(&won, Some(&other), T0).await.unwrap(),
+        None
+    );
+    assert_eq!(s.refresh_token(&won, T0).await.unwrap(), None);
+    // Expiry on every read.
+    let dead = Timestamp::from_secs(later);
+    assert!(s.grant(&gid, dead).await.unwrap().is_none());
+    assert_eq!(
+        s.find_refresh_token(&won, Some(&gid), dead).await.unwrap(),
+        None
+    );
+
+    // A rotation writes the grant back into the code's record; a stale one loses.
+    let at = Timestamp::from_secs(T0.secs() + 100);
+    let mut next = grant.clone();
+    next.generation = 2;
+    next.rotated_at = at;
+    let second = RefreshRecord {
+        generation: 2,
+        ..first.clone()
+    };
+    let renewed = later + 100;
+    let rt2 = id("rt-2");
+    assert_eq!(
+        s.rotate_grant(&stored, &next, &rt2, &second, renewed, at)
+            .await
+            .unwrap(),
+        Outcome::Done
+    );
+    assert_eq!(
+        s.rotate_grant(&stored, &next, &id("rt-3"), &second, renewed, at)
+            .await
+            .unwrap(),
+        Outcome::Lost
+    );
+    let rotated = s.grant(&gid, at).await.unwrap().unwrap();
+    assert_eq!(rotated.value, next);
+    assert_eq!(rotated.record.expires_at, Some(renewed));
+    assert_eq!(s.refresh_token(&rt2, at).await.unwrap(), Some(second));
+    let replayed = s
+        .find_refresh_token(&won, Some(&gid), at)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(replayed.generation, 1);
+    let long_after = Timestamp::from_secs(at.secs() + 60);
+    assert_eq!(
+        rotated.value.check(replayed.generation, long_after),
+        RefreshCheck::Reused
+    );
+    // Revocation.
+    s.revoke_grant(&gid, at).await.unwrap();
+    assert!(s.grant(&gid, at).await.unwrap().unwrap().value.revoked);
+    s.revoke_grant(&gid, at).await.unwrap();
+    assert!(s
+        .find_refresh_token(&won, Some(&gid), at)
+        .await
+        .unwrap()
+        .is_some());
+    assert_eq!(s.redeemed_as(&hash, at).await.unwrap(), Some(gid));
+}
+
+/// An upgrade: a grant, its refresh tokens and a redeemed code's record written in the shapes
+/// of before issue 27's third cut (a grant record of its own under a random id, refresh
+/// records of their own, the code's record holding only the grant's id) are read, rotated,
+/// refused when reused and revoked as before; a code written then is redeemed the new way.
+pub async fn grants_and_refresh_tokens_of_the_previous_shape_are_honoured<B: Backend + 'static>(
+    s: Arc<B>,
+) {
+    use super::flows::{Codes, Grants, Outcome};
+    use crate::domain::grant::{RefreshCheck, RefreshRecord};
+
+    let old_id = crate::protocol::GrantId::new(id("g-old"));
+    let (grant, code) = code_grant_fixture(old_id.clone());
+    let later = T0.secs() + 1800;
+    let old_hash = crate::protocol::CodeHash::new(id("old-code"));
+    let (rt1, rt2) = (id("old-rt-1"), id("old-rt-2"));
+    let first = RefreshRecord {
+        grant_id: old_id.clone(),
+        client_id: ClientId::new("shop"),
+        generation: 1,
+    };
+    // Exactly what the code exchange wrote before.
+    for (key, body) in [
+        (
+            Key::new(Kind::Grant, &old_id),
+            serde_json::to_value(&grant).unwrap(),
+        ),
+        (
+            Key::new(Kind::Refresh, &rt1),
+            serde_json::to_value(&first).unwrap(),
+        ),
+        (
+            Key::new(Kind::Code, &old_hash),
+            serde_json::json!({ "grant_id": old_id.as_str() }),
+        ),
+    ] {
+        s.put(
+            Record::new(key, &body, Some(later)).unwrap(),
+            Cond::Absent,
+            T0,
+        )
+        .await
+        .unwrap();
+    }
+    assert_eq!(
+        s.redeemed_as(&old_hash, T0).await.unwrap(),
+        Some(old_id.clone())
+    );
+    assert!(s.pending_code(&old_hash, T0).await.unwrap().is_none());
+    let stored = s.grant(&old_id, T0).await.unwrap().unwrap();
+    assert_eq!(stored.value, grant);
+    // A token of the previous shape names no grant: found by its hash alone.
+    assert_eq!(
+        s.find_refresh_token(&rt1, None, T0).await.unwrap(),
+        Some(first.clone())
+    );
+    let at = Timestamp::from_secs(T0.secs() + 100);
+    let mut next = grant.clone();
+    next.generation = 2;
+    next.rotated_at = at;
+    let second = RefreshRecord {
+        generation: 2,
+        ..first.clone()
+    };
+    assert_eq!(
+        s.rotate_grant(&stored, &next, &rt2, &second, later + 100, at)
+            .await
+            .unwrap(),
+        Outcome::Done
+    );
+    let rotated = s.grant(&old_id, at).await.unwrap().unwrap();
+    assert_eq!(rotated.value, next);
+    assert_eq!(
+        s.get(&Key::new(Kind::Grant, &old_id), at)
+            .await
+            .unwrap()
+            .unwrap()
+            .value::<crate::domain::grant::Grant>()
+            .unwrap(),
+        next,
+        "the grant stays in its own record"
+    );
+    assert_eq!(s.refresh_token(&rt2, at).await.unwrap(), Some(second));
+    let reused = s.refresh_token(&rt1, at).await.unwrap().unwrap();
+    assert_eq!(
+        rotated
+            .value
+            .check(reused.generation, Timestamp::from_secs(at.secs() + 60)),
+        RefreshCheck::Reused
+    );
+    s.revoke_grant(&old_id, at).await.unwrap();
+    assert!(s.grant(&old_id, at).await.unwrap().unwrap().value.revoked);
+
+    // A code written before the change is redeemed the new way.
+    let hash = crate::protocol::CodeHash::new(id("code-then"));
+    s.put(
+        Record::new(Key::new(Kind::Code, &hash), &code, Some(T0.secs() + 60)).unwrap(),
+        Cond::Absent,
+        T0,
+    )
+    .await
+    .unwrap();
+    let pending = s.pending_code(&hash, T0).await.unwrap().unwrap();
+    let new_grant = crate::domain::grant::Grant {
+        id: pending.grant_id(),
+        ..grant.clone()
+    };
+    let rt = id("new-rt");
+    let refresh = RefreshRecord {
+        grant_id: new_grant.id.clone(),
+        ..first.clone()
+    };
+    assert_eq!(
+        s.redeem_code(&pending, &new_grant, &rt, &refresh, later, T0)
+            .await
+            .unwrap(),
+        Outcome::Done
+    );
+    assert_eq!(
+        s.find_refresh_token(&rt, Some(&new_grant.id), T0)
+            .await
+            .unwrap(),
+        Some(refresh)
     );
 }
 

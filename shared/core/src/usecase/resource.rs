@@ -172,7 +172,15 @@ async fn live_refresh_token(
     if token.len() > crate::domain::grant::MAX_REFRESH_TOKEN_LEN {
         return Ok(None);
     }
-    let Some(r) = ctx.store.refresh_token(&login::hash(token), now).await? else {
+    let Some(r) = ctx
+        .store
+        .find_refresh_token(
+            &login::hash(token),
+            crate::domain::grant::refresh_token_grant(token).as_ref(),
+            now,
+        )
+        .await?
+    else {
         return Ok(None);
     };
     let Some((g, _, i)) = live_grant(ctx, &r.grant_id, now).await? else {
@@ -278,7 +286,12 @@ pub async fn revoke(
     now: Timestamp,
 ) -> Result<(), StoreError> {
     if token.len() <= crate::domain::grant::MAX_REFRESH_TOKEN_LEN {
-        if let Some(r) = ctx.store.refresh_token(&login::hash(token), now).await? {
+        let located = crate::domain::grant::refresh_token_grant(token);
+        if let Some(r) = ctx
+            .store
+            .find_refresh_token(&login::hash(token), located.as_ref(), now)
+            .await?
+        {
             if r.client_id == client_id {
                 ctx.store.revoke_grant(&r.grant_id, now).await?;
                 Audit::new(Event::TokenRevoked).client(client_id).emit();

@@ -277,11 +277,12 @@ fn code_grant_record(
     ctx: &Context,
     client: &Client,
     c: &AuthCode,
+    id: GrantId,
     offline: bool,
     now: Timestamp,
 ) -> Grant {
     Grant {
-        id: GrantId::new(random::token(ctx.random.as_ref(), 16)),
+        id,
         kind: GrantKind::AuthorizationCode,
         client_id: client.client_id.clone(),
         sub: c.sub.clone(),
@@ -352,10 +353,12 @@ async fn code_grant(
     {
         return Err(invalid_grant("the login was revoked"));
     }
-    let g = code_grant_record(ctx, client, c, offline, now);
+    // The grant and its first refresh token are kept in the code's record (issue 27): the
+    // grant's id names the code, and the token names the grant.
+    let g = code_grant_record(ctx, client, c, pending.grant_id(), offline, now);
     let ttl = g.refresh_ttl(&ctx.settings.lifetimes);
     let exp = now.plus_secs(ttl).secs();
-    let (rt, rt_hash) = grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, now);
+    let (rt, rt_hash) = grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, true, now);
     let refresh = RefreshRecord {
         grant_id: g.id.clone(),
         client_id: g.client_id.clone(),
@@ -424,7 +427,14 @@ async fn refresh_grant(
     if rt.len() > grant::MAX_REFRESH_TOKEN_LEN {
         return Err(invalid_grant("invalid refresh token"));
     }
-    let record = ctx.store.refresh_token(&login::hash(rt), now).await?;
+    let record = ctx
+        .store
+        .find_refresh_token(
+            &login::hash(rt),
+            grant::refresh_token_grant(rt).as_ref(),
+            now,
+        )
+        .await?;
     // Its grant, read only for its own client's token.
     let g = match record.as_ref().filter(|r| r.client_id == client.client_id) {
         Some(r) => ctx.store.grant(&r.grant_id, now).await?,
@@ -472,7 +482,7 @@ async fn refresh_grant(
         .plus_secs(next.refresh_ttl(&ctx.settings.lifetimes))
         .secs();
     let (new_rt, new_hash) =
-        grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &next, now);
+        grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &next, false, now);
     let rec = RefreshRecord {
         grant_id: next.id.clone(),
         client_id: next.client_id.clone(),
