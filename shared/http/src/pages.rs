@@ -115,7 +115,11 @@ mod qr {
                 .into_iter()
                 .map(|m| m == Color::Dark)
                 .collect();
-            let score = penalty(&dark, w);
+            let score = if w <= 57 {
+                penalty_bits(&dark, w)
+            } else {
+                penalty(&dark, w)
+            };
             if best.as_ref().is_none_or(|(b, _)| score < *b) {
                 best = Some((score, dark));
             }
@@ -123,8 +127,66 @@ mod qr {
         Ok((w, best.map(|(_, d)| d).unwrap_or_default()))
     }
 
+    /// [`penalty`] on rows and columns as bit sets (codes up to version 10, 57 modules wide: the
+    /// app links are version 5 to 7), a word operation where that one looks at each module.
+    pub(super) fn penalty_bits(dark: &[bool], w: usize) -> u32 {
+        let mut rows = vec![0u64; w];
+        let mut cols = vec![0u64; w];
+        for (i, d) in dark.iter().enumerate() {
+            if *d {
+                let (y, x) = (i / w, i % w);
+                rows[y] |= 1 << x;
+                cols[x] |= 1 << y;
+            }
+        }
+        let width = (1u64 << w) - 1;
+        let mut score = 0u32;
+        for line in rows.iter().chain(cols.iter()) {
+            let l = *line;
+            // N1: runs of 5 + n: 3 + n.
+            let mut pos = 0usize;
+            while pos < w {
+                let rest = l >> pos;
+                let run = if rest & 1 == 1 {
+                    rest.trailing_ones() as usize
+                } else {
+                    (rest.trailing_zeros() as usize).min(w - pos)
+                };
+                if run >= 5 {
+                    score += run as u32 - 2;
+                }
+                pos += run;
+            }
+            // N3: 1:1:3:1:1 at j..j+7, not bordered by 4 light modules on a side.
+            if w >= 7 {
+                let mut m = l & !(l >> 1) & (l >> 2) & (l >> 3) & (l >> 4) & !(l >> 5) & (l >> 6);
+                m &= (1u64 << (w - 6)) - 1;
+                while m != 0 {
+                    let j = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let left = l & ((1u64 << j) - 1) & !((1u64 << j.saturating_sub(4)) - 1) != 0;
+                    let right = l & (0xF << (j + 7)) & width != 0;
+                    if !left || !right {
+                        score += 40;
+                    }
+                }
+            }
+        }
+        // N2: 2x2 blocks of one color: 3 each.
+        let pairs = width >> 1;
+        for y in 0..w.saturating_sub(1) {
+            let (a, b) = (rows[y], rows[y + 1]);
+            let same = !(a ^ b) & !(a ^ (a >> 1)) & !(b ^ (b >> 1)) & pairs;
+            score += 3 * same.count_ones();
+        }
+        // N4: how far the dark modules are from half.
+        let darks = rows.iter().map(|r| r.count_ones() as usize).sum::<usize>();
+        let ratio = darks * 200 / (w * w).max(1);
+        score + ratio.abs_diff(100) as u32
+    }
+
     /// The penalty of a masked code (rules N1 to N4, as the crate counts them).
-    fn penalty(dark: &[bool], w: usize) -> u32 {
+    pub(super) fn penalty(dark: &[bool], w: usize) -> u32 {
         let at = |x: usize, y: usize| dark[y * w + x];
         let mut score = 0u32;
         // N1: runs of 5 + n modules of one color in a row or a column: 3 + n.
@@ -412,6 +474,30 @@ mod tests {
             vec![openid, describe_scope("profile"), "Your country"]
         );
         assert_eq!(describe_request(&req("openid", "{}")), vec![openid]);
+    }
+
+    #[test]
+    fn qr_penalty_on_bit_sets_is_the_penalty() {
+        // Random grids of every width the bit sets take, and some in between in darkness.
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for w in 1..=57usize {
+            for round in 0..20 {
+                let dark: Vec<bool> = (0..w * w)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        // From sparse to dense, so that long runs and 2x2 blocks occur.
+                        x % 20 < round
+                    })
+                    .collect();
+                assert_eq!(
+                    qr::penalty_bits(&dark, w),
+                    qr::penalty(&dark, w),
+                    "{w} {round}"
+                );
+            }
+        }
     }
 
     #[test]
