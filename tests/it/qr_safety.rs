@@ -410,3 +410,98 @@ fn only_the_browser_that_started_the_login_is_told_its_number() {
     assert!(there.get("number").is_none(), "{there}");
     assert_eq!(there["number_choices"].as_array().unwrap().len(), 3);
 }
+
+#[test]
+fn a_poll_that_says_what_the_page_has_gets_only_the_codes_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    create_shop(dir.path().to_str().unwrap(), &[]);
+    let s = TestServer::start(dir.path(), &[]);
+    let alice = TestApp::enroll(&s, "alice");
+    let mut b = Browser::new();
+    early_in_a_second();
+    let (page, payload) = open(&mut b, &shop_url(&s, "after"));
+    let on_page = scanid_tests::page_codes(&page.text());
+    assert_eq!(on_page.len(), 5, "the page carries five codes");
+    let last = on_page.last().unwrap().0;
+    let status = format!(
+        "{}/login-actions/status?session={}",
+        s.issuer,
+        params_of(&payload)["session"]
+    );
+    let poll = |b: &mut Browser, query: &str| b.get(&format!("{status}{query}"));
+
+    // Without `after` (a page served before it existed): every code, and the current one's
+    // QR code at the top, as before.
+    let all = poll(&mut b, "").json();
+    let codes = all["challenges"].as_array().unwrap();
+    assert_eq!(codes.len(), 7, "{all}");
+    assert_eq!(codes[0]["app_link"], all["app_link"]);
+    assert!(all["qr_svg"].as_str().unwrap().starts_with("<svg"), "{all}");
+
+    // With the second of the page's last code: only the seconds after it, one a second, each
+    // with its code; the current link still at the top, its QR code not drawn again.
+    let after = poll(&mut b, &format!("&after={}", last.div_euclid(1000))).json();
+    assert_eq!(after["status"], "pending", "{after}");
+    let newer: Vec<i64> = after["challenges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| millis(&c["at"]))
+        .collect();
+    assert!(!newer.is_empty(), "{after}");
+    assert_eq!(
+        newer[0],
+        last + 1000,
+        "the first code the page lacks: {after}"
+    );
+    assert!(newer.windows(2).all(|w| w[1] - w[0] == 1000), "{newer:?}");
+    let now = millis(&after["server_time"]);
+    assert_eq!(
+        *newer.last().unwrap(),
+        now.div_euclid(1000) * 1000 + 6000,
+        "up to the sixth second after this one, as without `after`"
+    );
+    assert!(after["challenges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["qr_svg"].as_str().unwrap().starts_with("<svg")));
+    assert!(after.get("qr_svg").is_none(), "{after}");
+    assert_eq!(after["app_link"], all["app_link"]);
+    // A page that has every code to come: none.
+    let none = poll(&mut b, &format!("&after={}", last.div_euclid(1000) + 60)).json();
+    assert_eq!(none["challenges"], json!([]), "{none}");
+    assert!(none["app_link"].as_str().unwrap().contains("challenge="));
+    // An old time: as without it.
+    let old = poll(&mut b, "&after=0").json();
+    assert_eq!(old["challenges"].as_array().unwrap().len(), 7, "{old}");
+
+    // Not a whole number of seconds, or twice: 400 invalid_request, saying what it wants.
+    for bad in [
+        "&after=",
+        "&after=abc",
+        "&after=-1",
+        "&after=1.5",
+        "&after=1&after=2",
+    ] {
+        let r = poll(&mut b, bad);
+        assert_eq!(r.status, 400, "{bad}: {}", r.text());
+        assert_eq!(r.json()["error"], "invalid_request", "{bad}");
+        assert!(r.text().contains("after"), "{bad}: {}", r.text());
+    }
+
+    // Scanned: the number, and no QR code drawn for a page that says what it has.
+    let fresh = poll(&mut b, "").json()["app_link"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(alice.scan(&fresh).status, 200);
+    let scanned = poll(&mut b, &format!("&after={}", last.div_euclid(1000))).json();
+    assert!(scanned["number"].is_u64(), "{scanned}");
+    assert!(scanned.get("challenges").is_none(), "{scanned}");
+    assert!(scanned.get("qr_svg").is_none(), "{scanned}");
+    // The old page's poll still gets the top-level code it may draw.
+    let old_page = poll(&mut b, "").json();
+    assert_eq!(old_page["number"], scanned["number"]);
+    assert!(old_page["qr_svg"].as_str().unwrap().starts_with("<svg"));
+}

@@ -86,6 +86,18 @@ test('the QR code changes every second on the computer, with no more polls than 
   }
   assert.ok(seen.size >= 5, `a new code every second: ${seen.size} in 6 s`);
   assert.ok(polls <= 4, `the page polls every 2 s, not every second: ${polls} polls in 6 s`);
+  // Each poll says which codes the page has (`after`) and gets only the later ones: the page
+  // adds them to its own and keeps drawing a new code every second, poll after poll.
+  const asked = [];
+  computer.page.on('request', (r) => { if (r.url().includes('/login-actions/status')) asked.push(r.url()); });
+  const later = new Set();
+  for (let i = 0; i < 8; i += 1) {
+    later.add(await computer.page.locator('#app-link').getAttribute('data-qr-payload'));
+    await computer.page.waitForTimeout(1000);
+  }
+  assert.ok(later.size >= 7, `still a new code every second: ${later.size} in 8 s`);
+  assert.ok(asked.length >= 2, `${asked.length} polls in 8 s`);
+  assert.ok(asked.every((u) => /[?&]after=\d+(&|$)/.test(u)), asked.join(' '));
   await computer.context.close();
 });
 

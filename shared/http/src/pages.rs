@@ -32,42 +32,205 @@ pub fn escape(s: &str) -> String {
 
 /// The QR code of `text` as an inline SVG element.
 pub fn qr_svg(text: &str) -> String {
-    match qrcode::QrCode::new(text.as_bytes()) {
-        Ok(code) => {
+    match qr::modules(text.as_bytes()) {
+        Ok((w, dark)) => {
             // One path in module units, a horizontal run of dark modules per `M..h..v1h..z`:
             // a fifth of the size of the crate's renderer (a module per subpath), which counts
             // now that the page gets the next seconds' codes with each poll.
-            let w = code.width();
-            let colors = code.to_colors();
+            use std::fmt::Write;
             let quiet = 4;
             let size = w + 2 * quiet;
-            let mut d = String::new();
-            for (y, row) in colors.chunks(w.max(1)).enumerate() {
+            let mut out = String::with_capacity(4096);
+            let _ = write!(
+                out,
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"256\" height=\"256\" \
+                 viewBox=\"0 0 {size} {size}\" shape-rendering=\"crispEdges\">\
+                 <rect width=\"{size}\" height=\"{size}\" fill=\"#fff\"/>\
+                 <path fill=\"#000\" d=\""
+            );
+            for (y, row) in dark.chunks(w.max(1)).enumerate() {
                 let mut x = 0;
                 while x < row.len() {
-                    if row[x] == qrcode::Color::Dark {
+                    if row[x] {
                         let start = x;
-                        while x < row.len() && row[x] == qrcode::Color::Dark {
+                        while x < row.len() && row[x] {
                             x += 1;
                         }
                         let run = x - start;
-                        d.push_str(&format!("M{},{}h{run}v1h-{run}z", start + quiet, y + quiet));
+                        let _ = write!(out, "M{},{}h{run}v1h-{run}z", start + quiet, y + quiet);
                     } else {
                         x += 1;
                     }
                 }
             }
-            format!(
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"256\" height=\"256\" \
-                 viewBox=\"0 0 {size} {size}\" shape-rendering=\"crispEdges\">\
-                 <rect width=\"{size}\" height=\"{size}\" fill=\"#fff\"/>\
-                 <path fill=\"#000\" d=\"{d}\"/></svg>"
-            )
+            out.push_str("\"/></svg>");
+            out
         }
         Err(e) => {
             tracing::error!(error = %e, "QR encoding failed");
             String::new()
         }
+    }
+}
+
+/// QR encoding with the `qrcode` crate's segments, codewords and drawing, but its mask chosen
+/// here: the crate scores the eight masks of ISO/IEC 18004 §7.8.3 with a heap allocation per
+/// module for the finder-like penalty (tens of thousands of `malloc`/`free` per code, most of a
+/// whole QR login's CPU once the page and each poll carried several codes: infra/README.md).
+/// Same rules, same order, same choice (a test holds it to the crate's `QrCode::new`), on a
+/// plain grid of booleans.
+mod qr {
+    use qrcode::canvas::{Canvas, MaskPattern};
+    use qrcode::types::{Color, EcLevel, QrResult};
+
+    const MASKS: [MaskPattern; 8] = [
+        MaskPattern::Checkerboard,
+        MaskPattern::HorizontalLines,
+        MaskPattern::VerticalLines,
+        MaskPattern::DiagonalLines,
+        MaskPattern::LargeCheckerboard,
+        MaskPattern::Fields,
+        MaskPattern::Diamonds,
+        MaskPattern::Meadow,
+    ];
+
+    /// The code's width and its modules row by row, `true` for dark: what
+    /// `qrcode::QrCode::new(text)` draws (error correction level M, the smallest version).
+    pub(super) fn modules(text: &[u8]) -> QrResult<(usize, Vec<bool>)> {
+        let ec_level = EcLevel::M;
+        let bits = qrcode::bits::encode_auto(text, ec_level)?;
+        let version = bits.version();
+        let data = bits.into_bytes();
+        let (encoded, ec) = qrcode::ec::construct_codewords(&data, version, ec_level)?;
+        let mut canvas = Canvas::new(version, ec_level);
+        canvas.draw_all_functional_patterns();
+        canvas.draw_data(&encoded, &ec);
+        let w = version.width().max(0).unsigned_abs() as usize;
+        let mut best: Option<(u32, Vec<bool>)> = None;
+        for mask in MASKS {
+            let mut c = canvas.clone();
+            c.apply_mask(mask);
+            let dark: Vec<bool> = c
+                .into_colors()
+                .into_iter()
+                .map(|m| m == Color::Dark)
+                .collect();
+            let score = if w <= 57 {
+                penalty_bits(&dark, w)
+            } else {
+                penalty(&dark, w)
+            };
+            if best.as_ref().is_none_or(|(b, _)| score < *b) {
+                best = Some((score, dark));
+            }
+        }
+        Ok((w, best.map(|(_, d)| d).unwrap_or_default()))
+    }
+
+    /// [`penalty`] on rows and columns as bit sets (codes up to version 10, 57 modules wide: the
+    /// app links are version 5 to 7), a word operation where that one looks at each module.
+    pub(super) fn penalty_bits(dark: &[bool], w: usize) -> u32 {
+        let mut rows = vec![0u64; w];
+        let mut cols = vec![0u64; w];
+        for (i, d) in dark.iter().enumerate() {
+            if *d {
+                let (y, x) = (i / w, i % w);
+                rows[y] |= 1 << x;
+                cols[x] |= 1 << y;
+            }
+        }
+        let width = (1u64 << w) - 1;
+        let mut score = 0u32;
+        for line in rows.iter().chain(cols.iter()) {
+            let l = *line;
+            // N1: runs of 5 + n: 3 + n.
+            let mut pos = 0usize;
+            while pos < w {
+                let rest = l >> pos;
+                let run = if rest & 1 == 1 {
+                    rest.trailing_ones() as usize
+                } else {
+                    (rest.trailing_zeros() as usize).min(w - pos)
+                };
+                if run >= 5 {
+                    score += run as u32 - 2;
+                }
+                pos += run;
+            }
+            // N3: 1:1:3:1:1 at j..j+7, not bordered by 4 light modules on a side.
+            if w >= 7 {
+                let mut m = l & !(l >> 1) & (l >> 2) & (l >> 3) & (l >> 4) & !(l >> 5) & (l >> 6);
+                m &= (1u64 << (w - 6)) - 1;
+                while m != 0 {
+                    let j = m.trailing_zeros() as usize;
+                    m &= m - 1;
+                    let left = l & ((1u64 << j) - 1) & !((1u64 << j.saturating_sub(4)) - 1) != 0;
+                    let right = l & (0xF << (j + 7)) & width != 0;
+                    if !left || !right {
+                        score += 40;
+                    }
+                }
+            }
+        }
+        // N2: 2x2 blocks of one color: 3 each.
+        let pairs = width >> 1;
+        for y in 0..w.saturating_sub(1) {
+            let (a, b) = (rows[y], rows[y + 1]);
+            let same = !(a ^ b) & !(a ^ (a >> 1)) & !(b ^ (b >> 1)) & pairs;
+            score += 3 * same.count_ones();
+        }
+        // N4: how far the dark modules are from half.
+        let darks = rows.iter().map(|r| r.count_ones() as usize).sum::<usize>();
+        let ratio = darks * 200 / (w * w).max(1);
+        score + ratio.abs_diff(100) as u32
+    }
+
+    /// The penalty of a masked code (rules N1 to N4, as the crate counts them).
+    pub(super) fn penalty(dark: &[bool], w: usize) -> u32 {
+        let at = |x: usize, y: usize| dark[y * w + x];
+        let mut score = 0u32;
+        // N1: runs of 5 + n modules of one color in a row or a column: 3 + n.
+        // N3: 1:1:3:1:1 dark-light-dark patterns not bordered by 4 light modules on a side.
+        for horizontal in [true, false] {
+            let get = |i: usize, j: usize| if horizontal { at(j, i) } else { at(i, j) };
+            for i in 0..w {
+                let mut run = 1u32;
+                for j in 1..=w {
+                    if j < w && get(i, j) == get(i, j - 1) {
+                        run += 1;
+                    } else {
+                        if run >= 5 {
+                            score += run - 2;
+                        }
+                        run = 1;
+                    }
+                }
+                const PATTERN: [bool; 7] = [true, false, true, true, true, false, true];
+                for j in 0..w.saturating_sub(6) {
+                    if (0..7).any(|k| get(i, j + k) != PATTERN[k]) {
+                        continue;
+                    }
+                    let left = (j.saturating_sub(4)..j).any(|k| get(i, k));
+                    let right = (j + 7..(j + 11).min(w)).any(|k| get(i, k));
+                    if !left || !right {
+                        score += 40;
+                    }
+                }
+            }
+        }
+        // N2: 2x2 blocks of one color: 3 each.
+        for y in 0..w.saturating_sub(1) {
+            for x in 0..w.saturating_sub(1) {
+                let c = at(x, y);
+                if at(x + 1, y) == c && at(x, y + 1) == c && at(x + 1, y + 1) == c {
+                    score += 3;
+                }
+            }
+        }
+        // N4: how far the dark modules are from half.
+        let darks = dark.iter().filter(|d| **d).count();
+        let ratio = darks * 200 / dark.len().max(1);
+        score + ratio.abs_diff(100) as u32
     }
 }
 
@@ -311,6 +474,60 @@ mod tests {
             vec![openid, describe_scope("profile"), "Your country"]
         );
         assert_eq!(describe_request(&req("openid", "{}")), vec![openid]);
+    }
+
+    #[test]
+    fn qr_penalty_on_bit_sets_is_the_penalty() {
+        // Random grids of every width the bit sets take, and some in between in darkness.
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        for w in 1..=57usize {
+            for round in 0..20 {
+                let dark: Vec<bool> = (0..w * w)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        // From sparse to dense, so that long runs and 2x2 blocks occur.
+                        x % 20 < round
+                    })
+                    .collect();
+                assert_eq!(
+                    qr::penalty_bits(&dark, w),
+                    qr::penalty(&dark, w),
+                    "{w} {round}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn qr_modules_are_the_ones_the_crate_draws() {
+        // The mask chosen here is the crate's (`QrCode::new`), for links of many lengths
+        // (versions) and contents (masks).
+        let check = |text: &str| {
+            let code = qrcode::QrCode::new(text.as_bytes()).unwrap();
+            let want: Vec<bool> = code
+                .to_colors()
+                .iter()
+                .map(|c| *c == qrcode::Color::Dark)
+                .collect();
+            let (w, got) = qr::modules(text.as_bytes()).unwrap();
+            assert_eq!(w, code.width(), "{text}");
+            assert_eq!(got, want, "{text}");
+        };
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..300 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let pad = "p".repeat(i % 97);
+            check(&format!(
+                "https://id{pad}.example.com/realms/scanid/app/scan?session={x:016x}&challenge={:022x}",
+                x.rotate_left(17)
+            ));
+        }
+        check("");
+        check("0123456789");
     }
 
     #[test]

@@ -7,16 +7,22 @@
 // retried after its Retry-After, or with a growing delay.
 // The QR code changes every second: each answer (and the page itself, in #qr-ahead) carries
 // the codes of the next seconds, each with the time it is to be shown, and the page draws
-// them on its own clock, corrected by the server's time. Once the app has scanned, the page
-// shows the number to pick in the app instead of the code.
+// them on its own clock, corrected by the server's time. Each poll says which codes the page
+// has (`after`: the second of its last one), and the answer carries only the ones after it,
+// which the page adds to those it has. Once the app has scanned, the page shows the number to
+// pick in the app instead of the code.
 var link=document.getElementById('app-link'),qr=document.getElementById('qr'),state=document.getElementById('state');
 var numberEl=document.getElementById('number'),aheadEl=document.getElementById('qr-ahead');
 var statusUrl=state.getAttribute('data-status-url');
 var next=parseInt(state.getAttribute('data-poll-ms'),10)||2000,timer=null,busy=false,done=false,backoff=2000;
-var codes=[],offset=0,ticker=null;
+var codes=[],offset=0,ticker=null,have=0;
 function learn(a){if(!a||!a.challenges){return;}
 if(a.server_time){var t=Date.parse(a.server_time);if(!isNaN(t)){offset=t-Date.now();}}
-codes=a.challenges.map(function(c){return {at:Date.parse(c.at),link:c.app_link,svg:c.qr_svg};});}
+var got=a.challenges.map(function(c){return {at:Date.parse(c.at),link:c.app_link,svg:c.qr_svg};});
+var from=got.length?got[0].at:Infinity,now=Date.now()+offset,cur=0;
+codes=codes.filter(function(c){return c.at<from;}).concat(got);
+codes.forEach(function(c,i){if(c.at<=now){cur=i;}});codes=codes.slice(cur);
+if(codes.length){have=Math.max(have,Math.floor(codes[codes.length-1].at/1000));}}
 function draw(payload,svg){if(payload&&payload!==link.getAttribute('data-qr-payload')){
 link.setAttribute('href',payload);link.setAttribute('data-qr-payload',payload);qr.innerHTML=svg;}}
 function tick(){ticker=null;if(done||document.hidden||!codes.length){return;}
@@ -35,7 +41,7 @@ state.textContent='Scanned. On your phone, pick the number shown here.';}
 var why={wrong_number:'The number picked on the phone did not match the one shown here. This login is cancelled.',
 second_device:'A second phone scanned this code. This login is cancelled: if that was not you, someone may have forwarded your login code.'};
 function poll(){timer=null;if(busy||done){return;}busy=true;
-fetch(statusUrl,{credentials:'same-origin',headers:{'Accept':'application/json'},cache:'no-store'})
+fetch(have?statusUrl+'&after='+have:statusUrl,{credentials:'same-origin',headers:{'Accept':'application/json'},cache:'no-store'})
 .then(function(r){
 if(r.status===404||r.status===410){return {gone:true};}
 if(!r.ok){return {retry:r};}
@@ -47,7 +53,7 @@ if(s.gone){done=true;stopTicks();state.textContent='This login request is no lon
 if(s.status==='pending'){
 var first=false;
 if(typeof s.number==='number'){first=numberEl.hidden;showNumber(s.number);}
-else{if(s.challenges){learn(s);}else{draw(s.app_link,s.qr_svg);}if(!ticker){tick();}
+else{if(s.challenges){learn(s);}else if(s.qr_svg){draw(s.app_link,s.qr_svg);}if(!ticker){tick();}
 if(s.scanned){state.textContent='Scanned. Confirm on your phone…';}}
 next=s.poll_ms||next;later(first&&s.pick_ms?s.pick_ms:next);return;}
 done=true;clearTimeout(timer);stopTicks();

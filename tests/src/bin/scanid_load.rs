@@ -237,6 +237,8 @@ async fn seed(a: SeedArgs) -> Result<(), String> {
 struct Window {
     latencies: Vec<u32>,
     errors: u64,
+    /// Bytes of the answers' bodies.
+    bytes: u64,
 }
 
 struct Driver {
@@ -301,6 +303,7 @@ impl Driver {
         let micros = u32::try_from(started.elapsed().as_micros()).unwrap_or(u32::MAX);
         if let Ok(mut w) = self.window.lock() {
             w.latencies.push(micros);
+            w.bytes += body.len() as u64;
         }
         Ok(Answer {
             status,
@@ -400,7 +403,8 @@ impl Driver {
             .collect::<Vec<_>>()
             .join("; ");
         // The code the page shows when the phone scans (it redraws it every second).
-        let payload = code_at(&page_codes(&page.body), now_ms())
+        let codes = page_codes(&page.body);
+        let payload = code_at(&codes, now_ms())
             .or_else(|| attr(&page.body, "id=\"app-link\"", "data-qr-payload"))
             .ok_or("the page has no QR payload")?;
         let status_url = attr(&page.body, "id=\"state\"", "data-status-url")
@@ -410,6 +414,12 @@ impl Driver {
             format!("{}{status_url}", origin.origin().ascii_serialization())
         } else {
             status_url
+        };
+        // The page's polls say which codes it has (the last one's second): the server draws
+        // none of them again (app protocol §1).
+        let status_url = match codes.last() {
+            Some((ms, _)) => format!("{status_url}&after={}", ms.div_euclid(1000)),
+            None => status_url,
         };
         // The phone: scan (proving who scans), read the number the page shows (its poll),
         // then approve with the device key. A code is accepted for 3 s: when the service is
@@ -589,6 +599,7 @@ async fn logins(a: LoginsArgs) -> Result<(), String> {
             "login_p50_ms": round2(pct(&times, 50.0)),
             "login_p99_ms": round2(pct(&times, 99.0)),
             "requests": w.latencies.len(),
+            "bytes_per_login": (w.bytes as f64 / times.len().max(1) as f64).round(),
             "request_p50_ms": round2(pct(&w.latencies, 50.0)),
             "request_p99_ms": round2(pct(&w.latencies, 99.0)),
             "errors": w.errors,

@@ -300,12 +300,25 @@ impl QrLogin {
     /// The challenges of the current step and the next `count - 1`, each with the time its
     /// step begins: the page redraws the QR from them on its own.
     pub fn upcoming_challenges(&self, now: Timestamp, count: i64) -> Vec<(Timestamp, String)> {
+        self.upcoming_challenges_after(now, count, None)
+    }
+
+    /// [`Self::upcoming_challenges`] without the steps that begin at or before `after`: what a
+    /// page that has the codes up to `after` lacks (all of them for `None`).
+    pub fn upcoming_challenges_after(
+        &self,
+        now: Timestamp,
+        count: i64,
+        after: Option<Timestamp>,
+    ) -> Vec<(Timestamp, String)> {
         let step = now.secs().div_euclid(CHALLENGE_STEP_SECS);
         (step..step + count.max(1))
-            .map(|s| {
+            .map(|s| Timestamp::from_secs(s * CHALLENGE_STEP_SECS))
+            .filter(|at| after.is_none_or(|a| *at > a))
+            .map(|at| {
                 (
-                    Timestamp::from_secs(s * CHALLENGE_STEP_SECS),
-                    self.challenge_at(s),
+                    at,
+                    self.challenge_at(at.secs().div_euclid(CHALLENGE_STEP_SECS)),
                 )
             })
             .collect()
@@ -904,6 +917,22 @@ mod tests {
         assert_eq!(up[1], (t0.plus_secs(1), next));
         // Enough to redraw until the next poll and a margin.
         assert!(CHALLENGES_AHEAD * CHALLENGE_STEP_SECS * 1000 > i64::from(POLL_IDLE_MS) * 2);
+        // A page that has the codes up to a second gets only the later ones, the same codes.
+        let later = Timestamp::from_millis(t0.millis() + 1500);
+        let all = s.upcoming_challenges(later, CHALLENGES_AHEAD);
+        let lacking = s.upcoming_challenges_after(later, CHALLENGES_AHEAD, Some(t0.plus_secs(3)));
+        assert_eq!(lacking, all[3..].to_vec());
+        assert_eq!(lacking[0].0, t0.plus_secs(4));
+        // Up to a second already begun, or long ago: all of them; past the last one: none.
+        assert_eq!(s.upcoming_challenges_after(later, 7, Some(t0)), all);
+        assert_eq!(
+            s.upcoming_challenges_after(later, 7, Some(Timestamp::from_secs(0))),
+            all
+        );
+        assert!(s
+            .upcoming_challenges_after(later, 7, Some(t0.plus_secs(8)))
+            .is_empty());
+        assert_eq!(s.upcoming_challenges_after(later, 7, None), all);
     }
 
     /// Every refusal of a scan, one row: what the scan presents, and when.

@@ -126,33 +126,53 @@ fn link_for(ctx: &Context, s: &QrLogin, challenge: &str) -> String {
 }
 
 /// The QR codes of the current and the next steps, each with the time it is to be shown: the
-/// page redraws the code every second from these, between polls. Also the current step's link
-/// and its QR code (the first of them: each code is drawn once, the poll's main work).
+/// page redraws the code every second from these, between polls. Only the steps after `after`
+/// (the last code the page has, [`poll_after`]): each code is drawn once, the poll's main work.
+/// Also the current step's link, and its QR code unless the page said what it has (then it draws
+/// from the codes it has).
 fn upcoming(
     ctx: &Context,
     s: &QrLogin,
     now: crate::clock::Timestamp,
     count: i64,
-) -> (serde_json::Value, String, String) {
+    after: Option<crate::clock::Timestamp>,
+) -> (serde_json::Value, String, Option<String>) {
+    let link = app_link(ctx, s, now);
     let mut current = None;
     let codes = s
-        .upcoming_challenges(now, count)
+        .upcoming_challenges_after(now, count, after)
         .iter()
         .map(|(at, c)| {
-            let link = link_for(ctx, s, c);
-            let svg = pages::qr_svg(&link);
-            if current.is_none() {
-                current = Some((link.clone(), svg.clone()));
+            let l = link_for(ctx, s, c);
+            let svg = pages::qr_svg(&l);
+            if current.is_none() && l == link {
+                current = Some(svg.clone());
             }
-            json!({ "at": at.to_rfc3339_millis(), "qr_svg": svg, "app_link": link })
+            json!({ "at": at.to_rfc3339_millis(), "qr_svg": svg, "app_link": l })
         })
         .collect();
-    let (link, svg) = current.unwrap_or_else(|| {
-        let link = app_link(ctx, s, now);
-        let svg = pages::qr_svg(&link);
-        (link, svg)
-    });
+    let svg = match after {
+        Some(_) => None,
+        None => Some(current.unwrap_or_else(|| pages::qr_svg(&link))),
+    };
     (codes, link, svg)
+}
+
+/// The poll's `after`: the second (Unix time) of the last code the page has, if it says.
+fn poll_after(pairs: &[(String, String)]) -> Result<Option<crate::clock::Timestamp>, HttpError> {
+    let mut given = pairs.iter().filter(|(k, _)| k == "after");
+    match (given.next(), given.next()) {
+        (None, _) => Ok(None),
+        (Some((_, v)), None) => match v.parse::<i64>() {
+            Ok(secs) if secs >= 0 && v.bytes().all(|b| b.is_ascii_digit()) => {
+                Ok(Some(crate::clock::Timestamp::from_secs(secs)))
+            }
+            _ => Err(HttpError::bad_request(
+                "after: the second (Unix time, a whole number) of the last code the page has",
+            )),
+        },
+        (Some(_), Some(_)) => Err(HttpError::bad_request("after: given more than once")),
+    }
 }
 
 pub(crate) fn qr_page(
@@ -163,7 +183,8 @@ pub(crate) fn qr_page(
 ) -> Response {
     let now = ctx.clock.now();
     // The page's own codes need only last until its first poll and one retry.
-    let (codes, link, svg) = upcoming(ctx, s, now, login::CHALLENGES_ON_PAGE);
+    let (codes, link, svg) = upcoming(ctx, s, now, login::CHALLENGES_ON_PAGE, None);
+    let svg = svg.unwrap_or_default();
     let (ios, android) = &ctx.settings.app_store_urls;
     let rng = ctx.random.as_ref();
     // The next codes, for the page's script to draw until its first poll answers: JSON in a
@@ -243,6 +264,7 @@ async fn bound_qr_login(
 pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let pairs = query_pairs(&req);
+    let after = poll_after(&pairs)?;
     let s = polled_qr_login(ctx, &req, single(&pairs, "session").as_deref()).await?;
     let now = ctx.clock.now();
     let status = s.value.public_status(now);
@@ -251,20 +273,24 @@ pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, Http
         "pending" => {
             let scanned = l.number.filter(|_| l.is_scanned());
             let (codes, link, svg) = match scanned {
+                // A page that says what it has shows the number, no code: none is drawn.
                 Some(_) => {
                     let link = app_link(ctx, l, now);
-                    let svg = pages::qr_svg(&link);
+                    let svg = after.is_none().then(|| pages::qr_svg(&link));
                     (None, link, svg)
                 }
                 None => {
-                    let (codes, link, svg) = upcoming(ctx, l, now, login::CHALLENGES_AHEAD);
+                    let (codes, link, svg) = upcoming(ctx, l, now, login::CHALLENGES_AHEAD, after);
                     (Some(codes), link, svg)
                 }
             };
-            let mut b = json!({ "status": status, "app_link": link, "qr_svg": svg,
+            let mut b = json!({ "status": status, "app_link": link,
                     "expires_at": l.expires_at.to_rfc3339_millis(),
                     "server_time": now.to_rfc3339_millis(),
                     "scanned": l.is_scanned(), "poll_ms": l.poll_after_ms() });
+            if let Some(svg) = svg {
+                b["qr_svg"] = json!(svg);
+            }
             match (scanned, codes) {
                 // Scanned: the number to pick in the app, and no more codes (any other
                 // phone's scan would cancel the login).
