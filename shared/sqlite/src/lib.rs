@@ -252,7 +252,7 @@ fn checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<(i64, i64, i64)
 ///
 /// Past `bound` frames in the WAL it runs checkpoints back to back, without the pause, until
 /// fewer than [`HANDOVER_FRAMES`] were written during one (or for [`CATCH_UP_ROUNDS`], or
-/// until the WAL holds twice the bound), and then
+/// until the WAL is a quarter over the bound), and then
 /// lets the writer start the WAL over (see [`writer_loop`]).
 fn checkpointer_loop(conn: Connection, nudges: mpsc::Receiver<()>, wal: &Wal, bound: u32) {
     let mut last_log = 0;
@@ -281,8 +281,9 @@ fn checkpointer_loop(conn: Connection, nudges: mpsc::Receiver<()>, wal: &Wal, bo
                 break;
             }
             rounds += 1;
-            // Writes outrunning the catch-up, or a WAL at twice its bound, hand over at once.
-            if fresh <= HANDOVER_FRAMES || rounds >= CATCH_UP_ROUNDS || log > 2 * i64::from(bound) {
+            // Writes outrunning the catch-up, or a WAL a quarter over its bound, hand over at once.
+            let bound = i64::from(bound);
+            if fresh <= HANDOVER_FRAMES || rounds >= CATCH_UP_ROUNDS || log > bound + bound / 4 {
                 rounds = 0;
                 wal.restart.store(true, Ordering::Relaxed);
                 break;
