@@ -25,9 +25,13 @@
 //! a PASSIVE checkpoint (it waits for no reader or writer) at most once per
 //! `CHECKPOINT_PAUSE` (10 ms). SQLite starts the WAL over only after a checkpoint that copied every
 //! frame, so under writes that never pause the WAL grows: past [`Tuning::wal_bound_pages`] the
-//! checkpointer runs a RESTART checkpoint, which holds writes back while it copies the few
-//! frames the last one did not, and the WAL starts over (the writer's own automatic
-//! checkpoint stays as a last resort, at four times the bound). Durability is unchanged: a commit is in the
+//! checkpointer catches up (checkpoints back to back) and the writer then runs one PASSIVE
+//! checkpoint between two groups, which copies the few frames the checkpointer's last one did
+//! not, and its next commit starts the WAL over (the writer's
+//! own automatic checkpoint stays as a last resort, at four times the bound). No checkpoint
+//! ever waits inside SQLite for another connection of this process: SQLite's busy handler
+//! sleeps in steps of up to 100 ms, which is what a RESTART checkpoint on the checkpointer
+//! cost the writer before. Durability is unchanged: a commit is in the
 //! WAL before it is answered, and a checkpoint syncs the WAL before it copies it.
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
@@ -37,6 +41,7 @@ pub mod photos;
 pub use photos::DirPhotos;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
@@ -103,15 +108,15 @@ const SCAN_BATCH: usize = 5_000;
 /// meanwhile are copied together (a page written twice is copied once).
 const CHECKPOINT_PAUSE: Duration = Duration::from_millis(10);
 
-/// How long a RESTART checkpoint waits for the writer or for readers before it gives up.
+/// How long the checkpointer's connection waits for a lock another process holds.
 const CHECKPOINT_WAIT: Duration = Duration::from_millis(5);
 
 /// How the store is tuned; [`EmbeddedStore::open`] takes the defaults.
 #[derive(Debug, Clone, Copy)]
 pub struct Tuning {
-    /// The WAL size (in pages) past which the checkpointer holds writes back for one short
+    /// The WAL size (in pages) past which the writer holds writes back for one short
     /// checkpoint so that the WAL starts over, because writes have not paused long enough for
-    /// a PASSIVE one to copy every frame. 16,384 pages of 4 KiB: the WAL file stays near
+    /// the checkpointer's to copy every frame. 16,384 pages of 4 KiB: the WAL file stays near
     /// 70 MB, and writes wait for one short checkpoint every few thousand code exchanges
     /// instead of a long one on the writer every two hundred.
     pub wal_bound_pages: u32,
@@ -152,14 +157,45 @@ where
     (job, answer)
 }
 
+/// What the writer and the checkpointer share: the checkpointer's lock (held around every
+/// checkpoint either runs, so that neither ever waits for the other inside SQLite, whose busy
+/// handler sleeps in steps of up to 100 ms), and the checkpointer's word that the writer may
+/// start the WAL over now ([`writer_loop`]).
+#[derive(Default)]
+struct Wal {
+    checkpointing: Mutex<()>,
+    restart: AtomicBool,
+}
+
+/// Frames few enough for the writer to copy while writes wait (the fsyncs of 2 MB: a few
+/// milliseconds).
+const HANDOVER_FRAMES: i64 = 512;
+
+/// Checkpoints back to back after which the checkpointer hands over to the writer even if
+/// writes outrun it, so that the WAL stays bounded.
+const CATCH_UP_ROUNDS: u32 = 8;
+
 /// The writer thread: waits for a write, takes every other one queued behind it (up to
 /// [`GROUP`]) and commits them as one group.
 /// After each group it nudges the checkpointer (`checkpoints`); the checkpointer ends when the
 /// writer does.
+///
+/// SQLite starts the WAL over only after a checkpoint that copied every frame, which the
+/// checkpointer's never do while writes go on without a pause. When the WAL is over its bound
+/// the checkpointer catches up (checkpoints back to back until the frames written during one
+/// are few) and then says so; the writer then runs one PASSIVE checkpoint itself between two
+/// groups: nothing is committed meanwhile, so it copies every frame (the few written since the
+/// checkpointer's last) unless a reader still needs one, and the next group's commit starts
+/// the WAL over. Writes wait for that one short checkpoint only, which waits for no reader and
+/// no lock. Issue 27: a RESTART checkpoint on the checkpointer held the writer back 57-132 ms
+/// once a second under the code exchange's load (the writer sleeping in SQLite's busy handler
+/// meanwhile), and a writer's checkpoint without the catch-up 56-84 ms (the fsyncs of the
+/// frames written during the checkpointer's last): both were the code exchange's p99.
 fn writer_loop(
     mut conn: Connection,
     queue: mpsc::Receiver<Job>,
     checkpoints: mpsc::SyncSender<()>,
+    wal: &Wal,
 ) {
     while let Ok(first) = queue.recv() {
         let mut group = vec![first];
@@ -170,9 +206,42 @@ fn writer_loop(
             }
         }
         commit_group(&mut conn, group);
+        if wal.restart.swap(false, Ordering::Relaxed) {
+            restart_wal(&conn, wal);
+        }
         // Full: a nudge is waiting already, and the checkpoint it starts copies this group too.
         let _ = checkpoints.try_send(());
     }
+}
+
+/// The writer's checkpoint past the bound (see [`writer_loop`]); skipped while the
+/// checkpointer runs one (it hands over again if the WAL is still over the bound).
+fn restart_wal(conn: &Connection, wal: &Wal) {
+    let Ok(_held) = wal.checkpointing.try_lock() else {
+        return;
+    };
+    let started = std::time::Instant::now();
+    match checkpoint(conn, "PASSIVE") {
+        Ok((busy, log, copied)) => tracing::debug!(
+            busy,
+            log,
+            copied,
+            us = micros(started),
+            "the writer's checkpoint past the WAL's bound"
+        ),
+        Err(e) => tracing::warn!(error = %e, "the writer's checkpoint failed"),
+    }
+}
+
+fn micros(since: std::time::Instant) -> u64 {
+    u64::try_from(since.elapsed().as_micros()).unwrap_or(u64::MAX)
+}
+
+/// A checkpoint of `mode`: (busy, frames in the WAL, frames copied), as SQLite reports them.
+fn checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<(i64, i64, i64)> {
+    conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+    })
 }
 
 /// The checkpointer thread: after each nudge, a PASSIVE checkpoint (it copies what no reader
@@ -181,25 +250,44 @@ fn writer_loop(
 /// always followed by a checkpoint that starts after it: once writes pause, the WAL is copied
 /// whole and the next write starts it over.
 ///
-/// When a checkpoint leaves more than `bound` pages in the WAL (writes have not paused long
-/// enough for one to copy every frame), it runs a RESTART checkpoint: that one holds new
-/// writes back while it copies the few frames the last one did not and waits for readers, so
-/// that the next write starts the WAL over.
-fn checkpointer_loop(conn: Connection, nudges: mpsc::Receiver<()>, bound: u32) {
-    let checkpoint = |mode: &str| {
-        conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| {
-            r.get::<_, i64>(1)
-        })
-    };
+/// Past `bound` frames in the WAL it runs checkpoints back to back, without the pause, until
+/// fewer than [`HANDOVER_FRAMES`] were written during one (or for [`CATCH_UP_ROUNDS`], or
+/// until the WAL is a quarter over the bound), and then
+/// lets the writer start the WAL over (see [`writer_loop`]).
+fn checkpointer_loop(conn: Connection, nudges: mpsc::Receiver<()>, wal: &Wal, bound: u32) {
+    let mut last_log = 0;
+    let mut rounds = 0;
     while nudges.recv().is_ok() {
-        match checkpoint("PASSIVE") {
-            Ok(log) if log > i64::from(bound) => {
-                if let Err(e) = checkpoint("RESTART") {
-                    tracing::warn!(error = %e, "a restarting checkpoint failed");
+        loop {
+            let started = std::time::Instant::now();
+            let ran = match wal.checkpointing.lock() {
+                Ok(_held) => checkpoint(&conn, "PASSIVE"),
+                Err(_) => return,
+            };
+            let (busy, log, copied) = match ran {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::warn!(error = %e, "a checkpoint failed (the next one retries)");
+                    break;
                 }
+            };
+            tracing::debug!(busy, log, copied, us = micros(started), "checkpoint");
+            // Frames written since the previous checkpoint started (the WAL may have started
+            // over meanwhile).
+            let fresh = if log >= last_log { log - last_log } else { log };
+            last_log = log;
+            if log <= i64::from(bound) {
+                rounds = 0;
+                break;
             }
-            Ok(_) => {}
-            Err(e) => tracing::warn!(error = %e, "a checkpoint failed (the next one retries)"),
+            rounds += 1;
+            // Writes outrunning the catch-up, or a WAL a quarter over its bound, hand over at once.
+            let bound = i64::from(bound);
+            if fresh <= HANDOVER_FRAMES || rounds >= CATCH_UP_ROUNDS || log > bound + bound / 4 {
+                rounds = 0;
+                wal.restart.store(true, Ordering::Relaxed);
+                break;
+            }
         }
         std::thread::sleep(CHECKPOINT_PAUSE);
     }
@@ -334,22 +422,23 @@ impl EmbeddedStore {
         checkpointer
             .execute_batch("PRAGMA wal_autocheckpoint=0; PRAGMA cache_size=-256;")
             .map_err(unavailable)?;
-        // A RESTART checkpoint holds the write lock, then the readers' locks, while it waits
-        // (through this timeout) for readers to leave the WAL: with the 5 s of the other
-        // connections, writes and new reads waited up to seconds under load (the soak's
-        // 1.4 s stalls). One that cannot finish at once gives up; the next one retries.
+        // Its checkpoints are PASSIVE and wait for nobody in this process; this bounds what
+        // it waits for another process (an operator command's lock).
         checkpointer
             .busy_timeout(CHECKPOINT_WAIT)
             .map_err(unavailable)?;
         let (nudge, nudges) = mpsc::sync_channel(1);
+        let wal = Arc::new(Wal::default());
+        let shared = Arc::clone(&wal);
+        let bound = tuning.wal_bound_pages;
         std::thread::Builder::new()
             .name("scanid-sqlite-checkpointer".into())
-            .spawn(move || checkpointer_loop(checkpointer, nudges, tuning.wal_bound_pages))
+            .spawn(move || checkpointer_loop(checkpointer, nudges, &shared, bound))
             .map_err(|e| StoreError::Unavailable(format!("the checkpointer thread: {e}").into()))?;
         let (writes, queue) = mpsc::channel();
         std::thread::Builder::new()
             .name("scanid-sqlite-writer".into())
-            .spawn(move || writer_loop(writer, queue, nudge))
+            .spawn(move || writer_loop(writer, queue, nudge, &wal))
             .map_err(|e| StoreError::Unavailable(format!("the writer thread: {e}").into()))?;
         Ok(Self {
             inner: Arc::new(Inner {
