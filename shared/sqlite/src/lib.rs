@@ -27,8 +27,10 @@
 //! frame, so under writes that never pause the WAL grows: past [`Tuning::wal_bound_pages`] the
 //! checkpointer catches up (checkpoints back to back) and the writer then runs one PASSIVE
 //! checkpoint between two groups, which copies the few frames the checkpointer's last one did
-//! not, and its next commit starts the WAL over (the writer's
-//! own automatic checkpoint stays as a last resort, at four times the bound). No checkpoint
+//! not, and its next commit starts the WAL over. The last resort, when checkpoints are slower
+//! than writes (a disk's slow fsyncs): past twice the bound (SQLite's WAL hook counts the
+//! frames) the writer waits for the checkpointer's checkpoint to end and runs its own, so writes
+//! go at the disk's pace and the WAL stays bounded. No checkpoint
 //! ever waits inside SQLite for another connection of this process: SQLite's busy handler
 //! sleeps in steps of up to 100 ms, which is what a RESTART checkpoint on the checkpointer
 //! cost the writer before. Durability is unchanged: a commit is in the
@@ -41,7 +43,7 @@ pub mod photos;
 pub use photos::DirPhotos;
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
@@ -165,6 +167,11 @@ where
 struct Wal {
     checkpointing: Mutex<()>,
     restart: AtomicBool,
+    /// Frames in the WAL after the writer's last commit (SQLite's WAL hook says).
+    frames: AtomicI64,
+    /// Past this many frames the writer checkpoints itself, waiting for the checkpointer if it
+    /// must: the hard bound when checkpoints are slower than writes (a slow disk's fsyncs).
+    hard_bound: i64,
 }
 
 /// Frames few enough for the writer to copy while writes wait (the fsyncs of 2 MB: a few
@@ -207,7 +214,9 @@ fn writer_loop(
         }
         commit_group(&mut conn, group);
         if wal.restart.swap(false, Ordering::Relaxed) {
-            restart_wal(&conn, wal);
+            restart_wal(&conn, wal, false);
+        } else if wal.frames.load(Ordering::Relaxed) > wal.hard_bound {
+            restart_wal(&conn, wal, true);
         }
         // Full: a nudge is waiting already, and the checkpoint it starts copies this group too.
         let _ = checkpoints.try_send(());
@@ -215,9 +224,17 @@ fn writer_loop(
 }
 
 /// The writer's checkpoint past the bound (see [`writer_loop`]); skipped while the
-/// checkpointer runs one (it hands over again if the WAL is still over the bound).
-fn restart_wal(conn: &Connection, wal: &Wal) {
-    let Ok(_held) = wal.checkpointing.try_lock() else {
+/// checkpointer runs one (it hands over again if the WAL is still over the bound), unless
+/// `wait`: past the hard bound the writer waits for the checkpointer's checkpoint to end and
+/// runs its own, so that however slow checkpoints are, the WAL stays under about twice its
+/// bound (writes wait meanwhile: the disk's pace becomes theirs).
+fn restart_wal(conn: &Connection, wal: &Wal, wait: bool) {
+    let held = if wait {
+        wal.checkpointing.lock().ok()
+    } else {
+        wal.checkpointing.try_lock().ok()
+    };
+    let Some(_held) = held else {
         return;
     };
     let started = std::time::Instant::now();
@@ -409,12 +426,10 @@ impl EmbeddedStore {
             .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display()).into()))?;
         let conn = Self::reader(&path)?;
         conn.execute_batch(SCHEMA).map_err(unavailable)?;
-        let writer = Self::connect(&path)?;
-        // The writer's own checkpoint is a last resort, at four times the bound.
+        let mut writer = Self::connect(&path)?;
         writer
             .execute_batch(&format!(
-                "PRAGMA wal_autocheckpoint={}; PRAGMA cache_size=-{};",
-                tuning.wal_bound_pages.saturating_mul(4),
+                "PRAGMA wal_autocheckpoint=0; PRAGMA cache_size=-{};",
                 tuning.writer_cache_kib
             ))
             .map_err(unavailable)?;
@@ -428,7 +443,20 @@ impl EmbeddedStore {
             .busy_timeout(CHECKPOINT_WAIT)
             .map_err(unavailable)?;
         let (nudge, nudges) = mpsc::sync_channel(1);
-        let wal = Arc::new(Wal::default());
+        let wal = Arc::new(Wal {
+            hard_bound: i64::from(tuning.wal_bound_pages).saturating_mul(2),
+            ..Wal::default()
+        });
+        // The writer's own checkpoint is a last resort, at twice the bound ([`restart_wal`]);
+        // the hook replaces SQLite's autocheckpoint, which gave up whenever the checkpointer
+        // held the WAL.
+        let hooked = Arc::clone(&wal);
+        writer
+            .wal_hook(Some(move |_: &mut rusqlite::hooks::Wal, frames| {
+                hooked.frames.store(i64::from(frames), Ordering::Relaxed);
+                Ok(())
+            }))
+            .map_err(unavailable)?;
         let shared = Arc::clone(&wal);
         let bound = tuning.wal_bound_pages;
         std::thread::Builder::new()
