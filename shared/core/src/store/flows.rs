@@ -55,7 +55,7 @@ struct CodeUsed {
 /// first refresh token, so the code exchange is ONE conditional write (it was three: the
 /// grant, the refresh token, the code turned into [`CodeUsed`]). The grant's id is
 /// [`code_grant_id`] of the code's hash, so the grant is found by its id in one read; its
-/// first refresh token carries that id ([`crate::domain::grant::refresh_token_grant`]) and is
+/// first refresh token carries that id (`domain::grant::refresh_token_grant`) and is
 /// recognised by its hash kept here. Rotations write the grant back here and their refresh
 /// tokens as records of their own, as before; the first token's hash stays, so presenting it
 /// again after a rotation is still seen as a reuse.
@@ -427,7 +427,7 @@ pub trait Codes: Backend {
         }
     }
 
-    /// Redeems the code. A grant whose id is [`PendingCode::grant_id`] (the code exchange's) and
+    /// Redeems the code. A grant whose id is `PendingCode::grant_id` (the code exchange's) and
     /// its first refresh token become the code's record, by one conditional write: that write
     /// spends the code and stores both (issue 27). Any other grant is written as before
     /// issue 27's third cut: the grant and its first refresh token first (new random keys,
@@ -527,7 +527,7 @@ pub trait Grants: Backend {
     }
 
     /// The refresh token with this hash, `grant` the grant it says it belongs to
-    /// ([`crate::domain::grant::refresh_token_grant`]): a grant's first refresh token is kept
+    /// (`domain::grant::refresh_token_grant`): a grant's first refresh token is kept
     /// in the code record that holds the grant (one read), and counts only when its hash is
     /// the one kept there; any other is looked up by its hash, in its own record.
     async fn find_refresh_token(
