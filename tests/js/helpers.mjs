@@ -23,10 +23,11 @@ export async function cli(args) {
   return JSON.parse(stdout);
 }
 
-/** Starts `scanid serve` on a free port with a fresh data dir. */
-export async function startServer(extra = []) {
+/** `scanid serve ARGS --data-dir <fresh> EXTRA`, once its banner line is out: the banner, the
+ * data dir and `stop()` (which also removes the data dir). */
+async function serve(args, extra) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'scanid-js-'));
-  const child = spawn(BIN, ['serve', '--addr', '127.0.0.1:0', '--data-dir', dataDir, ...extra], {
+  const child = spawn(BIN, ['serve', ...args, '--data-dir', dataDir, ...extra], {
     env: { ...process.env, RUST_LOG: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -35,10 +36,8 @@ export async function startServer(extra = []) {
     rl.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`scanid serve exited with ${code}`)));
   });
-  const banner = JSON.parse(line);
   return {
-    ...banner,
-    base: `http://${banner.addr}`,
+    ...JSON.parse(line),
     dataDir,
     async stop() {
       child.kill('SIGTERM');
@@ -46,6 +45,12 @@ export async function startServer(extra = []) {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Starts `scanid serve` on a free port with a fresh data dir. */
+export async function startServer(extra = []) {
+  const server = await serve(['--addr', '127.0.0.1:0'], extra);
+  return { ...server, base: `http://${server.addr}` };
 }
 
 /** A relying party's callback endpoint: records every request URL, answers a small page. */
@@ -196,24 +201,7 @@ export async function freePort() {
 /** `scanid serve` on 127.0.0.1 with its public URL on localhost (WebAuthn needs a host name). */
 export async function startLocalhostServer(storeFlags) {
   const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'scanid-js-'));
-  const child = spawn(BIN, ['serve', '--addr', `127.0.0.1:${port}`, '--public-url', `http://localhost:${port}`,
-    '--data-dir', dataDir, '--signup-rate-per-hour', '100', ...storeFlags], {
-    env: { ...process.env, RUST_LOG: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const line = await new Promise((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout });
-    rl.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`scanid serve exited with ${code}`)));
-  });
-  const banner = JSON.parse(line);
-  return {
-    ...banner, dataDir, storeFlags,
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const server = await serve(['--addr', `127.0.0.1:${port}`, '--public-url', `http://localhost:${port}`],
+    ['--signup-rate-per-hour', '100', ...storeFlags]);
+  return { ...server, storeFlags };
 }

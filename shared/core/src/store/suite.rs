@@ -1077,16 +1077,7 @@ pub async fn a_code_is_redeemed_as_its_grant_and_first_refresh_token<B: Backend 
         }
     };
     let (a, b) = tokio::join!(redeem(rt_a.clone()), redeem(rt_b.clone()));
-    assert_eq!(
-        [a, b].iter().filter(|o| **o == Outcome::Done).count(),
-        1,
-        "{a:?} {b:?}"
-    );
-    let (won, lost) = if a == Outcome::Done {
-        (rt_a, rt_b)
-    } else {
-        (rt_b, rt_a)
-    };
+    let (won, lost) = one_wins((a, rt_a), (b, rt_b));
     assert!(s.pending_code(&hash, T0).await.unwrap().is_none());
     assert_eq!(s.redeemed_as(&hash, T0).await.unwrap(), Some(gid.clone()));
     assert_eq!(redeem(id("rt-c")).await, Outcome::Lost);
@@ -1556,16 +1547,7 @@ pub async fn a_device_code_is_redeemed_once<B: Backend + 'static>(s: Arc<B>) {
         }
     };
     let ((a, ga), (b, gb)) = tokio::join!(redeem(1), redeem(2));
-    assert_eq!(
-        [a, b].iter().filter(|o| **o == Outcome::Done).count(),
-        1,
-        "{a:?} {b:?}"
-    );
-    let (winner, loser) = if a == Outcome::Done {
-        (ga, gb)
-    } else {
-        (gb, ga)
-    };
+    let (winner, loser) = one_wins((a, ga), (b, gb));
     assert!(s.grant(&winner, T0).await.unwrap().is_some());
     assert!(
         s.grant(&loser, T0).await.unwrap().is_none(),
@@ -2320,6 +2302,23 @@ pub async fn the_last_key_is_never_removed<B: Backend>(s: Arc<B>) {
         .update_identity_keeping_passkeys(&retired, v, &[], T0)
         .await
         .unwrap());
+}
+
+/// Of two racing spends, exactly one is [`Outcome::Done`](super::Outcome::Done): (the winner's, the loser's) `T`.
+fn one_wins<T>((a, ta): (super::Outcome, T), (b, tb): (super::Outcome, T)) -> (T, T) {
+    assert_eq!(
+        [a, b]
+            .iter()
+            .filter(|o| **o == super::Outcome::Done)
+            .count(),
+        1,
+        "{a:?} {b:?}"
+    );
+    if a == super::Outcome::Done {
+        (ta, tb)
+    } else {
+        (tb, ta)
+    }
 }
 
 #[cfg(test)]
