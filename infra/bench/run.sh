@@ -14,6 +14,10 @@
 # CORES: a list of core counts; for each, scanid runs on that many cores (`taskset -c 0-(n-1)`;
 # oidc-provider, wrk and the load driver are not pinned) and the tables are printed again.
 # Unset: no pinning. Binaries are found under CARGO_TARGET_DIR when it is set.
+# ALGS (default "RS256 ES256"), PATHS (default "refresh code introspect userinfo") and
+# LOGINS=0 (no whole QR logins) narrow the stateful run, e.g. ALGS=ES256 PATHS=code LOGINS=0.
+# Refresh runs first when it is in PATHS: the code run is seeded for 1.5x its rate (else for
+# CODE_RATE, default 3,000/s; ES256 code exchange alone wants CODE_RATE=8000).
 # The goal column holds issue 27's goals: code exchange >= 3x oidc-provider with ES256 and
 # >= 1.5x with RS256, refresh >= 4x with ES256 (other paths: >= 2x ES256, >= 1.2x RS256), and
 # on every stateful path a p99 at or under oidc-provider's in the same run; whole QR logins
@@ -220,7 +224,7 @@ stateful() {
   echo "| path | scanid req/s | scanid p50 / p99 ms | oidc-provider req/s | oidc-provider p50 / p99 ms | ratio | goal |"
   echo "|---|---|---|---|---|---|---|"
   local QR=()
-  for ALG in RS256 ES256; do
+  for ALG in ${ALGS:-RS256 ES256}; do
     SP=$([ "$ALG" = RS256 ] && echo 18621 || echo 18631); PP=$([ "$ALG" = RS256 ] && echo 18622 || echo 18632)
     start_scanid "$ALG" "$SP"
     start_peer "$ALG" "$PP" $(( SECS > 13 ? SECS * 6000 : 80000 ))
@@ -228,21 +232,21 @@ stateful() {
     S_BASIC=$(printf 'bench:%s' "$secret" | base64 -w0)
     P_BASIC=$(printf 'bench:bench-secret' | base64 -w0)
     for side in scanid peer; do run_path "$side" refresh 2 > /dev/null; done  # warm-up
-    for path in refresh code introspect userinfo; do
+    for path in ${PATHS:-refresh code introspect userinfo}; do
       # Codes last 60 s on scanid: a code run is at most 30 s, seeded for 1.5x the refresh rate.
       local secs=$SECS; [ "$path" = code ] && [ "$secs" -gt 30 ] && secs=30
-      S=$(run_path scanid $path "$secs" "${S_REFRESH:-3000}")
-      P=$(run_path peer $path "$secs" "${P_REFRESH:-3000}")
+      S=$(run_path scanid $path "$secs" "${S_REFRESH:-${CODE_RATE:-3000}}")
+      P=$(run_path peer $path "$secs" "${P_REFRESH:-${CODE_RATE:-3000}}")
       if [ "$path" = refresh ]; then S_REFRESH=$(cut -d' ' -f1 <<< "$S"); P_REFRESH=$(cut -d' ' -f1 <<< "$P"); fi
       row "$path, $ALG" "$(bar "$path" "$ALG")" "$S" "$P"
     done
-    QR+=("$ALG $("$LOAD" logins --issuer "http://127.0.0.1:$SP/realms/scanid" --client-id bench --secret="$secret" --secs "$SECS" --concurrency "$CONNS")")
+    [ "${LOGINS:-1}" = 0 ] || QR+=("$ALG $("$LOAD" logins --issuer "http://127.0.0.1:$SP/realms/scanid" --client-id bench --secret="$secret" --secs "$SECS" --concurrency "$CONNS")")
     stop_all
   done
   echo
   echo "| whole QR logins | logins/s | login p50 / p99 ms | HTTP requests | goal |"
   echo "|---|---|---|---|---|"
-  for q in "${QR[@]}"; do
+  for q in "${QR[@]+"${QR[@]}"}"; do
     python3 - "$q" <<'PY' || FAILED=1
 import json, sys
 alg, summary = sys.argv[1].split(' ', 1)
