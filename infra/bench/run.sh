@@ -16,6 +16,8 @@
 # Unset: no pinning. Binaries are found under CARGO_TARGET_DIR when it is set.
 # ALGS (default "RS256 ES256"), PATHS (default "refresh code introspect userinfo") and
 # LOGINS=0 (no whole QR logins) narrow the stateful run, e.g. ALGS=ES256 PATHS=code LOGINS=0.
+# BENCH_RUST_LOG (default warn) is scanid's RUST_LOG, e.g. warn,scanid_sqlite=debug for the
+# store's checkpoints and fsyncs with their durations; BENCH_LOGS=dir keeps scanid's output there.
 # Refresh runs first when it is in PATHS: the code run is seeded for 1.5x its rate (else for
 # CODE_RATE, default 3,000/s; ES256 code exchange alone wants CODE_RATE=8000).
 # The goal column holds issue 27's goals: code exchange >= 3x oidc-provider with ES256 and
@@ -62,7 +64,7 @@ start_scanid() { # ALG PORT -> pid
   SCANID_DIR=$dir
   secret=$("$BIN" client create --data-dir "$dir" --name bench --client-id bench \
     --redirect-uri https://shop.example/cb --client-credentials --token-alg "$1" | sed 's/.*"client_secret":"\([^"]*\)".*/\1/')
-  RUST_LOG=warn ${PIN:-} "$BIN" serve --addr "127.0.0.1:$2" --data-dir "$dir" --signing-alg "$1" --no-demo --max-connections-per-source 100000 > "$WORK/scanid-$1.out" &
+  RUST_LOG=${BENCH_RUST_LOG:-warn} ${PIN:-} "$BIN" serve --addr "127.0.0.1:$2" --data-dir "$dir" --signing-alg "$1" --no-demo --max-connections-per-source 100000 > "${BENCH_LOGS:-$WORK}/scanid-$1.out" 2>&1 &
   PIDS+=($!)
   SCANID_PID=$!
   sleep 1
