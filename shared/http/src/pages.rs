@@ -32,37 +32,47 @@ pub fn escape(s: &str) -> String {
 
 /// The QR code of `text` as an inline SVG element.
 pub fn qr_svg(text: &str) -> String {
-    match qr::modules(text.as_bytes()) {
-        Ok((w, dark)) => {
-            // One path in module units, a horizontal run of dark modules per `M..h..v1h..z`:
-            // a fifth of the size of the crate's renderer (a module per subpath), which counts
-            // now that the page gets the next seconds' codes with each poll.
-            use std::fmt::Write;
+    match qr::draw(text.as_bytes()) {
+        Ok(code) => {
+            // One path in module units: each horizontal run of dark modules a stroke one module
+            // wide along the middle of its row (`M{x} {y}.5h{length}`, the next run of the row
+            // `m{gap} 0h{length}`). About half the bytes of a filled rectangle per run, and a
+            // tenth of the crate's renderer (a module per subpath): the page and each poll
+            // carry several codes.
             let quiet = 4;
-            let size = w + 2 * quiet;
+            let size = code.width() + 2 * quiet;
             let mut out = String::with_capacity(4096);
-            let _ = write!(
-                out,
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"256\" height=\"256\" \
-                 viewBox=\"0 0 {size} {size}\" shape-rendering=\"crispEdges\">\
-                 <rect width=\"{size}\" height=\"{size}\" fill=\"#fff\"/>\
-                 <path fill=\"#000\" d=\""
+            out.push_str(
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"256\" height=\"256\" viewBox=\"0 0 ",
             );
-            for (y, row) in dark.chunks(w.max(1)).enumerate() {
-                let mut x = 0;
-                while x < row.len() {
-                    if row[x] {
-                        let start = x;
-                        while x < row.len() && row[x] {
-                            x += 1;
-                        }
-                        let run = x - start;
-                        let _ = write!(out, "M{},{}h{run}v1h-{run}z", start + quiet, y + quiet);
-                    } else {
-                        x += 1;
+            push_num(&mut out, size);
+            out.push(' ');
+            push_num(&mut out, size);
+            out.push_str("\" shape-rendering=\"crispEdges\"><rect width=\"");
+            push_num(&mut out, size);
+            out.push_str("\" height=\"");
+            push_num(&mut out, size);
+            out.push_str("\" fill=\"#fff\"/><path stroke=\"#000\" d=\"");
+            let mut row_end: Option<(usize, usize)> = None;
+            code.runs(|x, y, run| {
+                match row_end {
+                    Some((ry, end)) if ry == y => {
+                        out.push('m');
+                        push_num(&mut out, x - end);
+                        out.push_str(" 0");
+                    }
+                    _ => {
+                        out.push('M');
+                        push_num(&mut out, x + quiet);
+                        out.push(' ');
+                        push_num(&mut out, y + quiet);
+                        out.push_str(".5");
                     }
                 }
-            }
+                out.push('h');
+                push_num(&mut out, run);
+                row_end = Some((y, x + run));
+            });
             out.push_str("\"/></svg>");
             out
         }
@@ -73,15 +83,38 @@ pub fn qr_svg(text: &str) -> String {
     }
 }
 
-/// QR encoding with the `qrcode` crate's segments, codewords and drawing, but its mask chosen
-/// here: the crate scores the eight masks of ISO/IEC 18004 §7.8.3 with a heap allocation per
-/// module for the finder-like penalty (tens of thousands of `malloc`/`free` per code, most of a
-/// whole QR login's CPU once the page and each poll carried several codes: infra/README.md).
-/// Same rules, same order, same choice (a test holds it to the crate's `QrCode::new`), on a
-/// plain grid of booleans.
+/// `n` in decimal, without `fmt`'s machinery (a code's path has a few hundred numbers).
+fn push_num(out: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for d in &digits[i..] {
+        out.push(char::from(*d));
+    }
+}
+
+/// QR encoding with the `qrcode` crate's segments and codewords, its modules placed and its
+/// mask chosen here by the same rules (ISO/IEC 18004 §7.7.3, §7.8.3), in the same order, with
+/// the same choice (a test holds the modules to the crate's `QrCode::new`). The crate clones
+/// its canvas and masks every module for each of the eight masks, and scores them with a heap
+/// allocation per module (most of a whole QR login's CPU once the page and each poll carried
+/// several codes: infra/README.md). Here, what a version's codes share is drawn once per
+/// process ([`qr::Layout`]: where the data goes, and each mask over the function patterns and
+/// the format information), so a code is its data placed once and each mask one XOR per row
+/// and column, scored on bit sets.
 mod qr {
-    use qrcode::canvas::{Canvas, MaskPattern};
-    use qrcode::types::{Color, EcLevel, QrResult};
+    use std::sync::OnceLock;
+
+    use qrcode::canvas::{Canvas, MaskPattern, Module};
+    use qrcode::types::{Color, EcLevel, QrResult, Version};
 
     const MASKS: [MaskPattern; 8] = [
         MaskPattern::Checkerboard,
@@ -94,17 +127,233 @@ mod qr {
         MaskPattern::Meadow,
     ];
 
-    /// The code's width and its modules row by row, `true` for dark: what
-    /// `qrcode::QrCode::new(text)` draws (error correction level M, the smallest version).
-    pub(super) fn modules(text: &[u8]) -> QrResult<(usize, Vec<bool>)> {
+    /// The widest code drawn on bit sets (version 10: rows and columns fit a `u64`); app
+    /// links are versions 5 to 7. Wider ones go the crate's way ([`modules_by_canvas`]).
+    const BITS_MAX_VERSION: i16 = 10;
+
+    /// A drawn code: its modules, dark or light.
+    pub(super) enum Code {
+        /// Rows as bit sets (bit `x` of row `y`), codes up to [`BITS_MAX_VERSION`].
+        Rows(usize, Vec<u64>),
+        /// Row by row, `true` for dark.
+        Modules(usize, Vec<bool>),
+    }
+
+    impl Code {
+        pub(super) fn width(&self) -> usize {
+            match self {
+                Code::Rows(w, _) | Code::Modules(w, _) => *w,
+            }
+        }
+
+        /// Calls `f(x, y, length)` for each horizontal run of dark modules, row by row, left
+        /// to right.
+        pub(super) fn runs(&self, mut f: impl FnMut(usize, usize, usize)) {
+            match self {
+                Code::Rows(w, rows) => {
+                    for (y, row) in rows.iter().enumerate() {
+                        let mut x = 0usize;
+                        while x < *w {
+                            let rest = row >> x;
+                            if rest == 0 {
+                                break;
+                            }
+                            x += rest.trailing_zeros() as usize;
+                            let run = (row >> x).trailing_ones() as usize;
+                            f(x, y, run);
+                            x += run;
+                        }
+                    }
+                }
+                Code::Modules(w, dark) => {
+                    for (y, row) in dark.chunks((*w).max(1)).enumerate() {
+                        let mut x = 0;
+                        while x < row.len() {
+                            if row[x] {
+                                let start = x;
+                                while x < row.len() && row[x] {
+                                    x += 1;
+                                }
+                                f(start, y, x - start);
+                            } else {
+                                x += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        /// Row by row, `true` for dark.
+        #[cfg(test)]
+        pub(super) fn modules(&self) -> Vec<bool> {
+            match self {
+                Code::Rows(w, rows) => rows
+                    .iter()
+                    .flat_map(|r| (0..*w).map(move |x| (r >> x) & 1 == 1))
+                    .collect(),
+                Code::Modules(_, dark) => dark.clone(),
+            }
+        }
+    }
+
+    /// What every code of one version shares.
+    pub(super) struct Layout {
+        w: usize,
+        /// The data modules `(x, y)` in the order the codewords fill them (§7.7.3).
+        order: Vec<(u8, u8)>,
+        /// For each mask: the code with no data (every codeword bit light), masked: the function
+        /// patterns, the version and format information for that mask, and the mask itself on
+        /// the data modules. Rows, then columns (bit `y` of column `x`).
+        blank: [(Vec<u64>, Vec<u64>); 8],
+    }
+
+    impl Layout {
+        /// Drawn by the crate: its function patterns, format information and masks.
+        fn new(version: Version) -> Self {
+            let w = version.width().max(0).unsigned_abs() as usize;
+            let mut canvas = Canvas::new(version, EcLevel::M);
+            canvas.draw_all_functional_patterns();
+            let order = DataModules::new(version)
+                .filter(|(x, y)| canvas.get(*x, *y) == Module::Empty)
+                .filter_map(|(x, y)| Some((u8::try_from(x).ok()?, u8::try_from(y).ok()?)))
+                .collect();
+            let blank = MASKS.map(|mask| {
+                let mut c = canvas.clone();
+                c.apply_mask(mask);
+                let (mut rows, mut cols) = (vec![0u64; w], vec![0u64; w]);
+                for (i, m) in c.into_colors().into_iter().enumerate() {
+                    if m == Color::Dark {
+                        let (y, x) = (i / w, i % w);
+                        rows[y] |= 1 << x;
+                        cols[x] |= 1 << y;
+                    }
+                }
+                (rows, cols)
+            });
+            Self { w, order, blank }
+        }
+
+        /// The layout of normal version `v` (1 to [`BITS_MAX_VERSION`]), drawn at its first use.
+        fn of(v: i16) -> Option<&'static Layout> {
+            static LAYOUTS: [OnceLock<Layout>; BITS_MAX_VERSION as usize] =
+                [const { OnceLock::new() }; BITS_MAX_VERSION as usize];
+            let slot = LAYOUTS.get(usize::try_from(v).ok()?.checked_sub(1)?)?;
+            Some(slot.get_or_init(|| Layout::new(Version::Normal(v))))
+        }
+    }
+
+    /// The crate's data placement order (`qrcode::canvas::DataModuleIter`, private there):
+    /// two-module columns from the right, up then down, skipping the vertical timing pattern;
+    /// function modules are skipped by the caller.
+    struct DataModules {
+        x: i16,
+        y: i16,
+        width: i16,
+    }
+
+    impl DataModules {
+        const TIMING_COLUMN: i16 = 6;
+
+        fn new(version: Version) -> Self {
+            let width = version.width();
+            Self {
+                x: width - 1,
+                y: width - 1,
+                width,
+            }
+        }
+    }
+
+    impl Iterator for DataModules {
+        type Item = (i16, i16);
+
+        fn next(&mut self) -> Option<(i16, i16)> {
+            let adjusted = if self.x <= Self::TIMING_COLUMN {
+                self.x + 1
+            } else {
+                self.x
+            };
+            if adjusted <= 0 {
+                return None;
+            }
+            let here = (self.x, self.y);
+            match (self.width - adjusted) % 4 {
+                2 if self.y > 0 => {
+                    self.y -= 1;
+                    self.x += 1;
+                }
+                0 if self.y < self.width - 1 => {
+                    self.y += 1;
+                    self.x += 1;
+                }
+                0 | 2 if self.x == Self::TIMING_COLUMN + 1 => self.x -= 2,
+                _ => self.x -= 1,
+            }
+            Some(here)
+        }
+    }
+
+    /// The code of `text`: what `qrcode::QrCode::new(text)` draws (error correction level M,
+    /// the smallest version, the mask of least penalty).
+    pub(super) fn draw(text: &[u8]) -> QrResult<Code> {
         let ec_level = EcLevel::M;
         let bits = qrcode::bits::encode_auto(text, ec_level)?;
         let version = bits.version();
         let data = bits.into_bytes();
         let (encoded, ec) = qrcode::ec::construct_codewords(&data, version, ec_level)?;
-        let mut canvas = Canvas::new(version, ec_level);
+        let layout = match version {
+            Version::Normal(v) => Layout::of(v),
+            Version::Micro(_) => None,
+        };
+        let Some(layout) = layout else {
+            let (w, dark) = modules_by_canvas(version, &encoded, &ec);
+            return Ok(Code::Modules(w, dark));
+        };
+        // The data's dark modules, placed once (light bits and the remainder stay 0).
+        let w = layout.w;
+        let (mut rows, mut cols) = (vec![0u64; w], vec![0u64; w]);
+        let mut at = layout.order.iter();
+        'placing: for byte in encoded.iter().chain(ec.iter()) {
+            for bit in (0..8).rev() {
+                let Some(&(x, y)) = at.next() else {
+                    break 'placing;
+                };
+                if (byte >> bit) & 1 == 1 {
+                    rows[usize::from(y)] |= 1 << x;
+                    cols[usize::from(x)] |= 1 << y;
+                }
+            }
+        }
+        // Masked, a data module is its bit XOR the mask's; every other module is the blank's.
+        let mut best: Option<(u32, usize)> = None;
+        let (mut mrows, mut mcols) = (vec![0u64; w], vec![0u64; w]);
+        for (i, (brows, bcols)) in layout.blank.iter().enumerate() {
+            for ((m, b), d) in mrows.iter_mut().zip(brows).zip(&rows) {
+                *m = b ^ d;
+            }
+            for ((m, b), d) in mcols.iter_mut().zip(bcols).zip(&cols) {
+                *m = b ^ d;
+            }
+            let score = penalty_lines(&mrows, &mcols, w);
+            if best.is_none_or(|(b, _)| score < b) {
+                best = Some((score, i));
+            }
+        }
+        let (_, i) = best.unwrap_or_default();
+        let brows = &layout.blank[i].0;
+        for (r, b) in rows.iter_mut().zip(brows) {
+            *r ^= b;
+        }
+        Ok(Code::Rows(w, rows))
+    }
+
+    /// The crate's way, for codes wider than bit sets hold: each mask on a clone of the
+    /// canvas, scored per module.
+    fn modules_by_canvas(version: Version, encoded: &[u8], ec: &[u8]) -> (usize, Vec<bool>) {
+        let mut canvas = Canvas::new(version, EcLevel::M);
         canvas.draw_all_functional_patterns();
-        canvas.draw_data(&encoded, &ec);
+        canvas.draw_data(encoded, ec);
         let w = version.width().max(0).unsigned_abs() as usize;
         let mut best: Option<(u32, Vec<bool>)> = None;
         for mask in MASKS {
@@ -115,20 +364,16 @@ mod qr {
                 .into_iter()
                 .map(|m| m == Color::Dark)
                 .collect();
-            let score = if w <= 57 {
-                penalty_bits(&dark, w)
-            } else {
-                penalty(&dark, w)
-            };
+            let score = penalty(&dark, w);
             if best.as_ref().is_none_or(|(b, _)| score < *b) {
                 best = Some((score, dark));
             }
         }
-        Ok((w, best.map(|(_, d)| d).unwrap_or_default()))
+        (w, best.map(|(_, d)| d).unwrap_or_default())
     }
 
-    /// [`penalty`] on rows and columns as bit sets (codes up to version 10, 57 modules wide: the
-    /// app links are version 5 to 7), a word operation where that one looks at each module.
+    /// [`penalty`] on rows and columns as bit sets (codes up to 57 modules wide).
+    #[cfg(test)]
     pub(super) fn penalty_bits(dark: &[bool], w: usize) -> u32 {
         let mut rows = vec![0u64; w];
         let mut cols = vec![0u64; w];
@@ -139,24 +384,23 @@ mod qr {
                 cols[x] |= 1 << y;
             }
         }
+        penalty_lines(&rows, &cols, w)
+    }
+
+    /// [`penalty`] of the code whose rows and columns are these bit sets (`w` up to 57: a word
+    /// operation where that one looks at each module).
+    fn penalty_lines(rows: &[u64], cols: &[u64], w: usize) -> u32 {
         let width = (1u64 << w) - 1;
+        // Bit i: module i is the same color as module i + 1 (both in the line).
+        let pairs = width >> 1;
         let mut score = 0u32;
-        for line in rows.iter().chain(cols.iter()) {
-            let l = *line;
-            // N1: runs of 5 + n: 3 + n.
-            let mut pos = 0usize;
-            while pos < w {
-                let rest = l >> pos;
-                let run = if rest & 1 == 1 {
-                    rest.trailing_ones() as usize
-                } else {
-                    (rest.trailing_zeros() as usize).min(w - pos)
-                };
-                if run >= 5 {
-                    score += run as u32 - 2;
-                }
-                pos += run;
-            }
+        for l in rows.iter().chain(cols.iter()).copied() {
+            // N1: a run of 5 + n modules of one color scores 3 + n. Bit i of `five`: modules
+            // i..i+5 are one color; a run of 5 + n has n + 1 such bits, the first of them
+            // not preceded by one: n + 1 + 2 for each run.
+            let same = !(l ^ (l >> 1)) & pairs;
+            let five = same & (same >> 1) & (same >> 2) & (same >> 3);
+            score += five.count_ones() + 2 * (five & !(five << 1)).count_ones();
             // N3: 1:1:3:1:1 at j..j+7, not bordered by 4 light modules on a side.
             if w >= 7 {
                 let mut m = l & !(l >> 1) & (l >> 2) & (l >> 3) & (l >> 4) & !(l >> 5) & (l >> 6);
@@ -173,7 +417,6 @@ mod qr {
             }
         }
         // N2: 2x2 blocks of one color: 3 each.
-        let pairs = width >> 1;
         for y in 0..w.saturating_sub(1) {
             let (a, b) = (rows[y], rows[y + 1]);
             let same = !(a ^ b) & !(a ^ (a >> 1)) & !(b ^ (b >> 1)) & pairs;
@@ -511,7 +754,8 @@ mod tests {
                 .iter()
                 .map(|c| *c == qrcode::Color::Dark)
                 .collect();
-            let (w, got) = qr::modules(text.as_bytes()).unwrap();
+            let drawn = qr::draw(text.as_bytes()).unwrap();
+            let (w, got) = (drawn.width(), drawn.modules());
             assert_eq!(w, code.width(), "{text}");
             assert_eq!(got, want, "{text}");
         };
@@ -528,6 +772,12 @@ mod tests {
         }
         check("");
         check("0123456789");
+        // Wider than the bit sets take (version 11 and up): the crate's way, the same modules.
+        check(&format!(
+            "https://id.example.com/{}",
+            "long-path/".repeat(30)
+        ));
+        check(&"x".repeat(1000));
     }
 
     #[test]
@@ -545,11 +795,87 @@ mod tests {
             .iter()
             .filter(|c| **c == qrcode::Color::Dark)
             .count();
-        let drawn: usize = svg
-            .split('h')
-            .skip(1)
-            .filter_map(|p| p.split('v').next()?.parse::<usize>().ok())
-            .sum();
+        let drawn: usize = path_runs(&svg).iter().map(|(_, _, run)| run).sum();
         assert_eq!(drawn, dark);
+    }
+
+    /// The runs `(x, y, length)` an SVG of [`qr_svg`] strokes, in view box units.
+    fn path_runs(svg: &str) -> Vec<(usize, usize, usize)> {
+        let d = svg
+            .split(" d=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap();
+        let mut runs = Vec::new();
+        let (mut x, mut y) = (0usize, 0usize);
+        let mut rest = d;
+        while let Some(c) = rest.chars().next() {
+            let end = rest[1..]
+                .find(['M', 'm', 'h'])
+                .map_or(rest.len(), |i| i + 1);
+            let args = &rest[1..end];
+            match c {
+                'M' => {
+                    let (ax, ay) = args.split_once(' ').unwrap();
+                    x = ax.parse().unwrap();
+                    // The middle of row y.
+                    y = ay.strip_suffix(".5").unwrap().parse().unwrap();
+                }
+                'm' => {
+                    let (dx, dy) = args.split_once(' ').unwrap();
+                    assert_eq!(dy, "0", "a move within the row");
+                    x += dx.parse::<usize>().unwrap();
+                }
+                'h' => {
+                    let run: usize = args.parse().unwrap();
+                    runs.push((x, y, run));
+                    x += run;
+                }
+                _ => panic!("unexpected {c} in {d}"),
+            }
+            rest = &rest[end..];
+        }
+        runs
+    }
+
+    #[test]
+    fn qr_svg_draws_the_crates_modules_where_it_draws_them() {
+        // What a camera sees: the path's runs, put back on a grid, are the crate's modules
+        // (quiet zone of 4 included in the view box).
+        let mut x: u64 = 0x0123_4567_89AB_CDEF;
+        for i in 0..40 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let text = format!(
+                "https://id{}.example.com/realms/scanid/app/scan?session={x:022x}&challenge={:022x}",
+                "i".repeat(i * 3),
+                x.rotate_left(9)
+            );
+            let code = qrcode::QrCode::new(text.as_bytes()).unwrap();
+            let w = code.width();
+            let want: Vec<bool> = code
+                .to_colors()
+                .iter()
+                .map(|c| *c == qrcode::Color::Dark)
+                .collect();
+            let svg = qr_svg(&text);
+            let size = w + 8;
+            assert!(
+                svg.contains(&format!("viewBox=\"0 0 {size} {size}\"")),
+                "{text}"
+            );
+            let mut got = vec![false; w * w];
+            for (px, py, run) in path_runs(&svg) {
+                assert!(run > 0, "{text}");
+                for m in px - 4..px - 4 + run {
+                    assert!(!got[(py - 4) * w + m], "drawn twice");
+                    got[(py - 4) * w + m] = true;
+                }
+            }
+            assert_eq!(got, want, "{text}");
+        }
     }
 }
