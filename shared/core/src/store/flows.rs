@@ -631,7 +631,8 @@ pub trait Grants: Backend {
 
     /// Rotates the grant to `next` (its next generation) with the new refresh token
     /// (`refresh_hash`), living until `expires_at`. A grant whose record keeps its family
-    /// (every code exchange's since issue 27) is ONE conditional write of that record, which
+    /// (every code exchange's since issue 27) is ONE conditional write of that record (a
+    /// transaction of one item, so that a retry after a lost reply is idempotent), which
     /// then keeps the new token as the current one and the current one as the one before; the
     /// new token must carry the grant's id and family key
     /// (`domain::grant::new_refresh_token`). Any other grant is written back with the new
@@ -663,10 +664,12 @@ pub trait Grants: Backend {
                     family: keeps.family,
                 })?;
                 record.expires_at = Some(expires_at);
-                return outcome(
-                    self.put(record, Cond::Version(old.record.version), now)
-                        .await,
-                );
+                // One write, sent as a transaction of one: DynamoDB answers the SDK's retry of
+                // a committed transaction as committed (its idempotency token), so a reply
+                // lost on the way cannot lose the new refresh token (a plain put's retry would
+                // fail its condition). The embedded store commits either the same way.
+                let write = Write::Put(record, Cond::Version(old.record.version));
+                return outcome(self.transact(vec![write], now).await);
             }
         }
         let grant_record = grant_replaced(&old.record, next, Some(expires_at))?;
