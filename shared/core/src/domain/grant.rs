@@ -5,6 +5,9 @@
 //! refresh tokens are opaque, stored hashed, and rotate with a generation counter: the grant
 //! holds the current generation, and presenting an older one revokes the whole family
 //! (docs/requirements.md R3), except right after a rotation (a short grace period for a lost response).
+//! A grant from a code exchange keeps the hashes of its current token, of the one before, and
+//! of a family key every one of its tokens carries ([`new_family`]): an earlier token is
+//! recognised by that key, so no token needs a record of its own (issue 27).
 
 use std::borrow::Cow;
 
@@ -90,11 +93,21 @@ pub enum RefreshCheck {
 /// How long the token before the current one is still accepted after a rotation.
 pub(crate) const REFRESH_GRACE_SECS: i64 = 10;
 
+/// The generation a store reports for a refresh token that proves it belongs to a family
+/// (it carries the family's key, [`family_hash`]) but is neither the current token nor the one
+/// before it: an earlier token of the family, presented again. Generations start at 1, so no
+/// token is ever issued with it.
+pub(crate) const EARLIER_GENERATION: u64 = 0;
+
 impl Grant {
+    /// What presenting a refresh token of `presented_generation` means now;
+    /// [`EARLIER_GENERATION`] (a token of the family older than the one before the current
+    /// one) is always a reuse.
     pub fn check(&self, presented_generation: u64, now: Timestamp) -> RefreshCheck {
         if presented_generation == self.generation {
             RefreshCheck::Current
-        } else if presented_generation + 1 == self.generation
+        } else if presented_generation != EARLIER_GENERATION
+            && presented_generation + 1 == self.generation
             && now.secs() - self.rotated_at.secs() <= REFRESH_GRACE_SECS
         {
             RefreshCheck::Grace
@@ -186,14 +199,15 @@ pub(crate) const MAX_REFRESH_TOKEN_LEN: usize = 4096;
 /// decides whether it is live (looked up by hash, rotated by generation, single use). Its
 /// `jti` holds 256 random bits.
 ///
-/// `kept_in_grant`: the token is kept in the grant's own record (the first refresh token of a
-/// code exchange, issue 27): its `gid` claim then names the grant, read by
-/// [`refresh_token_grant`].
+/// `family`: the grant's family key ([`new_family`]) when the grant's record keeps its refresh
+/// tokens (a grant from a code exchange since issue 27): the token then carries the grant's id
+/// (`gid`) and that key (`fam`), read back by [`refresh_token_locator`]; `None` for a token kept
+/// in a record of its own (device grants, grants of an earlier release).
 pub(crate) fn new_refresh_token(
     settings: &Settings,
     rng: &dyn Random,
     grant: &Grant,
-    kept_in_grant: bool,
+    family: Option<&str>,
     now: Timestamp,
 ) -> (String, String) {
     use base64::Engine;
@@ -216,7 +230,8 @@ pub(crate) fn new_refresh_token(
         sid: sid.clone(),
         session_state: sid,
         scope: grant.scopes.join(" ").into(),
-        gid: kept_in_grant.then_some(Cow::Borrowed(&grant.id)),
+        gid: family.map(|_| Cow::Borrowed(&grant.id)),
+        fam: family.map(Cow::Borrowed),
     };
     let header = b64(br#"{"alg":"HS256","typ":"JWT"}"#);
     // Strings and integers only: serializing cannot fail.
@@ -233,21 +248,66 @@ pub(crate) fn new_refresh_token(
     (token, hash)
 }
 
-/// The grant a refresh token says keeps it (its `gid` claim), if it says one: where to look
-/// first. Nothing is trusted from it: the store takes the token only if its hash is the one the
-/// grant keeps.
-pub(crate) fn refresh_token_grant(token: &str) -> Option<GrantId> {
-    use base64::Engine;
-    #[derive(Deserialize)]
-    struct Locator {
-        gid: Option<String>,
+/// A new family key: 256 random bits that every refresh token of one grant carries (`fam`),
+/// stored only as its hash ([`family_hash`]) in the grant's record. A token that carries it
+/// but is neither the grant's current token nor the one before was issued to the family
+/// earlier: its reuse revokes the family, with no record kept per token (issue 27).
+pub(crate) fn new_family(rng: &dyn Random) -> String {
+    random::token(rng, 32)
+}
+
+/// What a grant's record keeps of its family key.
+pub(crate) fn family_hash(family: &str) -> String {
+    login::hash(family)
+}
+
+/// Where a refresh token says it is kept: its grant (`gid`) and its family key (`fam`), when it
+/// says so. Nothing is trusted from it: the store takes the token only if its hash, or the
+/// hash of its family key, is one the grant keeps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct RefreshLocator {
+    /// The grant whose record keeps the token.
+    pub(crate) gid: Option<GrantId>,
+    /// The family key the token carries.
+    pub(crate) family: Option<String>,
+}
+
+impl RefreshLocator {
+    /// The hash of the family key, as the grant's record keeps it.
+    pub(crate) fn family_hash(&self) -> Option<String> {
+        self.family.as_deref().map(family_hash)
     }
-    let payload = token.split('.').nth(1)?;
-    let json = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(payload)
-        .ok()?;
-    let locator: Locator = serde_json::from_slice(&json).ok()?;
-    locator.gid.map(GrantId::new)
+}
+
+/// The [`RefreshLocator`] of a refresh token, read from its payload without a JSON parser
+/// (this runs on every refresh): the string values of `"gid":"` and `"fam":"`, which are
+/// base64url or `c.` and base64url when written here. A value with an escape or no closing
+/// quote, or a token that is not three base64url parts, locates nothing.
+pub(crate) fn refresh_token_locator(token: &str) -> RefreshLocator {
+    use base64::Engine;
+    let mut parts = token.split('.');
+    let (Some(_), Some(payload), Some(_), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return RefreshLocator::default();
+    };
+    let Ok(json) = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload) else {
+        return RefreshLocator::default();
+    };
+    let Ok(json) = std::str::from_utf8(&json) else {
+        return RefreshLocator::default();
+    };
+    let value = |name: &str| -> Option<String> {
+        let start = json.find(name)? + name.len();
+        let rest = &json[start..];
+        let end = rest.find('"')?;
+        let v = &rest[..end];
+        (!v.is_empty() && !v.contains('\\')).then(|| v.to_owned())
+    };
+    RefreshLocator {
+        gid: value("\"gid\":\"").map(GrantId::new),
+        family: value("\"fam\":\""),
+    }
 }
 
 /// Claims by scope, for the id token and userinfo: the one rule of what each scope releases
@@ -459,7 +519,7 @@ mod tests {
         );
         assert_eq!(serde_json::from_value::<Grant>(record).unwrap(), g);
         let (token, hash) =
-            new_refresh_token(&settings, &random::SeededRandom::new(1), &g, false, t0);
+            new_refresh_token(&settings, &random::SeededRandom::new(1), &g, None, t0);
         assert_eq!(hash, login::hash(&token));
         let part = |n: usize| -> serde_json::Value {
             let b = base64::engine::general_purpose::URL_SAFE_NO_PAD
@@ -478,6 +538,84 @@ mod tests {
                 "azp": "shop", "sid": "s", "session_state": "s", "scope": "openid offline_access",
             })
         );
+    }
+
+    #[test]
+    fn a_family_s_refresh_token_locates_its_grant_and_family() {
+        use base64::Engine;
+        let b64 = |s: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(s);
+        let settings = Settings::from_raw(&crate::config::RawSettings {
+            public_url: Some("https://id.example".into()),
+            ..Default::default()
+        })
+        .unwrap();
+        let t0 = Timestamp::from_secs(1000);
+        let rng = random::SeededRandom::new(7);
+        let g = Grant {
+            id: GrantId::new("c.abc-_DEF"),
+            kind: GrantKind::AuthorizationCode,
+            client_id: ClientId::new("shop"),
+            sub: Subject::new("u"),
+            sid: Some(SessionId::new("s")),
+            scopes: Scopes::from_stored(["openid"]),
+            auth_time: t0,
+            nonce: None,
+            claims: Default::default(),
+            created_at: t0,
+            offline: false,
+            generation: 1,
+            rotated_at: t0,
+            revoked: false,
+            alg: Alg::ES256,
+            resources: Vec::new(),
+            method: Default::default(),
+        };
+        let family = new_family(&rng);
+        assert_eq!(family.len(), 43);
+        assert_ne!(family, new_family(&rng));
+        let (token, hash) = new_refresh_token(&settings, &rng, &g, Some(&family), t0);
+        assert_eq!(hash, login::hash(&token));
+        let located = refresh_token_locator(&token);
+        assert_eq!(
+            located,
+            RefreshLocator {
+                gid: Some(g.id.clone()),
+                family: Some(family.clone()),
+            }
+        );
+        assert_eq!(located.family_hash(), Some(login::hash(&family)));
+        // As the JSON parser reads them.
+        let payload: serde_json::Value = serde_json::from_slice(
+            &base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(token.split('.').nth(1).unwrap())
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(payload["gid"], "c.abc-_DEF");
+        assert_eq!(payload["fam"], family.as_str());
+        // A token of its own record names neither.
+        let (own, _) = new_refresh_token(&settings, &rng, &g, None, t0);
+        assert_eq!(refresh_token_locator(&own), RefreshLocator::default());
+        // What is not a token of ours locates nothing, and never panics.
+        for bad in [
+            String::new(),
+            "a.b".into(),
+            "a.b.c.d".into(),
+            format!("h.{}.s", b64(r#"{"gid":"g"#)),
+            format!("h.{}.s", b64(r#"{"gid":"","fam":"\u0041"}"#)),
+            format!("h.{}.s", b64(r#"{"x":"\"gid\":\"g\""}"#)),
+            "h.!!!.s".into(),
+            format!(
+                "h.{}.s",
+                base64::engine::general_purpose::URL_SAFE_NO_PAD.encode([0xff, 0xfe])
+            ),
+        ] {
+            assert_eq!(
+                refresh_token_locator(&bad),
+                RefreshLocator::default(),
+                "{bad}"
+            );
+        }
     }
 
     #[test]
@@ -530,5 +668,14 @@ mod tests {
         );
         assert_eq!(g.check(1, t0), RefreshCheck::Reused);
         assert_eq!(g.check(4, t0), RefreshCheck::Reused);
+        // An earlier token of a family is a reuse, even of a grant at generation 1 and within
+        // the grace period.
+        assert_eq!(g.check(EARLIER_GENERATION, t0), RefreshCheck::Reused);
+        let first = Grant {
+            generation: 1,
+            ..g.clone()
+        };
+        assert_eq!(first.check(EARLIER_GENERATION, t0), RefreshCheck::Reused);
+        assert_eq!(first.check(1, t0), RefreshCheck::Current);
     }
 }

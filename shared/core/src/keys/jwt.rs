@@ -18,8 +18,18 @@ pub async fn encode<T: Serialize + ?Sized>(
     typ: &str,
     claims: &T,
 ) -> Result<String, SignError> {
-    let header =
-        serde_json::json!({ "alg": signer.alg().as_str(), "kid": signer.kid(), "typ": typ });
+    // The fields in the order a JSON object's keys were sorted in (no map is built).
+    #[derive(Serialize)]
+    struct Header<'a> {
+        alg: &'a str,
+        kid: &'a str,
+        typ: &'a str,
+    }
+    let header = Header {
+        alg: signer.alg().as_str(),
+        kid: signer.kid(),
+        typ,
+    };
     let header = serde_json::to_vec(&header).map_err(|e| SignError::Key(Box::new(e)))?;
     let payload = serde_json::to_vec(claims).map_err(|e| SignError::Key(e.to_string().into()))?;
     let mut token = String::with_capacity(header.len() * 4 / 3 + payload.len() * 4 / 3 + 400);
@@ -136,6 +146,18 @@ mod tests {
             let signer = ring.signer(alg).unwrap();
             let claims = serde_json::json!({ "iss": ISS, "sub": "s", "exp": now.secs() + 60 });
             let t = encode(signer.as_ref(), "JWT", &claims).await.unwrap();
+            let header = URL_SAFE_NO_PAD
+                .decode(t.split('.').next().unwrap())
+                .unwrap();
+            assert_eq!(
+                String::from_utf8(header).unwrap(),
+                format!(
+                    r#"{{"alg":"{}","kid":"{}","typ":"JWT"}}"#,
+                    alg.as_str(),
+                    signer.kid()
+                ),
+                "the header's bytes as they always were"
+            );
             let got: serde_json::Value = verify(&ring, &t, ISS, now).unwrap();
             assert_eq!(got, claims);
             assert_eq!(

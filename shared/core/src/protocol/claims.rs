@@ -223,12 +223,17 @@ pub struct RefreshTokenClaims<'a> {
     pub session_state: Option<Cow<'a, SessionId>>,
     /// `scope`: the scopes, space-separated (RFC 6749 §3.3).
     pub scope: Cow<'a, str>,
-    /// `gid`: the grant that keeps this token in its own record (a grant's first refresh
-    /// token, issue 27), so it is found with the grant in one read; absent on tokens kept in
-    /// records of their own. Only a locator: the token counts only when its hash is the one
-    /// kept there.
+    /// `gid`: the grant whose record keeps this token (a grant from a code exchange, issue
+    /// 27), so it is found with the grant in one read; absent on tokens kept in records of
+    /// their own. Only a locator: the token counts only when its hash, or its family key's,
+    /// is one kept there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gid: Option<Cow<'a, GrantId>>,
+    /// `fam`: the key every refresh token of the grant carries (with `gid`), of which the
+    /// grant's record keeps only the hash: proof that a token which is no longer current was
+    /// issued to this family, so that presenting it again revokes the family (issue 27).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fam: Option<Cow<'a, str>>,
 }
 
 /// The `events` claim of a logout token: exactly the back-channel logout event, whose value is
@@ -457,6 +462,7 @@ mod tests {
             session_state: None,
             scope: "openid".into(),
             gid: None,
+            fam: None,
         };
         round_trip(
             &minimal,
@@ -471,6 +477,7 @@ mod tests {
             session_state: Some(o(SessionId::new("s"))),
             scope: "openid offline_access".into(),
             gid: Some(o(GrantId::new("c.h"))),
+            fam: Some("f".into()),
             ..minimal
         };
         round_trip(
@@ -478,7 +485,7 @@ mod tests {
             json!({
                 "exp": 2800, "iat": 1000, "jti": "j", "iss": "i", "aud": "i", "sub": "u",
                 "typ": "Offline", "azp": "shop", "sid": "s", "session_state": "s", "gid": "c.h",
-                "scope": "openid offline_access",
+                "fam": "f", "scope": "openid offline_access",
             }),
         );
     }

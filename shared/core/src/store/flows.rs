@@ -52,21 +52,38 @@ struct CodeUsed {
 }
 
 /// What a redeemed code's record becomes since issue 27's third cut: the grant itself and its
-/// first refresh token, so the code exchange is ONE conditional write (it was three: the
-/// grant, the refresh token, the code turned into [`CodeUsed`]). The grant's id is
-/// [`code_grant_id`] of the code's hash, so the grant is found by its id in one read; its
-/// first refresh token carries that id (`domain::grant::refresh_token_grant`) and is
-/// recognised by its hash kept here. Rotations write the grant back here and their refresh
-/// tokens as records of their own, as before; the first token's hash stays, so presenting it
-/// again after a rotation is still seen as a reuse.
+/// refresh token, so the code exchange is ONE conditional write (it was three: the grant, the
+/// refresh token, the code turned into [`CodeUsed`]). The grant's id is [`code_grant_id`] of
+/// the code's hash, so the grant is found by its id in one read; its refresh tokens carry that
+/// id (`domain::grant::refresh_token_locator`) and are recognised by their hashes kept here.
+///
+/// Two shapes. With `family` (issue 27's fourth cut, every code exchange since): `refresh` is
+/// the CURRENT token's hash and `previous` the one before it (the grace period after a
+/// rotation), and `family` the hash of the key every token of the grant carries, which
+/// recognises any earlier token presented again (a reuse); a rotation is one conditional
+/// write of this record, no token has a record of its own. Without `family` (written by the
+/// third cut): `refresh` is the grant's FIRST token, kept so presenting it again after a
+/// rotation is still seen as a reuse; rotations write the grant back here and their refresh
+/// tokens as records of their own.
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CodeGranted {
     grant: Grant,
-    /// The SHA-256 of the grant's first refresh token.
+    /// The SHA-256 of the grant's current refresh token (with `family`), or of its first one.
     refresh: String,
     /// That token's generation.
     refresh_generation: u64,
+    /// The hash of the token before the current one (with `family`, after a rotation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    previous: Option<String>,
+    /// The hash of the family key (`domain::grant::family_hash`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    family: Option<String>,
+}
+
+/// Equal hashes, compared in constant time.
+fn same_hash(a: &str, b: &str) -> bool {
+    aws_lc_rs::constant_time::verify_slices_are_equal(a.as_bytes(), b.as_bytes()).is_ok()
 }
 
 /// A code's record: the code while pending, the grant it became once redeemed.
@@ -79,7 +96,19 @@ enum CodeRecord {
 
 impl CodeRecord {
     fn of(rec: &Record) -> Result<Self, StoreError> {
-        // A pending code has neither `grant_id` nor `grant`; a redeemed one has nothing else.
+        // The shapes are disjoint (each of the two redeemed ones denies unknown fields, and has
+        // none of a code's). The shape its first field names is tried first, as written here:
+        // a failed attempt costs an error's allocations, on the busiest reads there are.
+        let body = rec.body.as_str();
+        if body.starts_with(r#"{"grant":"#) {
+            if let Ok(granted) = serde_json::from_str::<CodeGranted>(body) {
+                return Ok(Self::Granted(Box::new(granted)));
+            }
+        } else if !body.starts_with(r#"{"grant_id":"#) {
+            if let Ok(code) = serde_json::from_str::<AuthCode>(body) {
+                return Ok(Self::Pending(Box::new(code)));
+            }
+        }
         if let Ok(used) = rec.value::<CodeUsed>() {
             return Ok(Self::Used(used));
         }
@@ -120,7 +149,7 @@ fn grant_of(rec: &Record) -> Result<Option<Grant>, StoreError> {
 }
 
 /// The record at [`grant_key`] with its grant replaced by `next`, living until `expires_at`
-/// (a code's record keeps its first refresh token).
+/// (a code's record keeps its refresh tokens' hashes).
 fn grant_replaced(
     old: &Record,
     next: &Grant,
@@ -134,8 +163,7 @@ fn grant_replaced(
         };
         old.next(&CodeGranted {
             grant: next.clone(),
-            refresh: g.refresh,
-            refresh_generation: g.refresh_generation,
+            ..*g
         })?
     } else {
         old.next(next)?
@@ -427,57 +455,35 @@ pub trait Codes: Backend {
         }
     }
 
-    /// Redeems the code. A grant whose id is `PendingCode::grant_id` (the code exchange's) and
-    /// its first refresh token become the code's record, by one conditional write: that write
-    /// spends the code and stores both (issue 27). Any other grant is written as before
-    /// issue 27's third cut: the grant and its first refresh token first (new random keys,
-    /// unknown until the answer hands out the tokens), then the code spent by one conditional
-    /// write that turns its record into the grant's id, kept as long as the grant; if that
-    /// write loses, the two are deleted again. [`Outcome::Lost`]: redeemed already.
+    /// Redeems the code: the grant (whose id must be `PendingCode::grant_id`) and its first
+    /// refresh token (`refresh_hash`, generation 1) with its family key's hash (`family`,
+    /// `domain::grant::family_hash`) become the code's record, by one conditional write that
+    /// spends the code and stores them (issue 27), kept until `expires_at`.
+    /// [`Outcome::Lost`]: redeemed already.
     async fn redeem_code(
         &self,
         c: &PendingCode,
         grant: &Grant,
         refresh_hash: &str,
-        refresh: &RefreshRecord,
+        family: &str,
         expires_at: i64,
         now: Timestamp,
     ) -> Result<Outcome, StoreError> {
-        if grant.id == c.grant_id() && refresh.grant_id == grant.id {
-            let granted = CodeGranted {
-                grant: grant.clone(),
-                refresh: refresh_hash.to_owned(),
-                refresh_generation: refresh.generation,
-            };
-            let mut spent = Record::new(Key::new(Kind::Code, &c.hash), &granted, Some(expires_at))?;
-            spent.version = c.version + 1;
-            return outcome(self.put(spent, Cond::Version(c.version), now).await);
+        if grant.id != c.grant_id() {
+            return Err(StoreError::Corrupt(
+                format!("a code is redeemed as {}, not {}", c.grant_id(), grant.id).into(),
+            ));
         }
-        let used = CodeUsed {
-            grant_id: grant.id.clone(),
+        let granted = CodeGranted {
+            grant: grant.clone(),
+            refresh: refresh_hash.to_owned(),
+            refresh_generation: grant.generation,
+            previous: None,
+            family: Some(family.to_owned()),
         };
-        let mut spent = Record::new(Key::new(Kind::Code, &c.hash), &used, Some(expires_at))?;
+        let mut spent = Record::new(Key::new(Kind::Code, &c.hash), &granted, Some(expires_at))?;
         spent.version = c.version + 1;
-        let grant_key = Key::new(Kind::Grant, &grant.id);
-        let refresh_key = Key::new(Kind::Refresh, refresh_hash);
-        let grant_record = Record::new(grant_key.clone(), grant, Some(expires_at))?;
-        let refresh_record = Record::new(refresh_key.clone(), refresh, Some(expires_at))?;
-        let (g, r) = tokio::join!(
-            self.put(grant_record, Cond::Absent, now),
-            self.put(refresh_record, Cond::Absent, now),
-        );
-        let mut done = g.and(r).map(|()| Outcome::Done);
-        if done.is_ok() {
-            done = outcome(self.put(spent, Cond::Version(c.version), now).await);
-        }
-        if !matches!(done, Ok(Outcome::Done)) {
-            undo(self, &grant_key, now).await;
-            undo(self, &refresh_key, now).await;
-        }
-        match done {
-            Err(StoreError::ConditionFailed) => Ok(Outcome::Lost),
-            other => other,
-        }
+        outcome(self.put(spent, Cond::Version(c.version), now).await)
     }
 
     /// The grant a redeemed code became, if it was redeemed (and that grant may still live).
@@ -502,6 +508,57 @@ pub trait Codes: Backend {
 
 impl<B: Backend + ?Sized> Codes for B {}
 
+/// What a grant's record says of a refresh token.
+enum Kept {
+    /// It keeps the token: the token's record, and the grant.
+    Found(RefreshRecord, Box<Grant>),
+    /// It keeps its family's tokens, and this is none of them.
+    Absent,
+    /// Not here: tokens of this grant (if it is one) have records of their own.
+    Elsewhere,
+}
+
+/// Whether the record at [`grant_key`] of `id` keeps the refresh token with this `hash`, or
+/// one of a family whose key hashes to `family` ([`Grants::find_refresh_token`]).
+fn kept_token(
+    rec: &Record,
+    id: &GrantId,
+    hash: &str,
+    family: Option<&str>,
+) -> Result<Kept, StoreError> {
+    let CodeRecord::Granted(g) = CodeRecord::of(rec)? else {
+        return Ok(Kept::Elsewhere);
+    };
+    let g = *g;
+    if g.grant.id != *id {
+        return Ok(Kept::Elsewhere);
+    }
+    let generation = if same_hash(&g.refresh, hash) {
+        g.refresh_generation
+    } else if g.family.is_none() {
+        // The third cut's shape: only the first token is kept here.
+        return Ok(Kept::Elsewhere);
+    } else if g.previous.as_deref().is_some_and(|p| same_hash(p, hash)) {
+        g.refresh_generation.saturating_sub(1)
+    } else if g
+        .family
+        .as_deref()
+        .zip(family)
+        .is_some_and(|(kept, presented)| same_hash(kept, presented))
+    {
+        crate::domain::grant::EARLIER_GENERATION
+    } else {
+        // A family's tokens have no records of their own.
+        return Ok(Kept::Absent);
+    };
+    let r = RefreshRecord {
+        grant_id: g.grant.id.clone(),
+        client_id: g.grant.client_id.clone(),
+        generation,
+    };
+    Ok(Kept::Found(r, Box::new(g.grant)))
+}
+
 /// Grants (token families), their refresh tokens, and revoked stateless tokens.
 #[async_trait]
 pub trait Grants: Backend {
@@ -523,46 +580,64 @@ pub trait Grants: Backend {
         hash: &str,
         now: Timestamp,
     ) -> Result<Option<RefreshRecord>, StoreError> {
-        self.find_refresh_token(hash, None, now).await
+        self.find_refresh_token(hash, None, None, now).await
     }
 
-    /// The refresh token with this hash, `grant` the grant it says it belongs to
-    /// (`domain::grant::refresh_token_grant`): a grant's first refresh token is kept
-    /// in the code record that holds the grant (one read), and counts only when its hash is
-    /// the one kept there; any other is looked up by its hash, in its own record.
+    /// The refresh token with this hash, `grant` the grant it says keeps it and `family` the
+    /// hash of the family key it carries (`domain::grant::RefreshLocator`). A grant from a code
+    /// exchange keeps its tokens in its record (one read): there the token counts when its
+    /// hash is the current one's or the one before (generations as kept), or when its family
+    /// key's hash is the grant's (`domain::grant::EARLIER_GENERATION`: an earlier token,
+    /// presented again). Any other is looked up by its hash, in a record of its own.
     async fn find_refresh_token(
         &self,
         hash: &str,
         grant: Option<&GrantId>,
+        family: Option<&str>,
         now: Timestamp,
     ) -> Result<Option<RefreshRecord>, StoreError> {
+        Ok(self
+            .refresh_token_with_grant(hash, grant, family, now)
+            .await?
+            .map(|(r, _)| r))
+    }
+
+    /// [`Self::find_refresh_token`], with the grant's record when it keeps the token (then
+    /// read once for both, `None` otherwise).
+    async fn refresh_token_with_grant(
+        &self,
+        hash: &str,
+        grant: Option<&GrantId>,
+        family: Option<&str>,
+        now: Timestamp,
+    ) -> Result<Option<(RefreshRecord, Option<Versioned<Grant>>)>, StoreError> {
         if let Some(id) = grant.filter(|id| grant_key(id).kind == Kind::Code) {
-            if let Some(rec) = self.get(&grant_key(id), now).await? {
-                if let CodeRecord::Granted(g) = CodeRecord::of(&rec)? {
-                    let same = aws_lc_rs::constant_time::verify_slices_are_equal(
-                        g.refresh.as_bytes(),
-                        hash.as_bytes(),
-                    )
-                    .is_ok();
-                    if same && g.grant.id == *id {
-                        return Ok(Some(RefreshRecord {
-                            grant_id: g.grant.id,
-                            client_id: g.grant.client_id,
-                            generation: g.refresh_generation,
-                        }));
+            if let Some(record) = self.get(&grant_key(id), now).await? {
+                match kept_token(&record, id, hash, family)? {
+                    Kept::Found(r, value) => {
+                        let value = *value;
+                        return Ok(Some((r, Some(Versioned { value, record }))));
                     }
+                    Kept::Absent => return Ok(None),
+                    Kept::Elsewhere => {}
                 }
             }
         }
         Ok(self
             .read::<RefreshRecord>(Kind::Refresh, hash, now)
             .await?
-            .map(|r| r.value))
+            .map(|r| (r.value, None)))
     }
 
-    /// Rotates the grant to `next` (its next generation) and stores the new refresh token,
-    /// both living until `expires_at`. [`Outcome::Lost`]: the grant changed meanwhile (a
-    /// concurrent rotation or a revocation).
+    /// Rotates the grant to `next` (its next generation) with the new refresh token
+    /// (`refresh_hash`), living until `expires_at`. A grant whose record keeps its family
+    /// (every code exchange's since issue 27) is ONE conditional write of that record (a
+    /// transaction of one item, so that a retry after a lost reply is idempotent), which
+    /// then keeps the new token as the current one and the current one as the one before; the
+    /// new token must carry the grant's id and family key
+    /// (`domain::grant::new_refresh_token`). Any other grant is written back with the new
+    /// token in a record of its own (`refresh`), in one transaction. [`Outcome::Lost`]: the
+    /// grant changed meanwhile (a concurrent rotation or a revocation).
     async fn rotate_grant(
         &self,
         old: &Versioned<Grant>,
@@ -572,6 +647,31 @@ pub trait Grants: Backend {
         expires_at: i64,
         now: Timestamp,
     ) -> Result<Outcome, StoreError> {
+        if old.record.key.kind == Kind::Code {
+            // What the record keeps besides the grant (read without decoding the grant again).
+            #[derive(Deserialize)]
+            struct Keeps {
+                refresh: String,
+                family: Option<String>,
+            }
+            let keeps = old.record.value::<Keeps>()?;
+            if keeps.family.is_some() {
+                let mut record = old.record.next(&CodeGranted {
+                    grant: next.clone(),
+                    refresh: refresh_hash.to_owned(),
+                    refresh_generation: next.generation,
+                    previous: Some(keeps.refresh),
+                    family: keeps.family,
+                })?;
+                record.expires_at = Some(expires_at);
+                // One write, sent as a transaction of one: DynamoDB answers the SDK's retry of
+                // a committed transaction as committed (its idempotency token), so a reply
+                // lost on the way cannot lose the new refresh token (a plain put's retry would
+                // fail its condition). The embedded store commits either the same way.
+                let write = Write::Put(record, Cond::Version(old.record.version));
+                return outcome(self.transact(vec![write], now).await);
+            }
+        }
         let grant_record = grant_replaced(&old.record, next, Some(expires_at))?;
         let writes = vec![
             Write::Put(grant_record, Cond::Version(old.record.version)),

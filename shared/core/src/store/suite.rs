@@ -35,6 +35,7 @@ macro_rules! adapter_suite {
                 a_deleted_identity_name_is_held_until_its_quarantine_ends,
                 concurrent_transactions_fail_alone, a_redeemed_code_points_to_its_grant,
                 a_code_is_redeemed_as_its_grant_and_first_refresh_token,
+                a_refresh_family_rotates_in_its_grants_record,
                 grants_and_refresh_tokens_of_the_previous_shape_are_honoured,
                 initial_access_tokens_are_spent_once_per_use_and_expire,
                 a_self_registered_client_keeps_its_registration,
@@ -855,9 +856,9 @@ pub async fn concurrent_transactions_fail_alone<B: Backend + 'static>(s: Arc<B>)
 /// Redeeming spends a code and leaves, under its hash, the grant it became (so a replay can
 /// revoke it); a second redemption loses. A marker of kind `code_used` (older releases wrote
 /// one) is still read.
-pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
+pub async fn a_redeemed_code_points_to_its_grant<B: Backend + 'static>(s: Arc<B>) {
     use super::flows::{Codes, Outcome};
-    use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
+    use crate::domain::grant::{Grant, GrantKind};
     use crate::domain::login::AuthCode;
 
     let hash = crate::protocol::CodeHash::new(id("code"));
@@ -892,7 +893,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
     assert_eq!(pending.code, code);
     assert_eq!(s.redeemed_as(&hash, T0).await.unwrap(), None);
     let grant = Grant {
-        id: crate::protocol::GrantId::new(id("grant")),
+        id: pending.grant_id(),
         kind: GrantKind::AuthorizationCode,
         client_id: ClientId::new("shop"),
         sub: Subject::new("sub-1"),
@@ -910,54 +911,49 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         resources: code.resources.clone(),
         method: crate::domain::authn::Method::PasskeyUv,
     };
-    let refresh = RefreshRecord {
-        grant_id: grant.id.clone(),
-        client_id: ClientId::new("shop"),
-        generation: 1,
-    };
     let later = T0.secs() + 1800;
-    // Each redemption creates a grant and refresh token of its own: only the code's version
-    // can make one of them lose.
-    let redeem = |grant_id: crate::protocol::GrantId| {
+    // Two redemptions of the code, each with a refresh token and a nonce of its own: only the
+    // code's version can make one of them lose, and the one that won is what was stored.
+    let redeem = |rt: String, nonce: &str| {
         let (s, pending) = (s.clone(), pending.clone());
         let grant = Grant {
-            id: grant_id,
+            nonce: Some(nonce.to_owned()),
             ..grant.clone()
         };
-        let refresh = RefreshRecord {
-            grant_id: grant.id.clone(),
-            ..refresh.clone()
-        };
         async move {
-            s.redeem_code(&pending, &grant, &id("rt"), &refresh, later, T0)
+            s.redeem_code(&pending, &grant, &rt, &id("family"), later, T0)
                 .await
                 .unwrap()
         }
     };
-    let (first, second) = tokio::join!(
-        redeem(grant.id.clone()),
-        redeem(crate::protocol::GrantId::new(id("grant")))
-    );
-    assert_eq!(
-        [first, second]
-            .iter()
-            .filter(|o| **o == Outcome::Done)
-            .count(),
-        1,
-        "{first:?} {second:?}"
-    );
-    let winner = if first == Outcome::Done {
-        grant.id.clone()
-    } else {
-        s.redeemed_as(&hash, T0).await.unwrap().unwrap()
-    };
+    let (rt_a, rt_b) = (id("rt-a"), id("rt-b"));
+    let (first, second) = tokio::join!(redeem(rt_a.clone(), "a"), redeem(rt_b.clone(), "b"));
+    let (won, lost) = one_wins((first, (rt_a, "a")), (second, (rt_b, "b")));
     let grant = Grant {
-        id: winner,
+        nonce: Some(won.1.to_owned()),
         ..grant.clone()
     };
+    assert_eq!(
+        s.redeemed_as(&hash, T0).await.unwrap(),
+        Some(grant.id.clone())
+    );
     assert!(s.pending_code(&hash, T0).await.unwrap().is_none());
     {
         use super::flows::Grants;
+        let found = |rt: String| {
+            let (s, gid) = (s.clone(), grant.id.clone());
+            async move {
+                s.find_refresh_token(&rt, Some(&gid), None, T0)
+                    .await
+                    .unwrap()
+            }
+        };
+        assert_eq!(found(won.0).await.map(|r| r.generation), Some(1));
+        assert_eq!(
+            found(lost.0).await,
+            None,
+            "the loser's token was not stored"
+        );
         let stored = s.grant(&grant.id, T0).await.unwrap().unwrap().value;
         assert_eq!(
             stored, grant,
@@ -972,10 +968,23 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend>(s: Arc<B>) {
         s.redeemed_as(&hash, after_code).await.unwrap(),
         Some(grant.id.clone())
     );
-    assert_eq!(
-        redeem(crate::protocol::GrantId::new(id("grant"))).await,
-        Outcome::Lost
-    );
+    assert_eq!(redeem(id("rt-c"), "c").await, Outcome::Lost);
+    // A grant whose id is not the code's is refused, and spends nothing.
+    let hash2 = crate::protocol::CodeHash::new(id("code-2"));
+    s.put(
+        Record::new(Key::new(Kind::Code, &hash2), &code, Some(exp)).unwrap(),
+        Cond::Absent,
+        T0,
+    )
+    .await
+    .unwrap();
+    let pending2 = s.pending_code(&hash2, T0).await.unwrap().unwrap();
+    assert!(matches!(
+        s.redeem_code(&pending2, &grant, &id("rt"), &id("family"), later, T0)
+            .await,
+        Err(StoreError::Corrupt(_))
+    ));
+    assert!(s.pending_code(&hash2, T0).await.unwrap().is_some());
 
     let legacy = crate::protocol::CodeHash::new(id("legacy"));
     s.put(
@@ -1037,11 +1046,12 @@ fn code_grant_fixture(
     (grant, code)
 }
 
-/// Issue 27: the code exchange's grant (its id names the code) and its first refresh token
-/// become the code's record by one conditional write. Two concurrent redemptions: one wins.
-/// The grant is read by its id, the first refresh token by its hash with the grant it names
-/// (a wrong hash or a wrong grant finds nothing), both expire with the record; a rotation
-/// writes the grant back there (the first token still reads, with its old generation, so its
+/// Issue 27's third cut: the code exchange's grant (its id names the code) and its first
+/// refresh token became the code's record (no family key: records written before the fourth
+/// cut, read as they were). The grant is read by its id, the first refresh token by its hash
+/// with the grant it names (a wrong hash or a wrong grant finds nothing, nor does a family
+/// key), both expire with the record; a rotation writes the grant back there and the new
+/// token in a record of its own (the first token still reads, with its old generation, so its
 /// reuse is seen) and a stale rotation loses; a revocation marks it; a replay finds it.
 pub async fn a_code_is_redeemed_as_its_grant_and_first_refresh_token<B: Backend + 'static>(
     s: Arc<B>,
@@ -1067,42 +1077,62 @@ pub async fn a_code_is_redeemed_as_its_grant_and_first_refresh_token<B: Backend 
         client_id: ClientId::new("shop"),
         generation: 1,
     };
-    let (rt_a, rt_b) = (id("rt-a"), id("rt-b"));
-    let redeem = |rt: String| {
-        let (s, pending, grant, first) = (s.clone(), pending.clone(), grant.clone(), first.clone());
-        async move {
-            s.redeem_code(&pending, &grant, &rt, &first, later, T0)
-                .await
-                .unwrap()
-        }
-    };
-    let (a, b) = tokio::join!(redeem(rt_a.clone()), redeem(rt_b.clone()));
-    let (won, lost) = one_wins((a, rt_a), (b, rt_b));
+    // Exactly what the third cut's code exchange wrote: the code's record at its next
+    // version, holding the grant and its first refresh token's hash (no family).
+    let (won, lost) = (id("rt-a"), id("rt-b"));
+    let mut spent = Record::new(
+        Key::new(Kind::Code, &hash),
+        &serde_json::json!({ "grant": grant, "refresh": won, "refresh_generation": 1 }),
+        Some(later),
+    )
+    .unwrap();
+    spent.version = 2;
+    s.put(spent, Cond::Version(1), T0).await.unwrap();
     assert!(s.pending_code(&hash, T0).await.unwrap().is_none());
     assert_eq!(s.redeemed_as(&hash, T0).await.unwrap(), Some(gid.clone()));
-    assert_eq!(redeem(id("rt-c")).await, Outcome::Lost);
+    assert_eq!(
+        s.redeem_code(&pending, &grant, &id("rt-c"), &id("family"), later, T0)
+            .await
+            .unwrap(),
+        Outcome::Lost
+    );
     let stored = s.grant(&gid, T0).await.unwrap().unwrap();
     assert_eq!(stored.value, grant);
     assert_eq!(stored.record.expires_at, Some(later));
     assert_eq!(
-        s.find_refresh_token(&won, Some(&gid), T0).await.unwrap(),
+        s.find_refresh_token(&won, Some(&gid), None, T0)
+            .await
+            .unwrap(),
         Some(first.clone())
     );
     assert_eq!(
-        s.find_refresh_token(&lost, Some(&gid), T0).await.unwrap(),
+        s.find_refresh_token(&lost, Some(&gid), None, T0)
+            .await
+            .unwrap(),
         None
     );
     let other = super::flows::code_grant_id(&crate::protocol::CodeHash::new(id("other")));
     assert_eq!(
-        s.find_refresh_token(&won, Some(&other), T0).await.unwrap(),
+        s.find_refresh_token(&won, Some(&other), None, T0)
+            .await
+            .unwrap(),
         None
     );
     assert_eq!(s.refresh_token(&won, T0).await.unwrap(), None);
+    assert_eq!(
+        s.find_refresh_token(&lost, Some(&gid), Some(&id("family")), T0)
+            .await
+            .unwrap(),
+        None,
+        "a record without a family recognises no family key"
+    );
     // Expiry on every read.
     let dead = Timestamp::from_secs(later);
     assert!(s.grant(&gid, dead).await.unwrap().is_none());
     assert_eq!(
-        s.find_refresh_token(&won, Some(&gid), dead).await.unwrap(),
+        s.find_refresh_token(&won, Some(&gid), None, dead)
+            .await
+            .unwrap(),
         None
     );
 
@@ -1134,7 +1164,7 @@ pub async fn a_code_is_redeemed_as_its_grant_and_first_refresh_token<B: Backend 
     assert_eq!(rotated.record.expires_at, Some(renewed));
     assert_eq!(s.refresh_token(&rt2, at).await.unwrap(), Some(second));
     let replayed = s
-        .find_refresh_token(&won, Some(&gid), at)
+        .find_refresh_token(&won, Some(&gid), None, at)
         .await
         .unwrap()
         .unwrap();
@@ -1149,11 +1179,156 @@ pub async fn a_code_is_redeemed_as_its_grant_and_first_refresh_token<B: Backend 
     assert!(s.grant(&gid, at).await.unwrap().unwrap().value.revoked);
     s.revoke_grant(&gid, at).await.unwrap();
     assert!(s
-        .find_refresh_token(&won, Some(&gid), at)
+        .find_refresh_token(&won, Some(&gid), None, at)
         .await
         .unwrap()
         .is_some());
     assert_eq!(s.redeemed_as(&hash, at).await.unwrap(), Some(gid));
+}
+
+/// Issue 27's fourth cut: a grant from a code exchange keeps its refresh tokens in its record
+/// with its family key's hash. A rotation is ONE conditional write (no record per token); of
+/// two concurrent rotations one wins. The current token and the one before are found by their
+/// hashes with their generations; any other token that carries the family key is an earlier
+/// one (`EARLIER_GENERATION`, a reuse even within the grace period); a token with neither, or
+/// naming another grant, finds nothing. Expiry on every read; a revocation keeps the hashes,
+/// so a replay is still recognised.
+pub async fn a_refresh_family_rotates_in_its_grants_record<B: Backend + 'static>(s: Arc<B>) {
+    use super::flows::{Codes, Grants, Outcome};
+    use crate::domain::grant::{RefreshCheck, RefreshRecord, EARLIER_GENERATION};
+
+    let hash = crate::protocol::CodeHash::new(id("code"));
+    let gid = super::flows::code_grant_id(&hash);
+    let (grant, code) = code_grant_fixture(gid.clone());
+    s.put(
+        Record::new(Key::new(Kind::Code, &hash), &code, Some(T0.secs() + 60)).unwrap(),
+        Cond::Absent,
+        T0,
+    )
+    .await
+    .unwrap();
+    let pending = s.pending_code(&hash, T0).await.unwrap().unwrap();
+    let later = T0.secs() + 1800;
+    let (family, rt1) = (id("family"), id("rt-1"));
+    assert_eq!(
+        s.redeem_code(&pending, &grant, &rt1, &family, later, T0)
+            .await
+            .unwrap(),
+        Outcome::Done
+    );
+    let rec = |generation| RefreshRecord {
+        grant_id: gid.clone(),
+        client_id: ClientId::new("shop"),
+        generation,
+    };
+    let find = |rt: &str, fam: Option<&str>, at: Timestamp| {
+        let (s, gid, rt, fam) = (
+            s.clone(),
+            gid.clone(),
+            rt.to_owned(),
+            fam.map(str::to_owned),
+        );
+        async move {
+            s.find_refresh_token(&rt, Some(&gid), fam.as_deref(), at)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(find(&rt1, Some(&family), T0).await, Some(rec(1)));
+    assert_eq!(find(&rt1, None, T0).await, Some(rec(1)));
+    assert_eq!(find(&id("rt"), None, T0).await, None);
+    assert_eq!(find(&id("rt"), Some(&id("family")), T0).await, None);
+    let other = super::flows::code_grant_id(&crate::protocol::CodeHash::new(id("other")));
+    assert_eq!(
+        s.find_refresh_token(&rt1, Some(&other), Some(&family), T0)
+            .await
+            .unwrap(),
+        None
+    );
+
+    // Two rotations of the version read: one wins; neither token gets a record of its own.
+    let stored = s.grant(&gid, T0).await.unwrap().unwrap();
+    let at = Timestamp::from_secs(T0.secs() + 100);
+    let mut next = grant.clone();
+    next.generation = 2;
+    next.rotated_at = at;
+    let renewed = later + 100;
+    let rotate = |rt: String| {
+        let (s, stored, next, r) = (s.clone(), stored.clone(), next.clone(), rec(2));
+        async move {
+            s.rotate_grant(&stored, &next, &rt, &r, renewed, at)
+                .await
+                .unwrap()
+        }
+    };
+    let (rt2a, rt2b) = (id("rt-2a"), id("rt-2b"));
+    let (a, b) = tokio::join!(rotate(rt2a.clone()), rotate(rt2b.clone()));
+    let (rt2, lost) = one_wins((a, rt2a), (b, rt2b));
+    assert_eq!(s.refresh_token(&rt2, at).await.unwrap(), None);
+    assert_eq!(s.refresh_token(&lost, at).await.unwrap(), None);
+    let rotated = s.grant(&gid, at).await.unwrap().unwrap();
+    assert_eq!(rotated.value, next);
+    assert_eq!(rotated.record.expires_at, Some(renewed));
+    assert_eq!(rotated.record.version, stored.record.version + 1);
+    assert_eq!(find(&rt2, Some(&family), at).await, Some(rec(2)));
+    // Read with its grant, in one read of the same record.
+    let (r, kept) = s
+        .refresh_token_with_grant(&rt2, Some(&gid), Some(&family), at)
+        .await
+        .unwrap()
+        .unwrap();
+    let kept = kept.unwrap();
+    assert_eq!(r, rec(2));
+    assert_eq!(kept.value, rotated.value);
+    assert_eq!(kept.record, rotated.record);
+    assert_eq!(find(&rt1, None, at).await, Some(rec(1)), "the one before");
+    assert_eq!(find(&lost, None, at).await, None);
+
+    // A third generation: the first token is now an earlier one, known by its family key only.
+    let at3 = Timestamp::from_secs(at.secs() + 1);
+    let mut third = next.clone();
+    third.generation = 3;
+    third.rotated_at = at3;
+    let rt3 = id("rt-3");
+    assert_eq!(
+        s.rotate_grant(&rotated, &third, &rt3, &rec(3), renewed + 1, at3)
+            .await
+            .unwrap(),
+        Outcome::Done
+    );
+    assert_eq!(
+        s.rotate_grant(&rotated, &third, &id("rt"), &rec(3), renewed + 1, at3)
+            .await
+            .unwrap(),
+        Outcome::Lost
+    );
+    let rotated = s.grant(&gid, at3).await.unwrap().unwrap();
+    assert_eq!(find(&rt3, Some(&family), at3).await, Some(rec(3)));
+    assert_eq!(find(&rt2, Some(&family), at3).await, Some(rec(2)));
+    assert_eq!(rotated.value.check(2, at3), RefreshCheck::Grace);
+    let earlier = find(&rt1, Some(&family), at3).await.unwrap();
+    assert_eq!(earlier, rec(EARLIER_GENERATION));
+    assert_eq!(
+        rotated.value.check(earlier.generation, at3),
+        RefreshCheck::Reused
+    );
+    assert_eq!(find(&rt1, None, at3).await, None);
+
+    // Expiry on every read.
+    let dead = Timestamp::from_secs(renewed + 1);
+    assert!(s.grant(&gid, dead).await.unwrap().is_none());
+    assert_eq!(find(&rt3, Some(&family), dead).await, None);
+    assert_eq!(find(&rt1, Some(&family), dead).await, None);
+
+    // A revocation marks the grant and keeps what recognises its tokens.
+    s.revoke_grant(&gid, at3).await.unwrap();
+    assert!(s.grant(&gid, at3).await.unwrap().unwrap().value.revoked);
+    assert_eq!(find(&rt3, None, at3).await, Some(rec(3)));
+    assert_eq!(
+        find(&rt1, Some(&family), at3).await,
+        Some(rec(EARLIER_GENERATION))
+    );
+    assert_eq!(s.redeemed_as(&hash, at3).await.unwrap(), Some(gid));
 }
 
 /// An upgrade: a grant, its refresh tokens and a redeemed code's record written in the shapes
@@ -1208,7 +1383,7 @@ pub async fn grants_and_refresh_tokens_of_the_previous_shape_are_honoured<B: Bac
     assert_eq!(stored.value, grant);
     // A token of the previous shape names no grant: found by its hash alone.
     assert_eq!(
-        s.find_refresh_token(&rt1, None, T0).await.unwrap(),
+        s.find_refresh_token(&rt1, None, None, T0).await.unwrap(),
         Some(first.clone())
     );
     let at = Timestamp::from_secs(T0.secs() + 100);
@@ -1237,7 +1412,18 @@ pub async fn grants_and_refresh_tokens_of_the_previous_shape_are_honoured<B: Bac
         next,
         "the grant stays in its own record"
     );
-    assert_eq!(s.refresh_token(&rt2, at).await.unwrap(), Some(second));
+    assert_eq!(
+        s.refresh_token(&rt2, at).await.unwrap(),
+        Some(second.clone())
+    );
+    // A token of a record of its own comes without its grant (read by its id).
+    assert_eq!(
+        s.refresh_token_with_grant(&rt2, None, None, at)
+            .await
+            .unwrap()
+            .map(|(r, g)| (r, g.is_none())),
+        Some((second, true))
+    );
     let reused = s.refresh_token(&rt1, at).await.unwrap().unwrap();
     assert_eq!(
         rotated
@@ -1268,13 +1454,13 @@ pub async fn grants_and_refresh_tokens_of_the_previous_shape_are_honoured<B: Bac
         ..first.clone()
     };
     assert_eq!(
-        s.redeem_code(&pending, &new_grant, &rt, &refresh, later, T0)
+        s.redeem_code(&pending, &new_grant, &rt, &id("family"), later, T0)
             .await
             .unwrap(),
         Outcome::Done
     );
     assert_eq!(
-        s.find_refresh_token(&rt, Some(&new_grant.id), T0)
+        s.find_refresh_token(&rt, Some(&new_grant.id), None, T0)
             .await
             .unwrap(),
         Some(refresh)
@@ -1843,7 +2029,7 @@ pub async fn a_scanned_qr_login_keeps_its_number_scanner_and_cancellation<B: Bac
 pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
     use super::flows::{CodeIssue, Codes, Grants, Outcome, QrLogins, SsoSessions};
     use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
-    use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
+    use crate::domain::grant::{Grant, GrantKind};
     use crate::domain::login::{AuthCode, Consent, LoginStatus, QrLogin, SsoSession};
     use crate::random::SystemRandom;
 
@@ -1954,16 +2140,16 @@ pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
     assert!(s.pending_code(&again, T0).await.unwrap().is_none());
 
     // Two redemptions of the code on the version read: the second leaves no grant and no
-    // refresh token behind.
-    let grant = |gid: &str| Grant {
-        id: crate::protocol::GrantId::new(gid),
+    // refresh token behind (the grant it would have written differs in its nonce).
+    let grant = |nonce: &str| Grant {
+        id: pending.grant_id(),
         kind: GrantKind::AuthorizationCode,
         client_id: ClientId::new("rp"),
         sub: Subject::new(sub.as_str()),
         sid: Some(SessionId::new("sid")),
         scopes: Scopes::from_stored(["openid"]),
         auth_time: T0,
-        nonce: None,
+        nonce: Some(nonce.to_owned()),
         claims: Default::default(),
         created_at: T0,
         offline: false,
@@ -1975,21 +2161,24 @@ pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
         method: Default::default(),
     };
     let later = T0.secs() + 1800;
-    let (g1, g2) = (grant(&id("grant")), grant(&id("grant")));
+    let (g1, g2) = (grant("first"), grant("second"));
     let (r1, r2) = (id("rt"), id("rt"));
-    let refresh = |g: &Grant| RefreshRecord {
-        grant_id: g.id.clone(),
-        client_id: ClientId::new("rp"),
-        generation: 1,
-    };
-    let (f1, f2) = (refresh(&g1), refresh(&g2));
+    let (f1, f2) = (id("family"), id("family"));
     let o = s.redeem_code(&pending, &g1, &r1, &f1, later, T0);
     assert_eq!(o.await.unwrap(), Outcome::Done);
     let o = s.redeem_code(&pending, &g2, &r2, &f2, later, T0);
     assert_eq!(o.await.unwrap(), Outcome::Lost);
-    assert!(s.grant(&g1.id, T0).await.unwrap().is_some());
-    assert!(s.refresh_token(&r1, T0).await.unwrap().is_some());
-    assert!(s.grant(&g2.id, T0).await.unwrap().is_none());
+    assert_eq!(s.grant(&g1.id, T0).await.unwrap().unwrap().value, g1);
+    let found = |rt: String, family: String| {
+        let (s, gid) = (s.clone(), g1.id.clone());
+        async move {
+            s.find_refresh_token(&rt, Some(&gid), Some(&family), T0)
+                .await
+                .unwrap()
+        }
+    };
+    assert!(found(r1, f1).await.is_some());
+    assert!(found(r2.clone(), f2).await.is_none());
     assert!(s.refresh_token(&r2, T0).await.unwrap().is_none());
     assert_eq!(s.redeemed_as(&hash, T0).await.unwrap(), Some(g1.id.clone()));
 }

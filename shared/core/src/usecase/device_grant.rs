@@ -250,8 +250,7 @@ async fn issue(
         method: who.method,
     };
     let exp = now.plus_secs(g.refresh_ttl(&lifetimes)).secs();
-    let (rt, rt_hash) =
-        grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, false, now);
+    let (rt, rt_hash) = grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, None, now);
     let refresh = RefreshRecord {
         grant_id: g.id.clone(),
         client_id: g.client_id.clone(),

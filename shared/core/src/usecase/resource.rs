@@ -15,7 +15,7 @@ use crate::context::Context;
 use crate::domain::client::Client;
 use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
 use crate::domain::identity::Identity;
-use crate::domain::login::{self, SsoSession};
+use crate::domain::login::SsoSession;
 use crate::keys::jwt;
 use crate::protocol::claims::{Gty, TokenTyp};
 use crate::protocol::responses::TokenType;
@@ -172,15 +172,8 @@ async fn live_refresh_token(
     if token.len() > crate::domain::grant::MAX_REFRESH_TOKEN_LEN {
         return Ok(None);
     }
-    let Some(r) = ctx
-        .store
-        .find_refresh_token(
-            &login::hash(token),
-            crate::domain::grant::refresh_token_grant(token).as_ref(),
-            now,
-        )
-        .await?
-    else {
+    let locator = crate::domain::grant::refresh_token_locator(token);
+    let Some(r) = super::token::find_refresh_token(ctx, token, &locator, now).await? else {
         return Ok(None);
     };
     let Some((g, _, i)) = live_grant(ctx, &r.grant_id, now).await? else {
@@ -286,12 +279,8 @@ pub async fn revoke(
     now: Timestamp,
 ) -> Result<(), StoreError> {
     if token.len() <= crate::domain::grant::MAX_REFRESH_TOKEN_LEN {
-        let located = crate::domain::grant::refresh_token_grant(token);
-        if let Some(r) = ctx
-            .store
-            .find_refresh_token(&login::hash(token), located.as_ref(), now)
-            .await?
-        {
+        let locator = crate::domain::grant::refresh_token_locator(token);
+        if let Some(r) = super::token::find_refresh_token(ctx, token, &locator, now).await? {
             if r.client_id == client_id {
                 ctx.store.revoke_grant(&r.grant_id, now).await?;
                 Audit::new(Event::TokenRevoked).client(client_id).emit();

@@ -24,6 +24,7 @@ use crate::protocol::{
 };
 use crate::protocol::{GrantType, Params};
 use crate::random;
+use crate::store::typed::Versioned;
 use crate::store::{ClientStore, Codes, Grants, IdentityStore, Outcome, SsoSessions, StoreError};
 use crate::usecase::ratelimit;
 
@@ -353,17 +354,14 @@ async fn code_grant(
     {
         return Err(invalid_grant("the login was revoked"));
     }
-    // The grant and its first refresh token are kept in the code's record (issue 27): the
-    // grant's id names the code, and the token names the grant.
+    // The grant and its refresh tokens are kept in the code's record (issue 27): the grant's
+    // id names the code, and each token names the grant and carries the family's key.
     let g = code_grant_record(ctx, client, c, pending.grant_id(), offline, now);
     let ttl = g.refresh_ttl(&ctx.settings.lifetimes);
     let exp = now.plus_secs(ttl).secs();
-    let (rt, rt_hash) = grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, true, now);
-    let refresh = RefreshRecord {
-        grant_id: g.id.clone(),
-        client_id: g.client_id.clone(),
-        generation: 1,
-    };
+    let family = grant::new_family(ctx.random.as_ref());
+    let (rt, rt_hash) =
+        grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, Some(&family), now);
     // Sign first: if KMS is down the code is still unredeemed and the client can retry
     // (F1, F2); the tokens are handed out only once the transaction has committed.
     let tokens = sign_tokens_for(
@@ -378,7 +376,14 @@ async fn code_grant(
     .await?;
     match ctx
         .store
-        .redeem_code(&pending, &g, &rt_hash, &refresh, exp, now)
+        .redeem_code(
+            &pending,
+            &g,
+            &rt_hash,
+            &grant::family_hash(&family),
+            exp,
+            now,
+        )
         .await?
     {
         Outcome::Done => {
@@ -416,6 +421,52 @@ async fn grant_still_live(
     Ok(())
 }
 
+/// The stored refresh token `token` (where its `locator` says, else by its hash).
+pub(crate) async fn find_refresh_token(
+    ctx: &Context,
+    token: &str,
+    locator: &grant::RefreshLocator,
+    now: Timestamp,
+) -> Result<Option<RefreshRecord>, StoreError> {
+    ctx.store
+        .find_refresh_token(
+            &login::hash(token),
+            locator.gid.as_ref(),
+            locator.family_hash().as_deref(),
+            now,
+        )
+        .await
+}
+
+/// The stored refresh token `token` and, for `client`'s own token, its grant: read with the
+/// token when the grant's record keeps it (one read), else by its id.
+async fn refresh_token_and_grant(
+    ctx: &Context,
+    client: &Client,
+    token: &str,
+    locator: &grant::RefreshLocator,
+    now: Timestamp,
+) -> Result<(Option<RefreshRecord>, Option<Versioned<Grant>>), StoreError> {
+    let found = ctx
+        .store
+        .refresh_token_with_grant(
+            &login::hash(token),
+            locator.gid.as_ref(),
+            locator.family_hash().as_deref(),
+            now,
+        )
+        .await?;
+    Ok(match found {
+        Some((r, _)) if r.client_id != client.client_id => (Some(r), None),
+        Some((r, Some(g))) => (Some(r), Some(g)),
+        Some((r, None)) => {
+            let g = ctx.store.grant(&r.grant_id, now).await?;
+            (Some(r), g)
+        }
+        None => (None, None),
+    })
+}
+
 async fn refresh_grant(
     ctx: &Context,
     client: &Client,
@@ -427,19 +478,8 @@ async fn refresh_grant(
     if rt.len() > grant::MAX_REFRESH_TOKEN_LEN {
         return Err(invalid_grant("invalid refresh token"));
     }
-    let record = ctx
-        .store
-        .find_refresh_token(
-            &login::hash(rt),
-            grant::refresh_token_grant(rt).as_ref(),
-            now,
-        )
-        .await?;
-    // Its grant, read only for its own client's token.
-    let g = match record.as_ref().filter(|r| r.client_id == client.client_id) {
-        Some(r) => ctx.store.grant(&r.grant_id, now).await?,
-        None => None,
-    };
+    let locator = grant::refresh_token_locator(rt);
+    let (record, g) = refresh_token_and_grant(ctx, client, rt, &locator, now).await?;
     let stored = g.as_ref().map(|g| Stored {
         value: &g.value,
         expires_at: g.record.expires_at,
@@ -481,8 +521,15 @@ async fn refresh_grant(
     let exp = now
         .plus_secs(next.refresh_ttl(&ctx.settings.lifetimes))
         .secs();
-    let (new_rt, new_hash) =
-        grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &next, false, now);
+    // A token that carries a family key was found in its grant's record, which keeps the
+    // family ([`Grants::find_refresh_token`]): the next one carries the same key.
+    let (new_rt, new_hash) = grant::new_refresh_token(
+        &ctx.settings,
+        ctx.random.as_ref(),
+        &next,
+        locator.family.as_deref(),
+        now,
+    );
     let rec = RefreshRecord {
         grant_id: next.id.clone(),
         client_id: next.client_id.clone(),
