@@ -1006,6 +1006,32 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend + 'static>(s: Arc<B>
 }
 
 /// A grant and first refresh token for the code `hash` (issue 27: kept in the code's record).
+/// A code issued at `T0` for 60 s, as the authorization endpoint stores it, read back as the
+/// token endpoint finds it: the code's hash, its grant's id, the grant its exchange would
+/// create, the pending code.
+async fn pending_code_fixture<B: Backend>(
+    s: &B,
+) -> (
+    crate::protocol::CodeHash,
+    crate::protocol::GrantId,
+    crate::domain::grant::Grant,
+    super::flows::PendingCode,
+) {
+    use super::flows::Codes;
+    let hash = crate::protocol::CodeHash::new(id("code"));
+    let gid = super::flows::code_grant_id(&hash);
+    let (grant, code) = code_grant_fixture(gid.clone());
+    s.put(
+        Record::new(Key::new(Kind::Code, &hash), &code, Some(T0.secs() + 60)).unwrap(),
+        Cond::Absent,
+        T0,
+    )
+    .await
+    .unwrap();
+    let pending = s.pending_code(&hash, T0).await.unwrap().unwrap();
+    (hash, gid, grant, pending)
+}
+
 fn code_grant_fixture(
     grant_id: crate::protocol::GrantId,
 ) -> (crate::domain::grant::Grant, crate::domain::login::AuthCode) {
@@ -1059,17 +1085,7 @@ pub async fn a_code_is_redeemed_as_its_grant_and_first_refresh_token<B: Backend 
     use super::flows::{Codes, Grants, Outcome};
     use crate::domain::grant::{RefreshCheck, RefreshRecord};
 
-    let hash = crate::protocol::CodeHash::new(id("code"));
-    let gid = super::flows::code_grant_id(&hash);
-    let (grant, code) = code_grant_fixture(gid.clone());
-    s.put(
-        Record::new(Key::new(Kind::Code, &hash), &code, Some(T0.secs() + 60)).unwrap(),
-        Cond::Absent,
-        T0,
-    )
-    .await
-    .unwrap();
-    let pending = s.pending_code(&hash, T0).await.unwrap().unwrap();
+    let (hash, gid, grant, pending) = pending_code_fixture(s.as_ref()).await;
     assert_eq!(pending.grant_id(), gid);
     let later = T0.secs() + 1800;
     let first = RefreshRecord {
@@ -1197,17 +1213,7 @@ pub async fn a_refresh_family_rotates_in_its_grants_record<B: Backend + 'static>
     use super::flows::{Codes, Grants, Outcome};
     use crate::domain::grant::{RefreshCheck, RefreshRecord, EARLIER_GENERATION};
 
-    let hash = crate::protocol::CodeHash::new(id("code"));
-    let gid = super::flows::code_grant_id(&hash);
-    let (grant, code) = code_grant_fixture(gid.clone());
-    s.put(
-        Record::new(Key::new(Kind::Code, &hash), &code, Some(T0.secs() + 60)).unwrap(),
-        Cond::Absent,
-        T0,
-    )
-    .await
-    .unwrap();
-    let pending = s.pending_code(&hash, T0).await.unwrap().unwrap();
+    let (hash, gid, grant, pending) = pending_code_fixture(s.as_ref()).await;
     let later = T0.secs() + 1800;
     let (family, rt1) = (id("family"), id("rt-1"));
     assert_eq!(
