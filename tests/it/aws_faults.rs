@@ -3,7 +3,9 @@
 //! throttles (400 `ThrottlingException`, `ProvisionedThroughputExceededException`) or fails
 //! (500 `InternalServerError`) a seeded share of the calls, with short outages, and loses the
 //! reply of some committed transactions (the SDK retries them with the same
-//! `ClientRequestToken`), while a mixed load runs (QR logins, code exchanges, refresh-token
+//! `ClientRequestToken`) and of some code exchanges' puts (the SDK's retry then fails its
+//! condition: the exchange must still answer 200, not take its own write for a replay), while a
+//! mixed load runs (QR logins, code exchanges, refresh-token
 //! grants). Every answer is a success or a 503 with `Retry-After`, never a 500. A request
 //! answered 503 changed nothing, unless the reply of its commit was lost on the SDK's last
 //! attempt: then its retry is refused as a repeat (a code already redeemed, a login decided
@@ -143,7 +145,8 @@ fn throttled_and_failing_dynamodb_answers_503_and_loses_no_success() {
         "faults were injected ({total} of {calls})"
     );
     for kind in [
-        "lost reply",
+        "lost reply TransactWriteItems",
+        "lost reply PutItem",
         "ThrottlingException",
         "ProvisionedThroughputExceededException",
         "InternalServerError",

@@ -37,7 +37,10 @@ pub struct FaultPlan {
     /// Every `outage_every` calls, the next `outage_len` all fail (0: no outages).
     pub outage_every: u64,
     pub outage_len: u64,
-    /// The share of committed `TransactWriteItems` calls whose reply is lost, in percent.
+    /// The share of committed `TransactWriteItems` calls, and of the code exchange's versioned
+    /// `PutItem` calls (a code's record becoming its grant), whose reply is lost, in percent.
+    /// DynamoDB has no request token for a put: the SDK's retry of one that landed fails its
+    /// condition, which the service must tell from a replayed code.
     pub lost_replies: u64,
 }
 
@@ -213,6 +216,7 @@ async fn handle(
         .path_and_query()
         .map(|p| p.as_str())
         .unwrap_or("/");
+    let code_exchange_put = target.ends_with(".PutItem") && is_code_exchange_put(&body);
     let mut up = st
         .client
         .request(parts.method.clone(), format!("{}{path}", st.upstream))
@@ -273,5 +277,40 @@ async fn handle(
                 .unwrap());
         }
     }
+    if code_exchange_put && status.is_success() {
+        let lose =
+            st.on.load(Ordering::SeqCst) && st.rng.lock().unwrap().chance(st.plan.lost_replies);
+        if lose {
+            *st.injected
+                .lock()
+                .unwrap()
+                .entry("lost reply PutItem".into())
+                .or_default() += 1;
+            let body = serde_json::json!({
+                "__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
+                "message": "reply lost by the test proxy (the put was written)",
+            })
+            .to_string();
+            return Ok(http::Response::builder()
+                .status(500)
+                .header("content-type", "application/x-amz-json-1.0")
+                .body(Full::new(Bytes::from(body)))
+                .unwrap());
+        }
+    }
     Ok(out.body(Full::new(bytes)).unwrap())
+}
+
+/// A put of a code's record on a version condition: the code exchange (the authorization
+/// endpoint's put of a new code is on absence).
+fn is_code_exchange_put(body: &[u8]) -> bool {
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return false;
+    };
+    v["Item"]["pk"]["S"]
+        .as_str()
+        .is_some_and(|pk| pk.starts_with("code#"))
+        && v["ConditionExpression"]
+            .as_str()
+            .is_some_and(|c| c.contains("ver = :v"))
 }

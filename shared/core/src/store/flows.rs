@@ -483,7 +483,27 @@ pub trait Codes: Backend {
         };
         let mut spent = Record::new(Key::new(Kind::Code, &c.hash), &granted, Some(expires_at))?;
         spent.version = c.version + 1;
-        outcome(self.put(spent, Cond::Version(c.version), now).await)
+        match self.put(spent, Cond::Version(c.version), now).await {
+            // Lost, or written with its answer lost: DynamoDB's SDK retries a put whose answer
+            // did not arrive, and the retry of a put that landed fails its condition. The code's
+            // record is then this exchange's own, which nobody else's can be: it holds this
+            // exchange's refresh token's hash (256 random bits). Read on this path only (a
+            // replayed code), so that a lost answer does not revoke the grant just written.
+            Err(StoreError::ConditionFailed) => {
+                let key = Key::new(Kind::Code, &c.hash);
+                let ours = match self.get(&key, now).await? {
+                    Some(rec) if rec.version == c.version + 1 => match CodeRecord::of(&rec)? {
+                        CodeRecord::Granted(g) => {
+                            g.grant.id == grant.id && same_hash(&g.refresh, refresh_hash)
+                        }
+                        _ => false,
+                    },
+                    _ => false,
+                };
+                Ok(if ours { Outcome::Done } else { Outcome::Lost })
+            }
+            other => outcome(other),
+        }
     }
 
     /// The grant a redeemed code became, if it was redeemed (and that grant may still live).

@@ -36,6 +36,7 @@ macro_rules! adapter_suite {
                 concurrent_transactions_fail_alone, a_redeemed_code_points_to_its_grant,
                 a_code_is_redeemed_as_its_grant_and_first_refresh_token,
                 a_refresh_family_rotates_in_its_grants_record,
+                a_code_exchange_whose_answer_was_lost_is_its_own_on_retry,
                 grants_and_refresh_tokens_of_the_previous_shape_are_honoured,
                 initial_access_tokens_are_spent_once_per_use_and_expire,
                 a_self_registered_client_keeps_its_registration,
@@ -1006,6 +1007,66 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend + 'static>(s: Arc<B>
 }
 
 /// A grant and first refresh token for the code `hash` (issue 27: kept in the code's record).
+/// A code exchange's write that landed but whose answer was lost (DynamoDB's SDK then retries
+/// it, and the retry fails its condition) is recognised as this exchange's own: the same
+/// redemption again is `Done`, and the grant stays live with its first refresh token. Another
+/// exchange of the same code (another refresh token) still loses, and the record is unchanged.
+pub async fn a_code_exchange_whose_answer_was_lost_is_its_own_on_retry<B: Backend + 'static>(
+    s: Arc<B>,
+) {
+    use super::flows::{Codes, Grants, Outcome};
+    use crate::domain::grant::RefreshRecord;
+
+    let (hash, gid, grant, pending) = pending_code_fixture(s.as_ref()).await;
+    let later = T0.secs() + 1800;
+    let (rt, family) = (id("rt-ours"), id("family"));
+    let redeem = |rt: String| {
+        let (s, pending, grant, family) = (
+            Arc::clone(&s),
+            pending.clone(),
+            grant.clone(),
+            family.clone(),
+        );
+        async move {
+            s.redeem_code(&pending, &grant, &rt, &family, later, T0)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(redeem(rt.clone()).await, Outcome::Done);
+    let key = Key::new(Kind::Code, &hash);
+    let written = s.get(&key, T0).await.unwrap().unwrap();
+    // The retry of the write that landed.
+    assert_eq!(redeem(rt.clone()).await, Outcome::Done);
+    // Someone else's exchange of the same code (a replay): lost.
+    assert_eq!(redeem(id("rt-theirs")).await, Outcome::Lost);
+    let stored = s.get(&key, T0).await.unwrap().unwrap();
+    assert_eq!(
+        (stored.version, &stored.body),
+        (written.version, &written.body)
+    );
+    assert_eq!(s.redeemed_as(&hash, T0).await.unwrap(), Some(gid.clone()));
+    assert_eq!(
+        s.find_refresh_token(&rt, Some(&gid), None, T0)
+            .await
+            .unwrap(),
+        Some(RefreshRecord {
+            grant_id: gid.clone(),
+            client_id: ClientId::new("shop"),
+            generation: 1,
+        })
+    );
+    assert!(!s.grant(&gid, T0).await.unwrap().unwrap().value.revoked);
+    assert!(s
+        .find_refresh_token(&id("rt-theirs"), Some(&gid), None, T0)
+        .await
+        .unwrap()
+        .is_none());
+    // Past the record's expiry nothing is found, and nothing is redeemed.
+    let after = Timestamp::from_secs(later);
+    assert!(s.redeemed_as(&hash, after).await.unwrap().is_none());
+}
+
 /// A code issued at `T0` for 60 s, as the authorization endpoint stores it, read back as the
 /// token endpoint finds it: the code's hash, its grant's id, the grant its exchange would
 /// create, the pending code.
