@@ -27,6 +27,8 @@ const PLAN: FaultPlan = FaultPlan {
     outage_every: 250,
     outage_len: 30,
     lost_replies: 20,
+    // About 15 code exchanges run under faults: at one in two, some replies are always lost.
+    lost_put_replies: 50,
 };
 
 #[test]

@@ -37,11 +37,13 @@ pub struct FaultPlan {
     /// Every `outage_every` calls, the next `outage_len` all fail (0: no outages).
     pub outage_every: u64,
     pub outage_len: u64,
-    /// The share of committed `TransactWriteItems` calls, and of the code exchange's versioned
-    /// `PutItem` calls (a code's record becoming its grant), whose reply is lost, in percent.
-    /// DynamoDB has no request token for a put: the SDK's retry of one that landed fails its
-    /// condition, which the service must tell from a replayed code.
+    /// The share of committed `TransactWriteItems` calls whose reply is lost, in percent.
     pub lost_replies: u64,
+    /// The share of the code exchange's versioned `PutItem` calls (a code's record becoming its
+    /// grant) whose reply is lost, in percent. DynamoDB has no request token for a put: the
+    /// SDK's retry of one that landed fails its condition, which the service must tell from a
+    /// replayed code.
+    pub lost_put_replies: u64,
 }
 
 struct State {
@@ -257,48 +259,42 @@ async fn handle(
                 .unwrap()
                 .insert(t.clone(), bytes.clone());
         }
-        let lose =
-            st.on.load(Ordering::SeqCst) && st.rng.lock().unwrap().chance(st.plan.lost_replies);
-        if lose {
-            *st.injected
-                .lock()
-                .unwrap()
-                .entry("lost reply TransactWriteItems".into())
-                .or_default() += 1;
-            let body = serde_json::json!({
-                "__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
-                "message": "reply lost by the test proxy (the transaction committed)",
-            })
-            .to_string();
-            return Ok(http::Response::builder()
-                .status(500)
-                .header("content-type", "application/x-amz-json-1.0")
-                .body(Full::new(Bytes::from(body)))
-                .unwrap());
+        if let Some(lost) = lose_reply(&st, "TransactWriteItems", st.plan.lost_replies) {
+            return Ok(lost);
         }
     }
     if code_exchange_put && status.is_success() {
-        let lose =
-            st.on.load(Ordering::SeqCst) && st.rng.lock().unwrap().chance(st.plan.lost_replies);
-        if lose {
-            *st.injected
-                .lock()
-                .unwrap()
-                .entry("lost reply PutItem".into())
-                .or_default() += 1;
-            let body = serde_json::json!({
-                "__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
-                "message": "reply lost by the test proxy (the put was written)",
-            })
-            .to_string();
-            return Ok(http::Response::builder()
-                .status(500)
-                .header("content-type", "application/x-amz-json-1.0")
-                .body(Full::new(Bytes::from(body)))
-                .unwrap());
+        if let Some(lost) = lose_reply(&st, "PutItem", st.plan.lost_put_replies) {
+            return Ok(lost);
         }
     }
     Ok(out.body(Full::new(bytes)).unwrap())
+}
+
+/// While faults are on, `percent` of the written calls of `op` get a 500 in place of their
+/// answer, as if the reply were lost: the SDK retries them.
+fn lose_reply(st: &State, op: &str, percent: u64) -> Option<http::Response<Full<Bytes>>> {
+    let lose = st.on.load(Ordering::SeqCst) && st.rng.lock().unwrap().chance(percent);
+    if !lose {
+        return None;
+    }
+    *st.injected
+        .lock()
+        .unwrap()
+        .entry(format!("lost reply {op}"))
+        .or_default() += 1;
+    let body = serde_json::json!({
+        "__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
+        "message": format!("reply lost by the test proxy (the {op} was written)"),
+    })
+    .to_string();
+    Some(
+        http::Response::builder()
+            .status(500)
+            .header("content-type", "application/x-amz-json-1.0")
+            .body(Full::new(Bytes::from(body)))
+            .unwrap(),
+    )
 }
 
 /// A put of a code's record on a version condition: the code exchange (the authorization
