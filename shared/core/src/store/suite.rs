@@ -883,14 +883,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend + 'static>(s: Arc<B>
         method: crate::domain::authn::Method::PasskeySignIn,
     };
     let exp = T0.secs() + 60;
-    s.put(
-        Record::new(Key::new(Kind::Code, &hash), &code, Some(exp)).unwrap(),
-        Cond::Absent,
-        T0,
-    )
-    .await
-    .unwrap();
-    let pending = s.pending_code(&hash, T0).await.unwrap().unwrap();
+    let pending = store_pending_code(s.as_ref(), &hash, &code).await;
     assert_eq!(pending.code, code);
     assert_eq!(s.redeemed_as(&hash, T0).await.unwrap(), None);
     let grant = Grant {
@@ -972,14 +965,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend + 'static>(s: Arc<B>
     assert_eq!(redeem(id("rt-c"), "c").await, Outcome::Lost);
     // A grant whose id is not the code's is refused, and spends nothing.
     let hash2 = crate::protocol::CodeHash::new(id("code-2"));
-    s.put(
-        Record::new(Key::new(Kind::Code, &hash2), &code, Some(exp)).unwrap(),
-        Cond::Absent,
-        T0,
-    )
-    .await
-    .unwrap();
-    let pending2 = s.pending_code(&hash2, T0).await.unwrap().unwrap();
+    let pending2 = store_pending_code(s.as_ref(), &hash2, &code).await;
     assert!(matches!(
         s.redeem_code(&pending2, &grant, &id("rt"), &id("family"), later, T0)
             .await,
@@ -1067,6 +1053,24 @@ pub async fn a_code_exchange_whose_answer_was_lost_is_its_own_on_retry<B: Backen
     assert!(s.redeemed_as(&hash, after).await.unwrap().is_none());
 }
 
+/// `code` stored for 60 s from `T0` under `hash`, as the authorization endpoint stores it, and
+/// read back as the token endpoint finds it.
+async fn store_pending_code<B: Backend + ?Sized>(
+    s: &B,
+    hash: &crate::protocol::CodeHash,
+    code: &crate::domain::login::AuthCode,
+) -> super::flows::PendingCode {
+    use super::flows::Codes;
+    s.put(
+        Record::new(Key::new(Kind::Code, hash), code, Some(T0.secs() + 60)).unwrap(),
+        Cond::Absent,
+        T0,
+    )
+    .await
+    .unwrap();
+    s.pending_code(hash, T0).await.unwrap().unwrap()
+}
+
 /// A code issued at `T0` for 60 s, as the authorization endpoint stores it, read back as the
 /// token endpoint finds it: the code's hash, its grant's id, the grant its exchange would
 /// create, the pending code.
@@ -1078,18 +1082,10 @@ async fn pending_code_fixture<B: Backend>(
     crate::domain::grant::Grant,
     super::flows::PendingCode,
 ) {
-    use super::flows::Codes;
     let hash = crate::protocol::CodeHash::new(id("code"));
     let gid = super::flows::code_grant_id(&hash);
     let (grant, code) = code_grant_fixture(gid.clone());
-    s.put(
-        Record::new(Key::new(Kind::Code, &hash), &code, Some(T0.secs() + 60)).unwrap(),
-        Cond::Absent,
-        T0,
-    )
-    .await
-    .unwrap();
-    let pending = s.pending_code(&hash, T0).await.unwrap().unwrap();
+    let pending = store_pending_code(s, &hash, &code).await;
     (hash, gid, grant, pending)
 }
 
@@ -1503,14 +1499,7 @@ pub async fn grants_and_refresh_tokens_of_the_previous_shape_are_honoured<B: Bac
 
     // A code written before the change is redeemed the new way.
     let hash = crate::protocol::CodeHash::new(id("code-then"));
-    s.put(
-        Record::new(Key::new(Kind::Code, &hash), &code, Some(T0.secs() + 60)).unwrap(),
-        Cond::Absent,
-        T0,
-    )
-    .await
-    .unwrap();
-    let pending = s.pending_code(&hash, T0).await.unwrap().unwrap();
+    let pending = store_pending_code(s.as_ref(), &hash, &code).await;
     let new_grant = crate::domain::grant::Grant {
         id: pending.grant_id(),
         ..grant.clone()
