@@ -247,6 +247,9 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       const first = shown.keys.passkeys[0].credential_id;
       await phone.page.locator(`#keys-list li[data-credential="${first}"] .remove-key`).tap();
       await phone.page.locator(`#keys-list li[data-credential="${first}"]`).waitFor({ state: 'detached' });
+      // The view is redrawn at once and filled when the keys come back: that read is signed by
+      // the remaining passkey, which then shows where it was last used.
+      await phone.page.locator('#keys-list li.passkey', { hasText: 'Last used' }).waitFor();
       shown = await show(me.profile.sub);
       assert.deepEqual(shown.keys.passkeys.map((k) => k.credential_id).includes(first), false);
       assert.ok(shown.keys.passkeys[0].last_used_at, 'where each was last used');
