@@ -39,10 +39,10 @@ pub struct FaultPlan {
     pub outage_len: u64,
     /// The share of committed `TransactWriteItems` calls whose reply is lost, in percent.
     pub lost_replies: u64,
-    /// The share of the code exchange's versioned `PutItem` calls (a code's record becoming its
-    /// grant) whose reply is lost, in percent. DynamoDB has no request token for a put: the
-    /// SDK's retry of one that landed fails its condition, which the service must tell from a
-    /// replayed code.
+    /// The share of versioned `PutItem` calls of a code's record (the code exchange: the record
+    /// becoming its grant; a refresh: the grant's rotation) whose reply is lost, in percent.
+    /// DynamoDB has no request token for a put: the SDK's retry of one that landed fails its
+    /// condition, which the service must tell from a replayed code or a concurrent rotation.
     pub lost_put_replies: u64,
 }
 
@@ -218,7 +218,7 @@ async fn handle(
         .path_and_query()
         .map(|p| p.as_str())
         .unwrap_or("/");
-    let code_exchange_put = target.ends_with(".PutItem") && is_code_exchange_put(&body);
+    let code_record_put = target.ends_with(".PutItem") && is_code_record_put(&body);
     let mut up = st
         .client
         .request(parts.method.clone(), format!("{}{path}", st.upstream))
@@ -263,7 +263,7 @@ async fn handle(
             return Ok(lost);
         }
     }
-    if code_exchange_put && status.is_success() {
+    if code_record_put && status.is_success() {
         if let Some(lost) = lose_reply(&st, "PutItem", st.plan.lost_put_replies) {
             return Ok(lost);
         }
@@ -297,9 +297,10 @@ fn lose_reply(st: &State, op: &str, percent: u64) -> Option<http::Response<Full<
     )
 }
 
-/// A put of a code's record on a version condition: the code exchange (the authorization
-/// endpoint's put of a new code is on absence).
-fn is_code_exchange_put(body: &[u8]) -> bool {
+/// A put of a code's record on a version condition: the code exchange, or a refresh's rotation
+/// of the grant the code became (the authorization endpoint's put of a new code is on
+/// absence).
+fn is_code_record_put(body: &[u8]) -> bool {
     let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) else {
         return false;
     };

@@ -86,6 +86,40 @@ fn same_hash(a: &str, b: &str) -> bool {
     aws_lc_rs::constant_time::verify_slices_are_equal(a.as_bytes(), b.as_bytes()).is_ok()
 }
 
+/// Puts `record`, a code's record keeping grant `grant` with `refresh_hash` as its current
+/// refresh token, on the condition that the stored record is still at `version` (a code
+/// exchange, or a rotation of the grant it became). [`Outcome::Lost`]: it changed meanwhile.
+///
+/// A put whose reply was lost is the caller's own: DynamoDB's SDK retries a put whose answer
+/// did not arrive, and the retry of a put that landed fails its condition. So on a failed
+/// condition only, the record is read once, and taken as this write if it is at the next
+/// version and keeps `refresh_hash`, 256 random bits nobody else's write can hold.
+async fn put_code_record<B: Backend + ?Sized>(
+    s: &B,
+    record: Record,
+    version: u64,
+    grant: &GrantId,
+    refresh_hash: &str,
+    now: Timestamp,
+) -> Result<Outcome, StoreError> {
+    let key = record.key.clone();
+    match s.put(record, Cond::Version(version), now).await {
+        Err(StoreError::ConditionFailed) => {
+            let ours = match s.get(&key, now).await? {
+                Some(rec) if rec.version == version + 1 => match CodeRecord::of(&rec)? {
+                    CodeRecord::Granted(g) => {
+                        g.grant.id == *grant && same_hash(&g.refresh, refresh_hash)
+                    }
+                    _ => false,
+                },
+                _ => false,
+            };
+            Ok(if ours { Outcome::Done } else { Outcome::Lost })
+        }
+        other => outcome(other),
+    }
+}
+
 /// A code's record: the code while pending, the grant it became once redeemed.
 enum CodeRecord {
     Pending(Box<AuthCode>),
@@ -483,27 +517,9 @@ pub trait Codes: Backend {
         };
         let mut spent = Record::new(Key::new(Kind::Code, &c.hash), &granted, Some(expires_at))?;
         spent.version = c.version + 1;
-        match self.put(spent, Cond::Version(c.version), now).await {
-            // Lost, or written with its answer lost: DynamoDB's SDK retries a put whose answer
-            // did not arrive, and the retry of a put that landed fails its condition. The code's
-            // record is then this exchange's own, which nobody else's can be: it holds this
-            // exchange's refresh token's hash (256 random bits). Read on this path only (a
-            // replayed code), so that a lost answer does not revoke the grant just written.
-            Err(StoreError::ConditionFailed) => {
-                let key = Key::new(Kind::Code, &c.hash);
-                let ours = match self.get(&key, now).await? {
-                    Some(rec) if rec.version == c.version + 1 => match CodeRecord::of(&rec)? {
-                        CodeRecord::Granted(g) => {
-                            g.grant.id == grant.id && same_hash(&g.refresh, refresh_hash)
-                        }
-                        _ => false,
-                    },
-                    _ => false,
-                };
-                Ok(if ours { Outcome::Done } else { Outcome::Lost })
-            }
-            other => outcome(other),
-        }
+        // Read on a failed condition only (a replayed code), so that a lost answer does not
+        // revoke the grant just written.
+        put_code_record(self, spent, c.version, &grant.id, refresh_hash, now).await
     }
 
     /// The grant a redeemed code became, if it was redeemed (and that grant may still live).
@@ -651,8 +667,8 @@ pub trait Grants: Backend {
 
     /// Rotates the grant to `next` (its next generation) with the new refresh token
     /// (`refresh_hash`), living until `expires_at`. A grant whose record keeps its family
-    /// (every code exchange's since issue 27) is ONE conditional write of that record (a
-    /// transaction of one item, so that a retry after a lost reply is idempotent), which
+    /// (every code exchange's since issue 27) is ONE conditional put of that record (a lost
+    /// reply recognised as for [`Codes::redeem_code`]), which
     /// then keeps the new token as the current one and the current one as the one before; the
     /// new token must carry the grant's id and family key
     /// (`domain::grant::new_refresh_token`). Any other grant is written back with the new
@@ -684,12 +700,17 @@ pub trait Grants: Backend {
                     family: keeps.family,
                 })?;
                 record.expires_at = Some(expires_at);
-                // One write, sent as a transaction of one: DynamoDB answers the SDK's retry of
-                // a committed transaction as committed (its idempotency token), so a reply
-                // lost on the way cannot lose the new refresh token (a plain put's retry would
-                // fail its condition). The embedded store commits either the same way.
-                let write = Write::Put(record, Cond::Version(old.record.version));
-                return outcome(self.transact(vec![write], now).await);
+                // One conditional put (one write unit on DynamoDB): a reply lost on the way is
+                // recognised by the new token's hash, as the code exchange's is.
+                return put_code_record(
+                    self,
+                    record,
+                    old.record.version,
+                    &next.id,
+                    refresh_hash,
+                    now,
+                )
+                .await;
             }
         }
         let grant_record = grant_replaced(&old.record, next, Some(expires_at))?;

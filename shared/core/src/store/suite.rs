@@ -1365,6 +1365,19 @@ pub async fn a_refresh_family_rotates_in_its_grants_record<B: Backend + 'static>
             .unwrap(),
         Outcome::Lost
     );
+    // The retry of the rotation that landed (its reply lost on the way, on DynamoDB a plain
+    // put's retry fails its condition): its own, and nothing changes.
+    let landed = s.grant(&gid, at3).await.unwrap().unwrap();
+    assert_eq!(
+        s.rotate_grant(&rotated, &third, &rt3, &rec(3), renewed + 1, at3)
+            .await
+            .unwrap(),
+        Outcome::Done
+    );
+    assert_eq!(
+        s.grant(&gid, at3).await.unwrap().unwrap().record,
+        landed.record
+    );
     let rotated = s.grant(&gid, at3).await.unwrap().unwrap();
     assert_eq!(find(&rt3, Some(&family), at3).await, Some(rec(3)));
     assert_eq!(find(&rt2, Some(&family), at3).await, Some(rec(2)));
