@@ -34,7 +34,10 @@ async function serve(args, extra) {
   const line = await new Promise((resolve, reject) => {
     const rl = createInterface({ input: child.stdout });
     rl.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`scanid serve exited with ${code}`)));
+    child.once('exit', (code) => {
+      rmSync(dataDir, { recursive: true, force: true });
+      reject(new Error(`scanid serve exited with ${code}`));
+    });
   });
   return {
     ...JSON.parse(line),
@@ -200,8 +203,17 @@ export async function freePort() {
 
 /** `scanid serve` on 127.0.0.1 with its public URL on localhost (WebAuthn needs a host name). */
 export async function startLocalhostServer(storeFlags) {
-  const port = await freePort();
-  const server = await serve(['--addr', `127.0.0.1:${port}`, '--public-url', `http://localhost:${port}`],
-    ['--signup-rate-per-hour', '100', ...storeFlags]);
-  return { ...server, storeFlags };
+  // The port is found free, then bound by scanid: in between, something else may take it (an
+  // outgoing connection's ephemeral port), so a start that fails is tried on another. The demo
+  // takes any free port (by default it takes the next one, which nobody checked).
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    try {
+      const server = await serve(['--addr', `127.0.0.1:${port}`, '--demo-addr', '127.0.0.1:0',
+        '--public-url', `http://localhost:${port}`], ['--signup-rate-per-hour', '100', ...storeFlags]);
+      return { ...server, storeFlags };
+    } catch (e) {
+      if (attempt === 3) throw e;
+    }
+  }
 }
