@@ -28,7 +28,10 @@ export async function cli(args) {
 async function serve(args, extra) {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'scanid-js-'));
   const child = spawn(BIN, ['serve', ...args, '--data-dir', dataDir, ...extra], {
-    env: { ...process.env, RUST_LOG: 'warn' },
+    // A QR code is accepted for 3 s by default; here for 6 s (a flag still overrides it), so
+    // that on a loaded machine a slow page load or CLI `approve` between reading a code and
+    // scanning it does not fail a test. The 3 s refusal itself is held by tests/it/qr_safety.rs.
+    env: { ...process.env, RUST_LOG: 'warn', SCANID_QR_CHALLENGE_TTL: process.env.SCANID_QR_CHALLENGE_TTL ?? '6' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = await new Promise((resolve, reject) => {
