@@ -1353,27 +1353,20 @@ pub async fn a_refresh_family_rotates_in_its_grants_record<B: Backend + 'static>
     third.generation = 3;
     third.rotated_at = at3;
     let rt3 = id("rt-3");
-    assert_eq!(
-        s.rotate_grant(&rotated, &third, &rt3, &rec(3), renewed + 1, at3)
-            .await
-            .unwrap(),
-        Outcome::Done
-    );
-    assert_eq!(
-        s.rotate_grant(&rotated, &third, &id("rt"), &rec(3), renewed + 1, at3)
-            .await
-            .unwrap(),
-        Outcome::Lost
-    );
+    let rotate3 = |rt: String| {
+        let (s, rotated, third) = (s.clone(), rotated.clone(), third.clone());
+        async move {
+            s.rotate_grant(&rotated, &third, &rt, &rec(3), renewed + 1, at3)
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(rotate3(rt3.clone()).await, Outcome::Done);
+    assert_eq!(rotate3(id("rt")).await, Outcome::Lost);
     // The retry of the rotation that landed (its reply lost on the way, on DynamoDB a plain
     // put's retry fails its condition): its own, and nothing changes.
     let landed = s.grant(&gid, at3).await.unwrap().unwrap();
-    assert_eq!(
-        s.rotate_grant(&rotated, &third, &rt3, &rec(3), renewed + 1, at3)
-            .await
-            .unwrap(),
-        Outcome::Done
-    );
+    assert_eq!(rotate3(rt3.clone()).await, Outcome::Done);
     assert_eq!(
         s.grant(&gid, at3).await.unwrap().unwrap().record,
         landed.record
