@@ -37,6 +37,7 @@ async function serve(args, extra) {
   const line = await new Promise((resolve, reject) => {
     const rl = createInterface({ input: child.stdout });
     rl.once('line', resolve);
+    // On any exit, a failed start's or `stop()`'s, the data dir goes.
     child.once('exit', (code) => {
       rmSync(dataDir, { recursive: true, force: true });
       reject(new Error(`scanid serve exited with ${code}`));
@@ -47,8 +48,8 @@ async function serve(args, extra) {
     dataDir,
     async stop() {
       child.kill('SIGTERM');
+      // The exit listener above removes the data dir.
       await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -41,18 +41,12 @@ pub fn qr_svg(text: &str) -> String {
             // carry several codes.
             let quiet = 4;
             let size = code.width() + 2 * quiet;
-            let mut out = String::with_capacity(4096);
-            out.push_str(
-                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"256\" height=\"256\" viewBox=\"0 0 ",
+            let mut out = format!(
+                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"256\" height=\"256\" \
+                 viewBox=\"0 0 {size} {size}\" shape-rendering=\"crispEdges\"><rect \
+                 width=\"{size}\" height=\"{size}\" fill=\"#fff\"/><path stroke=\"#000\" d=\""
             );
-            push_num(&mut out, size);
-            out.push(' ');
-            push_num(&mut out, size);
-            out.push_str("\" shape-rendering=\"crispEdges\"><rect width=\"");
-            push_num(&mut out, size);
-            out.push_str("\" height=\"");
-            push_num(&mut out, size);
-            out.push_str("\" fill=\"#fff\"/><path stroke=\"#000\" d=\"");
+            out.reserve(4096);
             let mut row_end: Option<(usize, usize)> = None;
             code.runs(|x, y, run| {
                 match row_end {
@@ -85,20 +79,7 @@ pub fn qr_svg(text: &str) -> String {
 
 /// `n` in decimal, without `fmt`'s machinery (a code's path has a few hundred numbers).
 fn push_num(out: &mut String, n: usize) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    for d in &digits[i..] {
-        out.push(char::from(*d));
-    }
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// QR encoding with the `qrcode` crate's segments and codewords, its modules placed and its

@@ -34,29 +34,22 @@ pub struct LoginHistory {
     record: Option<Record>,
 }
 
-/// The write that adds `entry` to the history in `read` (`None`: no record yet).
+/// The write that adds `entry` to the history as `read` (parsed once, at the read).
 fn login_write(
     key: &Key,
-    read: Option<&Record>,
+    read: &LoginHistory,
     entry: &LoginActivity,
     now: Timestamp,
 ) -> Result<(Record, Cond), StoreError> {
     let expires = Some(now.secs() + identity::RECENT_LOGINS_TTL_SECS);
-    Ok(match read {
+    let history = read.activity.with(entry.clone());
+    Ok(match &read.record {
         Some(old) => {
-            let history: Activity = old.value::<StoredActivity>()?.into();
-            let mut r = old.next(&history.with(entry.clone()))?;
+            let mut r = old.next(&history)?;
             r.expires_at = expires;
             (r, Cond::Version(old.version))
         }
-        None => (
-            Record::new(
-                key.clone(),
-                &Activity::default().with(entry.clone()),
-                expires,
-            )?,
-            Cond::Absent,
-        ),
+        None => (Record::new(key.clone(), &history, expires)?, Cond::Absent),
     })
 }
 
@@ -341,8 +334,8 @@ impl<B: Backend + ?Sized> IdentityStore for B {
     ) -> Result<(), StoreError> {
         let key = Key::new(Kind::IdentityActivity, sub);
         for _ in 0..3 {
-            let read = self.get(&key, now).await?;
-            let (record, cond) = login_write(&key, read.as_ref(), &entry, now)?;
+            let read = self.login_history(sub, now).await?;
+            let (record, cond) = login_write(&key, &read, &entry, now)?;
             match self.put(record, cond, now).await {
                 Err(StoreError::ConditionFailed) => continue,
                 done => return done,
@@ -382,7 +375,7 @@ impl<B: Backend + ?Sized> IdentityStore for B {
         now: Timestamp,
     ) -> Result<(), StoreError> {
         let key = Key::new(Kind::IdentityActivity, sub);
-        let (record, cond) = login_write(&key, read.record.as_ref(), &entry, now)?;
+        let (record, cond) = login_write(&key, read, &entry, now)?;
         match self.put(record, cond, now).await {
             Err(StoreError::ConditionFailed) => self.record_login(sub, entry, now).await,
             done => done,
