@@ -3,10 +3,9 @@
 //! throttles (400 `ThrottlingException`, `ProvisionedThroughputExceededException`) or fails
 //! (500 `InternalServerError`) a seeded share of the calls, with short outages, and loses the
 //! reply of some committed transactions (the SDK retries them with the same
-//! `ClientRequestToken`) and of some versioned puts of a code's record, the code exchange's and
-//! a refresh's rotation (the SDK's retry then fails its condition: the request must still
-//! answer 200, not take its own write for a replay or a concurrent rotation), while a mixed
-//! load runs (QR logins, code exchanges, refresh-token grants), then signed profile updates
+//! `ClientRequestToken`) and of some code exchanges' puts (the SDK's retry then fails its
+//! condition: the exchange must still answer 200, not take its own write for a replay), while
+//! a mixed load runs (QR logins, code exchanges, refresh-token grants), then signed profile updates
 //! (transactions). Every answer is a success or a 503 with `Retry-After`, never a 500. A request
 //! answered 503 changed nothing, unless the reply of its commit was lost on the SDK's last
 //! attempt: then its retry is refused as a repeat (a code already redeemed, a login decided
@@ -24,17 +23,15 @@ const WORKERS: usize = 4;
 /// Requests per worker while faults are on.
 const OPS: usize = 45;
 /// Signed profile updates per app while faults are on: transactions (the identity and the
-/// request's `jti`), whose replies the proxy loses at `lost_replies` (20%). 3 apps x 30, of
-/// which about half commit under the injected faults: a run with none lost is about one in
-/// 50,000 (one in 80 at 15, which is what one run's 4 lost of 45 said to avoid).
+/// request's `jti`), whose replies the proxy loses at `lost_replies` (20%), as it does the
+/// refreshes' rotations'.
 const PATCHES: usize = 30;
 const PLAN: FaultPlan = FaultPlan {
     percent: 20,
     outage_every: 250,
     outage_len: 30,
     lost_replies: 20,
-    // About 15 code exchanges (and the refreshes' rotations) run under faults: at one in two,
-    // some replies are always lost.
+    // About 15 code exchanges run under faults: at one in two, some replies are always lost.
     lost_put_replies: 50,
 };
 
@@ -131,9 +128,9 @@ fn throttled_and_failing_dynamodb_answers_503_and_loses_no_success() {
         alive.iter().all(|a| *a),
         "the server answered every request"
     );
-    // The load's writes are conditional puts; a signed profile update is a transaction. Each
-    // answer is a success or a 503 with `Retry-After`; a transaction whose reply was lost is
-    // retried by the SDK with its `ClientRequestToken` and answered as committed.
+    // A signed profile update is a transaction of two records (the refreshes' rotations are of
+    // one). Each answer is a success or a 503 with `Retry-After`; a transaction whose reply was
+    // lost is retried by the SDK with its `ClientRequestToken` and answered as committed.
     let mut sent: Vec<Vec<(String, u16)>> = vec![Vec::new(); apps.len()];
     for round in 0..PATCHES {
         for (i, app) in apps.iter().enumerate() {

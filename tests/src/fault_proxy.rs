@@ -40,9 +40,9 @@ pub struct FaultPlan {
     /// The share of committed `TransactWriteItems` calls whose reply is lost, in percent.
     pub lost_replies: u64,
     /// The share of versioned `PutItem` calls of a code's record (the code exchange: the record
-    /// becoming its grant; a refresh: the grant's rotation) whose reply is lost, in percent.
-    /// DynamoDB has no request token for a put: the SDK's retry of one that landed fails its
-    /// condition, which the service must tell from a replayed code or a concurrent rotation.
+    /// becoming its grant) whose reply is lost, in percent. DynamoDB has no request token for a
+    /// put: the SDK's retry of one that landed fails its condition, which the service must tell
+    /// from a replayed code.
     pub lost_put_replies: u64,
 }
 
@@ -297,9 +297,8 @@ fn lose_reply(st: &State, op: &str, percent: u64) -> Option<http::Response<Full<
     )
 }
 
-/// A put of a code's record on a version condition: the code exchange, or a refresh's rotation
-/// of the grant the code became (the authorization endpoint's put of a new code is on
-/// absence).
+/// A put of a code's record on a version condition: the code exchange (the authorization
+/// endpoint's put of a new code is on absence; a refresh's rotation is a transaction).
 fn is_code_record_put(body: &[u8]) -> bool {
     let Ok(v) = serde_json::from_slice::<serde_json::Value>(body) else {
         return false;

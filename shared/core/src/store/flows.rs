@@ -87,8 +87,8 @@ fn same_hash(a: &str, b: &str) -> bool {
 }
 
 /// Puts `record`, a code's record keeping grant `grant` with `refresh_hash` as its current
-/// refresh token, on the condition that the stored record is still at `version` (a code
-/// exchange, or a rotation of the grant it became). [`Outcome::Lost`]: it changed meanwhile.
+/// refresh token, on the condition that the stored record is still at `version` (the code
+/// exchange). [`Outcome::Lost`]: it changed meanwhile.
 ///
 /// A put whose reply was lost is the caller's own: DynamoDB's SDK retries a put whose answer
 /// did not arrive, and the retry of a put that landed fails its condition. So on a failed
@@ -667,8 +667,8 @@ pub trait Grants: Backend {
 
     /// Rotates the grant to `next` (its next generation) with the new refresh token
     /// (`refresh_hash`), living until `expires_at`. A grant whose record keeps its family
-    /// (every code exchange's since issue 27) is ONE conditional put of that record (a lost
-    /// reply recognised as for [`Codes::redeem_code`]), which
+    /// (every code exchange's since issue 27) is ONE conditional write of that record (a
+    /// transaction of one item, so that a retry after a lost reply is idempotent), which
     /// then keeps the new token as the current one and the current one as the one before; the
     /// new token must carry the grant's id and family key
     /// (`domain::grant::new_refresh_token`). Any other grant is written back with the new
@@ -700,17 +700,12 @@ pub trait Grants: Backend {
                     family: keeps.family,
                 })?;
                 record.expires_at = Some(expires_at);
-                // One conditional put (one write unit on DynamoDB): a reply lost on the way is
-                // recognised by the new token's hash, as the code exchange's is.
-                return put_code_record(
-                    self,
-                    record,
-                    old.record.version,
-                    &next.id,
-                    refresh_hash,
-                    now,
-                )
-                .await;
+                // One write, sent as a transaction of one: DynamoDB answers the SDK's retry of
+                // a committed transaction as committed (its idempotency token), so a reply
+                // lost on the way cannot lose the new refresh token (a plain put's retry would
+                // fail its condition). The embedded store commits either the same way.
+                let write = Write::Put(record, Cond::Version(old.record.version));
+                return outcome(self.transact(vec![write], now).await);
             }
         }
         let grant_record = grant_replaced(&old.record, next, Some(expires_at))?;

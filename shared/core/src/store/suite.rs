@@ -1363,14 +1363,6 @@ pub async fn a_refresh_family_rotates_in_its_grants_record<B: Backend + 'static>
     };
     assert_eq!(rotate3(rt3.clone()).await, Outcome::Done);
     assert_eq!(rotate3(id("rt")).await, Outcome::Lost);
-    // The retry of the rotation that landed (its reply lost on the way, on DynamoDB a plain
-    // put's retry fails its condition): its own, and nothing changes.
-    let landed = s.grant(&gid, at3).await.unwrap().unwrap();
-    assert_eq!(rotate3(rt3.clone()).await, Outcome::Done);
-    assert_eq!(
-        s.grant(&gid, at3).await.unwrap().unwrap().record,
-        landed.record
-    );
     let rotated = s.grant(&gid, at3).await.unwrap().unwrap();
     assert_eq!(find(&rt3, Some(&family), at3).await, Some(rec(3)));
     assert_eq!(find(&rt2, Some(&family), at3).await, Some(rec(2)));
