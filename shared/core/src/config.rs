@@ -927,18 +927,19 @@ mod tests {
         );
     }
 
-    /// The README's configuration table lists exactly the rows of [`SETTINGS`], in order,
+    /// The book's configuration table (docs/book/src/configuration.md) lists exactly the rows of
+    /// [`SETTINGS`], in order,
     /// with their flag, variable and default (the `serve` flags, the AWS environment and the
     /// other rows below are not settings of the core).
     #[test]
     fn the_readme_configuration_table_is_the_settings_table() {
         const NOT_SETTINGS: &[&str] = &["SCANID_LOG_FORMAT"];
-        let readme = include_str!("../../../README.md");
+        let readme = include_str!("../../../docs/book/src/configuration.md");
         let section = readme
-            .split("### Configuration")
+            .split("# Configuration")
             .nth(1)
             .and_then(|s| s.split("\n## ").next())
-            .expect("README has a configuration section");
+            .expect("the book has a configuration chapter");
         let rows: Vec<Vec<&str>> = section
             .lines()
             .filter(|l| l.starts_with("| "))
