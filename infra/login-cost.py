@@ -49,7 +49,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import localaws
 from localaws import CB
 
-# List prices, us-east-1, USD (see infra/README.md for the sources and the date).
+# List prices, us-east-1, USD (see docs/book/src/performance.md for the sources and the date).
 PRICE = {
     "api_request": 1.00 / 1e6,          # API Gateway HTTP API, per request (first 300 M)
     "lambda_request": 0.20 / 1e6,       # Lambda, per invocation
@@ -63,7 +63,7 @@ PRICE = {
 MEMORY_GB = 256 / 1024                  # template.yaml's MemorySize
 # What one login may cost (3 s / 2 s / 1 s polling): the figures of issue 27 (no transaction on
 # the login path, the polls read eventually consistent, 5.5 polls, the code exchange one write),
-# measured 2026-11-25 (infra/README.md; before it: 15.5 requests, 29.5 RRU, 24 WRU). The script
+# measured 2026-11-25 (docs/benchmarks/2026-11-25-login-cost-cuts.md; before it: 15.5 requests, 29.5 RRU, 24 WRU). The script
 # exits 1 above any.
 BAR = {"requests": 12.5, "RRU": 23.75, "WRU": 13.0}
 # The login the polling model assumes: the person scans 8 s after the page opens and approves
