@@ -10,10 +10,9 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod acr;
-mod after_the_fact;
 mod app_api;
 mod attacks;
-mod attacks_issue28;
+mod attacks_registration;
 mod aws;
 mod aws_faults;
 mod cli;
@@ -38,5 +37,6 @@ mod request_objects;
 mod resource_indicators;
 mod same_device;
 mod serve;
+mod session_revocation;
 mod tokens;
 mod webapp;
