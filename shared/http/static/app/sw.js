@@ -3,7 +3,11 @@
 // go to the network.
 const CACHE = 'scanid-app-v1';
 const base = new URL('./', self.location).pathname;
-const SHELL = ['', 'app.js', 'device.js', 'app.css', 'manifest.webmanifest', 'icon.svg'].map((f) => base + f);
+// The shell, its modules (the list in shared/http/src/handlers/app.rs, held to this one by a
+// test there), its stylesheet, manifest and icon.
+const MODULES = ['app.js', 'device.js', 'ui.js', 'signup.js', 'home.js', 'keys.js', 'edit.js', 'rotate.js',
+  'delete.js', 'activity.js', 'where.js', 'decision.js', 'approve.js', 'scan.js'];
+const SHELL = ['', ...MODULES, 'app.css', 'manifest.webmanifest', 'icon.svg'].map((f) => base + f);
 
 self.addEventListener('install', (event) => {
   event.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL)).then(() => self.skipWaiting()));
