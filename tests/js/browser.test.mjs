@@ -5,13 +5,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
 
-let server, rp, browser, alice, client;
+let server, rp, browser, alice;
 
 before(async () => {
   server = await startServer(['--login-ttl', '12']);
   rp = await startCallback();
   browser = await launchBrowser();
-  client = await cli(['client', 'create', '--data-dir', server.dataDir, '--name', 'Browser Test RP',
+  await cli(['client', 'create', '--data-dir', server.dataDir, '--name', 'Browser Test RP',
     '--client-id', 'browser-rp', '--redirect-uri', rp.url]);
   alice = await enroll(server, 'alice');
 });

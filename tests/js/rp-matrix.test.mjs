@@ -10,6 +10,7 @@
 //   - OIDC Back-Channel Logout 1.0: real receivers verify the logout tokens with jose.
 //   - CORS: an unregistered origin gets nothing.
 // openid-client lives in interop.test.mjs.
+/* global mgr, summary, kc -- set on the SPA pages' window; page.evaluate callbacks read them there */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';

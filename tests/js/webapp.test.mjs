@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { PNG } from 'pngjs';
-import { startServer, launchBrowser, cli, enroll, readQr } from './helpers.mjs';
+import { startServer, launchBrowser, enroll, readQr } from './helpers.mjs';
 
 let server, browser;
 

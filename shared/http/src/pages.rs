@@ -653,7 +653,7 @@ mod tests {
         for scope in crate::domain::discovery::SCOPES {
             assert_ne!(describe_scope(scope), describe_scope("unknown"), "{scope}");
             assert!(
-                app_js.contains(&format!("\n  {scope}: '")),
+                app_js.contains(&format!("\n  {scope}:")),
                 "{scope} in approve.js"
             );
         }

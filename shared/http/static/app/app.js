@@ -12,12 +12,17 @@ import { message, show } from './ui.js';
 async function start() {
   if (!window.isSecureContext || !crypto.subtle || !window.indexedDB) {
     // WebCrypto and IndexedDB need https (or localhost): the device key cannot be made here.
-    show('scanid needs a secure connection',
-      message('Open this page over https. The scanid app keeps its key with your browser’s cryptography, which works only on secure pages.'));
+    show(
+      'scanid needs a secure connection',
+      message(
+        'Open this page over https. The scanid app keeps its key with your browser’s cryptography, which works only on secure pages.',
+      ),
+    );
     return;
   }
   if ('serviceWorker' in navigator) {
-    navigator.serviceWorker.register(`${device.issuer}/app/sw.js`, { scope: `${device.issuer}/app/` })
+    navigator.serviceWorker
+      .register(`${device.issuer}/app/sw.js`, { scope: `${device.issuer}/app/` })
       .catch(() => {});
   }
   const me = await device.load();

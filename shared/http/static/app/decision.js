@@ -17,11 +17,41 @@ export function decisionButtons(choices = []) {
   // Number matching: with choices, each number is an Approve (the one the login page shows
   // approves, any other cancels the login); without (a device's code), one Approve button.
   const approves = choices.length
-    ? choices.map((n) => h('button', { type: 'button', class: 'decision approve number', id: `number-${n}`, 'data-number': String(n), disabled: true, 'data-armed': 'false' }, String(n)))
-    : [h('button', { type: 'button', class: 'decision approve', id: 'approve', disabled: true, 'data-armed': 'false' }, 'Approve')];
+    ? choices.map((n) =>
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'decision approve number',
+            id: `number-${n}`,
+            'data-number': String(n),
+            disabled: true,
+            'data-armed': 'false',
+          },
+          String(n),
+        ),
+      )
+    : [
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'decision approve',
+            id: 'approve',
+            disabled: true,
+            'data-armed': 'false',
+          },
+          'Approve',
+        ),
+      ];
   const [approve] = approves;
   const deny = h('button', { type: 'button', class: 'decision deny', id: 'deny' }, 'Deny');
-  const row = h('div', { class: 'buttons decisions', id: choices.length ? 'numbers' : undefined }, ...approves, deny);
+  const row = h(
+    'div',
+    { class: 'buttons decisions', id: choices.length ? 'numbers' : undefined },
+    ...approves,
+    deny,
+  );
   let armed = false;
   let held = false;
   let timer;
@@ -57,14 +87,20 @@ export function decisionButtons(choices = []) {
   };
   const listen = (target, type, fn) => target.addEventListener(type, fn, { signal: events.signal });
   return {
-    approve, approves, deny, row, stop,
+    approve,
+    approves,
+    deny,
+    row,
+    stop,
     armed: () => armed,
     hold(on) {
       held = on;
       render();
     },
     start() {
-      listen(document, 'visibilitychange', () => (document.visibilityState === 'visible' ? rearm() : disarm()));
+      listen(document, 'visibilitychange', () =>
+        document.visibilityState === 'visible' ? rearm() : disarm(),
+      );
       listen(window, 'blur', disarm);
       listen(window, 'focus', rearm);
       listen(window, 'pageshow', rearm);

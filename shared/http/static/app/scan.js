@@ -11,15 +11,23 @@ export async function showScan(me, session, challenge, info) {
     try {
       info = await device.scan(session, challenge, me);
     } catch (e) {
-      show(e.code === 'login_cancelled' ? 'Login cancelled' : 'This code has expired',
-        message(e.status === 404 ? 'The login is no longer waiting, or the code was old. Scan the code on the login page again.' : e.message),
-        me ? h('button', { type: 'button', onclick: () => showHome(me) }, 'Go to my scanid') : null);
+      show(
+        e.code === 'login_cancelled' ? 'Login cancelled' : 'This code has expired',
+        message(
+          e.status === 404
+            ? 'The login is no longer waiting, or the code was old. Scan the code on the login page again.'
+            : e.message,
+        ),
+        me ? h('button', { type: 'button', onclick: () => showHome(me) }, 'Go to my scanid') : null,
+      );
       return;
     }
   }
   if (!me) {
-    showSignUp((created) => showRequest(created, session, challenge, info),
-      `${info.client.name} asks you to log in with scanid. You have no scanid on this phone yet: create one, then approve.`);
+    showSignUp(
+      (created) => showRequest(created, session, challenge, info),
+      `${info.client.name} asks you to log in with scanid. You have no scanid on this phone yet: create one, then approve.`,
+    );
     return;
   }
   showRequest(me, session, challenge, info);
@@ -32,9 +40,15 @@ export async function showDeviceScan(me, userCode) {
   try {
     info = await device.scanUserCode(userCode);
   } catch (e) {
-    show('This code is not waiting',
-      message(e.status === 404 ? 'The code is not valid, has expired or was used. Start again on the device.' : e.message),
-      me ? h('button', { type: 'button', onclick: () => showHome(me) }, 'Go to my scanid') : null);
+    show(
+      'This code is not waiting',
+      message(
+        e.status === 404
+          ? 'The code is not valid, has expired or was used. Start again on the device.'
+          : e.message,
+      ),
+      me ? h('button', { type: 'button', onclick: () => showHome(me) }, 'Go to my scanid') : null,
+    );
     return;
   }
   await showScan(me, info.session, info.challenge, info);

@@ -22,7 +22,10 @@ export function h(tag, attrs = {}, ...children) {
 /** Shows a screen; the heading takes the focus so keyboards and screen readers follow. */
 export function show(title, ...children) {
   const heading = h('h1', { tabindex: '-1' }, title);
-  view.replaceChildren(heading, ...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
+  view.replaceChildren(
+    heading,
+    ...children.flat().filter((c) => c !== null && c !== undefined && c !== false),
+  );
   document.title = `${title} · scanid`;
   heading.focus();
 }
@@ -46,13 +49,23 @@ export async function busy(button, out, work) {
 
 export function field(label, input, hint) {
   const id = input.id;
-  return h('div', { class: 'field' },
-    h('label', { for: id }, label), input, hint ? h('p', { class: 'hint muted', id: `${id}-hint`, 'aria-live': 'polite' }, hint) : null);
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label),
+    input,
+    hint ? h('p', { class: 'hint muted', id: `${id}-hint`, 'aria-live': 'polite' }, hint) : null,
+  );
 }
 
 /** A photo picker (camera or file) with a preview; `file()` is the chosen file. */
 export function photoInput(id) {
-  const input = h('input', { id, type: 'file', accept: 'image/jpeg,image/png,image/webp', 'aria-describedby': `${id}-hint` });
+  const input = h('input', {
+    id,
+    type: 'file',
+    accept: 'image/jpeg,image/png,image/webp',
+    'aria-describedby': `${id}-hint`,
+  });
   const preview = h('img', { class: 'avatar preview', alt: '', hidden: true });
   let url;
   input.addEventListener('change', () => {
@@ -77,8 +90,18 @@ export function photoInput(id) {
     }
   });
   return {
-    field: h('div', { class: 'field' }, h('label', { for: id }, 'Photo (camera or file)'), input, preview,
-      h('p', { class: 'hint muted', id: `${id}-hint`, 'aria-live': 'polite' }, 'JPEG, PNG or WebP, at most 1 MB. Optional.')),
+    field: h(
+      'div',
+      { class: 'field' },
+      h('label', { for: id }, 'Photo (camera or file)'),
+      input,
+      preview,
+      h(
+        'p',
+        { class: 'hint muted', id: `${id}-hint`, 'aria-live': 'polite' },
+        'JPEG, PNG or WebP, at most 1 MB. Optional.',
+      ),
+    ),
     file: () => input.files?.[0],
   };
 }

@@ -15,7 +15,8 @@ export function placeText(p) {
   const loc = p?.location;
   const names = [loc?.city, loc?.country].filter(Boolean).join(', ');
   if (names) parts.push(loc?.country_code ? `${names} (${loc.country_code})` : names);
-  if (p?.network) parts.push(`network AS${p.network.asn}${p.network.org ? ` ${p.network.org}` : ''}`);
+  if (p?.network)
+    parts.push(`network AS${p.network.asn}${p.network.org ? ` ${p.network.org}` : ''}`);
   return parts.join(' · ');
 }
 
@@ -26,17 +27,49 @@ export function placeText(p) {
  */
 export function whereFrom(info) {
   const flags = info.flags ?? [];
-  return h('section', { class: `where ${flags.length || info.refused ? 'warn' : 'ok'}`, id: 'where-from' },
-    h('dl', {},
-      h('dt', {}, 'Started from'), h('dd', { id: 'browser-place' }, placeText(info.browser)),
+  return h(
+    'section',
+    { class: `where ${flags.length || info.refused ? 'warn' : 'ok'}`, id: 'where-from' },
+    h(
+      'dl',
+      {},
+      h('dt', {}, 'Started from'),
+      h('dd', { id: 'browser-place' }, placeText(info.browser)),
       info.phone ? h('dt', {}, 'This phone') : null,
       info.phone ? h('dd', { id: 'phone-place' }, placeText(info.phone)) : null,
       info.requested_at ? h('dt', {}, 'Asked at') : null,
-      info.requested_at ? h('dd', { id: 'requested-at' }, h('time', { datetime: info.requested_at }, new Date(info.requested_at).toLocaleString())) : null),
+      info.requested_at
+        ? h(
+            'dd',
+            { id: 'requested-at' },
+            h(
+              'time',
+              { datetime: info.requested_at },
+              new Date(info.requested_at).toLocaleString(),
+            ),
+          )
+        : null,
+    ),
     flags.length
-      ? h('ul', { id: 'flags', role: 'alert' }, flags.map((f) => h('li', { 'data-flag': f }, h('strong', {}, 'Warning: '), FLAGS[f] ?? f)))
+      ? h(
+          'ul',
+          { id: 'flags', role: 'alert' },
+          flags.map((f) =>
+            h('li', { 'data-flag': f }, h('strong', {}, 'Warning: '), FLAGS[f] ?? f),
+          ),
+        )
       : null,
     info.refused
-      ? h('p', { id: 'refused', role: 'alert' }, h('strong', {}, `${info.client.name} does not allow a login with these warnings: it cannot be approved.`), ' Deny it.')
-      : null);
+      ? h(
+          'p',
+          { id: 'refused', role: 'alert' },
+          h(
+            'strong',
+            {},
+            `${info.client.name} does not allow a login with these warnings: it cannot be approved.`,
+          ),
+          ' Deny it.',
+        )
+      : null,
+  );
 }
