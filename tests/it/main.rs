@@ -8,6 +8,10 @@
 //! 0, data lives in a fresh temporary directory per test, and a child process gets its
 //! environment through `Command::env`, never `std::env::set_var`.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests drive a real server from outside: they wait on it and read the wall clock"
+)]
 
 mod acr;
 mod app_api;
