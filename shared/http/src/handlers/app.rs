@@ -182,11 +182,7 @@ mod tests {
     fn assets_have_distinct_names_and_no_inline_handlers() {
         let all: Vec<&Asset> = assets().collect();
         for (i, a) in all.iter().enumerate() {
-            assert!(
-                all[i + 1..].iter().all(|b| b.name != a.name),
-                "{}",
-                a.name
-            );
+            assert!(all[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
             assert!(
                 !a.body.contains("innerHTML"),
                 "{} builds markup from text",
