@@ -917,7 +917,7 @@ fn started_here_on_dynamodb_needs_the_logins_own_cookie() {
 }
 
 /// Issue 24, "this wasn't me", on DynamoDB with KMS signing: the relying party's view as on
-/// the embedded store (`after_the_fact`), but for the back-channel logout (a loopback
+/// the embedded store (`session_revocation`), but for the back-channel logout (a loopback
 /// receiver is refused outside local development; the queue is tested above).
 #[test]
 fn this_wasnt_me_on_dynamodb_with_kms_signing() {
@@ -925,5 +925,5 @@ fn this_wasnt_me_on_dynamodb_with_kms_signing() {
     let secret = register_shop(&aws);
     let dir = tempfile::tempdir().unwrap();
     let s = serve(&aws, &dir);
-    crate::after_the_fact::wasnt_me_flow(&s, &secret, None);
+    crate::session_revocation::wasnt_me_flow(&s, &secret, None);
 }

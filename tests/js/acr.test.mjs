@@ -14,13 +14,29 @@ before(async () => {
   server = await startServer();
   rp = await startCallback();
   browser = await launchBrowser();
-  const c = await cli(['client', 'create', '--data-dir', server.dataDir, '--name', 'acr RP',
-    '--client-id', 'acr-rp', '--redirect-uri', rp.url]);
+  const c = await cli([
+    'client',
+    'create',
+    '--data-dir',
+    server.dataDir,
+    '--name',
+    'acr RP',
+    '--client-id',
+    'acr-rp',
+    '--redirect-uri',
+    rp.url,
+  ]);
   secret = c.client_secret;
   carol = await enroll(server, 'carol');
-  config = await oidc.discovery(new URL(server.issuer), 'acr-rp', undefined, oidc.ClientSecretBasic(secret), {
-    execute: [oidc.allowInsecureRequests],
-  });
+  config = await oidc.discovery(
+    new URL(server.issuer),
+    'acr-rp',
+    undefined,
+    oidc.ClientSecretBasic(secret),
+    {
+      execute: [oidc.allowInsecureRequests],
+    },
+  );
 });
 
 after(async () => {
@@ -43,17 +59,30 @@ async function openAndApprove(url) {
 async function login(params) {
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: rp.url, scope: 'openid', state, nonce, ...params });
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: rp.url,
+    scope: 'openid',
+    state,
+    nonce,
+    ...params,
+  });
   const { approved, page, ctx } = await openAndApprove(url);
   assert.equal(approved.status, 'approved', JSON.stringify(approved));
-  await page.waitForURL((u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()), { timeout: 10_000 });
+  await page.waitForURL(
+    (u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()),
+    { timeout: 10_000 },
+  );
   if (!page.url().startsWith(rp.url)) {
     await page.click('button[name="consent"][value="allow"]');
     await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
   }
   const callback = new URL(page.url());
   await ctx.close();
-  return oidc.authorizationCodeGrant(config, callback, { expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+  return oidc.authorizationCodeGrant(config, callback, {
+    expectedState: state,
+    expectedNonce: nonce,
+    idTokenExpected: true,
+  });
 }
 
 test('discovery lists the acr levels and amr', () => {
@@ -62,7 +91,7 @@ test('discovery lists the acr levels and amr', () => {
   assert.ok(m.claims_supported.includes('amr'));
 });
 
-test('a QR login approved with the app\'s device key: amr pop swk, acr 1 (verified by openid-client)', async () => {
+test("a QR login approved with the app's device key: amr pop swk, acr 1 (verified by openid-client)", async () => {
   const tokens = await login({});
   const claims = tokens.claims();
   assert.deepEqual(claims.amr, ['pop', 'swk']);
@@ -76,9 +105,12 @@ test('a QR login approved with the app\'s device key: amr pop swk, acr 1 (verifi
   assert.equal(i.acr, '1');
 });
 
-test('an essential acr 2 refuses the device key\'s approval with acr_not_met; the login waits', async () => {
+test("an essential acr 2 refuses the device key's approval with acr_not_met; the login waits", async () => {
   const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: rp.url, scope: 'openid', state: oidc.randomState(), nonce: oidc.randomNonce(),
+    redirect_uri: rp.url,
+    scope: 'openid',
+    state: oidc.randomState(),
+    nonce: oidc.randomNonce(),
     claims: JSON.stringify({ id_token: { acr: { essential: true, values: ['2'] } } }),
   });
   const { approved, page, ctx } = await openAndApprove(url);
@@ -87,15 +119,36 @@ test('an essential acr 2 refuses the device key\'s approval with acr_not_met; th
   await ctx.close();
 });
 
-test('a client\'s --require-acr 2 holds every login; none lifts it', async () => {
-  const shown = await cli(['client', 'update', '--client-id', 'acr-rp', '--require-acr', '2', '--data-dir', server.dataDir]);
+test("a client's --require-acr 2 holds every login; none lifts it", async () => {
+  const shown = await cli([
+    'client',
+    'update',
+    '--client-id',
+    'acr-rp',
+    '--require-acr',
+    '2',
+    '--data-dir',
+    server.dataDir,
+  ]);
   assert.equal(shown.require_acr, '2');
   const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: rp.url, scope: 'openid', state: oidc.randomState(), nonce: oidc.randomNonce(),
+    redirect_uri: rp.url,
+    scope: 'openid',
+    state: oidc.randomState(),
+    nonce: oidc.randomNonce(),
   });
   const { approved, ctx } = await openAndApprove(url);
   assert.match(approved.error ?? '', /acr_not_met|passkey/, JSON.stringify(approved));
   await ctx.close();
-  await cli(['client', 'update', '--client-id', 'acr-rp', '--require-acr', 'none', '--data-dir', server.dataDir]);
+  await cli([
+    'client',
+    'update',
+    '--client-id',
+    'acr-rp',
+    '--require-acr',
+    'none',
+    '--data-dir',
+    server.dataDir,
+  ]);
   assert.equal((await login({})).claims().acr, '1');
 });

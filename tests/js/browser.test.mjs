@@ -5,14 +5,24 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
 
-let server, rp, browser, alice, client;
+let server, rp, browser, alice;
 
 before(async () => {
   server = await startServer(['--login-ttl', '12']);
   rp = await startCallback();
   browser = await launchBrowser();
-  client = await cli(['client', 'create', '--data-dir', server.dataDir, '--name', 'Browser Test RP',
-    '--client-id', 'browser-rp', '--redirect-uri', rp.url]);
+  await cli([
+    'client',
+    'create',
+    '--data-dir',
+    server.dataDir,
+    '--name',
+    'Browser Test RP',
+    '--client-id',
+    'browser-rp',
+    '--redirect-uri',
+    rp.url,
+  ]);
   alice = await enroll(server, 'alice');
 });
 
@@ -24,8 +34,15 @@ after(async () => {
 
 function authUrl(state, extra = {}) {
   const u = new URL(`${server.issuer}/protocol/openid-connect/auth`);
-  const p = { client_id: 'browser-rp', redirect_uri: rp.url, response_type: 'code', scope: 'openid profile',
-    state, nonce: `nonce-${state}`, ...extra };
+  const p = {
+    client_id: 'browser-rp',
+    redirect_uri: rp.url,
+    response_type: 'code',
+    scope: 'openid profile',
+    state,
+    nonce: `nonce-${state}`,
+    ...extra,
+  };
   for (const [k, v] of Object.entries(p)) u.searchParams.set(k, v);
   return u.toString();
 }
@@ -41,7 +58,7 @@ test('log in by QR: the page moves on by itself, consent, back to the RP with co
   const page = await ctx.newPage();
   await page.goto(authUrl('happy'));
   assert.match(await page.textContent('h1'), /Log in to Browser Test RP/);
-  assert.ok(await page.locator('#qr svg').count() === 1, 'inline SVG QR code');
+  assert.ok((await page.locator('#qr svg').count()) === 1, 'inline SVG QR code');
   const payload = await qrPayload(page);
   assert.ok(payload.startsWith(`${server.issuer}/app/scan?session=`), payload);
   const res = await approve(server, alice, payload, { page });
@@ -68,9 +85,22 @@ test('throttled or failing status polls are retried, honouring Retry-After: the 
   const answered = [];
   await page.route('**/login-actions/status**', async (route) => {
     seen += 1;
-    if (seen === 1) { answered.push(429); return route.fulfill({ status: 429, headers: { 'Retry-After': '1' }, body: '{"message":"Too Many Requests"}' }); }
-    if (seen === 2) { answered.push(503); return route.fulfill({ status: 503, headers: { 'Retry-After': '1' }, body: '{}' }); }
-    if (seen === 3) { answered.push('abort'); return route.abort('connectionreset'); }
+    if (seen === 1) {
+      answered.push(429);
+      return route.fulfill({
+        status: 429,
+        headers: { 'Retry-After': '1' },
+        body: '{"message":"Too Many Requests"}',
+      });
+    }
+    if (seen === 2) {
+      answered.push(503);
+      return route.fulfill({ status: 503, headers: { 'Retry-After': '1' }, body: '{}' });
+    }
+    if (seen === 3) {
+      answered.push('abort');
+      return route.abort('connectionreset');
+    }
     answered.push('server');
     return route.continue();
   });
@@ -91,7 +121,11 @@ test('a login the server no longer knows (404) ends the polling with a message',
     return route.fulfill({ status: 404, body: '{"error":"not_found"}' });
   });
   await page.goto(authUrl('gone'));
-  await page.waitForFunction(() => /no longer valid/.test(document.getElementById('state').textContent), null, { timeout: 10_000 });
+  await page.waitForFunction(
+    () => /no longer valid/.test(document.getElementById('state').textContent),
+    null,
+    { timeout: 10_000 },
+  );
   await page.waitForTimeout(2500);
   assert.equal(polls, 1, 'no poll after the 404');
   await ctx.close();
@@ -103,11 +137,17 @@ test('the QR rotates while the page is open', async () => {
   await page.goto(authUrl('rotate'));
   const first = await qrPayload(page);
   await page.screenshot({ path: '/tmp/scanid-qr-page.png' });
-  await page.waitForFunction((old) => document.getElementById('app-link').getAttribute('data-qr-payload') !== old,
-    first, { timeout: 12_000 });
+  await page.waitForFunction(
+    (old) => document.getElementById('app-link').getAttribute('data-qr-payload') !== old,
+    first,
+    { timeout: 12_000 },
+  );
   const second = await qrPayload(page);
   assert.notEqual(second, first);
-  assert.equal(new URL(second).searchParams.get('session'), new URL(first).searchParams.get('session'));
+  assert.equal(
+    new URL(second).searchParams.get('session'),
+    new URL(first).searchParams.get('session'),
+  );
   await ctx.close();
 });
 
@@ -138,7 +178,10 @@ test('an expired QR offers a fresh start and cannot be approved', async () => {
   // Start again: a new session with a new QR.
   await page.click('#restart');
   const fresh = await qrPayload(page);
-  assert.notEqual(new URL(fresh).searchParams.get('session'), new URL(payload).searchParams.get('session'));
+  assert.notEqual(
+    new URL(fresh).searchParams.get('session'),
+    new URL(payload).searchParams.get('session'),
+  );
   await ctx.close();
 });
 

@@ -14,8 +14,19 @@ let server, browser, tina, config;
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  await cli(['client', 'create', '--data-dir', server.dataDir, '--name', 'Living room TV',
-    '--client-id', 'tv', '--public', '--grant', 'device_code']);
+  await cli([
+    'client',
+    'create',
+    '--data-dir',
+    server.dataDir,
+    '--name',
+    'Living room TV',
+    '--client-id',
+    'tv',
+    '--public',
+    '--grant',
+    'device_code',
+  ]);
   tina = await enroll(server, 'tina');
   config = await oidc.discovery(new URL(server.issuer), 'tv', undefined, oidc.None(), {
     execute: [oidc.allowInsecureRequests],
@@ -29,7 +40,10 @@ after(async () => {
 
 test('openid-client: discovery names the device authorization endpoint and grant', () => {
   const m = config.serverMetadata();
-  assert.equal(m.device_authorization_endpoint, `${server.issuer}/protocol/openid-connect/auth/device`);
+  assert.equal(
+    m.device_authorization_endpoint,
+    `${server.issuer}/protocol/openid-connect/auth/device`,
+  );
   assert.ok(m.grant_types_supported.includes('urn:ietf:params:oauth:grant-type:device_code'));
 });
 
@@ -96,7 +110,9 @@ test('web app: the phone opens verification_uri_complete, signs up and approves 
   const d = await oidc.initiateDeviceAuthorization(config, { scope: 'openid profile' });
   const polling = oidc.pollDeviceAuthorizationGrant(config, d);
   const phone = await browser.newContext({
-    viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true,
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
   });
   const page = await phone.newPage();
   // The camera opens the device's QR: the verification page, offering the web app.

@@ -18,14 +18,23 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const ATTACKER = '203.0.113.66';
 /** Stockholm, SE, AS64500. */
 const VICTIM = '198.51.100.7';
-const PHONE_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36';
+const PHONE_UA =
+  'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36';
 
 let server, browser;
 
 before(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'scanid-geoip-'));
-  execFileSync(process.env.SCANID_TEST_PYTHON ?? 'python3', [path.join(here, '..', 'py', 'geoip_db.py'), dir]);
-  server = await startServer(['--trusted-proxy', '127.0.0.1', '--geoip-db', path.join(dir, 'both.mmdb')]);
+  execFileSync(process.env.SCANID_TEST_PYTHON ?? 'python3', [
+    path.join(here, '..', 'py', 'geoip_db.py'),
+    dir,
+  ]);
+  server = await startServer([
+    '--trusted-proxy',
+    '127.0.0.1',
+    '--geoip-db',
+    path.join(dir, 'both.mmdb'),
+  ]);
   browser = await launchBrowser();
 });
 
@@ -36,13 +45,21 @@ after(async () => {
 
 /** A browser context whose requests come from `address` (as the load balancer says). */
 async function contextAt(address, options = {}) {
-  const context = await browser.newContext({ ...options, extraHTTPHeaders: { 'X-Forwarded-For': address } });
+  const context = await browser.newContext({
+    ...options,
+    extraHTTPHeaders: { 'X-Forwarded-For': address },
+  });
   return { context, page: await context.newPage() };
 }
 
 /** The victim's phone with a new identity `name`. */
 async function victimPhone(name) {
-  const phone = await contextAt(VICTIM, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, userAgent: PHONE_UA });
+  const phone = await contextAt(VICTIM, {
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+    userAgent: PHONE_UA,
+  });
   await phone.page.goto(`${server.issuer}/app/`);
   await phone.page.locator('#signup-form').waitFor();
   await phone.page.fill('#name', name);
@@ -64,14 +81,20 @@ async function attackerLink() {
   return { desktop, link };
 }
 
-test('the phone shows the attacker\'s place and network beside its own, with the warning', async () => {
+test("the phone shows the attacker's place and network beside its own, with the warning", async () => {
   const phone = await victimPhone('geo-victim');
   const { desktop, link } = await attackerLink();
   await phone.page.goto(link);
   await phone.page.locator('#where-from').waitFor();
   const browserPlace = await phone.page.textContent('#browser-place');
-  assert.match(browserPlace, /^203\.0\.113\.66 · Lagos, Nigeria \(NG\) · network AS64501 Example West Africa Networks$/);
-  assert.match(await phone.page.textContent('#phone-place'), /198\.51\.100\.7 · Stockholm, Sweden \(SE\)/);
+  assert.match(
+    browserPlace,
+    /^203\.0\.113\.66 · Lagos, Nigeria \(NG\) · network AS64501 Example West Africa Networks$/,
+  );
+  assert.match(
+    await phone.page.textContent('#phone-place'),
+    /198\.51\.100\.7 · Stockholm, Sweden \(SE\)/,
+  );
   assert.ok(await phone.page.locator('#requested-at time').getAttribute('datetime'));
   assert.ok(await phone.page.locator('#flags li[data-flag="location_mismatch"]').isVisible());
   assert.equal(await phone.page.locator('#refused').count(), 0, 'warn is the default');
@@ -91,7 +114,16 @@ test('the phone shows the attacker\'s place and network beside its own, with the
 });
 
 test('a client that refuses a location mismatch: the phone says it cannot be approved, and the approval is refused', async () => {
-  await cli(['client', 'update', '--client-id', 'scanid-demo', '--refuse-on', 'location_mismatch', '--data-dir', server.dataDir]);
+  await cli([
+    'client',
+    'update',
+    '--client-id',
+    'scanid-demo',
+    '--refuse-on',
+    'location_mismatch',
+    '--data-dir',
+    server.dataDir,
+  ]);
   const phone = await victimPhone('geo-refused');
   const { desktop, link } = await attackerLink();
   await phone.page.goto(link);
@@ -100,11 +132,23 @@ test('a client that refuses a location mismatch: the phone says it cannot be app
   // Any of the numbers: the client's policy refuses the approval whichever is picked.
   await phone.page.locator('.decision.approve').first().tap();
   await phone.page.locator('.note.error').waitFor();
-  assert.match(await phone.page.textContent('.note.error'), /does not allow this login.*location_mismatch.*cancelled/);
+  assert.match(
+    await phone.page.textContent('.note.error'),
+    /does not allow this login.*location_mismatch.*cancelled/,
+  );
   // The attacker's page is sent back to the demo with access_denied.
   await desktop.page.waitForURL(/\/demo\/callback/, { timeout: 10_000 });
   assert.match(await desktop.page.textContent('main'), /access_denied|denied/i);
-  await cli(['client', 'update', '--client-id', 'scanid-demo', '--refuse-on', 'none', '--data-dir', server.dataDir]);
+  await cli([
+    'client',
+    'update',
+    '--client-id',
+    'scanid-demo',
+    '--refuse-on',
+    'none',
+    '--data-dir',
+    server.dataDir,
+  ]);
   await desktop.context.close();
   await phone.context.close();
 });

@@ -14,7 +14,8 @@ import { PNG } from 'pngjs';
 import jsQR from 'jsqr';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const BIN = process.env.SCANID_BIN ?? path.join(here, '..', '..', 'target', 'debug', 'scanid');
+export const BIN =
+  process.env.SCANID_BIN ?? path.join(here, '..', '..', 'target', 'debug', 'scanid');
 const run = promisify(execFile);
 
 /** Runs `scanid ARGS`; resolves to its JSON output, rejects with its stderr. */
@@ -31,7 +32,11 @@ async function serve(args, extra) {
     // A QR code is accepted for 3 s by default; here for 6 s (a flag still overrides it), so
     // that on a loaded machine a slow page load or CLI `approve` between reading a code and
     // scanning it does not fail a test. The 3 s refusal itself is held by tests/it/qr_safety.rs.
-    env: { ...process.env, RUST_LOG: 'warn', SCANID_QR_CHALLENGE_TTL: process.env.SCANID_QR_CHALLENGE_TTL ?? '6' },
+    env: {
+      ...process.env,
+      RUST_LOG: 'warn',
+      SCANID_QR_CHALLENGE_TTL: process.env.SCANID_QR_CHALLENGE_TTL ?? '6',
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const line = await new Promise((resolve, reject) => {
@@ -70,7 +75,11 @@ export async function startCallback() {
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}/cb`, hits, close: () => new Promise((r) => server.close(r)) };
+  return {
+    url: `http://127.0.0.1:${port}/cb`,
+    hits,
+    close: () => new Promise((r) => server.close(r)),
+  };
 }
 
 /** Debian's Chromium, headless, with the flags this sandbox needs (no network beyond loopback). */
@@ -78,8 +87,16 @@ export async function launchBrowser() {
   return chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
-      '--disable-component-update', '--no-first-run', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -91,8 +108,20 @@ export function keyFile() {
 /** Enrolls an identity with the reference app. */
 export async function enroll(server, name) {
   const file = keyFile();
-  const out = await cli(['app', 'enroll', '--key-file', file, '--name', name, '--display-name', `${name} display`,
-    '--country', 'SE', '--server', server.base]);
+  const out = await cli([
+    'app',
+    'enroll',
+    '--key-file',
+    file,
+    '--name',
+    name,
+    '--display-name',
+    `${name} display`,
+    '--country',
+    'SE',
+    '--server',
+    server.base,
+  ]);
   return { ...out, file };
 }
 
@@ -109,7 +138,9 @@ export async function numberOnPage(page) {
         const s = await r.json();
         if (typeof s.number === 'number') return s.number;
       }
-    } catch { /* retried */ }
+    } catch {
+      /* retried */
+    }
     await new Promise((done) => setTimeout(done, 200));
   }
   return null;
@@ -126,11 +157,16 @@ export async function approve(server, identity, payload, opts = {}) {
   if (deny) args.push('--deny');
   if (number !== undefined) args.push('--number', String(number));
   args.push(payload);
-  const child = spawn(BIN, args, { env: { ...process.env, RUST_LOG: 'warn' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(BIN, args, {
+    env: { ...process.env, RUST_LOG: 'warn' },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   let asked = false;
-  child.stdout.on('data', (d) => { out += d; });
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
   child.stderr.on('data', (d) => {
     err += d;
     const m = /Which number does the login page show\? ([0-9 ]+)/.exec(err);
@@ -173,7 +209,11 @@ export async function photographQr(page) {
 /** What a phone's camera reads from the login page: its QR image, decoded (the app link). */
 export async function readQr(page) {
   const png = PNG.sync.read(await photographQr(page));
-  const code = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
+  const code = jsQR(
+    new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length),
+    png.width,
+    png.height,
+  );
   if (!code) throw new Error('the QR image does not decode');
   return code.data;
 }
@@ -184,8 +224,11 @@ export function useEmulator() {
   const emulator = process.env.SCANID_TEST_AWS_ENDPOINT;
   if (!emulator) return undefined;
   Object.assign(process.env, {
-    AWS_ENDPOINT_URL: emulator, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'testing',
-    AWS_SECRET_ACCESS_KEY: 'testing', AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_ENDPOINT_URL: emulator,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing',
+    AWS_EC2_METADATA_DISABLED: 'true',
   });
   return emulator;
 }
@@ -193,7 +236,15 @@ export function useEmulator() {
 /** A fresh table and KMS key in the emulator, as `serve` flags. */
 export async function dynamoFlags() {
   const table = `scanid-js-${Math.random().toString(36).slice(2)}`;
-  const out = await cli(['aws', 'init', '--table', table, '--signing', 'kms-envelope', '--create-kms-key']);
+  const out = await cli([
+    'aws',
+    'init',
+    '--table',
+    table,
+    '--signing',
+    'kms-envelope',
+    '--create-kms-key',
+  ]);
   return ['--table', table, '--signing', 'kms-envelope', '--kms-key-id', out.kms_key_id];
 }
 
@@ -213,8 +264,17 @@ export async function startLocalhostServer(storeFlags) {
   for (let attempt = 1; ; attempt += 1) {
     const port = await freePort();
     try {
-      const server = await serve(['--addr', `127.0.0.1:${port}`, '--demo-addr', '127.0.0.1:0',
-        '--public-url', `http://localhost:${port}`], ['--signup-rate-per-hour', '100', ...storeFlags]);
+      const server = await serve(
+        [
+          '--addr',
+          `127.0.0.1:${port}`,
+          '--demo-addr',
+          '127.0.0.1:0',
+          '--public-url',
+          `http://localhost:${port}`,
+        ],
+        ['--signup-rate-per-hour', '100', ...storeFlags],
+      );
       return { ...server, storeFlags };
     } catch (e) {
       if (attempt === 3) throw e;

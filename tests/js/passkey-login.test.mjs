@@ -13,7 +13,15 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import * as oidc from 'openid-client';
-import { cli, launchBrowser, readQr, startCallback, useEmulator, dynamoFlags, startLocalhostServer } from './helpers.mjs';
+import {
+  cli,
+  launchBrowser,
+  readQr,
+  startCallback,
+  useEmulator,
+  dynamoFlags,
+  startLocalhostServer,
+} from './helpers.mjs';
 
 const emulator = useEmulator();
 
@@ -34,12 +42,20 @@ async function withAuthenticator(options = {}) {
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
-      isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return {
-    context, page,
-    setVerified: (v) => cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: v }),
+    context,
+    page,
+    setVerified: (v) =>
+      cdp.send('WebAuthn.setUserVerified', { authenticatorId, isUserVerified: v }),
   };
 }
 
@@ -56,19 +72,32 @@ async function signUp(server, page, name) {
 
 /** After an approval: the consent step (allow), then the relying party's verified tokens. */
 async function finish(config, page, expected) {
-  await page.waitForURL((u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()), { timeout: 20_000 });
+  await page.waitForURL(
+    (u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()),
+    { timeout: 20_000 },
+  );
   if (!page.url().startsWith(rp.url)) {
     await page.click('button[name="consent"][value="allow"]');
     await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 20_000 });
   }
-  return oidc.authorizationCodeGrant(config, new URL(page.url()), { ...expected, idTokenExpected: true });
+  return oidc.authorizationCodeGrant(config, new URL(page.url()), {
+    ...expected,
+    idTokenExpected: true,
+  });
 }
 
 function authUrl(config) {
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
-  return { url: oidc.buildAuthorizationUrl(config, { redirect_uri: rp.url, scope: 'openid profile', state, nonce }),
-    expected: { expectedState: state, expectedNonce: nonce } };
+  return {
+    url: oidc.buildAuthorizationUrl(config, {
+      redirect_uri: rp.url,
+      scope: 'openid profile',
+      state,
+      nonce,
+    }),
+    expected: { expectedState: state, expectedNonce: nonce },
+  };
 }
 
 for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
@@ -76,15 +105,32 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
     let server, config;
     before(async () => {
       server = await startLocalhostServer(store === 'DynamoDB' ? await dynamoFlags() : []);
-      const { client_secret: secret } = await cli(['client', 'create', '--data-dir', server.dataDir, '--name', 'Shop',
-        '--client-id', 'shop', '--redirect-uri', rp.url, ...server.storeFlags]);
-      config = await oidc.discovery(new URL(server.issuer), 'shop', undefined, oidc.ClientSecretBasic(secret), {
-        execute: [oidc.allowInsecureRequests],
-      });
+      const { client_secret: secret } = await cli([
+        'client',
+        'create',
+        '--data-dir',
+        server.dataDir,
+        '--name',
+        'Shop',
+        '--client-id',
+        'shop',
+        '--redirect-uri',
+        rp.url,
+        ...server.storeFlags,
+      ]);
+      config = await oidc.discovery(
+        new URL(server.issuer),
+        'shop',
+        undefined,
+        oidc.ClientSecretBasic(secret),
+        {
+          execute: [oidc.allowInsecureRequests],
+        },
+      );
     });
     after(async () => server?.stop());
 
-    test('the login page\'s passkey button reaches the relying party\'s tokens: amr hwk user pop, acr 3', async () => {
+    test("the login page's passkey button reaches the relying party's tokens: amr hwk user pop, acr 3", async () => {
       const me = await withAuthenticator({ viewport: { width: 1280, height: 900 } });
       await signUp(server, me.page, `pl${store.length}`);
       const { url, expected } = authUrl(config);
@@ -94,7 +140,10 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       assert.equal(await button.textContent(), 'Sign in with a passkey');
       assert.ok(await me.page.locator('#qr svg').isVisible(), 'the QR code stays beside it');
       if (process.env.SCANID_README_SHOTS) {
-        await me.page.screenshot({ path: path.join(process.env.SCANID_README_SHOTS, 'login-passkey.png'), scale: 'css' });
+        await me.page.screenshot({
+          path: path.join(process.env.SCANID_README_SHOTS, 'login-passkey.png'),
+          scale: 'css',
+        });
       }
       await button.click();
       const tokens = await finish(config, me.page, expected);
@@ -116,7 +165,8 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       // a page asking without it gets one whose UV flag is off, which the service refuses.
       await me.page.evaluate(() => {
         const get = navigator.credentials.get.bind(navigator.credentials);
-        navigator.credentials.get = (o) => get({ ...o, publicKey: { ...o.publicKey, userVerification: 'discouraged' } });
+        navigator.credentials.get = (o) =>
+          get({ ...o, publicKey: { ...o.publicKey, userVerification: 'discouraged' } });
       });
       await me.page.click('#passkey');
       await me.page.locator('#passkey-state.error').waitFor({ timeout: 20_000 });
@@ -127,7 +177,11 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
     });
 
     test('a QR login approved on the phone with its passkey: amr pop hwk user, acr 2', async () => {
-      const phone = await withAuthenticator({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+      const phone = await withAuthenticator({
+        viewport: { width: 390, height: 844 },
+        isMobile: true,
+        hasTouch: true,
+      });
       await signUp(server, phone.page, `qr${store.length}`);
       const desktop = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       const page = await desktop.newPage();

@@ -13,14 +13,23 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { cli, launchBrowser, readQr, startCallback, useEmulator, dynamoFlags, startLocalhostServer } from './helpers.mjs';
+import {
+  cli,
+  launchBrowser,
+  readQr,
+  startCallback,
+  useEmulator,
+  dynamoFlags,
+  startLocalhostServer,
+} from './helpers.mjs';
 
 const PHONE = {
   viewport: { width: 390, height: 844 },
   deviceScaleFactor: 2,
   isMobile: true,
   hasTouch: true,
-  userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+  userAgent:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
 };
 
 const emulator = useEmulator();
@@ -47,21 +56,36 @@ async function newPhone(authenticator) {
     await cdp.send('WebAuthn.enable');
     ({ authenticatorId: id } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
       options: {
-        protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
-        isUserVerified: authenticator.verified ?? true, automaticPresenceSimulation: true,
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: authenticator.verified ?? true,
+        automaticPresenceSimulation: true,
       },
     }));
   }
   return {
-    context, page, cdp,
+    context,
+    page,
+    cdp,
     async addAuthenticator() {
       await cdp.send('WebAuthn.enable');
       ({ authenticatorId: id } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+        options: {
+          protocol: 'ctap2',
+          transport: 'internal',
+          hasResidentKey: true,
+          hasUserVerification: true,
+          isUserVerified: true,
+          automaticPresenceSimulation: true,
+        },
       }));
     },
-    setVerified: (v) => cdp.send('WebAuthn.setUserVerified', { authenticatorId: id, isUserVerified: v }),
-    credentials: async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId: id })).credentials,
+    setVerified: (v) =>
+      cdp.send('WebAuthn.setUserVerified', { authenticatorId: id, isUserVerified: v }),
+    credentials: async () =>
+      (await cdp.send('WebAuthn.getCredentials', { authenticatorId: id })).credentials,
   };
 }
 
@@ -75,22 +99,35 @@ async function signUp(page, name) {
   await page.fill('#country', 'SE');
   await page.tap('#signup');
   await page.locator('#identity').waitFor();
-  return page.evaluate(() => new Promise((resolve, reject) => {
-    const req = indexedDB.open('scanid', 1);
-    req.onerror = () => reject(req.error);
-    req.onsuccess = () => {
-      const get = req.result.transaction('device').objectStore('device').get('identity');
-      get.onsuccess = () => resolve({ profile: get.result.profile, passkey: get.result.passkey ?? null, hasKey: !!get.result.privateKey });
-      get.onerror = () => reject(get.error);
-    };
-  }));
+  return page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const req = indexedDB.open('scanid', 1);
+        req.onerror = () => reject(req.error);
+        req.onsuccess = () => {
+          const get = req.result.transaction('device').objectStore('device').get('identity');
+          get.onsuccess = () =>
+            resolve({
+              profile: get.result.profile,
+              passkey: get.result.passkey ?? null,
+              hasKey: !!get.result.privateKey,
+            });
+          get.onerror = () => reject(get.error);
+        };
+      }),
+  );
 }
 
 async function desktopLogin() {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
-  const q = new URLSearchParams({ client_id: 'shop', redirect_uri: rp.url, response_type: 'code',
-    scope: 'openid profile', state: `st-${Math.random().toString(36).slice(2)}` });
+  const q = new URLSearchParams({
+    client_id: 'shop',
+    redirect_uri: rp.url,
+    response_type: 'code',
+    scope: 'openid profile',
+    state: `st-${Math.random().toString(36).slice(2)}`,
+  });
   await page.goto(`${server.issuer}/protocol/openid-connect/auth?${q}`);
   await page.locator('#qr svg').waitFor();
   return { context, page };
@@ -116,8 +153,21 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
   describe(`passkeys on the ${store} store`, () => {
     before(async () => {
       server = await startLocalhostServer(store === 'DynamoDB' ? await dynamoFlags() : []);
-      secret = (await cli(['client', 'create', '--data-dir', server.dataDir, '--name', 'Shop', '--client-id', 'shop',
-        '--redirect-uri', rp.url, ...server.storeFlags])).client_secret;
+      secret = (
+        await cli([
+          'client',
+          'create',
+          '--data-dir',
+          server.dataDir,
+          '--name',
+          'Shop',
+          '--client-id',
+          'shop',
+          '--redirect-uri',
+          rp.url,
+          ...server.storeFlags,
+        ])
+      ).client_secret;
     });
     after(async () => {
       await server?.stop();
@@ -141,9 +191,16 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
         await route.continue();
       });
       await scanAndPick(desktop, phone, async () => {
-        assert.match(await phone.page.textContent('#passkey-ask'), /fingerprint, face or screen lock/);
+        assert.match(
+          await phone.page.textContent('#passkey-ask'),
+          /fingerprint, face or screen lock/,
+        );
         if (process.env.SCANID_README_SHOTS) {
-          await phone.page.screenshot({ path: path.join(process.env.SCANID_README_SHOTS, 'phone-passkey.png'), scale: 'css', fullPage: true });
+          await phone.page.screenshot({
+            path: path.join(process.env.SCANID_README_SHOTS, 'phone-passkey.png'),
+            scale: 'css',
+            fullPage: true,
+          });
         }
       });
       await phone.page.locator('#decided[data-status="approved"]').waitFor();
@@ -151,17 +208,30 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       await desktop.page.click('button[name="consent"][value="allow"]');
       await desktop.page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
       const code = new URL(desktop.page.url()).searchParams.get('code');
-      const tokens = await (await fetch(`${server.issuer}/protocol/openid-connect/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`shop:${secret}`).toString('base64')}` },
-        body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: rp.url }),
-      })).json();
+      const tokens = await (
+        await fetch(`${server.issuer}/protocol/openid-connect/token`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            authorization: `Basic ${Buffer.from(`shop:${secret}`).toString('base64')}`,
+          },
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: rp.url,
+          }),
+        })
+      ).json();
       const idToken = JSON.parse(Buffer.from(tokens.id_token.split('.')[1], 'base64url'));
       assert.equal(idToken.sub, me.profile.sub);
 
       // The same approval again: refused (its server challenge is spent, its counter old).
       assert.ok(sent, 'the approval was sent');
-      const again = await fetch(sent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: sent.body });
+      const again = await fetch(sent.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: sent.body,
+      });
       assert.equal(again.status, 400);
       await desktop.context.close();
       await phone.context.close();
@@ -180,18 +250,23 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       // browser makes no assertion at all; a page that asks without it gets an assertion
       // whose UV flag is off, and the service refuses that.
       await phone.setVerified(false);
-      await scanAndPick(desktop, phone, () => phone.page.evaluate(() => {
-        const get = navigator.credentials.get.bind(navigator.credentials);
-        window.realGet = get;
-        navigator.credentials.get = (o) => get({ ...o, publicKey: { ...o.publicKey, userVerification: 'discouraged' } });
-      }));
+      await scanAndPick(desktop, phone, () =>
+        phone.page.evaluate(() => {
+          const get = navigator.credentials.get.bind(navigator.credentials);
+          window.realGet = get;
+          navigator.credentials.get = (o) =>
+            get({ ...o, publicKey: { ...o.publicKey, userVerification: 'discouraged' } });
+        }),
+      );
       await phone.page.locator('.error').first().waitFor({ timeout: 15_000 });
       assert.ok(sent, 'an assertion without UV was sent');
       assert.match(await phone.page.textContent('.error'), /did not verify the user/);
       assert.equal(await phone.page.locator('#decided').count(), 0);
       // The login still waits on the desktop.
       assert.ok(await desktop.page.locator('#number:not([hidden])').isVisible());
-      await phone.page.evaluate(() => { navigator.credentials.get = window.realGet; });
+      await phone.page.evaluate(() => {
+        navigator.credentials.get = window.realGet;
+      });
       // A genuine assertion with its client data's origin changed: refused, origin named.
       await phone.setVerified(true);
       sent = null;
@@ -200,8 +275,14 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
         sent = { url: route.request().url(), body: route.request().postData() };
         await route.abort();
       });
-      await phone.page.locator('#numbers button[data-number]:enabled').first().waitFor({ timeout: 10_000 }).catch(() => {});
-      const n = /Pick (\d+)/.exec(await desktop.page.locator('#number:not([hidden])').textContent())[1];
+      await phone.page
+        .locator('#numbers button[data-number]:enabled')
+        .first()
+        .waitFor({ timeout: 10_000 })
+        .catch(() => {});
+      const n = /Pick (\d+)/.exec(
+        await desktop.page.locator('#number:not([hidden])').textContent(),
+      )[1];
       await phone.page.tap(`#number-${n}`);
       for (let i = 0; i < 50 && !sent; i += 1) await new Promise((r) => setTimeout(r, 100));
       assert.ok(sent, 'the approval was made');
@@ -212,7 +293,11 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       cd.origin = 'https://scanid-login.example';
       proof.clientDataJSON = Buffer.from(JSON.stringify(cd)).toString('base64url');
       const forged = `${h}.${p}.${Buffer.from(JSON.stringify(proof)).toString('base64url')}`;
-      const r = await fetch(sent.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ approval: forged }) });
+      const r = await fetch(sent.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ approval: forged }),
+      });
       assert.equal(r.status, 400);
       assert.match((await r.json()).error_description, /origin/);
       await desktop.context.close();
@@ -231,7 +316,11 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       await phone.page.locator('#keys-list li.device-key').waitFor();
       await phone.page.tap('#upgrade');
       await phone.page.locator('#keys-list li.passkey').waitFor();
-      assert.equal(await phone.page.locator('#keys-list li.device-key').count(), 0, 'the device key is retired');
+      assert.equal(
+        await phone.page.locator('#keys-list li.device-key').count(),
+        0,
+        'the device key is retired',
+      );
       let shown = await show(me.profile.sub);
       assert.equal(shown.keys.device_key, null);
       assert.equal(shown.keys.passkeys.length, 1);
@@ -246,7 +335,9 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       assert.equal(shown.keys.passkeys.length, 2);
       const first = shown.keys.passkeys[0].credential_id;
       await phone.page.locator(`#keys-list li[data-credential="${first}"] .remove-key`).tap();
-      await phone.page.locator(`#keys-list li[data-credential="${first}"]`).waitFor({ state: 'detached' });
+      await phone.page
+        .locator(`#keys-list li[data-credential="${first}"]`)
+        .waitFor({ state: 'detached' });
       // The view is redrawn at once and filled when the keys come back: that read is signed by
       // the remaining passkey, which then shows where it was last used.
       await phone.page.locator('#keys-list li.passkey', { hasText: 'Last used' }).waitFor();

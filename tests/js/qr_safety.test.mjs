@@ -14,7 +14,8 @@ const PHONE = {
   deviceScaleFactor: 2,
   isMobile: true,
   hasTouch: true,
-  userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+  userAgent:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
 };
 
 before(async () => {
@@ -71,13 +72,17 @@ async function shownNumber(page) {
 /** The three numbers the phone offers. */
 async function offered(page) {
   await page.locator('#numbers').waitFor();
-  return page.locator('#numbers button[data-number]').evaluateAll((bs) => bs.map((b) => Number(b.dataset.number)));
+  return page
+    .locator('#numbers button[data-number]')
+    .evaluateAll((bs) => bs.map((b) => Number(b.dataset.number)));
 }
 
 test('the QR code changes every second on the computer, with no more polls than before', async () => {
   const computer = await computerLogin();
   let polls = 0;
-  computer.page.on('request', (r) => { if (r.url().includes('/login-actions/status')) polls += 1; });
+  computer.page.on('request', (r) => {
+    if (r.url().includes('/login-actions/status')) polls += 1;
+  });
   const seen = new Set();
   for (let i = 0; i < 6; i += 1) {
     seen.add(await computer.page.locator('#app-link').getAttribute('data-qr-payload'));
@@ -88,7 +93,9 @@ test('the QR code changes every second on the computer, with no more polls than 
   // Each poll says which codes the page has (`after`) and gets only the later ones: the page
   // adds them to its own and keeps drawing a new code every second, poll after poll.
   const asked = [];
-  computer.page.on('request', (r) => { if (r.url().includes('/login-actions/status')) asked.push(r.url()); });
+  computer.page.on('request', (r) => {
+    if (r.url().includes('/login-actions/status')) asked.push(r.url());
+  });
   const later = new Set();
   for (let i = 0; i < 8; i += 1) {
     later.add(await computer.page.locator('#app-link').getAttribute('data-qr-payload'));
@@ -96,7 +103,10 @@ test('the QR code changes every second on the computer, with no more polls than 
   }
   assert.ok(later.size >= 7, `still a new code every second: ${later.size} in 8 s`);
   assert.ok(asked.length >= 2, `${asked.length} polls in 8 s`);
-  assert.ok(asked.every((u) => /[?&]after=\d+(&|$)/.test(u)), asked.join(' '));
+  assert.ok(
+    asked.every((u) => /[?&]after=\d+(&|$)/.test(u)),
+    asked.join(' '),
+  );
   await computer.context.close();
 });
 
@@ -119,7 +129,7 @@ test('the phone picks the number shown on the computer: the login completes', as
   await phone.context.close();
 });
 
-test('a wrong pick cancels the login, and the computer\'s page says so', async () => {
+test("a wrong pick cancels the login, and the computer's page says so", async () => {
   const phone = await phoneWithIdentity('wrongpick');
   const computer = await computerLogin();
   await phone.page.goto(await scanQr(computer.page));

@@ -14,15 +14,26 @@ const emulator = process.env.SCANID_TEST_AWS_ENDPOINT;
 if (emulator) {
   // For the child processes (the server and the CLI), as tests/src/lib.rs's aws_env().
   Object.assign(process.env, {
-    AWS_ENDPOINT_URL: emulator, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'testing',
-    AWS_SECRET_ACCESS_KEY: 'testing', AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_ENDPOINT_URL: emulator,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing',
+    AWS_EC2_METADATA_DISABLED: 'true',
   });
 }
 
 /** The flags that select a fresh DynamoDB table and its KMS key in the emulator. */
 async function dynamoFlags() {
   const table = `scanid-js-${Math.random().toString(36).slice(2)}`;
-  const out = await cli(['aws', 'init', '--table', table, '--signing', 'kms-envelope', '--create-kms-key']);
+  const out = await cli([
+    'aws',
+    'init',
+    '--table',
+    table,
+    '--signing',
+    'kms-envelope',
+    '--create-kms-key',
+  ]);
   return ['--table', table, '--signing', 'kms-envelope', '--kms-key-id', out.kms_key_id];
 }
 
@@ -40,8 +51,18 @@ after(async () => {
 
 /** An initial access token from the operator's CLI. */
 async function initialAccessToken(uses) {
-  const out = await cli(['client', 'registration-token', 'create', '--data-dir', server.dataDir,
-    '--expires-in', '600', '--uses', String(uses), ...storeFlags]);
+  const out = await cli([
+    'client',
+    'registration-token',
+    'create',
+    '--data-dir',
+    server.dataDir,
+    '--expires-in',
+    '600',
+    '--uses',
+    String(uses),
+    ...storeFlags,
+  ]);
   assert.equal(out.uses, uses);
   return out.initial_access_token;
 }
@@ -53,7 +74,10 @@ async function browserLogin(url) {
   await page.goto(url.toString());
   const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
   assert.equal((await approve(server, carol, payload, { page })).status, 'approved');
-  await page.waitForURL((u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()), { timeout: 10_000 });
+  await page.waitForURL(
+    (u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()),
+    { timeout: 10_000 },
+  );
   if (!page.url().startsWith(rp.url)) {
     await page.click('button[name="consent"][value="allow"]');
     await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
@@ -68,16 +92,25 @@ async function codeFlow(config) {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: rp.url, scope: 'openid profile', state,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    redirect_uri: rp.url,
+    scope: 'openid profile',
+    state,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
   });
   const callback = await browserLogin(url);
   return oidc.authorizationCodeGrant(config, callback, {
-    pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true,
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    idTokenExpected: true,
   });
 }
 
-const options = (extra = {}) => ({ algorithm: 'oauth2', execute: [oidc.allowInsecureRequests], ...extra });
+const options = (extra = {}) => ({
+  algorithm: 'oauth2',
+  execute: [oidc.allowInsecureRequests],
+  ...extra,
+});
 
 for (const store of emulator ? ['sqlite', 'dynamodb'] : ['sqlite']) {
   describe(`dynamic registration on ${store}`, () => {
@@ -90,26 +123,48 @@ for (const store of emulator ? ['sqlite', 'dynamodb'] : ['sqlite']) {
       await server?.stop();
     });
 
-    test('openid-client: RFC 8414 discovery and registration need the operator\'s token', async () => {
+    test("openid-client: RFC 8414 discovery and registration need the operator's token", async () => {
       await assert.rejects(
-        oidc.dynamicClientRegistration(new URL(server.issuer), { redirect_uris: [rp.url] }, undefined, options()),
-        (e) => e.status === 401 || e.cause?.status === 401 || /401|invalid_token|bearer/i.test(String(e)),
+        oidc.dynamicClientRegistration(
+          new URL(server.issuer),
+          { redirect_uris: [rp.url] },
+          undefined,
+          options(),
+        ),
+        (e) =>
+          e.status === 401 ||
+          e.cause?.status === 401 ||
+          /401|invalid_token|bearer/i.test(String(e)),
       );
       await assert.rejects(
-        oidc.dynamicClientRegistration(new URL(server.issuer), { redirect_uris: [rp.url] }, undefined,
-          options({ initialAccessToken: 'not-a-token' })),
+        oidc.dynamicClientRegistration(
+          new URL(server.issuer),
+          { redirect_uris: [rp.url] },
+          undefined,
+          options({ initialAccessToken: 'not-a-token' }),
+        ),
       );
     });
 
     test('openid-client: a confidential client registers with an initial access token and logs carol in', async () => {
       const token = await initialAccessToken(1);
-      const config = await oidc.dynamicClientRegistration(new URL(server.issuer), {
-        redirect_uris: [rp.url], client_name: 'MCP tool', token_endpoint_auth_method: 'client_secret_post',
-        logo_uri: 'https://tool.example/logo.png',
-      }, undefined, options({ initialAccessToken: token }));
+      const config = await oidc.dynamicClientRegistration(
+        new URL(server.issuer),
+        {
+          redirect_uris: [rp.url],
+          client_name: 'MCP tool',
+          token_endpoint_auth_method: 'client_secret_post',
+          logo_uri: 'https://tool.example/logo.png',
+        },
+        undefined,
+        options({ initialAccessToken: token }),
+      );
       const meta = config.serverMetadata();
       assert.equal(meta.issuer, server.issuer);
-      assert.equal(meta.registration_endpoint, `${server.issuer}/clients-registrations/openid-connect`);
+      assert.equal(
+        meta.registration_endpoint,
+        `${server.issuer}/clients-registrations/openid-connect`,
+      );
       const client = config.clientMetadata();
       assert.equal(typeof client.client_id, 'string');
       assert.equal(typeof client.client_secret, 'string');
@@ -129,20 +184,31 @@ for (const store of emulator ? ['sqlite', 'dynamodb'] : ['sqlite']) {
       assert.equal(info.sub, claims.sub);
 
       // The token's one use is spent.
-      await assert.rejects(oidc.dynamicClientRegistration(new URL(server.issuer), { redirect_uris: [rp.url] },
-        undefined, options({ initialAccessToken: token })));
+      await assert.rejects(
+        oidc.dynamicClientRegistration(
+          new URL(server.issuer),
+          { redirect_uris: [rp.url] },
+          undefined,
+          options({ initialAccessToken: token }),
+        ),
+      );
 
       // RFC 7592: the registration access token reads (and is replaced), then deletes.
       const auth = (t) => ({ authorization: `Bearer ${t}` });
-      const read = await fetch(client.registration_client_uri, { headers: auth(client.registration_access_token) });
+      const read = await fetch(client.registration_client_uri, {
+        headers: auth(client.registration_access_token),
+      });
       assert.equal(read.status, 200);
       const current = await read.json();
       assert.equal(current.client_id, client.client_id);
       assert.equal(current.client_secret, undefined);
-      const stale = await fetch(client.registration_client_uri, { headers: auth(client.registration_access_token) });
+      const stale = await fetch(client.registration_client_uri, {
+        headers: auth(client.registration_access_token),
+      });
       assert.equal(stale.status, 401);
       const gone = await fetch(client.registration_client_uri, {
-        method: 'DELETE', headers: auth(current.registration_access_token),
+        method: 'DELETE',
+        headers: auth(current.registration_access_token),
       });
       assert.equal(gone.status, 204);
       // A deleted client's refresh token no longer works.
@@ -151,9 +217,16 @@ for (const store of emulator ? ['sqlite', 'dynamodb'] : ['sqlite']) {
 
     test('openid-client: a public client (none) registers and logs in with PKCE', async () => {
       const token = await initialAccessToken(1);
-      const config = await oidc.dynamicClientRegistration(new URL(server.issuer), {
-        redirect_uris: [rp.url], token_endpoint_auth_method: 'none', client_name: 'CLI agent',
-      }, oidc.None(), options({ initialAccessToken: token }));
+      const config = await oidc.dynamicClientRegistration(
+        new URL(server.issuer),
+        {
+          redirect_uris: [rp.url],
+          token_endpoint_auth_method: 'none',
+          client_name: 'CLI agent',
+        },
+        oidc.None(),
+        options({ initialAccessToken: token }),
+      );
       const client = config.clientMetadata();
       assert.equal(client.client_secret, undefined);
       assert.equal(client.token_endpoint_auth_method, 'none');

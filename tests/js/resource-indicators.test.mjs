@@ -18,13 +18,30 @@ before(async () => {
   server = await startServer(['--resource', `${API},${MCP}`]);
   rp = await startCallback();
   browser = await launchBrowser();
-  const c = await cli(['client', 'create', '--data-dir', server.dataDir, '--name', 'Resource RP',
-    '--client-id', 'resource-rp', '--redirect-uri', rp.url, '--client-credentials']);
+  const c = await cli([
+    'client',
+    'create',
+    '--data-dir',
+    server.dataDir,
+    '--name',
+    'Resource RP',
+    '--client-id',
+    'resource-rp',
+    '--redirect-uri',
+    rp.url,
+    '--client-credentials',
+  ]);
   secret = c.client_secret;
   carol = await enroll(server, 'carol');
-  config = await oidc.discovery(new URL(server.issuer), 'resource-rp', undefined, oidc.ClientSecretBasic(secret), {
-    execute: [oidc.allowInsecureRequests],
-  });
+  config = await oidc.discovery(
+    new URL(server.issuer),
+    'resource-rp',
+    undefined,
+    oidc.ClientSecretBasic(secret),
+    {
+      execute: [oidc.allowInsecureRequests],
+    },
+  );
   jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri));
 });
 
@@ -41,7 +58,10 @@ async function browserLogin(url) {
   await page.goto(url.toString());
   const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
   assert.equal((await approve(server, carol, payload, { page })).status, 'approved');
-  await page.waitForURL((u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()), { timeout: 10_000 });
+  await page.waitForURL(
+    (u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()),
+    { timeout: 10_000 },
+  );
   if (!page.url().startsWith(rp.url)) {
     await page.click('button[name="consent"][value="allow"]');
     await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
@@ -62,47 +82,75 @@ test('openid-client: resource at authorization (two) and token (one); aud verifi
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const params = new URLSearchParams({
-    redirect_uri: rp.url, scope: 'openid profile offline_access', state,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    redirect_uri: rp.url,
+    scope: 'openid profile offline_access',
+    state,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
   });
   params.append('resource', API);
   params.append('resource', MCP);
   const url = oidc.buildAuthorizationUrl(config, params);
   assert.deepEqual(url.searchParams.getAll('resource'), [API, MCP]);
-  const tokens = await oidc.authorizationCodeGrant(config, await browserLogin(url), {
-    pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true,
-  }, { resource: MCP });
-  assert.equal(tokens.claims().aud, 'resource-rp', 'the id token stays the client\'s');
+  const tokens = await oidc.authorizationCodeGrant(
+    config,
+    await browserLogin(url),
+    {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      idTokenExpected: true,
+    },
+    { resource: MCP },
+  );
+  assert.equal(tokens.claims().aud, 'resource-rp', "the id token stays the client's");
   // The resource server checks its audience; another resource's check fails.
-  const { payload } = await jwtVerify(tokens.access_token, jwks, { issuer: server.issuer, audience: MCP });
+  const { payload } = await jwtVerify(tokens.access_token, jwks, {
+    issuer: server.issuer,
+    audience: MCP,
+  });
   assert.equal(payload.azp, 'resource-rp');
-  await assert.rejects(jwtVerify(tokens.access_token, jwks, { issuer: server.issuer, audience: API }));
+  await assert.rejects(
+    jwtVerify(tokens.access_token, jwks, { issuer: server.issuer, audience: API }),
+  );
   // Introspection says the audience; userinfo refuses a resource server's token.
   const active = await oidc.tokenIntrospection(config, tokens.access_token);
   assert.equal(active.aud, MCP);
-  await assert.rejects(oidc.fetchUserInfo(config, tokens.access_token, tokens.claims().sub),
-    (e) => e instanceof oidc.WWWAuthenticateChallengeError
-      && e.cause.some((c) => c.scheme === 'bearer' && c.parameters.error === 'invalid_token'));
+  await assert.rejects(
+    oidc.fetchUserInfo(config, tokens.access_token, tokens.claims().sub),
+    (e) =>
+      e instanceof oidc.WWWAuthenticateChallengeError &&
+      e.cause.some((c) => c.scheme === 'bearer' && c.parameters.error === 'invalid_token'),
+  );
   // Refresh for the other granted resource.
   const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token, { resource: API });
   const r = await jwtVerify(refreshed.access_token, jwks, { issuer: server.issuer, audience: API });
   assert.equal(r.payload.sub, payload.sub);
   // Not granted: invalid_target.
-  await assert.rejects(oidc.refreshTokenGrant(config, refreshed.refresh_token, { resource: 'https://other.example/' }),
-    (e) => e.error === 'invalid_target');
+  await assert.rejects(
+    oidc.refreshTokenGrant(config, refreshed.refresh_token, { resource: 'https://other.example/' }),
+    (e) => e.error === 'invalid_target',
+  );
 });
 
 test('openid-client: client credentials for a registered resource; unknown ones are invalid_target', async () => {
   const t = await oidc.clientCredentialsGrant(config, { resource: API });
-  const { payload } = await jwtVerify(t.access_token, jwks, { issuer: server.issuer, audience: API });
+  const { payload } = await jwtVerify(t.access_token, jwks, {
+    issuer: server.issuer,
+    audience: API,
+  });
   assert.equal(payload.gty, 'client_credentials');
-  await assert.rejects(oidc.clientCredentialsGrant(config, { resource: 'https://unknown.example/' }),
-    (e) => e.error === 'invalid_target');
+  await assert.rejects(
+    oidc.clientCredentialsGrant(config, { resource: 'https://unknown.example/' }),
+    (e) => e.error === 'invalid_target',
+  );
 });
 
 test('an unregistered resource at authorization comes back as invalid_target with state and iss', async () => {
   const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: rp.url, scope: 'openid', state: 'st-target', resource: 'https://unknown.example/',
+    redirect_uri: rp.url,
+    scope: 'openid',
+    state: 'st-target',
+    resource: 'https://unknown.example/',
   });
   const back = await redirectedTo(url);
   assert.equal(back.searchParams.get('error'), 'invalid_target');
@@ -116,25 +164,50 @@ test('an unsigned request object (jose UnsecuredJWT) carries the request, resour
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
   const request = new UnsecuredJWT({
-    client_id: 'resource-rp', response_type: 'code', redirect_uri: rp.url, scope: 'openid profile',
-    state, nonce, resource: [API],
-  }).setIssuer('resource-rp').setAudience(server.issuer).setIssuedAt().setExpirationTime('5m').encode();
-  const url = oidc.buildAuthorizationUrl(config, { redirect_uri: rp.url, scope: 'openid', request });
-  const tokens = await oidc.authorizationCodeGrant(config, await browserLogin(url), {
-    expectedState: state, expectedNonce: nonce, idTokenExpected: true,
+    client_id: 'resource-rp',
+    response_type: 'code',
+    redirect_uri: rp.url,
+    scope: 'openid profile',
+    state,
+    nonce,
+    resource: [API],
+  })
+    .setIssuer('resource-rp')
+    .setAudience(server.issuer)
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .encode();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: rp.url,
+    scope: 'openid',
+    request,
   });
-  assert.equal(tokens.scope, 'openid profile', 'the request object\'s scope');
+  const tokens = await oidc.authorizationCodeGrant(config, await browserLogin(url), {
+    expectedState: state,
+    expectedNonce: nonce,
+    idTokenExpected: true,
+  });
+  assert.equal(tokens.scope, 'openid profile', "the request object's scope");
   await jwtVerify(tokens.access_token, jwks, { issuer: server.issuer, audience: API });
 });
 
-test('openid-client\'s signed JAR: invalid_request_object (scanid holds no key for the client)', async () => {
+test("openid-client's signed JAR: invalid_request_object (scanid holds no key for the client)", async () => {
   const { privateKey } = await generateKeyPair('ES256');
-  const url = await oidc.buildAuthorizationUrlWithJAR(config, {
-    redirect_uri: rp.url, scope: 'openid', state: 'st-jar',
-  }, privateKey);
+  const url = await oidc.buildAuthorizationUrlWithJAR(
+    config,
+    {
+      redirect_uri: rp.url,
+      scope: 'openid',
+      state: 'st-jar',
+    },
+    privateKey,
+  );
   assert.ok(url.searchParams.get('request'));
   const back = await redirectedTo(url);
   assert.equal(back.searchParams.get('error'), 'invalid_request_object');
-  assert.match(back.searchParams.get('error_description'), /signed request objects are not supported/);
+  assert.match(
+    back.searchParams.get('error_description'),
+    /signed request objects are not supported/,
+  );
   assert.equal(back.searchParams.get('iss'), server.issuer);
 });

@@ -10,6 +10,7 @@
 //   - OIDC Back-Channel Logout 1.0: real receivers verify the logout tokens with jose.
 //   - CORS: an unregistered origin gets nothing.
 // openid-client lives in interop.test.mjs.
+/* global mgr, summary, kc -- set on the SPA pages' window; page.evaluate callbacks read them there */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -20,7 +21,15 @@ import * as oauth from 'oauth4webapi';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, decodeProtectedHeader } from 'jose';
 import { startServer, startCallback, launchBrowser, cli, enroll } from './helpers.mjs';
-import { startStatic, startLogoutReceiver, qrLogin, watchErrors, rawRequest, refreshGrant, nodeModule } from './spa.mjs';
+import {
+  startStatic,
+  startLogoutReceiver,
+  qrLogin,
+  watchErrors,
+  rawRequest,
+  refreshGrant,
+  nodeModule,
+} from './spa.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BCL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
@@ -32,31 +41,93 @@ let oidcSpa, kcSpa, corsSpa, evil, receivers;
 const secrets = {};
 
 before(async () => {
-  server = await startServer(['--no-demo', '--signup-rate-per-hour', '1000', '--login-rate-per-minute', '1000',
-    '--decision-rate-per-minute', '1000']);
+  server = await startServer([
+    '--no-demo',
+    '--signup-rate-per-hour',
+    '1000',
+    '--login-rate-per-minute',
+    '1000',
+    '--decision-rate-per-minute',
+    '1000',
+  ]);
   rp = await startCallback();
   loggedOut = rp.url.replace(/\/cb$/, '/logged-out');
   browser = await launchBrowser();
-  [oidcSpa, kcSpa, corsSpa, evil] = await Promise.all([startStatic(), startStatic(), startStatic(), startStatic()]);
+  [oidcSpa, kcSpa, corsSpa, evil] = await Promise.all([
+    startStatic(),
+    startStatic(),
+    startStatic(),
+    startStatic(),
+  ]);
   receivers = [await startLogoutReceiver(), await startLogoutReceiver()];
   // Every client is registered before the first browser call: a running server may take up to
   // a minute to see a new client's web origins (README: "For a relying party").
   const confidential = async (id, ...extra) => {
-    secrets[id] = (await createClient(['--name', `${id} RP`, '--client-id', id, '--redirect-uri', rp.url,
-      '--post-logout-redirect-uri', loggedOut, ...extra])).client_secret;
+    secrets[id] = (
+      await createClient([
+        '--name',
+        `${id} RP`,
+        '--client-id',
+        id,
+        '--redirect-uri',
+        rp.url,
+        '--post-logout-redirect-uri',
+        loggedOut,
+        ...extra,
+      ])
+    ).client_secret;
   };
   await confidential('o4w-rp');
   await confidential('authlib-rp');
   // Loopback receivers: local development, named by a loopback public URL.
-  await confidential('bcl-a', '--backchannel-logout-uri', receivers[0].url, '--public-url', 'http://127.0.0.1');
-  await confidential('bcl-b', '--backchannel-logout-uri', receivers[1].url, '--public-url', 'http://127.0.0.1');
-  await createClient(['--name', 'oidc-client-ts SPA', '--client-id', 'oidc-spa', '--public',
-    '--redirect-uri', `${oidcSpa.origin}/callback.html`, '--post-logout-redirect-uri', `${oidcSpa.origin}/`,
-    '--web-origin', '+']);
+  await confidential(
+    'bcl-a',
+    '--backchannel-logout-uri',
+    receivers[0].url,
+    '--public-url',
+    'http://127.0.0.1',
+  );
+  await confidential(
+    'bcl-b',
+    '--backchannel-logout-uri',
+    receivers[1].url,
+    '--public-url',
+    'http://127.0.0.1',
+  );
+  await createClient([
+    '--name',
+    'oidc-client-ts SPA',
+    '--client-id',
+    'oidc-spa',
+    '--public',
+    '--redirect-uri',
+    `${oidcSpa.origin}/callback.html`,
+    '--post-logout-redirect-uri',
+    `${oidcSpa.origin}/`,
+    '--web-origin',
+    '+',
+  ]);
   // keycloak-js: the public client's default web origin (`+`).
-  await createClient(['--name', 'keycloak-js SPA', '--client-id', 'kc-spa', '--public',
-    '--redirect-uri', `${kcSpa.origin}/kc.html`, '--post-logout-redirect-uri', `${kcSpa.origin}/kc.html`]);
-  await createClient(['--name', 'CORS SPA', '--client-id', 'cors-spa', '--public', '--redirect-uri', `${corsSpa.origin}/cb`]);
+  await createClient([
+    '--name',
+    'keycloak-js SPA',
+    '--client-id',
+    'kc-spa',
+    '--public',
+    '--redirect-uri',
+    `${kcSpa.origin}/kc.html`,
+    '--post-logout-redirect-uri',
+    `${kcSpa.origin}/kc.html`,
+  ]);
+  await createClient([
+    '--name',
+    'CORS SPA',
+    '--client-id',
+    'cors-spa',
+    '--public',
+    '--redirect-uri',
+    `${corsSpa.origin}/cb`,
+  ]);
 });
 
 after(async () => {
@@ -94,61 +165,99 @@ test('oauth4webapi (confidential): discovery, code + PKCE (no state, no nonce), 
   const dave = await enroll(server, 'dave');
   const opts = { [oauth.allowInsecureRequests]: true };
   const issuer = new URL(server.issuer);
-  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...opts, algorithm: 'oidc' }));
+  const as = await oauth.processDiscoveryResponse(
+    issuer,
+    await oauth.discoveryRequest(issuer, { ...opts, algorithm: 'oidc' }),
+  );
   const client = { client_id: 'o4w-rp' };
   const clientAuth = oauth.ClientSecretBasic(secrets['o4w-rp']);
 
   const verifier = oauth.generateRandomCodeVerifier();
   const url = new URL(as.authorization_endpoint);
-  url.search = new URLSearchParams({ client_id: client.client_id, redirect_uri: rp.url, response_type: 'code',
-    scope: 'openid profile', code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256' }).toString();
+  url.search = new URLSearchParams({
+    client_id: client.client_id,
+    redirect_uri: rp.url,
+    response_type: 'code',
+    scope: 'openid profile',
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  }).toString();
 
   await inContext(async (ctx, page, errors) => {
     await page.goto(url.href);
     const landed = await qrLogin(page, server, dave, (u) => u.href.startsWith(rp.url));
     // Checks iss (RFC 9207) and that no state came back (none was sent).
     const params = oauth.validateAuthResponse(as, client, landed, oauth.expectNoState);
-    const res = await oauth.authorizationCodeGrantRequest(as, client, clientAuth, params, rp.url, verifier, opts);
+    const res = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth,
+      params,
+      rp.url,
+      verifier,
+      opts,
+    );
     // Validates the id_token (iss, aud, exp, iat, no nonce expected) and its signature against the JWKS.
-    const tokens = await oauth.processAuthorizationCodeResponse(as, client, res, { requireIdToken: true });
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, res, {
+      requireIdToken: true,
+    });
     const claims = oauth.getValidatedIdTokenClaims(tokens);
     assert.equal(claims.iss, server.issuer);
     assert.equal(claims.aud, 'o4w-rp');
     assert.equal(claims.nonce, undefined);
     assert.equal(claims.preferred_username, 'dave');
 
-    const info = await oauth.processUserInfoResponse(as, client, claims.sub,
-      await oauth.userInfoRequest(as, client, tokens.access_token, opts));
+    const info = await oauth.processUserInfoResponse(
+      as,
+      client,
+      claims.sub,
+      await oauth.userInfoRequest(as, client, tokens.access_token, opts),
+    );
     assert.equal(info.sub, claims.sub);
     assert.equal(info.preferred_username, 'dave');
 
-    const refreshed = await oauth.processRefreshTokenResponse(as, client,
-      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token, opts));
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token, opts),
+    );
     assert.notEqual(refreshed.access_token, tokens.access_token);
     assert.notEqual(refreshed.refresh_token, tokens.refresh_token, 'rotation');
     assert.equal(oauth.getValidatedIdTokenClaims(refreshed).sub, claims.sub);
 
     // RP-initiated logout in the browser: the session's id_token as the hint ends it at once.
     const logout = new URL(as.end_session_endpoint);
-    logout.search = new URLSearchParams({ id_token_hint: tokens.id_token,
-      post_logout_redirect_uri: loggedOut, state: 'bye' }).toString();
+    logout.search = new URLSearchParams({
+      id_token_hint: tokens.id_token,
+      post_logout_redirect_uri: loggedOut,
+      state: 'bye',
+    }).toString();
     const back = await navigation(page, () => page.goto(logout.href, { waitUntil: 'commit' }));
     assert.equal(`${back.origin}${back.pathname}`, loggedOut, `landed on ${back.href}`);
     assert.equal(back.searchParams.get('state'), 'bye');
 
     await assert.rejects(
-      oauth.processRefreshTokenResponse(as, client,
-        await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshed.refresh_token, opts)),
-      (e) => e instanceof oauth.ResponseBodyError && e.error === 'invalid_grant');
+      oauth.processRefreshTokenResponse(
+        as,
+        client,
+        await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshed.refresh_token, opts),
+      ),
+      (e) => e instanceof oauth.ResponseBodyError && e.error === 'invalid_grant',
+    );
     assert.deepEqual(errors, []);
   });
 });
 
 /** The oidc-client-ts SPA: index.html (signinRedirect, signout), callback.html (signinRedirectCallback). */
 function oidcClientTsPages(spa, clientId) {
-  const settings = { authority: server.issuer, client_id: clientId, redirect_uri: `${spa.origin}/callback.html`,
-    post_logout_redirect_uri: `${spa.origin}/`, scope: 'openid profile', loadUserInfo: true };
+  const settings = {
+    authority: server.issuer,
+    client_id: clientId,
+    redirect_uri: `${spa.origin}/callback.html`,
+    post_logout_redirect_uri: `${spa.origin}/`,
+    scope: 'openid profile',
+    loadUserInfo: true,
+  };
   const head = `<!doctype html><meta charset="utf-8"><title>oidc-client-ts SPA</title>
 <script src="/oidc-client-ts.min.js"></script>
 <script>
@@ -156,12 +265,18 @@ function oidcClientTsPages(spa, clientId) {
   window.summary = (u) => u && ({ sub: u.profile.sub, profile: u.profile, access_token: u.access_token,
     refresh_token: u.refresh_token, id_token: u.id_token, scope: u.scope, session_state: u.session_state });
 </script>`;
-  spa.files['/oidc-client-ts.min.js'] = ['text/javascript', nodeModule('oidc-client-ts/dist/browser/oidc-client-ts.min.js')];
+  spa.files['/oidc-client-ts.min.js'] = [
+    'text/javascript',
+    nodeModule('oidc-client-ts/dist/browser/oidc-client-ts.min.js'),
+  ];
   spa.files['/index.html'] = ['text/html', `${head}<h1>SPA home</h1>`];
-  spa.files['/callback.html'] = ['text/html', `${head}<h1>SPA callback</h1>
+  spa.files['/callback.html'] = [
+    'text/html',
+    `${head}<h1>SPA callback</h1>
 <script>
   window.signedIn = mgr.signinRedirectCallback().then(summary, (e) => ({ error: String(e) }));
-</script>`];
+</script>`,
+  ];
 }
 
 test('oidc-client-ts (SPA on another origin, public client, no nonce): login, userinfo, refresh, signoutRedirect', async () => {
@@ -171,10 +286,14 @@ test('oidc-client-ts (SPA on another origin, public client, no nonce): login, us
 
   await inContext(async (ctx, page, errors) => {
     const responses = [];
-    page.on('response', (r) => { if (r.url().startsWith(server.issuer)) responses.push(r); });
+    page.on('response', (r) => {
+      if (r.url().startsWith(server.issuer)) responses.push(r);
+    });
     await page.goto(`${spa.origin}/`);
     const authRequest = page.waitForRequest((r) => r.url().startsWith(endpoint('auth')));
-    await page.evaluate(() => { mgr.signinRedirect(); });
+    await page.evaluate(() => {
+      mgr.signinRedirect();
+    });
     const auth = new URL((await authRequest).url());
     assert.equal(auth.searchParams.get('nonce'), null, 'oidc-client-ts sends no nonce');
     assert.equal(auth.searchParams.get('code_challenge_method'), 'S256');
@@ -190,7 +309,10 @@ test('oidc-client-ts (SPA on another origin, public client, no nonce): login, us
     assert.equal(user.profile.peferred_username, 'carol');
     assert.ok(user.refresh_token);
 
-    const corsFor = (p) => responses.filter((r) => r.url().startsWith(endpoint(p)) && r.request().method() !== 'OPTIONS');
+    const corsFor = (p) =>
+      responses.filter(
+        (r) => r.url().startsWith(endpoint(p)) && r.request().method() !== 'OPTIONS',
+      );
     assert.equal(corsFor('token').length, 1);
     assert.equal(corsFor('userinfo').length, 1);
     for (const r of [...corsFor('token'), ...corsFor('userinfo')]) {
@@ -199,28 +321,49 @@ test('oidc-client-ts (SPA on another origin, public client, no nonce): login, us
     }
 
     // Refresh: with a refresh token, signinSilent is a refresh_token grant (no iframe).
-    const refreshed = await page.evaluate(() => mgr.signinSilent().then(summary, (e) => ({ error: String(e) })));
+    const refreshed = await page.evaluate(() =>
+      mgr.signinSilent().then(summary, (e) => ({ error: String(e) })),
+    );
     assert.equal(refreshed.error, undefined, refreshed.error);
     assert.equal(refreshed.sub, carol.sub);
     assert.notEqual(refreshed.access_token, user.access_token);
     assert.notEqual(refreshed.refresh_token, user.refresh_token);
-    const grants = corsFor('token').map((r) => new URLSearchParams(r.request().postData()).get('grant_type'));
+    const grants = corsFor('token').map((r) =>
+      new URLSearchParams(r.request().postData()).get('grant_type'),
+    );
     assert.deepEqual(grants, ['authorization_code', 'refresh_token']);
-    assert.equal(responses.filter((r) => r.url().startsWith(endpoint('auth'))).length, 1, 'no silent iframe');
+    assert.equal(
+      responses.filter((r) => r.url().startsWith(endpoint('auth'))).length,
+      1,
+      'no silent iframe',
+    );
 
     // signoutRedirect: id_token_hint + post_logout_redirect_uri; back on the SPA, signed out.
-    const back = await navigation(page, () => page.evaluate(() => { mgr.signoutRedirect(); }));
+    const back = await navigation(page, () =>
+      page.evaluate(() => {
+        mgr.signoutRedirect();
+      }),
+    );
     assert.equal(`${back.origin}${back.pathname}`, `${spa.origin}/`, `landed on ${back.href}`);
-    const out = await page.evaluate(() => mgr.signoutRedirectCallback().then(
-      async () => ({ user: await mgr.getUser() }), (e) => ({ error: String(e) })));
+    const out = await page.evaluate(() =>
+      mgr.signoutRedirectCallback().then(
+        async () => ({ user: await mgr.getUser() }),
+        (e) => ({ error: String(e) }),
+      ),
+    );
     assert.deepEqual(out, { user: null });
 
-    const dead = await refreshGrant(server, { client_id: 'oidc-spa', refresh_token: refreshed.refresh_token });
+    const dead = await refreshGrant(server, {
+      client_id: 'oidc-spa',
+      refresh_token: refreshed.refresh_token,
+    });
     assert.equal(dead.status, 400);
     assert.equal(dead.json.error, 'invalid_grant');
 
     // The SSO session is over: a new sign-in shows the QR again.
-    await page.evaluate(() => { mgr.signinRedirect(); });
+    await page.evaluate(() => {
+      mgr.signinRedirect();
+    });
     await page.locator('#app-link').waitFor({ timeout: 10_000 });
     assert.deepEqual(errors, []);
   });
@@ -229,7 +372,9 @@ test('oidc-client-ts (SPA on another origin, public client, no nonce): login, us
 /** The keycloak-js SPA: /kc.html runs `init({})` (default options) on every load. */
 function keycloakPages(spa, clientId) {
   spa.files['/keycloak.js'] = ['text/javascript', nodeModule('keycloak-js/lib/keycloak.js')];
-  spa.files['/kc.html'] = ['text/html', `<!doctype html><meta charset="utf-8"><title>keycloak-js SPA</title>
+  spa.files['/kc.html'] = [
+    'text/html',
+    `<!doctype html><meta charset="utf-8"><title>keycloak-js SPA</title>
 <h1>keycloak-js SPA</h1>
 <script type="module">
   import Keycloak from '/keycloak.js';
@@ -237,7 +382,8 @@ function keycloakPages(spa, clientId) {
   window.kc = kc;
   window.initDone = kc.init({}).then((authenticated) => ({ authenticated }),
     (e) => ({ error: String(e?.error ?? e?.message ?? JSON.stringify(e)) }));
-</script>`];
+</script>`,
+  ];
 }
 
 async function keycloakInit(page) {
@@ -255,7 +401,9 @@ test('keycloak-js (SPA on another origin, default init): 3p-cookie check, login,
 
   await inContext(async (ctx, page, errors) => {
     const responses = [];
-    page.on('response', (r) => { if (r.url().startsWith(server.issuer)) responses.push(r); });
+    page.on('response', (r) => {
+      if (r.url().startsWith(server.issuer)) responses.push(r);
+    });
     const seen = (p) => responses.filter((r) => r.url().startsWith(endpoint(p)));
 
     await page.goto(page0);
@@ -264,7 +412,9 @@ test('keycloak-js (SPA on another origin, default init): 3p-cookie check, login,
     assert.equal(seen('3p-cookies/step2.html')[0]?.status(), 200, '3p-cookies/step2.html');
 
     const authRequest = page.waitForRequest((r) => r.url().startsWith(endpoint('auth')));
-    await page.evaluate(() => { kc.login(); });
+    await page.evaluate(() => {
+      kc.login();
+    });
     const auth = new URL((await authRequest).url());
     assert.equal(auth.searchParams.get('response_mode'), 'fragment');
     assert.equal(auth.searchParams.get('code_challenge_method'), 'S256');
@@ -273,9 +423,16 @@ test('keycloak-js (SPA on another origin, default init): 3p-cookie check, login,
 
     await qrLogin(page, server, erin, (u) => u.href.startsWith(page0));
     assert.equal(await keycloakInit(page), true);
-    const state = await page.evaluate(() => ({ authenticated: kc.authenticated, sub: kc.tokenParsed.sub,
-      subject: kc.subject, idSub: kc.idTokenParsed.sub, token: kc.token, refreshToken: kc.refreshToken,
-      sessionId: kc.sessionId, hash: location.hash }));
+    const state = await page.evaluate(() => ({
+      authenticated: kc.authenticated,
+      sub: kc.tokenParsed.sub,
+      subject: kc.subject,
+      idSub: kc.idTokenParsed.sub,
+      token: kc.token,
+      refreshToken: kc.refreshToken,
+      sessionId: kc.sessionId,
+      hash: location.hash,
+    }));
     assert.equal(state.authenticated, true);
     assert.equal(state.sub, erin.sub);
     assert.equal(state.idSub, erin.sub);
@@ -287,7 +444,12 @@ test('keycloak-js (SPA on another origin, default init): 3p-cookie check, login,
 
     const updated = await page.evaluate(() => kc.updateToken(-1));
     assert.equal(updated, true);
-    const after = await page.evaluate(() => ({ authenticated: kc.authenticated, token: kc.token, refreshToken: kc.refreshToken, sub: kc.tokenParsed.sub }));
+    const after = await page.evaluate(() => ({
+      authenticated: kc.authenticated,
+      token: kc.token,
+      refreshToken: kc.refreshToken,
+      sub: kc.tokenParsed.sub,
+    }));
     assert.equal(after.authenticated, true, 'still signed in after the login-status check');
     assert.notEqual(after.token, state.token);
     assert.notEqual(after.refreshToken, state.refreshToken);
@@ -295,26 +457,42 @@ test('keycloak-js (SPA on another origin, default init): 3p-cookie check, login,
     // The login-status iframe (checkLoginIframe: true by default): loaded after the login, and
     // asked by updateToken (before refreshing) whether the session is unchanged: it was.
     const iframe = seen('login-status-iframe.html');
-    assert.ok(iframe.some((r) => r.status() === 200 && new URL(r.url()).pathname.endsWith('/login-status-iframe.html')),
-      'login-status-iframe.html loaded');
-    const init = iframe.filter((r) => new URL(r.url()).pathname.endsWith('/login-status-iframe.html/init'));
+    assert.ok(
+      iframe.some(
+        (r) =>
+          r.status() === 200 && new URL(r.url()).pathname.endsWith('/login-status-iframe.html'),
+      ),
+      'login-status-iframe.html loaded',
+    );
+    const init = iframe.filter((r) =>
+      new URL(r.url()).pathname.endsWith('/login-status-iframe.html/init'),
+    );
     assert.ok(init.length >= 1, 'login-status-iframe.html/init called');
     assert.equal(new URL(init[0].url()).searchParams.get('client_id'), 'kc-spa');
     assert.equal(new URL(init[0].url()).searchParams.get('origin'), spa.origin);
     assert.ok(init[0].status() < 300, `init answered ${init[0].status()}`);
 
-    for (const r of [...seen('token'), ...seen('userinfo')].filter((r) => r.request().method() !== 'OPTIONS')) {
+    for (const r of [...seen('token'), ...seen('userinfo')].filter(
+      (r) => r.request().method() !== 'OPTIONS',
+    )) {
       assert.equal(r.status(), 200, r.url());
       const h = await r.allHeaders();
       assert.equal(h['access-control-allow-origin'], spa.origin);
       assert.equal(h['access-control-allow-credentials'], 'true');
     }
 
-    const back = await navigation(page, () => page.evaluate(() => { kc.logout({ redirectUri: location.href }); }));
+    const back = await navigation(page, () =>
+      page.evaluate(() => {
+        kc.logout({ redirectUri: location.href });
+      }),
+    );
     assert.equal(back.href, page0, `landed on ${back.href}`);
     assert.equal(await keycloakInit(page), false);
 
-    const dead = await refreshGrant(server, { client_id: 'kc-spa', refresh_token: after.refreshToken });
+    const dead = await refreshGrant(server, {
+      client_id: 'kc-spa',
+      refresh_token: after.refreshToken,
+    });
     assert.equal(dead.status, 400);
     assert.equal(dead.json.error, 'invalid_grant');
     assert.deepEqual(errors, []);
@@ -323,10 +501,15 @@ test('keycloak-js (SPA on another origin, default init): 3p-cookie check, login,
 
 /** Runs tests/py/authlib_rp.py: next() reads its next JSON line, send() writes a line to its stdin. */
 function authlibRp(args) {
-  const child = spawn(process.env.PYTHON ?? 'python3', [path.join(here, '..', 'py', 'authlib_rp.py'), ...args],
-    { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.env.PYTHON ?? 'python3',
+    [path.join(here, '..', 'py', 'authlib_rp.py'), ...args],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   const exited = new Promise((r) => child.once('exit', r));
   const next = async () => {
@@ -371,8 +554,15 @@ test('OIDC Back-Channel Logout 1.0: two clients in one SSO session, RP-initiated
   const ids = ['bcl-a', 'bcl-b'];
   const configs = [];
   for (const id of ids) {
-    configs.push(await oidc.discovery(new URL(server.issuer), id, undefined, oidc.ClientSecretBasic(secrets[id]),
-      { execute: [oidc.allowInsecureRequests] }));
+    configs.push(
+      await oidc.discovery(
+        new URL(server.issuer),
+        id,
+        undefined,
+        oidc.ClientSecretBasic(secrets[id]),
+        { execute: [oidc.allowInsecureRequests] },
+      ),
+    );
   }
   const grace = await enroll(server, 'grace');
 
@@ -382,20 +572,39 @@ test('OIDC Back-Channel Logout 1.0: two clients in one SSO session, RP-initiated
       const verifier = oidc.randomPKCECodeVerifier();
       const state = oidc.randomState();
       const nonce = oidc.randomNonce();
-      await page.goto(oidc.buildAuthorizationUrl(config, { redirect_uri: rp.url, scope: 'openid',
-        code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, nonce }).href);
+      await page.goto(
+        oidc.buildAuthorizationUrl(config, {
+          redirect_uri: rp.url,
+          scope: 'openid',
+          code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+          code_challenge_method: 'S256',
+          state,
+          nonce,
+        }).href,
+      );
       // The second client rides the SSO session: no QR, only its consent.
       const landed = await qrLogin(page, server, grace, (u) => u.href.startsWith(rp.url));
-      tokens.push(await oidc.authorizationCodeGrant(config, landed, { pkceCodeVerifier: verifier, expectedState: state,
-        expectedNonce: nonce, idTokenExpected: true }));
+      tokens.push(
+        await oidc.authorizationCodeGrant(config, landed, {
+          pkceCodeVerifier: verifier,
+          expectedState: state,
+          expectedNonce: nonce,
+          idTokenExpected: true,
+        }),
+      );
     }
     const [sidA, sidB] = tokens.map((t) => t.claims().sid);
     assert.ok(sidA);
     assert.equal(sidB, sidA, 'one SSO session');
-    assert.deepEqual(receivers.map((r) => r.received.length), [0, 0]);
+    assert.deepEqual(
+      receivers.map((r) => r.received.length),
+      [0, 0],
+    );
 
-    const logout = oidc.buildEndSessionUrl(configs[0], { id_token_hint: tokens[0].id_token,
-      post_logout_redirect_uri: loggedOut });
+    const logout = oidc.buildEndSessionUrl(configs[0], {
+      id_token_hint: tokens[0].id_token,
+      post_logout_redirect_uri: loggedOut,
+    });
     const back = await navigation(page, () => page.goto(logout.href, { waitUntil: 'commit' }));
     assert.equal(`${back.origin}${back.pathname}`, loggedOut, `landed on ${back.href}`);
 
@@ -407,8 +616,12 @@ test('OIDC Back-Channel Logout 1.0: two clients in one SSO session, RP-initiated
       assert.match(hit.contentType, /^application\/x-www-form-urlencoded/);
       assert.ok(hit.logoutToken, 'logout_token in the form');
       assert.equal(decodeProtectedHeader(hit.logoutToken).typ, 'logout+jwt');
-      const { payload } = await jwtVerify(hit.logoutToken, jwks, { issuer: server.issuer, audience: ids[i],
-        typ: 'logout+jwt', requiredClaims: ['iat', 'jti', 'sub', 'sid', 'events'] });
+      const { payload } = await jwtVerify(hit.logoutToken, jwks, {
+        issuer: server.issuer,
+        audience: ids[i],
+        typ: 'logout+jwt',
+        requiredClaims: ['iat', 'jti', 'sub', 'sid', 'events'],
+      });
       assert.deepEqual(Object.keys(payload.events), [BCL_EVENT]);
       assert.deepEqual(payload.events[BCL_EVENT], {});
       assert.equal(payload.sid, sidA);
@@ -417,7 +630,8 @@ test('OIDC Back-Channel Logout 1.0: two clients in one SSO session, RP-initiated
     }
     assert.notEqual(
       (await jwtVerify(receivers[0].received[0].logoutToken, jwks)).payload.jti,
-      (await jwtVerify(receivers[1].received[0].logoutToken, jwks)).payload.jti);
+      (await jwtVerify(receivers[1].received[0].logoutToken, jwks)).payload.jti,
+    );
     // The other client's grant ended with the session.
     await assert.rejects(oidc.refreshTokenGrant(configs[1], tokens[1].refresh_token));
     assert.deepEqual(errors, []);
@@ -435,26 +649,56 @@ test('CORS: an unregistered origin gets no CORS headers (browser fetch fails); d
 
   // From node, any Origin: the server's answer, header by header.
   for (const origin of ['http://evil.example', evil.origin]) {
-    const post = await rawRequest(tokenUrl, { method: 'POST', headers: { ...formHeaders, origin }, body: form });
+    const post = await rawRequest(tokenUrl, {
+      method: 'POST',
+      headers: { ...formHeaders, origin },
+      body: form,
+    });
     assert.equal(post.status, 400);
-    assert.equal(post.headers['access-control-allow-origin'], undefined, `token POST from ${origin}`);
+    assert.equal(
+      post.headers['access-control-allow-origin'],
+      undefined,
+      `token POST from ${origin}`,
+    );
     assert.equal(post.headers['access-control-allow-credentials'], undefined);
     for (const url of [tokenUrl, userinfoUrl, endpoint('revoke'), endpoint('logout')]) {
-      const pre = await rawRequest(url, { method: 'OPTIONS', headers: { origin,
-        'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
-      assert.equal(pre.headers['access-control-allow-origin'], undefined, `preflight ${url} from ${origin}`);
+      const pre = await rawRequest(url, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type',
+        },
+      });
+      assert.equal(
+        pre.headers['access-control-allow-origin'],
+        undefined,
+        `preflight ${url} from ${origin}`,
+      );
       assert.equal(pre.headers['access-control-allow-methods'], undefined);
     }
-    const info = await rawRequest(userinfoUrl, { headers: { origin, authorization: 'Bearer nope' } });
+    const info = await rawRequest(userinfoUrl, {
+      headers: { origin, authorization: 'Bearer nope' },
+    });
     assert.equal(info.headers['access-control-allow-origin'], undefined);
   }
   // The registered origin (`+`, the public client's default), for contrast.
-  const ok = await rawRequest(tokenUrl, { method: 'POST', headers: { ...formHeaders, origin: spa.origin }, body: form });
+  const ok = await rawRequest(tokenUrl, {
+    method: 'POST',
+    headers: { ...formHeaders, origin: spa.origin },
+    body: form,
+  });
   assert.equal(ok.headers['access-control-allow-origin'], spa.origin);
   assert.equal(ok.headers['access-control-allow-credentials'], 'true');
   assert.match(ok.headers.vary ?? '', /origin/i);
-  const pre = await rawRequest(tokenUrl, { method: 'OPTIONS', headers: { origin: spa.origin,
-    'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
+  const pre = await rawRequest(tokenUrl, {
+    method: 'OPTIONS',
+    headers: {
+      origin: spa.origin,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization, content-type',
+    },
+  });
   assert.equal(pre.status, 204);
   assert.equal(pre.headers['access-control-allow-origin'], spa.origin);
   assert.match(pre.headers['access-control-allow-headers'] ?? '', /authorization/i);
@@ -467,20 +711,25 @@ test('CORS: an unregistered origin gets no CORS headers (browser fetch fails); d
   // In Chromium: the unregistered origin's fetches fail (the simple POST reaches the server, its
   // answer is withheld from the page; the userinfo preflight fails); the registered origin's works.
   await inContext(async (ctx, page) => {
-    const attempt = (args) => page.evaluate(async ([url, init]) => {
-      try {
-        const r = await fetch(url, init);
-        return { status: r.status };
-      } catch (e) {
-        return { error: `${e.name}: ${e.message}` };
-      }
-    }, args);
+    const attempt = (args) =>
+      page.evaluate(async ([url, init]) => {
+        try {
+          const r = await fetch(url, init);
+          return { status: r.status };
+        } catch (e) {
+          return { error: `${e.name}: ${e.message}` };
+        }
+      }, args);
     const tokenInit = { method: 'POST', headers: formHeaders, body: form };
     const userinfoInit = { headers: { authorization: 'Bearer nope' } };
     await page.goto(`${evil.origin}/`);
     assert.deepEqual(await attempt([tokenUrl, tokenInit]), { error: 'TypeError: Failed to fetch' });
-    assert.deepEqual(await attempt([userinfoUrl, userinfoInit]), { error: 'TypeError: Failed to fetch' });
-    assert.deepEqual(await attempt([`${server.issuer}/.well-known/openid-configuration`, {}]), { status: 200 });
+    assert.deepEqual(await attempt([userinfoUrl, userinfoInit]), {
+      error: 'TypeError: Failed to fetch',
+    });
+    assert.deepEqual(await attempt([`${server.issuer}/.well-known/openid-configuration`, {}]), {
+      status: 200,
+    });
     await page.goto(`${spa.origin}/`);
     assert.deepEqual(await attempt([tokenUrl, tokenInit]), { status: 400 });
   });

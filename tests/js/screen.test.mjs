@@ -19,7 +19,8 @@ const PHONE = {
   deviceScaleFactor: 2,
   isMobile: true,
   hasTouch: true,
-  userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+  userAgent:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
 };
 /** RFC 5737 documentation addresses. */
 const ATTACKER_IP = '203.0.113.7';
@@ -29,15 +30,26 @@ const emulator = process.env.SCANID_TEST_AWS_ENDPOINT;
 if (emulator) {
   // For the child processes (the server and the CLI), as tests/src/lib.rs's aws_env().
   Object.assign(process.env, {
-    AWS_ENDPOINT_URL: emulator, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'testing',
-    AWS_SECRET_ACCESS_KEY: 'testing', AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_ENDPOINT_URL: emulator,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing',
+    AWS_EC2_METADATA_DISABLED: 'true',
   });
 }
 
 /** The flags that select a fresh DynamoDB table and its KMS key in the emulator. */
 async function dynamoFlags() {
   const table = `scanid-js-${Math.random().toString(36).slice(2)}`;
-  const out = await cli(['aws', 'init', '--table', table, '--signing', 'kms-envelope', '--create-kms-key']);
+  const out = await cli([
+    'aws',
+    'init',
+    '--table',
+    table,
+    '--signing',
+    'kms-envelope',
+    '--create-kms-key',
+  ]);
   return ['--table', table, '--signing', 'kms-envelope', '--kms-key-id', out.kms_key_id];
 }
 
@@ -55,22 +67,47 @@ after(async () => {
 
 /** `scanid serve` on `storeFlags`, behind a trusted proxy, with the relying party "Shop". */
 async function startShop(storeFlags) {
-  const s = await startServer(['--trusted-proxy', '127.0.0.1', '--signup-rate-per-hour', '100', ...storeFlags]);
-  await cli(['client', 'create', '--data-dir', s.dataDir, '--name', 'Shop', '--client-id', 'shop',
-    '--redirect-uri', rp.url, ...storeFlags]);
+  const s = await startServer([
+    '--trusted-proxy',
+    '127.0.0.1',
+    '--signup-rate-per-hour',
+    '100',
+    ...storeFlags,
+  ]);
+  await cli([
+    'client',
+    'create',
+    '--data-dir',
+    s.dataDir,
+    '--name',
+    'Shop',
+    '--client-id',
+    'shop',
+    '--redirect-uri',
+    rp.url,
+    ...storeFlags,
+  ]);
   return s;
 }
 
 /** Shop's authorization request. */
 function shopLogin() {
-  const q = new URLSearchParams({ client_id: 'shop', redirect_uri: rp.url, response_type: 'code',
-    scope: 'openid profile', state: `st-${Math.random().toString(36).slice(2)}` });
+  const q = new URLSearchParams({
+    client_id: 'shop',
+    redirect_uri: rp.url,
+    response_type: 'code',
+    scope: 'openid profile',
+    state: `st-${Math.random().toString(36).slice(2)}`,
+  });
   return `${server.issuer}/protocol/openid-connect/auth?${q}`;
 }
 
 /** The victim's phone at VICTIM_IP, signed up in the web app as `name`. */
 async function victimPhone(name) {
-  const context = await browser.newContext({ ...PHONE, extraHTTPHeaders: { 'X-Forwarded-For': VICTIM_IP } });
+  const context = await browser.newContext({
+    ...PHONE,
+    extraHTTPHeaders: { 'X-Forwarded-For': VICTIM_IP },
+  });
   const page = await context.newPage();
   await page.goto(`${server.issuer}/app/`);
   await page.locator('#signup-form').waitFor();
@@ -98,12 +135,20 @@ async function toldNo(page) {
 
 // What approves: the number buttons of number matching (every scanned QR login has them).
 const APPROVE = '.decision.approve';
-const approveState = (page) => page.locator(APPROVE).first().evaluate((b) => ({ disabled: b.disabled, armed: b.dataset.armed }));
+const approveState = (page) =>
+  page
+    .locator(APPROVE)
+    .first()
+    .evaluate((b) => ({ disabled: b.disabled, armed: b.dataset.armed }));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Approve stays disarmed for a while, then arms by itself (the delay is 1.5 s). */
 async function armsOnlyAfterTheDelay(page, why) {
-  assert.deepEqual(await approveState(page), { disabled: true, armed: 'false' }, `${why}: disarmed at first`);
+  assert.deepEqual(
+    await approveState(page),
+    { disabled: true, armed: 'false' },
+    `${why}: disarmed at first`,
+  );
   await sleep(800);
   assert.equal((await approveState(page)).disabled, true, `${why}: still disarmed 0.8 s later`);
   await page.locator(`${APPROVE}:enabled`).first().waitFor({ timeout: 5_000 });
@@ -113,7 +158,10 @@ async function armsOnlyAfterTheDelay(page, why) {
 /** Makes the page look hidden (`hidden: true`) or visible again, as a switch of tabs does. */
 function setVisibility(page, hidden) {
   return page.evaluate((h) => {
-    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => (h ? 'hidden' : 'visible') });
+    Object.defineProperty(document, 'visibilityState', {
+      configurable: true,
+      get: () => (h ? 'hidden' : 'visible'),
+    });
     Object.defineProperty(document, 'hidden', { configurable: true, get: () => h });
     document.dispatchEvent(new Event('visibilitychange'));
   }, hidden);
@@ -141,7 +189,11 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       const link = await qrLink(attackerPage);
       assert.equal(await attackerPage.evaluate(() => navigator.userAgent), PHONE.userAgent);
       const res = await victim.page.goto(link);
-      assert.equal(res.headers()['cross-origin-opener-policy'], 'same-origin', 'the app page keeps no opener');
+      assert.equal(
+        res.headers()['cross-origin-opener-policy'],
+        'same-origin',
+        'the app page keeps no opener',
+      );
       await victim.page.locator('#request').waitFor();
       const where = victim.page.locator('#where');
       assert.match(await where.getAttribute('class'), /\bwarn\b/);
@@ -157,7 +209,11 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       assert.equal(Math.round(a.width), Math.round(d.width));
       assert.equal(Math.round(a.height), Math.round(d.height));
       assert.equal(Math.round(a.y), Math.round(d.y), 'side by side');
-      const weight = (sel) => victim.page.locator(sel).first().evaluate((b) => getComputedStyle(b).fontWeight + getComputedStyle(b).fontSize);
+      const weight = (sel) =>
+        victim.page
+          .locator(sel)
+          .first()
+          .evaluate((b) => getComputedStyle(b).fontWeight + getComputedStyle(b).fontSize);
       assert.equal(await weight(APPROVE), await weight('#deny'));
 
       await armsOnlyAfterTheDelay(victim.page, 'on arrival');
@@ -206,7 +262,10 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
     test('the same phone\'s app, scanning a login of another browser context with the same User-Agent, says "another device"', async () => {
       // Same address and User-Agent as the phone, another browser (no cookie of the login): only
       // the cookie tells them apart.
-      const other = await browser.newContext({ ...PHONE, extraHTTPHeaders: { 'X-Forwarded-For': VICTIM_IP } });
+      const other = await browser.newContext({
+        ...PHONE,
+        extraHTTPHeaders: { 'X-Forwarded-For': VICTIM_IP },
+      });
       const phone = await victimPhone('twin');
       const link = await qrLink(await other.newPage());
       await phone.page.goto(link);

@@ -40,7 +40,13 @@ export async function startStatic(files = {}) {
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address();
-  return { origin: `http://127.0.0.1:${port}`, port, hits, files, close: () => closeServer(server) };
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    port,
+    hits,
+    files,
+    close: () => closeServer(server),
+  };
 }
 
 /**
@@ -56,7 +62,8 @@ export async function startLogoutReceiver() {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString();
       const hit = {
-        method: req.method, path: new URL(req.url, 'http://127.0.0.1').pathname,
+        method: req.method,
+        path: new URL(req.url, 'http://127.0.0.1').pathname,
         contentType: req.headers['content-type'] ?? '',
         logoutToken: new URLSearchParams(body).get('logout_token'),
       };
@@ -79,7 +86,10 @@ export async function startLogoutReceiver() {
         if (left <= 0) throw new Error(`no back-channel logout request within ${ms} ms`);
         await new Promise((r) => {
           const t = setTimeout(r, left);
-          waiters.push(() => { clearTimeout(t); r(); });
+          waiters.push(() => {
+            clearTimeout(t);
+            r();
+          });
         });
       }
       return received[0];
@@ -108,7 +118,8 @@ export async function qrLogin(page, server, identity, done) {
   for (;;) {
     const here = new URL(page.url());
     if (done(here)) return here;
-    if (Date.now() > deadline) throw new Error(`login did not finish; the page is at ${page.url()} ${lastError}`);
+    if (Date.now() > deadline)
+      throw new Error(`login did not finish; the page is at ${page.url()} ${lastError}`);
     if (here.href.startsWith(server.issuer)) {
       try {
         const link = page.locator('#app-link');
@@ -127,13 +138,18 @@ export async function qrLogin(page, server, identity, done) {
           }
         }
         const allow = page.locator('button[name="consent"][value="allow"]');
-        if (here.pathname.includes('/login-actions/consent') && !consented.has(here.href) && await allow.count()) {
+        if (
+          here.pathname.includes('/login-actions/consent') &&
+          !consented.has(here.href) &&
+          (await allow.count())
+        ) {
           consented.add(here.href);
           await allow.click({ timeout: 2000 });
         }
       } catch (e) {
         // The page navigated under us (the login page moves on by itself): look again.
-        if (!/context was destroyed|navigat|Target closed|detached|Timeout/i.test(String(e))) throw e;
+        if (!/context was destroyed|navigat|Target closed|detached|Timeout/i.test(String(e)))
+          throw e;
       }
     }
     await page.waitForTimeout(100);
@@ -149,7 +165,8 @@ export function watchErrors(page) {
   page.on('pageerror', (e) => errors.push(`uncaught (${page.url()}): ${e.message}`));
   page.on('console', (m) => {
     const where = m.location()?.url || page.url();
-    if (m.type() === 'error' && !/\/favicon\.ico$/.test(where)) errors.push(`console.error (${where}): ${m.text()}`);
+    if (m.type() === 'error' && !/\/favicon\.ico$/.test(where))
+      errors.push(`console.error (${where}): ${m.text()}`);
   });
   return errors;
 }
@@ -160,7 +177,13 @@ export function rawRequest(url, { method = 'GET', headers = {}, body } = {}) {
     const req = http.request(url, { method, headers }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString() }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode,
+          headers: res.headers,
+          body: Buffer.concat(chunks).toString(),
+        }),
+      );
     });
     req.on('error', reject);
     if (body !== undefined) req.end(body);
@@ -171,11 +194,18 @@ export function rawRequest(url, { method = 'GET', headers = {}, body } = {}) {
 /** A refresh_token grant from node; resolves to { status, json }. */
 export async function refreshGrant(server, form, basic) {
   const headers = { 'content-type': 'application/x-www-form-urlencoded' };
-  if (basic) headers.authorization = `Basic ${Buffer.from(`${basic[0]}:${basic[1]}`).toString('base64')}`;
+  if (basic)
+    headers.authorization = `Basic ${Buffer.from(`${basic[0]}:${basic[1]}`).toString('base64')}`;
   const res = await rawRequest(`${server.issuer}/protocol/openid-connect/token`, {
-    method: 'POST', headers, body: new URLSearchParams({ grant_type: 'refresh_token', ...form }).toString(),
+    method: 'POST',
+    headers,
+    body: new URLSearchParams({ grant_type: 'refresh_token', ...form }).toString(),
   });
   let json;
-  try { json = JSON.parse(res.body); } catch { json = undefined; }
+  try {
+    json = JSON.parse(res.body);
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, json };
 }

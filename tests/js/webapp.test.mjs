@@ -8,7 +8,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { PNG } from 'pngjs';
-import { startServer, launchBrowser, cli, enroll, readQr } from './helpers.mjs';
+import { startServer, launchBrowser, enroll, readQr } from './helpers.mjs';
 
 let server, browser;
 
@@ -17,7 +17,8 @@ const PHONE = {
   deviceScaleFactor: 2,
   isMobile: true,
   hasTouch: true,
-  userAgent: 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
+  userAgent:
+    'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
 };
 
 before(async () => {
@@ -65,29 +66,37 @@ async function signUp(page, name, displayName) {
 
 /** What the device keeps in IndexedDB: the profile, and facts about the private key. */
 function stored(page) {
-  return page.evaluate(() => new Promise((resolve, reject) => {
-    const req = indexedDB.open('scanid', 1);
-    req.onerror = () => reject(req.error);
-    req.onsuccess = () => {
-      const get = req.result.transaction('device').objectStore('device').get('identity');
-      get.onsuccess = async () => {
-        const r = get.result;
-        if (!r) return resolve(null);
-        const exports = {};
-        for (const format of ['pkcs8', 'jwk']) {
-          try {
-            await crypto.subtle.exportKey(format, r.privateKey);
-            exports[format] = 'exported';
-          } catch (e) {
-            exports[format] = e.name;
-          }
-        }
-        resolve({ profile: r.profile, extractable: r.privateKey.extractable, type: r.privateKey.type,
-          algorithm: r.privateKey.algorithm, exports });
-      };
-      get.onerror = () => reject(get.error);
-    };
-  }));
+  return page.evaluate(
+    () =>
+      new Promise((resolve, reject) => {
+        const req = indexedDB.open('scanid', 1);
+        req.onerror = () => reject(req.error);
+        req.onsuccess = () => {
+          const get = req.result.transaction('device').objectStore('device').get('identity');
+          get.onsuccess = async () => {
+            const r = get.result;
+            if (!r) return resolve(null);
+            const exports = {};
+            for (const format of ['pkcs8', 'jwk']) {
+              try {
+                await crypto.subtle.exportKey(format, r.privateKey);
+                exports[format] = 'exported';
+              } catch (e) {
+                exports[format] = e.name;
+              }
+            }
+            resolve({
+              profile: r.profile,
+              extractable: r.privateKey.extractable,
+              type: r.privateKey.type,
+              algorithm: r.privateKey.algorithm,
+              exports,
+            });
+          };
+          get.onerror = () => reject(get.error);
+        };
+      }),
+  );
 }
 
 /** The desktop: the demo's login page with its QR code. */
@@ -132,7 +141,11 @@ test('sign up on the phone: a non-extractable P-256 key, taken names said at onc
   assert.equal(me.type, 'private');
   assert.equal(me.extractable, false);
   assert.deepEqual(me.algorithm, { name: 'ECDSA', namedCurve: 'P-256' });
-  assert.deepEqual(me.exports, { pkcs8: 'InvalidAccessError', jwk: 'InvalidAccessError' }, 'the key cannot be exported');
+  assert.deepEqual(
+    me.exports,
+    { pkcs8: 'InvalidAccessError', jwk: 'InvalidAccessError' },
+    'the key cannot be exported',
+  );
   assert.equal(await page.textContent('#display-name-shown'), 'Pia Phone');
   const res = await directory(me.profile.sub);
   assert.equal(res.status, 200);
@@ -152,11 +165,16 @@ test('scan the QR image with the phone, see who asks, approve: the desktop moves
   await phone.page.locator('#request').waitFor();
   assert.equal(await phone.page.textContent('#client-name'), 'scanid demo');
   assert.equal(await phone.page.textContent('#redirect-host'), '127.0.0.1');
-  const scopes = await phone.page.locator('#scopes li').evaluateAll((l) => l.map((e) => e.dataset.scope));
+  const scopes = await phone.page
+    .locator('#scopes li')
+    .evaluateAll((l) => l.map((e) => e.dataset.scope));
   assert.ok(scopes.includes('openid'), scopes.join());
   // Started on the desktop: the phone warns and shows where.
   assert.ok(await phone.page.locator('#where.warn').isVisible());
-  assert.equal(await phone.page.textContent('#browser-ua'), await desktop.page.evaluate(() => navigator.userAgent));
+  assert.equal(
+    await phone.page.textContent('#browser-ua'),
+    await desktop.page.evaluate(() => navigator.userAgent),
+  );
   assert.equal(await phone.page.textContent('#browser-ip'), '127.0.0.1');
   await phone.page.locator('#numbers').waitFor();
   // The whole approval screen (the numbers are below the fold), armed; and the desktop's
@@ -223,7 +241,9 @@ test('a phone without an identity is offered sign-up first, then the same approv
 test('a stale or unknown QR link says so on the phone', async () => {
   const phone = await newPhone();
   await signUp(phone.page, 'stale', 'Stan Stale');
-  await phone.page.goto(`${server.issuer}/app/scan?session=AAAAAAAAAAAAAAAAAAAAAA&challenge=BBBBBBBBBBBBBBBBBBBBBB`);
+  await phone.page.goto(
+    `${server.issuer}/app/scan?session=AAAAAAAAAAAAAAAAAAAAAA&challenge=BBBBBBBBBBBBBBBBBBBBBB`,
+  );
   await phone.page.getByRole('heading', { name: 'This code has expired' }).waitFor();
   await phone.context.close();
 });
@@ -237,7 +257,10 @@ test('rotate the device key: the old key is replaced, and the new one approves l
   const after = await stored(phone.page);
   assert.notEqual(after.profile.public_key, before.profile.public_key);
   assert.equal(after.extractable, false);
-  assert.equal((await (await directory(before.profile.sub)).json()).public_key, after.profile.public_key);
+  assert.equal(
+    (await (await directory(before.profile.sub)).json()).public_key,
+    after.profile.public_key,
+  );
   const desktop = await desktopLogin();
   await phone.page.goto(await scanQr(desktop.page));
   await pickShown(desktop.page, phone.page);
@@ -267,7 +290,11 @@ test('"This wasn\'t me" on a recent login: confirmed, reported, and the browser\
   const entries = phone.page.locator('#activity-list li');
   await entries.first().waitFor();
   assert.equal(await entries.count(), 2);
-  assert.equal(await entries.nth(0).getAttribute('data-method'), 'sso', 'the SSO login is listed, marked');
+  assert.equal(
+    await entries.nth(0).getAttribute('data-method'),
+    'sso',
+    'the SSO login is listed, marked',
+  );
   assert.match(await entries.nth(0).textContent(), /no scan/);
   assert.equal(await entries.nth(1).getAttribute('data-method'), 'qr');
   // Asked first; Cancel changes nothing.
@@ -279,8 +306,14 @@ test('"This wasn\'t me" on a recent login: confirmed, reported, and the browser\
   await phone.page.locator('#report-confirm').tap();
   await phone.page.locator('#activity-list li .reported').first().waitFor();
   assert.match(await phone.page.textContent('main'), /signed out of that login/);
-  assert.equal(await phone.page.locator('#activity-list li').nth(1).locator('.reported').count(), 1);
-  assert.equal(await phone.page.locator('#activity-list li').nth(1).locator('button.report').count(), 0);
+  assert.equal(
+    await phone.page.locator('#activity-list li').nth(1).locator('.reported').count(),
+    1,
+  );
+  assert.equal(
+    await phone.page.locator('#activity-list li').nth(1).locator('button.report').count(),
+    0,
+  );
 
   // The desktop's session ended: the demo's next login shows the QR code again.
   await desktop.page.goto(server.demo);
@@ -347,18 +380,28 @@ test('upload a photo: hosted by scanid under its content hash, typed by its magi
   const me = await signUp(phone.page, 'photographer', 'Phil Photo');
   await phone.page.tap('#edit');
   // Not an image, whatever its name says: refused, and said so.
-  await phone.page.setInputFiles('#edit-photo', { name: 'me.png', mimeType: 'image/png', buffer: Buffer.from('<svg onload=alert(1)>') });
+  await phone.page.setInputFiles('#edit-photo', {
+    name: 'me.png',
+    mimeType: 'image/png',
+    buffer: Buffer.from('<svg onload=alert(1)>'),
+  });
   await phone.page.tap('#save');
   await phone.page.getByRole('alert').waitFor();
   assert.match(await phone.page.getByRole('alert').textContent(), /JPEG, PNG or WebP/);
   const image = pngPhoto();
-  await phone.page.setInputFiles('#edit-photo', { name: 'me.png', mimeType: 'image/png', buffer: image });
+  await phone.page.setInputFiles('#edit-photo', {
+    name: 'me.png',
+    mimeType: 'image/png',
+    buffer: image,
+  });
   await phone.page.tap('#save');
   await phone.page.getByText('Profile saved.').waitFor();
   const photo = (await stored(phone.page)).profile.profile_photo;
   assert.match(photo, new RegExp(`^${server.base}/v1/photos/${me.profile.sub}/[0-9a-f]{64}$`));
   // The phone shows it (the app's CSP lets this origin's images in).
-  const width = await phone.page.locator('#identity img.avatar').evaluate((img) => img.decode().then(() => img.naturalWidth));
+  const width = await phone.page
+    .locator('#identity img.avatar')
+    .evaluate((img) => img.decode().then(() => img.naturalWidth));
   assert.equal(width, 64);
   await shot(phone.page, 'phone-photo');
   const res = await fetch(photo);
@@ -369,7 +412,9 @@ test('upload a photo: hosted by scanid under its content hash, typed by its magi
   // Cached briefly (no `immutable`): a replaced or deleted photo leaves caches within minutes.
   assert.equal(res.headers.get('cache-control'), 'public, max-age=300');
   assert.deepEqual(Buffer.from(await res.arrayBuffer()), image);
-  const avatar = await fetch(`${server.base}/v1/directory/${me.profile.sub}/avatar`, { redirect: 'manual' });
+  const avatar = await fetch(`${server.base}/v1/directory/${me.profile.sub}/avatar`, {
+    redirect: 'manual',
+  });
   assert.equal(avatar.status, 302);
   assert.equal(avatar.headers.get('location'), photo);
   // Deleting the identity removes its photo too.
@@ -385,7 +430,11 @@ test('sign up with a photo from the camera or a file', async () => {
   const phone = await newPhone();
   await phone.page.goto(`${server.issuer}/app/`);
   await phone.page.locator('#signup-form').waitFor();
-  await phone.page.setInputFiles('#photo', { name: 'selfie.png', mimeType: 'image/png', buffer: pngPhoto(48) });
+  await phone.page.setInputFiles('#photo', {
+    name: 'selfie.png',
+    mimeType: 'image/png',
+    buffer: pngPhoto(48),
+  });
   await fillSignUp(phone.page, 'selfie', 'Sel Fie');
   await phone.page.locator('#identity img.avatar').waitFor();
   const me = await stored(phone.page);
@@ -439,7 +488,9 @@ test('the app is not framable, allows no inline script, and fits a 360 px screen
   const page = await context.newPage();
   await page.goto(`${server.issuer}/app/`);
   await page.locator('#signup-form').waitFor();
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  );
   assert.equal(overflow, 0, 'no horizontal scrolling');
   // The keyboard alone reaches every field and the button.
   await page.keyboard.press('Tab');
@@ -448,6 +499,7 @@ test('the app is not framable, allows no inline script, and fits a 360 px screen
     seen.push(await page.evaluate(() => document.activeElement.id));
     await page.keyboard.press('Tab');
   }
-  for (const id of ['name', 'display-name', 'country', 'photo', 'signup']) assert.ok(seen.includes(id), `${id} in ${seen}`);
+  for (const id of ['name', 'display-name', 'country', 'photo', 'signup'])
+    assert.ok(seen.includes(id), `${id} in ${seen}`);
   await context.close();
 });

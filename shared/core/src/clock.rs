@@ -63,6 +63,10 @@ pub trait Clock: Send + Sync {
 pub struct SystemClock;
 
 impl Clock for SystemClock {
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the real clock: the one place the service reads the system's time"
+    )]
     fn now(&self) -> Timestamp {
         let ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)

@@ -649,12 +649,12 @@ mod tests {
 
     #[test]
     fn every_scope_scanid_grants_is_described_on_the_consent_page_and_in_the_web_app() {
-        let app_js = include_str!("../static/app/app.js");
+        let app_js = include_str!("../static/app/approve.js");
         for scope in crate::domain::discovery::SCOPES {
             assert_ne!(describe_scope(scope), describe_scope("unknown"), "{scope}");
             assert!(
-                app_js.contains(&format!("\n  {scope}: '")),
-                "{scope} in app.js"
+                app_js.contains(&format!("\n  {scope}:")),
+                "{scope} in approve.js"
             );
         }
         assert!(describe_scope("profile").contains("groups"));

@@ -185,6 +185,9 @@ pub struct LoggedOut<'a> {
 pub struct AppShell<'a> {
     /// The app's path, `{issuer path}/app/` (the page's `<base>`).
     pub base: &'a str,
+    /// The app's JavaScript modules, preloaded so that the browser fetches them at once rather
+    /// than one import level after another.
+    pub modules: &'a [&'a str],
     /// The app's App Store page.
     pub ios: &'a str,
     /// The app's Google Play page.
@@ -365,6 +368,7 @@ mod tests {
             .contains("<main><h1>You are logged out</h1><p>You can close this window.</p></main>"));
         let html = render(&AppShell {
             base: "/realms/scanid/app/",
+            modules: &["app.js", "ui.js"],
             ios: EVIL,
             android: EVIL,
         });
@@ -373,6 +377,7 @@ mod tests {
             "<a href=\"{ESCAPED}\">App Store</a> <a href=\"{ESCAPED}\">Google Play</a>"
         )));
         assert!(html.contains("<script type=\"module\" src=\"/realms/scanid/app/app.js\">"));
+        assert!(html.contains("<link rel=\"modulepreload\" href=\"/realms/scanid/app/ui.js\">"));
         assert!(!html.contains("<style"), "no inline style");
     }
 

@@ -1,68 +1,232 @@
-(function(){
-// The login page's poll: asks for the status as often as the last answer says (poll_ms: every
-// 3 s until the app scans, then every second; pick_ms once it first shows the number, which the
-// person reads here and picks on the phone), one request at a time, never while the page is
-// hidden (no one can scan a hidden code), and at once when it shows again. Only a 404 (the
-// login is gone or not this browser's) ends it; a 429 or 5xx (throttling, an outage) is
-// retried after its Retry-After, or with a growing delay.
-// The QR code changes every second: each answer (and the page itself, in #qr-ahead) carries
-// the codes of the next seconds, each with the time it is to be shown, and the page draws
-// them on its own clock, corrected by the server's time. Each poll says which codes the page
-// has (`after`: the second of its last one), and the answer carries only the ones after it,
-// which the page adds to those it has. Once the app has scanned, the page shows the number to
-// pick in the app instead of the code.
-var link=document.getElementById('app-link'),qr=document.getElementById('qr'),state=document.getElementById('state');
-var numberEl=document.getElementById('number'),aheadEl=document.getElementById('qr-ahead');
-var statusUrl=state.getAttribute('data-status-url');
-var next=parseInt(state.getAttribute('data-poll-ms'),10)||2000,timer=null,busy=false,done=false,backoff=2000;
-var codes=[],offset=0,ticker=null,have=0;
-function learn(a){if(!a||!a.challenges){return;}
-if(a.server_time){var t=Date.parse(a.server_time);if(!isNaN(t)){offset=t-Date.now();}}
-var got=a.challenges.map(function(c){return {at:Date.parse(c.at),link:c.app_link,svg:c.qr_svg};});
-var from=got.length?got[0].at:Infinity,now=Date.now()+offset,cur=0;
-codes=codes.filter(function(c){return c.at<from;}).concat(got);
-codes.forEach(function(c,i){if(c.at<=now){cur=i;}});codes=codes.slice(cur);
-if(codes.length){have=Math.max(have,Math.floor(codes[codes.length-1].at/1000));}}
-function draw(payload,svg){if(payload&&payload!==link.getAttribute('data-qr-payload')){
-link.setAttribute('href',payload);link.setAttribute('data-qr-payload',payload);qr.innerHTML=svg;}}
-function tick(){ticker=null;if(done||document.hidden||!codes.length){return;}
-var now=Date.now()+offset,show=null;
-codes.forEach(function(c){if(c.at<=now){show=c;}});
-if(show){draw(show.link,show.svg);}
-ticker=setTimeout(tick,1000-(now%1000)+20);}
-function stopTicks(){clearTimeout(ticker);ticker=null;}
-try{learn(JSON.parse(aheadEl.textContent));}catch(e){codes=[];}
-function later(ms){clearTimeout(timer);timer=null;if(!done&&!document.hidden){timer=setTimeout(poll,ms);}}
-function retry(r){var s=r&&parseInt(r.headers.get('Retry-After'),10);
-var ms=s>0?s*1000:backoff;backoff=Math.min(backoff*2,30000);later(ms);}
-function showNumber(n){stopTicks();codes=[];qr.innerHTML='';link.removeAttribute('href');
-numberEl.hidden=false;numberEl.textContent='Pick '+n+' in the scanid app';
-state.textContent='Scanned. On your phone, pick the number shown here.';}
-var why={wrong_number:'The number picked on the phone did not match the one shown here. This login is cancelled.',
-second_device:'A second phone scanned this code. This login is cancelled: if that was not you, someone may have forwarded your login code.'};
-function poll(){timer=null;if(busy||done){return;}busy=true;
-fetch(have?statusUrl+'&after='+have:statusUrl,{credentials:'same-origin',headers:{'Accept':'application/json'},cache:'no-store'})
-.then(function(r){
-if(r.status===404||r.status===410){return {gone:true};}
-if(!r.ok){return {retry:r};}
-return r.json();})
-.then(function(s){busy=false;if(done){return;}
-if(s.retry){retry(s.retry);return;}
-backoff=2000;
-if(s.gone){done=true;stopTicks();state.textContent='This login request is no longer valid.';return;}
-if(s.status==='pending'){
-var first=false;
-if(typeof s.number==='number'){first=numberEl.hidden;showNumber(s.number);}
-else{if(s.challenges){learn(s);}else if(s.qr_svg){draw(s.app_link,s.qr_svg);}if(!ticker){tick();}
-if(s.scanned){state.textContent='Scanned. Confirm on your phone…';}}
-next=s.poll_ms||next;later(first&&s.pick_ms?s.pick_ms:next);return;}
-done=true;clearTimeout(timer);stopTicks();
-if(s.status==='expired'){qr.innerHTML='';state.textContent='This QR code has expired. ';
-var a=document.createElement('a');a.href=s.restart;a.id='restart';a.textContent='Start again';state.appendChild(a);return;}
-if(s.reason&&why[s.reason]){qr.innerHTML='';numberEl.hidden=true;state.className='error';state.setAttribute('data-reason',s.reason);
-state.textContent=why[s.reason];
-if(s.next){setTimeout(function(){window.location.assign(s.next);},5000);}return;}
-if(s.next){state.textContent=s.status==='denied'?'Denied. Continuing…':'Approved. Continuing…';window.location.assign(s.next);}
-}).catch(function(){busy=false;retry(null);});}
-document.addEventListener('visibilitychange',function(){if(document.hidden){clearTimeout(timer);timer=null;stopTicks();}else{if(!ticker){tick();}if(!timer&&!busy&&!done){poll();}}});
-tick();later(next);})();
+(function () {
+  // The login page's poll: asks for the status as often as the last answer says (poll_ms: every
+  // 3 s until the app scans, then every second; pick_ms once it first shows the number, which the
+  // person reads here and picks on the phone), one request at a time, never while the page is
+  // hidden (no one can scan a hidden code), and at once when it shows again. Only a 404 (the
+  // login is gone or not this browser's) ends it; a 429 or 5xx (throttling, an outage) is
+  // retried after its Retry-After, or with a growing delay.
+  // The QR code changes every second: each answer (and the page itself, in #qr-ahead) carries
+  // the codes of the next seconds, each with the time it is to be shown, and the page draws
+  // them on its own clock, corrected by the server's time. Each poll says which codes the page
+  // has (`after`: the second of its last one), and the answer carries only the ones after it,
+  // which the page adds to those it has. Once the app has scanned, the page shows the number to
+  // pick in the app instead of the code.
+  var link = document.getElementById('app-link'),
+    qr = document.getElementById('qr'),
+    state = document.getElementById('state');
+  var numberEl = document.getElementById('number'),
+    aheadEl = document.getElementById('qr-ahead');
+  var statusUrl = state.getAttribute('data-status-url');
+  var next = parseInt(state.getAttribute('data-poll-ms'), 10) || 2000,
+    timer = null,
+    busy = false,
+    done = false,
+    backoff = 2000;
+  var codes = [],
+    offset = 0,
+    ticker = null,
+    have = 0;
+  function learn(a) {
+    if (!a || !a.challenges) {
+      return;
+    }
+    if (a.server_time) {
+      var t = Date.parse(a.server_time);
+      if (!isNaN(t)) {
+        offset = t - Date.now();
+      }
+    }
+    var got = a.challenges.map(function (c) {
+      return { at: Date.parse(c.at), link: c.app_link, svg: c.qr_svg };
+    });
+    var from = got.length ? got[0].at : Infinity,
+      now = Date.now() + offset,
+      cur = 0;
+    codes = codes
+      .filter(function (c) {
+        return c.at < from;
+      })
+      .concat(got);
+    codes.forEach(function (c, i) {
+      if (c.at <= now) {
+        cur = i;
+      }
+    });
+    codes = codes.slice(cur);
+    if (codes.length) {
+      have = Math.max(have, Math.floor(codes[codes.length - 1].at / 1000));
+    }
+  }
+  function draw(payload, svg) {
+    if (payload && payload !== link.getAttribute('data-qr-payload')) {
+      link.setAttribute('href', payload);
+      link.setAttribute('data-qr-payload', payload);
+      qr.innerHTML = svg;
+    }
+  }
+  function tick() {
+    ticker = null;
+    if (done || document.hidden || !codes.length) {
+      return;
+    }
+    var now = Date.now() + offset,
+      show = null;
+    codes.forEach(function (c) {
+      if (c.at <= now) {
+        show = c;
+      }
+    });
+    if (show) {
+      draw(show.link, show.svg);
+    }
+    ticker = setTimeout(tick, 1000 - (now % 1000) + 20);
+  }
+  function stopTicks() {
+    clearTimeout(ticker);
+    ticker = null;
+  }
+  try {
+    learn(JSON.parse(aheadEl.textContent));
+  } catch (e) {
+    codes = [];
+  }
+  function later(ms) {
+    clearTimeout(timer);
+    timer = null;
+    if (!done && !document.hidden) {
+      timer = setTimeout(poll, ms);
+    }
+  }
+  function retry(r) {
+    var s = r && parseInt(r.headers.get('Retry-After'), 10);
+    var ms = s > 0 ? s * 1000 : backoff;
+    backoff = Math.min(backoff * 2, 30000);
+    later(ms);
+  }
+  function showNumber(n) {
+    stopTicks();
+    codes = [];
+    qr.innerHTML = '';
+    link.removeAttribute('href');
+    numberEl.hidden = false;
+    numberEl.textContent = 'Pick ' + n + ' in the scanid app';
+    state.textContent = 'Scanned. On your phone, pick the number shown here.';
+  }
+  var why = {
+    wrong_number:
+      'The number picked on the phone did not match the one shown here. This login is cancelled.',
+    second_device:
+      'A second phone scanned this code. This login is cancelled: if that was not you, someone may have forwarded your login code.',
+  };
+  function poll() {
+    timer = null;
+    if (busy || done) {
+      return;
+    }
+    busy = true;
+    fetch(have ? statusUrl + '&after=' + have : statusUrl, {
+      credentials: 'same-origin',
+      headers: { Accept: 'application/json' },
+      cache: 'no-store',
+    })
+      .then(function (r) {
+        if (r.status === 404 || r.status === 410) {
+          return { gone: true };
+        }
+        if (!r.ok) {
+          return { retry: r };
+        }
+        return r.json();
+      })
+      .then(function (s) {
+        busy = false;
+        if (done) {
+          return;
+        }
+        if (s.retry) {
+          retry(s.retry);
+          return;
+        }
+        backoff = 2000;
+        if (s.gone) {
+          done = true;
+          stopTicks();
+          state.textContent = 'This login request is no longer valid.';
+          return;
+        }
+        if (s.status === 'pending') {
+          var first = false;
+          if (typeof s.number === 'number') {
+            first = numberEl.hidden;
+            showNumber(s.number);
+          } else {
+            if (s.challenges) {
+              learn(s);
+            } else if (s.qr_svg) {
+              draw(s.app_link, s.qr_svg);
+            }
+            if (!ticker) {
+              tick();
+            }
+            if (s.scanned) {
+              state.textContent = 'Scanned. Confirm on your phone…';
+            }
+          }
+          next = s.poll_ms || next;
+          later(first && s.pick_ms ? s.pick_ms : next);
+          return;
+        }
+        done = true;
+        clearTimeout(timer);
+        stopTicks();
+        if (s.status === 'expired') {
+          qr.innerHTML = '';
+          state.textContent = 'This QR code has expired. ';
+          var a = document.createElement('a');
+          a.href = s.restart;
+          a.id = 'restart';
+          a.textContent = 'Start again';
+          state.appendChild(a);
+          return;
+        }
+        if (s.reason && why[s.reason]) {
+          qr.innerHTML = '';
+          numberEl.hidden = true;
+          state.className = 'error';
+          state.setAttribute('data-reason', s.reason);
+          state.textContent = why[s.reason];
+          if (s.next) {
+            setTimeout(function () {
+              window.location.assign(s.next);
+            }, 5000);
+          }
+          return;
+        }
+        if (s.next) {
+          state.textContent =
+            s.status === 'denied' ? 'Denied. Continuing…' : 'Approved. Continuing…';
+          window.location.assign(s.next);
+        }
+      })
+      .catch(function () {
+        busy = false;
+        retry(null);
+      });
+  }
+  document.addEventListener('visibilitychange', function () {
+    if (document.hidden) {
+      clearTimeout(timer);
+      timer = null;
+      stopTicks();
+    } else {
+      if (!ticker) {
+        tick();
+      }
+      if (!timer && !busy && !done) {
+        poll();
+      }
+    }
+  });
+  tick();
+  later(next);
+})();

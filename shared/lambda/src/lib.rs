@@ -172,9 +172,14 @@ async fn serve(
         async move {
             let started = Instant::now();
             let resp = routes::serve(endpoint, &ctx, req).await;
+            #[allow(
+                clippy::disallowed_methods,
+                reason = "the request line's timestamp is wall time, as CloudWatch reads it"
+            )]
+            let at = std::time::SystemTime::now();
             telemetry::emit(&telemetry::request_line(
                 &namespace,
-                std::time::SystemTime::now(),
+                at,
                 function,
                 resp.status().as_u16(),
                 started.elapsed(),

@@ -209,9 +209,14 @@ impl<S: tracing::Subscriber> Layer<S> for AuditMetrics {
         let mut fields = AuditFields::default();
         event.record(&mut fields);
         if let Some(name) = &fields.event {
+            #[allow(
+                clippy::disallowed_methods,
+                reason = "the audit line's timestamp is wall time, as CloudWatch reads it"
+            )]
+            let at = SystemTime::now();
             (self.sink)(&audit_line(
                 &self.namespace,
-                SystemTime::now(),
+                at,
                 name,
                 fields.detail.as_deref(),
             ));

@@ -325,6 +325,10 @@ fn checkpointer_loop(
                 break;
             }
         }
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "the checkpointer is a thread of its own, paced by its pause"
+        )]
         std::thread::sleep(CHECKPOINT_PAUSE);
     }
     // The connection first: the database file may be closed only after it (see [`Files`]).

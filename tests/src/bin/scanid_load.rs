@@ -15,6 +15,10 @@
 //!   latency of every HTTP request in it, the server's RSS (`--pid`) and the data dir's size.
 //!
 //! Every answer is checked; an unexpected one is counted in `errors` and printed once.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a load driver: it paces requests on its own threads and reads the wall clock"
+)]
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

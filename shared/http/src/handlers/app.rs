@@ -22,18 +22,39 @@ struct Asset {
     body: &'static str,
 }
 
-/// The app's files, by the name they have under `{issuer}/app/`.
-const ASSETS: &[Asset] = &[
-    Asset {
-        name: "app.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_str!("../../static/app/app.js"),
-    },
-    Asset {
-        name: "device.js",
-        content_type: "text/javascript; charset=utf-8",
-        body: include_str!("../../static/app/device.js"),
-    },
+/// One of the app's JavaScript modules (`static/app/{name}`).
+macro_rules! module {
+    ($name:literal) => {
+        Asset {
+            name: $name,
+            content_type: "text/javascript; charset=utf-8",
+            body: include_str!(concat!("../../static/app/", $name)),
+        }
+    };
+}
+
+/// The app's JavaScript modules: `app.js` picks the first screen, each screen is a module of
+/// its own, `device.js` holds the key and the device API. The shell preloads each one and the
+/// service worker keeps each one (both held to this list by the tests below).
+const MODULES: &[Asset] = &[
+    module!("app.js"),
+    module!("device.js"),
+    module!("ui.js"),
+    module!("signup.js"),
+    module!("home.js"),
+    module!("keys.js"),
+    module!("edit.js"),
+    module!("rotate.js"),
+    module!("delete.js"),
+    module!("activity.js"),
+    module!("where.js"),
+    module!("decision.js"),
+    module!("approve.js"),
+    module!("scan.js"),
+];
+
+/// The app's other files, by the name they have under `{issuer}/app/`.
+const FILES: &[Asset] = &[
     Asset {
         name: "app.css",
         content_type: "text/css; charset=utf-8",
@@ -56,6 +77,11 @@ const ASSETS: &[Asset] = &[
         body: include_str!("../../static/app/icon.svg"),
     },
 ];
+
+/// Every file of the app, by the name it has under `{issuer}/app/`.
+fn assets() -> impl Iterator<Item = &'static Asset> {
+    MODULES.iter().chain(FILES)
+}
 
 /// The CSP of the shell: this origin's scripts, styles, manifest and worker only; images
 /// also from the allowed photo hosts and local previews (`blob:`).
@@ -114,8 +140,10 @@ fn app_base(ctx: &Context) -> String {
 /// The shell page.
 pub(crate) fn shell(ctx: &Context, req: &Request) -> Result<Response, HttpError> {
     let (ios, android) = &ctx.settings.app_store_urls;
+    let modules: Vec<&str> = MODULES.iter().map(|m| m.name).collect();
     let html = askama::Template::render(&crate::views::AppShell {
         base: &app_base(ctx),
+        modules: &modules,
         ios,
         android,
     })
@@ -140,8 +168,7 @@ pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpEr
         }
         return shell(ctx, &req);
     };
-    let asset = ASSETS
-        .iter()
+    let asset = assets()
         .find(|a| a.name == file)
         .ok_or(HttpError::NotFound)?;
     Ok(send(ctx, &req, asset.content_type, asset.body.to_owned()))
@@ -153,18 +180,34 @@ mod tests {
 
     #[test]
     fn assets_have_distinct_names_and_no_inline_handlers() {
-        for (i, a) in ASSETS.iter().enumerate() {
-            assert!(
-                ASSETS[i + 1..].iter().all(|b| b.name != a.name),
-                "{}",
-                a.name
-            );
+        let all: Vec<&Asset> = assets().collect();
+        for (i, a) in all.iter().enumerate() {
+            assert!(all[i + 1..].iter().all(|b| b.name != a.name), "{}", a.name);
             assert!(
                 !a.body.contains("innerHTML"),
                 "{} builds markup from text",
                 a.name
             );
             assert!(!a.body.contains("eval("), "{}", a.name);
+        }
+    }
+
+    /// Each module an app file imports is served, and the service worker keeps every module
+    /// (else the app would not open offline).
+    #[test]
+    fn every_imported_module_is_served_and_kept_offline() {
+        let sw = FILES.iter().find(|a| a.name == "sw.js").map(|a| a.body);
+        let sw = sw.unwrap_or_default();
+        for m in MODULES {
+            assert!(sw.contains(&format!("'{}'", m.name)), "{} in sw.js", m.name);
+            for import in m.body.split("from './").skip(1) {
+                let name = import.split('\'').next().unwrap_or_default();
+                assert!(
+                    MODULES.iter().any(|n| n.name == name),
+                    "{} imports {name}, which is not served",
+                    m.name
+                );
+            }
         }
     }
 }

@@ -67,7 +67,9 @@ function b64(bytes) {
 
 /** A new device key pair; the private key can sign but never leaves WebCrypto. */
 async function newKey() {
-  const pair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, ['sign']);
+  const pair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, false, [
+    'sign',
+  ]);
   const spki = await crypto.subtle.exportKey('spki', pair.publicKey);
   return { privateKey: pair.privateKey, publicKey: b64(spki) };
 }
@@ -97,8 +99,10 @@ async function serverChallenge() {
 /** Whether this browser can make a platform passkey with user verification. */
 export async function canUsePasskeys() {
   try {
-    return !!window.PublicKeyCredential
-      && await PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable();
+    return (
+      !!window.PublicKeyCredential &&
+      (await PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable())
+    );
   } catch {
     return false;
   }
@@ -109,8 +113,12 @@ async function passkeyInput(header, claims) {
   const now = Math.floor(Date.now() / 1000);
   const h = b64url(enc.encode(JSON.stringify(header)));
   const body = {
-    ...claims, aud: issuer, iat: now, exp: now + 120, jti: crypto.randomUUID(),
-    webauthn_challenge: claims.webauthn_challenge ?? await serverChallenge(),
+    ...claims,
+    aud: issuer,
+    iat: now,
+    exp: now + 120,
+    jti: crypto.randomUUID(),
+    webauthn_challenge: claims.webauthn_challenge ?? (await serverChallenge()),
   };
   const p = b64url(enc.encode(JSON.stringify(body)));
   const challenge = new Uint8Array(await crypto.subtle.digest('SHA-256', enc.encode(`${h}.${p}`)));
@@ -119,7 +127,10 @@ async function passkeyInput(header, claims) {
 
 /** `claims` signed by the passkey `credentialId`: the phone asks for the person's unlock. */
 async function signWithPasskey(credentialId, typ, claims) {
-  const { input, challenge } = await passkeyInput({ alg: 'webauthn', typ, kid: credentialId }, claims);
+  const { input, challenge } = await passkeyInput(
+    { alg: 'webauthn', typ, kid: credentialId },
+    claims,
+  );
   const cred = await navigator.credentials.get({
     publicKey: {
       challenge,
@@ -149,9 +160,17 @@ async function createPasskey(challenge, user) {
     publicKey: {
       challenge,
       rp: { id: location.hostname, name: 'scanid' },
-      user: { id: crypto.getRandomValues(new Uint8Array(16)), name: user.name, displayName: user.displayName },
+      user: {
+        id: crypto.getRandomValues(new Uint8Array(16)),
+        name: user.name,
+        displayName: user.displayName,
+      },
       pubKeyCredParams: [{ type: 'public-key', alg: -7 }],
-      authenticatorSelection: { authenticatorAttachment: 'platform', residentKey: 'required', userVerification: 'required' },
+      authenticatorSelection: {
+        authenticatorAttachment: 'platform',
+        residentKey: 'required',
+        userVerification: 'required',
+      },
       attestation: 'none',
       timeout: 120000,
     },
@@ -183,7 +202,11 @@ async function call(method, path, body, headers = {}, credentials = 'omit') {
   try {
     res = await fetch(`${issuer}${path}`, {
       method,
-      headers: { accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+      headers: {
+        accept: 'application/json',
+        ...(body ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
       body: body ? JSON.stringify(body) : undefined,
       cache: 'no-store',
       credentials,
@@ -205,9 +228,15 @@ export async function nameAvailable(name) {
 export async function signUp({ name, displayName, country }) {
   if (await canUsePasskeys()) {
     // The passkey's registration is made over the registration's own header and claims.
-    const { input, challenge } = await passkeyInput({ alg: 'webauthn', typ: 'registration+jwt' }, {
-      name, display_name: displayName, country_code: country, passkey_name: 'This phone',
-    });
+    const { input, challenge } = await passkeyInput(
+      { alg: 'webauthn', typ: 'registration+jwt' },
+      {
+        name,
+        display_name: displayName,
+        country_code: country,
+        passkey_name: 'This phone',
+      },
+    );
     let made;
     try {
       made = await createPasskey(challenge, { name, displayName });
@@ -223,7 +252,10 @@ export async function signUp({ name, displayName, country }) {
   }
   const key = await newKey();
   const registration = await sign(key.privateKey, 'registration+jwt', {
-    name, display_name: displayName, country_code: country, public_key: key.publicKey,
+    name,
+    display_name: displayName,
+    country_code: country,
+    public_key: key.publicKey,
   });
   const profile = await call('POST', '/app/identities', { registration });
   await save({ profile, privateKey: key.privateKey });
@@ -235,7 +267,13 @@ export async function signUp({ name, displayName, country }) {
 export async function scan(session, challenge, me) {
   const q = new URLSearchParams({ session, challenge });
   const headers = me?.privateKey
-    ? { 'scanid-proof': await sign(me.privateKey, 'scan+jwt', { sub: me.profile.sub, session, challenge }) }
+    ? {
+        'scanid-proof': await sign(me.privateKey, 'scan+jwt', {
+          sub: me.profile.sub,
+          session,
+          challenge,
+        }),
+      }
     : {};
   // With this browser's cookies: a login started here says its number (its page is gone).
   return call('GET', `/app/scan?${q}`, undefined, headers, 'same-origin');
@@ -252,10 +290,14 @@ export function scanUserCode(userCode) {
  * names the `number` the person picked (the one the login page shows). */
 export async function decide(me, session, challenge, approve, number) {
   const approval = await signAs(me, 'approval+jwt', {
-    sub: me.profile.sub, session, challenge, decision: approve ? 'approve' : 'deny',
+    sub: me.profile.sub,
+    session,
+    challenge,
+    decision: approve ? 'approve' : 'deny',
     ...(approve && number !== undefined ? { number } : {}),
   });
-  return (await call('POST', `/app/login-sessions/${encodeURIComponent(session)}`, { approval })).status;
+  return (await call('POST', `/app/login-sessions/${encodeURIComponent(session)}`, { approval }))
+    .status;
 }
 
 /** Changes the profile (`display_name`, `profile_photo`) with a signed PATCH. */
@@ -291,7 +333,9 @@ export async function deleteIdentity(me) {
 /** "This wasn't me" on recent login `id`: its tokens are revoked and its session ends. */
 export async function reportLogin(me, id) {
   const report = await signAs(me, 'report+jwt', { sub: me.profile.sub, login: id });
-  return call('POST', `/app/identities/${me.profile.sub}/logins/${encodeURIComponent(id)}/report`, { report });
+  return call('POST', `/app/identities/${me.profile.sub}/logins/${encodeURIComponent(id)}/report`, {
+    report,
+  });
 }
 
 /** The identity's recent logins, newest first. */
@@ -305,7 +349,10 @@ export async function uploadPhoto(me, file) {
   const bytes = new Uint8Array(await file.arrayBuffer());
   const digest = b64url(await crypto.subtle.digest('SHA-256', bytes));
   const upload = await signAs(me, 'photo+jwt', { sub: me.profile.sub, sha256: digest });
-  const profile = await call('POST', `/app/identities/${me.profile.sub}/photo`, { upload, image: b64(bytes) });
+  const profile = await call('POST', `/app/identities/${me.profile.sub}/photo`, {
+    upload,
+    image: b64(bytes),
+  });
   await save({ ...me, profile });
   return profile;
 }
@@ -323,9 +370,15 @@ export async function keys(me) {
 export async function addPasskey(me, { retire = false, name = 'This phone' } = {}) {
   const challenge = await serverChallenge();
   const made = await createPasskey(enc.encode(challenge), {
-    name: me.profile.name, displayName: me.profile.display_name,
+    name: me.profile.name,
+    displayName: me.profile.display_name,
   });
-  const claims = { sub: me.profile.sub, webauthn_challenge: challenge, credential: made.fields, name };
+  const claims = {
+    sub: me.profile.sub,
+    webauthn_challenge: challenge,
+    credential: made.fields,
+    name,
+  };
   if (retire) claims.retire_device_key = true;
   const req = await signAs(me, 'passkey+jwt', claims);
   const added = await call('POST', `/app/identities/${me.profile.sub}/passkeys`, { passkey: req });
@@ -336,7 +389,9 @@ export async function addPasskey(me, { retire = false, name = 'This phone' } = {
 /** Removes key `keyId` (a credential id, or `device`): never the last (409 last_key). */
 export async function removeKey(me, keyId) {
   const removal = await signAs(me, 'key-removal+jwt', { sub: me.profile.sub, key: keyId });
-  return call('DELETE', `/app/identities/${me.profile.sub}/keys/${encodeURIComponent(keyId)}`, { removal });
+  return call('DELETE', `/app/identities/${me.profile.sub}/keys/${encodeURIComponent(keyId)}`, {
+    removal,
+  });
 }
 
 /** Signs with passkey `credentialId` from now on (another of this identity's passkeys). */

@@ -3,22 +3,49 @@
 // go to the network.
 const CACHE = 'scanid-app-v1';
 const base = new URL('./', self.location).pathname;
-const SHELL = ['', 'app.js', 'device.js', 'app.css', 'manifest.webmanifest', 'icon.svg'].map((f) => base + f);
+// The shell, its modules (the list in shared/http/src/handlers/app.rs, held to this one by a
+// test there), its stylesheet, manifest and icon.
+const MODULES = [
+  'app.js',
+  'device.js',
+  'ui.js',
+  'signup.js',
+  'home.js',
+  'keys.js',
+  'edit.js',
+  'rotate.js',
+  'delete.js',
+  'activity.js',
+  'where.js',
+  'decision.js',
+  'approve.js',
+  'scan.js',
+];
+const SHELL = ['', ...MODULES, 'app.css', 'manifest.webmanifest', 'icon.svg'].map((f) => base + f);
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(SHELL)).then(() => self.skipWaiting()));
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((c) => c.addAll(SHELL))
+      .then(() => self.skipWaiting()),
+  );
 });
 
 self.addEventListener('activate', (event) => {
-  event.waitUntil(caches.keys()
-    .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
-    .then(() => self.clients.claim()));
+  event.waitUntil(
+    caches
+      .keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim()),
+  );
 });
 
 self.addEventListener('fetch', (event) => {
   const req = event.request;
   const url = new URL(req.url);
-  if (req.method !== 'GET' || url.origin !== self.location.origin || !url.pathname.startsWith(base)) return;
+  if (req.method !== 'GET' || url.origin !== self.location.origin || !url.pathname.startsWith(base))
+    return;
   if ((req.headers.get('accept') ?? '').includes('application/json')) return;
   // Pages (the shell at app/ and at the QR's link app/scan?...): the network first, so a scan
   // reaches the service; offline, the cached shell.
@@ -29,12 +56,16 @@ self.addEventListener('fetch', (event) => {
   if (SHELL.includes(url.pathname)) {
     // The app's files: the network (revalidated), falling back to the cache; the cache is
     // refreshed with what the network said.
-    event.respondWith(fetch(req).then((res) => {
-      if (res.ok) {
-        const copy = res.clone();
-        caches.open(CACHE).then((c) => c.put(url.pathname, copy));
-      }
-      return res;
-    }).catch(() => caches.match(url.pathname)));
+    event.respondWith(
+      fetch(req)
+        .then((res) => {
+          if (res.ok) {
+            const copy = res.clone();
+            caches.open(CACHE).then((c) => c.put(url.pathname, copy));
+          }
+          return res;
+        })
+        .catch(() => caches.match(url.pathname)),
+    );
   }
 });

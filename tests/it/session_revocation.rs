@@ -1,4 +1,4 @@
-//! Issue 24, "after the fact", through `scanid serve` with a relying party's view: "this
+//! Ending sessions after the fact, through `scanid serve` with a relying party's view: "this
 //! wasn't me" on one login and a device key replaced with "end every session" revoke the
 //! tokens (refresh refused, introspection inactive, userinfo 401) and send the relying party a
 //! valid back-channel logout token; the same on DynamoDB (`aws` calls [`wasnt_me_flow`]); the

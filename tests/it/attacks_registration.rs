@@ -1,6 +1,7 @@
-//! The fourth attack run (docs/security.md): issue 28's new surfaces (dynamic client
-//! registration, resource indicators, request objects, the `claims` parameter) attacked with
-//! raw requests against the real `scanid serve`. Each test failed on the code before its fix.
+//! Attacks on self-registered clients and the request parameters that came with them (dynamic
+//! client registration, resource indicators, request objects, the `claims` parameter: the
+//! fourth attack run in docs/security.md), with raw requests against the real `scanid serve`.
+//! Each test failed on the code before its fix.
 
 use scanid_tests::{post_form, request, Resp, TestServer, CB};
 use serde_json::{json, Value};

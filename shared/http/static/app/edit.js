@@ -1,0 +1,39 @@
+// The profile editor: display name and photo.
+import * as device from './device.js';
+import { showHome } from './home.js';
+import { busy, field, h, photoInput, show } from './ui.js';
+
+export function showEdit(me) {
+  const display = h('input', {
+    id: 'edit-display-name',
+    required: true,
+    maxlength: '64',
+    value: me.profile.display_name,
+  });
+  const photo = photoInput('edit-photo');
+  const save = h('button', { type: 'submit', class: 'primary', id: 'save' }, 'Save');
+  const out = h('div');
+  const form = h(
+    'form',
+    { novalidate: true },
+    field('Display name', display),
+    photo.field,
+    save,
+    h('button', { type: 'button', onclick: () => showHome(me) }, 'Cancel'),
+    out,
+  );
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    busy(save, out, async () => {
+      const name = display.value.trim();
+      if (name !== me.profile.display_name) await device.update(me, { display_name: name });
+      let now = await device.load();
+      if (photo.file()) {
+        await device.uploadPhoto(now, photo.file());
+        now = await device.load();
+      }
+      showHome(now, 'Profile saved.');
+    });
+  });
+  show('Edit profile', form);
+}

@@ -1,0 +1,107 @@
+// The keys screen: the identity's passkeys and device key.
+import * as device from './device.js';
+import { showHome } from './home.js';
+import { h, message, show } from './ui.js';
+
+/** The identity's keys (issue 26): each passkey and the device key, where each was last used;
+ * add a passkey (an upgrade retires the device key), remove one (never the last). */
+export async function showKeys(me) {
+  const list = h('ul', { class: 'keys', id: 'keys-list' });
+  const out = h('div');
+  const upgrade = !me.passkey && (await device.canUsePasskeys());
+  const add = h(
+    'button',
+    { type: 'button', class: 'primary', id: upgrade ? 'upgrade' : 'add-passkey' },
+    upgrade ? 'Use a passkey on this phone' : 'Add a passkey',
+  );
+  show(
+    'Keys and passkeys',
+    upgrade
+      ? h(
+          'p',
+          { id: 'upgrade-why' },
+          'With a passkey, every approval asks for your fingerprint, face or PIN: someone holding your unlocked phone cannot approve for you. Your current key signs the passkey over, then retires.',
+        )
+      : null,
+    list,
+    add,
+    h('button', { type: 'button', onclick: () => showHome(me) }, 'Back'),
+    out,
+  );
+  add.disabled = !(await device.canUsePasskeys());
+  add.addEventListener('click', async () => {
+    add.disabled = true;
+    try {
+      await device.addPasskey(me, { retire: upgrade });
+      me = await device.load();
+      showKeys(me);
+    } catch (e) {
+      add.disabled = false;
+      out.replaceChildren(message(e.message));
+    }
+  });
+  let keys;
+  try {
+    keys = await device.keys(me);
+  } catch (e) {
+    out.replaceChildren(message(e.message));
+    return;
+  }
+  const used = (k) =>
+    k.last_used_at
+      ? `Last used ${new Date(k.last_used_at).toLocaleString()}${k.last_used_from ? ` from ${k.last_used_from}` : ''}`
+      : 'Not used yet';
+  const remove = (id) =>
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'danger remove-key',
+        'data-key': id,
+        onclick: async () => {
+          try {
+            await device.removeKey(me, id);
+            if (id === me.passkey) {
+              // This phone signed with the removed passkey: it signs with another one from now on.
+              const other = keys.passkeys.find((k) => k.credential_id !== id);
+              me = other ? await device.usePasskey(me, other.credential_id) : me;
+            }
+            showKeys(me);
+          } catch (e) {
+            out.replaceChildren(
+              message(
+                e.code === 'last_key'
+                  ? 'This is your last key: add another before removing it.'
+                  : e.message,
+              ),
+            );
+          }
+        },
+      },
+      'Remove',
+    );
+  for (const k of keys.passkeys) {
+    list.append(
+      h(
+        'li',
+        { class: 'passkey', 'data-credential': k.credential_id },
+        h('strong', {}, k.name),
+        k.credential_id === me.passkey ? ' (this phone)' : '',
+        h('p', { class: 'muted small' }, `Passkey · ${used(k)}`),
+        remove(k.credential_id),
+      ),
+    );
+  }
+  if (keys.device_key) {
+    list.append(
+      h(
+        'li',
+        { class: 'device-key', 'data-credential': 'device' },
+        h('strong', {}, 'Device key'),
+        me.passkey ? '' : ' (this phone)',
+        h('p', { class: 'muted small' }, 'Signs without asking for your unlock'),
+        remove('device'),
+      ),
+    );
+  }
+}

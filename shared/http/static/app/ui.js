@@ -1,0 +1,107 @@
+// The web app's building blocks: elements, screens, messages, busy buttons, form fields and
+// the photo picker. Markup is built with DOM calls and textContent only: nothing from the
+// service or the person is ever parsed as HTML.
+
+const view = document.getElementById('view');
+
+/** An element: `h('p', { class: 'muted' }, 'text', child, ...)`. */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (v === true) el.setAttribute(k, '');
+    else el.setAttribute(k, v);
+  }
+  for (const c of children.flat()) {
+    if (c !== undefined && c !== null && c !== false) el.append(c);
+  }
+  return el;
+}
+
+/** Shows a screen; the heading takes the focus so keyboards and screen readers follow. */
+export function show(title, ...children) {
+  const heading = h('h1', { tabindex: '-1' }, title);
+  view.replaceChildren(
+    heading,
+    ...children.flat().filter((c) => c !== null && c !== undefined && c !== false),
+  );
+  document.title = `${title} · scanid`;
+  heading.focus();
+}
+
+export function message(text, kind = 'error') {
+  return h('p', { class: `note ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text);
+}
+
+/** Runs `work` with `button` busy; shows a failure in `out`. */
+export async function busy(button, out, work) {
+  button.disabled = true;
+  out.replaceChildren();
+  try {
+    await work();
+  } catch (e) {
+    out.replaceChildren(message(e.message));
+  } finally {
+    button.disabled = false;
+  }
+}
+
+export function field(label, input, hint) {
+  const id = input.id;
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label),
+    input,
+    hint ? h('p', { class: 'hint muted', id: `${id}-hint`, 'aria-live': 'polite' }, hint) : null,
+  );
+}
+
+/** A photo picker (camera or file) with a preview; `file()` is the chosen file. */
+export function photoInput(id) {
+  const input = h('input', {
+    id,
+    type: 'file',
+    accept: 'image/jpeg,image/png,image/webp',
+    'aria-describedby': `${id}-hint`,
+  });
+  const preview = h('img', { class: 'avatar preview', alt: '', hidden: true });
+  let url;
+  input.addEventListener('change', () => {
+    if (url) URL.revokeObjectURL(url);
+    const f = input.files?.[0];
+    const hint = document.getElementById(`${id}-hint`);
+    if (f && f.size > 1024 * 1024) {
+      hint.textContent = 'This photo is larger than 1 MB; choose a smaller one.';
+      hint.className = 'hint bad';
+      input.value = '';
+      preview.hidden = true;
+      return;
+    }
+    hint.textContent = 'JPEG, PNG or WebP, at most 1 MB. Optional.';
+    hint.className = 'hint muted';
+    if (f) {
+      url = URL.createObjectURL(f);
+      preview.src = url;
+      preview.hidden = false;
+    } else {
+      preview.hidden = true;
+    }
+  });
+  return {
+    field: h(
+      'div',
+      { class: 'field' },
+      h('label', { for: id }, 'Photo (camera or file)'),
+      input,
+      preview,
+      h(
+        'p',
+        { class: 'hint muted', id: `${id}-hint`, 'aria-live': 'polite' },
+        'JPEG, PNG or WebP, at most 1 MB. Optional.',
+      ),
+    ),
+    file: () => input.files?.[0],
+  };
+}
