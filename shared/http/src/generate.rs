@@ -183,18 +183,32 @@ pub fn description(name: &'static str) -> String {
     }
 }
 
-/// The template's event name of each route: its method (`Get`), numbered from the second of
-/// one method on (`Get2`).
+/// The template's event name of each route: its method (`Get`) where that is the function's
+/// only route of that method, else with its last literal path segment (`GetCerts`), numbered
+/// if that, too, repeats (`GetApp2`).
 fn event_names(routes: &[&Route]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for (i, r) in routes.iter().enumerate() {
-        let base = camel(&r.method.to_ascii_lowercase());
-        let n = routes[..i].iter().filter(|p| p.method == r.method).count();
-        out.push(if n == 0 {
-            base
-        } else {
-            format!("{base}{}", n + 1)
-        });
+    for r in routes {
+        let mut name = camel(&r.method.to_ascii_lowercase());
+        if routes.iter().filter(|o| o.method == r.method).count() > 1 {
+            let last = r
+                .path
+                .rsplit('/')
+                .find(|seg| !seg.is_empty() && !seg.starts_with('{'))
+                .unwrap_or("");
+            let words: String = last
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                .collect();
+            name.push_str(&camel(&words));
+        }
+        let base = name.clone();
+        let mut n = 1;
+        while out.contains(&name) {
+            n += 1;
+            name = format!("{base}{n}");
+        }
+        out.push(name);
     }
     out
 }
