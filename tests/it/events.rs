@@ -12,6 +12,7 @@ use scanid_core::keys::local::KeySet;
 use scanid_core::random::SystemRandom;
 use scanid_core::store::read_only::ReadOnly;
 use scanid_core::Context;
+use scanid_http::functions;
 use scanid_http::routes::{self, Access, ROUTES};
 use scanid_lambda::QUEUE_FUNCTIONS;
 use scanid_sqlite::EmbeddedStore;
@@ -54,42 +55,6 @@ fn event_files() -> Vec<(String, String)> {
     v
 }
 
-/// What each sample event gets from a fresh service (the events name no real client or session).
-fn expected_status(function: &str) -> u16 {
-    match function {
-        "discovery" | "jwks" | "keycloak-pages" => 200,
-        // An origin no client registered: no CORS headers.
-        "cors-preflight" => 403,
-        // An unknown client: the error page, never a redirect.
-        "authorize" => 400,
-        // A syntactically bad JWS.
-        "app-signup" | "app-decide" => 400,
-        // Unknown client credentials; no token.
-        "token" | "introspect" | "revoke" | "userinfo" | "device-authorization" => 401,
-        // Registration is closed and the sample's initial access token is nobody's.
-        "client-registration" => 401,
-        // The code entry form, prefilled.
-        "device-pages" => 200,
-        // No id_token_hint: the confirmation page.
-        "logout" => 200,
-        // Unknown identities.
-        "directory-profile" | "directory-by-service-id" | "directory-avatar" => 404,
-        // A syntactically bad JWS.
-        "app-profile" | "app-key" => 400,
-        // Unknown login sessions.
-        "login-status" | "consent" | "app-scan" | "login-passkey" => 404,
-        // The web app's script; a free name.
-        "app-pages" | "app-name" => 200,
-        // A syntactically bad JWS.
-        "app-delete" | "app-activity" | "app-photo" | "app-report" => 400,
-        // No such photo.
-        "photos" => 404,
-        // A new WebAuthn challenge.
-        "app-passkeys" => 201,
-        other => panic!("no expected status for {other}"),
-    }
-}
-
 #[tokio::test]
 async fn every_function_has_an_event_its_handler_answers() {
     let dir = tempfile::tempdir().unwrap();
@@ -122,7 +87,10 @@ async fn every_function_has_an_event_its_handler_answers() {
             app.store = Arc::new(ReadOnly(app.store.clone()));
         }
         let resp = routes::dispatch(handler, &app, req).await;
-        assert_eq!(resp.status().as_u16(), expected_status(name), "{name}");
+        // What the sample gets from a fresh service (the events name no real client or
+        // session): its row in `scanid_http::functions`.
+        let expected = functions::of(name).sample.status;
+        assert_eq!(resp.status().as_u16(), expected, "{name}");
     }
 }
 

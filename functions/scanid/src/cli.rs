@@ -37,6 +37,9 @@ pub enum Command {
     /// AWS resources for operators not deploying with SAM (and for the emulator).
     #[command(subcommand)]
     Aws(crate::aws::AwsCommand),
+    /// The route table (`--json`), and `generate`: the template's functions, functions/ and
+    /// events/ from it.
+    Routes(crate::routes::RoutesArgs),
 }
 
 /// The settings shared by `serve` and the operator commands: one global flag per row of
@@ -167,5 +170,6 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::App(cmd) => crate::reference_app::run(cmd).await,
         Command::Identity(cmd) => crate::identity::run(cmd).await,
         Command::Aws(cmd) => crate::aws::run(cmd).await,
+        Command::Routes(args) => crate::routes::run(args),
     }
 }

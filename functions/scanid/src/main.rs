@@ -8,6 +8,7 @@ mod identity;
 mod keys;
 mod operator;
 mod reference_app;
+mod routes;
 mod serve;
 
 use clap::Parser;

@@ -10,6 +10,8 @@ pub(crate) mod cookies;
 pub(crate) mod cors;
 pub(crate) mod edge;
 pub mod error;
+pub mod functions;
+pub mod generate;
 pub(crate) mod handlers;
 pub mod pages;
 pub mod routes;

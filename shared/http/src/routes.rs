@@ -1,8 +1,10 @@
 //! The one route table (method, path, handler, Lambda function, and what the handler needs:
 //! its store access, CORS, the photo store).
 //!
-//! `scanid serve` routes with it; each Lambda binary serves the routes of its function; a test
-//! holds `template.yaml` and `events/` to it. Paths use API Gateway's `{param}` syntax.
+//! `scanid serve` routes with it; each Lambda binary serves the routes of its function;
+//! `scanid routes generate` ([`crate::generate`]) writes the functions' blocks of `template.yaml`,
+//! `functions/<name>/` and `events/<name>.json` from it (a test says they are up to date). Paths
+//! use API Gateway's `{param}` syntax.
 
 use std::collections::HashMap;
 
