@@ -658,7 +658,10 @@ mod tests {
             Handler::Photo,
             Handler::Preflight,
         ];
-        for &h in HANDLERS {
+        // The 32 handlers there were when the columns replaced the lists (the two passkey
+        // handlers last: write access, no CORS, no photos, as their rows say); a handler added
+        // since is described by its row alone.
+        for &h in &HANDLERS[..32] {
             assert_eq!(h.cors(), cors.contains(&h), "{h:?}");
             assert_eq!(h.photos(), photos.contains(&h), "{h:?}");
             let access = if sign.contains(&h) {
@@ -670,9 +673,6 @@ mod tests {
             };
             assert_eq!(h.access(), access, "{h:?}");
         }
-        // 30 before issue 26, and its two passkey handlers (LoginPasskey, DevicePasskeys: write
-        // access, no CORS, no photos, as their rows say).
-        assert_eq!(HANDLERS.len(), 32);
     }
 
     #[test]
