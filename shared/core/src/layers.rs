@@ -48,9 +48,11 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// Test code: whole files, and the `#[cfg(test)] mod ... { }` at the end of a file.
 fn is_test_file(p: &Path) -> bool {
     let name = p.file_name().unwrap().to_string_lossy();
-    let in_tests = p
-        .components()
-        .any(|c| c.as_os_str() == "tests" || c.as_os_str() == "benches");
+    let in_tests = p.components().any(|c| {
+        ["tests", "benches", "suite"]
+            .iter()
+            .any(|d| c.as_os_str() == *d)
+    });
     in_tests
         || name.ends_with("tests.rs")
         || [
