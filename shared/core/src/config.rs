@@ -8,6 +8,9 @@ use std::path::PathBuf;
 
 use crate::keys::Alg;
 
+pub use crate::domain::issuer::Lifetimes;
+pub use crate::domain::ratelimit::Limits;
+
 /// A setting that is missing or malformed.
 #[derive(Debug, thiserror::Error)]
 #[error("configuration: {setting}: {reason}")]
@@ -331,69 +334,6 @@ impl SigningMode {
     }
 }
 
-/// Token and session lifetimes, in seconds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Lifetimes {
-    /// Access token lifetime.
-    pub access_token: i64,
-    /// Refresh token lifetime.
-    pub refresh_token: i64,
-    /// Offline (`offline_access`) refresh token lifetime.
-    pub offline_token: i64,
-    /// Authorization code lifetime.
-    pub code: i64,
-    /// SSO session idle timeout.
-    pub sso_idle: i64,
-    /// SSO session maximum lifetime.
-    pub sso_max: i64,
-    /// How long a QR login waits for the phone.
-    pub login: i64,
-    /// How long a QR challenge is accepted after its step began.
-    pub qr_challenge: i64,
-    /// How long a device code (RFC 8628) lives.
-    pub device_code: i64,
-    /// How long a deleted identity's name stays held (0: free at once).
-    pub name_quarantine: i64,
-}
-
-impl Default for Lifetimes {
-    fn default() -> Self {
-        Self {
-            access_token: 300,
-            refresh_token: 1800,
-            offline_token: 30 * 24 * 3600,
-            code: 60,
-            sso_idle: 1800,
-            sso_max: 36000,
-            login: 300,
-            qr_challenge: crate::domain::login::DEFAULT_CHALLENGE_TTL_SECS,
-            device_code: crate::domain::device_grant::DEVICE_CODE_TTL_SECS,
-            name_quarantine: 30 * 24 * 3600,
-        }
-    }
-}
-
-/// Rate limits (docs/requirements.md Q4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Login requests per source and minute.
-    pub logins_per_minute: u64,
-    /// Verified app decisions per identity and minute; unverified ones per source and minute.
-    pub decisions_per_minute: u64,
-    /// Failed client authentications per source and minute (docs/requirements.md T2).
-    pub auth_failures_per_minute: u64,
-    /// App sign-ups per source and hour.
-    pub signups_per_hour: u64,
-    /// Name availability lookups per source and minute.
-    pub name_lookups_per_minute: u64,
-    /// Photo uploads per identity and hour.
-    pub photo_uploads_per_hour: u64,
-    /// Dynamic client registration requests per source and hour.
-    pub registrations_per_hour: u64,
-    /// User code look-ups (RFC 8628 §5.1: brute force) per source and minute.
-    pub user_codes_per_minute: u64,
-}
-
 /// Validated settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
@@ -507,6 +447,16 @@ impl Settings {
                 .collect(),
             high_usage_logins_per_hour: high_usage(raw)?,
         })
+    }
+}
+
+impl crate::domain::issuer::Issuer for Settings {
+    fn issuer(&self) -> String {
+        Settings::issuer(self)
+    }
+
+    fn lifetimes(&self) -> &Lifetimes {
+        &self.lifetimes
     }
 }
 

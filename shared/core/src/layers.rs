@@ -193,6 +193,17 @@ fn domain_rule(code: &str) -> Vec<String> {
     bad
 }
 
+/// `config` and `domain` import one way: the configuration builds the domain's values
+/// (`Lifetimes`, `Limits`) and reads its constants; the domain never names the configuration
+/// (what it needs of the service, it asks through `domain::issuer::Issuer`).
+fn domain_config_rule(code: &str) -> Vec<String> {
+    crate_paths(code)
+        .into_iter()
+        .filter(|m| m == "config")
+        .map(|m| format!("crate::{m}"))
+        .collect()
+}
+
 /// What only the repositories (`store/`) and the adapters name: the record primitive.
 fn records_rule(code: &str) -> Vec<String> {
     [
@@ -391,6 +402,15 @@ fn the_domain_decides_and_does_no_io() {
 }
 
 #[test]
+fn the_domain_names_no_configuration() {
+    let mut used = BTreeSet::new();
+    check(
+        "domain/ must not name crate::config (the configuration reads the domain, not the reverse)",
+        violations_of("core/src/domain", domain_config_rule, &mut used),
+    );
+}
+
+#[test]
 fn no_layer_above_the_repositories_builds_a_record() {
     let mut used = BTreeSet::new();
     let mut bad = Vec::new();
@@ -472,6 +492,10 @@ fn the_rules_catch_a_wrong_import() {
         ["crate::store", ".await"]
     );
     assert!(domain_rule("use crate::protocol::Params;\nuse crate::keys::Alg;").is_empty());
+    assert_eq!(
+        domain_config_rule("use crate::config::Limits;\nuse crate::domain::issuer::Lifetimes;"),
+        ["crate::config"]
+    );
     assert_eq!(
         records_rule("let k = crate::store::Key::new(crate::store::Kind::Client, id);\ns.delete(&k, Cond::Version(v), now)"),
         ["Cond::", "store::Key", "store::Kind"]
