@@ -19,8 +19,11 @@ mod grants;
 mod qr_logins;
 mod sso_sessions;
 
+// The adapter suite names these two.
+#[cfg(any(test, feature = "test-support"))]
 pub(crate) use code_record::code_grant_id;
 pub use codes::Codes;
+#[cfg(any(test, feature = "test-support"))]
 pub(crate) use codes::PendingCode;
 pub use counters::Counters;
 pub(crate) use grants::new_grant_writes;
