@@ -48,9 +48,11 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// Test code: whole files, and the `#[cfg(test)] mod ... { }` at the end of a file.
 fn is_test_file(p: &Path) -> bool {
     let name = p.file_name().unwrap().to_string_lossy();
-    let in_tests = p
-        .components()
-        .any(|c| c.as_os_str() == "tests" || c.as_os_str() == "benches");
+    let in_tests = p.components().any(|c| {
+        ["tests", "benches", "suite"]
+            .iter()
+            .any(|d| c.as_os_str() == *d)
+    });
     in_tests
         || name.ends_with("tests.rs")
         || [
@@ -189,6 +191,17 @@ fn domain_rule(code: &str) -> Vec<String> {
         }
     }
     bad
+}
+
+/// `config` and `domain` import one way: the configuration builds the domain's values
+/// (`Lifetimes`, `Limits`) and reads its constants; the domain never names the configuration
+/// (what it needs of the service, it asks through `domain::issuer::Issuer`).
+fn domain_config_rule(code: &str) -> Vec<String> {
+    crate_paths(code)
+        .into_iter()
+        .filter(|m| m == "config")
+        .map(|m| format!("crate::{m}"))
+        .collect()
 }
 
 /// What only the repositories (`store/`) and the adapters name: the record primitive.
@@ -389,6 +402,15 @@ fn the_domain_decides_and_does_no_io() {
 }
 
 #[test]
+fn the_domain_names_no_configuration() {
+    let mut used = BTreeSet::new();
+    check(
+        "domain/ must not name crate::config (the configuration reads the domain, not the reverse)",
+        violations_of("core/src/domain", domain_config_rule, &mut used),
+    );
+}
+
+#[test]
 fn no_layer_above_the_repositories_builds_a_record() {
     let mut used = BTreeSet::new();
     let mut bad = Vec::new();
@@ -470,6 +492,10 @@ fn the_rules_catch_a_wrong_import() {
         ["crate::store", ".await"]
     );
     assert!(domain_rule("use crate::protocol::Params;\nuse crate::keys::Alg;").is_empty());
+    assert_eq!(
+        domain_config_rule("use crate::config::Limits;\nuse crate::domain::issuer::Lifetimes;"),
+        ["crate::config"]
+    );
     assert_eq!(
         records_rule("let k = crate::store::Key::new(crate::store::Kind::Client, id);\ns.delete(&k, Cond::Version(v), now)"),
         ["Cond::", "store::Key", "store::Kind"]

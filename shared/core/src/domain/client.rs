@@ -336,7 +336,7 @@ pub struct NewClient {
     pub web_origins: Vec<String>,
     /// Back-channel logout endpoint (https, or http on loopback).
     pub backchannel_logout_uri: Option<String>,
-    /// Registered for local development ([`crate::config::Settings::local_development`]):
+    /// Registered for local development (the settings' `local_development`):
     /// only then may the back-channel logout endpoint be on a loopback or link-local host.
     pub local_development: bool,
     /// The risk flags that refuse a login (the others warn).

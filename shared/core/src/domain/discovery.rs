@@ -7,7 +7,7 @@
 //! answer, so a field added here appears in both. RFC 8414 §2 asks for nothing the OpenID
 //! document lacks, and lets it carry the OpenID fields.
 
-use crate::config::Settings;
+use crate::domain::issuer::Issuer;
 use crate::keys::Alg;
 use crate::protocol::discovery::OpenIdConfiguration;
 
@@ -45,7 +45,7 @@ fn strings(v: &[&str]) -> Vec<String> {
 }
 
 /// The discovery document for `settings`, advertising the algorithms in `algs`.
-pub fn openid_configuration(settings: &Settings, algs: &[Alg]) -> OpenIdConfiguration {
+pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfiguration {
     let issuer = settings.issuer();
     let oidc = |p: &str| format!("{issuer}/protocol/openid-connect/{p}");
     let client_auth = strings(&["client_secret_basic", "client_secret_post"]);

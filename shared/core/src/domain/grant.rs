@@ -14,8 +14,8 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
-use crate::config::{Lifetimes, Settings};
 use crate::domain::identity::Identity;
+use crate::domain::issuer::{Issuer, Lifetimes};
 use crate::domain::login;
 use crate::keys::Alg;
 use crate::protocol::claims::{Address, ProfileClaims, RefreshTokenClaims, TokenTyp};
@@ -204,7 +204,7 @@ pub(crate) const MAX_REFRESH_TOKEN_LEN: usize = 4096;
 /// (`gid`) and that key (`fam`), read back by [`refresh_token_locator`]; `None` for a token kept
 /// in a record of its own (device grants, grants of an earlier release).
 pub(crate) fn new_refresh_token(
-    settings: &Settings,
+    settings: &impl Issuer,
     rng: &dyn Random,
     grant: &Grant,
     family: Option<&str>,
@@ -215,7 +215,7 @@ pub(crate) fn new_refresh_token(
     let issuer = settings.issuer();
     let sid = grant.sid.as_ref().map(Cow::from);
     let claims = RefreshTokenClaims {
-        exp: now.secs() + grant.refresh_ttl(&settings.lifetimes),
+        exp: now.secs() + grant.refresh_ttl(settings.lifetimes()),
         iat: now.secs(),
         jti: random::token(rng, 32).into(),
         iss: Cow::Borrowed(&issuer),
@@ -354,6 +354,7 @@ pub(crate) fn releases_groups(scopes: &[String]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Settings;
 
     #[test]
     fn pkce_s256_rfc7636_appendix_b() {

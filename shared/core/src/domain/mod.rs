@@ -10,6 +10,7 @@ pub(crate) mod device_grant;
 pub mod discovery;
 pub(crate) mod grant;
 pub mod identity;
+pub mod issuer;
 pub mod login;
 pub mod logout;
 pub mod passkey;

@@ -13,7 +13,27 @@
 use std::net::IpAddr;
 
 use crate::clock::Timestamp;
-use crate::config::Limits;
+
+/// Rate limits (docs/requirements.md Q4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Login requests per source and minute.
+    pub logins_per_minute: u64,
+    /// Verified app decisions per identity and minute; unverified ones per source and minute.
+    pub decisions_per_minute: u64,
+    /// Failed client authentications per source and minute (docs/requirements.md T2).
+    pub auth_failures_per_minute: u64,
+    /// App sign-ups per source and hour.
+    pub signups_per_hour: u64,
+    /// Name availability lookups per source and minute.
+    pub name_lookups_per_minute: u64,
+    /// Photo uploads per identity and hour.
+    pub photo_uploads_per_hour: u64,
+    /// Dynamic client registration requests per source and hour.
+    pub registrations_per_hour: u64,
+    /// User code look-ups (RFC 8628 §5.1: brute force) per source and minute.
+    pub user_codes_per_minute: u64,
+}
 
 /// Who a rate limit counts: an IPv4 address, or an IPv6 /64 (one customer's network: a
 /// single host can use any of its 2^64 addresses).

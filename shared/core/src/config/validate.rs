@@ -1,0 +1,296 @@
+//! Each concern of the settings validated on its own ([`super::Settings::from_raw`] calls
+//! them in the order errors are reported in).
+
+use super::*;
+
+/// The realm, the public URL and the directory URL.
+pub(super) fn urls(raw: &RawSettings) -> Result<(String, String, String), ConfigError> {
+    let realm = setting::REALM.value(raw).unwrap_or_default().to_owned();
+    if realm.is_empty()
+        || realm.len() > 64
+        || !realm
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Err(bad("SCANID_REALM", "1 to 64 of A-Z a-z 0-9 - _"));
+    }
+    let public_url = match setting::PUBLIC_URL.raw(raw) {
+        Some(u) => base_url("SCANID_PUBLIC_URL", u)?,
+        None => return Err(bad("SCANID_PUBLIC_URL", "missing")),
+    };
+    let directory_url = match setting::DIRECTORY_URL.raw(raw) {
+        Some(u) => base_url("SCANID_DIRECTORY_URL", u)?,
+        None => public_url.clone(),
+    };
+    Ok((realm, public_url, directory_url))
+}
+
+/// The data dir and the store: the embedded one in it, or a DynamoDB table.
+pub(super) fn storage(raw: &RawSettings) -> Result<(PathBuf, StoreSettings), ConfigError> {
+    let data_dir = PathBuf::from(setting::DATA_DIR.value(raw).unwrap_or_default());
+    let store = match setting::TABLE.raw(raw) {
+        Some(t) => {
+            if t.len() < 3
+                || t.len() > 255
+                || !t
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+            {
+                return Err(bad(
+                    "SCANID_TABLE",
+                    "a DynamoDB table name: 3 to 255 of A-Z a-z 0-9 _ - .",
+                ));
+            }
+            StoreSettings::DynamoDb {
+                table: t.to_owned(),
+            }
+        }
+        None => StoreSettings::Embedded {
+            data_dir: data_dir.clone(),
+        },
+    };
+    Ok((data_dir, store))
+}
+
+/// The signing mode with its KMS keys.
+pub(super) fn signing(raw: &RawSettings) -> Result<SigningMode, ConfigError> {
+    let key_id = || {
+        setting::KMS_KEY_ID
+            .raw(raw)
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                bad(
+                    "SCANID_KMS_KEY_ID",
+                    "required with SCANID_SIGNING=kms or kms-envelope",
+                )
+            })
+    };
+    let signing = match setting::SIGNING.value(raw).unwrap_or_default() {
+        "local" => SigningMode::Local,
+        "kms" => SigningMode::Kms {
+            key_ids: list(Some(&key_id()?)).map(str::to_owned).collect(),
+        },
+        "kms-envelope" => {
+            let key_id = key_id()?;
+            if key_id.contains(',') || key_id.trim().is_empty() {
+                return Err(bad(
+                    "SCANID_KMS_KEY_ID",
+                    "kms-envelope takes one (symmetric) KMS key",
+                ));
+            }
+            SigningMode::KmsEnvelope { key_id }
+        }
+        other => {
+            return Err(bad(
+                "SCANID_SIGNING",
+                format!("{other:?}: expected local, kms or kms-envelope"),
+            ))
+        }
+    };
+    Ok(signing)
+}
+
+/// The default token signing algorithm.
+pub(super) fn signing_alg(raw: &RawSettings) -> Result<Alg, ConfigError> {
+    let alg = match setting::SIGNING_ALG.value(raw).unwrap_or_default() {
+        "RS256" => Alg::RS256,
+        "ES256" => Alg::ES256,
+        other => {
+            return Err(bad(
+                "SCANID_SIGNING_ALG",
+                format!("{other:?}: expected RS256 or ES256"),
+            ))
+        }
+    };
+    Ok(alg)
+}
+
+/// Token and session lifetimes, each within its bounds.
+pub(super) fn lifetimes(raw: &RawSettings) -> Result<Lifetimes, ConfigError> {
+    use setting::*;
+    Ok(Lifetimes {
+        access_token: seconds(&ACCESS_TOKEN_TTL, raw, 30, 86_400)?,
+        refresh_token: seconds(&REFRESH_TOKEN_TTL, raw, 60, 31_536_000)?,
+        offline_token: seconds(&OFFLINE_TOKEN_TTL, raw, 60, 315_360_000)?,
+        code: seconds(&CODE_TTL, raw, 5, 60)?,
+        sso_idle: seconds(&SSO_IDLE_TTL, raw, 60, 31_536_000)?,
+        sso_max: seconds(&SSO_MAX_TTL, raw, 60, 31_536_000)?,
+        login: seconds(&LOGIN_TTL, raw, 10, 600)?,
+        qr_challenge: seconds(&QR_CHALLENGE_TTL, raw, 2, 30)?,
+        device_code: seconds(&DEVICE_CODE_TTL, raw, 10, 1800)?,
+        name_quarantine: seconds(&NAME_QUARANTINE, raw, 0, 10 * 31_536_000)?,
+    })
+}
+
+/// Rate limits, each from 1 to 1000000.
+pub(super) fn limits(raw: &RawSettings) -> Result<Limits, ConfigError> {
+    use setting::*;
+    Ok(Limits {
+        logins_per_minute: count(&LOGIN_RATE_PER_MINUTE, raw)?,
+        decisions_per_minute: count(&DECISION_RATE_PER_MINUTE, raw)?,
+        auth_failures_per_minute: count(&AUTH_FAILURE_RATE_PER_MINUTE, raw)?,
+        signups_per_hour: count(&SIGNUP_RATE_PER_HOUR, raw)?,
+        name_lookups_per_minute: count(&NAME_LOOKUP_RATE_PER_MINUTE, raw)?,
+        photo_uploads_per_hour: count(&PHOTO_UPLOAD_RATE_PER_HOUR, raw)?,
+        registrations_per_hour: count(&REGISTRATION_RATE_PER_HOUR, raw)?,
+        user_codes_per_minute: count(&USER_CODE_RATE_PER_MINUTE, raw)?,
+    })
+}
+
+/// The `high_usage` threshold: 1 to [`crate::domain::identity::RECENT_LOGINS`] (the recent
+/// logins it is counted in).
+pub(super) fn high_usage(raw: &RawSettings) -> Result<u64, ConfigError> {
+    let max = crate::domain::identity::RECENT_LOGINS as u64;
+    let v = setting::HIGH_USAGE_LOGINS_PER_HOUR
+        .value(raw)
+        .unwrap_or_default();
+    match v.trim().parse::<u64>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(bad(
+            "SCANID_HIGH_USAGE_LOGINS_PER_HOUR",
+            format!("{v:?}: a whole number from 1 to {max}"),
+        )),
+    }
+}
+
+/// The hosts external photos may be on, and the bucket of hosted ones.
+pub(super) fn photos(raw: &RawSettings) -> Result<(Vec<String>, Option<String>), ConfigError> {
+    let hosts = list(setting::PHOTO_HOSTS.raw(raw))
+        .map(|h| {
+            let h = h.to_ascii_lowercase();
+            match url::Host::parse(&h) {
+                Ok(url::Host::Domain(d)) if d == h && d.contains('.') => Ok(h),
+                _ => Err(bad(
+                    "SCANID_PHOTO_HOSTS",
+                    format!("{h:?}: a DNS host name such as photos.example.com"),
+                )),
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let bucket = match setting::PHOTO_BUCKET.raw(raw).map(str::trim) {
+        None | Some("") => None,
+        Some(b)
+            if (3..=63).contains(&b.len())
+                && b.bytes().all(|c| {
+                    c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'.' || c == b'-'
+                }) =>
+        {
+            Some(b.to_owned())
+        }
+        Some(b) => {
+            return Err(bad(
+                "SCANID_PHOTO_BUCKET",
+                format!("{b:?}: an S3 bucket name, 3 to 63 of a-z 0-9 . -"),
+            ))
+        }
+    };
+    Ok((hosts, bucket))
+}
+
+/// The CloudFront edge's secret: unset, or a random value of at least 32 characters.
+pub(super) fn edge_secret(
+    raw: &RawSettings,
+) -> Result<Option<crate::protocol::Secret>, ConfigError> {
+    match setting::EDGE_SECRET.raw(raw).map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) if v.len() >= 32 && v.bytes().all(|b| b.is_ascii_graphic()) => {
+            Ok(Some(crate::protocol::Secret::new(v)))
+        }
+        Some(_) => Err(bad(
+            "SCANID_EDGE_SECRET",
+            "at least 32 printable ASCII characters (a random value)",
+        )),
+    }
+}
+
+/// A `true`/`false` setting.
+pub(super) fn flag(setting: &Setting, raw: &RawSettings) -> Result<bool, ConfigError> {
+    match setting.value(raw).map(str::trim) {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(v) => Err(bad(setting.env, format!("{v:?}: true or false"))),
+    }
+}
+
+/// An absolute http(s) URL without query, fragment or credentials; returned without the
+/// trailing slash.
+pub(super) fn base_url(setting: &'static str, value: &str) -> Result<String, ConfigError> {
+    let url =
+        url::Url::parse(value).map_err(|e| bad(setting, format!("{value:?} is not a URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(bad(
+            setting,
+            format!("{value:?}: the scheme must be http or https"),
+        ));
+    }
+    if url.query().is_some()
+        || url.fragment().is_some()
+        || !url.username().is_empty()
+        || url.password().is_some()
+    {
+        return Err(bad(
+            setting,
+            format!("{value:?}: no query, fragment or credentials"),
+        ));
+    }
+    if url.host_str().is_none() {
+        return Err(bad(setting, format!("{value:?}: a host is required")));
+    }
+    Ok(value.trim_end_matches('/').to_owned())
+}
+
+/// An app store link: an https URL.
+pub(super) fn store_url(setting: &Setting, raw: &RawSettings) -> Result<String, ConfigError> {
+    let Some(u) = setting.value(raw) else {
+        return Err(bad(setting.env, "missing"));
+    };
+    let parsed = url::Url::parse(u).map_err(|_| bad(setting.env, format!("{u:?} is not a URL")))?;
+    if parsed.scheme() != "https" {
+        return Err(bad(setting.env, "must be an https URL"));
+    }
+    Ok(u.to_owned())
+}
+
+/// The non-empty items of a comma-separated setting.
+pub(super) fn list(value: Option<&str>) -> impl Iterator<Item = &str> {
+    value
+        .unwrap_or("")
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+}
+
+/// A rate limit: a whole number from 1 to 1000000, else the setting's default.
+pub(super) fn count(setting: &Setting, raw: &RawSettings) -> Result<u64, ConfigError> {
+    let v = setting.value(raw).unwrap_or_default();
+    match v.trim().parse::<u64>() {
+        Ok(n) if (1..=1_000_000).contains(&n) => Ok(n),
+        _ => Err(bad(
+            setting.env,
+            format!("{v:?}: a whole number from 1 to 1000000"),
+        )),
+    }
+}
+
+/// A lifetime in seconds within `min..=max`, else the setting's default.
+pub(super) fn seconds(
+    setting: &Setting,
+    raw: &RawSettings,
+    min: i64,
+    max: i64,
+) -> Result<i64, ConfigError> {
+    let v = setting.value(raw).unwrap_or_default();
+    let n: i64 = v.trim().parse().map_err(|_| {
+        bad(
+            setting.env,
+            format!("{v:?} is not a whole number of seconds"),
+        )
+    })?;
+    if n < min || n > max {
+        return Err(bad(
+            setting.env,
+            format!("{n} is outside {min}..={max} seconds"),
+        ));
+    }
+    Ok(n)
+}

@@ -1,0 +1,53 @@
+//! The service as the domain sees it: who issues its tokens ([`Issuer`]) and how long tokens,
+//! sessions and logins live ([`Lifetimes`], with their defaults). The settings answer both
+//! (they read each lifetime within its bounds); the domain never reads the configuration.
+
+/// What the domain's decisions need to know of the service: its issuer and its lifetimes.
+pub trait Issuer {
+    /// `{auth_url}/realms/{realm}`, exactly, without a trailing slash (CONTRACT.md, Names).
+    fn issuer(&self) -> String;
+    /// Token and session lifetimes.
+    fn lifetimes(&self) -> &Lifetimes;
+}
+
+/// Token and session lifetimes, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lifetimes {
+    /// Access token lifetime.
+    pub access_token: i64,
+    /// Refresh token lifetime.
+    pub refresh_token: i64,
+    /// Offline (`offline_access`) refresh token lifetime.
+    pub offline_token: i64,
+    /// Authorization code lifetime.
+    pub code: i64,
+    /// SSO session idle timeout.
+    pub sso_idle: i64,
+    /// SSO session maximum lifetime.
+    pub sso_max: i64,
+    /// How long a QR login waits for the phone.
+    pub login: i64,
+    /// How long a QR challenge is accepted after its step began.
+    pub qr_challenge: i64,
+    /// How long a device code (RFC 8628) lives.
+    pub device_code: i64,
+    /// How long a deleted identity's name stays held (0: free at once).
+    pub name_quarantine: i64,
+}
+
+impl Default for Lifetimes {
+    fn default() -> Self {
+        Self {
+            access_token: 300,
+            refresh_token: 1800,
+            offline_token: 30 * 24 * 3600,
+            code: 60,
+            sso_idle: 1800,
+            sso_max: 36000,
+            login: 300,
+            qr_challenge: super::login::DEFAULT_CHALLENGE_TTL_SECS,
+            device_code: super::device_grant::DEVICE_CODE_TTL_SECS,
+            name_quarantine: 30 * 24 * 3600,
+        }
+    }
+}

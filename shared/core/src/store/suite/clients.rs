@@ -1,0 +1,168 @@
+//! Clients, their registrations and initial access tokens.
+
+use super::*;
+
+pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
+    let client = Client {
+        client_id: ClientId::new(id("client")),
+        name: "Suite <App>".into(),
+        client_type: ClientType::Confidential,
+        secret_hash: Some("hash".into()),
+        redirect_uris: vec![RedirectUri::new("https://rp.example/cb")],
+        post_logout_redirect_uris: vec![],
+        grant_types: vec![GrantType::AuthorizationCode, GrantType::RefreshToken],
+        created_at: T0,
+        token_alg: None,
+        resource_server: false,
+        web_origins: vec!["+".into()],
+        backchannel_logout_uri: Some("https://rp.example/bcl".into()),
+        registration: None,
+        refuse_on: vec![],
+        require_acr: None,
+    };
+    s.create_client(&client, T0).await.unwrap();
+    assert!(matches!(
+        s.create_client(&client, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    let (got, version) = s.client(&client.client_id, T0).await.unwrap().unwrap();
+    assert_eq!(got, client);
+    let mut rotated = got.clone();
+    rotated.secret_hash = Some("other".into());
+    s.update_client(&rotated, version, T0).await.unwrap();
+    assert!(matches!(
+        s.update_client(&rotated, version, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    assert!(s.clients(T0).await.unwrap().iter().any(|c| c == &rotated));
+    assert!(s.delete_client(&client.client_id, T0).await.unwrap());
+    assert!(!s.delete_client(&client.client_id, T0).await.unwrap());
+    assert_eq!(s.client(&client.client_id, T0).await.unwrap(), None);
+    // Deleting at a version: only the version read, once.
+    s.create_client(&client, T0).await.unwrap();
+    let (_, read) = s.client(&client.client_id, T0).await.unwrap().unwrap();
+    s.update_client(&rotated, read, T0).await.unwrap();
+    assert!(matches!(
+        s.delete_client_at(&client.client_id, read, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    s.delete_client_at(&client.client_id, read + 1, T0)
+        .await
+        .unwrap();
+    assert_eq!(s.client(&client.client_id, T0).await.unwrap(), None);
+    assert!(matches!(
+        s.delete_client_at(&client.client_id, read + 1, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+}
+
+pub async fn initial_access_tokens_are_spent_once_per_use_and_expire<B: Backend + 'static>(
+    s: Arc<B>,
+) {
+    use crate::domain::registration::InitialAccessToken;
+    let hash = id("iat");
+    let exp = T0.secs() + 3600;
+    let token = InitialAccessToken {
+        uses_left: 3,
+        created_at: T0,
+    };
+    assert!(!s.spend_initial_access_token(&hash, T0).await.unwrap());
+    s.create_initial_access_token(&hash, &token, exp, T0)
+        .await
+        .unwrap();
+    assert!(matches!(
+        s.create_initial_access_token(&hash, &token, exp, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    assert_eq!(
+        s.initial_access_token(&hash, T0).await.unwrap(),
+        Some(token.clone())
+    );
+    // Ten concurrent registrations, three uses: exactly three succeed.
+    let mut tasks = Vec::new();
+    for _ in 0..10 {
+        let s = s.clone();
+        let hash = hash.clone();
+        tasks.push(tokio::spawn(async move {
+            s.spend_initial_access_token(&hash, T0).await.unwrap()
+        }));
+    }
+    let mut spent = 0;
+    for t in tasks {
+        spent += usize::from(t.await.unwrap());
+    }
+    assert_eq!(spent, 3, "one success per use");
+    assert_eq!(s.initial_access_token(&hash, T0).await.unwrap(), None);
+    assert!(!s.spend_initial_access_token(&hash, T0).await.unwrap());
+    // Expiry is checked on every read, whatever uses are left.
+    let other = id("iat");
+    s.create_initial_access_token(&other, &token, exp, T0)
+        .await
+        .unwrap();
+    assert!(s.spend_initial_access_token(&other, T0).await.unwrap());
+    assert_eq!(
+        s.initial_access_token(&other, T0.plus_secs(3600))
+            .await
+            .unwrap(),
+        None
+    );
+    assert!(!s
+        .spend_initial_access_token(&other, T0.plus_secs(3600))
+        .await
+        .unwrap());
+    assert_eq!(
+        s.initial_access_token(&other, T0)
+            .await
+            .unwrap()
+            .map(|t| t.uses_left),
+        Some(2)
+    );
+}
+
+pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<B>) {
+    use crate::domain::client::{AuthMethod, Registration};
+    let client = Client {
+        client_id: ClientId::new(id("dyn")),
+        name: "Registered".into(),
+        client_type: ClientType::Public,
+        secret_hash: None,
+        redirect_uris: vec![RedirectUri::new("http://127.0.0.1/cb")],
+        post_logout_redirect_uris: vec![],
+        grant_types: vec![GrantType::AuthorizationCode, GrantType::RefreshToken],
+        created_at: T0,
+        token_alg: None,
+        resource_server: false,
+        web_origins: vec!["+".into()],
+        backchannel_logout_uri: None,
+        registration: Some(Registration {
+            access_token_hash: "rat-hash".into(),
+            token_endpoint_auth_method: AuthMethod::None,
+        }),
+        refuse_on: vec![crate::domain::risk::Flag::LocationMismatch],
+        require_acr: Some(crate::domain::authn::Acr::UserVerified),
+    };
+    s.create_client(&client, T0).await.unwrap();
+    let (got, version) = s.client(&client.client_id, T0).await.unwrap().unwrap();
+    assert_eq!(got, client);
+    let mut rotated = got;
+    if let Some(r) = rotated.registration.as_mut() {
+        r.access_token_hash = "next".into();
+    }
+    s.update_client(&rotated, version, T0).await.unwrap();
+    assert!(matches!(
+        s.update_client(&rotated, version, T0).await,
+        Err(StoreError::ConditionFailed)
+    ));
+    let listed = s.clients(T0).await.unwrap();
+    let mine = listed
+        .iter()
+        .find(|c| c.client_id == client.client_id)
+        .unwrap();
+    assert_eq!(
+        mine.registration
+            .as_ref()
+            .map(|r| r.access_token_hash.as_str()),
+        Some("next")
+    );
+    assert!(s.delete_client(&client.client_id, T0).await.unwrap());
+}
