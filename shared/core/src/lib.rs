@@ -3,6 +3,8 @@
 //! * [`protocol`]: wire types with the exact field names of the specification.
 //! * [`domain`]: the decisions (discovery, client registration, ...), free of HTTP and AWS types.
 //! * [`usecase`]: one function per thing a user does, over the repositories and the signer.
+//! * [`service`]: what several use cases share (signed app requests, sessions, token
+//!   issuance, limits); use cases import services, never each other.
 //! * [`store`]: the record primitive, the repositories over it, and test doubles.
 //! * [`keys`]: the [`keys::Signer`] trait, local keys, the key set, JWT encoding and the JWKS.
 //! * [`context`]: the context every handler gets (settings, store, keys, clock, randomness).
@@ -23,6 +25,7 @@ pub mod geoip;
 pub mod keys;
 pub mod protocol;
 pub mod random;
+pub mod service;
 pub mod store;
 #[cfg(any(test, feature = "test-support"))]
 pub mod strategies;

@@ -127,9 +127,9 @@ impl From<SignError> for HttpError {
     }
 }
 
-impl From<crate::usecase::device::DeviceError> for HttpError {
-    fn from(e: crate::usecase::device::DeviceError) -> Self {
-        use crate::usecase::device::DeviceError as D;
+impl From<crate::usecase::app::AppError> for HttpError {
+    fn from(e: crate::usecase::app::AppError) -> Self {
+        use crate::usecase::app::AppError as D;
         match e {
             D::Invalid(why) => HttpError::json(400, "invalid_request", why),
             D::UnknownLogin | D::UnknownIdentity | D::UnknownActivity | D::UnknownKey => {

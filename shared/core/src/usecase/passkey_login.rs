@@ -5,7 +5,7 @@
 //! whose it is. A verified assertion (user verified, origin and RP ID scanid's) approves the
 //! login as [`Method::PasskeySignIn`]; then the consent step, the code and the tokens are the QR
 //! login's own. Both calls need the login's browser cookie (the handler checks it with
-//! [`super::login::bound_login`]).
+//! `usecase::login::bound_login`).
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
@@ -16,6 +16,7 @@ use crate::context::Context;
 use crate::domain::authn::{Acr, Method};
 use crate::domain::login::{DecideError, QrLogin};
 use crate::domain::passkey::{self, Assertion, PasskeyError, RelyingParty};
+use crate::service::login_history::remember_passkey_login;
 use crate::store::typed::Versioned;
 use crate::store::{IdentityStore, Outcome, Passkeys, QrLogins, StoreError};
 
@@ -185,7 +186,7 @@ pub async fn sign_in(
         .outcome("approved")
         .detail(Method::PasskeySignIn.as_str())
         .emit();
-    crate::usecase::device::remember_passkey_login(ctx, &sub, &next, now).await;
+    remember_passkey_login(ctx, &sub, &next, now).await;
     Ok(())
 }
 

@@ -9,8 +9,8 @@ use crate::domain::client::{Client, ClientSecret};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::registration::{self, InitialAccessToken, MetadataError, Registered};
 use crate::random::Random;
+use crate::service::limits;
 use crate::store::{Backend, ClientStore, InitialAccessTokens, StoreError};
-use crate::usecase::ratelimit;
 use crate::Context;
 
 /// Why a registration request failed.
@@ -54,7 +54,7 @@ pub async fn register(
     who: &Source,
 ) -> Result<Registered, RegistrationFailure> {
     let now = ctx.clock.now();
-    if let Counted::Limited { retry_after } = ratelimit::count(
+    if let Counted::Limited { retry_after } = limits::count(
         ctx.store.as_ref(),
         &ctx.settings.limits,
         Limit::Registration,
