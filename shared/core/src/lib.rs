@@ -7,6 +7,7 @@
 //!   issuance, limits); use cases import services, never each other.
 //! * [`store`]: the record primitive, the repositories over it, and test doubles.
 //! * [`keys`]: the [`keys::Signer`] trait, local keys, the key set, JWT encoding and the JWKS.
+//! * [`answer`]: how each error is answered (its status and code), declared with it.
 //! * [`context`]: the context every handler gets (settings, store, keys, clock, randomness).
 //!
 //! The adapters live in their own crates (`scanid-sqlite`, `scanid-aws`), the HTTP edge in
@@ -15,6 +16,7 @@
 #![warn(unreachable_pub)]
 #![warn(missing_docs)]
 
+pub mod answer;
 pub mod audit;
 pub mod backchannel;
 pub mod clock;

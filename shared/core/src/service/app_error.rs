@@ -3,6 +3,7 @@
 //! deletion), and the device-code pages that become a QR login. The HTTP layer chooses the
 //! status.
 
+use crate::answer::{json, Answer, Answered};
 use crate::domain::authn::Acr;
 use crate::domain::login::CancelReason;
 use crate::domain::risk::Flag;
@@ -70,6 +71,35 @@ pub enum AppError {
     /// The store failed.
     #[error("store")]
     Store(#[from] StoreError),
+}
+
+impl Answered for AppError {
+    fn answer(self) -> Answer {
+        use AppError as E;
+        match self {
+            E::Invalid(_) => json(400, "invalid_request", &self),
+            E::UnknownLogin | E::UnknownIdentity | E::UnknownActivity | E::UnknownKey => {
+                json(404, "not_found", &self)
+            }
+            E::NameTaken => json(409, "name_taken", &self),
+            E::LastKey => json(409, "last_key", &self),
+            E::AlreadyDecided => json(409, "already_decided", &self),
+            E::Cancelled(_) => json(409, "login_cancelled", &self),
+            E::Conflict(_) => json(409, "conflict", &self),
+            E::RateLimited { retry_after } => Answer::RateLimited { retry_after },
+            E::StoredKey => Answer::Internal {
+                log: "an identity's stored device key is unreadable",
+            },
+            E::Busy | E::PhotosUnavailable => Answer::Unavailable,
+            E::AcrNotMet(_) => json(403, "acr_not_met", &self),
+            E::NoPhotos => json(404, "not_found", &self),
+            E::Refused(ref flags) => Answer::LoginRefused {
+                flags: flags.iter().map(|f| f.as_str()).collect(),
+                description: self.to_string(),
+            },
+            E::Store(s) => Answer::Store(s),
+        }
+    }
 }
 
 /// The flags, as the app and the audit line name them.

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use crate::answer::{Answer, Answered};
 use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::grant::{self, Grant, GrantKind, Issued};
@@ -35,6 +36,20 @@ pub enum TokenError {
     /// Signing failed.
     #[error(transparent)]
     Sign(#[from] SignError),
+}
+
+impl Answered for TokenError {
+    fn answer(self) -> Answer {
+        match self {
+            TokenError::OAuth(o) => Answer::OAuth(o),
+            TokenError::InvalidClient(d) => Answer::InvalidClient(d),
+            TokenError::TooManyFailures { retry_after } => {
+                Answer::ClientAuthLimited { retry_after }
+            }
+            TokenError::Store(s) => Answer::Store(s),
+            TokenError::Sign(s) => Answer::Sign(s),
+        }
+    }
 }
 
 /// An OAuth error with this code and description.

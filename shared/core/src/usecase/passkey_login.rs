@@ -10,6 +10,7 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 
+use crate::answer::{json, Answer, Answered};
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
@@ -57,6 +58,26 @@ pub enum PasskeyLoginError {
     #[error(transparent)]
     /// The store failed.
     Store(#[from] StoreError),
+}
+
+impl Answered for PasskeyLoginError {
+    fn answer(self) -> Answer {
+        use PasskeyLoginError as E;
+        match self {
+            E::Invalid(_) => json(400, "invalid_request", &self),
+            E::UnknownLogin => json(404, "not_found", &self),
+            E::AlreadyDecided => json(409, "already_decided", &self),
+            E::Challenge => json(400, "invalid_challenge", &self),
+            E::UnknownCredential => json(403, "unknown_passkey", &self),
+            E::Rejected(_) => json(400, "passkey_rejected", &self),
+            E::OtherPerson => json(403, "other_person", &self),
+            E::AcrNotMet(_) => json(403, "acr_not_met", &self),
+            E::NoRelyingParty => Answer::Internal {
+                log: "the issuer has no host: no WebAuthn relying party",
+            },
+            E::Store(s) => Answer::Store(s),
+        }
+    }
 }
 
 /// What `navigator.credentials.get` needs (`publicKey`), as the page passes it on.

@@ -3,6 +3,7 @@
 //! registration, without one), then reads, replaces and deletes its registration with the
 //! registration access token it was given.
 
+use crate::answer::{json, Answer, Answered};
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::domain::client::{Client, ClientSecret};
@@ -38,6 +39,30 @@ pub enum RegistrationFailure {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl Answered for RegistrationFailure {
+    fn answer(self) -> Answer {
+        use RegistrationFailure as F;
+        match self {
+            // RFC 7591 §3.2.2: `invalid_redirect_uri`, `invalid_client_metadata`.
+            F::Metadata(m) => json(400, m.code(), &m),
+            F::TokenRequired => Answer::Bearer {
+                status: 401,
+                error: None,
+                description: "registration needs a bearer token: an initial access token to register, the registration access token to manage",
+            },
+            // RFC 7592 §2: the same answer whether or not the client exists.
+            F::InvalidToken => Answer::Bearer {
+                status: 401,
+                error: Some("invalid_token"),
+                description: "the token is invalid, expired or used up",
+            },
+            F::RateLimited { retry_after } => Answer::RateLimited { retry_after },
+            F::Conflict => json(409, "conflict", &self),
+            F::Store(s) => Answer::Store(s),
+        }
+    }
 }
 
 fn hash(token: &str) -> String {
