@@ -17,7 +17,9 @@ use crate::domain::resource_indicator;
 use crate::domain::token_checks::{
     self, CodePresented, CodeRefusal, RefreshAccepted, RefreshPresented, Stored,
 };
-use crate::protocol::{CodeHash, GrantId, OAuthErrorCode, Scopes, Subject, TokenRequest};
+use crate::protocol::{
+    CodeHash, GrantId, OAuthErrorCode, Scopes, SessionId, Subject, TokenRequest,
+};
 use crate::protocol::{GrantType, Params};
 use crate::random;
 use crate::service::grants::revoked_by_identity;
@@ -461,6 +463,40 @@ pub async fn poll_device_code(
     }
 }
 
+/// The grant an approved device authorization starts, in the SSO session `sid` of its own.
+fn device_grant_record(
+    ctx: &Context,
+    client: &Client,
+    approved: &Versioned<DeviceAuthorization>,
+    who: &Authenticated,
+    sid: &SessionId,
+    now: Timestamp,
+) -> Grant {
+    let scopes = approved.value.scopes.clone();
+    Grant {
+        id: GrantId::new(random::token(ctx.random.as_ref(), 16)),
+        // Tokens like the code flow's: user tokens with a session and refresh tokens.
+        kind: GrantKind::AuthorizationCode,
+        client_id: client.client_id.clone(),
+        sub: Subject::new(who.sub.as_str()),
+        sid: Some(sid.clone()),
+        offline: scopes.iter().any(|s| s == "offline_access"),
+        scopes,
+        auth_time: who.auth_time,
+        nonce: None,
+        created_at: now,
+        generation: 1,
+        rotated_at: now,
+        revoked: false,
+        alg: client.token_alg.unwrap_or(ctx.settings.signing_alg),
+        // Neither the `claims` parameter nor resource indicators are part of the device
+        // authorization request here: the scopes alone say what is released.
+        claims: Default::default(),
+        resources: Vec::new(),
+        method: who.method,
+    }
+}
+
 /// The approved code's tokens, as for the code flow: a session of their own (its `sid`), a
 /// grant, an access token, an id token when `openid` was asked for, and a refresh token.
 async fn issue_device_tokens(
@@ -496,29 +532,7 @@ async fn issue_device_tokens(
     // "This wasn't me" on the approval finds this session by it (issue 24).
     sso.login = Some(crate::domain::device_grant::login_link(hash));
     let sso_exp = sso.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
-    let scopes = approved.value.scopes.clone();
-    let g = Grant {
-        id: GrantId::new(random::token(ctx.random.as_ref(), 16)),
-        // Tokens like the code flow's: user tokens with a session and refresh tokens.
-        kind: GrantKind::AuthorizationCode,
-        client_id: client.client_id.clone(),
-        sub: Subject::new(sub),
-        sid: Some(sso.sid.clone()),
-        offline: scopes.iter().any(|s| s == "offline_access"),
-        scopes,
-        auth_time,
-        nonce: None,
-        created_at: now,
-        generation: 1,
-        rotated_at: now,
-        revoked: false,
-        alg: client.token_alg.unwrap_or(ctx.settings.signing_alg),
-        // Neither the `claims` parameter nor resource indicators are part of the device
-        // authorization request here: the scopes alone say what is released.
-        claims: Default::default(),
-        resources: Vec::new(),
-        method: who.method,
-    };
+    let g = device_grant_record(ctx, client, approved, who, &sso.sid, now);
     let exp = now.plus_secs(g.refresh_ttl(&lifetimes)).secs();
     let (rt, rt_hash) = grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, None, now);
     let refresh = RefreshRecord {

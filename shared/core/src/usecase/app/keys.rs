@@ -52,6 +52,30 @@ pub async fn new_challenge(ctx: &Context, who: &Source) -> Result<Challenge, App
     Err(AppError::Busy)
 }
 
+/// The WebAuthn registration a `passkey+jwt` carries in its `credential` claim (base64url
+/// fields, decoded when verified).
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Credential {
+    #[serde(rename = "clientDataJSON")]
+    client_data_json: String,
+    attestation_object: String,
+    #[serde(default)]
+    transports: Vec<String>,
+}
+
+impl Credential {
+    fn of(claims: &serde_json::Map<String, serde_json::Value>) -> Result<Self, AppError> {
+        claims
+            .get("credential")
+            .cloned()
+            .and_then(|c| serde_json::from_value(c).ok())
+            .ok_or_else(|| {
+                invalid("credential: {clientDataJSON, attestationObject, transports} required")
+            })
+    }
+}
+
 /// Adds a passkey to identity `sub` (`passkey+jwt`, signed by one of its keys: the device key
 /// for an upgrade): the claim `credential` is the WebAuthn registration
 /// (`clientDataJSON`, `attestationObject`, `transports`) made over the request's
@@ -65,23 +89,7 @@ pub async fn add_passkey(
     let now = ctx.clock.now();
     let (ident, version, v, signed_with) =
         signed_request(ctx, sub, request, "passkey+jwt", Some(who), now).await?;
-    #[derive(serde::Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Credential {
-        #[serde(rename = "clientDataJSON")]
-        client_data_json: String,
-        attestation_object: String,
-        #[serde(default)]
-        transports: Vec<String>,
-    }
-    let cred: Credential = v
-        .claims
-        .get("credential")
-        .cloned()
-        .and_then(|c| serde_json::from_value(c).ok())
-        .ok_or_else(|| {
-            invalid("credential: {clientDataJSON, attestationObject, transports} required")
-        })?;
+    let cred = Credential::of(&v.claims)?;
     let b = |s: &str| {
         base64::Engine::decode(
             &base64::engine::general_purpose::URL_SAFE_NO_PAD,
