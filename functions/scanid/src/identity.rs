@@ -139,10 +139,10 @@ async fn end_everything(
 ) -> Result<(), CliError> {
     let app = scanid_server::open::context(config.settings("http://127.0.0.1:8080")?).await?;
     let (i, _) = find(app.store.as_ref(), who).await?;
-    let (i, ended) = scanid_core::usecase::device::replace_key_by_operator(&app, &i.sub, new_key)
+    let (i, ended) = scanid_core::usecase::app::replace_key_by_operator(&app, &i.sub, new_key)
         .await
         .map_err(|e| match e {
-            scanid_core::usecase::device::DeviceError::Invalid(why) => CliError::Usage(why),
+            scanid_core::usecase::app::AppError::Invalid(why) => CliError::Usage(why),
             other => CliError::Failed(format!("{who}: {other}")),
         })?;
     app.backchannel.settle().await;
@@ -180,7 +180,7 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
                 .passkeys_of(ident.sub.as_str(), now)
                 .await?
                 .iter()
-                .map(scanid_core::usecase::passkey::PasskeyView::from)
+                .map(scanid_core::usecase::app::PasskeyView::from)
                 .collect();
             out["keys"] = json!({
                 "device_key": (!ident.device_key_retired).then(|| json!({ "public_key": ident.public_key })),
@@ -232,7 +232,7 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
             let app =
                 scanid_server::open::context(a.config.settings("http://127.0.0.1:8080")?).await?;
             let (i, version) = find(app.store.as_ref(), &a.who).await?;
-            scanid_core::usecase::device::erase(&app, &i, version, &[], "operator")
+            scanid_core::usecase::app::erase(&app, &i, version, &[], "operator")
                 .await
                 .map_err(|e| CliError::Failed(format!("deleting {}: {e}", a.who)))?;
             // The back-channel logouts of its sessions go out before the process exits.

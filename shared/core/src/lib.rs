@@ -3,8 +3,11 @@
 //! * [`protocol`]: wire types with the exact field names of the specification.
 //! * [`domain`]: the decisions (discovery, client registration, ...), free of HTTP and AWS types.
 //! * [`usecase`]: one function per thing a user does, over the repositories and the signer.
+//! * [`service`]: what several use cases share (signed app requests, sessions, token
+//!   issuance, limits); use cases import services, never each other.
 //! * [`store`]: the record primitive, the repositories over it, and test doubles.
 //! * [`keys`]: the [`keys::Signer`] trait, local keys, the key set, JWT encoding and the JWKS.
+//! * [`answer`]: how each error is answered (its status and code), declared with it.
 //! * [`context`]: the context every handler gets (settings, store, keys, clock, randomness).
 //!
 //! The adapters live in their own crates (`scanid-sqlite`, `scanid-aws`), the HTTP edge in
@@ -13,6 +16,7 @@
 #![warn(unreachable_pub)]
 #![warn(missing_docs)]
 
+pub mod answer;
 pub mod audit;
 pub mod backchannel;
 pub mod clock;
@@ -23,6 +27,7 @@ pub mod geoip;
 pub mod keys;
 pub mod protocol;
 pub mod random;
+pub mod service;
 pub mod store;
 #[cfg(any(test, feature = "test-support"))]
 pub mod strategies;

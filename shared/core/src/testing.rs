@@ -42,7 +42,7 @@ use crate::random::SeededRandom;
 use crate::store::memory::MemoryStore;
 use crate::store::typed::Versioned;
 use crate::store::{ClientStore, IdentityStore, QrLogins};
-use crate::usecase::device::{self, Decision};
+use crate::usecase::app::{self, Decision};
 use crate::usecase::login::{
     self, AuthResponse, AuthorizeDecision, BrowserCookies, BrowserSecret, ConsentOutcome,
 };
@@ -471,7 +471,7 @@ impl TestEnv {
         &self,
         login: &QrLogin,
         decision: &str,
-    ) -> Result<Decision, device::DeviceError> {
+    ) -> Result<Decision, app::AppError> {
         let challenge = self.scan(login).await?;
         let number = self.number_shown(&login.id).await;
         let approval = self.phone.approval(
@@ -482,16 +482,16 @@ impl TestEnv {
             decision,
             number,
         );
-        device::decide(&self.ctx, &login.id, &approval, &self.source()).await
+        app::decide(&self.ctx, &login.id, &approval, &self.source()).await
     }
 
     /// Alice's phone scans the QR as it shows now, proving it is hers: the challenge.
-    pub async fn scan(&self, login: &QrLogin) -> Result<String, device::DeviceError> {
+    pub async fn scan(&self, login: &QrLogin) -> Result<String, app::AppError> {
         let challenge = login.current_challenge(self.now());
         let proof = self
             .phone
             .scan_proof(&self.ctx, &self.alice.sub, &login.id, &challenge);
-        device::scan(
+        app::scan(
             &self.ctx,
             &login.id,
             &challenge,

@@ -12,6 +12,7 @@ use super::{base, finish, Response};
 use crate::keys::SignError;
 use crate::protocol::{OAuthError, OAuthErrorCode};
 use crate::store::StoreError;
+use scanid_core::answer::{Answer, Answered};
 
 /// Seconds a client should wait after a 503.
 pub const RETRY_AFTER_SECS: u32 = 5;
@@ -127,59 +128,65 @@ impl From<SignError> for HttpError {
     }
 }
 
-impl From<crate::usecase::device::DeviceError> for HttpError {
-    fn from(e: crate::usecase::device::DeviceError) -> Self {
-        use crate::usecase::device::DeviceError as D;
-        match e {
-            D::Invalid(why) => HttpError::json(400, "invalid_request", why),
-            D::UnknownLogin | D::UnknownIdentity | D::UnknownActivity | D::UnknownKey => {
-                HttpError::json(404, "not_found", e.to_string())
-            }
-            D::NameTaken => HttpError::json(409, "name_taken", e.to_string()),
-            D::LastKey => HttpError::json(409, "last_key", e.to_string()),
-            D::AlreadyDecided => HttpError::json(409, "already_decided", e.to_string()),
-            D::Cancelled(_) => HttpError::json(409, "login_cancelled", e.to_string()),
-            D::Conflict(why) => HttpError::json(409, "conflict", why),
-            D::RateLimited { retry_after } => HttpError::RateLimited {
+/// Every use-case error answers as it declares where it is defined ([`Answered`]): this file
+/// only renders the answer.
+impl From<Answer> for HttpError {
+    fn from(a: Answer) -> Self {
+        match a {
+            Answer::Json {
+                status,
+                error,
+                description,
+            } => HttpError::json(status, error, description),
+            Answer::OAuth(o) => HttpError::OAuth(o),
+            Answer::InvalidClient(d) => HttpError::InvalidClient(d),
+            Answer::Bearer {
+                status,
+                error,
+                description,
+            } => HttpError::Bearer {
+                status,
+                error,
+                description,
+            },
+            Answer::RateLimited { retry_after } => HttpError::RateLimited {
                 html: false,
                 retry_after,
             },
-            D::StoredKey => {
-                tracing::error!("an identity's stored device key is unreadable");
+            Answer::ClientAuthLimited { retry_after } => {
+                HttpError::ClientAuthLimited { retry_after }
+            }
+            Answer::LoginRefused { flags, description } => {
+                HttpError::LoginRefused { flags, description }
+            }
+            Answer::Unavailable => HttpError::Unavailable,
+            Answer::Internal { log } => {
+                tracing::error!("{log}");
                 HttpError::Internal
             }
-            D::Busy | D::PhotosUnavailable => HttpError::Unavailable,
-            D::AcrNotMet(_) => HttpError::json(403, "acr_not_met", e.to_string()),
-            D::NoPhotos => HttpError::json(404, "not_found", e.to_string()),
-            D::Refused(ref flags) => HttpError::LoginRefused {
-                flags: flags.iter().map(|f| f.as_str()).collect(),
-                description: e.to_string(),
-            },
-            D::Store(s) => s.into(),
+            Answer::Store(s) => s.into(),
+            Answer::Sign(s) => s.into(),
         }
     }
 }
 
-impl From<crate::usecase::passkey_login::PasskeyLoginError> for HttpError {
-    fn from(e: crate::usecase::passkey_login::PasskeyLoginError) -> Self {
-        use crate::usecase::passkey_login::PasskeyLoginError as P;
-        match e {
-            P::Invalid(why) => HttpError::json(400, "invalid_request", why),
-            P::UnknownLogin => HttpError::json(404, "not_found", e.to_string()),
-            P::AlreadyDecided => HttpError::json(409, "already_decided", e.to_string()),
-            P::Challenge => HttpError::json(400, "invalid_challenge", e.to_string()),
-            P::UnknownCredential => HttpError::json(403, "unknown_passkey", e.to_string()),
-            P::Rejected(_) => HttpError::json(400, "passkey_rejected", e.to_string()),
-            P::OtherPerson => HttpError::json(403, "other_person", e.to_string()),
-            P::AcrNotMet(_) => HttpError::json(403, "acr_not_met", e.to_string()),
-            P::NoRelyingParty => {
-                tracing::error!("the issuer has no host: no WebAuthn relying party");
-                HttpError::Internal
+/// The use-case errors that declare their answer.
+macro_rules! answered {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for HttpError {
+            fn from(e: $error) -> Self {
+                e.answer().into()
             }
-            P::Store(s) => s.into(),
         }
-    }
+    )*};
 }
+
+answered!(
+    crate::usecase::app::AppError,
+    crate::usecase::passkey_login::PasskeyLoginError,
+    crate::usecase::registration::RegistrationFailure,
+    crate::usecase::token::TokenError,
+);
 
 /// The consent step's refusals, as pages.
 impl From<crate::domain::consent::ConsentRefusal> for HttpError {
@@ -549,44 +556,6 @@ pub fn json_error(error: &str, description: &str) -> Body {
         )
         .unwrap_or_default(),
     )
-}
-
-impl From<crate::usecase::token::TokenError> for HttpError {
-    fn from(e: crate::usecase::token::TokenError) -> Self {
-        use crate::usecase::token::TokenError;
-        match e {
-            TokenError::OAuth(o) => HttpError::OAuth(o),
-            TokenError::InvalidClient(d) => HttpError::InvalidClient(d),
-            TokenError::TooManyFailures { retry_after } => {
-                HttpError::ClientAuthLimited { retry_after }
-            }
-            TokenError::Store(s) => s.into(),
-            TokenError::Sign(s) => s.into(),
-        }
-    }
-}
-
-impl From<crate::usecase::registration::RegistrationFailure> for HttpError {
-    fn from(e: crate::usecase::registration::RegistrationFailure) -> Self {
-        use crate::usecase::registration::RegistrationFailure as F;
-        match e {
-            // RFC 7591 §3.2.2: `invalid_redirect_uri`, `invalid_client_metadata`.
-            F::Metadata(m) => HttpError::json(400, m.code(), m.to_string()),
-            F::TokenRequired => HttpError::token_required(
-                "registration needs a bearer token: an initial access token to register, the registration access token to manage",
-            ),
-            // RFC 7592 §2: the same answer whether or not the client exists.
-            F::InvalidToken => {
-                HttpError::invalid_token("the token is invalid, expired or used up")
-            }
-            F::RateLimited { retry_after } => HttpError::RateLimited {
-                html: false,
-                retry_after,
-            },
-            F::Conflict => HttpError::json(409, "conflict", e.to_string()),
-            F::Store(s) => s.into(),
-        }
-    }
 }
 
 #[cfg(test)]

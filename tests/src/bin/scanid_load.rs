@@ -3,7 +3,7 @@
 //!
 //! - `seed`: authorization codes in bulk for the code-exchange benchmark, issued through the use
 //!   case the consent step ends with (`usecase::login::complete`) for an identity signed up
-//!   through `usecase::device::signup`, on the store the `SCANID_*` environment names (the data
+//!   through `usecase::app::signup`, on the store the `SCANID_*` environment names (the data
 //!   dir of a running `scanid serve`). One code per line on stdout.
 //! - `logins`: whole QR logins back to back on `--concurrency` workers: the authorization page,
 //!   the app's scan and signed approval (ES256 device keys, signed as the reference app signs),
@@ -145,7 +145,7 @@ async fn seed(a: SeedArgs) -> Result<(), String> {
     use scanid_core::domain::ratelimit::Source;
     use scanid_core::protocol::Params;
     use scanid_core::store::ClientStore;
-    use scanid_core::usecase::{device, login};
+    use scanid_core::usecase::{app, login};
 
     let settings = Settings::from_raw(&RawSettings::from_env()).map_err(|e| e.to_string())?;
     let ctx = Arc::new(
@@ -169,7 +169,7 @@ async fn seed(a: SeedArgs) -> Result<(), String> {
         "jti": TestApp::jti(),
     });
     let registration = TestApp::sign(&key, "registration+jwt", &claims);
-    let identity = device::signup(&ctx, &registration, &Source::from_addr("127.0.0.1"))
+    let identity = app::signup(&ctx, &registration, &Source::from_addr("127.0.0.1"))
         .await
         .map_err(|e| format!("sign-up: {e}"))?;
     let params = Params::from_pairs(

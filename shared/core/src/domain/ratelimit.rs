@@ -3,7 +3,7 @@
 //!
 //! The decision only: which counter an event counts on ([`Limit::window`]) and whether a
 //! count is within its budget ([`Window::decide`]). The counting is the store's
-//! (`store::Counters::count_event`, one atomic increment); `usecase::ratelimit::count` puts
+//! (`store::Counters::count_event`, one atomic increment); `service::limits::count` puts
 //! the two together.
 //!
 //! Limits that protect against an outside party count per [`Source`] (the client's network

@@ -1,11 +1,12 @@
 //! The device authorization grant (RFC 8628): a device asks for codes ([`start`]), a person
 //! approves with the scanid app, either scanning `verification_uri_complete`
 //! ([`scan_user_code`]) or typing the code in a browser and logging in there with the QR
-//! ([`enter_user_code`]); the device polls the token endpoint ([`poll`]).
+//! ([`enter_user_code`]); the device polls the token endpoint (`usecase::token`, the
+//! device code grant).
 //!
 //! Both ways of approving become a QR login (`QrLogin::device_grant` names the device
 //! authorization): the app scans it and decides it with the same signed request as a browser
-//! login ([`super::device::decide`]), which settles the device authorization in the same
+//! login (`usecase::app::decide`), which settles the device authorization in the same
 //! transaction. No code is issued to a redirect URI; the device's poll spends the device code.
 
 use crate::audit::{Audit, Event};
@@ -15,26 +16,19 @@ use crate::domain::authn::AcrRequest;
 use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
 use crate::domain::claims_request::RequestedClaims;
 use crate::domain::client::Client;
-use crate::domain::device_grant::{self, DeviceAuthorization, PollDecision};
+use crate::domain::device_grant::{self, DeviceAuthorization};
 use crate::domain::discovery::SCOPES;
-use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshRecord};
-use crate::domain::login::{self, Authenticated, QrLogin, SsoSession};
-use crate::domain::ratelimit::{Counted, Limit, Source};
+use crate::domain::login::{self, QrLogin};
+use crate::domain::ratelimit::{Limit, Source};
 use crate::protocol::{GrantType, Params, Scopes};
-use crate::protocol::{OAuthError, OAuthErrorCode, Secret};
-use crate::protocol::{RedirectUri, Subject};
+use crate::protocol::{OAuthErrorCode, RedirectUri, Secret};
 use crate::random;
+use crate::service::app_error::AppError;
+use crate::service::client_auth::{authenticate, Presented};
+use crate::service::issuance::{oauth, TokenError};
+use crate::service::limits;
 use crate::store::device_grants::FoundDeviceAuthorization;
-use crate::store::{
-    ClientStore, DeviceGrants, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError,
-};
-use crate::usecase::device::DeviceError;
-use crate::usecase::ratelimit;
-use crate::usecase::token::{self, Presented, TokenError};
-
-fn oauth(code: OAuthErrorCode, d: &'static str) -> TokenError {
-    TokenError::OAuth(OAuthError::new(code, d))
-}
+use crate::store::{ClientStore, DeviceGrants, Outcome, QrLogins, StoreError};
 
 /// What the device authorization endpoint answers (RFC 8628 §3.2).
 #[derive(Debug)]
@@ -74,7 +68,7 @@ pub async fn start(
     source: &Source,
     user_agent: &str,
 ) -> Result<Started, TokenError> {
-    let client = token::authenticate(ctx, presented, true, source).await?;
+    let client = authenticate(ctx, presented, true, source).await?;
     if !client.allows(GrantType::DeviceCode) {
         return Err(oauth(
             OAuthErrorCode::UnauthorizedClient,
@@ -127,169 +121,6 @@ pub async fn start(
     Err(StoreError::ConditionFailed.into())
 }
 
-/// The token endpoint's `urn:ietf:params:oauth:grant-type:device_code` for the authenticated
-/// `client` (RFC 8628 §3.4, §3.5).
-pub async fn poll(ctx: &Context, client: &Client, device_code: &str) -> Result<Issued, TokenError> {
-    let now = ctx.clock.now();
-    let unknown = || oauth(OAuthErrorCode::InvalidGrant, "invalid or used device code");
-    if device_code.len() > 256 {
-        return Err(unknown());
-    }
-    let hash = login::hash(device_code);
-    let Some(old) = ctx.store.device_authorization(&hash, now).await? else {
-        return Err(unknown());
-    };
-    // A code of an earlier registration of this client_id (deleted, then registered again).
-    if old.value.created_at.secs() < client.created_at.secs() {
-        return Err(unknown());
-    }
-    let mut next = old.value.clone();
-    match next.poll(&client.client_id, now) {
-        PollDecision::WrongClient => Err(oauth(
-            OAuthErrorCode::InvalidGrant,
-            "the device code was issued to another client",
-        )),
-        PollDecision::Expired => Err(oauth(
-            OAuthErrorCode::ExpiredToken,
-            "the device code expired; start again",
-        )),
-        PollDecision::Denied => Err(oauth(
-            OAuthErrorCode::AccessDenied,
-            "the user denied the request",
-        )),
-        decision @ (PollDecision::Pending | PollDecision::SlowDown) => {
-            let lost = ctx
-                .store
-                .update_device_authorization(&old, &next, now)
-                .await?
-                == Outcome::Lost;
-            // Lost: another poll of this code at the same moment, which is too soon.
-            if decision == PollDecision::SlowDown || lost {
-                Err(oauth(
-                    OAuthErrorCode::SlowDown,
-                    "polling too often: wait the interval, now 5 seconds longer",
-                ))
-            } else {
-                Err(oauth(
-                    OAuthErrorCode::AuthorizationPending,
-                    "waiting for the user to approve",
-                ))
-            }
-        }
-        PollDecision::Issue {
-            sub,
-            auth_time,
-            method,
-        } => {
-            let who = Authenticated {
-                sub,
-                auth_time,
-                method,
-            };
-            issue(ctx, client, &hash, &old, &who, now).await
-        }
-    }
-}
-
-/// The approved code's tokens, as for the code flow: a session of their own (its `sid`), a
-/// grant, an access token, an id token when `openid` was asked for, and a refresh token.
-async fn issue(
-    ctx: &Context,
-    client: &Client,
-    hash: &str,
-    approved: &crate::store::typed::Versioned<DeviceAuthorization>,
-    who: &Authenticated,
-    now: Timestamp,
-) -> Result<Issued, TokenError> {
-    let (sub, auth_time) = (who.sub.as_str(), who.auth_time);
-    let identity = match ctx.store.identity(sub, now).await? {
-        // Approved before the identity ended every session (a replaced key): nothing issued.
-        Some((i, _))
-            if !i.disabled
-                && i.tokens_not_before
-                    .is_none_or(|nb| auth_time.millis() >= nb.millis()) =>
-        {
-            i
-        }
-        _ => {
-            return Err(oauth(
-                OAuthErrorCode::InvalidGrant,
-                "the identity can no longer log in",
-            ))
-        }
-    };
-    let lifetimes = ctx.settings.lifetimes;
-    let (mut sso, _cookie) = SsoSession::new(sub, auth_time, now, ctx.random.as_ref());
-    sso.method = who.method;
-    // The client takes part in the session (back-channel logout tells it when it ends).
-    sso.clients.push(client.client_id.clone());
-    // "This wasn't me" on the approval finds this session by it (issue 24).
-    sso.login = Some(crate::domain::device_grant::login_link(hash));
-    let sso_exp = sso.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
-    let scopes = approved.value.scopes.clone();
-    let g = Grant {
-        id: crate::protocol::GrantId::new(random::token(ctx.random.as_ref(), 16)),
-        // Tokens like the code flow's: user tokens with a session and refresh tokens.
-        kind: GrantKind::AuthorizationCode,
-        client_id: client.client_id.clone(),
-        sub: Subject::new(sub),
-        sid: Some(sso.sid.clone()),
-        offline: scopes.iter().any(|s| s == "offline_access"),
-        scopes,
-        auth_time,
-        nonce: None,
-        created_at: now,
-        generation: 1,
-        rotated_at: now,
-        revoked: false,
-        alg: client.token_alg.unwrap_or(ctx.settings.signing_alg),
-        // Neither the `claims` parameter nor resource indicators are part of the device
-        // authorization request here: the scopes alone say what is released.
-        claims: Default::default(),
-        resources: Vec::new(),
-        method: who.method,
-    };
-    let exp = now.plus_secs(g.refresh_ttl(&lifetimes)).secs();
-    let (rt, rt_hash) = grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, None, now);
-    let refresh = RefreshRecord {
-        grant_id: g.id.clone(),
-        client_id: g.client_id.clone(),
-        generation: 1,
-    };
-    // Sign first: if signing fails the code is still unspent and the device polls again.
-    let tokens = token::sign_tokens(ctx, &g, &g.scopes, Some(&identity), Some(rt), now).await?;
-    match ctx
-        .store
-        .redeem_device_code(
-            hash,
-            approved,
-            (&sso, sso_exp),
-            &g,
-            &rt_hash,
-            &refresh,
-            exp,
-            now,
-        )
-        .await?
-    {
-        Outcome::Done => {
-            let until = now.plus_secs(lifetimes.sso_max).secs();
-            if let Err(e) = ctx
-                .store
-                .remember_identity_session(sub, &sso.sid, until, now)
-                .await
-            {
-                tracing::warn!(error = %e, "recording an identity's session failed");
-            }
-            Ok(tokens)
-        }
-        Outcome::Lost => Err(oauth(
-            OAuthErrorCode::InvalidGrant,
-            "invalid or used device code",
-        )),
-    }
-}
-
 /// A user code's device authorization, ready for a person: counted against `source` first
 /// (RFC 8628 §5.1: user codes are short, so guessing is rate limited), then looked up; `None`
 /// when the code is malformed, unknown, expired or decided.
@@ -298,19 +129,8 @@ async fn lookup(
     user_code: &str,
     source: &Source,
     now: Timestamp,
-) -> Result<Option<(FoundDeviceAuthorization, Client)>, DeviceError> {
-    match ratelimit::count(
-        ctx.store.as_ref(),
-        &ctx.settings.limits,
-        Limit::UserCode,
-        source.as_str(),
-        now,
-    )
-    .await?
-    {
-        Counted::Allowed => {}
-        Counted::Limited { retry_after } => return Err(DeviceError::RateLimited { retry_after }),
-    }
+) -> Result<Option<(FoundDeviceAuthorization, Client)>, AppError> {
+    limits::within(ctx, Limit::UserCode, source.as_str(), now).await?;
     let Some(code) = device_grant::normalize_user_code(user_code) else {
         return Ok(None);
     };
@@ -344,7 +164,7 @@ async fn device_login(
     user_agent: &str,
     scan: bool,
     now: Timestamp,
-) -> Result<(QrLogin, Secret, Option<String>), DeviceError> {
+) -> Result<(QrLogin, Secret, Option<String>), AppError> {
     let d = &found.authorization.value;
     let request = AuthorizationRequest {
         client_id: d.client_id.clone(),
@@ -409,10 +229,10 @@ pub async fn scan_user_code(
     ctx: &Context,
     user_code: &str,
     source: &Source,
-) -> Result<ScannedDeviceGrant, DeviceError> {
+) -> Result<ScannedDeviceGrant, AppError> {
     let now = ctx.clock.now();
     let Some((found, client)) = lookup(ctx, user_code, source, now).await? else {
-        return Err(DeviceError::UnknownLogin);
+        return Err(AppError::UnknownLogin);
     };
     let shown = device_grant::display_user_code(&found.authorization.value.user_code);
     // The login session records the device's address and user agent, as a login records its
@@ -456,7 +276,7 @@ pub async fn enter_user_code(
     user_code: &str,
     ip: &str,
     user_agent: &str,
-) -> Result<Entered, DeviceError> {
+) -> Result<Entered, AppError> {
     let now = ctx.clock.now();
     let source = Source::from_addr(ip);
     let Some((found, client)) = lookup(ctx, user_code, &source, now).await? else {
@@ -475,21 +295,4 @@ pub async fn enter_user_code(
         user_code: shown,
         browser_secret,
     })
-}
-
-/// The user code of the device authorization a QR login stands for (the app shows it, to
-/// compare with the device's screen); `None` for a browser login or a gone authorization.
-pub async fn user_code_of(
-    ctx: &Context,
-    login: &QrLogin,
-    now: Timestamp,
-) -> Result<Option<String>, StoreError> {
-    let Some(hash) = &login.device_grant else {
-        return Ok(None);
-    };
-    Ok(ctx
-        .store
-        .device_authorization(hash, now)
-        .await?
-        .map(|d| device_grant::display_user_code(&d.value.user_code)))
 }

@@ -13,17 +13,17 @@ use crate::domain::authorize::{
 use crate::domain::client::Client;
 use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal, Known};
 use crate::domain::identity::Identity;
-use crate::domain::login::{
-    self, AuthCode, Authenticated, Consent, LoginStatus, QrLogin, SsoSession,
-};
+use crate::domain::login::{AuthCode, Authenticated, Consent, LoginStatus, QrLogin, SsoSession};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::ClientId;
 use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId, Subject};
 use crate::random;
+use crate::service::limits;
+use crate::service::login_history::remember_sso_login;
+use crate::service::sessions::sso_session;
 use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
 use crate::store::{ClientStore, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError};
-use crate::usecase::ratelimit;
 
 /// An authorization response: where to send the browser, how, and with which parameters.
 #[derive(Clone, PartialEq, Eq)]
@@ -127,35 +127,6 @@ pub enum AuthorizeDecision {
         /// Seconds until the next try may succeed.
         retry_after: i64,
     },
-}
-
-/// A live SSO session from the cookie, if the cookie proves one and its identity may log in.
-pub async fn sso_session(
-    ctx: &Context,
-    cookie: Option<&str>,
-    now: Timestamp,
-) -> Result<Option<Versioned<SsoSession>>, StoreError> {
-    let Some((sid, secret)) = cookie.and_then(SsoSession::parse_cookie) else {
-        return Ok(None);
-    };
-    let Some(s) = ctx.store.sso_session(sid, now).await? else {
-        return Ok(None);
-    };
-    if !login::hash_matches(secret, &s.value.secret_hash) {
-        return Ok(None);
-    }
-    match ctx.store.identity(&s.value.sub, now).await? {
-        // A session from before the identity ended every session (a replaced key) vouches
-        // for nobody, should it still be there.
-        Some((i, _))
-            if !i.disabled
-                && i.tokens_not_before
-                    .is_none_or(|nb| s.value.auth_time.millis() >= nb.millis()) =>
-        {
-            Ok(Some(s))
-        }
-        _ => Ok(None),
-    }
 }
 
 /// Does a remembered consent cover this request? Only one given to this very registration of
@@ -292,7 +263,7 @@ async fn with_sso_session(
             // (a logged 500, as before).
             Err(CompleteError::AlreadyCompleted) => return Err(StoreError::ConditionFailed),
         };
-        crate::usecase::device::remember_sso_login(
+        remember_sso_login(
             ctx,
             &sub,
             (&req.client_id, Some(&client.name)),
@@ -324,7 +295,7 @@ async fn with_sso_session(
 /// Every QR login created counts against its source: `Some(retry_after)` when over.
 async fn login_limited(ctx: &Context, ip: &str, now: Timestamp) -> Result<Option<i64>, StoreError> {
     let source = Source::from_addr(ip);
-    match ratelimit::count(
+    match limits::count(
         ctx.store.as_ref(),
         &ctx.settings.limits,
         Limit::Login,
@@ -692,7 +663,7 @@ pub async fn consent(
             if let Some(sid) = &l.sso_sid {
                 // Completed through an SSO session (no QR step): the identity's activity
                 // shows it too.
-                crate::usecase::device::remember_sso_login(
+                remember_sso_login(
                     ctx,
                     &sub,
                     (&l.request.client_id, None),

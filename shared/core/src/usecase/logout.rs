@@ -9,9 +9,8 @@ use crate::context::Context;
 use crate::domain::logout::{self, BrowserSession, Hint, LogoutDecision};
 use crate::keys::jwt;
 use crate::protocol::Secret;
+use crate::service::sessions::{self, sso_session};
 use crate::store::{ClientStore, StoreError};
-use crate::usecase::login::sso_session;
-use crate::usecase::resource;
 
 /// What a logout reads from an `id_token_hint` (any token of ours verifies into it; only an
 /// ID token is accepted).
@@ -173,8 +172,8 @@ pub async fn logout(ctx: &Context, r: &LogoutRequest<'_>) -> Result<LogoutOutcom
         LogoutDecision::End { sid } => {
             // The decision ends the browser's own session, read above: no second read.
             match session.as_ref().filter(|s| s.value.sid == sid) {
-                Some(s) => resource::end_known_session(ctx, &s.value, now).await?,
-                None => resource::end_session(ctx, &sid, now).await?,
+                Some(s) => sessions::end_known_session(ctx, &s.value, now).await?,
+                None => sessions::end_session(ctx, &sid, now).await?,
             }
             let sub = session.as_ref().map(|s| s.value.sub.as_str()).unwrap_or("");
             let mut a = Audit::new(Event::Logout).subject(sub).source(r.source);

@@ -1,37 +1,19 @@
 //! Use cases: one function per thing a user does (authorize, consent, exchange a code,
-//! refresh, introspect, revoke, log out). Each reads through the repositories, asks the
-//! domain for the decision, writes, signs, and returns what happened; none knows HTTP.
+//! refresh, introspect, revoke, log out, and what the app does, [`app`]). Each reads through
+//! the repositories, asks the domain for the decision, writes, signs, and returns what
+//! happened; none knows HTTP, and none imports another: what several share is a service
+//! ([`crate::service`]).
 
-pub mod device;
+pub mod app;
 pub mod device_grant;
 pub mod directory;
 pub mod login;
 pub mod logout;
 pub mod origins;
-pub mod passkey;
 pub mod passkey_login;
-pub(crate) mod ratelimit;
 pub mod registration;
 pub mod resource;
 pub mod token;
 
 #[cfg(test)]
 mod tests;
-
-#[cfg(test)]
-mod device_grant_tests;
-
-#[cfg(test)]
-mod after_tests;
-
-#[cfg(test)]
-mod risk_tests;
-
-#[cfg(test)]
-mod stale_scan_tests;
-
-#[cfg(test)]
-mod passkey_login_tests;
-
-#[cfg(test)]
-mod passkey_tests;

@@ -5,17 +5,19 @@
 //! whose it is. A verified assertion (user verified, origin and RP ID scanid's) approves the
 //! login as [`Method::PasskeySignIn`]; then the consent step, the code and the tokens are the QR
 //! login's own. Both calls need the login's browser cookie (the handler checks it with
-//! [`super::login::bound_login`]).
+//! `usecase::login::bound_login`).
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 
+use crate::answer::{json, Answer, Answered};
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::authn::{Acr, Method};
 use crate::domain::login::{DecideError, QrLogin};
 use crate::domain::passkey::{self, Assertion, PasskeyError, RelyingParty};
+use crate::service::login_history::remember_passkey_login;
 use crate::store::typed::Versioned;
 use crate::store::{IdentityStore, Outcome, Passkeys, QrLogins, StoreError};
 
@@ -56,6 +58,26 @@ pub enum PasskeyLoginError {
     #[error(transparent)]
     /// The store failed.
     Store(#[from] StoreError),
+}
+
+impl Answered for PasskeyLoginError {
+    fn answer(self) -> Answer {
+        use PasskeyLoginError as E;
+        match self {
+            E::Invalid(_) => json(400, "invalid_request", &self),
+            E::UnknownLogin => json(404, "not_found", &self),
+            E::AlreadyDecided => json(409, "already_decided", &self),
+            E::Challenge => json(400, "invalid_challenge", &self),
+            E::UnknownCredential => json(403, "unknown_passkey", &self),
+            E::Rejected(_) => json(400, "passkey_rejected", &self),
+            E::OtherPerson => json(403, "other_person", &self),
+            E::AcrNotMet(_) => json(403, "acr_not_met", &self),
+            E::NoRelyingParty => Answer::Internal {
+                log: "the issuer has no host: no WebAuthn relying party",
+            },
+            E::Store(s) => Answer::Store(s),
+        }
+    }
 }
 
 /// What `navigator.credentials.get` needs (`publicKey`), as the page passes it on.
@@ -185,7 +207,7 @@ pub async fn sign_in(
         .outcome("approved")
         .detail(Method::PasskeySignIn.as_str())
         .emit();
-    crate::usecase::device::remember_passkey_login(ctx, &sub, &next, now).await;
+    remember_passkey_login(ctx, &sub, &next, now).await;
     Ok(())
 }
 

@@ -3,14 +3,15 @@
 //! registration, without one), then reads, replaces and deletes its registration with the
 //! registration access token it was given.
 
+use crate::answer::{json, Answer, Answered};
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::domain::client::{Client, ClientSecret};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::registration::{self, InitialAccessToken, MetadataError, Registered};
 use crate::random::Random;
+use crate::service::limits;
 use crate::store::{Backend, ClientStore, InitialAccessTokens, StoreError};
-use crate::usecase::ratelimit;
 use crate::Context;
 
 /// Why a registration request failed.
@@ -40,6 +41,30 @@ pub enum RegistrationFailure {
     Store(#[from] StoreError),
 }
 
+impl Answered for RegistrationFailure {
+    fn answer(self) -> Answer {
+        use RegistrationFailure as F;
+        match self {
+            // RFC 7591 §3.2.2: `invalid_redirect_uri`, `invalid_client_metadata`.
+            F::Metadata(m) => json(400, m.code(), &m),
+            F::TokenRequired => Answer::Bearer {
+                status: 401,
+                error: None,
+                description: "registration needs a bearer token: an initial access token to register, the registration access token to manage",
+            },
+            // RFC 7592 §2: the same answer whether or not the client exists.
+            F::InvalidToken => Answer::Bearer {
+                status: 401,
+                error: Some("invalid_token"),
+                description: "the token is invalid, expired or used up",
+            },
+            F::RateLimited { retry_after } => Answer::RateLimited { retry_after },
+            F::Conflict => json(409, "conflict", &self),
+            F::Store(s) => Answer::Store(s),
+        }
+    }
+}
+
 fn hash(token: &str) -> String {
     crate::domain::client::hash_presented(token)
 }
@@ -54,7 +79,7 @@ pub async fn register(
     who: &Source,
 ) -> Result<Registered, RegistrationFailure> {
     let now = ctx.clock.now();
-    if let Counted::Limited { retry_after } = ratelimit::count(
+    if let Counted::Limited { retry_after } = limits::count(
         ctx.store.as_ref(),
         &ctx.settings.limits,
         Limit::Registration,

@@ -15,12 +15,17 @@ use crate::context::Context;
 use crate::domain::client::Client;
 use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
 use crate::domain::identity::Identity;
-use crate::domain::login::SsoSession;
 use crate::keys::jwt;
 use crate::protocol::claims::{Gty, TokenTyp};
 use crate::protocol::responses::TokenType;
 use crate::protocol::{AccessTokenClaims, GrantId, IntrospectionResponse, UserinfoResponse};
+use crate::service::grants::{find_refresh_token, revoked_by_identity};
+use crate::service::sessions::end_session;
 use crate::store::{ClientStore, Grants, IdentityStore, SsoSessions, StoreError};
+
+// Callers outside the core (the operator's CLI, the integration tests) end sessions by these
+// paths; the sessions service owns them.
+pub use crate::service::sessions::{end_known_session, end_sessions_of};
 
 /// A live access token: its claims, grant, client and identity (none for client credentials).
 #[derive(Debug, Clone)]
@@ -89,13 +94,6 @@ async fn live_grant(
         }
         _ => Ok(None),
     }
-}
-
-/// Whether the identity ended every grant authenticated or created before its
-/// `tokens_not_before` (a replaced device key, issue 24).
-pub fn revoked_by_identity(g: &Grant, i: &Identity) -> bool {
-    i.tokens_not_before
-        .is_some_and(|nb| g.auth_time.millis() < nb.millis() || g.created_at.millis() < nb.millis())
 }
 
 /// The access token, if live.
@@ -173,7 +171,7 @@ async fn live_refresh_token(
         return Ok(None);
     }
     let locator = crate::domain::grant::refresh_token_locator(token);
-    let Some(r) = super::token::find_refresh_token(ctx, token, &locator, now).await? else {
+    let Some(r) = find_refresh_token(ctx, token, &locator, now).await? else {
         return Ok(None);
     };
     let Some((g, _, i)) = live_grant(ctx, &r.grant_id, now).await? else {
@@ -280,7 +278,7 @@ pub async fn revoke(
 ) -> Result<(), StoreError> {
     if token.len() <= crate::domain::grant::MAX_REFRESH_TOKEN_LEN {
         let locator = crate::domain::grant::refresh_token_locator(token);
-        if let Some(r) = super::token::find_refresh_token(ctx, token, &locator, now).await? {
+        if let Some(r) = find_refresh_token(ctx, token, &locator, now).await? {
             if r.client_id == client_id {
                 ctx.store.revoke_grant(&r.grant_id, now).await?;
                 Audit::new(Event::TokenRevoked).client(client_id).emit();
@@ -331,44 +329,6 @@ pub async fn logout_by_refresh_token(
         .detail("backchannel")
         .emit();
     Ok(true)
-}
-
-/// Ends every remembered SSO session of identity `sub` (it was disabled or deleted) and tells
-/// their clients. Returns how many sessions were still live.
-pub async fn end_sessions_of(
-    ctx: &Context,
-    sub: &str,
-    now: Timestamp,
-) -> Result<usize, StoreError> {
-    let mut ended = 0;
-    for sid in ctx.store.identity_sessions(sub, now).await? {
-        if let Some(s) = ctx.store.sso_session(&sid, now).await? {
-            end_known_session(ctx, &s.value, now).await?;
-            ended += 1;
-        }
-    }
-    ctx.store.forget_identity_sessions(sub, now).await?;
-    Ok(ended)
-}
-
-/// Ends the SSO session `sid` (its non-offline tokens become inactive at once) and tells the
-/// clients that took part in it (OIDC Back-Channel Logout 1.0).
-pub async fn end_session(ctx: &Context, sid: &str, now: Timestamp) -> Result<(), StoreError> {
-    match ctx.store.sso_session(sid, now).await? {
-        Some(s) => end_known_session(ctx, &s.value, now).await,
-        None => Ok(()),
-    }
-}
-
-/// As [`end_session`], for a session the caller has read already.
-pub async fn end_known_session(
-    ctx: &Context,
-    session: &SsoSession,
-    now: Timestamp,
-) -> Result<(), StoreError> {
-    ctx.store.end_sso_session(&session.sid, now).await?;
-    crate::backchannel::notify(ctx, session, now).await;
-    Ok(())
 }
 
 /// The userinfo response (spec 2.4, with the spec's spelling `peferred_username` next to the

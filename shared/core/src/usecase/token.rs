@@ -1,191 +1,41 @@
-//! The token endpoint's decisions (RFC 6749 §3.2, §4.1.3, §4.4, §6; RFC 7636 §4.6) and client
-//! authentication for every endpoint that takes a client secret.
-
-use std::borrow::Cow;
+//! The token endpoint's decisions (RFC 6749 §3.2, §4.1.3, §4.4, §6; RFC 7636 §4.6; RFC 8628
+//! §3.4, §3.5): one grant per grant type, the device code's among them. Client authentication
+//! and the signing of the tokens are services ([`crate::service::client_auth`],
+//! [`crate::service::issuance`]).
 
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
-use crate::domain::client::{Client, ClientType};
+use crate::domain::client::Client;
+use crate::domain::device_grant::{DeviceAuthorization, PollDecision};
 use crate::domain::discovery::SCOPES;
 use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshCheck, RefreshRecord};
 use crate::domain::identity::Identity;
-use crate::domain::login::{self, AuthCode};
-use crate::domain::ratelimit::{Counted, Limit, Source};
+use crate::domain::login::{self, AuthCode, Authenticated, SsoSession};
+use crate::domain::ratelimit::Source;
 use crate::domain::resource_indicator;
 use crate::domain::token_checks::{
     self, CodePresented, CodeRefusal, RefreshAccepted, RefreshPresented, Stored,
 };
-use crate::keys::{jwt, SignError};
-use crate::protocol::claims::{Gty, ACR};
 use crate::protocol::{
-    AccessTokenClaims, CodeHash, GrantId, IdTokenClaims, OAuthError, OAuthErrorCode, Scopes,
-    TokenRequest, TokenTyp,
+    CodeHash, GrantId, OAuthErrorCode, Scopes, SessionId, Subject, TokenRequest,
 };
 use crate::protocol::{GrantType, Params};
 use crate::random;
+use crate::service::grants::revoked_by_identity;
+use crate::service::issuance::oauth;
+use crate::service::sessions::end_session;
 use crate::store::typed::Versioned;
-use crate::store::{ClientStore, Codes, Grants, IdentityStore, Outcome, SsoSessions, StoreError};
-use crate::usecase::ratelimit;
+use crate::store::{Codes, DeviceGrants, Grants, IdentityStore, Outcome, SsoSessions, StoreError};
 
-/// Why a token request failed.
-#[derive(Debug, thiserror::Error)]
-pub enum TokenError {
-    /// An OAuth error, as RFC 6749 §5.2 JSON.
-    #[error("{0:?}")]
-    OAuth(OAuthError),
-    /// Client authentication failed: 401 `invalid_client` with `WWW-Authenticate`.
-    #[error("invalid client: {0}")]
-    InvalidClient(&'static str),
-    /// Too many failed client authentications from this source: 429 + `Retry-After`.
-    #[error("too many failed client authentications; retry after {retry_after} s")]
-    TooManyFailures {
-        /// Seconds until the next try may succeed.
-        retry_after: i64,
-    },
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// Signing failed.
-    #[error(transparent)]
-    Sign(#[from] SignError),
-}
-
-fn oauth(code: OAuthErrorCode, d: impl Into<Cow<'static, str>>) -> TokenError {
-    TokenError::OAuth(OAuthError::new(code, d))
-}
+// The token endpoint's client authentication and token issuance are services other use cases
+// share (the device authorization endpoint, introspection, revocation, logout); callers
+// outside the core name them here, with the endpoint they belong to.
+pub use crate::service::client_auth::{authenticate, Presented};
+pub use crate::service::issuance::{sign_tokens, sign_tokens_for, TokenError};
 
 fn invalid_grant(d: &'static str) -> TokenError {
     oauth(OAuthErrorCode::InvalidGrant, d)
-}
-
-/// Credentials as presented: HTTP Basic (already decoded) and/or the body.
-#[derive(Clone, Default)]
-pub struct Presented {
-    /// HTTP Basic's id and secret.
-    pub basic: Option<(String, String)>,
-    /// `client_id` in the body.
-    pub body_id: Option<String>,
-    /// `client_secret` in the body.
-    pub body_secret: Option<String>,
-}
-
-impl std::fmt::Debug for Presented {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Presented")
-            .field("basic_id", &self.basic.as_ref().map(|(id, _)| id))
-            .field("body_id", &self.body_id)
-            .field("secret", &"<redacted>")
-            .finish()
-    }
-}
-
-impl Presented {
-    /// The credentials of a request: Basic, and the body's `client_id` and `client_secret`.
-    pub fn from_params(
-        basic: Option<(String, String)>,
-        params: &Params,
-    ) -> Result<Self, TokenError> {
-        let one = |n: &'static str| {
-            params
-                .one(n)
-                .map_err(|_| oauth(OAuthErrorCode::InvalidRequest, "a parameter is repeated"))
-        };
-        Ok(Self {
-            basic,
-            body_id: one("client_id")?.map(str::to_owned),
-            body_secret: one("client_secret")?.map(str::to_owned),
-        })
-    }
-}
-
-/// Authenticates the client (client_secret_basic, client_secret_post, or none for public
-/// clients when `allow_public`).
-///
-/// A correct secret is always accepted: client secrets are service-generated with 256 bits of
-/// entropy, so locking a client after failures would protect nothing and hand anyone who knows
-/// the (public) client_id a switch to lock it out. Failures are counted against the *source*
-/// instead; over [`crate::config::Limits::auth_failures_per_minute`] it gets 429 (docs/requirements.md
-/// T2), at no cost to the operator (no sleeping). A public client has no secret to guess, so
-/// its failures are never counted.
-pub async fn authenticate(
-    ctx: &Context,
-    p: &Presented,
-    allow_public: bool,
-    source: &Source,
-) -> Result<Client, TokenError> {
-    let now = ctx.clock.now();
-    let (id, secret) = match (&p.basic, &p.body_secret) {
-        (Some(_), Some(_)) => {
-            return Err(oauth(
-                OAuthErrorCode::InvalidRequest,
-                "use one client authentication method",
-            ))
-        }
-        (Some((id, secret)), None) => {
-            if p.body_id.as_deref().is_some_and(|b| b != id) {
-                return Err(oauth(
-                    OAuthErrorCode::InvalidRequest,
-                    "client_id differs from the authenticated client",
-                ));
-            }
-            (id.clone(), Some(secret.clone()))
-        }
-        (None, secret) => match &p.body_id {
-            Some(id) => (id.clone(), secret.clone()),
-            None => {
-                return Err(TokenError::InvalidClient(
-                    "client authentication is required",
-                ))
-            }
-        },
-    };
-    let client = match crate::protocol::ClientId::parse(&id) {
-        Ok(id) => ctx.store.client(&id, now).await?.map(|(c, _)| c),
-        Err(_) => None,
-    };
-    let public = client
-        .as_ref()
-        .is_some_and(|c| c.client_type == ClientType::Public);
-    let ok = match (&client, &secret) {
-        (Some(c), Some(s)) if c.client_type == ClientType::Confidential => c.secret_matches(s),
-        (Some(c), None) if c.client_type == ClientType::Public => allow_public,
-        _ => false,
-    };
-    match client {
-        // RFC 7591 §2: a self-registered client uses the method it registered. The secret was
-        // right, so this is not counted as a guess.
-        Some(c) if ok && !public && !c.accepts_secret_by(p.basic.is_some()) => Err(
-            TokenError::InvalidClient("this client registered another token_endpoint_auth_method"),
-        ),
-        Some(c) if ok => Ok(c),
-        _ if public => Err(TokenError::InvalidClient(
-            "this client may not authenticate here without a secret",
-        )),
-        _ => {
-            Audit::new(Event::ClientAuthFailed)
-                .client(if id.len() <= 128 { &id } else { "" })
-                .source(source.as_str())
-                .outcome("refused")
-                .emit();
-            match ratelimit::count(
-                ctx.store.as_ref(),
-                &ctx.settings.limits,
-                Limit::ClientAuthFailure,
-                source.as_str(),
-                now,
-            )
-            .await?
-            {
-                Counted::Allowed => Err(TokenError::InvalidClient(
-                    "unknown client or bad credentials",
-                )),
-                Counted::Limited { retry_after } => {
-                    Err(TokenError::TooManyFailures { retry_after })
-                }
-            }
-        }
-    }
 }
 
 /// `POST .../token`: one variant per grant type. Returns the authenticated client with the
@@ -227,7 +77,7 @@ pub async fn token(
             // A device authorization grants no resource (its request takes none): a `resource`
             // is one not granted, `invalid_target` before the poll counts.
             audience(ctx, &resource, Some(&[]))?;
-            super::device_grant::poll(ctx, &client, device_code).await
+            poll_device_code(ctx, &client, device_code).await
         }
     }?;
     Audit::new(Event::TokenIssued)
@@ -415,27 +265,10 @@ async fn grant_still_live(
             return Err(invalid_grant("the grant was revoked"));
         }
     }
-    if crate::usecase::resource::revoked_by_identity(g, identity) {
+    if revoked_by_identity(g, identity) {
         return Err(invalid_grant("the grant was revoked"));
     }
     Ok(())
-}
-
-/// The stored refresh token `token` (where its `locator` says, else by its hash).
-pub(crate) async fn find_refresh_token(
-    ctx: &Context,
-    token: &str,
-    locator: &grant::RefreshLocator,
-    now: Timestamp,
-) -> Result<Option<RefreshRecord>, StoreError> {
-    ctx.store
-        .find_refresh_token(
-            &login::hash(token),
-            locator.gid.as_ref(),
-            locator.family_hash().as_deref(),
-            now,
-        )
-        .await
 }
 
 /// The stored refresh token `token` and, for `client`'s own token, its grant: read with the
@@ -502,7 +335,7 @@ async fn refresh_grant(
             ctx.store.revoke_grant(&g.value.id, now).await?;
             // A stolen refresh token is a compromised session: end it, and tell its clients.
             if let Some(sid) = &g.value.sid {
-                crate::usecase::resource::end_session(ctx, sid, now).await?;
+                end_session(ctx, sid, now).await?;
             }
             Audit::new(Event::RefreshReused)
                 .client(&client.client_id)
@@ -562,6 +395,185 @@ async fn refresh_grant(
     }
 }
 
+/// The token endpoint's `urn:ietf:params:oauth:grant-type:device_code` for the authenticated
+/// `client` (RFC 8628 §3.4, §3.5).
+pub async fn poll_device_code(
+    ctx: &Context,
+    client: &Client,
+    device_code: &str,
+) -> Result<Issued, TokenError> {
+    let now = ctx.clock.now();
+    let unknown = || invalid_grant("invalid or used device code");
+    if device_code.len() > 256 {
+        return Err(unknown());
+    }
+    let hash = login::hash(device_code);
+    let Some(old) = ctx.store.device_authorization(&hash, now).await? else {
+        return Err(unknown());
+    };
+    // A code of an earlier registration of this client_id (deleted, then registered again).
+    if old.value.created_at.secs() < client.created_at.secs() {
+        return Err(unknown());
+    }
+    let mut next = old.value.clone();
+    match next.poll(&client.client_id, now) {
+        PollDecision::WrongClient => Err(oauth(
+            OAuthErrorCode::InvalidGrant,
+            "the device code was issued to another client",
+        )),
+        PollDecision::Expired => Err(oauth(
+            OAuthErrorCode::ExpiredToken,
+            "the device code expired; start again",
+        )),
+        PollDecision::Denied => Err(oauth(
+            OAuthErrorCode::AccessDenied,
+            "the user denied the request",
+        )),
+        decision @ (PollDecision::Pending | PollDecision::SlowDown) => {
+            let lost = ctx
+                .store
+                .update_device_authorization(&old, &next, now)
+                .await?
+                == Outcome::Lost;
+            // Lost: another poll of this code at the same moment, which is too soon.
+            if decision == PollDecision::SlowDown || lost {
+                Err(oauth(
+                    OAuthErrorCode::SlowDown,
+                    "polling too often: wait the interval, now 5 seconds longer",
+                ))
+            } else {
+                Err(oauth(
+                    OAuthErrorCode::AuthorizationPending,
+                    "waiting for the user to approve",
+                ))
+            }
+        }
+        PollDecision::Issue {
+            sub,
+            auth_time,
+            method,
+        } => {
+            let who = Authenticated {
+                sub,
+                auth_time,
+                method,
+            };
+            issue_device_tokens(ctx, client, &hash, &old, &who, now).await
+        }
+    }
+}
+
+/// The grant an approved device authorization starts, in the SSO session `sid` of its own.
+fn device_grant_record(
+    ctx: &Context,
+    client: &Client,
+    approved: &Versioned<DeviceAuthorization>,
+    who: &Authenticated,
+    sid: &SessionId,
+    now: Timestamp,
+) -> Grant {
+    let scopes = approved.value.scopes.clone();
+    Grant {
+        id: GrantId::new(random::token(ctx.random.as_ref(), 16)),
+        // Tokens like the code flow's: user tokens with a session and refresh tokens.
+        kind: GrantKind::AuthorizationCode,
+        client_id: client.client_id.clone(),
+        sub: Subject::new(who.sub.as_str()),
+        sid: Some(sid.clone()),
+        offline: scopes.iter().any(|s| s == "offline_access"),
+        scopes,
+        auth_time: who.auth_time,
+        nonce: None,
+        created_at: now,
+        generation: 1,
+        rotated_at: now,
+        revoked: false,
+        alg: client.token_alg.unwrap_or(ctx.settings.signing_alg),
+        // Neither the `claims` parameter nor resource indicators are part of the device
+        // authorization request here: the scopes alone say what is released.
+        claims: Default::default(),
+        resources: Vec::new(),
+        method: who.method,
+    }
+}
+
+/// The approved code's tokens, as for the code flow: a session of their own (its `sid`), a
+/// grant, an access token, an id token when `openid` was asked for, and a refresh token.
+async fn issue_device_tokens(
+    ctx: &Context,
+    client: &Client,
+    hash: &str,
+    approved: &Versioned<DeviceAuthorization>,
+    who: &Authenticated,
+    now: Timestamp,
+) -> Result<Issued, TokenError> {
+    let (sub, auth_time) = (who.sub.as_str(), who.auth_time);
+    let identity = match ctx.store.identity(sub, now).await? {
+        // Approved before the identity ended every session (a replaced key): nothing issued.
+        Some((i, _))
+            if !i.disabled
+                && i.tokens_not_before
+                    .is_none_or(|nb| auth_time.millis() >= nb.millis()) =>
+        {
+            i
+        }
+        _ => {
+            return Err(oauth(
+                OAuthErrorCode::InvalidGrant,
+                "the identity can no longer log in",
+            ))
+        }
+    };
+    let lifetimes = ctx.settings.lifetimes;
+    let (mut sso, _cookie) = SsoSession::new(sub, auth_time, now, ctx.random.as_ref());
+    sso.method = who.method;
+    // The client takes part in the session (back-channel logout tells it when it ends).
+    sso.clients.push(client.client_id.clone());
+    // "This wasn't me" on the approval finds this session by it (issue 24).
+    sso.login = Some(crate::domain::device_grant::login_link(hash));
+    let sso_exp = sso.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
+    let g = device_grant_record(ctx, client, approved, who, &sso.sid, now);
+    let exp = now.plus_secs(g.refresh_ttl(&lifetimes)).secs();
+    let (rt, rt_hash) = grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, None, now);
+    let refresh = RefreshRecord {
+        grant_id: g.id.clone(),
+        client_id: g.client_id.clone(),
+        generation: 1,
+    };
+    // Sign first: if signing fails the code is still unspent and the device polls again.
+    let tokens = sign_tokens(ctx, &g, &g.scopes, Some(&identity), Some(rt), now).await?;
+    match ctx
+        .store
+        .redeem_device_code(
+            hash,
+            approved,
+            (&sso, sso_exp),
+            &g,
+            &rt_hash,
+            &refresh,
+            exp,
+            now,
+        )
+        .await?
+    {
+        Outcome::Done => {
+            let until = now.plus_secs(lifetimes.sso_max).secs();
+            if let Err(e) = ctx
+                .store
+                .remember_identity_session(sub, &sso.sid, until, now)
+                .await
+            {
+                tracing::warn!(error = %e, "recording an identity's session failed");
+            }
+            Ok(tokens)
+        }
+        Outcome::Lost => Err(oauth(
+            OAuthErrorCode::InvalidGrant,
+            "invalid or used device code",
+        )),
+    }
+}
+
 async fn client_credentials(
     ctx: &Context,
     client: &Client,
@@ -587,7 +599,7 @@ async fn client_credentials(
         id: GrantId::new(random::token(ctx.random.as_ref(), 16)),
         kind: GrantKind::ClientCredentials,
         client_id: client.client_id.clone(),
-        sub: crate::protocol::Subject::new(client.client_id.as_str()),
+        sub: Subject::new(client.client_id.as_str()),
         sid: None,
         scopes,
         auth_time: now,
@@ -606,118 +618,4 @@ async fn client_credentials(
     // Stateless: nothing is stored at issuance (no refresh token, no session); a revocation
     // writes a marker that introspection checks until the token would have expired.
     Ok(sign_tokens_for(ctx, &g, &g.scopes, None, None, now, aud.as_deref()).await?)
-}
-
-/// Signs the access token (and the id token when `openid` is in scope) for `grant` with
-/// `scopes` (which may be narrower than the grant's); the access token's `aud` is the client.
-pub async fn sign_tokens(
-    ctx: &Context,
-    grant: &Grant,
-    scopes: &[String],
-    identity: Option<&Identity>,
-    refresh_token: Option<String>,
-    now: Timestamp,
-) -> Result<Issued, SignError> {
-    sign_tokens_for(ctx, grant, scopes, identity, refresh_token, now, None).await
-}
-
-/// [`sign_tokens`] with the access token for `resource` (RFC 8707: its `aud`), or for the
-/// client when `None`. The id token's `aud` is the client either way.
-pub async fn sign_tokens_for(
-    ctx: &Context,
-    grant: &Grant,
-    scopes: &[String],
-    identity: Option<&Identity>,
-    refresh_token: Option<String>,
-    now: Timestamp,
-    resource: Option<&str>,
-) -> Result<Issued, SignError> {
-    let issuer = ctx.settings.issuer();
-    let ttl = ctx.settings.lifetimes.access_token;
-    let keys = ctx.keyring().await;
-    let signer = keys.signer(grant.alg)?;
-    let scope = scopes.join(" ");
-    let has = |scope: &str| scopes.iter().any(|s| s == scope);
-    let client_credentials = grant.kind == GrantKind::ClientCredentials;
-    // The claims borrow from the grant, the identity and the settings: nothing is copied
-    // but the new values (jti, at_hash) and the scope string the response reports.
-    let sid = grant.sid.as_ref().map(Cow::from);
-    // How the person authenticated, as the request asked to hear it (authn): a client's own
-    // token says the lowest level.
-    let acr = if client_credentials {
-        ACR
-    } else {
-        grant.claims.acr.reported(grant.method.acr()).as_str()
-    };
-    let at = AccessTokenClaims {
-        exp: now.secs() + ttl,
-        iat: now.secs(),
-        auth_time: grant.auth_time.secs(),
-        jti: random::uuid_v4(ctx.random.as_ref()).to_string().into(),
-        iss: Cow::Borrowed(&issuer),
-        aud: Cow::Borrowed(resource.unwrap_or(grant.client_id.as_str())),
-        sub: Cow::from(&grant.sub),
-        typ: TokenTyp::Bearer,
-        azp: Cow::from(&grant.client_id),
-        acr: Cow::Borrowed(acr),
-        scope: Cow::Borrowed(&scope),
-        gid: Cow::from(&grant.id),
-        session_state: sid.clone(),
-        sid: sid.clone(),
-        gty: client_credentials.then_some(Gty::ClientCredentials),
-        client_id: client_credentials.then(|| Cow::from(&grant.client_id)),
-        service_id: identity.map(|i| Cow::Borrowed(i.service_id.as_str())),
-        // Only what the scopes release (docs/requirements.md: claims follow consent).
-        preferred_username: identity
-            .filter(|_| has("profile"))
-            .map(|i| Cow::Borrowed(i.name.as_str())),
-        groups: identity
-            .filter(|_| grant::releases_groups(scopes))
-            .map(|i| Cow::Borrowed(i.groups.as_slice())),
-    };
-    let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
-    let id_token = match identity {
-        Some(i) if has("openid") => {
-            let id = IdTokenClaims {
-                iss: Cow::Borrowed(&issuer),
-                // Keycloak's marker, and what logout requires of an id_token_hint.
-                typ: TokenTyp::Id,
-                sub: Cow::from(&grant.sub),
-                aud: Cow::from(&grant.client_id),
-                exp: now.secs() + ttl,
-                iat: now.secs(),
-                auth_time: grant.auth_time.secs(),
-                nonce: grant.nonce.as_deref().map(Cow::Borrowed),
-                at_hash: grant::at_hash(&access_token).into(),
-                azp: Cow::from(&grant.client_id),
-                acr: Cow::Borrowed(acr),
-                amr: grant
-                    .method
-                    .amr()
-                    .iter()
-                    .map(|m| Cow::Borrowed(*m))
-                    .collect(),
-                sid: sid.clone(),
-                session_state: sid,
-                service_id: Cow::Borrowed(&i.service_id),
-                profile: grant::profile_claims(i, scopes, &grant.claims.id_token),
-            };
-            Some(jwt::encode(signer.as_ref(), "JWT", &id).await?)
-        }
-        _ => None,
-    };
-    let refresh_expires_in = match (&refresh_token, grant.offline) {
-        (Some(_), true) => 0, // Keycloak reports 0 for offline tokens
-        (Some(_), false) => grant.refresh_ttl(&ctx.settings.lifetimes),
-        (None, _) => 0,
-    };
-    Ok(Issued {
-        access_token,
-        id_token,
-        refresh_token,
-        expires_in: ttl,
-        refresh_expires_in,
-        scope,
-        session_state: grant.sid.clone().map(Into::into),
-    })
 }

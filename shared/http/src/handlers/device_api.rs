@@ -1,6 +1,6 @@
 //! The device API (app protocol §1, §3, §4), the endpoints the phone calls: sign-up, reading a
 //! scanned QR login, approving or denying it, the profile and the device key. Each handler
-//! parses, calls one use case ([`crate::usecase::device`]) and renders.
+//! parses, calls one use case ([`crate::usecase::app`]) and renders.
 
 use serde::Deserialize;
 use serde_json::json;
@@ -8,7 +8,7 @@ use serde_json::json;
 use crate::cookies;
 use crate::domain::identity::Identity;
 use crate::geoip::Geo;
-use crate::usecase::device::{self, Assessment, Decision, Scanned};
+use crate::usecase::app::{self, Assessment, Decision, Scanned};
 use crate::usecase::device_grant;
 use crate::Context;
 use crate::{
@@ -25,7 +25,7 @@ struct SignupBody {
 pub(crate) async fn signup(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let body: SignupBody = json_body(&req)?;
-    let ident = device::signup(ctx, &body.registration, &source(&req)).await?;
+    let ident = app::signup(ctx, &body.registration, &source(&req)).await?;
     Ok(json(201, &identity_json(&ident)?))
 }
 
@@ -73,11 +73,11 @@ pub(crate) async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpEr
         user_code,
         started_here,
         assessment,
-    } = device::scan_from(
+    } = app::scan_from(
         ctx,
         &id,
         &challenge,
-        device::ScanBy {
+        app::ScanBy {
             proof,
             browser_secret: browser_secret.as_deref(),
             who: &source(&req),
@@ -151,7 +151,7 @@ async fn scan_user_code(
     user_code: &str,
 ) -> Result<Response, HttpError> {
     let s = device_grant::scan_user_code(ctx, user_code, &source(req)).await?;
-    let a = device::assess(
+    let a = app::assess(
         ctx,
         &s.login,
         &s.client,
@@ -198,7 +198,7 @@ pub(crate) async fn decide(ctx: &Context, req: Request) -> Result<Response, Http
         .filter(|i| i.len() <= 64)
         .ok_or_else(not_found)?;
     let body: DecideBody = json_body(&req)?;
-    let status = match device::decide(ctx, &id, &body.approval, &source(&req)).await? {
+    let status = match app::decide(ctx, &id, &body.approval, &source(&req)).await? {
         Decision::Approve => "approved",
         Decision::Deny => "denied",
     };
@@ -219,7 +219,7 @@ fn path_sub(req: &Request) -> Result<String, HttpError> {
 pub(crate) async fn update_profile(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let body: UpdateBody = json_body(&req)?;
-    let ident = device::update_profile(ctx, &path_sub(&req)?, &body.update).await?;
+    let ident = app::update_profile(ctx, &path_sub(&req)?, &body.update).await?;
     Ok(json(200, &identity_json(&ident)?))
 }
 
@@ -233,7 +233,7 @@ struct RotationBody {
 pub(crate) async fn rotate_key(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let body: RotationBody = json_body(&req)?;
-    let ident = device::rotate_key(ctx, &path_sub(&req)?, &body.rotation).await?;
+    let ident = app::rotate_key(ctx, &path_sub(&req)?, &body.rotation).await?;
     Ok(json(200, &identity_json(&ident)?))
 }
 
@@ -243,7 +243,7 @@ pub(crate) async fn rotate_key(ctx: &Context, req: Request) -> Result<Response, 
 pub(crate) async fn name(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let name = path_param(&req, "name").unwrap_or_default();
-    let available = device::name_available(ctx, &name, &source(&req)).await?;
+    let available = app::name_available(ctx, &name, &source(&req)).await?;
     Ok(json(200, &json!({ "name": name, "available": available })))
 }
 
@@ -256,7 +256,7 @@ struct DeletionBody {
 pub(crate) async fn delete_identity(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let body: DeletionBody = json_body(&req)?;
-    device::delete_identity(ctx, &path_sub(&req)?, &body.deletion, &source(&req)).await?;
+    app::delete_identity(ctx, &path_sub(&req)?, &body.deletion, &source(&req)).await?;
     Ok(json(200, &json!({ "status": "deleted" })))
 }
 
@@ -270,7 +270,7 @@ struct ActivityBody {
 pub(crate) async fn activity(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let body: ActivityBody = json_body(&req)?;
-    let logins = device::recent_logins(ctx, &path_sub(&req)?, &body.activity).await?;
+    let logins = app::recent_logins(ctx, &path_sub(&req)?, &body.activity).await?;
     let logins: Vec<_> = logins.iter().map(activity_json).collect();
     Ok(json(200, &json!({ "logins": logins })))
 }
@@ -306,8 +306,7 @@ pub(crate) async fn report(ctx: &Context, req: Request) -> Result<Response, Http
     check_realm(ctx, &req)?;
     let body: ReportBody = json_body(&req)?;
     let id = path_param(&req, "login_id").unwrap_or_default();
-    let done =
-        device::report_login(ctx, &path_sub(&req)?, &id, &body.report, &source(&req)).await?;
+    let done = app::report_login(ctx, &path_sub(&req)?, &id, &body.report, &source(&req)).await?;
     Ok(json(
         200,
         &json!({
@@ -332,6 +331,6 @@ pub(crate) async fn upload_photo(ctx: &Context, req: Request) -> Result<Response
     let body: PhotoBody = json_body(&req)?;
     let image = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, &body.image)
         .map_err(|_| HttpError::bad_request("image: standard base64"))?;
-    let ident = device::upload_photo(ctx, &path_sub(&req)?, &body.upload, &image).await?;
+    let ident = app::upload_photo(ctx, &path_sub(&req)?, &body.upload, &image).await?;
     Ok(json(200, &identity_json(&ident)?))
 }

@@ -9,7 +9,7 @@ use crate::domain::login;
 use crate::pages;
 use crate::protocol::OAuthError;
 use crate::protocol::Params;
-use crate::usecase::device::DeviceError;
+use crate::usecase::app::AppError;
 use crate::usecase::device_grant::{self, Entered};
 use crate::usecase::token::Presented;
 use crate::Context;
@@ -81,11 +81,11 @@ pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpEr
     let entered = device_grant::enter_user_code(ctx, &typed, &source_ip(&req), &user_agent(&req))
         .await
         .map_err(|e| match e {
-            DeviceError::RateLimited { retry_after } => HttpError::RateLimited {
+            AppError::RateLimited { retry_after } => HttpError::RateLimited {
                 html: true,
                 retry_after,
             },
-            DeviceError::Store(s) => HttpError::from_page_store(s),
+            AppError::Store(s) => HttpError::from_page_store(s),
             other => HttpError::from(other),
         })?;
     Ok(match entered {

@@ -8,7 +8,7 @@ use lambda_http::Body;
 
 use crate::domain::identity::PublicProfile;
 use crate::domain::{login, photo};
-use crate::usecase::device;
+use crate::usecase::app;
 use crate::usecase::directory::{self, Avatar};
 use crate::Context;
 use crate::{base, finish, path_param, HttpError, Request, Response};
@@ -84,7 +84,7 @@ pub(crate) async fn photo(ctx: &Context, req: Request) -> Result<Response, HttpE
     let (Some(sub), Some(hash)) = (sub, hash) else {
         return Err(HttpError::not_found("photo not found"));
     };
-    let (bytes, format) = device::hosted_photo(ctx, &sub, &hash)
+    let (bytes, format) = app::hosted_photo(ctx, &sub, &hash)
         .await?
         .ok_or_else(|| HttpError::not_found("photo not found"))?;
     // Its name is its content: the hash is a strong validator. Checked only once the photo is

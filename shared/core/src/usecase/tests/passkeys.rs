@@ -12,8 +12,7 @@ use crate::domain::passkey::soft::SoftAuthenticator;
 use crate::domain::passkey::RelyingParty;
 use crate::store::Passkeys;
 use crate::testing::{Builder, TestEnv};
-use crate::usecase::device::{self, Decision, DeviceError};
-use crate::usecase::passkey;
+use crate::usecase::app::{self, AppError, Decision};
 
 fn b64(b: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(b)
@@ -24,7 +23,7 @@ fn rp(env: &TestEnv) -> RelyingParty {
 }
 
 async fn challenge(env: &TestEnv) -> String {
-    passkey::new_challenge(&env.ctx, &env.source())
+    app::new_challenge(&env.ctx, &env.source())
         .await
         .unwrap()
         .challenge
@@ -78,7 +77,7 @@ async fn signup(
         let (cd, att) = auth.register(ch);
         json!({ "clientDataJSON": b64(&cd), "attestationObject": b64(&att), "transports": ["internal"] })
     });
-    device::signup(&env.ctx, &reg, &env.source()).await.unwrap()
+    app::signup(&env.ctx, &reg, &env.source()).await.unwrap()
 }
 
 /// A QR login scanned (without a proof, as a passkey identity's app scans): its id, the
@@ -86,7 +85,7 @@ async fn signup(
 async fn scanned_login(env: &TestEnv) -> (String, String, u8) {
     let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
     let ch = login.current_challenge(env.now());
-    device::scan(&env.ctx, &login.id, &ch, None, &env.source())
+    app::scan(&env.ctx, &login.id, &ch, None, &env.source())
         .await
         .unwrap();
     let n = env.number_shown(&login.id).await.unwrap();
@@ -99,7 +98,7 @@ async fn a_passkey_identity_approves_with_a_verified_assertion_and_a_replay_is_r
     let mut auth = SoftAuthenticator::new(&rp(&env), b"cred-signup").unwrap();
     let ident = signup(&env, &auth, "pat").await;
     assert!(ident.device_key_retired);
-    let keys = passkey::keys_for_operator(&env.ctx, ident.sub.as_str())
+    let keys = app::keys_for_operator(&env.ctx, ident.sub.as_str())
         .await
         .unwrap();
     assert!(keys.device_key.is_none());
@@ -114,7 +113,7 @@ async fn a_passkey_identity_approves_with_a_verified_assertion_and_a_replay_is_r
         json!({ "sub": ident.sub, "session": id, "challenge": ch, "decision": "approve", "number": n }),
     )
     .await;
-    let d = device::decide(&env.ctx, &id, &approval, &env.source())
+    let d = app::decide(&env.ctx, &id, &approval, &env.source())
         .await
         .unwrap();
     assert_eq!(d, Decision::Approve);
@@ -136,15 +135,15 @@ async fn a_passkey_identity_approves_with_a_verified_assertion_and_a_replay_is_r
 
     // The same approval again: refused (its counter did not grow), on another login too.
     let (id2, _, _) = scanned_login(&env).await;
-    let again = device::decide(&env.ctx, &id2, &approval, &env.source()).await;
-    assert!(matches!(again, Err(DeviceError::Invalid(_))), "{again:?}");
+    let again = app::decide(&env.ctx, &id2, &approval, &env.source()).await;
+    assert!(matches!(again, Err(AppError::Invalid(_))), "{again:?}");
     // A device key's ES256 approval is refused for a passkey identity.
     let es = env
         .phone
         .approval(&env.ctx, ident.sub.as_str(), &id2, "x", "approve", Some(1));
-    let r = device::decide(&env.ctx, &id2, &es, &env.source()).await;
+    let r = app::decide(&env.ctx, &id2, &es, &env.source()).await;
     assert!(
-        matches!(r, Err(DeviceError::Invalid(ref m)) if m.contains("passkeys")),
+        matches!(r, Err(AppError::Invalid(ref m)) if m.contains("passkeys")),
         "{r:?}"
     );
 }
@@ -158,9 +157,9 @@ async fn an_assertion_without_user_verification_or_a_spent_challenge_is_refused(
     let claims = json!({ "sub": ident.sub, "session": id, "challenge": ch, "decision": "approve", "number": n });
     auth.user_verified = false;
     let approval = by_passkey(&env, &mut auth, "approval+jwt", claims.clone()).await;
-    let r = device::decide(&env.ctx, &id, &approval, &env.source()).await;
+    let r = app::decide(&env.ctx, &id, &approval, &env.source()).await;
     assert!(
-        matches!(r, Err(DeviceError::Invalid(ref m)) if m.contains("UV")),
+        matches!(r, Err(AppError::Invalid(ref m)) if m.contains("UV")),
         "{r:?}"
     );
     auth.user_verified = true;
@@ -174,15 +173,15 @@ async fn an_assertion_without_user_verification_or_a_spent_challenge_is_refused(
         json!({ "clientDataJSON": b64(&a.client_data_json),
                 "authenticatorData": b64(&a.authenticator_data), "signature": b64(&a.signature) })
     });
-    let r = device::decide(&env.ctx, &id, &forged, &env.source()).await;
+    let r = app::decide(&env.ctx, &id, &forged, &env.source()).await;
     assert!(
-        matches!(r, Err(DeviceError::Invalid(ref m)) if m.contains("webauthn_challenge")),
+        matches!(r, Err(AppError::Invalid(ref m)) if m.contains("webauthn_challenge")),
         "{r:?}"
     );
     // Still pending: a good approval goes through.
     let ok = by_passkey(&env, &mut auth, "approval+jwt", claims).await;
     assert_eq!(
-        device::decide(&env.ctx, &id, &ok, &env.source())
+        app::decide(&env.ctx, &id, &ok, &env.source())
             .await
             .unwrap(),
         Decision::Approve
@@ -209,22 +208,22 @@ async fn a_device_key_identity_upgrades_and_never_removes_its_last_key() {
         "sub": sub, "webauthn_challenge": c, "retire_device_key": true, "name": "Phone",
         "credential": { "clientDataJSON": b64(&cd), "attestationObject": b64(&att), "transports": ["internal"] },
     }));
-    let added = passkey::add_passkey(&env.ctx, &sub, &up, &env.source())
+    let added = app::add_passkey(&env.ctx, &sub, &up, &env.source())
         .await
         .unwrap();
     assert_eq!(added.name, "Phone");
     // The same request again: its challenge is spent.
-    assert!(passkey::add_passkey(&env.ctx, &sub, &up, &env.source())
+    assert!(app::add_passkey(&env.ctx, &sub, &up, &env.source())
         .await
         .is_err());
-    let keys = passkey::keys_for_operator(&env.ctx, &sub).await.unwrap();
+    let keys = app::keys_for_operator(&env.ctx, &sub).await.unwrap();
     assert!(keys.device_key.is_none());
     assert_eq!(keys.passkeys.len(), 1);
     // The retired device key signs nothing any more.
     let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
     assert!(matches!(
         env.scan_and_decide(&login, "approve").await,
-        Err(DeviceError::Invalid(_))
+        Err(AppError::Invalid(_))
     ));
 
     // The last key is not removed.
@@ -235,8 +234,8 @@ async fn a_device_key_identity_upgrades_and_never_removes_its_last_key() {
         json!({ "sub": sub, "key": added.credential_id }),
     )
     .await;
-    let r = passkey::remove_key(&env.ctx, &sub, &added.credential_id, &rm, &env.source()).await;
-    assert!(matches!(r, Err(DeviceError::LastKey)), "{r:?}");
+    let r = app::remove_key(&env.ctx, &sub, &added.credential_id, &rm, &env.source()).await;
+    assert!(matches!(r, Err(AppError::LastKey)), "{r:?}");
     let rm = by_passkey(
         &env,
         &mut first,
@@ -244,8 +243,8 @@ async fn a_device_key_identity_upgrades_and_never_removes_its_last_key() {
         json!({ "sub": sub, "key": "device" }),
     )
     .await;
-    let r = passkey::remove_key(&env.ctx, &sub, "device", &rm, &env.source()).await;
-    assert!(matches!(r, Err(DeviceError::UnknownKey)), "{r:?}");
+    let r = app::remove_key(&env.ctx, &sub, "device", &rm, &env.source()).await;
+    assert!(matches!(r, Err(AppError::UnknownKey)), "{r:?}");
 
     // A second passkey, signed by the first's assertion (its challenge serves both).
     let mut second = SoftAuthenticator::new(&rp(&env), b"cred-up-2").unwrap();
@@ -264,7 +263,7 @@ async fn a_device_key_identity_upgrades_and_never_removes_its_last_key() {
         json!({ "clientDataJSON": b64(&a.client_data_json),
                 "authenticatorData": b64(&a.authenticator_data), "signature": b64(&a.signature) })
     });
-    passkey::add_passkey(&env.ctx, &sub, &add, &env.source())
+    app::add_passkey(&env.ctx, &sub, &add, &env.source())
         .await
         .unwrap();
     // Now the first may go; removal names its key, signed by the second.
@@ -276,7 +275,7 @@ async fn a_device_key_identity_upgrades_and_never_removes_its_last_key() {
     )
     .await;
     assert!(
-        passkey::remove_key(&env.ctx, &sub, &added.credential_id, &wrong, &env.source())
+        app::remove_key(&env.ctx, &sub, &added.credential_id, &wrong, &env.source())
             .await
             .is_err()
     );
@@ -287,10 +286,10 @@ async fn a_device_key_identity_upgrades_and_never_removes_its_last_key() {
         json!({ "sub": sub, "key": added.credential_id }),
     )
     .await;
-    passkey::remove_key(&env.ctx, &sub, &added.credential_id, &rm, &env.source())
+    app::remove_key(&env.ctx, &sub, &added.credential_id, &rm, &env.source())
         .await
         .unwrap();
-    let keys = passkey::keys_for_operator(&env.ctx, &sub).await.unwrap();
+    let keys = app::keys_for_operator(&env.ctx, &sub).await.unwrap();
     assert_eq!(
         keys.passkeys
             .iter()
@@ -300,12 +299,10 @@ async fn a_device_key_identity_upgrades_and_never_removes_its_last_key() {
     );
     // The removed passkey signs nothing.
     let r = by_passkey(&env, &mut first, "keys+jwt", json!({ "sub": sub })).await;
-    assert!(passkey::keys(&env.ctx, &sub, &r, &env.source())
-        .await
-        .is_err());
+    assert!(app::keys(&env.ctx, &sub, &r, &env.source()).await.is_err());
     let r = by_passkey(&env, &mut second, "keys+jwt", json!({ "sub": sub })).await;
     assert_eq!(
-        passkey::keys(&env.ctx, &sub, &r, &env.source())
+        app::keys(&env.ctx, &sub, &r, &env.source())
             .await
             .unwrap()
             .passkeys
@@ -333,7 +330,7 @@ async fn a_retired_device_key_signs_no_request_of_any_kind() {
             "credential": { "clientDataJSON": b64(&cd), "attestationObject": b64(&att) },
         }),
     );
-    let added = passkey::add_passkey(&env.ctx, &sub, &up, &env.source())
+    let added = app::add_passkey(&env.ctx, &sub, &up, &env.source())
         .await
         .unwrap();
 
@@ -344,14 +341,14 @@ async fn a_retired_device_key_signs_no_request_of_any_kind() {
         }
         env.phone.sign(&env.ctx, typ, claims)
     };
-    let refused = |what: &str, r: Result<(), DeviceError>| match r {
-        Err(DeviceError::Invalid(m)) if m.contains("signs with its passkeys") => {}
+    let refused = |what: &str, r: Result<(), AppError>| match r {
+        Err(AppError::Invalid(m)) if m.contains("signs with its passkeys") => {}
         other => panic!("{what}: {other:?}"),
     };
 
     refused(
         "profile",
-        device::update_profile(
+        app::update_profile(
             &env.ctx,
             &sub,
             &old("profile+jwt", json!({ "display_name": "Mallory" })),
@@ -361,7 +358,7 @@ async fn a_retired_device_key_signs_no_request_of_any_kind() {
     );
     refused(
         "photo",
-        device::upload_photo(&env.ctx, &sub, &old("photo+jwt", json!({})), b"\x89PNG")
+        app::upload_photo(&env.ctx, &sub, &old("photo+jwt", json!({})), b"\x89PNG")
             .await
             .map(|_| ()),
     );
@@ -369,7 +366,7 @@ async fn a_retired_device_key_signs_no_request_of_any_kind() {
     let proof = mallory.sign(&env.ctx, "key-proof+jwt", json!({ "sub": sub }));
     refused(
         "key rotation",
-        device::rotate_key(
+        app::rotate_key(
             &env.ctx,
             &sub,
             &old(
@@ -382,7 +379,7 @@ async fn a_retired_device_key_signs_no_request_of_any_kind() {
     );
     refused(
         "report",
-        device::report_login(
+        app::report_login(
             &env.ctx,
             &sub,
             "login-1",
@@ -394,13 +391,13 @@ async fn a_retired_device_key_signs_no_request_of_any_kind() {
     );
     refused(
         "recent logins",
-        device::recent_logins(&env.ctx, &sub, &old("activity+jwt", json!({})))
+        app::recent_logins(&env.ctx, &sub, &old("activity+jwt", json!({})))
             .await
             .map(|_| ()),
     );
     refused(
         "keys",
-        passkey::keys(&env.ctx, &sub, &old("keys+jwt", json!({})), &env.source())
+        app::keys(&env.ctx, &sub, &old("keys+jwt", json!({})), &env.source())
             .await
             .map(|_| ()),
     );
@@ -409,7 +406,7 @@ async fn a_retired_device_key_signs_no_request_of_any_kind() {
     let (cd, att) = theirs.register(c.as_bytes());
     refused(
         "a passkey of the thief's own",
-        passkey::add_passkey(
+        app::add_passkey(
             &env.ctx,
             &sub,
             &old(
@@ -424,7 +421,7 @@ async fn a_retired_device_key_signs_no_request_of_any_kind() {
     );
     refused(
         "removal of the passkey",
-        passkey::remove_key(
+        app::remove_key(
             &env.ctx,
             &sub,
             &added.credential_id,
@@ -435,7 +432,7 @@ async fn a_retired_device_key_signs_no_request_of_any_kind() {
     );
     refused(
         "deletion",
-        device::delete_identity(
+        app::delete_identity(
             &env.ctx,
             &sub,
             &old("deletion+jwt", json!({})),
@@ -444,13 +441,11 @@ async fn a_retired_device_key_signs_no_request_of_any_kind() {
         .await,
     );
     // The identity is as it was: its passkey, no device key, and it still signs.
-    let keys = passkey::keys_for_operator(&env.ctx, &sub).await.unwrap();
+    let keys = app::keys_for_operator(&env.ctx, &sub).await.unwrap();
     assert!(keys.device_key.is_none());
     assert_eq!(keys.passkeys.len(), 1);
     let r = by_passkey(&env, &mut phone, "keys+jwt", json!({ "sub": sub })).await;
-    assert!(passkey::keys(&env.ctx, &sub, &r, &env.source())
-        .await
-        .is_ok());
+    assert!(app::keys(&env.ctx, &sub, &r, &env.source()).await.is_ok());
 }
 
 /// A scan proof signed by a retired device key does not make the scan its identity's: a thief
@@ -472,13 +467,13 @@ async fn a_scan_proof_by_a_retired_device_key_scans_as_nobody() {
             "credential": { "clientDataJSON": b64(&cd), "attestationObject": b64(&att) },
         }),
     );
-    passkey::add_passkey(&env.ctx, &sub, &up, &env.source())
+    app::add_passkey(&env.ctx, &sub, &up, &env.source())
         .await
         .unwrap();
     let (login, _) = env.show_qr(&env.shop_auth(&[])).await;
     let ch = login.current_challenge(env.now());
     let proof = env.phone.scan_proof(&env.ctx, &sub, &login.id, &ch);
-    device::scan(&env.ctx, &login.id, &ch, Some(&proof), &env.source())
+    app::scan(&env.ctx, &login.id, &ch, Some(&proof), &env.source())
         .await
         .unwrap();
     assert_eq!(

@@ -3,7 +3,9 @@
 
 use crate::clock::Timestamp;
 use crate::config::Limits;
+use crate::context::Context;
 use crate::domain::ratelimit::{Counted, Limit};
+use crate::service::app_error::AppError;
 use crate::store::{Backend, Counters, StoreError};
 
 /// Counts one event for `who` under `limit` and says whether it is within its budget
@@ -24,4 +26,18 @@ pub(crate) async fn count(
         crate::audit::rate_limited(limit, who);
     }
     Ok(counted)
+}
+
+/// Counts one event of an app request and refuses it past the limit
+/// ([`AppError::RateLimited`]).
+pub(crate) async fn within(
+    ctx: &Context,
+    limit: Limit,
+    who: &str,
+    now: Timestamp,
+) -> Result<(), AppError> {
+    match count(ctx.store.as_ref(), &ctx.settings.limits, limit, who, now).await? {
+        Counted::Allowed => Ok(()),
+        Counted::Limited { retry_after } => Err(AppError::RateLimited { retry_after }),
+    }
 }

@@ -1,4 +1,4 @@
-//! The scan's first read of the login is eventually consistent (`usecase::device::scan_from`):
+//! The scan's first read of the login is eventually consistent (`usecase::app::scan_from`):
 //! over a store whose eventually consistent reads lag (they return a snapshot taken earlier,
 //! or nothing), a stale read never accepts a scan the current record refuses, and never hides a
 //! login that exists.
@@ -14,7 +14,7 @@ use crate::domain::login::{CancelReason, LoginStatus};
 use crate::store::memory::MemoryStore;
 use crate::store::{Backend, Cond, Key, Kind, QrLogins, Record, StoreError, Write};
 use crate::testing::{Builder, TestEnv};
-use crate::usecase::device::{self, DeviceError};
+use crate::usecase::app::{self, AppError};
 
 /// The in-memory store, with eventually consistent reads of the frozen keys answered from
 /// their snapshot (`None`: not visible yet).
@@ -74,7 +74,7 @@ async fn a_stale_read_of_the_login_neither_accepts_a_refused_scan_nor_hides_the_
     let unscanned = store.qr_login(&login.id, now).await.unwrap().unwrap();
 
     // Not visible yet to an eventually consistent read: the scan reads again, consistently.
-    let scanned = device::scan(&ctx, &login.id, &c0, None, &source)
+    let scanned = app::scan(&ctx, &login.id, &c0, None, &source)
         .await
         .unwrap();
     assert_eq!(scanned.login.scanned_challenges(), vec![c0.clone()]);
@@ -88,8 +88,8 @@ async fn a_stale_read_of_the_login_neither_accepts_a_refused_scan_nor_hides_the_
     // The spent challenge again: accepted on the stale copy, the write conditional on its
     // version loses, and the consistent read refuses it.
     assert!(matches!(
-        device::scan(&ctx, &login.id, &c0, None, &source).await,
-        Err(DeviceError::UnknownLogin)
+        app::scan(&ctx, &login.id, &c0, None, &source).await,
+        Err(AppError::UnknownLogin)
     ));
     let stored = store.qr_login(&login.id, now).await.unwrap().unwrap();
     assert_eq!(
@@ -103,9 +103,9 @@ async fn a_stale_read_of_the_login_neither_accepts_a_refused_scan_nor_hides_the_
     // nobody scanned, the current one that another phone did, and the login is cancelled.
     let c_before = login.current_challenge(Timestamp::from_secs(now.secs() - 1));
     assert_ne!(c_before, c0);
-    let r = device::scan(&ctx, &login.id, &c_before, None, &source).await;
+    let r = app::scan(&ctx, &login.id, &c_before, None, &source).await;
     assert!(
-        matches!(r, Err(DeviceError::Cancelled(CancelReason::SecondDevice))),
+        matches!(r, Err(AppError::Cancelled(CancelReason::SecondDevice))),
         "{r:?}"
     );
     let stored = store.qr_login(&login.id, now).await.unwrap().unwrap();

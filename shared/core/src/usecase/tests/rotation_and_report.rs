@@ -1,5 +1,5 @@
-//! Issue 24, "after the fact": a replaced device key ends every session and token, SSO
-//! logins show in the recent logins, and "this wasn't me" revokes one login.
+//! Ending things after the fact: a replaced device key ends every session and token of the
+//! identity, SSO logins show in the recent logins, and "this wasn't me" revokes one login.
 
 use serde_json::{json, Value};
 
@@ -7,7 +7,7 @@ use crate::domain::identity::LoginActivity;
 use crate::domain::login::SsoSession;
 use crate::store::{ClientStore, SsoSessions};
 use crate::testing::{param, Builder, Device, TestEnv, SHOP};
-use crate::usecase::device::{self, DeviceError};
+use crate::usecase::app::{self, AppError};
 use crate::usecase::login::AuthorizeDecision;
 use crate::usecase::resource;
 use crate::usecase::token::TokenError;
@@ -55,7 +55,7 @@ fn rotation(env: &TestEnv, old: &Device, new: &Device, extra: Value) -> String {
 
 async fn recent(env: &TestEnv, phone: &Device) -> Vec<LoginActivity> {
     let activity = phone.sign(&env.ctx, "activity+jwt", json!({ "sub": env.alice.sub }));
-    device::recent_logins(&env.ctx, &env.alice.sub, &activity)
+    app::recent_logins(&env.ctx, &env.alice.sub, &activity)
         .await
         .unwrap()
 }
@@ -88,9 +88,7 @@ async fn a_key_replaced_with_end_sessions_ends_every_session_and_token_of_the_id
         &new_phone,
         json!({ "end_sessions": true }),
     );
-    let ident = device::rotate_key(&env.ctx, &env.alice.sub, &r)
-        .await
-        .unwrap();
+    let ident = app::rotate_key(&env.ctx, &env.alice.sub, &r).await.unwrap();
     assert_eq!(ident.public_key, new_phone.public_key());
     assert_eq!(ident.tokens_not_before, Some(env.now()));
 
@@ -128,7 +126,7 @@ async fn a_key_replaced_with_end_sessions_ends_every_session_and_token_of_the_id
     // since the test env's phone is the one that approves).
     env.advance(1);
     let back = rotation(&env, &new_phone, &env.phone, json!({}));
-    device::rotate_key(&env.ctx, &env.alice.sub, &back)
+    app::rotate_key(&env.ctx, &env.alice.sub, &back)
         .await
         .unwrap();
     let again = env.login(&env.shop_auth(&[])).await;
@@ -148,17 +146,15 @@ async fn a_key_replaced_without_end_sessions_keeps_them_and_a_wrong_flag_is_refu
         &new_phone,
         json!({ "end_sessions": "yes" }),
     );
-    let r = device::rotate_key(&env.ctx, &env.alice.sub, &bad).await;
-    assert!(matches!(r, Err(DeviceError::Invalid(_))), "{r:?}");
+    let r = app::rotate_key(&env.ctx, &env.alice.sub, &bad).await;
+    assert!(matches!(r, Err(AppError::Invalid(_))), "{r:?}");
     let r = rotation(
         &env,
         &env.phone,
         &new_phone,
         json!({ "end_sessions": false }),
     );
-    let ident = device::rotate_key(&env.ctx, &env.alice.sub, &r)
-        .await
-        .unwrap();
+    let ident = app::rotate_key(&env.ctx, &env.alice.sub, &r).await.unwrap();
     assert_eq!(ident.tokens_not_before, None);
     assert!(active(&env, &on.access_token).await);
     assert!(session_live(&env, &online.sid).await);
@@ -174,14 +170,14 @@ async fn the_operator_s_key_replacement_always_ends_everything() {
     let off = env.exchange_shop(&offline.code).await.unwrap();
     env.advance(1);
     let new_phone = Device::generate();
-    let r = device::replace_key_by_operator(&env.ctx, &env.alice.sub, Some("not a key")).await;
-    assert!(matches!(r, Err(DeviceError::Invalid(_))), "{r:?}");
+    let r = app::replace_key_by_operator(&env.ctx, &env.alice.sub, Some("not a key")).await;
+    assert!(matches!(r, Err(AppError::Invalid(_))), "{r:?}");
     assert!(
         active(&env, &off.access_token).await,
         "a refused replacement changes nothing"
     );
     let (ident, ended) =
-        device::replace_key_by_operator(&env.ctx, &env.alice.sub, Some(&new_phone.public_key()))
+        app::replace_key_by_operator(&env.ctx, &env.alice.sub, Some(&new_phone.public_key()))
             .await
             .unwrap();
     assert_eq!(
@@ -198,11 +194,11 @@ async fn the_operator_s_key_replacement_always_ends_everything() {
     let activity = env
         .phone
         .sign(&env.ctx, "activity+jwt", json!({ "sub": env.alice.sub }));
-    let r = device::recent_logins(&env.ctx, &env.alice.sub, &activity).await;
-    assert!(matches!(r, Err(DeviceError::Invalid(_))), "{r:?}");
-    let unknown = device::replace_key_by_operator(&env.ctx, "nobody", None).await;
+    let r = app::recent_logins(&env.ctx, &env.alice.sub, &activity).await;
+    assert!(matches!(r, Err(AppError::Invalid(_))), "{r:?}");
+    let unknown = app::replace_key_by_operator(&env.ctx, "nobody", None).await;
     assert!(
-        matches!(unknown, Err(DeviceError::UnknownIdentity)),
+        matches!(unknown, Err(AppError::UnknownIdentity)),
         "{unknown:?}"
     );
 }
@@ -259,19 +255,19 @@ async fn this_wasn_t_me_revokes_that_login_s_tokens_ends_its_session_and_tells_i
     // Signed by another key, or naming another entry than the path: refused.
     let mallory = Device::generate();
     let forged = report(&env, &mallory, &env.alice.sub, &entry.id);
-    let r = device::report_login(&env.ctx, &env.alice.sub, &entry.id, &forged, &env.source()).await;
-    assert!(matches!(r, Err(DeviceError::Invalid(_))), "{r:?}");
+    let r = app::report_login(&env.ctx, &env.alice.sub, &entry.id, &forged, &env.source()).await;
+    assert!(matches!(r, Err(AppError::Invalid(_))), "{r:?}");
     let other = report(&env, &env.phone, &env.alice.sub, &logins[1].id);
-    let r = device::report_login(&env.ctx, &env.alice.sub, &entry.id, &other, &env.source()).await;
-    assert!(matches!(r, Err(DeviceError::Invalid(_))), "{r:?}");
+    let r = app::report_login(&env.ctx, &env.alice.sub, &entry.id, &other, &env.source()).await;
+    assert!(matches!(r, Err(AppError::Invalid(_))), "{r:?}");
     let unknown = report(&env, &env.phone, &env.alice.sub, "nope");
-    let r = device::report_login(&env.ctx, &env.alice.sub, "nope", &unknown, &env.source()).await;
-    assert!(matches!(r, Err(DeviceError::UnknownActivity)), "{r:?}");
+    let r = app::report_login(&env.ctx, &env.alice.sub, "nope", &unknown, &env.source()).await;
+    assert!(matches!(r, Err(AppError::UnknownActivity)), "{r:?}");
     assert!(env.deliveries.taken().is_empty());
 
     env.advance(1);
     let signed = report(&env, &env.phone, &env.alice.sub, &entry.id);
-    let done = device::report_login(&env.ctx, &env.alice.sub, &entry.id, &signed, &env.source())
+    let done = app::report_login(&env.ctx, &env.alice.sub, &entry.id, &signed, &env.source())
         .await
         .unwrap();
     assert_eq!(done.sid.as_deref(), Some(theirs.sid.as_str()));
@@ -298,12 +294,12 @@ async fn this_wasn_t_me_revokes_that_login_s_tokens_ends_its_session_and_tells_i
     assert_eq!(logins[1].reported_at, None);
 
     // The same request again: a replay. A new one: fine, the first time stays.
-    let r = device::report_login(&env.ctx, &env.alice.sub, &entry.id, &signed, &env.source()).await;
-    assert!(matches!(r, Err(DeviceError::Invalid(_))), "{r:?}");
+    let r = app::report_login(&env.ctx, &env.alice.sub, &entry.id, &signed, &env.source()).await;
+    assert!(matches!(r, Err(AppError::Invalid(_))), "{r:?}");
     let reported_at = env.now();
     env.advance(3);
     let again = report(&env, &env.phone, &env.alice.sub, &entry.id);
-    let done = device::report_login(&env.ctx, &env.alice.sub, &entry.id, &again, &env.source())
+    let done = app::report_login(&env.ctx, &env.alice.sub, &entry.id, &again, &env.source())
         .await
         .unwrap();
     assert_eq!(done.entry.reported_at, Some(reported_at));
@@ -311,7 +307,7 @@ async fn this_wasn_t_me_revokes_that_login_s_tokens_ends_its_session_and_tells_i
 
     // Another identity cannot report Alice's login: 404.
     let bob_phone = Device::generate();
-    let bob = device::signup(
+    let bob = app::signup(
         &env.ctx,
         &bob_phone.registration(&env.ctx, "bob"),
         &env.source(),
@@ -319,11 +315,11 @@ async fn this_wasn_t_me_revokes_that_login_s_tokens_ends_its_session_and_tells_i
     .await
     .unwrap();
     let bobs = report(&env, &bob_phone, &bob.sub, &entry.id);
-    let r = device::report_login(&env.ctx, &bob.sub, &entry.id, &bobs, &env.source()).await;
-    assert!(matches!(r, Err(DeviceError::UnknownActivity)), "{r:?}");
+    let r = app::report_login(&env.ctx, &bob.sub, &entry.id, &bobs, &env.source()).await;
+    assert!(matches!(r, Err(AppError::UnknownActivity)), "{r:?}");
     // Alice's sub in the path with Bob's key: refused (not Alice's key).
-    let r = device::report_login(&env.ctx, &env.alice.sub, &entry.id, &bobs, &env.source()).await;
-    assert!(matches!(r, Err(DeviceError::Invalid(_))), "{r:?}");
+    let r = app::report_login(&env.ctx, &env.alice.sub, &entry.id, &bobs, &env.source()).await;
+    assert!(matches!(r, Err(AppError::Invalid(_))), "{r:?}");
 }
 
 #[tokio::test]
@@ -340,7 +336,7 @@ async fn this_wasn_t_me_on_an_sso_login_ends_the_session_it_used() {
     let entry = recent(&env, &env.phone).await[0].clone();
     assert_eq!(entry.method, "sso");
     let signed = report(&env, &env.phone, &env.alice.sub, &entry.id);
-    device::report_login(&env.ctx, &env.alice.sub, &entry.id, &signed, &env.source())
+    app::report_login(&env.ctx, &env.alice.sub, &entry.id, &signed, &env.source())
         .await
         .unwrap();
     assert!(!active(&env, &t.access_token).await);

@@ -11,7 +11,7 @@ use crate::domain::risk::Flag;
 use crate::geoip::{Geo, GeoIp, Location, Network};
 use crate::store::{ClientStore, IdentityStore};
 use crate::testing::{Builder, TestEnv, SHOP, USER_AGENT};
-use crate::usecase::device::{self, Decision, DeviceError};
+use crate::usecase::app::{self, AppError, Decision};
 use crate::usecase::login::{self, AuthorizeDecision, BrowserCookies};
 
 /// 198.51.100.0/24: Stockholm, SE, AS64500; 203.0.113.0/24: Lagos, NG, AS64501;
@@ -75,16 +75,16 @@ async fn scan_and_decide(
     login: &QrLogin,
     phone: &str,
     decision: &str,
-) -> (device::Scanned, Result<Decision, DeviceError>) {
+) -> (app::Scanned, Result<Decision, AppError>) {
     let challenge = login.current_challenge(env.now());
     let src = Source::from_addr(phone);
-    let by = device::ScanBy {
+    let by = app::ScanBy {
         proof: None,
         browser_secret: None,
         who: &src,
         phone_ip: phone,
     };
-    let scanned = device::scan_from(&env.ctx, &login.id, &challenge, by)
+    let scanned = app::scan_from(&env.ctx, &login.id, &challenge, by)
         .await
         .unwrap();
     let number = env.number_shown(&login.id).await;
@@ -96,7 +96,7 @@ async fn scan_and_decide(
         decision,
         number,
     );
-    let d = device::decide(&env.ctx, &login.id, &approval, &Source::from_addr(phone)).await;
+    let d = app::decide(&env.ctx, &login.id, &approval, &Source::from_addr(phone)).await;
     (scanned, d)
 }
 
@@ -137,7 +137,7 @@ async fn a_flag_the_client_refuses_cancels_the_approval_and_the_activity_shows_i
     let (scanned, d) = scan_and_decide(&env, &login, VICTIM_PHONE, "approve").await;
     assert_eq!(scanned.assessment.refused, vec![Flag::LocationMismatch]);
     match d {
-        Err(DeviceError::Refused(flags)) => assert_eq!(flags, vec![Flag::LocationMismatch]),
+        Err(AppError::Refused(flags)) => assert_eq!(flags, vec![Flag::LocationMismatch]),
         other => panic!("expected a refusal, got {other:?}"),
     }
     // The login is cancelled for good: denied, and a second approval is too late.
@@ -154,7 +154,7 @@ async fn a_flag_the_client_refuses_cancels_the_approval_and_the_activity_shows_i
         "approve",
         env.number_shown(&login.id).await,
     );
-    let r = device::decide(
+    let r = app::decide(
         &env.ctx,
         &login.id,
         &again,
@@ -162,10 +162,7 @@ async fn a_flag_the_client_refuses_cancels_the_approval_and_the_activity_shows_i
     )
     .await;
     assert!(
-        matches!(
-            r,
-            Err(DeviceError::AlreadyDecided | DeviceError::UnknownLogin)
-        ),
+        matches!(r, Err(AppError::AlreadyDecided | AppError::UnknownLogin)),
         "{r:?}"
     );
     // The identity's recent logins show it, with where it came from.
@@ -237,7 +234,7 @@ async fn flags_warn_by_default_and_an_approval_remembers_its_place() {
         "only the decision knows the identity"
     );
     assert!(
-        matches!(&d, Err(DeviceError::Refused(f)) if f == &vec![Flag::FirstFromHere]),
+        matches!(&d, Err(AppError::Refused(f)) if f == &vec![Flag::FirstFromHere]),
         "{d:?}"
     );
 }
@@ -257,7 +254,7 @@ async fn many_attempts_within_an_hour_are_high_usage() {
     let login = started_at(&env, VICTIM_LAPTOP).await;
     let (_, d) = scan_and_decide(&env, &login, VICTIM_PHONE, "approve").await;
     assert!(
-        matches!(&d, Err(DeviceError::Refused(f)) if f == &vec![Flag::HighUsage]),
+        matches!(&d, Err(AppError::Refused(f)) if f == &vec![Flag::HighUsage]),
         "{d:?}"
     );
     // An hour after the first ones, fine again.
@@ -290,7 +287,7 @@ async fn a_refused_device_grant_is_denied_to_the_device() {
     use crate::protocol::OAuthErrorCode;
     use crate::testing::params;
     use crate::usecase::device_grant;
-    use crate::usecase::token::{Presented, TokenError};
+    use crate::usecase::token::{self, Presented, TokenError};
     let env = env().await;
     let (tv, _) = register(
         NewClient {
@@ -323,7 +320,7 @@ async fn a_refused_device_grant_is_denied_to_the_device() {
     let s = device_grant::scan_user_code(&env.ctx, &started.user_code, &env.source())
         .await
         .unwrap();
-    let a = device::assess(&env.ctx, &s.login, &s.client, VICTIM_PHONE, None, env.now())
+    let a = app::assess(&env.ctx, &s.login, &s.client, VICTIM_PHONE, None, env.now())
         .await
         .unwrap();
     assert_eq!(
@@ -338,16 +335,16 @@ async fn a_refused_device_grant_is_denied_to_the_device() {
         "approve",
         env.number_shown(&s.login.id).await,
     );
-    let d = device::decide(
+    let d = app::decide(
         &env.ctx,
         &s.login.id,
         &approval,
         &Source::from_addr(VICTIM_PHONE),
     )
     .await;
-    assert!(matches!(&d, Err(DeviceError::Refused(_))), "{d:?}");
+    assert!(matches!(&d, Err(AppError::Refused(_))), "{d:?}");
     env.advance(5);
-    match device_grant::poll(&env.ctx, &tv, started.device_code.expose()).await {
+    match token::poll_device_code(&env.ctx, &tv, started.device_code.expose()).await {
         Err(TokenError::OAuth(e)) => assert_eq!(e.error, OAuthErrorCode::AccessDenied),
         other => panic!("expected access_denied, got {other:?}"),
     }

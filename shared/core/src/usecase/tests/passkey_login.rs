@@ -1,4 +1,4 @@
-//! "Sign in with a passkey" on the login page ([`super::passkey_login`]), with part 1's
+//! "Sign in with a passkey" on the login page ([`crate::usecase::passkey_login`]), with part 1's
 //! software authenticator: the same consent and tokens as a QR login, `amr` `hwk user pop` and
 //! `acr` 3; and every refusal (replay, another login's challenge, UV false, a disabled identity,
 //! an unknown credential, malformed input) writes nothing.

@@ -8,9 +8,9 @@ use crate::keys::jwt;
 use crate::protocol::OAuthErrorCode;
 use crate::store::{ClientStore, IdentityStore};
 use crate::testing::{params, Builder, TestEnv, IP};
-use crate::usecase::device::{self, Decision, DeviceError};
+use crate::usecase::app::{self, AppError, Decision};
 use crate::usecase::device_grant::{self, Started};
-use crate::usecase::token::{Presented, TokenError};
+use crate::usecase::token::{self, Presented, TokenError};
 
 async fn env_with_tv() -> (TestEnv, Client) {
     let env = Builder::new().build().await;
@@ -46,7 +46,7 @@ async fn start(env: &TestEnv, client_id: &str) -> Result<Started, TokenError> {
 }
 
 async fn poll(env: &TestEnv, tv: &Client, s: &Started) -> Result<Issued, TokenError> {
-    device_grant::poll(&env.ctx, tv, s.device_code.expose()).await
+    token::poll_device_code(&env.ctx, tv, s.device_code.expose()).await
 }
 
 fn error_of(r: Result<Issued, TokenError>) -> OAuthErrorCode {
@@ -61,7 +61,7 @@ async fn phone_decides(
     env: &TestEnv,
     user_code: &str,
     decision: &str,
-) -> Result<Decision, DeviceError> {
+) -> Result<Decision, AppError> {
     let s = device_grant::scan_user_code(&env.ctx, user_code, &env.source()).await?;
     let approval = env.phone.approval(
         &env.ctx,
@@ -72,7 +72,7 @@ async fn phone_decides(
         // Scanned by its user code: the code is the matching, there is no number.
         None,
     );
-    device::decide(&env.ctx, &s.login.id, &approval, &env.source()).await
+    app::decide(&env.ctx, &s.login.id, &approval, &env.source()).await
 }
 
 #[tokio::test]
@@ -130,7 +130,7 @@ async fn polls_are_answered_second_by_second_and_the_tokens_once() {
     // Decided: the code is no longer waiting for anyone.
     assert!(matches!(
         phone_decides(&env, &s.user_code, "deny").await,
-        Err(DeviceError::UnknownLogin)
+        Err(AppError::UnknownLogin)
     ));
 
     let issued = poll(&env, &tv, &s).await.unwrap();
@@ -193,11 +193,11 @@ async fn a_wrong_number_on_the_device_s_qr_page_refuses_the_device() {
         "approve",
         Some(wrong),
     );
-    let d = device::decide(&env.ctx, &login.id, &approval, &env.source()).await;
+    let d = app::decide(&env.ctx, &login.id, &approval, &env.source()).await;
     assert!(
         matches!(
             d,
-            Err(DeviceError::Cancelled(
+            Err(AppError::Cancelled(
                 crate::domain::login::CancelReason::WrongNumber
             ))
         ),
@@ -233,8 +233,8 @@ async fn expiry_is_exact_and_a_late_approval_is_refused() {
         None,
     );
     assert!(matches!(
-        device::decide(&env.ctx, &scanned.login.id, &approval, &env.source()).await,
-        Err(DeviceError::UnknownLogin)
+        app::decide(&env.ctx, &scanned.login.id, &approval, &env.source()).await,
+        Err(AppError::UnknownLogin)
     ));
     assert_eq!(
         error_of(poll(&env, &tv, &s).await),
@@ -242,7 +242,7 @@ async fn expiry_is_exact_and_a_late_approval_is_refused() {
     );
     assert!(matches!(
         device_grant::scan_user_code(&env.ctx, &s.user_code, &env.source()).await,
-        Err(DeviceError::UnknownLogin)
+        Err(AppError::UnknownLogin)
     ));
     env.advance(RECORD_GRACE_SECS);
     assert_eq!(
@@ -281,7 +281,7 @@ async fn a_device_approved_before_every_session_ended_gets_no_tokens() {
     let s = start(&env, "tv").await.unwrap();
     phone_decides(&env, &s.user_code, "approve").await.unwrap();
     env.advance(1);
-    crate::usecase::device::replace_key_by_operator(&env.ctx, &env.alice.sub, None)
+    crate::usecase::app::replace_key_by_operator(&env.ctx, &env.alice.sub, None)
         .await
         .unwrap();
     env.advance(5);
@@ -304,7 +304,7 @@ async fn this_wasn_t_me_on_a_device_approval_revokes_the_device_s_tokens() {
         "activity+jwt",
         serde_json::json!({ "sub": env.alice.sub }),
     );
-    let logins = crate::usecase::device::recent_logins(&env.ctx, &env.alice.sub, &activity)
+    let logins = crate::usecase::app::recent_logins(&env.ctx, &env.alice.sub, &activity)
         .await
         .unwrap();
     let id = logins[0].id.clone();
@@ -314,7 +314,7 @@ async fn this_wasn_t_me_on_a_device_approval_revokes_the_device_s_tokens() {
         serde_json::json!({ "sub": env.alice.sub, "login": id }),
     );
     let done =
-        crate::usecase::device::report_login(&env.ctx, &env.alice.sub, &id, &report, &env.source())
+        crate::usecase::app::report_login(&env.ctx, &env.alice.sub, &id, &report, &env.source())
             .await
             .unwrap();
     assert!(done.sid.is_some(), "the device's session was found");
@@ -446,13 +446,13 @@ async fn a_poll_between_the_phone_s_read_and_write_does_not_lose_the_decision() 
             None,
         );
         let ctx = polled_during_decisions(&env, polls);
-        let r = device::decide(&ctx, &scanned.login.id, &approval, &env.source()).await;
+        let r = app::decide(&ctx, &scanned.login.id, &approval, &env.source()).await;
         if expect_ok {
             assert_eq!(r.unwrap(), Decision::Approve, "{polls} polls meanwhile");
             assert!(poll(&env, &tv, &s).await.is_ok());
         } else {
             // Contention that outlasts the retries is a 503 to retry, never "decided".
-            assert!(matches!(r, Err(DeviceError::Busy)), "{r:?}");
+            assert!(matches!(r, Err(AppError::Busy)), "{r:?}");
         }
     }
 }

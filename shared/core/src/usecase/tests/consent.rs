@@ -1,0 +1,121 @@
+//! The consent step (`usecase::login::consent`): allow, deny, and a forged form.
+
+use super::*;
+
+#[tokio::test]
+async fn consent_open_asks_and_allow_issues_a_code_and_remembers_the_consent() {
+    let env = env().await;
+    let (login, secret) = env.show_qr(&env.shop_auth(&[])).await;
+    env.scan_and_decide(&login, "approve").await.unwrap();
+    match env.consent(&login.id, &secret, ConsentInput::Open).await {
+        ConsentOutcome::Ask { client, identity } => {
+            assert_eq!(client.client_id, SHOP);
+            assert_eq!(identity.sub, env.alice.sub);
+        }
+        other => panic!("expected the consent page, got {other:?}"),
+    }
+    assert!(
+        env.store
+            .consent(&env.alice.sub, SHOP, env.now())
+            .await
+            .unwrap()
+            .is_none(),
+        "opening the page remembers nothing"
+    );
+    env.advance(7);
+    let ConsentOutcome::Completed(done) = env.submit_consent(&login.id, &secret, "allow").await
+    else {
+        panic!("expected a code");
+    };
+    assert!(param(&done.response, "code").is_some());
+    assert_eq!(param(&done.response, "state"), Some("st-1"));
+    assert!(
+        done.sso_cookie.is_some(),
+        "the first login starts a session"
+    );
+    let remembered = env
+        .store
+        .consent(&env.alice.sub, SHOP, env.now())
+        .await
+        .unwrap()
+        .expect("remembered");
+    assert_eq!(remembered.scopes.as_slice(), ["openid", "profile"]);
+    assert_eq!(remembered.granted_at, T0.plus_secs(7));
+    assert_eq!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Completed
+    );
+    // The form cannot be submitted twice.
+    let again = env.submit_consent(&login.id, &secret, "allow").await;
+    assert!(
+        matches!(
+            again,
+            ConsentOutcome::Refused(ConsentRefusal::AlreadyCompleted)
+        ),
+        "{again:?}"
+    );
+    // The completed login's record lives a minute more (the page's next poll learns the
+    // outcome), not the whole grace an expired pending login keeps.
+    env.advance(COMPLETED_GRACE_SECS - 1);
+    assert_eq!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Completed
+    );
+    env.advance(1);
+    assert!(env.qr_login_gone(&login.id).await);
+}
+
+#[tokio::test]
+async fn consent_deny_ends_with_access_denied_and_remembers_nothing() {
+    let env = env().await;
+    let (login, secret) = env.show_qr(&env.shop_auth(&[])).await;
+    env.scan_and_decide(&login, "approve").await.unwrap();
+    let ConsentOutcome::Denied(r) = env.submit_consent(&login.id, &secret, "deny").await else {
+        panic!("expected access_denied");
+    };
+    assert_eq!(param(&r, "error"), Some("access_denied"));
+    assert_eq!(param(&r, "code"), None);
+    assert!(env
+        .store
+        .consent(&env.alice.sub, SHOP, env.now())
+        .await
+        .unwrap()
+        .is_none());
+    assert_eq!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Completed
+    );
+}
+
+#[tokio::test]
+async fn a_forged_consent_form_is_refused_and_changes_nothing() {
+    let env = env().await;
+    let (login, secret) = env.show_qr(&env.shop_auth(&[])).await;
+    let (other, other_secret) = env.show_qr(&env.shop_auth(&[])).await;
+    env.scan_and_decide(&login, "approve").await.unwrap();
+    let another_browser = csrf_token(other_secret.expose(), &login.id);
+    let another_login = csrf_token(secret.expose(), &other.id);
+    for csrf in [
+        None,
+        Some("x"),
+        Some(another_browser.as_str()),
+        Some(another_login.as_str()),
+    ] {
+        let input = ConsentInput::Submit {
+            csrf,
+            choice: Some("allow"),
+        };
+        let out = env.consent(&login.id, &secret, input).await;
+        assert!(
+            matches!(out, ConsentOutcome::Refused(ConsentRefusal::Forged)),
+            "{csrf:?}: {out:?}"
+        );
+    }
+    assert!(matches!(
+        env.qr_login(&login.id).await.value.status,
+        LoginStatus::Approved { .. }
+    ));
+    // The genuine form still works.
+    let out = env.submit_consent(&login.id, &secret, "allow").await;
+    assert!(matches!(out, ConsentOutcome::Completed(_)), "{out:?}");
+}
