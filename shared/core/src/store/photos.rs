@@ -1,7 +1,7 @@
 //! Hosted profile photos: bytes under a name (`{sub}/{content hash}`), in the data dir
 //! (`scanid-sqlite`), an S3 bucket (`scanid-aws`) or memory (tests). A photo is written once
 //! and never changes (its name is its content); it is served only while its owner's record
-//! names it (`usecase::device::hosted_photo`), and everything under an owner's name goes
+//! names it (`usecase::app::photo::hosted_photo`), and everything under an owner's name goes
 //! when the owner is deleted ([`PhotoStore::delete_photos_of`]).
 
 use async_trait::async_trait;
