@@ -9,9 +9,9 @@ use std::sync::Arc;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use scanid_core::clock::Timestamp;
-use scanid_core::domain::passkey::soft::SoftAuthenticator;
 use scanid_core::domain::passkey::{NewCredential, RelyingParty, COSE_ES256};
 use scanid_core::store::{Backend, IdentityStore, NewPasskey, Passkeys};
+use scanid_core::testing::passkey::SoftAuthenticator;
 use scanid_sqlite::EmbeddedStore;
 use scanid_tests::{
     attr, auth_url, code_of, consent_url, create_shop, jwt_claims, open, params_of, redeem,

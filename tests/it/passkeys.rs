@@ -2,13 +2,13 @@
 //! approved by a verified assertion reaching the client's tokens, a replay and an assertion
 //! for another origin refused, the keys listed (by the app and `scanid identity show`),
 //! the last one never removed. The authenticator is the software one of
-//! `scanid_core::domain::passkey::soft` (the browser tests use Chromium's virtual one).
+//! `scanid_core::testing::passkey` (the browser tests use Chromium's virtual one).
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use scanid_core::domain::app_jws;
-use scanid_core::domain::passkey::soft::SoftAuthenticator;
 use scanid_core::domain::passkey::RelyingParty;
+use scanid_core::testing::passkey::SoftAuthenticator;
 use scanid_tests::{
     attr, auth_url, consent_url, create_shop, location, number_shown, open, params_of, redeem,
     request, scanid_json, Browser, Resp, TestApp, TestServer, CB,

@@ -58,7 +58,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn is_test_file(p: &Path) -> bool {
     let name = p.file_name().unwrap().to_string_lossy();
     let in_tests = p.components().any(|c| {
-        ["tests", "benches", "suite"]
+        ["tests", "benches", "suite", "testing"]
             .iter()
             .any(|d| c.as_os_str() == *d)
     });

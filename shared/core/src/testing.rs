@@ -12,6 +12,10 @@
 //! let tokens = env.exchange_shop(&done.code).await.unwrap();
 //! env.advance(301);                                   // the access token has expired
 //! ```
+//!
+//! [`passkey`] holds the software authenticator the passkey tests register and sign with.
+
+pub mod passkey;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};

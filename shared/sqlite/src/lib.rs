@@ -7,36 +7,18 @@
 //! database consistent across power loss (the last commits before a power cut may be lost).
 //!
 //! Reads use pooled connections and run inline: WAL readers never wait for a lock. Writes go
-//! to this process's one writer thread, which owns the writing connection and commits in
-//! groups: it takes every write waiting in its queue, runs each in a savepoint of one
-//! transaction (a write whose condition fails rolls back to its savepoint alone), commits once,
-//! and only then answers each caller. A success is therefore as durable as before, and a burst
-//! of writes costs one commit (its WAL frames and wal-index update) instead of one each.
-//! SQLite admits one writer at a time anyway; other processes (operator commands) wait for the
-//! write lock through the busy timeout. No lock is held across an await. Expired records are
+//! to this process's one writer thread, which commits them in groups (`writer.rs`): a write is
+//! answered once its group's commit is known. SQLite admits one writer at a time anyway; other
+//! processes (operator commands) wait for the write lock through the busy timeout. No lock is
+//! held across an await. Checkpoints run on a thread of their own, never on the writer
+//! (`checkpoint.rs`), which syncs the database file itself (`files.rs`). Expired records are
 //! purged by [`EmbeddedStore::sweep`] (`scanid serve` runs it every `--purge-interval-secs`,
 //! five minutes by default).
 //!
-//! Checkpoints (copying the WAL back into the database file, with an fsync of each) run on a
-//! thread of their own, never on the writer: SQLite's automatic checkpoint runs on the
-//! connection that commits, and its two fsyncs (5 to 15 ms each on the benchmark machine)
-//! stalled every write queued behind it once per thousand pages, which was the code
-//! exchange's p99. The writer nudges the checkpointer after each commit; the checkpointer runs
-//! a PASSIVE checkpoint (it waits for no reader or writer) at most once per
-//! `CHECKPOINT_PAUSE` (10 ms). SQLite starts the WAL over only after a checkpoint that copied every
-//! frame, so under writes that never pause the WAL grows: past [`Tuning::wal_bound_pages`] the
-//! checkpointer catches up (checkpoints back to back, each followed by an fsync of the
-//! database file, which SQLite itself syncs only after a checkpoint that copied every frame)
-//! and the writer then runs one PASSIVE checkpoint between two groups, which copies and syncs
-//! only the few frames committed since the checkpointer's last, and its next commit starts the
-//! WAL over. The last resort, when checkpoints are slower
-//! than writes (a disk's slow fsyncs): past twice the bound (SQLite's WAL hook counts the
-//! frames) the writer waits for the checkpointer's checkpoint to end and runs its own, so writes
-//! go at the disk's pace and the WAL stays bounded. No checkpoint
-//! ever waits inside SQLite for another connection of this process: SQLite's busy handler
-//! sleeps in steps of up to 100 ms, which is what a RESTART checkpoint on the checkpointer
-//! cost the writer before. Durability is unchanged: a commit is in the
-//! WAL before it is answered, and a checkpoint syncs the WAL before it copies it.
+//! The rooms: `schema.rs` (the one table), `writer.rs` (group commit), `checkpoint.rs` (the
+//! checkpointer and the WAL's bound), `files.rs` (the database file kept open once per process,
+//! the syncs outside SQLite), and here the [`Backend`] over them. Each says why it is ours and
+//! not SQLite's or a crate's, with what was measured.
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 #![warn(missing_docs)]
@@ -44,32 +26,25 @@
 pub mod photos;
 pub use photos::DirPhotos;
 
+mod checkpoint;
+mod files;
+mod schema;
+mod writer;
+
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::Duration;
 
 use async_trait::async_trait;
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection, OptionalExtension};
 
 use scanid_core::clock::Timestamp;
 use scanid_core::store::{Backend, Cond, Key, Kind, Record, StoreError, Write};
 
-/// One table, keyed by `kind#id`, and no secondary index: the expiry index of earlier versions
-/// (dropped here when a data dir of theirs is opened) was 38% of the pages a code exchange
-/// wrote, because a code's expiry changes when it is redeemed. The sweep finds expired records
-/// by a scan on a reader instead ([`EmbeddedStore::sweep`]).
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS records (
-    pk         TEXT PRIMARY KEY NOT NULL,
-    kind       TEXT NOT NULL,
-    body       TEXT NOT NULL,
-    ver        INTEGER NOT NULL,
-    expires_at INTEGER
-) WITHOUT ROWID;
-DROP INDEX IF EXISTS records_kind;
-DROP INDEX IF EXISTS records_expiry;
-";
+use checkpoint::{checkpointer_loop, Wal, CHECKPOINT_WAIT};
+use files::Files;
+use schema::SCHEMA;
+use writer::{job, writer_loop, Job};
 
 /// The SQLite adapter.
 #[derive(Clone)]
@@ -86,34 +61,11 @@ struct Inner {
     writes: mpsc::Sender<Job>,
 }
 
-/// A write for the writer thread: runs on its connection inside a savepoint and says whether
-/// it succeeded (else its savepoint is rolled back) and how to answer once the group's fate
-/// is known. A job dropped unrun answers its caller "unavailable" (its reply channel closes).
-type Job = Box<dyn FnOnce(&Connection) -> Ran + Send>;
-
-struct Ran {
-    ok: bool,
-    answer: Answer,
-}
-
-/// Answers a write's caller: `None` when the group committed, else why it did not.
-type Answer = Box<dyn FnOnce(Option<&str>) + Send>;
-
-/// The most writes one commit takes.
-const GROUP: usize = 128;
-
 /// Expired records one purge write deletes.
 const SWEEP_BATCH: usize = 500;
 
 /// Expired records one scan of the sweep collects (about 50 bytes each).
 const SCAN_BATCH: usize = 5_000;
-
-/// The shortest time between two checkpoints of the checkpointer thread: frames written
-/// meanwhile are copied together (a page written twice is copied once).
-const CHECKPOINT_PAUSE: Duration = Duration::from_millis(10);
-
-/// How long the checkpointer's connection waits for a lock another process holds.
-const CHECKPOINT_WAIT: Duration = Duration::from_millis(5);
 
 /// How the store is tuned; [`EmbeddedStore::open`] takes the defaults.
 #[derive(Debug, Clone, Copy)]
@@ -138,342 +90,9 @@ impl Default for Tuning {
     }
 }
 
-/// A job running `f`, and where its answer arrives.
-fn job<T, F>(f: F) -> (Job, tokio::sync::oneshot::Receiver<Result<T, StoreError>>)
-where
-    T: Send + 'static,
-    F: FnOnce(&Connection) -> Result<T, StoreError> + Send + 'static,
-{
-    let (reply, answer) = tokio::sync::oneshot::channel();
-    let job: Job = Box::new(move |c| {
-        let out = f(c);
-        Ran {
-            ok: out.is_ok(),
-            answer: Box::new(move |failed: Option<&str>| {
-                let out = match (failed, out) {
-                    (Some(why), Ok(_)) => Err(StoreError::Unavailable(why.to_owned().into())),
-                    (_, out) => out,
-                };
-                let _ = reply.send(out);
-            }),
-        }
-    });
-    (job, answer)
-}
-
-/// What the writer and the checkpointer share: the checkpointer's lock (held around every
-/// checkpoint either runs, so that neither ever waits for the other inside SQLite, whose busy
-/// handler sleeps in steps of up to 100 ms), and the checkpointer's word that the writer may
-/// start the WAL over now ([`writer_loop`]).
-#[derive(Default)]
-struct Wal {
-    checkpointing: Mutex<()>,
-    restart: AtomicBool,
-    /// Frames in the WAL after the writer's last commit (SQLite's WAL hook says).
-    frames: AtomicI64,
-    /// Past this many frames the writer checkpoints itself, waiting for the checkpointer if it
-    /// must: the hard bound when checkpoints are slower than writes (a slow disk's fsyncs).
-    hard_bound: i64,
-}
-
-/// Frames few enough for the writer to copy while writes wait (their fsyncs: a megabyte at most,
-/// milliseconds).
-const HANDOVER_FRAMES: i64 = 256;
-
-/// Checkpoints back to back after which the checkpointer hands over to the writer even if
-/// writes outrun it, so that the WAL stays bounded.
-const CATCH_UP_ROUNDS: u32 = 8;
-
-/// The writer thread: waits for a write, takes every other one queued behind it (up to
-/// [`GROUP`]) and commits them as one group.
-/// After each group it nudges the checkpointer (`checkpoints`); the checkpointer ends when the
-/// writer does.
-///
-/// SQLite starts the WAL over only after a checkpoint that copied every frame, which the
-/// checkpointer's never do while writes go on without a pause. When the WAL is over its bound
-/// the checkpointer catches up (checkpoints back to back until the frames written during one
-/// are few) and then says so; the writer then runs one PASSIVE checkpoint itself between two
-/// groups: nothing is committed meanwhile, so it copies every frame (the few written since the
-/// checkpointer's last) unless a reader still needs one, and the next group's commit starts
-/// the WAL over. Writes wait for that one short checkpoint only, which waits for no reader and
-/// no lock. Issue 27: a RESTART checkpoint on the checkpointer held the writer back 57-132 ms
-/// once a second under the code exchange's load (the writer sleeping in SQLite's busy handler
-/// meanwhile), and a writer's checkpoint without the catch-up 56-84 ms (the fsyncs of the
-/// frames written during the checkpointer's last): both were the code exchange's p99.
-fn writer_loop(
-    mut conn: Connection,
-    queue: mpsc::Receiver<Job>,
-    checkpoints: mpsc::SyncSender<()>,
-    wal: &Wal,
-) {
-    while let Ok(first) = queue.recv() {
-        let mut group = vec![first];
-        while group.len() < GROUP {
-            match queue.try_recv() {
-                Ok(job) => group.push(job),
-                Err(_) => break,
-            }
-        }
-        commit_group(&mut conn, group);
-        if wal.restart.swap(false, Ordering::Relaxed) {
-            restart_wal(&conn, wal, false);
-        } else if wal.frames.load(Ordering::Relaxed) > wal.hard_bound {
-            restart_wal(&conn, wal, true);
-        }
-        // Full: a nudge is waiting already, and the checkpoint it starts copies this group too.
-        let _ = checkpoints.try_send(());
-    }
-    // The connection before the checkpointer's end, which may close the database file (see
-    // [`Files`]).
-    drop(conn);
-    drop(checkpoints);
-}
-
-/// The writer's checkpoint past the bound (see [`writer_loop`]); skipped while the
-/// checkpointer runs one (it hands over again if the WAL is still over the bound), unless
-/// `wait`: past the hard bound the writer waits for the checkpointer's checkpoint to end and
-/// runs its own, so that however slow checkpoints are, the WAL stays under about twice its
-/// bound (writes wait meanwhile: the disk's pace becomes theirs).
-fn restart_wal(conn: &Connection, wal: &Wal, wait: bool) {
-    let held = if wait {
-        wal.checkpointing.lock().ok()
-    } else {
-        wal.checkpointing.try_lock().ok()
-    };
-    let Some(_held) = held else {
-        return;
-    };
-    let started = std::time::Instant::now();
-    match checkpoint(conn, "PASSIVE") {
-        Ok((busy, log, copied)) => tracing::debug!(
-            busy,
-            log,
-            copied,
-            us = micros(started),
-            "the writer's checkpoint past the WAL's bound"
-        ),
-        Err(e) => tracing::warn!(error = %e, "the writer's checkpoint failed"),
-    }
-}
-
+/// Microseconds since `since`, for the logs of checkpoints and syncs.
 fn micros(since: std::time::Instant) -> u64 {
     u64::try_from(since.elapsed().as_micros()).unwrap_or(u64::MAX)
-}
-
-/// A checkpoint of `mode`: (busy, frames in the WAL, frames copied), as SQLite reports them.
-fn checkpoint(conn: &Connection, mode: &str) -> rusqlite::Result<(i64, i64, i64)> {
-    conn.query_row(&format!("PRAGMA wal_checkpoint({mode})"), [], |r| {
-        Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-    })
-}
-
-/// The checkpointer thread: after each nudge, a PASSIVE checkpoint (it copies what no reader
-/// still needs and waits for nobody), then a pause of [`CHECKPOINT_PAUSE`]. A nudge that
-/// arrives during a checkpoint or the pause waits in the channel, so the last commit is
-/// always followed by a checkpoint that starts after it: once writes pause, the WAL is copied
-/// whole and the next write starts it over.
-///
-/// Past `bound` frames in the WAL it catches up: checkpoints back to back, without the pause,
-/// each followed by an fsync of the database file (`files`), until fewer than
-/// [`HANDOVER_FRAMES`] were committed since the last one copied (or for [`CATCH_UP_ROUNDS`],
-/// or until the WAL is a quarter over the bound); then it syncs the WAL and lets the writer
-/// start the WAL over (see [`writer_loop`]).
-///
-/// The fsyncs are the point: SQLite syncs the database file only after a checkpoint that
-/// copied every frame, and the WAL before each checkpoint, so without them the writer's short
-/// checkpoint synced every page the checkpointer had copied since the WAL last started over
-/// (tens of megabytes: 47-66 ms while writes waited, the code exchange's p99). Now its fsyncs
-/// find only the few frames committed since the checkpointer's last round dirty.
-fn checkpointer_loop(
-    conn: Connection,
-    nudges: mpsc::Receiver<()>,
-    wal: &Wal,
-    bound: u32,
-    files: &Files,
-) {
-    let mut rounds = 0;
-    while nudges.recv().is_ok() {
-        loop {
-            let started = std::time::Instant::now();
-            let ran = match wal.checkpointing.lock() {
-                Ok(_held) => checkpoint(&conn, "PASSIVE"),
-                Err(_) => return,
-            };
-            let (busy, log, copied) = match ran {
-                Ok(r) => r,
-                Err(e) => {
-                    tracing::warn!(error = %e, "a checkpoint failed (the next one retries)");
-                    break;
-                }
-            };
-            tracing::debug!(busy, log, copied, us = micros(started), "checkpoint");
-            if log <= i64::from(bound) {
-                rounds = 0;
-                break;
-            }
-            rounds += 1;
-            files.sync_db();
-            // Frames committed since this checkpoint's snapshot, which the writer's would copy
-            // (none if the WAL started over meanwhile).
-            let pending = (wal.frames.load(Ordering::Relaxed) - copied).max(0);
-            // Writes outrunning the catch-up, or a WAL a quarter over its bound, hand over at once.
-            let bound = i64::from(bound);
-            if pending <= HANDOVER_FRAMES || rounds >= CATCH_UP_ROUNDS || log > bound + bound / 4 {
-                rounds = 0;
-                files.sync_wal();
-                wal.restart.store(true, Ordering::Relaxed);
-                break;
-            }
-        }
-        #[allow(
-            clippy::disallowed_methods,
-            reason = "the checkpointer is a thread of its own, paced by its pause"
-        )]
-        std::thread::sleep(CHECKPOINT_PAUSE);
-    }
-    // The connection first: the database file may be closed only after it (see [`Files`]).
-    drop(conn);
-}
-
-/// The files the checkpointer syncs outside SQLite ([`checkpointer_loop`]).
-///
-/// The database file is opened once per process and file and closed only once no store of the
-/// process uses it (and after this store's connections): closing a file descriptor drops every
-/// POSIX lock the process holds on the file, SQLite's included, and in WAL mode each connection
-/// holds a shared lock on the database file for as long as it is open, which is what tells
-/// another process (an operator command) that it is not the last one and must not delete the
-/// WAL. SQLite takes no lock on the WAL file, which is opened for each sync.
-struct Files {
-    db: Arc<std::fs::File>,
-    wal: PathBuf,
-}
-
-impl Files {
-    fn open(path: &Path) -> std::io::Result<Self> {
-        static OPEN: Mutex<Vec<(PathBuf, std::sync::Weak<std::fs::File>)>> = Mutex::new(Vec::new());
-        let path = std::fs::canonicalize(path)?;
-        let mut wal = path.clone().into_os_string();
-        wal.push("-wal");
-        let mut open = OPEN
-            .lock()
-            .map_err(|_| std::io::Error::other("the open database files' list"))?;
-        open.retain(|(_, f)| f.strong_count() > 0);
-        let shared = open
-            .iter()
-            .find(|(p, _)| *p == path)
-            .and_then(|(_, f)| f.upgrade());
-        let db = match shared {
-            Some(db) => db,
-            None => {
-                let db = Arc::new(std::fs::File::open(&path)?);
-                open.push((path, Arc::downgrade(&db)));
-                db
-            }
-        };
-        Ok(Self {
-            db,
-            wal: wal.into(),
-        })
-    }
-
-    fn sync_db(&self) {
-        let started = std::time::Instant::now();
-        match self.db.sync_data() {
-            Ok(()) => tracing::debug!(us = micros(started), "synced the database file"),
-            Err(e) => tracing::warn!(error = %e, "syncing the database file failed"),
-        }
-    }
-
-    fn sync_wal(&self) {
-        let started = std::time::Instant::now();
-        match std::fs::File::open(&self.wal).and_then(|f| f.sync_data()) {
-            Ok(()) => tracing::debug!(us = micros(started), "synced the WAL"),
-            Err(e) => tracing::warn!(error = %e, "syncing the WAL failed"),
-        }
-    }
-}
-
-/// Runs `group` in one transaction, each job in its own savepoint, commits, and answers each
-/// job once the outcome is known: its own error, or the commit's, or success. If SQLite ends
-/// the transaction on its own (an I/O error, a full disk), every job run so far is answered
-/// "not committed" and the rest are dropped unrun: nothing is ever written outside the group's
-/// transaction, and nothing written is answered as failed.
-fn commit_group(conn: &mut Connection, group: Vec<Job>) {
-    let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
-        Ok(tx) => tx,
-        Err(e) => {
-            // Another process held the write lock past the busy timeout: nothing is written,
-            // and each caller hears "unavailable".
-            tracing::warn!(error = %e, "the writer could not begin a transaction");
-            return;
-        }
-    };
-    let mut answers: Vec<Answer> = Vec::with_capacity(group.len());
-    let mut lost = None;
-    for job in group {
-        if tx.is_autocommit() {
-            lost = Some("the transaction was rolled back".to_owned());
-            break;
-        }
-        match run_in_savepoint(&tx, job) {
-            Ok(Some(a)) => answers.push(a),
-            Ok(None) => {}
-            Err(why) => {
-                lost = Some(why);
-                break;
-            }
-        }
-    }
-    if lost.is_none() && tx.is_autocommit() {
-        lost = Some("the transaction was rolled back".to_owned());
-    }
-    let failed = match lost {
-        // Dropping `tx` rolls back whatever is left of the transaction.
-        Some(why) => Some(why),
-        None => tx.commit().err().map(|e| format!("commit: {e}")),
-    };
-    if let Some(why) = &failed {
-        tracing::warn!(error = %why, "a group of writes was not committed");
-    }
-    for answer in answers {
-        answer(failed.as_deref());
-    }
-}
-
-/// Runs `job` in a savepoint of the open transaction `tx`: released when the job succeeded,
-/// rolled back when it failed or panicked. `Ok(Some)`: the job's answer, due once the group's
-/// fate is known; `Ok(None)`: the job has answered or was not run (its writes rolled back);
-/// `Err`: the savepoint could not be ended cleanly, so the group must not commit.
-fn run_in_savepoint(tx: &Connection, job: Job) -> Result<Option<Answer>, String> {
-    if let Err(e) = tx.execute_batch("SAVEPOINT w") {
-        // Nothing of this job ran; the job is dropped and its caller hears "unavailable".
-        tracing::warn!(error = %e, "taking a savepoint failed");
-        return Ok(None);
-    }
-    // A panicking job drops its reply channel while unwinding: its caller hears "unavailable".
-    let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(tx))).ok();
-    let ok = ran.as_ref().is_some_and(|r| r.ok);
-    if ok && tx.execute_batch("RELEASE w").is_ok() {
-        return Ok(ran.map(|r| r.answer));
-    }
-    // Failed, panicked, or could not be released: undo it.
-    let release_failed = ok.then_some("releasing a savepoint failed");
-    match tx.execute_batch("ROLLBACK TO w; RELEASE w") {
-        Ok(()) => {
-            // Rolled back: a failed job's answer is its own error.
-            if let Some(r) = ran {
-                (r.answer)(release_failed);
-            }
-            Ok(None)
-        }
-        Err(e) => {
-            let why = format!("ending a savepoint: {e}");
-            if let Some(r) = ran {
-                (r.answer)(Some(&why));
-            }
-            Err(why)
-        }
-    }
 }
 
 impl std::fmt::Debug for EmbeddedStore {
@@ -530,7 +149,7 @@ impl EmbeddedStore {
             hard_bound: i64::from(tuning.wal_bound_pages).saturating_mul(2),
             ..Wal::default()
         });
-        // The writer's own checkpoint is a last resort, at twice the bound ([`restart_wal`]);
+        // The writer's own checkpoint is a last resort, at twice the bound (`checkpoint::restart_wal`);
         // the hook replaces SQLite's autocheckpoint, which gave up whenever the checkpointer
         // held the WAL.
         let hooked = Arc::clone(&wal);
@@ -602,8 +221,8 @@ impl EmbeddedStore {
         out
     }
 
-    /// Runs a write on the writer thread, in a savepoint of its next group commit (see the
-    /// module documentation): the answer arrives once that commit is known. A write that
+    /// Runs a write on the writer thread, in a savepoint of its next group commit (see
+    /// `writer.rs`): the answer arrives once that commit is known. A write that
     /// returns `Err` is rolled back alone.
     async fn with_writer<T, F>(&self, f: F) -> Result<T, StoreError>
     where
@@ -895,179 +514,6 @@ mod tests {
         (store, dir)
     });
 
-    /// A connection to a fresh database, and a job that writes `id` and then answers `then`.
-    fn writer() -> (Connection, tempfile::TempDir) {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = EmbeddedStore::connect(&dir.path().join("scanid.db")).unwrap();
-        conn.execute_batch(SCHEMA).unwrap();
-        (conn, dir)
-    }
-
-    fn writes(
-        id: &'static str,
-        then: impl FnOnce(&Connection) -> Result<(), StoreError> + Send + 'static,
-    ) -> (Job, tokio::sync::oneshot::Receiver<Result<(), StoreError>>) {
-        job(move |c| {
-            let r = Record::new(Key::new(Kind::Test, id), &1, None)?;
-            fail_unless(put_one(c, &r, Cond::Absent, 0)?)?;
-            then(c)
-        })
-    }
-
-    fn stored(c: &Connection, id: &str) -> bool {
-        get_live(c, &Key::new(Kind::Test, id), 0).unwrap().is_some()
-    }
-
-    #[test]
-    fn a_group_answers_each_write_by_its_own_fate() {
-        let (mut conn, _dir) = writer();
-        let (a, ra) = writes("a", |_| Ok(()));
-        let (b, rb) = writes("b", |_| Err(StoreError::ConditionFailed));
-        let (c, rc) = writes("c", |_| panic!("a bug in a write"));
-        let (d, rd) = writes("d", |_| Ok(()));
-        commit_group(&mut conn, vec![a, b, c, d]);
-        assert!(matches!(ra.blocking_recv().unwrap(), Ok(())));
-        assert!(matches!(
-            rb.blocking_recv().unwrap(),
-            Err(StoreError::ConditionFailed)
-        ));
-        // The panicking write dropped its answer: its caller hears "unavailable".
-        assert!(rc.blocking_recv().is_err());
-        assert!(matches!(rd.blocking_recv().unwrap(), Ok(())));
-        assert!(stored(&conn, "a") && stored(&conn, "d"));
-        assert!(!stored(&conn, "b") && !stored(&conn, "c"));
-    }
-
-    #[test]
-    fn a_transaction_sqlite_ends_leaves_nothing_answered_as_written() {
-        let (mut conn, _dir) = writer();
-        let (a, ra) = writes("a", |_| Ok(()));
-        // What SQLite does on a full disk or an I/O error: the whole transaction ends.
-        let (b, rb) = writes("b", |c| c.execute_batch("ROLLBACK").map_err(unavailable));
-        let (c, rc) = writes("c", |_| Ok(()));
-        commit_group(&mut conn, vec![a, b, c]);
-        assert!(matches!(
-            ra.blocking_recv().unwrap(),
-            Err(StoreError::Unavailable(_))
-        ));
-        assert!(matches!(
-            rb.blocking_recv().unwrap(),
-            Err(StoreError::Unavailable(_))
-        ));
-        // The write after it never ran outside the transaction.
-        assert!(rc.blocking_recv().is_err());
-        for id in ["a", "b", "c"] {
-            assert!(!stored(&conn, id), "{id}");
-        }
-        // The writer carries on.
-        let (d, rd) = writes("d", |_| Ok(()));
-        commit_group(&mut conn, vec![d]);
-        assert!(matches!(rd.blocking_recv().unwrap(), Ok(())));
-        assert!(stored(&conn, "d"));
-    }
-
-    #[tokio::test]
-    async fn writes_without_a_pause_keep_the_wal_under_its_bound() {
-        let dir = tempfile::tempdir().unwrap();
-        let tuning = Tuning {
-            wal_bound_pages: 500,
-            ..Tuning::default()
-        };
-        let s = EmbeddedStore::open_tuned(dir.path(), tuning).unwrap();
-        // About 3000 pages of writes, one after the other.
-        let body = "x".repeat(3000);
-        for i in 0..3000 {
-            let r = Record::new(Key::new(Kind::Test, format!("w{i}")), &body, None).unwrap();
-            s.put(r, Cond::Absent, Timestamp::from_secs(0))
-                .await
-                .unwrap();
-        }
-        let wal = std::fs::metadata(dir.path().join("scanid.db-wal"))
-            .unwrap()
-            .len();
-        // Never checkpointed, the WAL would hold every page: over 12 MB.
-        assert!(wal < 6 * 1024 * 1024, "WAL of {wal} bytes");
-    }
-
-    #[test]
-    fn the_database_file_stays_open_while_a_store_of_the_process_uses_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("scanid.db");
-        std::fs::write(&path, b"").unwrap();
-        let a = Files::open(&path).unwrap();
-        // The same file by another name: one descriptor, which closing one store's handle
-        // must not close (that would drop the other's SQLite locks).
-        let b = Files::open(&dir.path().join(".").join("scanid.db")).unwrap();
-        assert!(Arc::ptr_eq(&a.db, &b.db));
-        assert_eq!(Arc::strong_count(&b.db), 2);
-        drop(a);
-        assert_eq!(Arc::strong_count(&b.db), 1);
-        let other = tempfile::tempdir().unwrap();
-        let other_path = other.path().join("scanid.db");
-        std::fs::write(&other_path, b"").unwrap();
-        assert!(!Arc::ptr_eq(&Files::open(&other_path).unwrap().db, &b.db));
-        let weak = Arc::downgrade(&b.db);
-        drop(b);
-        // Closed with the last store that used it; the next one opens it anew.
-        assert!(weak.upgrade().is_none());
-        let c = Files::open(&path).unwrap();
-        c.sync_db();
-        c.sync_wal();
-        assert!(std::fs::metadata(dir.path().join("scanid.db-wal")).is_err());
-    }
-
-    /// The database file as it is without its WAL (what the checkpoints have copied there).
-    /// Read while a checkpoint writes it, the file may not parse: that reads as "not yet".
-    fn in_the_file(dir: &Path, id: &str) -> bool {
-        let uri = format!("file:{}?immutable=1", dir.join("scanid.db").display());
-        Connection::open_with_flags(
-            uri,
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
-        )
-        .and_then(|c| {
-            c.query_row(
-                "SELECT count(*) FROM records WHERE pk = ?1",
-                [Key::new(Kind::Test, id).pk()],
-                |r| r.get::<_, i64>(0),
-            )
-        })
-        .is_ok_and(|n| n == 1)
-    }
-
-    #[tokio::test]
-    async fn the_checkpointer_copies_the_wal_while_the_writer_does_not() {
-        let dir = tempfile::tempdir().unwrap();
-        // The writer's own checkpoint would come only after 16,384 pages.
-        let s = EmbeddedStore::open(dir.path()).unwrap();
-        for i in 0..50 {
-            let r = Record::new(Key::new(Kind::Test, format!("c{i}")), &i, None).unwrap();
-            s.put(r, Cond::Absent, Timestamp::from_secs(0))
-                .await
-                .unwrap();
-        }
-        let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while !in_the_file(dir.path(), "c49") {
-            assert!(
-                std::time::Instant::now() < deadline,
-                "no checkpoint copied the last write into the database file"
-            );
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        assert!(in_the_file(dir.path(), "c0"));
-        // Once the WAL is copied whole, the next write starts it over.
-        let r = Record::new(Key::new(Kind::Test, "after"), &1, None).unwrap();
-        s.put(r, Cond::Absent, Timestamp::from_secs(0))
-            .await
-            .unwrap();
-        let c = Connection::open(dir.path().join("scanid.db")).unwrap();
-        let (log, _): (i64, i64) = c
-            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| {
-                Ok((r.get(1)?, r.get(2)?))
-            })
-            .unwrap();
-        assert!(log < 10, "the WAL holds {log} frames after a pause");
-    }
-
     #[tokio::test]
     async fn sweep_goes_on_past_one_scan_and_keeps_live_records() {
         let dir = tempfile::tempdir().unwrap();
@@ -1089,78 +535,6 @@ mod tests {
             .query_row("SELECT count(*) FROM records", [], |r| r.get(0))
             .unwrap();
         assert_eq!(left, i64::try_from(n).unwrap());
-    }
-
-    /// The schema as main's binary wrote it before issue 27 (schema version 0), copied here as
-    /// a fixture, with records written the way that version wrote them.
-    const SCHEMA_BEFORE_27: &str = "
-        CREATE TABLE IF NOT EXISTS records (
-            pk         TEXT PRIMARY KEY NOT NULL,
-            kind       TEXT NOT NULL,
-            body       TEXT NOT NULL,
-            ver        INTEGER NOT NULL,
-            expires_at INTEGER
-        ) WITHOUT ROWID;
-        DROP INDEX IF EXISTS records_kind;
-        CREATE INDEX IF NOT EXISTS records_expiry ON records (expires_at) WHERE expires_at IS NOT NULL;
-        PRAGMA journal_mode=WAL;
-        INSERT INTO records VALUES ('code#c1', 'code', '{\"n\":1}', 1, 2000);
-        INSERT INTO records VALUES ('refresh#r1', 'refresh', '{\"n\":2}', 3, 2000);
-        INSERT INTO records VALUES ('sso#s1', 'sso', '{\"n\":3}', 1, 2000);
-        INSERT INTO records VALUES ('code#old', 'code', '{\"n\":4}', 1, 500);
-        INSERT INTO records VALUES ('client#a', 'client', '{\"n\":5}', 1, NULL);
-    ";
-
-    #[tokio::test]
-    async fn a_data_dir_of_the_previous_version_is_used_as_it_is() {
-        let dir = tempfile::tempdir().unwrap();
-        let old = Connection::open(dir.path().join("scanid.db")).unwrap();
-        old.execute_batch(SCHEMA_BEFORE_27).unwrap();
-        drop(old);
-        let s = EmbeddedStore::open(dir.path()).unwrap();
-        let now = Timestamp::from_secs(1000);
-        // A live code is consumed once.
-        let code = Key::new(Kind::Code, "c1");
-        let got = s.consume(&code, now).await.unwrap().unwrap();
-        assert_eq!((got.body.as_str(), got.version), ("{\"n\":1}", 1));
-        assert!(s.consume(&code, now).await.unwrap().is_none());
-        // A refresh token rotates on its version.
-        let rt = s
-            .get(&Key::new(Kind::Refresh, "r1"), now)
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(rt.version, 3);
-        s.put(rt.next(&7).unwrap(), Cond::Version(3), now)
-            .await
-            .unwrap();
-        // A session reads; an expired code does not, and the sweep removes it.
-        assert!(s
-            .get(&Key::new(Kind::Sso, "s1"), now)
-            .await
-            .unwrap()
-            .is_some());
-        assert!(s
-            .get(&Key::new(Kind::Code, "old"), now)
-            .await
-            .unwrap()
-            .is_none());
-        assert_eq!(s.sweep(now).await.unwrap(), 1);
-        assert_eq!(s.list(Kind::Client, now).await.unwrap().len(), 1);
-        // The expiry index is gone, the file is sound.
-        let c = Connection::open(dir.path().join("scanid.db")).unwrap();
-        let indexes: i64 = c
-            .query_row(
-                "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'records_expiry'",
-                [],
-                |r| r.get(0),
-            )
-            .unwrap();
-        assert_eq!(indexes, 0);
-        let check: String = c
-            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(check, "ok");
     }
 
     #[tokio::test]

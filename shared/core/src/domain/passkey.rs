@@ -1,43 +1,31 @@
 //! Passkeys (issue 26): WebAuthn credentials an identity signs its app requests with, and the
 //! checks of a registration (`navigator.credentials.create`, attestation `none`) and of an
-//! assertion (`navigator.credentials.get`).
-//!
-//! Pure Rust: CBOR with `ciborium`, signatures with `aws-lc-rs` (already what the JWS and
-//! signing keys use); no OpenSSL, so the Lambda functions still cross-build for arm64
-//! (docs/security.md, "Passkeys"). ES256 (COSE -7) and RS256 (COSE -257) keys are accepted.
+//! assertion (`navigator.credentials.get`). The bytes are read by
+//! [`crate::protocol::webauthn`] (CBOR, COSE keys, authenticator data, `clientDataJSON`, and why
+//! that is ours and not `webauthn-rs`); what is accepted is decided here.
 //!
 //! Every check refuses with its own [`PasskeyError`]: the client data's `type`, `challenge`,
 //! `origin` (the issuer's origin, never cross-origin), the authenticator data's RP ID hash (the
 //! RP ID is the issuer's host), the user-present and user-verified flags (UV is required), the
-//! signature, the signature counter (it must grow when the authenticator keeps one; 0 and 0
-//! is fine), and that the credential belongs to the identity the request names.
+//! attestation format (`none` only), the signature, the signature counter (it must grow when
+//! the authenticator keeps one; 0 and 0 is fine), and that the credential belongs to the
+//! identity the request names. ES256 (COSE -7) and RS256 (COSE -257) keys are accepted.
 
 use aws_lc_rs::digest::{digest, SHA256};
-use aws_lc_rs::signature::{
-    ParsedPublicKey, RsaPublicKeyComponents, UnparsedPublicKey, ECDSA_P256_SHA256_ASN1,
-    RSA_PKCS1_2048_8192_SHA256,
-};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use ciborium::value::Value as Cbor;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
+use crate::protocol::webauthn::{
+    self, AttestationObject, AuthData, CoseKey, WebauthnError, FLAG_UP, FLAG_UV,
+};
+pub use crate::protocol::webauthn::{es256_spki, COSE_ES256, COSE_RS256, MAX_CREDENTIAL_ID_BYTES};
 
-/// COSE algorithm ES256 (ECDSA P-256 with SHA-256).
-pub const COSE_ES256: i64 = -7;
-/// COSE algorithm RS256 (RSASSA-PKCS1-v1_5 with SHA-256).
-pub const COSE_RS256: i64 = -257;
 /// How long a server-issued WebAuthn challenge lives.
 pub const CHALLENGE_TTL_SECS: i64 = 300;
 /// The most passkeys one identity may hold.
 pub const MAX_PASSKEYS: usize = 10;
-/// The longest credential id accepted (WebAuthn allows up to 1023 bytes).
-pub const MAX_CREDENTIAL_ID_BYTES: usize = 1023;
-
-const FLAG_UP: u8 = 0x01;
-const FLAG_UV: u8 = 0x04;
-const FLAG_AT: u8 = 0x40;
 
 /// Why a registration or an assertion was refused (the text goes to the app).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -78,6 +66,15 @@ pub enum PasskeyError {
     #[error("this passkey does not belong to this identity")]
     /// The credential is registered to another identity.
     NotThisIdentity,
+}
+
+impl From<WebauthnError> for PasskeyError {
+    fn from(e: WebauthnError) -> Self {
+        match e {
+            WebauthnError::Malformed(what) => PasskeyError::Malformed(what),
+            WebauthnError::Algorithm => PasskeyError::Algorithm,
+        }
+    }
 }
 
 /// The relying party every passkey is bound to: the issuer's origin and host.
@@ -190,25 +187,15 @@ pub struct Assertion {
     pub signature: Vec<u8>,
 }
 
-/// The client data's fields that are checked.
-#[derive(Deserialize)]
-struct ClientData {
-    #[serde(rename = "type")]
-    kind: String,
-    challenge: String,
-    origin: String,
-    #[serde(rename = "crossOrigin", default)]
-    cross_origin: bool,
-}
-
+/// The client data, checked: the ceremony's `type`, this request's challenge, the issuer's
+/// origin (never cross-origin).
 fn check_client_data(
     rp: &RelyingParty,
     json: &[u8],
     kind: &'static str,
     challenge: &[u8],
 ) -> Result<(), PasskeyError> {
-    let cd: ClientData =
-        serde_json::from_slice(json).map_err(|_| PasskeyError::Malformed("clientDataJSON"))?;
+    let cd = webauthn::client_data(json)?;
     if cd.kind != kind {
         return Err(PasskeyError::Type(kind));
     }
@@ -224,152 +211,23 @@ fn check_client_data(
     Ok(())
 }
 
-/// The authenticator data's fixed part, checked: RP ID hash, UP, UV. Returns the flags and
-/// the counter.
-fn check_authenticator_data(rp: &RelyingParty, data: &[u8]) -> Result<(u8, u32), PasskeyError> {
-    if data.len() < 37 {
-        return Err(PasskeyError::Malformed("authenticatorData"));
-    }
+/// The authenticator data's fixed part, checked: RP ID hash, UP, UV.
+fn check_authenticator_data<'a>(
+    rp: &RelyingParty,
+    data: &'a [u8],
+) -> Result<AuthData<'a>, PasskeyError> {
+    let auth = AuthData::parse(data)?;
     let rp_hash = digest(&SHA256, rp.id.as_bytes());
-    if &data[..32] != rp_hash.as_ref() {
+    if auth.rp_id_hash != rp_hash.as_ref() {
         return Err(PasskeyError::RpId);
     }
-    let flags = data[32];
-    if flags & FLAG_UP == 0 {
+    if !auth.has(FLAG_UP) {
         return Err(PasskeyError::UserPresent);
     }
-    if flags & FLAG_UV == 0 {
+    if !auth.has(FLAG_UV) {
         return Err(PasskeyError::UserVerified);
     }
-    let count = u32::from_be_bytes([data[33], data[34], data[35], data[36]]);
-    Ok((flags, count))
-}
-
-fn cbor_map_get<'a>(map: &'a [(Cbor, Cbor)], key: &Cbor) -> Option<&'a Cbor> {
-    map.iter().find(|(k, _)| k == key).map(|(_, v)| v)
-}
-
-fn int_key(k: i64) -> Cbor {
-    Cbor::Integer(k.into())
-}
-
-/// A COSE public key's algorithm, checked to be one accepted and to have its parts.
-fn cose_alg(cose: &[u8]) -> Result<i64, PasskeyError> {
-    let key = CoseKey::parse(cose)?;
-    Ok(key.alg())
-}
-
-enum CoseKey {
-    Es256 { point: Vec<u8> },
-    Rs256 { n: Vec<u8>, e: Vec<u8> },
-}
-
-impl CoseKey {
-    fn parse(cose: &[u8]) -> Result<Self, PasskeyError> {
-        let v: Cbor =
-            ciborium::from_reader(cose).map_err(|_| PasskeyError::Malformed("COSE key"))?;
-        let Cbor::Map(m) = v else {
-            return Err(PasskeyError::Malformed("COSE key"));
-        };
-        let int = |k: i64| -> Option<i128> {
-            match cbor_map_get(&m, &int_key(k)) {
-                Some(Cbor::Integer(i)) => Some(i128::from(*i)),
-                _ => None,
-            }
-        };
-        let bytes = |k: i64| -> Option<Vec<u8>> {
-            match cbor_map_get(&m, &int_key(k)) {
-                Some(Cbor::Bytes(b)) => Some(b.clone()),
-                _ => None,
-            }
-        };
-        match (int(1), int(3)) {
-            // kty EC2, alg ES256, crv P-256.
-            (Some(2), Some(-7)) => {
-                let (Some(1), Some(x), Some(y)) = (int(-1), bytes(-2), bytes(-3)) else {
-                    return Err(PasskeyError::Malformed("COSE EC2 key"));
-                };
-                if x.len() != 32 || y.len() != 32 {
-                    return Err(PasskeyError::Malformed("COSE EC2 key"));
-                }
-                let mut point = Vec::with_capacity(65);
-                point.push(4);
-                point.extend_from_slice(&x);
-                point.extend_from_slice(&y);
-                // A point off the curve could never verify: refused when registered.
-                let spki = [P256_SPKI_PREFIX.as_slice(), &point].concat();
-                ParsedPublicKey::new(&ECDSA_P256_SHA256_ASN1, &spki)
-                    .map_err(|_| PasskeyError::Malformed("COSE EC2 key"))?;
-                Ok(Self::Es256 { point })
-            }
-            // kty RSA, alg RS256.
-            (Some(3), Some(-257)) => {
-                let (Some(n), Some(e)) = (bytes(-1), bytes(-2)) else {
-                    return Err(PasskeyError::Malformed("COSE RSA key"));
-                };
-                if !rsa_key_ok(&n, &e) {
-                    return Err(PasskeyError::Malformed("COSE RSA key"));
-                }
-                Ok(Self::Rs256 { n, e })
-            }
-            _ => Err(PasskeyError::Algorithm),
-        }
-    }
-
-    fn alg(&self) -> i64 {
-        match self {
-            Self::Es256 { .. } => COSE_ES256,
-            Self::Rs256 { .. } => COSE_RS256,
-        }
-    }
-
-    fn verify(&self, message: &[u8], signature: &[u8]) -> Result<(), PasskeyError> {
-        match self {
-            Self::Es256 { point } => UnparsedPublicKey::new(&ECDSA_P256_SHA256_ASN1, point)
-                .verify(message, signature)
-                .map_err(|_| PasskeyError::Signature),
-            Self::Rs256 { n, e } => RsaPublicKeyComponents { n, e }
-                .verify(&RSA_PKCS1_2048_8192_SHA256, message, signature)
-                .map_err(|_| PasskeyError::Signature),
-        }
-    }
-}
-
-/// An RSA key the verification accepts: a modulus of 2048 to 8192 bits (what
-/// `RSA_PKCS1_2048_8192_SHA256` verifies with; leading zero bytes do not count), and an odd
-/// public exponent from 3 to 2^32 - 1.
-fn rsa_key_ok(n: &[u8], e: &[u8]) -> bool {
-    fn significant(b: &[u8]) -> &[u8] {
-        let start = b.iter().position(|&x| x != 0).unwrap_or(b.len());
-        &b[start..]
-    }
-    let (n, e) = (significant(n), significant(e));
-    let n_bits = match n.first() {
-        Some(top) => n.len() * 8 - top.leading_zeros() as usize,
-        None => 0,
-    };
-    let e_odd = e.last().is_some_and(|last| last & 1 == 1);
-    let e_at_least_3 = e.len() > 1 || e.first().is_some_and(|&x| x >= 3);
-    (2048..=8192).contains(&n_bits) && e.len() <= 4 && e_odd && e_at_least_3
-}
-
-/// The DER prefix of a P-256 SubjectPublicKeyInfo, before the 65-byte uncompressed point.
-const P256_SPKI_PREFIX: [u8; 26] = [
-    0x30, 0x59, 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a,
-    0x86, 0x48, 0xce, 0x3d, 0x03, 0x01, 0x07, 0x03, 0x42, 0x00,
-];
-
-/// The P-256 SubjectPublicKeyInfo (DER) of an ES256 COSE key; `None` for another algorithm.
-/// A passkey identity publishes its first passkey's key as its `public_key`.
-pub fn es256_spki(cose: &[u8]) -> Option<Vec<u8>> {
-    match CoseKey::parse(cose).ok()? {
-        CoseKey::Es256 { point } => {
-            let mut der = P256_SPKI_PREFIX.to_vec();
-            der.extend_from_slice(&point);
-            Some(der)
-        }
-        CoseKey::Rs256 { .. } => None,
-    }
+    Ok(auth)
 }
 
 /// Checks a registration (`navigator.credentials.create` with attestation `none` and user
@@ -381,42 +239,18 @@ pub fn verify_registration(
     challenge: &[u8],
 ) -> Result<NewCredential, PasskeyError> {
     check_client_data(rp, client_data_json, "webauthn.create", challenge)?;
-    let v: Cbor = ciborium::from_reader(attestation_object)
-        .map_err(|_| PasskeyError::Malformed("attestationObject"))?;
-    let Cbor::Map(m) = v else {
-        return Err(PasskeyError::Malformed("attestationObject"));
-    };
-    let text = |k: &str| cbor_map_get(&m, &Cbor::Text(k.into()));
-    match (text("fmt"), text("attStmt")) {
-        (Some(Cbor::Text(f)), Some(Cbor::Map(s))) if f == "none" && s.is_empty() => {}
-        (Some(Cbor::Text(_)), Some(Cbor::Map(_))) => return Err(PasskeyError::Attestation),
-        _ => return Err(PasskeyError::Malformed("attestationObject")),
+    let att = AttestationObject::parse(attestation_object)?;
+    if att.fmt != "none" || !att.statement_empty {
+        return Err(PasskeyError::Attestation);
     }
-    let Some(Cbor::Bytes(auth)) = text("authData") else {
-        return Err(PasskeyError::Malformed("attestationObject authData"));
-    };
-    let (flags, sign_count) = check_authenticator_data(rp, auth)?;
-    if flags & FLAG_AT == 0 || auth.len() < 55 {
-        return Err(PasskeyError::Malformed(
-            "authData has no attested credential",
-        ));
-    }
-    let id_len = usize::from(u16::from_be_bytes([auth[53], auth[54]]));
-    if id_len == 0 || id_len > MAX_CREDENTIAL_ID_BYTES || auth.len() < 55 + id_len {
-        return Err(PasskeyError::Malformed("credential id"));
-    }
-    let credential_id = auth[55..55 + id_len].to_vec();
-    let key_start = 55 + id_len;
-    let mut rest: &[u8] = &auth[key_start..];
-    let _: Cbor =
-        ciborium::from_reader(&mut rest).map_err(|_| PasskeyError::Malformed("COSE key"))?;
-    let public_key = auth[key_start..auth.len() - rest.len()].to_vec();
-    let alg = cose_alg(&public_key)?;
+    let auth = check_authenticator_data(rp, att.auth_data()?)?;
+    let credential = auth.attested_credential()?;
+    let alg = CoseKey::parse(&credential.public_key)?.alg();
     Ok(NewCredential {
-        credential_id,
-        public_key,
+        credential_id: credential.credential_id,
+        public_key: credential.public_key,
         alg,
-        sign_count,
+        sign_count: auth.sign_count,
     })
 }
 
@@ -432,14 +266,15 @@ pub fn verify_assertion(
         return Err(PasskeyError::NotThisIdentity);
     }
     check_client_data(rp, &assertion.client_data_json, "webauthn.get", challenge)?;
-    let (_, count) = check_authenticator_data(rp, &assertion.authenticator_data)?;
+    let count = check_authenticator_data(rp, &assertion.authenticator_data)?.sign_count;
     let cose = URL_SAFE_NO_PAD
         .decode(&key.public_key)
         .map_err(|_| PasskeyError::Malformed("stored key"))?;
     let cose = CoseKey::parse(&cose)?;
-    let mut signed = assertion.authenticator_data.clone();
-    signed.extend_from_slice(digest(&SHA256, &assertion.client_data_json).as_ref());
-    cose.verify(&signed, &assertion.signature)?;
+    let signed = webauthn::signed_bytes(&assertion.authenticator_data, &assertion.client_data_json);
+    if !cose.verifies(&signed, &assertion.signature) {
+        return Err(PasskeyError::Signature);
+    }
     if !counter_ok(key.sign_count, count) {
         return Err(PasskeyError::Counter);
     }
@@ -454,161 +289,17 @@ fn counter_ok(stored: u32, now: u32) -> bool {
     (stored == 0 && now == 0) || now > stored
 }
 
-/// A software authenticator (tests and the reference tooling): makes registrations and
-/// assertions exactly as a platform authenticator does.
-#[cfg(any(test, feature = "test-support"))]
-pub mod soft {
-    use super::*;
-    use aws_lc_rs::rand::SystemRandom;
-    use aws_lc_rs::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_ASN1_SIGNING};
-
-    /// A software authenticator for tests: makes registrations and assertions as a platform authenticator would, with the flags and counter a test sets.
-    pub struct SoftAuthenticator {
-        /// Its P-256 key.
-        pub key: EcdsaKeyPair,
-        pkcs8: Vec<u8>,
-        /// The credential id it registered under.
-        pub credential_id: Vec<u8>,
-        /// The RP ID it signs for (a test may set another).
-        pub rp_id: String,
-        /// The origin its client data names (a test may set another).
-        pub origin: String,
-        /// Its signature counter.
-        pub counter: u32,
-        /// Whether it keeps a counter (adds one per assertion).
-        pub counts: bool,
-        /// Whether it sets the UV flag.
-        pub user_verified: bool,
-    }
-
-    impl SoftAuthenticator {
-        /// A new authenticator for `rp`, or `None` if no key could be generated.
-        pub fn new(rp: &RelyingParty, credential_id: &[u8]) -> Option<Self> {
-            let rng = SystemRandom::new();
-            let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &rng).ok()?;
-            let key =
-                EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, pkcs8.as_ref()).ok()?;
-            Some(Self {
-                key,
-                pkcs8: pkcs8.as_ref().to_vec(),
-                credential_id: credential_id.to_vec(),
-                rp_id: rp.id.clone(),
-                origin: rp.origin.clone(),
-                counter: 0,
-                counts: true,
-                user_verified: true,
-            })
-        }
-
-        /// Another authenticator holding the same key and state (a clone, or a variant to
-        /// craft refusals with).
-        pub fn twin(&self) -> Option<Self> {
-            Some(Self {
-                key: EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_ASN1_SIGNING, &self.pkcs8).ok()?,
-                pkcs8: self.pkcs8.clone(),
-                credential_id: self.credential_id.clone(),
-                rp_id: self.rp_id.clone(),
-                origin: self.origin.clone(),
-                counter: self.counter,
-                counts: self.counts,
-                user_verified: self.user_verified,
-            })
-        }
-
-        /// The COSE key.
-        pub fn cose_key(&self) -> Vec<u8> {
-            let point = self.key.public_key().as_ref();
-            let m = Cbor::Map(vec![
-                (int_key(1), int_key(2)),
-                (int_key(3), int_key(-7)),
-                (int_key(-1), int_key(1)),
-                (int_key(-2), Cbor::Bytes(point[1..33].to_vec())),
-                (int_key(-3), Cbor::Bytes(point[33..65].to_vec())),
-            ]);
-            let mut out = Vec::new();
-            let _ = ciborium::into_writer(&m, &mut out);
-            out
-        }
-
-        fn auth_data(&self, attested: bool) -> Vec<u8> {
-            let mut d = digest(&SHA256, self.rp_id.as_bytes()).as_ref().to_vec();
-            let mut flags = FLAG_UP;
-            if self.user_verified {
-                flags |= FLAG_UV;
-            }
-            if attested {
-                flags |= FLAG_AT;
-            }
-            d.push(flags);
-            d.extend_from_slice(&self.counter.to_be_bytes());
-            if attested {
-                d.extend_from_slice(&[0; 16]);
-                d.extend_from_slice(&(self.credential_id.len() as u16).to_be_bytes());
-                d.extend_from_slice(&self.credential_id);
-                d.extend_from_slice(&self.cose_key());
-            }
-            d
-        }
-
-        /// The `clientDataJSON` a browser would send for `kind` (`webauthn.create`/`webauthn.get`) and `challenge`.
-        pub fn client_data(&self, kind: &str, challenge: &[u8]) -> Vec<u8> {
-            serde_json::to_vec(&serde_json::json!({
-                "type": kind,
-                "challenge": URL_SAFE_NO_PAD.encode(challenge),
-                "origin": self.origin,
-                "crossOrigin": false,
-            }))
-            .unwrap_or_default()
-        }
-
-        /// `(clientDataJSON, attestationObject)` of a registration for `challenge`.
-        pub fn register(&self, challenge: &[u8]) -> (Vec<u8>, Vec<u8>) {
-            let att = Cbor::Map(vec![
-                (Cbor::Text("fmt".into()), Cbor::Text("none".into())),
-                (Cbor::Text("attStmt".into()), Cbor::Map(vec![])),
-                (
-                    Cbor::Text("authData".into()),
-                    Cbor::Bytes(self.auth_data(true)),
-                ),
-            ]);
-            let mut out = Vec::new();
-            let _ = ciborium::into_writer(&att, &mut out);
-            (self.client_data("webauthn.create", challenge), out)
-        }
-
-        /// An assertion for `challenge` (the counter grows first when it keeps one).
-        pub fn assert(&mut self, challenge: &[u8]) -> Assertion {
-            let cd = self.client_data("webauthn.get", challenge);
-            self.assert_with_client_data(cd)
-        }
-
-        /// An assertion over any client data (to craft refusals).
-        pub fn assert_with_client_data(&mut self, client_data_json: Vec<u8>) -> Assertion {
-            if self.counts {
-                self.counter += 1;
-            }
-            let authenticator_data = self.auth_data(false);
-            let mut signed = authenticator_data.clone();
-            signed.extend_from_slice(digest(&SHA256, &client_data_json).as_ref());
-            let signature = self
-                .key
-                .sign(&SystemRandom::new(), &signed)
-                .map(|s| s.as_ref().to_vec())
-                .unwrap_or_default();
-            Assertion {
-                authenticator_data,
-                client_data_json,
-                signature,
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::soft::SoftAuthenticator;
     use super::*;
+    use crate::protocol::webauthn::FLAG_AT;
+    use crate::testing::passkey::SoftAuthenticator;
     use aws_lc_rs::signature::KeyPair;
+    use ciborium::value::Value as Cbor;
+
+    fn int_key(k: i64) -> Cbor {
+        Cbor::Integer(k.into())
+    }
 
     fn rp() -> RelyingParty {
         RelyingParty::for_issuer("http://localhost:8080/realms/scanid")

@@ -11,6 +11,7 @@ pub(crate) mod requests;
 pub(crate) mod responses;
 pub(crate) mod scopes;
 pub(crate) mod secret;
+pub mod webauthn;
 
 pub use claims::{
     AccessTokenClaims, IdTokenClaims, LogoutTokenClaims, ProfileClaims, RefreshTokenClaims,

@@ -8,9 +8,9 @@ use base64::Engine;
 
 use crate::domain::consent::ConsentInput;
 use crate::domain::login::{LoginStatus, QrLogin};
-use crate::domain::passkey::soft::SoftAuthenticator;
 use crate::domain::passkey::{Assertion, NewCredential, PasskeyError, RelyingParty};
 use crate::store::{IdentityStore, NewPasskey, Passkeys};
+use crate::testing::passkey::SoftAuthenticator;
 use crate::testing::{param, Builder, TestEnv};
 use crate::usecase::login::{BrowserSecret, ConsentOutcome};
 use crate::usecase::passkey_login::{self, AssertionInput, PasskeyLoginError};

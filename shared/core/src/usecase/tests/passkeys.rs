@@ -8,9 +8,9 @@ use serde_json::{json, Value};
 
 use crate::domain::app_jws;
 use crate::domain::login::ApprovedWith;
-use crate::domain::passkey::soft::SoftAuthenticator;
 use crate::domain::passkey::RelyingParty;
 use crate::store::Passkeys;
+use crate::testing::passkey::SoftAuthenticator;
 use crate::testing::{Builder, TestEnv};
 use crate::usecase::app::{self, AppError, Decision};
 
