@@ -671,12 +671,18 @@ fn the_rules_catch_a_wrong_import() {
     // The file budget: 800 lines pass, 801 fail unless listed (and then noted as used).
     let mut used = BTreeSet::new();
     let listed = [("core/src/big.rs", "a reason")];
-    assert_eq!(over_budget(&listed, "core/src/usecase/x.rs", 800, &mut used), None);
+    assert_eq!(
+        over_budget(&listed, "core/src/usecase/x.rs", 800, &mut used),
+        None
+    );
     assert_eq!(
         over_budget(&listed, "core/src/usecase/x.rs", 801, &mut used),
         Some("core/src/usecase/x.rs: 801 lines".to_owned())
     );
-    assert_eq!(over_budget(&listed, "core/src/big.rs", 2000, &mut used), None);
+    assert_eq!(
+        over_budget(&listed, "core/src/big.rs", 2000, &mut used),
+        None
+    );
     assert!(used.contains("core/src/big.rs"));
     assert_eq!(
         strip_literals(r#"let s = "{"; let c = '}'; // {"#),
