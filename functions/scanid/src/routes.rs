@@ -22,8 +22,8 @@ pub struct RoutesArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum RoutesCommand {
-    /// Write the generated files: template.yaml's function blocks, functions/<name>/ and
-    /// events/<name>.json (run from the repository's root, or give --root).
+    /// Write the generated files: template.yaml's function blocks, functions/NAME/ and
+    /// events/NAME.json (run from the repository's root, or give --root).
     Generate(GenerateArgs),
 }
 

@@ -3,7 +3,7 @@
 //! hand), its `functions/<name>/` crate and its `events/<name>.json`. A test holds the files
 //! on disk to what this writes.
 //!
-//! Everything here follows from [`ROUTES`] and [`functions`](crate::functions): IAM from the
+//! Everything here follows from [`ROUTES`] and [`functions`]: IAM from the
 //! access column (reads: `GetItem`; writes: the table's writes; signs: the table's KMS keys),
 //! listing clients where the handler does, the photo bucket where its rows say `PHOTOS`, the
 //! back-channel queue where it ends sessions.

@@ -3,13 +3,13 @@
 //! case leans on another (node-oidc-provider's `lib/shared/` and `lib/helpers/`).
 //!
 //! * [`signed_request`]: the check of every signed app request and the write that spends
-//!   its `jti`; [`webauthn`]: the relying party and the server's challenges.
+//!   its `jti`; `webauthn`: the relying party and the server's challenges.
 //! * [`sessions`]: the SSO session a cookie proves, and the end of sessions.
 //! * [`issuance`]: the signed tokens every grant hands out; [`client_auth`]: client
 //!   authentication; [`grants`]: whether a grant still stands.
-//! * [`limits`]: rate limits.
+//! * `limits`: rate limits.
 //! * [`assessment`]: where a QR login came from, judged; [`login_history`]: the identity's
-//!   recent logins; [`photos`]: hosted photos no record names any more.
+//!   recent logins; `photos`: hosted photos no record names any more.
 //! * [`app_error`]: the error of the app API.
 
 pub mod app_error;
