@@ -3,8 +3,8 @@
 //! held by reading the source tree (run with `cargo test -p scanid-core --lib layers`):
 //!
 //! * `protocol/` names nothing of the crate but `protocol` itself;
-//! * `domain/` names no store, use case, context, audit or back-channel port, and awaits
-//!   nothing (it decides; it never does I/O);
+//! * `domain/` names no store, use case, service, signer (`keys`), context, audit or
+//!   back-channel port, and awaits nothing (it decides; it never does I/O);
 //! * `scanid-http` reads no store: no `ctx.store`/`ctx.photos`, no `store::` path but the
 //!   error it maps, no repository method;
 //! * no layer above the repositories builds a record: `usecase/`, `domain/` and
@@ -200,6 +200,7 @@ fn domain_rule(code: &str) -> Vec<String> {
                 "store",
                 "usecase",
                 "service",
+                "keys",
                 "context",
                 "Context",
                 "audit",
@@ -614,7 +615,8 @@ fn the_rules_catch_a_wrong_import() {
         domain_rule("use crate::store::Counters;\nfn f() { x.count().await }"),
         ["crate::store", ".await"]
     );
-    assert!(domain_rule("use crate::protocol::Params;\nuse crate::keys::Alg;").is_empty());
+    assert!(domain_rule("use crate::protocol::Params;\nuse crate::protocol::Alg;").is_empty());
+    assert_eq!(domain_rule("use crate::keys::Alg;"), ["crate::keys"]);
     assert_eq!(
         domain_config_rule("use crate::config::Limits;\nuse crate::domain::issuer::Lifetimes;"),
         ["crate::config"]

@@ -49,7 +49,7 @@ pub struct Client {
     pub created_at: Timestamp,
     /// The algorithm this client's tokens are signed with; default the service's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub token_alg: Option<crate::keys::Alg>,
+    pub token_alg: Option<crate::protocol::Alg>,
     /// A resource server (an API): may introspect access tokens issued to other clients.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub resource_server: bool,
@@ -327,7 +327,7 @@ pub struct NewClient {
     /// A chosen client id; default a random UUID.
     pub client_id: Option<String>,
     /// Sign this client's tokens with this algorithm instead of the service default.
-    pub token_alg: Option<crate::keys::Alg>,
+    pub token_alg: Option<crate::protocol::Alg>,
     /// Register a resource server (confidential only): it may introspect other clients'
     /// access tokens.
     pub resource_server: bool,

@@ -8,8 +8,8 @@
 //! document lacks, and lets it carry the OpenID fields.
 
 use crate::domain::issuer::Issuer;
-use crate::keys::Alg;
 use crate::protocol::discovery::OpenIdConfiguration;
+use crate::protocol::Alg;
 
 /// The scopes scanid understands.
 pub const SCOPES: &[&str] = &["openid", "profile", "groups", "address", "offline_access"];

@@ -17,9 +17,9 @@ use crate::clock::Timestamp;
 use crate::domain::identity::Identity;
 use crate::domain::issuer::{Issuer, Lifetimes};
 use crate::domain::login;
-use crate::keys::Alg;
 use crate::protocol::claims::{Address, ProfileClaims, RefreshTokenClaims, TokenTyp};
 use crate::protocol::responses::{TokenResponse, TokenType};
+use crate::protocol::Alg;
 use crate::protocol::{ClientId, CodeHash, GrantId, Scopes, SessionId, Subject};
 use crate::random::{self, Random};
 

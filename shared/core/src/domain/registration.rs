@@ -17,7 +17,7 @@ use crate::clock::Timestamp;
 use crate::domain::client::{
     self, AuthMethod, Client, ClientSecret, ClientType, NewClient, RegistrationError,
 };
-use crate::keys::Alg;
+use crate::protocol::Alg;
 use crate::random::Random;
 
 /// The largest registration request body (bytes).

@@ -240,7 +240,7 @@ mod tests {
     use super::*;
     use crate::domain::discovery::SCOPES;
     use crate::domain::grant::GrantKind;
-    use crate::keys::Alg;
+    use crate::protocol::Alg;
     use crate::protocol::GrantId;
     use crate::protocol::{ClientId, RedirectUri, SessionId, Subject};
 

@@ -100,7 +100,7 @@ fn verify_inner<T: DeserializeOwned>(
     let header = jsonwebtoken::decode_header(token).map_err(|_| VerifyError::Malformed)?;
     let kid = header.kid.ok_or(VerifyError::UnknownKey)?;
     let vk = keys.verifying_key(&kid).ok_or(VerifyError::UnknownKey)?;
-    let mut v = jsonwebtoken::Validation::new(vk.alg.jsonwebtoken());
+    let mut v = jsonwebtoken::Validation::new(super::jsonwebtoken_alg(vk.alg));
     v.validate_exp = false;
     v.validate_nbf = false;
     v.validate_aud = false;

@@ -18,38 +18,14 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 
+pub use crate::protocol::Alg;
 pub use jwk::{Jwk, JwkSet};
 
-/// A JWS algorithm scanid signs with. `none` and HMAC do not exist here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Alg {
-    /// RSASSA-PKCS1-v1_5 with SHA-256.
-    RS256,
-    /// ECDSA P-256 with SHA-256.
-    ES256,
-}
-
-impl Alg {
-    /// The JOSE name (`RS256`, `ES256`).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Alg::RS256 => "RS256",
-            Alg::ES256 => "ES256",
-        }
-    }
-    /// An algorithm by its JOSE name.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "RS256" => Some(Alg::RS256),
-            "ES256" => Some(Alg::ES256),
-            _ => None,
-        }
-    }
-    fn jsonwebtoken(self) -> jsonwebtoken::Algorithm {
-        match self {
-            Alg::RS256 => jsonwebtoken::Algorithm::RS256,
-            Alg::ES256 => jsonwebtoken::Algorithm::ES256,
-        }
+/// The JSON Web Token crate's name for an algorithm.
+fn jsonwebtoken_alg(alg: Alg) -> jsonwebtoken::Algorithm {
+    match alg {
+        Alg::RS256 => jsonwebtoken::Algorithm::RS256,
+        Alg::ES256 => jsonwebtoken::Algorithm::ES256,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Wire types: the exact field names of the specification and the RFCs.
 #![warn(missing_docs)]
 
+pub(crate) mod alg;
 pub mod app_request;
 pub(crate) mod claims;
 pub(crate) mod discovery;
@@ -13,6 +14,7 @@ pub(crate) mod scopes;
 pub(crate) mod secret;
 pub mod webauthn;
 
+pub use alg::Alg;
 pub use claims::{
     AccessTokenClaims, IdTokenClaims, LogoutTokenClaims, ProfileClaims, RefreshTokenClaims,
     TokenTyp,
