@@ -353,22 +353,21 @@ fn s(v: &str) -> Json {
     Json::S(v.to_owned())
 }
 
-fn pretty(v: &Json, indent: usize, out: &mut String) {
-    match v {
-        Json::S(x) => out.push_str(&quoted(x)),
-        Json::N(n) => out.push_str(&n.to_string()),
-        Json::B(b) => out.push_str(if *b { "true" } else { "false" }),
-        Json::O(fields) => {
-            out.push_str("{\n");
-            for (i, (k, v)) in fields.iter().enumerate() {
-                out.push_str(&" ".repeat(indent + 2));
-                out.push_str(&quoted(k));
-                out.push_str(": ");
-                pretty(v, indent + 2, out);
-                out.push_str(if i + 1 < fields.len() { ",\n" } else { "\n" });
+/// Written by serde_json's pretty printer, in the order the fields were pushed.
+impl serde::Serialize for Json {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            Json::S(x) => ser.serialize_str(x),
+            Json::N(n) => ser.serialize_u64(*n),
+            Json::B(b) => ser.serialize_bool(*b),
+            Json::O(fields) => {
+                let mut map = ser.serialize_map(Some(fields.len()))?;
+                for (k, v) in fields {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
             }
-            out.push_str(&" ".repeat(indent));
-            out.push('}');
         }
     }
 }
@@ -442,8 +441,7 @@ pub fn event_json(name: &'static str) -> Result<String, String> {
     if let Some((_, text)) = body {
         event.push(("body", s(text)));
     }
-    let mut out = String::new();
-    pretty(&Json::O(event), 0, &mut out);
+    let mut out = serde_json::to_string_pretty(&Json::O(event)).map_err(|e| e.to_string())?;
     out.push('\n');
     Ok(out)
 }
