@@ -158,3 +158,85 @@ fn the_app_is_told_that_a_self_registered_client_named_itself() {
         assert_eq!(client["self_registered"], self_registered, "{client}");
     }
 }
+
+/// Where a self-registered client's redirects would go (any site may register itself).
+const EVIL: &str = "https://evil.example/cb";
+
+/// The fifth attack run, item 5: with open registration, anyone registers a client whose
+/// redirect URIs are their own site, and before the fix the issuer sent any browser there at
+/// once, with no session and no click: an open redirector on the issuer's name. Four requests
+/// did it (`response_type=token`, no PKCE for a public client, `prompt=none` without a session,
+/// and logout with `client_id` and `post_logout_redirect_uri`). Each now answers with a page of
+/// ours (RFC 9700 §4.11.2); none is a 302 to the client's site. The operator's client `shop`
+/// still gets its errors by redirect, as the conformance suites expect.
+#[test]
+fn a_self_registered_client_gets_no_redirect_before_anyone_acted() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    scanid_tests::create_client(
+        d,
+        &[
+            "--name",
+            "Shop",
+            "--client-id",
+            "shop",
+            "--redirect-uri",
+            CB,
+            "--public",
+        ],
+    );
+    let s = TestServer::start(dir.path(), &["--open-client-registration", "true"]);
+    let evil = register(
+        &s,
+        &json!({"redirect_uris": [EVIL], "post_logout_redirect_uris": [EVIL],
+                "token_endpoint_auth_method": "none", "client_name": "Evil"}),
+    );
+    let id = evil["client_id"].as_str().unwrap();
+    let to_client = |r: &Resp| {
+        r.status == 302
+            || r.header("location").is_some_and(|l| l.starts_with(EVIL))
+            || r.text().contains(EVIL)
+    };
+    let auth = |client: &str, redirect: &str, extra: &[(&str, &str)]| {
+        let mut pairs = vec![
+            ("client_id", client),
+            ("redirect_uri", redirect),
+            ("state", "st"),
+            ("scope", "openid"),
+            ("code_challenge", scanid_tests::PKCE_CHALLENGE),
+            ("code_challenge_method", "S256"),
+            ("response_type", "code"),
+        ];
+        for (k, v) in extra {
+            pairs.retain(|(n, _)| n != k);
+            pairs.push((k, v));
+        }
+        pairs.retain(|(_, v)| !v.is_empty());
+        scanid_tests::get(&scanid_tests::auth_url(&s, &pairs))
+    };
+    let attacks: [(&str, &[(&str, &str)]); 3] = [
+        ("response_type=token", &[("response_type", "token")]),
+        (
+            "no PKCE",
+            &[("code_challenge", ""), ("code_challenge_method", "")],
+        ),
+        ("prompt=none", &[("prompt", "none")]),
+    ];
+    for (what, extra) in attacks {
+        let r = auth(id, EVIL, extra);
+        assert!(!to_client(&r), "{what}: {} {:?}", r.status, r.header("location"));
+        assert_eq!(r.status, 400, "{what}: {}", r.text());
+        // The operator's client: the error goes back to it, as before.
+        let shop = auth("shop", CB, extra);
+        assert_eq!(shop.status, 302, "{what} (shop): {}", shop.text());
+        assert!(shop.header("location").unwrap().starts_with(CB), "{what}");
+    }
+    let q = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("client_id", id)
+        .append_pair("post_logout_redirect_uri", EVIL)
+        .append_pair("state", "st")
+        .finish();
+    let r = scanid_tests::get(&format!("{}?{q}", s.oidc("logout")));
+    assert!(!to_client(&r), "logout: {} {:?}", r.status, r.header("location"));
+    assert_eq!(r.status, 200, "logout: {}", r.text());
+}

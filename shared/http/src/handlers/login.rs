@@ -48,7 +48,7 @@ pub(crate) async fn authorize(ctx: &Context, req: Request) -> Result<Response, H
     };
     Ok(match decision {
         AuthorizeDecision::ErrorPage(why) => {
-            pages::error_page(400, "This login request is not valid", why, rng)
+            pages::error_page(400, "This login request is not valid", &why, rng)
         }
         AuthorizeDecision::Respond(r) => pages::auth_response(&r, after_post, Vec::new(), rng),
         AuthorizeDecision::RateLimited { retry_after } => {
