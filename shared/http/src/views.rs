@@ -127,6 +127,9 @@ pub struct ConsentPage<'a> {
     pub user_name: &'a str,
     /// What each requested scope, and each claim asked for by name, means to a person.
     pub scopes: Vec<&'a str>,
+    /// The resource servers (RFC 8707) its access tokens would be for, as the operator
+    /// registered them; empty: the client itself.
+    pub resources: Vec<&'a str>,
     /// Where the form posts (the consent endpoint).
     pub action: &'a str,
     /// The QR login the consent belongs to, posted back.
@@ -308,6 +311,7 @@ mod tests {
             display_name: EVIL,
             user_name: EVIL,
             scopes: vec![EVIL, "Other data"],
+            resources: vec![EVIL],
             action: EVIL,
             session: EVIL,
             csrf: EVIL,
@@ -315,9 +319,12 @@ mod tests {
             self_registered: false,
         });
         in_layout(&html, "Allow access");
-        escaped(&html, 9);
+        escaped(&html, 10);
         assert!(html.contains(&format!(
             "<ul class=\"scopes\"><li>{ESCAPED}</li><li>Other data</li></ul>"
+        )));
+        assert!(html.contains(&format!(
+            "<ul class=\"resources\" id=\"resources\"><li><code>{ESCAPED}</code></li></ul>"
         )));
         assert!(!html.contains("<script"), "no script: {html}");
         assert!(!html.contains("registered itself"));
@@ -331,6 +338,7 @@ mod tests {
             display_name: "Carol",
             user_name: "carol",
             scopes: vec!["Your name"],
+            resources: vec![],
             action: "/a",
             session: "s",
             csrf: "c",

@@ -130,9 +130,9 @@ pub enum AuthorizeDecision {
     },
 }
 
-/// Does a remembered consent cover this request? Only one given to this very registration of
-/// the client (a deleted and re-registered `client_id` asks again), and not with
-/// `prompt=consent`.
+/// Does a remembered consent cover this request (its scopes, claims and resource servers)?
+/// Only one given to this very registration of the client (a deleted and re-registered
+/// `client_id` asks again), and not with `prompt=consent`.
 pub async fn remembered(
     ctx: &Context,
     sub: &str,
@@ -148,7 +148,9 @@ pub async fn remembered(
         .consent(sub, &req.client_id, now)
         .await?
         .is_some_and(|c| {
-            c.covers(&req.scopes, &req.claims.all()) && c.granted_at.secs() >= client_created.secs()
+            c.covers(&req.scopes, &req.claims.all())
+                && c.covers_resources(&req.resources)
+                && c.granted_at.secs() >= client_created.secs()
         }))
 }
 

@@ -463,6 +463,7 @@ fn consent_page(
             display_name: &identity.display_name,
             user_name: &identity.name,
             scopes: pages::describe_request(&s.request),
+            resources: s.request.resources.iter().map(String::as_str).collect(),
             action: &format!("{}/login-actions/consent", ctx.settings.issuer()),
             session: &s.id,
             csrf,
