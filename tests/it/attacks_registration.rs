@@ -224,7 +224,12 @@ fn a_self_registered_client_gets_no_redirect_before_anyone_acted() {
     ];
     for (what, extra) in attacks {
         let r = auth(id, EVIL, extra);
-        assert!(!to_client(&r), "{what}: {} {:?}", r.status, r.header("location"));
+        assert!(
+            !to_client(&r),
+            "{what}: {} {:?}",
+            r.status,
+            r.header("location")
+        );
         assert_eq!(r.status, 400, "{what}: {}", r.text());
         // The operator's client: the error goes back to it, as before.
         let shop = auth("shop", CB, extra);
@@ -237,6 +242,84 @@ fn a_self_registered_client_gets_no_redirect_before_anyone_acted() {
         .append_pair("state", "st")
         .finish();
     let r = scanid_tests::get(&format!("{}?{q}", s.oidc("logout")));
-    assert!(!to_client(&r), "logout: {} {:?}", r.status, r.header("location"));
+    assert!(
+        !to_client(&r),
+        "logout: {} {:?}",
+        r.status,
+        r.header("location")
+    );
     assert_eq!(r.status, 200, "logout: {}", r.text());
+}
+
+/// This machine's own name, which resolves (through `/etc/hosts` or the resolver) to one of its
+/// own addresses: loopback, or a private network's (a container's, a CI runner's). Its
+/// addresses, as this process resolves them, are checked to be one or the other.
+fn own_host_name() -> String {
+    use std::net::ToSocketAddrs;
+    let out = std::process::Command::new("hostname").output().unwrap();
+    let name = String::from_utf8(out.stdout).unwrap().trim().to_owned();
+    let addrs: Vec<std::net::IpAddr> = (name.as_str(), 443)
+        .to_socket_addrs()
+        .unwrap_or_else(|e| panic!("{name} does not resolve here: {e}"))
+        .map(|a| a.ip())
+        .collect();
+    let internal = |ip: &std::net::IpAddr| match ip {
+        std::net::IpAddr::V4(v4) => v4.is_loopback() || v4.is_private() || v4.is_link_local(),
+        std::net::IpAddr::V6(v6) => {
+            v6.is_loopback() || v6.is_unique_local() || v6.is_unicast_link_local()
+        }
+    };
+    assert!(
+        !addrs.is_empty() && addrs.iter().all(internal),
+        "{name} resolves to {addrs:?}"
+    );
+    name
+}
+
+/// The fifth attack run, item 7: a self-registered back-channel logout URI reached internal
+/// hosts by name. IP literals and `localhost` were refused, but a name resolving to 127.0.0.1
+/// (here: the machine's own host name) was accepted, and the service POSTed its logout tokens
+/// there. The registration now resolves the name and refuses an internal address (and the
+/// delivery resolves it again and connects only to public addresses, see
+/// `scanid-backchannel`'s `a_public_only_delivery_connects_to_no_internal_address`). A server
+/// not in local development (an https public URL), as in production.
+#[test]
+fn a_self_registered_back_channel_uri_may_not_name_an_internal_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(
+        dir.path(),
+        &[
+            "--open-client-registration",
+            "true",
+            "--public-url",
+            "https://idp.example",
+        ],
+    );
+    let name = own_host_name();
+    for uri in [
+        format!("https://{name}:8443/backchannel"),
+        format!("https://{}:8443/backchannel", name.to_uppercase()),
+        "https://10.0.0.7/backchannel".to_owned(),
+        "https://[fd00::7]/backchannel".to_owned(),
+    ] {
+        let r = request(
+            "POST",
+            &s.url(REGISTER),
+            &[("Content-Type", "application/json")],
+            json!({"redirect_uris": [CB], "backchannel_logout_uri": uri})
+                .to_string()
+                .as_bytes(),
+        );
+        assert_eq!(r.status, 400, "{uri}: {}", r.text());
+        assert_eq!(r.json()["error"], "invalid_client_metadata", "{uri}");
+    }
+    // A name that is not internal (here it resolves to nothing, or to the internet) is taken.
+    let ok = register(
+        &s,
+        &json!({"redirect_uris": [CB], "backchannel_logout_uri": "https://rp.example/backchannel"}),
+    );
+    assert_eq!(
+        ok["backchannel_logout_uri"],
+        "https://rp.example/backchannel"
+    );
 }
