@@ -117,8 +117,8 @@ fn a_self_registered_client_gets_no_machine_token_for_the_operators_resources() 
 /// A self-registered client may call itself anything, e.g. the name of the operator's shop. The
 /// consent page says so, but the person decides on the phone: the app's scan answer said only
 /// "Shop" and where it redirects. It now says `self_registered` (the web app and `scanid app`
-/// show "registered itself ... nobody has checked that name"); the operator's clients are not
-/// marked.
+/// show "registered itself ... nobody has checked that name"), and so does the computer's QR
+/// page; the operator's clients are not marked.
 #[test]
 fn the_app_is_told_that_a_self_registered_client_named_itself() {
     let dir = tempfile::tempdir().unwrap();
@@ -150,7 +150,13 @@ fn the_app_is_told_that_a_self_registered_client_named_itself() {
                 ("scope", "openid"),
             ],
         );
-        let (_, payload) = scanid_tests::open(&mut scanid_tests::Browser::new(), &url);
+        let (page, payload) = scanid_tests::open(&mut scanid_tests::Browser::new(), &url);
+        // The computer's QR page says it too (the fifth attack run's observation: it did not).
+        assert_eq!(
+            page.text().contains("registered itself with this service"),
+            self_registered,
+            "{client_id}"
+        );
         let scanned = app.scan(&payload);
         assert_eq!(scanned.status, 200, "{}", scanned.text());
         let client = &scanned.json()["client"];

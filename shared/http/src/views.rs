@@ -111,6 +111,8 @@ pub struct QrPage<'a> {
     pub android: &'a str,
     /// Where the passkey button asks (`data-passkey-url`).
     pub passkey_url: &'a str,
+    /// The client registered itself (RFC 7591): its name is its own claim, nobody checked it.
+    pub self_registered: bool,
 }
 
 /// The consent page: who asks for what, allow or deny.
@@ -279,6 +281,7 @@ mod tests {
         let html = render(&QrPage {
             nonce: "N0NCE",
             client: EVIL,
+            self_registered: true,
             qr_svg: "<svg><rect/></svg>",
             ahead: "{}",
             app_link: EVIL,
@@ -290,7 +293,10 @@ mod tests {
             passkey_url: EVIL,
         });
         in_layout(&html, "Log in");
-        escaped(&html, 8);
+        escaped(&html, 9);
+        assert!(html.contains(&format!(
+            "<p class=\"muted\" id=\"self-registered\">{ESCAPED} registered itself with this service: nobody has checked that name.</p>"
+        )));
         assert!(html.contains("<div class=\"qr\" id=\"qr\"><svg><rect/></svg></div>"));
         assert!(html.contains(&format!(
             "<p id=\"state\" class=\"muted\" role=\"status\" data-status-url=\"{ESCAPED}\" data-poll-ms=\"2000\">"

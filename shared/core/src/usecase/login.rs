@@ -108,6 +108,8 @@ pub enum AuthorizeDecision {
         login: QrLogin,
         /// The client's registered name, for the page.
         client_name: String,
+        /// The client registered itself (RFC 7591): the page says nobody checked its name.
+        self_registered: bool,
         /// The secret of the browser-binding cookie.
         browser_secret: BrowserSecret,
     },
@@ -238,6 +240,7 @@ pub async fn authorize(
         .emit();
     Ok(AuthorizeDecision::ShowQr {
         login,
+        self_registered: client.registration.is_some(),
         client_name: client.name,
         browser_secret,
     })
