@@ -349,6 +349,9 @@ fn resource_indicators_on_dynamodb() {
     let (status, cc) = e.token(&[("grant_type", "client_credentials"), ("resource", MCP)]);
     assert_eq!(status, 200, "{cc}");
     assert_eq!(aud(&cc), MCP);
+    // The consent remembered per resource, on DynamoDB too (issue 38 item 6), for an identity
+    // that has not consented to anything yet.
+    consent_per_resource(&e, &TestApp::enroll(&e.s, "dynamoconsent"));
 }
 
 /// The fifth attack run, item 6: the consent page and the phone never showed the resources
@@ -359,9 +362,16 @@ fn resource_indicators_on_dynamodb() {
 #[test]
 fn a_new_resource_asks_for_consent_again_and_is_shown() {
     let e = env();
+    consent_per_resource(&e, &e.app);
+}
+
+/// [`a_new_resource_asks_for_consent_again_and_is_shown`] on `e`'s server (SQLite or
+/// DynamoDB: the consent is a stored record), for `app`'s identity, which has consented to
+/// nothing yet.
+fn consent_per_resource(e: &Env, app: &TestApp) {
     let mut b = Browser::new();
     // Consent for the client itself, no resource: the browser now has an SSO session.
-    let first = login(&mut b, &e.s, &e.app, &e.auth(&[]));
+    let first = login(&mut b, &e.s, app, &e.auth(&[]));
     assert!(code_of(&first).len() > 10);
     // The same client asks for the API: the consent page, not a code.
     let asked = b.get(&e.auth(&[API]));
@@ -394,12 +404,12 @@ fn a_new_resource_asks_for_consent_again_and_is_shown() {
     assert!(other.contains("/login-actions/consent?session="), "{other}");
     // The phone is told the resources of the login it scanned (and none when none).
     let (_, payload) = scanid_tests::open(&mut Browser::new(), &e.auth(&[API, MCP]));
-    let scanned = e.app.scan(&payload);
+    let scanned = app.scan(&payload);
     assert_eq!(scanned.status, 200, "{}", scanned.text());
     assert_eq!(scanned.json()["resources"], serde_json::json!([API, MCP]));
     let (_, payload) = scanid_tests::open(&mut Browser::new(), &e.auth(&[]));
     assert_eq!(
-        e.app.scan(&payload).json()["resources"],
+        app.scan(&payload).json()["resources"],
         serde_json::json!([])
     );
 }
