@@ -105,6 +105,8 @@ pub(crate) async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpEr
             "self_registered": crate::domain::registration::self_registered(&client),
         },
         "scopes": login.request.scopes,
+        // The resource servers (RFC 8707) its access tokens would be for: shown to the person.
+        "resources": login.request.resources,
         "browser": {
             "ip": login.browser_ip,
             "user_agent": login.user_agent,
@@ -171,6 +173,7 @@ async fn scan_user_code(
             "self_registered": crate::domain::registration::self_registered(&s.client),
         },
         "scopes": s.login.request.scopes,
+        "resources": s.login.request.resources,
         "browser": {
             "ip": s.login.browser_ip,
             "user_agent": s.login.user_agent,

@@ -21,6 +21,22 @@ function startedHere(info) {
   return info.started_here === true;
 }
 
+/** The resource servers (RFC 8707) the login's access tokens would be for, as the operator
+ * registered them: the person sees which APIs the client may call as them. */
+function resourcesOf(info) {
+  const resources = Array.isArray(info.resources) ? info.resources : [];
+  return resources.length === 0
+    ? null
+    : [
+        h('p', {}, 'and access, as you, to:'),
+        h(
+          'ul',
+          { class: 'resources', id: 'resources' },
+          resources.map((r) => h('li', {}, h('code', {}, r))),
+        ),
+      ];
+}
+
 export function showRequest(me, session, challenge, info) {
   // Number matching: the login page shows one of these; picking it approves.
   const picks = (info.number_choices ?? []).length > 0;
@@ -180,6 +196,7 @@ export function showRequest(me, session, challenge, info) {
         { class: 'scopes', id: 'scopes' },
         info.scopes.map((s) => h('li', { 'data-scope': s }, SCOPES[s] ?? s)),
       ),
+      resourcesOf(info),
       h(
         'p',
         { class: 'muted small' },
