@@ -287,7 +287,7 @@ pub enum Entered {
 
 /// A person typed `user_code` at `{issuer}/device` in a browser (at address `ip`, which the
 /// user code limit counts): a QR login for its device authorization, which they approve with
-/// the app like any login. The login is the device's, not this browser's ([`device_login`]).
+/// the app like any login. The login is the device's, not this browser's (`device_login`).
 pub async fn enter_user_code(
     ctx: &Context,
     user_code: &str,
