@@ -357,23 +357,28 @@ fn device_authorizations_are_limited_on_dynamodb() {
 
 /// 2,000 polls of one pending device code as fast as they go: `slow_down`, and the record is
 /// written only while the interval grows to its ceiling (11 times) and once per interval
-/// after: the rest are answered from what is stored.
-#[test]
-fn polling_without_pause_writes_nothing_once_the_interval_is_at_its_ceiling() {
-    let d = tempfile::tempdir().unwrap();
-    let s = TestServer::start(d.path(), &[]);
-    tv(&s, "tv", &[]);
+/// after: the rest are answered from what is stored. `version`: the device code record's
+/// version (one more per write), read from the store beside the server.
+fn poll_flood(dir: &std::path::Path, flags: &[&str], version: impl Fn() -> i64) {
+    let s = TestServer::start(dir, flags);
+    let mut create = vec![
+        "client",
+        "create",
+        "--name",
+        "Living room TV",
+        "--client-id",
+        "tv",
+        "--public",
+        "--grant",
+        "device_code",
+    ];
+    create.extend_from_slice(flags);
+    if flags.is_empty() {
+        create.extend_from_slice(&["--data-dir", s.data_dir.to_str().unwrap()]);
+    }
+    scanid_tests::scanid_json(&create);
     let dev = start_from(&s, "tv", "127.0.0.1").json();
     let code = dev["device_code"].as_str().unwrap();
-    let version = || -> i64 {
-        let db = rusqlite::Connection::open(d.path().join("scanid.db")).unwrap();
-        db.query_row(
-            "SELECT ver FROM records WHERE kind = 'device_code'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap()
-    };
     let created = version();
     let first = poll(&s, ("tv", None), code);
     assert_eq!(first.json()["error"], "authorization_pending");
@@ -393,4 +398,46 @@ fn polling_without_pause_writes_nothing_once_the_interval_is_at_its_ceiling() {
         writes <= 12 + 1 + seconds / 60,
         "{writes} writes for 2,001 polls in {seconds} s"
     );
+}
+
+#[test]
+fn polling_without_pause_writes_nothing_once_the_interval_is_at_its_ceiling() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("scanid.db");
+    poll_flood(d.path(), &[], || {
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .query_row(
+                "SELECT ver FROM records WHERE kind = 'device_code'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap()
+    });
+}
+
+#[test]
+fn polling_without_pause_writes_nothing_on_dynamodb() {
+    let aws = crate::aws::Aws::init("kms");
+    let flags = aws.flags();
+    let table = flags[1].to_owned();
+    let d = tempfile::tempdir().unwrap();
+    // The record's `ver` attribute, read with boto3 beside the server.
+    let script = "import boto3, sys\n\
+        items = boto3.client('dynamodb').scan(TableName=sys.argv[1])['Items']\n\
+        print([i['ver']['N'] for i in items if i['pk']['S'].startswith('device_code#')][0])";
+    poll_flood(d.path(), &flags, || {
+        let out = std::process::Command::new(scanid_tests::python())
+            .args(["-c", script, &table])
+            .envs(scanid_tests::aws_env())
+            .env("AWS_DEFAULT_REGION", "us-east-1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+    });
 }
