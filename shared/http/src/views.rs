@@ -159,6 +159,8 @@ pub struct DevicePage<'a> {
     /// The web app's scan of the prefilled code (`{issuer}/app/scan?user_code=`): a phone
     /// that opened `verification_uri_complete` approves there. Empty without a code.
     pub app_link: &'a str,
+    /// The anti-CSRF token, posted back (bound to the page's form cookie).
+    pub csrf: &'a str,
 }
 
 /// "Log out of scanid?": the logout request's parameters posted back with the anti-CSRF token.

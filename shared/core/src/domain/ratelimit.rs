@@ -33,6 +33,10 @@ pub struct Limits {
     pub registrations_per_hour: u64,
     /// User code look-ups (RFC 8628 §5.1: brute force) per source and minute.
     pub user_codes_per_minute: u64,
+    /// Device authorizations (RFC 8628 §3.1) per source and minute.
+    pub device_authorizations_per_minute: u64,
+    /// Device codes started per client and hour: bounds what one client holds pending.
+    pub device_codes_per_client_per_hour: u64,
 }
 
 /// Who a rate limit counts: an IPv4 address, or an IPv6 /64 (one customer's network: a
@@ -100,6 +104,13 @@ pub enum Limit {
     Registration,
     /// User code look-ups per source (RFC 8628 §5.1).
     UserCode,
+    /// Device authorizations per source (each stores a device code and its user code).
+    DeviceAuthorization,
+    /// Device codes started per client: the one limit keyed on a target, because it bounds
+    /// storage, not guessing. What it costs the client when spent (its devices cannot start
+    /// for the rest of the hour) is the price of a bound on what it holds pending (at most
+    /// twice the budget: a device code lives at most 30 minutes).
+    DeviceCodesPerClient,
 }
 
 impl Limit {
@@ -114,6 +125,8 @@ impl Limit {
             Limit::PhotoUpload => (limits.photo_uploads_per_hour, 3600),
             Limit::Registration => (limits.registrations_per_hour, 3600),
             Limit::UserCode => (limits.user_codes_per_minute, 60),
+            Limit::DeviceAuthorization => (limits.device_authorizations_per_minute, 60),
+            Limit::DeviceCodesPerClient => (limits.device_codes_per_client_per_hour, 3600),
         }
     }
 
@@ -129,6 +142,8 @@ impl Limit {
             Limit::PhotoUpload => "photo_upload",
             Limit::Registration => "registration",
             Limit::UserCode => "user_code",
+            Limit::DeviceAuthorization => "device_authorization",
+            Limit::DeviceCodesPerClient => "device_codes_per_client",
         }
     }
 }
@@ -215,6 +230,8 @@ mod tests {
             photo_uploads_per_hour: 20,
             registrations_per_hour: 10,
             user_codes_per_minute: 10,
+            device_authorizations_per_minute: 30,
+            device_codes_per_client_per_hour: 1000,
         }
     }
 
