@@ -257,29 +257,35 @@ fn a_self_registered_client_gets_no_redirect_before_anyone_acted() {
     assert_eq!(r.status, 200, "logout: {}", r.text());
 }
 
-/// This machine's own name, which resolves (through `/etc/hosts` or the resolver) to one of its
-/// own addresses: loopback, or a private network's (a container's, a CI runner's). Its
-/// addresses, as this process resolves them, are checked to be one or the other.
+/// A name that resolves (through `/etc/hosts` or the resolver) to one of this machine's own
+/// addresses, loopback or a private network's (a container's, a CI runner's): the machine's
+/// host name, else another name `/etc/hosts` gives an internal address. Its addresses, as this
+/// process resolves them, are checked to be internal.
 fn own_host_name() -> String {
     use std::net::ToSocketAddrs;
-    let out = std::process::Command::new("hostname").output().unwrap();
-    let name = String::from_utf8(out.stdout).unwrap().trim().to_owned();
-    let addrs: Vec<std::net::IpAddr> = (name.as_str(), 443)
-        .to_socket_addrs()
-        .unwrap_or_else(|e| panic!("{name} does not resolve here: {e}"))
-        .map(|a| a.ip())
-        .collect();
     let internal = |ip: &std::net::IpAddr| match ip {
         std::net::IpAddr::V4(v4) => v4.is_loopback() || v4.is_private() || v4.is_link_local(),
         std::net::IpAddr::V6(v6) => {
             v6.is_loopback() || v6.is_unique_local() || v6.is_unicast_link_local()
         }
     };
-    assert!(
-        !addrs.is_empty() && addrs.iter().all(internal),
-        "{name} resolves to {addrs:?}"
-    );
-    name
+    let resolves_inside = |name: &str| {
+        let addrs: Vec<std::net::IpAddr> = (name, 443)
+            .to_socket_addrs()
+            .map(|a| a.map(|a| a.ip()).collect())
+            .unwrap_or_default();
+        !addrs.is_empty() && addrs.iter().all(internal)
+    };
+    let out = std::process::Command::new("hostname").output().unwrap();
+    let mut candidates = vec![String::from_utf8(out.stdout).unwrap().trim().to_owned()];
+    let hosts = std::fs::read_to_string("/etc/hosts").unwrap_or_default();
+    for line in hosts.lines().map(|l| l.split('#').next().unwrap_or("")) {
+        candidates.extend(line.split_whitespace().skip(1).map(str::to_owned));
+    }
+    candidates
+        .into_iter()
+        .find(|n| !n.is_empty() && !n.eq_ignore_ascii_case("localhost") && resolves_inside(n))
+        .unwrap_or_else(|| panic!("no name here resolves to an internal address: {hosts}"))
 }
 
 /// The fifth attack run, item 7: a self-registered back-channel logout URI reached internal

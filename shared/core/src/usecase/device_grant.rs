@@ -276,6 +276,8 @@ pub enum Entered {
         login: Box<QrLogin>,
         /// The device's client, by name.
         client_name: String,
+        /// Whether that client registered itself (RFC 7591), so chose its own name.
+        self_registered: bool,
         /// The user code, as shown.
         user_code: String,
         /// The secret of the browser-binding cookie.
@@ -306,6 +308,7 @@ pub async fn enter_user_code(
         .emit();
     Ok(Entered::ShowQr {
         login: Box::new(login),
+        self_registered: client.registration.is_some(),
         client_name: client.name,
         user_code: shown,
         browser_secret,

@@ -163,6 +163,7 @@ pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpEr
         Entered::ShowQr {
             login,
             client_name,
+            self_registered,
             user_code,
             browser_secret,
         } => {
@@ -172,10 +173,10 @@ pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpEr
                 browser_secret.expose(),
                 Some(ctx.settings.lifetimes.login + login::RECORD_GRACE_SECS),
             );
-            super::login::qr_page(
+            super::login::qr_page_noting(
                 ctx,
                 &login,
-                &format!("{client_name} (code {user_code})"),
+                (&format!("{client_name} (code {user_code})"), self_registered),
                 vec![cookie],
             )
         }

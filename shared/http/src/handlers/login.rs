@@ -176,15 +176,6 @@ fn poll_after(pairs: &[(String, String)]) -> Result<Option<crate::clock::Timesta
     }
 }
 
-pub(crate) fn qr_page(
-    ctx: &Context,
-    s: &QrLogin,
-    client_name: &str,
-    cookies: Vec<String>,
-) -> Response {
-    qr_page_noting(ctx, s, (client_name, false), cookies)
-}
-
 /// The QR page for the client `(name, self_registered)`: a client that registered itself
 /// (RFC 7591) chose its own name, and the page says nobody checked it, as the consent page and
 /// the phone do (a confusable name is the computer's first sight of the client).
