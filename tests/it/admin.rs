@@ -375,15 +375,55 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         call(s, "GET", CLIENTS, Some(&other_token), None).status,
         403
     );
-    // Disabled through the API: the client's tokens go inactive, no new ones.
+    // Disabled through the API: the client's tokens go inactive (introspection too), no new
+    // ones, and its logins are refused at the authorization endpoint.
+    let api = op.run(&[
+        "client",
+        "create",
+        "--name",
+        "API",
+        "--client-id",
+        "api",
+        "--resource-server",
+        "--redirect-uri",
+        CB,
+    ]);
+    let api_secret = api["client_secret"].as_str().unwrap().to_owned();
+    let active = |t: &str| {
+        let r = request(
+            "POST",
+            &s.oidc("token/introspect"),
+            &[("Content-Type", "application/x-www-form-urlencoded")],
+            format!("token={t}&client_id=api&client_secret={api_secret}").as_bytes(),
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()["active"].as_bool().unwrap()
+    };
+    assert!(active(&viewer));
+    let authorize = || {
+        let q = format!(
+            "client_id=shop&redirect_uri={}&response_type=code&scope=openid&state=s&nonce=n",
+            url::form_urlencoded::byte_serialize(CB.as_bytes()).collect::<String>()
+        );
+        request("GET", &format!("{}?{q}", s.oidc("auth")), &[], b"").status
+    };
+    assert_eq!(authorize(), 200);
+    for (id, enabled) in [("shop", false), ("viewer", false)] {
+        let body = json!({ "enabled": enabled });
+        let r = json_call(s, "PUT", &format!("{CLIENTS}/{id}"), &admin, &body);
+        assert_eq!(r.status, 204, "{}", r.text());
+    }
+    assert_eq!(authorize(), 400, "a disabled client's login is refused");
+    assert!(!active(&viewer), "a disabled client's token is inactive");
     let r = json_call(
         s,
         "PUT",
-        &format!("{CLIENTS}/viewer"),
+        &format!("{CLIENTS}/shop"),
         &admin,
-        &json!({"enabled": false}),
+        &json!({"enabled": true}),
     );
     assert_eq!(r.status, 204);
+    assert_eq!(authorize(), 200, "enabled again");
     assert_eq!(call(s, "GET", CLIENTS, Some(&viewer), None).status, 401);
     assert_eq!(
         token_response(s, "viewer", &viewer_secret, false).status,
@@ -404,6 +444,7 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         404
     );
     vec![
+        api_secret,
         admin_secret,
         viewer_secret,
         plain_secret,
