@@ -362,6 +362,35 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         call(s, "GET", CLIENTS, Some(&other_token), None).status,
         200
     );
+    // manage-clients cannot reach a stronger account: not its secret, not its settings, not
+    // its existence.
+    let realm_admin = format!("{CLIENTS}/other-admin");
+    for (method, path, body) in [
+        ("POST", format!("{realm_admin}/client-secret"), None),
+        ("PUT", realm_admin.clone(), Some(json!({"enabled": false}))),
+        (
+            "PUT",
+            realm_admin.clone(),
+            Some(json!({"secret": "s".repeat(32)})),
+        ),
+        ("DELETE", realm_admin.clone(), None),
+    ] {
+        let body = body.map(|b| b.to_string().into_bytes());
+        let r = call(s, method, &path, Some(&admin), body.as_deref());
+        assert_eq!(r.status, 403, "{method} {path}: {}", r.text());
+    }
+    assert_eq!(token_response(s, "other-admin", &other, true).status, 200);
+    // A role given is there at the next call.
+    assert_eq!(call(s, "GET", CLIENTS, Some(&plain), None).status, 403);
+    op.run(&[
+        "client",
+        "add-role",
+        "--client-id",
+        "plain",
+        "--role",
+        "view-clients",
+    ]);
+    assert_eq!(call(s, "GET", CLIENTS, Some(&plain), None).status, 200);
     // A role taken away is gone at the next call.
     op.run(&[
         "client",

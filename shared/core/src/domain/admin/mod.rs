@@ -93,6 +93,13 @@ pub fn permits(held: &[AdminRole], need: Need) -> bool {
     }
 }
 
+/// May a caller holding `held` change, delete or take the secret of a client holding
+/// `target`? Only when `held` grants every role of `target`: otherwise a `manage-clients`
+/// account could regenerate a `realm-admin` account's secret and act as it.
+pub fn outranks(held: &[AdminRole], target: &[AdminRole]) -> bool {
+    target.iter().all(|t| held.iter().any(|h| h.grants(*t)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +130,18 @@ mod tests {
         assert!(permits(&view, Need::AnyRole));
         assert!(!permits(&[], Need::AnyRole));
         assert!(!permits(&[], Need::Role(AdminRole::ViewEvents)));
+    }
+
+    #[test]
+    fn no_admin_reaches_a_stronger_account() {
+        let manage = [AdminRole::ManageClients];
+        assert!(outranks(&manage, &[]));
+        assert!(outranks(&manage, &[AdminRole::ViewClients]));
+        assert!(!outranks(&manage, &[AdminRole::RealmAdmin]));
+        assert!(!outranks(
+            &manage,
+            &[AdminRole::ViewClients, AdminRole::ViewEvents]
+        ));
+        assert!(outranks(&[AdminRole::RealmAdmin], &AdminRole::ALL));
     }
 }

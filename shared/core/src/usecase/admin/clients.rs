@@ -11,15 +11,16 @@
 
 use serde_json::{json, Value};
 
+use crate::audit::{Audit, Event};
 use crate::context::Context;
 use crate::domain::admin::representation::{
     as_new_client, merge, new_client_defaults, to_representation, RepresentationError,
 };
-use crate::domain::admin::{AdminRole, Need};
+use crate::domain::admin::{outranks, AdminRole, Need};
 use crate::domain::client::{register, Client, ClientSecret, ClientType, GrantType};
 use crate::domain::ratelimit::Source;
 use crate::protocol::ClientId;
-use crate::service::admin::{authorize, AdminError};
+use crate::service::admin::{authorize, AdminError, Caller};
 use crate::store::{ClientStore, StoreError};
 
 const VIEW: Need = Need::Role(AdminRole::ViewClients);
@@ -126,6 +127,7 @@ pub async fn update(
     let caller = authorize(ctx, token, MANAGE, "clients.update", source).await?;
     let body = parse(body)?;
     let (old, version) = find(ctx, id).await?;
+    within_reach(&caller, &old)?;
     let local = ctx.settings.local_development();
     let merged = merge(&body, as_new_client(&old, local)).map_err(bad)?;
     let (mut client, fresh) = register(merged.new, old.created_at, ctx.random.as_ref())
@@ -155,7 +157,8 @@ pub async fn delete(
     id: &str,
 ) -> Result<(), AdminError> {
     let caller = authorize(ctx, token, MANAGE, "clients.delete", source).await?;
-    let (_, version) = find(ctx, id).await?;
+    let (old, version) = find(ctx, id).await?;
+    within_reach(&caller, &old)?;
     match ctx
         .store
         .delete_client_at(id, version, ctx.clock.now())
@@ -198,6 +201,7 @@ pub async fn regenerate_secret(
 ) -> Result<Value, AdminError> {
     let caller = authorize(ctx, token, MANAGE, "clients.secret.regenerate", source).await?;
     let (mut c, version) = find(ctx, id).await?;
+    within_reach(&caller, &c)?;
     if c.client_type == ClientType::Public {
         return Err(AdminError::BadRequest(
             "a public client has no secret".into(),
@@ -237,6 +241,21 @@ pub async fn service_account_user(
         "serviceAccountClientId": c.client_id.as_str(),
         "attributes": {},
     }))
+}
+
+/// A client whose admin roles the caller's do not all grant is out of its reach (403): no
+/// admin takes over a stronger service account by its secret, or disables or deletes it.
+fn within_reach(caller: &Caller, target: &Client) -> Result<(), AdminError> {
+    if outranks(&caller.client.admin_roles, &target.admin_roles) {
+        return Ok(());
+    }
+    Audit::new(Event::AdminRefused)
+        .client(&caller.client.client_id)
+        .object(&target.client_id)
+        .outcome("forbidden")
+        .detail("a stronger service account")
+        .emit();
+    Err(AdminError::Forbidden)
 }
 
 async fn find(ctx: &Context, id: &str) -> Result<(Client, u64), AdminError> {
