@@ -41,6 +41,7 @@ def main():
     )
     info = admin.get_server_info()
     assert info["systemInfo"]["version"], info
+    assert admin.get_realm(realm)["realm"] == realm
 
     clients = admin.get_clients()
     assert any(c["clientId"] == admin_id for c in clients), clients
