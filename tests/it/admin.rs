@@ -507,6 +507,15 @@ fn admin_api_refusals_and_clients_on_sqlite() {
     assert!(events
         .iter()
         .any(|e| e["event"] == "admin.refused" && e["outcome"] == "unauthorized"));
+    // A refused body and a stronger account out of reach are audited with the caller.
+    assert!(events.iter().any(|e| e["event"] == "admin.call"
+        && e["detail"] == "clients.create"
+        && e["outcome"] == "bad_request"
+        && e["client_id"] == "robot"));
+    assert!(events.iter().any(|e| e["event"] == "admin.refused"
+        && e["detail"] == "clients.secret.regenerate"
+        && e["client_id"] == "robot"
+        && e["object"] == "other-admin"));
     // The regenerated secret went to the caller only: no secret in any log line.
     assert!(events
         .iter()

@@ -81,15 +81,32 @@ pub struct Caller {
 }
 
 impl Caller {
-    /// Writes the call's audit line: who (the client), what (`op`), on which object.
-    pub fn audit(&self, op: &'static str, object: Option<&str>) {
-        let a = Audit::new(Event::AdminCall)
+    /// Writes the call's audit line and hands `result` back: who (the client), what (`op`),
+    /// on which object, and how it ended (`success`, or the refusal: a call refused for want
+    /// of a role is `admin.refused`, the others `admin.call` with their outcome).
+    pub fn finish<T>(
+        &self,
+        op: &'static str,
+        object: Option<&str>,
+        result: Result<T, AdminError>,
+    ) -> Result<T, AdminError> {
+        let (event, outcome) = match &result {
+            Ok(_) => (Event::AdminCall, "success"),
+            Err(AdminError::Forbidden) => (Event::AdminRefused, "forbidden"),
+            Err(AdminError::NotFound(_)) => (Event::AdminCall, "not_found"),
+            Err(AdminError::Conflict(_) | AdminError::Changed) => (Event::AdminCall, "conflict"),
+            Err(AdminError::BadRequest(_)) => (Event::AdminCall, "bad_request"),
+            Err(_) => (Event::AdminCall, "error"),
+        };
+        let a = Audit::new(event)
             .client(&self.client.client_id)
-            .detail(op);
+            .detail(op)
+            .outcome(outcome);
         match object {
             Some(o) => a.object(o).emit(),
             None => a.emit(),
         }
+        result
     }
 }
 

@@ -11,7 +11,6 @@
 
 use serde_json::{json, Value};
 
-use crate::audit::{Audit, Event};
 use crate::context::Context;
 use crate::domain::admin::representation::{
     as_new_client, merge, new_client_defaults, to_representation, RepresentationError,
@@ -47,24 +46,27 @@ pub async fn list(
     q: &ListQuery,
 ) -> Result<Vec<Value>, AdminError> {
     let caller = authorize(ctx, token, VIEW, "clients.list", source).await?;
-    caller.audit("clients.list", None);
-    let mut clients = ctx.store.clients(ctx.clock.now()).await?;
-    clients.sort_by(|a, b| a.client_id.as_str().cmp(b.client_id.as_str()));
-    let wanted = |c: &Client| match &q.client_id {
-        None => true,
-        Some(id) if q.search => c
-            .client_id
-            .to_ascii_lowercase()
-            .contains(&id.to_ascii_lowercase()),
-        Some(id) => c.client_id.as_str() == id,
-    };
-    Ok(clients
-        .iter()
-        .filter(|c| wanted(c))
-        .skip(q.first)
-        .take(q.max.unwrap_or(usize::MAX))
-        .map(to_representation)
-        .collect())
+    let r: Result<_, AdminError> = async {
+        let mut clients = ctx.store.clients(ctx.clock.now()).await?;
+        clients.sort_by(|a, b| a.client_id.as_str().cmp(b.client_id.as_str()));
+        let wanted = |c: &Client| match &q.client_id {
+            None => true,
+            Some(id) if q.search => c
+                .client_id
+                .to_ascii_lowercase()
+                .contains(&id.to_ascii_lowercase()),
+            Some(id) => c.client_id.as_str() == id,
+        };
+        Ok(clients
+            .iter()
+            .filter(|c| wanted(c))
+            .skip(q.first)
+            .take(q.max.unwrap_or(usize::MAX))
+            .map(to_representation)
+            .collect())
+    }
+    .await;
+    caller.finish("clients.list", None, r)
 }
 
 /// `GET .../clients/{id}`.
@@ -75,9 +77,12 @@ pub async fn read(
     id: &str,
 ) -> Result<Value, AdminError> {
     let caller = authorize(ctx, token, VIEW, "clients.read", source).await?;
-    let (c, _) = find(ctx, id).await?;
-    caller.audit("clients.read", Some(id));
-    Ok(to_representation(&c))
+    let r: Result<_, AdminError> = async {
+        let (c, _) = find(ctx, id).await?;
+        Ok(to_representation(&c))
+    }
+    .await;
+    caller.finish("clients.read", Some(id), r)
 }
 
 /// `POST .../clients`: registers the client the representation describes; its id.
@@ -88,32 +93,36 @@ pub async fn create(
     body: &[u8],
 ) -> Result<String, AdminError> {
     let caller = authorize(ctx, token, MANAGE, "clients.create", source).await?;
-    let body = parse(body)?;
-    let local = ctx.settings.local_development();
-    let merged = merge(&body, new_client_defaults(local)).map_err(bad)?;
-    let now = ctx.clock.now();
-    // A taken clientId is a 409 whatever else the body says (as Keycloak answers); the
-    // conditional create below settles a race.
-    if let Some(id) = merged.new.client_id.as_deref() {
-        match find(ctx, id).await {
-            Ok(_) => return Err(conflict(id)),
-            Err(AdminError::NotFound(_)) => {}
-            Err(e) => return Err(e),
+    let r: Result<String, AdminError> = async {
+        let body = parse(body)?;
+        let local = ctx.settings.local_development();
+        let merged = merge(&body, new_client_defaults(local)).map_err(bad)?;
+        let now = ctx.clock.now();
+        // A taken clientId is a 409 whatever else the body says (as Keycloak answers); the
+        // conditional create below settles a race.
+        if let Some(id) = merged.new.client_id.as_deref() {
+            match find(ctx, id).await {
+                Ok(_) => return Err(conflict(id)),
+                Err(AdminError::NotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
         }
+        let (mut client, _) = register(merged.new, now, ctx.random.as_ref())
+            .map_err(|e| bad(RepresentationError::Invalid(e)))?;
+        client.disabled = merged.enabled == Some(false);
+        if let (Some(s), ClientType::Confidential) = (&merged.secret, client.client_type) {
+            client.secret_hash = Some(s.hash());
+        }
+        match ctx.store.create_client(&client, now).await {
+            Ok(()) => {}
+            Err(StoreError::ConditionFailed) => return Err(conflict(&client.client_id)),
+            Err(e) => return Err(e.into()),
+        }
+        Ok(client.client_id.to_string())
     }
-    let (mut client, _) = register(merged.new, now, ctx.random.as_ref())
-        .map_err(|e| bad(RepresentationError::Invalid(e)))?;
-    client.disabled = merged.enabled == Some(false);
-    if let (Some(s), ClientType::Confidential) = (&merged.secret, client.client_type) {
-        client.secret_hash = Some(s.hash());
-    }
-    match ctx.store.create_client(&client, now).await {
-        Ok(()) => {}
-        Err(StoreError::ConditionFailed) => return Err(conflict(&client.client_id)),
-        Err(e) => return Err(e.into()),
-    }
-    caller.audit("clients.create", Some(&client.client_id));
-    Ok(client.client_id.to_string())
+    .await;
+    let object = r.as_ref().ok().cloned();
+    caller.finish("clients.create", object.as_deref(), r)
 }
 
 /// `PUT .../clients/{id}`: the fields given replace the client's, the others stay.
@@ -125,28 +134,31 @@ pub async fn update(
     body: &[u8],
 ) -> Result<(), AdminError> {
     let caller = authorize(ctx, token, MANAGE, "clients.update", source).await?;
-    let body = parse(body)?;
-    let (old, version) = find(ctx, id).await?;
-    within_reach(&caller, &old)?;
-    let local = ctx.settings.local_development();
-    let merged = merge(&body, as_new_client(&old, local)).map_err(bad)?;
-    let (mut client, fresh) = register(merged.new, old.created_at, ctx.random.as_ref())
-        .map_err(|e| bad(RepresentationError::Invalid(e)))?;
-    client.secret_hash = match (client.client_type, &merged.secret) {
-        (ClientType::Public, _) => None,
-        (ClientType::Confidential, Some(s)) => Some(s.hash()),
-        // Still confidential: the secret stays; made confidential: a new one, shown when
-        // regenerated.
-        (ClientType::Confidential, None) => old
-            .secret_hash
-            .clone()
-            .or_else(|| fresh.as_ref().map(ClientSecret::hash)),
-    };
-    client.registration = old.registration.clone();
-    client.disabled = merged.enabled.map_or(old.disabled, |e| !e);
-    write(ctx, &client, version).await?;
-    caller.audit("clients.update", Some(id));
-    Ok(())
+    let r: Result<_, AdminError> = async {
+        let body = parse(body)?;
+        let (old, version) = find(ctx, id).await?;
+        within_reach(&caller, &old)?;
+        let local = ctx.settings.local_development();
+        let merged = merge(&body, as_new_client(&old, local)).map_err(bad)?;
+        let (mut client, fresh) = register(merged.new, old.created_at, ctx.random.as_ref())
+            .map_err(|e| bad(RepresentationError::Invalid(e)))?;
+        client.secret_hash = match (client.client_type, &merged.secret) {
+            (ClientType::Public, _) => None,
+            (ClientType::Confidential, Some(s)) => Some(s.hash()),
+            // Still confidential: the secret stays; made confidential: a new one, shown when
+            // regenerated.
+            (ClientType::Confidential, None) => old
+                .secret_hash
+                .clone()
+                .or_else(|| fresh.as_ref().map(ClientSecret::hash)),
+        };
+        client.registration = old.registration.clone();
+        client.disabled = merged.enabled.map_or(old.disabled, |e| !e);
+        write(ctx, &client, version).await?;
+        Ok(())
+    }
+    .await;
+    caller.finish("clients.update", Some(id), r)
 }
 
 /// `DELETE .../clients/{id}`: its tokens die with it.
@@ -157,19 +169,22 @@ pub async fn delete(
     id: &str,
 ) -> Result<(), AdminError> {
     let caller = authorize(ctx, token, MANAGE, "clients.delete", source).await?;
-    let (old, version) = find(ctx, id).await?;
-    within_reach(&caller, &old)?;
-    match ctx
-        .store
-        .delete_client_at(id, version, ctx.clock.now())
-        .await
-    {
-        Ok(()) => {}
-        Err(StoreError::ConditionFailed) => return Err(AdminError::Changed),
-        Err(e) => return Err(e.into()),
+    let r: Result<_, AdminError> = async {
+        let (old, version) = find(ctx, id).await?;
+        within_reach(&caller, &old)?;
+        match ctx
+            .store
+            .delete_client_at(id, version, ctx.clock.now())
+            .await
+        {
+            Ok(()) => {}
+            Err(StoreError::ConditionFailed) => return Err(AdminError::Changed),
+            Err(e) => return Err(e.into()),
+        }
+        Ok(())
     }
-    caller.audit("clients.delete", Some(id));
-    Ok(())
+    .await;
+    caller.finish("clients.delete", Some(id), r)
 }
 
 /// `GET .../clients/{id}/client-secret`: Keycloak's `CredentialRepresentation`, without the
@@ -181,14 +196,17 @@ pub async fn secret(
     id: &str,
 ) -> Result<Value, AdminError> {
     let caller = authorize(ctx, token, MANAGE, "clients.secret.read", source).await?;
-    let (c, _) = find(ctx, id).await?;
-    if c.client_type == ClientType::Public {
-        return Err(AdminError::BadRequest(
-            "a public client has no secret".into(),
-        ));
+    let r: Result<_, AdminError> = async {
+        let (c, _) = find(ctx, id).await?;
+        if c.client_type == ClientType::Public {
+            return Err(AdminError::BadRequest(
+                "a public client has no secret".into(),
+            ));
+        }
+        Ok(json!({ "type": "secret" }))
     }
-    caller.audit("clients.secret.read", Some(id));
-    Ok(json!({ "type": "secret" }))
+    .await;
+    caller.finish("clients.secret.read", Some(id), r)
 }
 
 /// `POST .../clients/{id}/client-secret`: a new secret, shown this once; the old one stops
@@ -200,18 +218,21 @@ pub async fn regenerate_secret(
     id: &str,
 ) -> Result<Value, AdminError> {
     let caller = authorize(ctx, token, MANAGE, "clients.secret.regenerate", source).await?;
-    let (mut c, version) = find(ctx, id).await?;
-    within_reach(&caller, &c)?;
-    if c.client_type == ClientType::Public {
-        return Err(AdminError::BadRequest(
-            "a public client has no secret".into(),
-        ));
+    let r: Result<_, AdminError> = async {
+        let (mut c, version) = find(ctx, id).await?;
+        within_reach(&caller, &c)?;
+        if c.client_type == ClientType::Public {
+            return Err(AdminError::BadRequest(
+                "a public client has no secret".into(),
+            ));
+        }
+        let secret = ClientSecret::generate(ctx.random.as_ref());
+        c.secret_hash = Some(secret.hash());
+        write(ctx, &c, version).await?;
+        Ok(json!({ "type": "secret", "value": secret.expose() }))
     }
-    let secret = ClientSecret::generate(ctx.random.as_ref());
-    c.secret_hash = Some(secret.hash());
-    write(ctx, &c, version).await?;
-    caller.audit("clients.secret.regenerate", Some(id));
-    Ok(json!({ "type": "secret", "value": secret.expose() }))
+    .await;
+    caller.finish("clients.secret.regenerate", Some(id), r)
 }
 
 /// `GET .../clients/{id}/service-account-user`: the identity its client-credentials tokens
@@ -223,39 +244,37 @@ pub async fn service_account_user(
     id: &str,
 ) -> Result<Value, AdminError> {
     let caller = authorize(ctx, token, VIEW, "clients.service_account.read", source).await?;
-    let (c, _) = find(ctx, id).await?;
-    if !c.allows(GrantType::ClientCredentials) {
-        return Err(AdminError::BadRequest(
-            "Service account not enabled for the client".into(),
-        ));
+    let r: Result<_, AdminError> = async {
+        let (c, _) = find(ctx, id).await?;
+        if !c.allows(GrantType::ClientCredentials) {
+            return Err(AdminError::BadRequest(
+                "Service account not enabled for the client".into(),
+            ));
+        }
+        Ok(json!({
+            "id": c.client_id.as_str(),
+            "username": format!("service-account-{}", c.client_id.to_ascii_lowercase()),
+            "enabled": !c.disabled,
+            "emailVerified": false,
+            "firstName": "",
+            "lastName": "",
+            "createdTimestamp": c.created_at.secs() * 1000,
+            "serviceAccountClientId": c.client_id.as_str(),
+            "attributes": {},
+        }))
     }
-    caller.audit("clients.service_account.read", Some(id));
-    Ok(json!({
-        "id": c.client_id.as_str(),
-        "username": format!("service-account-{}", c.client_id.to_ascii_lowercase()),
-        "enabled": !c.disabled,
-        "emailVerified": false,
-        "firstName": "",
-        "lastName": "",
-        "createdTimestamp": c.created_at.secs() * 1000,
-        "serviceAccountClientId": c.client_id.as_str(),
-        "attributes": {},
-    }))
+    .await;
+    caller.finish("clients.service_account.read", Some(id), r)
 }
 
 /// A client whose admin roles the caller's do not all grant is out of its reach (403): no
 /// admin takes over a stronger service account by its secret, or disables or deletes it.
 fn within_reach(caller: &Caller, target: &Client) -> Result<(), AdminError> {
     if outranks(&caller.client.admin_roles, &target.admin_roles) {
-        return Ok(());
+        Ok(())
+    } else {
+        Err(AdminError::Forbidden)
     }
-    Audit::new(Event::AdminRefused)
-        .client(&caller.client.client_id)
-        .object(&target.client_id)
-        .outcome("forbidden")
-        .detail("a stronger service account")
-        .emit();
-    Err(AdminError::Forbidden)
 }
 
 async fn find(ctx: &Context, id: &str) -> Result<(Client, u64), AdminError> {

@@ -19,7 +19,7 @@ pub async fn server_info(
     source: &Source,
 ) -> Result<Value, AdminError> {
     let caller = authorize(ctx, token, Need::AnyRole, "serverinfo.read", source).await?;
-    caller.audit("serverinfo.read", None);
+    caller.finish("serverinfo.read", None, Ok(()))?;
     let now = ctx.clock.now();
     Ok(json!({
         "systemInfo": {
@@ -54,10 +54,12 @@ pub async fn realm(
     source: &Source,
 ) -> Result<Value, AdminError> {
     let caller = authorize(ctx, token, Need::AnyRole, "realm.read", source).await?;
-    if realm != ctx.settings.realm {
-        return Err(AdminError::NotFound("Realm not found."));
-    }
-    caller.audit("realm.read", Some(realm));
+    let found = if realm == ctx.settings.realm {
+        Ok(())
+    } else {
+        Err(AdminError::NotFound("Realm not found."))
+    };
+    caller.finish("realm.read", Some(realm), found)?;
     let l = &ctx.settings.lifetimes;
     Ok(json!({
         "id": ctx.settings.realm,
