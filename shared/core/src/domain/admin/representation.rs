@@ -3,7 +3,8 @@
 //! Every field scanid has is mapped both ways: `clientId`, `name`, `enabled`, `publicClient`,
 //! `redirectUris`, `webOrigins`, `standardFlowEnabled`, `serviceAccountsEnabled`, and the
 //! attributes `oauth2.device.authorization.grant.enabled`, `post.logout.redirect.uris`,
-//! `backchannel.logout.url` and `pkce.code.challenge.method`. A field scanid does not have is
+//! `backchannel.logout.url`, `pkce.code.challenge.method` and the tokens' signing algorithm
+//! (`access.token.signed.response.alg`, `id.token.signed.response.alg`). A field scanid does not have is
 //! refused with its name when setting it would change what a client can do (the implicit
 //! flow, direct access grants, bearer-only, authorization services, another client
 //! authenticator or protocol, protocol mappers, wildcard redirect URIs), and ignored when it
@@ -25,6 +26,14 @@ pub const POST_LOGOUT: &str = "post.logout.redirect.uris";
 pub const BACKCHANNEL: &str = "backchannel.logout.url";
 /// Keycloak's attribute of the PKCE method (`S256`, or empty: not required).
 pub const PKCE: &str = "pkce.code.challenge.method";
+
+/// Keycloak's attributes of the signing algorithm of the access token and of the ID token:
+/// one algorithm in scanid (its client's `token_alg`), so both read the same and may only be
+/// set alike.
+pub const TOKEN_ALGS: [&str; 2] = [
+    "access.token.signed.response.alg",
+    "id.token.signed.response.alg",
+];
 
 /// The shortest and longest secret an admin may set (Keycloak's own are 32 characters).
 pub const SECRET_LEN: std::ops::RangeInclusive<usize> = 32..=512;
@@ -70,6 +79,10 @@ pub fn to_representation(c: &Client) -> Value {
     );
     let pkce = c.client_type == ClientType::Public || c.require_pkce;
     attributes.insert(PKCE.into(), json!(if pkce { "S256" } else { "" }));
+    for name in TOKEN_ALGS {
+        // Empty: the service's default algorithm, as in Keycloak.
+        attributes.insert(name.into(), json!(c.token_alg.map_or("", |a| a.as_str())));
+    }
     json!({
         "id": c.client_id.as_str(),
         "clientId": c.client_id.as_str(),
@@ -305,6 +318,29 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
         Some(_) => return Err(field(PKCE, "only S256 (or empty) is supported")),
         None => {}
     }
+    let mut alg: Option<Option<crate::protocol::Alg>> = None;
+    for name in TOKEN_ALGS {
+        let Some(v) = attr(name)? else { continue };
+        let this = match v {
+            "" => None,
+            v => Some(
+                crate::protocol::Alg::parse(v)
+                    .ok_or_else(|| field(name, "RS256, ES256 or empty"))?,
+            ),
+        };
+        match alg {
+            Some(other) if other != this => {
+                return Err(field(
+                    name,
+                    "scanid signs a client's access and ID tokens alike",
+                ))
+            }
+            _ => alg = Some(this),
+        }
+    }
+    if let Some(a) = alg {
+        base.token_alg = a;
+    }
     Ok(())
 }
 
@@ -373,6 +409,7 @@ mod tests {
                 POST_LOGOUT: "https://shop.example/bye##https://shop.example/",
                 BACKCHANNEL: "https://shop.example/bcl",
                 PKCE: "S256",
+                TOKEN_ALGS[0]: "ES256",
                 "some.other": "ignored",
             },
             "description": "ignored", "consentRequired": false, "frontchannelLogout": true,
@@ -395,6 +432,8 @@ mod tests {
         );
         assert_eq!(back["attributes"][BACKCHANNEL], "https://shop.example/bcl");
         assert_eq!(back["attributes"][PKCE], "S256");
+        assert_eq!(c.token_alg, Some(crate::protocol::Alg::ES256));
+        assert_eq!(back["attributes"][TOKEN_ALGS[1]], "ES256");
         assert!(back.get("secret").is_none());
         // Read back onto the same client, the representation changes nothing.
         let again = merge(&back, as_new_client(&c, false)).unwrap();
