@@ -11,6 +11,7 @@ use std::process::{Command, Stdio};
 
 use scanid_tests::{
     python, repo_root, request, require_emulator, scanid_bin, scanid_json, Resp, TestServer, CB,
+    PKCE_CHALLENGE,
 };
 use serde_json::{json, Value};
 
@@ -128,6 +129,17 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         CB,
     ]);
     let shop_secret = shop["client_secret"].as_str().unwrap().to_owned();
+    op.run(&[
+        "client",
+        "create",
+        "--name",
+        "Strict",
+        "--client-id",
+        "strict",
+        "--redirect-uri",
+        CB,
+        "--require-pkce",
+    ]);
     // Basic and body authentication both give service-account tokens.
     let admin = token(s, "robot", &admin_secret, true);
     let admin_by_body = token(s, "robot", &admin_secret, false);
@@ -178,6 +190,27 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         .unwrap()
         .ends_with("/admin/realms/scanid/clients/new"));
     assert_eq!(json_call(s, "POST", CLIENTS, &admin, &new).status, 409);
+    let strict = call(s, "GET", &format!("{CLIENTS}/strict"), Some(&viewer), None).json();
+    assert_eq!(strict["attributes"]["pkce.code.challenge.method"], "S256");
+    // ... and held to it at the authorization endpoint.
+    let auth = |extra: &str| {
+        let cb: String = url::form_urlencoded::byte_serialize(CB.as_bytes()).collect();
+        let q = format!(
+            "client_id=strict&redirect_uri={cb}&response_type=code&scope=openid&state=s{extra}"
+        );
+        request("GET", &format!("{}?{q}", s.oidc("auth")), &[], b"")
+    };
+    let refused = auth("");
+    assert!(
+        refused
+            .header("location")
+            .is_some_and(|l| l.contains("error=invalid_request")),
+        "{} {:?}",
+        refused.status,
+        refused.header("location")
+    );
+    let with_pkce = format!("&code_challenge={PKCE_CHALLENGE}&code_challenge_method=S256");
+    assert_eq!(auth(&with_pkce).status, 200);
     let got = call(s, "GET", &format!("{CLIENTS}/new"), Some(&viewer), None).json();
     assert_eq!(
         (got["id"].as_str(), got["enabled"].as_bool()),

@@ -133,6 +133,9 @@ pub struct CreateArgs {
     /// passkey that verified the person), 3 (a passkey on the login page); default none.
     #[arg(long)]
     pub require_acr: Option<String>,
+    /// Require PKCE (S256) of this confidential client too (public clients always need it).
+    #[arg(long)]
+    pub require_pkce: bool,
     /// An admin role for its service account (repeatable; needs client_credentials):
     /// realm-admin, manage-clients, view-clients, manage-users, view-users, view-events.
     #[arg(long = "admin-role")]
@@ -413,7 +416,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             local_development: a.config.public_url.is_some() && settings.local_development(),
             refuse_on: refuse_on(a.refuse_on.as_deref())?,
             require_acr: require_acr(a.require_acr.as_deref())?,
-            require_pkce: false,
+            require_pkce: a.require_pkce,
             no_code_flow,
             admin_roles,
         },
