@@ -14,6 +14,7 @@
 )]
 
 mod acr;
+mod admin;
 mod app_api;
 mod attacks;
 mod attacks_registration;

@@ -2,6 +2,7 @@
 
 use clap::{Args, Subcommand};
 use scanid_core::clock::{Clock, SystemClock};
+use scanid_core::domain::admin::AdminRole;
 use scanid_core::domain::authn::Acr;
 use scanid_core::domain::client::{self, ClientSecret, ClientType, NewClient};
 use scanid_core::domain::registration;
@@ -27,6 +28,15 @@ pub enum ClientCommand {
     Delete(IdArgs),
     /// Replace a confidential client's secret; prints the new secret (once).
     RotateSecret(IdArgs),
+    /// Disable a client: no tokens, its tokens inactive, its logins refused (until enabled).
+    Disable(IdArgs),
+    /// Enable a disabled client again.
+    Enable(IdArgs),
+    /// Give a client's service account an admin role (the admin API: realm-admin,
+    /// manage-clients, view-clients, manage-users, view-users, view-events).
+    AddRole(RoleArgs),
+    /// Take an admin role from a client's service account.
+    RemoveRole(RoleArgs),
     /// Initial access tokens for dynamic client registration (RFC 7591).
     #[command(subcommand)]
     RegistrationToken(RegistrationTokenCommand),
@@ -66,12 +76,24 @@ pub struct IdArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct RoleArgs {
+    #[arg(long)]
+    pub client_id: String,
+    /// realm-admin, manage-clients, view-clients, manage-users, view-users or view-events.
+    #[arg(long)]
+    pub role: String,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+#[derive(Debug, Args)]
 pub struct CreateArgs {
     /// The name users see on the consent page.
     #[arg(long)]
     pub name: String,
     /// A redirect URI (repeatable); https, loopback http, or a private-use scheme. Required,
-    /// except for a client that only uses the device grant (`--grant device_code`).
+    /// except for a client that only uses the device grant (`--grant device_code`) or only
+    /// client_credentials (a service account: then it has no code flow).
     #[arg(long = "redirect-uri")]
     pub redirect_uris: Vec<String>,
     /// Where RP-initiated logout may send the user back (repeatable).
@@ -111,8 +133,24 @@ pub struct CreateArgs {
     /// passkey that verified the person), 3 (a passkey on the login page); default none.
     #[arg(long)]
     pub require_acr: Option<String>,
+    /// Require PKCE (S256) of this confidential client too (public clients always need it).
+    #[arg(long)]
+    pub require_pkce: bool,
+    /// An admin role for its service account (repeatable; needs client_credentials):
+    /// realm-admin, manage-clients, view-clients, manage-users, view-users, view-events.
+    #[arg(long = "admin-role")]
+    pub admin_roles: Vec<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+/// An admin role by its name.
+fn admin_role(s: &str) -> Result<AdminRole, CliError> {
+    AdminRole::parse(s).ok_or_else(|| {
+        CliError::Usage(format!(
+            "admin role {s:?}: realm-admin, manage-clients, view-clients, manage-users, view-users or view-events"
+        ))
+    })
 }
 
 #[derive(Debug, Args)]
@@ -160,6 +198,9 @@ fn client_json(c: &client::Client) -> serde_json::Value {
         "backchannel_logout_uri": c.backchannel_logout_uri,
         "refuse_on": c.refuse_on,
         "require_acr": c.require_acr,
+        "require_pkce": c.require_pkce,
+        "enabled": !c.disabled,
+        "admin_roles": c.admin_roles,
         "created_at": c.created_at.to_rfc3339_millis(),
         // Registered by itself (RFC 7591), not by an operator.
         "registered": registration::self_registered(c),
@@ -251,10 +292,78 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
             }
             print_json(&json!({ "client_id": c.client_id, "client_secret": secret.expose() }));
         }
+        ClientCommand::Disable(a) => set_disabled(a, true, now).await?,
+        ClientCommand::Enable(a) => set_disabled(a, false, now).await?,
+        ClientCommand::AddRole(a) => set_role(a, true, now).await?,
+        ClientCommand::RemoveRole(a) => set_role(a, false, now).await?,
         ClientCommand::RegistrationToken(RegistrationTokenCommand::Create(a)) => {
             create_registration_token(a, now).await?
         }
     }
+    Ok(())
+}
+
+/// `client disable` and `client enable`.
+async fn set_disabled(
+    a: IdArgs,
+    disabled: bool,
+    now: scanid_core::clock::Timestamp,
+) -> Result<(), CliError> {
+    change(&a.client_id, &a.config, now, |c| {
+        c.disabled = disabled;
+        Ok(())
+    })
+    .await
+}
+
+/// `client add-role` (`add`) and `client remove-role`.
+async fn set_role(
+    a: RoleArgs,
+    add: bool,
+    now: scanid_core::clock::Timestamp,
+) -> Result<(), CliError> {
+    let role = admin_role(&a.role)?;
+    change(&a.client_id, &a.config, now, |c| {
+        if !add {
+            c.admin_roles.retain(|r| *r != role);
+            return Ok(());
+        }
+        if !c.allows(client::GrantType::ClientCredentials) {
+            return Err(CliError::Usage(
+                "admin roles belong to a client_credentials client (a service account)".into(),
+            ));
+        }
+        if !c.admin_roles.contains(&role) {
+            c.admin_roles.push(role);
+            c.admin_roles.sort();
+        }
+        Ok(())
+    })
+    .await
+}
+
+/// Reads the client, changes it with `f`, writes it at the version read, and prints it.
+async fn change(
+    client_id: &str,
+    config: &ConfigArgs,
+    now: scanid_core::clock::Timestamp,
+    f: impl FnOnce(&mut client::Client) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let store = scanid_server::open::open_store(&config.settings(OPERATOR_URL)?).await?;
+    let Some((mut c, version)) = store.client(client_id, now).await? else {
+        return Err(CliError::Usage(format!("no client {client_id:?}")));
+    };
+    f(&mut c)?;
+    match store.update_client(&c, version, now).await {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => {
+            return Err(CliError::Failed(
+                "the client changed meanwhile; try again".into(),
+            ))
+        }
+        Err(e) => return Err(e.into()),
+    }
+    print_json(&client_json(&c));
     Ok(())
 }
 
@@ -269,6 +378,11 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
                 .ok_or_else(|| CliError::Usage(format!("--token-alg {s:?}: RS256 or ES256")))?,
         ),
     };
+    let admin_roles = a
+        .admin_roles
+        .iter()
+        .map(|r| admin_role(r))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut device_code = false;
     let mut client_credentials = a.client_credentials;
     for g in &a.grants {
@@ -282,6 +396,8 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             }
         }
     }
+    // A service account with no redirect URI has no code flow.
+    let no_code_flow = a.redirect_uris.is_empty() && client_credentials && !device_code;
     let (client, secret) = client::register(
         NewClient {
             name: a.name,
@@ -300,6 +416,9 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             local_development: a.config.public_url.is_some() && settings.local_development(),
             refuse_on: refuse_on(a.refuse_on.as_deref())?,
             require_acr: require_acr(a.require_acr.as_deref())?,
+            require_pkce: a.require_pkce,
+            no_code_flow,
+            admin_roles,
         },
         now,
         &SystemRandom::new(),

@@ -81,6 +81,12 @@ pub enum Event {
     PasskeyAdded,
     /// A key (a passkey, or the device key) was removed from an identity.
     PasskeyRemoved,
+    /// A call of the admin API: the client is the caller (a service account), the detail
+    /// the operation (`clients.create`, ...), the object what it acted on.
+    AdminCall,
+    /// A call of the admin API refused (outcome `unauthorized`: no valid token;
+    /// `forbidden`: a token without the role); the detail is the operation.
+    AdminRefused,
 }
 
 impl Event {
@@ -119,6 +125,8 @@ impl Event {
             Event::DeviceKeyReplaced => "device_key.replaced",
             Event::SessionsEnded => "identity.sessions_ended",
             Event::LoginReported => "login.reported",
+            Event::AdminCall => "admin.call",
+            Event::AdminRefused => "admin.refused",
         }
     }
 }
@@ -133,6 +141,7 @@ pub struct Audit<'a> {
     source: Option<&'a str>,
     outcome: &'a str,
     detail: Option<&'a str>,
+    object: Option<&'a str>,
 }
 
 impl<'a> Audit<'a> {
@@ -145,6 +154,7 @@ impl<'a> Audit<'a> {
             source: None,
             outcome: "success",
             detail: None,
+            object: None,
         }
     }
     /// The client concerned.
@@ -172,6 +182,11 @@ impl<'a> Audit<'a> {
         self.detail = Some(detail);
         self
     }
+    /// What an admin call acted on (a client's id), never a secret.
+    pub fn object(mut self, object: &'a str) -> Self {
+        self.object = Some(object);
+        self
+    }
     /// Writes the line to the `audit` log target.
     pub fn emit(self) {
         tracing::info!(
@@ -182,6 +197,7 @@ impl<'a> Audit<'a> {
             source = self.source,
             outcome = self.outcome,
             detail = self.detail,
+            object = self.object,
             "audit"
         );
     }
@@ -236,6 +252,8 @@ mod tests {
             Event::LoginReported,
             Event::PasskeyAdded,
             Event::PasskeyRemoved,
+            Event::AdminCall,
+            Event::AdminRefused,
         ];
         let names: std::collections::HashSet<_> = all.iter().map(|e| e.name()).collect();
         assert_eq!(names.len(), all.len());

@@ -1,5 +1,5 @@
-//! Logging with `tracing` for the `scanid` command and server: human-readable on a terminal,
-//! JSON lines on request. (Lambda functions log through `scanid-lambda`.)
+//! Logging with `tracing` for the `scanid` command and server: human-readable text (coloured
+//! only on a terminal), JSON lines on request. (Lambda functions log through `scanid-lambda`.)
 
 use tracing_subscriber::EnvFilter;
 
@@ -20,9 +20,12 @@ pub fn init_cli() {
             .with_writer(std::io::stderr)
             .try_init();
     } else {
+        // Colour only on a terminal: a file or a pipe gets plain text, no escape codes.
+        use std::io::IsTerminal;
         let _ = tracing_subscriber::fmt()
             .with_env_filter(filter())
             .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
             .try_init();
     }
 }

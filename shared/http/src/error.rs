@@ -182,6 +182,7 @@ macro_rules! answered {
 }
 
 answered!(
+    scanid_core::service::admin::AdminError,
     crate::usecase::app::AppError,
     crate::usecase::passkey_login::PasskeyLoginError,
     crate::usecase::registration::RegistrationFailure,

@@ -247,6 +247,9 @@ pub const FUNCTIONS: &[Function] = &[
     described("directory-profile", "Directory profile by subject", sample("", None, NOT_FOUND)),
     described("directory-by-service-id", "Directory profile by service identifier", sample("", None, NOT_FOUND)),
     described("directory-avatar", "Directory avatar redirect", sample("", None, NOT_FOUND)),
+    // No bearer token.
+    described("admin-api", "Keycloak's admin REST API: server info, the realm, clients and their secrets (service accounts with admin roles)",
+        sample("", None, NO_CLIENT)),
 ];
 
 /// The extras of function `name` ([`Function::DEFAULT`], named as the table names it, if it

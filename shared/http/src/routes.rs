@@ -78,6 +78,8 @@ pub enum Handler {
     DevicePages,
     /// Passkeys (issue 26): WebAuthn challenges, and an identity's keys listed, added, removed.
     DevicePasskeys,
+    /// Keycloak's admin REST API: server info, the realm, clients and their secrets.
+    Admin,
 }
 
 /// One route.
@@ -211,6 +213,18 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
     route("PUT",  "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
     route("DELETE", "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
+    // Keycloak's admin REST API, one function: counts refused calls per source, lists and
+    // writes clients. `{id}` is the client's clientId (Keycloak's internal id).
+    route("GET",  "/admin/serverinfo", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/clients", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/admin/realms/{realm}/clients", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/clients/{id}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("PUT",  "/admin/realms/{realm}/clients/{id}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("DELETE", "/admin/realms/{realm}/clients/{id}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/clients/{id}/client-secret", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/admin/realms/{realm}/clients/{id}/client-secret", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/clients/{id}/service-account-user", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
 ];
 
 /// What a handler's call returns.
@@ -297,6 +311,7 @@ endpoints! {
     DEVICE_AUTHORIZATION => DeviceAuthorization: handlers::device_grant::authorization,
     DEVICE_PAGES => DevicePages: handlers::device_grant::page,
     DEVICE_PASSKEYS => DevicePasskeys: handlers::passkeys::passkeys,
+    ADMIN => Admin: handlers::admin::admin,
 }
 
 /// Runs `handler` (the local server); see [`serve`].
@@ -427,10 +442,13 @@ impl Handler {
 
 impl Handler {
     /// Handlers that list the registered clients (a `Query` on the table's kind index): the
-    /// CORS endpoints (the clients' web origins), and deleting an identity (its consents, one
-    /// per client).
+    /// CORS endpoints (the clients' web origins), deleting an identity (its consents, one
+    /// per client), and the admin API's list of clients.
     pub const fn lists_clients(self) -> bool {
-        matches!(self, Handler::Preflight | Handler::DeviceDelete) || self.cors()
+        matches!(
+            self,
+            Handler::Preflight | Handler::DeviceDelete | Handler::Admin
+        ) || self.cors()
     }
 }
 

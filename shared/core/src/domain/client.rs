@@ -72,6 +72,16 @@ pub struct Client {
     /// must reach it (as if each request asked for it as an essential claim).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub require_acr: Option<crate::domain::authn::Acr>,
+    /// PKCE (S256) required of this confidential client too (public clients always need it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub require_pkce: bool,
+    /// Disabled by the operator: no tokens, and its tokens are inactive, until enabled again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disabled: bool,
+    /// The admin roles of this client's service account ([`crate::domain::admin`]): its
+    /// client-credentials tokens may call the admin API within them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub admin_roles: Vec<crate::domain::admin::AdminRole>,
 }
 
 /// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2). A
@@ -163,6 +173,11 @@ impl ClientSecret {
     /// 256 random bits, base64url.
     pub fn generate(rng: &dyn Random) -> Self {
         Self(random::token(rng, 32))
+    }
+    /// A secret the operator chose (Keycloak's admin API lets one be set; a client moved
+    /// from Keycloak keeps its own). Its length and characters are checked by the caller.
+    pub fn chosen(secret: &str) -> Self {
+        Self(secret.to_owned())
     }
     /// The secret itself, to hand to the client once.
     pub fn expose(&self) -> &str {
@@ -343,6 +358,13 @@ pub struct NewClient {
     pub refuse_on: Vec<crate::domain::risk::Flag>,
     /// The lowest `acr` every login for the client must reach.
     pub require_acr: Option<crate::domain::authn::Acr>,
+    /// Require PKCE (S256) of a confidential client too.
+    pub require_pkce: bool,
+    /// No code flow: a client with only `client_credentials` or the device grant, which then
+    /// needs no redirect URI (Keycloak's `standardFlowEnabled: false`).
+    pub no_code_flow: bool,
+    /// The admin roles of its service account (`client_credentials` clients only).
+    pub admin_roles: Vec<crate::domain::admin::AdminRole>,
 }
 
 /// Why a registration was refused.
@@ -357,6 +379,15 @@ pub enum RegistrationError {
     /// A client with no redirect URI (and no device grant).
     #[error("at least one redirect URI is required")]
     NoRedirectUri,
+    /// No code flow, yet redirect URIs (which only the code flow uses).
+    #[error("a client without the code flow has no redirect URI")]
+    RedirectUriWithoutCodeFlow,
+    /// No grant at all.
+    #[error("a client without the code flow needs client_credentials or the device grant")]
+    NoGrant,
+    /// Admin roles for a client without a service account.
+    #[error("admin roles belong to a client_credentials client (a service account)")]
+    AdminRoleWithoutServiceAccount,
     /// A redirect URI refused.
     #[error("redirect URI {uri:?}: {reason}")]
     RedirectUri {
@@ -400,13 +431,11 @@ pub fn register(
     {
         return Err(RegistrationError::Name);
     }
-    let client_id = match new.client_id {
-        Some(id) => ClientId::parse(&id).map_err(|_| RegistrationError::ClientId)?,
+    let client_id = match &new.client_id {
+        Some(id) => ClientId::parse(id).map_err(|_| RegistrationError::ClientId)?,
         None => ClientId::new(random::uuid_v4(rng).to_string()),
     };
-    if new.redirect_uris.is_empty() && !new.device_code {
-        return Err(RegistrationError::NoRedirectUri);
-    }
+    check_grants(&new)?;
     for uri in new
         .redirect_uris
         .iter()
@@ -416,12 +445,6 @@ pub fn register(
             uri: uri.clone(),
             reason,
         })?;
-    }
-    if new.public && new.client_credentials {
-        return Err(RegistrationError::PublicClientCredentials);
-    }
-    if new.public && new.resource_server {
-        return Err(RegistrationError::PublicResourceServer);
     }
     for o in &new.web_origins {
         validate_web_origin(o).map_err(|reason| RegistrationError::WebOrigin {
@@ -452,7 +475,11 @@ pub fn register(
             reason,
         })?;
     }
-    let mut grant_types = vec![GrantType::AuthorizationCode, GrantType::RefreshToken];
+    let mut grant_types = if new.no_code_flow {
+        vec![GrantType::RefreshToken]
+    } else {
+        vec![GrantType::AuthorizationCode, GrantType::RefreshToken]
+    };
     if new.client_credentials {
         grant_types.push(GrantType::ClientCredentials);
     }
@@ -483,8 +510,45 @@ pub fn register(
         registration: None,
         refuse_on: new.refuse_on,
         require_acr: new.require_acr,
+        require_pkce: new.require_pkce && !new.public,
+        disabled: false,
+        admin_roles: dedup_roles(new.admin_roles),
     };
     Ok((client, secret))
+}
+
+/// The flows a client asks for agree with each other: redirect URIs for the code flow (none
+/// without it), some grant, no service account for a public client, admin roles only for a
+/// service account.
+fn check_grants(new: &NewClient) -> Result<(), RegistrationError> {
+    if new.no_code_flow {
+        if !new.redirect_uris.is_empty() {
+            return Err(RegistrationError::RedirectUriWithoutCodeFlow);
+        }
+        if !new.device_code && !new.client_credentials {
+            return Err(RegistrationError::NoGrant);
+        }
+    } else if new.redirect_uris.is_empty() && !new.device_code {
+        return Err(RegistrationError::NoRedirectUri);
+    }
+    if new.public && new.client_credentials {
+        return Err(RegistrationError::PublicClientCredentials);
+    }
+    if new.public && new.resource_server {
+        return Err(RegistrationError::PublicResourceServer);
+    }
+    if !new.admin_roles.is_empty() && !new.client_credentials {
+        return Err(RegistrationError::AdminRoleWithoutServiceAccount);
+    }
+    Ok(())
+}
+
+fn dedup_roles(
+    mut v: Vec<crate::domain::admin::AdminRole>,
+) -> Vec<crate::domain::admin::AdminRole> {
+    v.sort();
+    v.dedup();
+    v
 }
 
 fn dedup(mut v: Vec<String>) -> Vec<String> {

@@ -1,5 +1,6 @@
 //! The decisions. Nothing here knows about HTTP, Lambda or AWS (STYLE.md practice 5).
 
+pub mod admin;
 pub mod app_jws;
 pub mod authn;
 pub mod authorize;

@@ -208,6 +208,7 @@ fn requested(
             local_development,
             refuse_on: Vec::new(),
             require_acr: None,
+            ..Default::default()
         },
         method,
     ))

@@ -109,6 +109,8 @@ pub async fn authenticate(
         Some(c) if ok && !public && !c.accepts_secret_by(p.basic.is_some()) => Err(
             TokenError::InvalidClient("this client registered another token_endpoint_auth_method"),
         ),
+        // Disabled by the operator: the secret was right (not a guess), but no tokens.
+        Some(c) if ok && c.disabled => Err(TokenError::InvalidClient("this client is disabled")),
         Some(c) if ok => Ok(c),
         _ if public => Err(TokenError::InvalidClient(
             "this client may not authenticate here without a secret",

@@ -10,8 +10,10 @@
 //! * `limits`: rate limits.
 //! * [`assessment`]: where a QR login came from, judged; [`login_history`]: the identity's
 //!   recent logins; `photos`: hosted photos no record names any more.
-//! * [`app_error`]: the error of the app API.
+//! * [`app_error`]: the error of the app API; [`admin`]: who may call the admin API, and its
+//!   error.
 
+pub mod admin;
 pub mod app_error;
 pub mod assessment;
 pub mod client_auth;

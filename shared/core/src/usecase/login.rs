@@ -168,7 +168,13 @@ pub async fn authorize(
     let issuer = ctx.settings.issuer();
     let client = match params.one("client_id") {
         Ok(Some(id)) => match ClientId::parse(id) {
-            Ok(id) => ctx.store.client(&id, now).await?.map(|(c, _)| c),
+            // A disabled client is refused as an unknown one.
+            Ok(id) => ctx
+                .store
+                .client(&id, now)
+                .await?
+                .map(|(c, _)| c)
+                .filter(|c| !c.disabled),
             Err(_) => None,
         },
         _ => None,

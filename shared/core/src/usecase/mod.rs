@@ -4,6 +4,7 @@
 //! happened; none knows HTTP, and none imports another: what several share is a service
 //! ([`crate::service`]).
 
+pub mod admin;
 pub mod app;
 pub mod device_grant;
 pub mod directory;

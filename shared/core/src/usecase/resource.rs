@@ -40,8 +40,9 @@ pub struct LiveToken {
     pub identity: Option<Identity>,
 }
 
-/// Is the client that got a token at `issued` still the same registration? A deleted client's
-/// tokens are dead everywhere, and stay dead if its `client_id` is registered again.
+/// Is the client that got a token at `issued` still the same registration, and enabled? A
+/// deleted client's tokens are dead everywhere, and stay dead if its `client_id` is registered
+/// again; a disabled client's are inactive until it is enabled.
 async fn live_client(
     ctx: &Context,
     client_id: &str,
@@ -56,7 +57,7 @@ async fn live_client(
         .client(client_id, now)
         .await?
         .map(|(c, _)| c)
-        .filter(|c| c.created_at.secs() <= issued.secs()))
+        .filter(|c| c.created_at.secs() <= issued.secs() && !c.disabled))
 }
 
 async fn live_grant(

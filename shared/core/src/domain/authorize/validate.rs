@@ -206,8 +206,9 @@ fn check_binding(
     policy: &Policy,
     refuse: &Refuse,
 ) -> Result<(), AuthorizeError> {
-    if client.client_type == ClientType::Public && code_challenge.is_none() {
-        return Err(refuse.invalid("public clients must use PKCE (code_challenge with S256)"));
+    if (client.client_type == ClientType::Public || client.require_pkce) && code_challenge.is_none()
+    {
+        return Err(refuse.invalid("this client must use PKCE (code_challenge with S256)"));
     }
     if state.is_none() && (code_challenge.is_none() || policy.require_nonce) {
         return Err(refuse.invalid("state is required (optional only with PKCE S256)"));

@@ -19,6 +19,9 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         registration: None,
         refuse_on: vec![],
         require_acr: None,
+        require_pkce: true,
+        disabled: true,
+        admin_roles: vec![crate::domain::admin::AdminRole::ViewClients],
     };
     s.create_client(&client, T0).await.unwrap();
     assert!(matches!(
@@ -140,6 +143,9 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
         }),
         refuse_on: vec![crate::domain::risk::Flag::LocationMismatch],
         require_acr: Some(crate::domain::authn::Acr::UserVerified),
+        require_pkce: false,
+        disabled: false,
+        admin_roles: vec![],
     };
     s.create_client(&client, T0).await.unwrap();
     let (got, version) = s.client(&client.client_id, T0).await.unwrap().unwrap();

@@ -95,6 +95,9 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         registration: None,
         refuse_on: vec![],
         require_acr: None,
+        require_pkce: false,
+        disabled: false,
+        admin_roles: vec![],
     };
     s.create_client(&client, T0).await.unwrap();
     let consent = Consent {

@@ -1,0 +1,519 @@
+//! Keycloak's `ClientRepresentation` (its admin REST API) mapped onto scanid's clients.
+//!
+//! Every field scanid has is mapped both ways: `clientId`, `name`, `enabled`, `publicClient`,
+//! `redirectUris`, `webOrigins`, `standardFlowEnabled`, `serviceAccountsEnabled`, and the
+//! attributes `oauth2.device.authorization.grant.enabled`, `post.logout.redirect.uris`,
+//! `backchannel.logout.url`, `pkce.code.challenge.method` and the tokens' signing algorithm
+//! (`access.token.signed.response.alg`, `id.token.signed.response.alg`). A field scanid does not have is
+//! refused with its name when setting it would change what a client can do (the implicit
+//! flow, direct access grants, bearer-only, authorization services, another client
+//! authenticator or protocol, protocol mappers, wildcard redirect URIs), and ignored when it
+//! would not (descriptions, console flags, scopes, ...).
+//!
+//! Keycloak's internal `id` is scanid's `clientId`: one stable name, no second index, the
+//! same in every store.
+
+use serde_json::{json, Map, Value};
+
+use crate::domain::client::{Client, ClientType, GrantType, NewClient, RegistrationError};
+
+/// Keycloak's attribute of the device grant.
+pub const DEVICE_GRANT: &str = "oauth2.device.authorization.grant.enabled";
+/// Keycloak's attribute of the post-logout redirect URIs (`##`-separated; `+`: the redirect
+/// URIs).
+pub const POST_LOGOUT: &str = "post.logout.redirect.uris";
+/// Keycloak's attribute of the back-channel logout URL.
+pub const BACKCHANNEL: &str = "backchannel.logout.url";
+/// Keycloak's attribute of the PKCE method (`S256`, or empty: not required).
+pub const PKCE: &str = "pkce.code.challenge.method";
+
+/// Keycloak's attributes of the signing algorithm of the access token and of the ID token:
+/// one algorithm in scanid (its client's `token_alg`), so both read the same and may only be
+/// set alike.
+pub const TOKEN_ALGS: [&str; 2] = [
+    "access.token.signed.response.alg",
+    "id.token.signed.response.alg",
+];
+
+/// The shortest and longest secret an admin may set (Keycloak's own are 32 characters).
+pub const SECRET_LEN: std::ops::RangeInclusive<usize> = 32..=512;
+
+/// Why a representation was refused: a 400 naming the field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RepresentationError {
+    /// The body is not a JSON object.
+    #[error("the body must be a JSON object (a ClientRepresentation)")]
+    NotAnObject,
+    /// A field has the wrong type or a value scanid cannot honour.
+    #[error("{field}: {reason}")]
+    Field {
+        /// The field (or attribute) by its name.
+        field: String,
+        /// Why.
+        reason: &'static str,
+    },
+    /// The client the representation describes breaks a registration rule.
+    #[error("{0}")]
+    Invalid(#[from] RegistrationError),
+}
+
+fn field(field: &str, reason: &'static str) -> RepresentationError {
+    RepresentationError::Field {
+        field: field.to_owned(),
+        reason,
+    }
+}
+
+/// A client as Keycloak's admin API shows it (never its secret).
+pub fn to_representation(c: &Client) -> Value {
+    let mut attributes = Map::new();
+    let device = c.allows(GrantType::DeviceCode);
+    attributes.insert(DEVICE_GRANT.into(), json!(device.to_string()));
+    attributes.insert(
+        POST_LOGOUT.into(),
+        json!(c.post_logout_redirect_uris.join("##")),
+    );
+    attributes.insert(
+        BACKCHANNEL.into(),
+        json!(c.backchannel_logout_uri.clone().unwrap_or_default()),
+    );
+    let pkce = c.client_type == ClientType::Public || c.require_pkce;
+    attributes.insert(PKCE.into(), json!(if pkce { "S256" } else { "" }));
+    for name in TOKEN_ALGS {
+        // Empty: the service's default algorithm, as in Keycloak.
+        attributes.insert(name.into(), json!(c.token_alg.map_or("", |a| a.as_str())));
+    }
+    json!({
+        "id": c.client_id.as_str(),
+        "clientId": c.client_id.as_str(),
+        "name": c.name,
+        "enabled": !c.disabled,
+        "protocol": "openid-connect",
+        "publicClient": c.client_type == ClientType::Public,
+        "clientAuthenticatorType": "client-secret",
+        "redirectUris": c.redirect_uris,
+        "webOrigins": c.web_origins,
+        "standardFlowEnabled": c.allows(GrantType::AuthorizationCode),
+        "implicitFlowEnabled": false,
+        "directAccessGrantsEnabled": false,
+        "serviceAccountsEnabled": c.allows(GrantType::ClientCredentials),
+        "bearerOnly": false,
+        "consentRequired": true,
+        "frontchannelLogout": false,
+        "fullScopeAllowed": true,
+        "attributes": attributes,
+        "access": { "view": true, "configure": true, "manage": true },
+    })
+}
+
+/// What scanid's registration rules need to re-validate a client (the inverse of
+/// [`crate::domain::client::register`]).
+pub fn as_new_client(c: &Client, local_development: bool) -> NewClient {
+    NewClient {
+        name: c.name.clone(),
+        redirect_uris: c.redirect_uris.iter().map(|r| r.to_string()).collect(),
+        post_logout_redirect_uris: c.post_logout_redirect_uris.clone(),
+        public: c.client_type == ClientType::Public,
+        client_credentials: c.allows(GrantType::ClientCredentials),
+        device_code: c.allows(GrantType::DeviceCode),
+        client_id: Some(c.client_id.to_string()),
+        token_alg: c.token_alg,
+        resource_server: c.resource_server,
+        web_origins: c.web_origins.clone(),
+        backchannel_logout_uri: c.backchannel_logout_uri.clone(),
+        local_development,
+        refuse_on: c.refuse_on.clone(),
+        require_acr: c.require_acr,
+        require_pkce: c.require_pkce,
+        no_code_flow: !c.allows(GrantType::AuthorizationCode),
+        admin_roles: c.admin_roles.clone(),
+    }
+}
+
+/// A representation read onto a client's settings.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    /// The client's settings, to validate with [`crate::domain::client::register`].
+    pub new: NewClient,
+    /// `enabled`, when given.
+    pub enabled: Option<bool>,
+    /// A secret the admin set (`secret`), when given; kept only as its hash.
+    pub secret: Option<crate::domain::client::ClientSecret>,
+}
+
+/// The defaults of a client created through the admin API (as Keycloak's): confidential, the
+/// code flow, no service account, enabled.
+pub fn new_client_defaults(local_development: bool) -> NewClient {
+    NewClient {
+        local_development,
+        ..Default::default()
+    }
+}
+
+/// Reads `body` (a `ClientRepresentation`) onto `base`: fields present replace, fields absent
+/// stay (Keycloak's update). `id` and `clientId`, when present, must name `base`'s client
+/// (when `base` has one); a creation takes `clientId` from here (required).
+pub fn merge(body: &Value, mut base: NewClient) -> Result<Merged, RepresentationError> {
+    let Value::Object(rep) = body else {
+        return Err(RepresentationError::NotAnObject);
+    };
+    refuse_behaviour(rep)?;
+    let client_id = opt_str(rep, "clientId")?;
+    match (&base.client_id, client_id) {
+        (Some(current), Some(given)) if current != given => {
+            return Err(field("clientId", "a client's clientId cannot change"))
+        }
+        (None, None) => return Err(field("clientId", "required")),
+        (None, Some(given)) => base.client_id = Some(given.to_owned()),
+        _ => {}
+    }
+    if let Some(id) = opt_str(rep, "id")? {
+        if base.client_id.as_deref() != Some(id) {
+            return Err(field("id", "scanid's id of a client is its clientId"));
+        }
+    }
+    if let Some(name) = opt_str(rep, "name")? {
+        base.name = name.to_owned();
+    }
+    if base.name.trim().is_empty() {
+        // Keycloak's clients may be nameless; scanid shows a name on the consent page.
+        base.name = base.client_id.clone().unwrap_or_default();
+    }
+    if let Some(public) = opt_bool(rep, "publicClient")? {
+        base.public = public;
+    }
+    if let Some(uris) = opt_strings(rep, "redirectUris")? {
+        if uris.iter().any(|u| u.contains('*')) {
+            return Err(field(
+                "redirectUris",
+                "wildcards are not supported: name each redirect URI exactly",
+            ));
+        }
+        base.redirect_uris = uris;
+    }
+    if let Some(origins) = opt_strings(rep, "webOrigins")? {
+        base.web_origins = origins;
+    }
+    if let Some(standard) = opt_bool(rep, "standardFlowEnabled")? {
+        base.no_code_flow = !standard;
+    }
+    if let Some(sa) = opt_bool(rep, "serviceAccountsEnabled")? {
+        base.client_credentials = sa;
+    }
+    if let Some(attrs) = rep.get("attributes") {
+        merge_attributes(attrs, &mut base)?;
+    }
+    let secret = match opt_str(rep, "secret")? {
+        Some(s) if SECRET_LEN.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_graphic()) => {
+            Some(crate::domain::client::ClientSecret::chosen(s))
+        }
+        Some(_) => {
+            return Err(field(
+                "secret",
+                "32 to 512 visible ASCII characters (or leave it out: scanid generates one)",
+            ))
+        }
+        None => None,
+    };
+    Ok(Merged {
+        new: base,
+        enabled: opt_bool(rep, "enabled")?,
+        secret,
+    })
+}
+
+/// The fields scanid does not have whose values would change behaviour.
+fn refuse_behaviour(rep: &Map<String, Value>) -> Result<(), RepresentationError> {
+    for (name, reason) in [
+        (
+            "implicitFlowEnabled",
+            "the implicit flow is not supported (RFC 9700 §2.1.2)",
+        ),
+        (
+            "directAccessGrantsEnabled",
+            "direct access grants (passwords) are not supported: scanid has no passwords",
+        ),
+        ("bearerOnly", "bearer-only clients are not supported"),
+        (
+            "authorizationServicesEnabled",
+            "authorization services are not supported",
+        ),
+    ] {
+        if opt_bool(rep, name)? == Some(true) {
+            return Err(field(name, reason));
+        }
+    }
+    if let Some(a) = opt_str(rep, "clientAuthenticatorType")? {
+        if a != "client-secret" {
+            return Err(field(
+                "clientAuthenticatorType",
+                "only client-secret is supported",
+            ));
+        }
+    }
+    if let Some(p) = opt_str(rep, "protocol")? {
+        if p != "openid-connect" {
+            return Err(field("protocol", "only openid-connect is supported"));
+        }
+    }
+    match rep.get("protocolMappers") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(a)) if a.is_empty() => {}
+        Some(_) => {
+            return Err(field(
+                "protocolMappers",
+                "protocol mappers are not supported: scanid's claims are fixed by scope",
+            ))
+        }
+    }
+    Ok(())
+}
+
+fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), RepresentationError> {
+    let attrs = match attrs {
+        Value::Null => return Ok(()),
+        Value::Object(a) => a,
+        _ => return Err(field("attributes", "must be an object of strings")),
+    };
+    let attr = |name: &str| -> Result<Option<&str>, RepresentationError> {
+        match attrs.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(_) => Err(field(name, "an attribute's value is a string")),
+        }
+    };
+    match attr(DEVICE_GRANT)? {
+        Some("true") => base.device_code = true,
+        Some("false") => base.device_code = false,
+        Some(_) => return Err(field(DEVICE_GRANT, "\"true\" or \"false\"")),
+        None => {}
+    }
+    if let Some(v) = attr(POST_LOGOUT)? {
+        base.post_logout_redirect_uris = if v == "+" {
+            base.redirect_uris.clone()
+        } else {
+            v.split("##")
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect()
+        };
+        if base
+            .post_logout_redirect_uris
+            .iter()
+            .any(|u| u.contains('*'))
+        {
+            return Err(field(
+                POST_LOGOUT,
+                "wildcards are not supported: name each URI exactly",
+            ));
+        }
+    }
+    if let Some(v) = attr(BACKCHANNEL)? {
+        base.backchannel_logout_uri = (!v.is_empty()).then(|| v.to_owned());
+    }
+    match attr(PKCE)? {
+        Some("S256") => base.require_pkce = true,
+        // Empty: not required (a public client still needs it).
+        Some("") => base.require_pkce = false,
+        Some(_) => return Err(field(PKCE, "only S256 (or empty) is supported")),
+        None => {}
+    }
+    let mut alg: Option<Option<crate::protocol::Alg>> = None;
+    for name in TOKEN_ALGS {
+        let Some(v) = attr(name)? else { continue };
+        let this = match v {
+            "" => None,
+            v => Some(
+                crate::protocol::Alg::parse(v)
+                    .ok_or_else(|| field(name, "RS256, ES256 or empty"))?,
+            ),
+        };
+        match alg {
+            Some(other) if other != this => {
+                return Err(field(
+                    name,
+                    "scanid signs a client's access and ID tokens alike",
+                ))
+            }
+            _ => alg = Some(this),
+        }
+    }
+    if let Some(a) = alg {
+        base.token_alg = a;
+    }
+    Ok(())
+}
+
+fn opt_str<'a>(
+    rep: &'a Map<String, Value>,
+    name: &str,
+) -> Result<Option<&'a str>, RepresentationError> {
+    match rep.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.as_str())),
+        Some(_) => Err(field(name, "must be a string")),
+    }
+}
+
+fn opt_bool(rep: &Map<String, Value>, name: &str) -> Result<Option<bool>, RepresentationError> {
+    match rep.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(field(name, "must be true or false")),
+    }
+}
+
+fn opt_strings(
+    rep: &Map<String, Value>,
+    name: &str,
+) -> Result<Option<Vec<String>>, RepresentationError> {
+    match rep.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Ok(s.clone()),
+                _ => Err(field(name, "must be an array of strings")),
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(_) => Err(field(name, "must be an array of strings")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::Timestamp;
+    use crate::domain::client::register;
+    use crate::random::SeededRandom;
+
+    fn create(rep: Value) -> Result<Client, RepresentationError> {
+        let m = merge(&rep, new_client_defaults(false))?;
+        let (mut c, _) = register(m.new, Timestamp::from_secs(0), &SeededRandom::new(1))?;
+        c.disabled = m.enabled == Some(false);
+        Ok(c)
+    }
+
+    #[test]
+    fn every_field_scanid_has_round_trips() {
+        let rep = json!({
+            "clientId": "shop",
+            "name": "The Shop",
+            "enabled": false,
+            "redirectUris": ["https://shop.example/cb"],
+            "webOrigins": ["+"],
+            "serviceAccountsEnabled": true,
+            "attributes": {
+                DEVICE_GRANT: "true",
+                POST_LOGOUT: "https://shop.example/bye##https://shop.example/",
+                BACKCHANNEL: "https://shop.example/bcl",
+                PKCE: "S256",
+                TOKEN_ALGS[0]: "ES256",
+                "some.other": "ignored",
+            },
+            "description": "ignored", "consentRequired": false, "frontchannelLogout": true,
+            "implicitFlowEnabled": false, "directAccessGrantsEnabled": false,
+        });
+        let c = create(rep).unwrap();
+        assert!(c.disabled && c.require_pkce);
+        assert!(c.allows(GrantType::DeviceCode) && c.allows(GrantType::ClientCredentials));
+        let back = to_representation(&c);
+        assert_eq!(back["id"], "shop");
+        assert_eq!(back["clientId"], "shop");
+        assert_eq!(back["enabled"], false);
+        assert_eq!(back["publicClient"], false);
+        assert_eq!(back["serviceAccountsEnabled"], true);
+        assert_eq!(back["standardFlowEnabled"], true);
+        assert_eq!(back["attributes"][DEVICE_GRANT], "true");
+        assert_eq!(
+            back["attributes"][POST_LOGOUT],
+            "https://shop.example/bye##https://shop.example/"
+        );
+        assert_eq!(back["attributes"][BACKCHANNEL], "https://shop.example/bcl");
+        assert_eq!(back["attributes"][PKCE], "S256");
+        assert_eq!(c.token_alg, Some(crate::protocol::Alg::ES256));
+        assert_eq!(back["attributes"][TOKEN_ALGS[1]], "ES256");
+        assert!(back.get("secret").is_none());
+        // Read back onto the same client, the representation changes nothing.
+        let again = merge(&back, as_new_client(&c, false)).unwrap();
+        let (c2, _) = register(again.new, c.created_at, &SeededRandom::new(1)).unwrap();
+        assert_eq!(to_representation(&c2)["attributes"], back["attributes"]);
+        assert_eq!(again.enabled, Some(false));
+    }
+
+    #[test]
+    fn behaviour_changing_fields_are_refused_by_name() {
+        for (rep, name) in [
+            (
+                json!({"clientId": "a", "implicitFlowEnabled": true}),
+                "implicitFlowEnabled",
+            ),
+            (
+                json!({"clientId": "a", "directAccessGrantsEnabled": true}),
+                "directAccessGrantsEnabled",
+            ),
+            (json!({"clientId": "a", "bearerOnly": true}), "bearerOnly"),
+            (
+                json!({"clientId": "a", "clientAuthenticatorType": "client-jwt"}),
+                "clientAuthenticatorType",
+            ),
+            (json!({"clientId": "a", "protocol": "saml"}), "protocol"),
+            (
+                json!({"clientId": "a", "protocolMappers": [{"name": "x"}]}),
+                "protocolMappers",
+            ),
+            (
+                json!({"clientId": "a", "redirectUris": ["https://a.example/*"]}),
+                "redirectUris",
+            ),
+            (
+                json!({"clientId": "a", "attributes": {PKCE: "plain"}}),
+                PKCE,
+            ),
+            (json!({"clientId": "a", "enabled": "yes"}), "enabled"),
+            (json!({"clientId": "a", "id": "b"}), "id"),
+            (json!({"clientId": "a", "secret": "short"}), "secret"),
+            (json!({"name": "no id"}), "clientId"),
+        ] {
+            match merge(&rep, new_client_defaults(false)) {
+                Err(RepresentationError::Field { field, .. }) => assert_eq!(field, name, "{rep}"),
+                other => panic!("{rep}: {other:?}"),
+            }
+        }
+        assert_eq!(
+            merge(&json!([1]), new_client_defaults(false)).unwrap_err(),
+            RepresentationError::NotAnObject
+        );
+    }
+
+    #[test]
+    fn a_service_account_needs_no_redirect_uri_without_the_code_flow() {
+        let c = create(json!({
+            "clientId": "robot", "standardFlowEnabled": false, "serviceAccountsEnabled": true,
+        }))
+        .unwrap();
+        assert_eq!(c.name, "robot");
+        assert!(!c.allows(GrantType::AuthorizationCode));
+        assert_eq!(to_representation(&c)["standardFlowEnabled"], false);
+        assert!(matches!(
+            create(json!({"clientId": "x", "standardFlowEnabled": false})),
+            Err(RepresentationError::Invalid(RegistrationError::NoGrant))
+        ));
+        assert!(matches!(
+            create(
+                json!({"clientId": "x", "standardFlowEnabled": false, "serviceAccountsEnabled": true, "redirectUris": ["https://a.example/cb"]})
+            ),
+            Err(RepresentationError::Invalid(
+                RegistrationError::RedirectUriWithoutCodeFlow
+            ))
+        ));
+        // The code flow (Keycloak's default) needs a redirect URI, as scanid's CLI does.
+        assert!(matches!(
+            create(json!({"clientId": "x"})),
+            Err(RepresentationError::Invalid(
+                RegistrationError::NoRedirectUri
+            ))
+        ));
+    }
+}
