@@ -300,8 +300,9 @@ struct ReportBody {
 }
 
 /// `POST .../app/identities/{sub}/logins/{login_id}/report`: "this wasn't me", signed by the
-/// device key (`report+jwt` naming the entry in `login`). The login's session ends (its
-/// clients get back-channel logout) and its tokens are revoked; the entry, marked reported.
+/// device key (`report+jwt` naming the entry in `login`). The login's tokens are revoked
+/// (`tokens_revoked`), its session ends if still live (`session_ended`; its clients get
+/// back-channel logout); the entry, marked reported.
 pub(crate) async fn report(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let body: ReportBody = json_body(&req)?;
@@ -312,7 +313,8 @@ pub(crate) async fn report(ctx: &Context, req: Request) -> Result<Response, Http
         &json!({
             "status": "reported",
             "login": activity_json(&done.entry),
-            "session_ended": done.sid.is_some(),
+            "session_ended": done.session_ended,
+            "tokens_revoked": done.sid.is_some(),
         }),
     ))
 }
