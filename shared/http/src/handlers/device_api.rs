@@ -305,6 +305,9 @@ struct ReportBody {
 /// back-channel logout); the entry, marked reported.
 pub(crate) async fn report(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
+    if req.uri().path().ends_with("/sign-out") {
+        return sign_out(ctx, req).await;
+    }
     let body: ReportBody = json_body(&req)?;
     let id = path_param(&req, "login_id").unwrap_or_default();
     let done = app::report_login(ctx, &path_sub(&req)?, &id, &body.report, &source(&req)).await?;
@@ -316,6 +319,24 @@ pub(crate) async fn report(ctx: &Context, req: Request) -> Result<Response, Http
             "session_ended": done.session_ended,
             "tokens_revoked": done.sid.is_some(),
         }),
+    ))
+}
+
+#[derive(Deserialize)]
+struct SignOutBody {
+    sign_out: String,
+}
+
+/// `POST .../app/identities/{sub}/sign-out`: "sign out everywhere", signed by any of the
+/// identity's keys (`sign-out+jwt`): every session and token ends, the sessions' clients get
+/// back-channel logout (served by the `app-report` function, which signs those tokens too).
+async fn sign_out(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    let body: SignOutBody = json_body(&req)?;
+    let ended =
+        app::sign_out_everywhere(ctx, &path_sub(&req)?, &body.sign_out, &source(&req)).await?;
+    Ok(json(
+        200,
+        &json!({ "status": "signed_out", "sessions_ended": ended }),
     ))
 }
 
