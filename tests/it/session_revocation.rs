@@ -614,3 +614,57 @@ fn this_wasnt_me_revokes_a_device_grants_offline_tokens_after_its_session_idled(
     let s = TestServer::start(dir.path(), &["--sso-idle-ttl", "60"]);
     wasnt_me_after_the_session_idled(&s, ("tv", &secret));
 }
+
+/// Issue 38 (3), the QR path: whoever holds a login's offline grant logs its browser out
+/// (RP-initiated logout), so the session is gone before the person says "this wasn't me";
+/// the report still names the session (its `sid` comes from the QR login) and the offline
+/// grant, rotated since, dies. Before the fix the report found no live session and revoked
+/// nothing.
+#[test]
+fn this_wasnt_me_after_the_browser_logged_out_revokes_the_offline_grant() {
+    let dir = tempfile::tempdir().unwrap();
+    let (secret, _received) = shop_with_receiver(dir.path().to_str().unwrap(), &[]);
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "erin");
+    let mut b = Browser::new();
+    let r = login(
+        &mut b,
+        &s,
+        &app,
+        &auth_url(
+            &s,
+            &[
+                ("client_id", "shop"),
+                ("redirect_uri", CB),
+                ("response_type", "code"),
+                ("scope", "openid offline_access"),
+                ("state", "st"),
+                ("nonce", "n"),
+            ],
+        ),
+    );
+    let t = redeem(&s, ("shop", &secret), &code_of(&r));
+    let hint = t["id_token"].as_str().unwrap();
+    let out = b.get(&format!("{}?id_token_hint={hint}", s.oidc("logout")));
+    assert!(out.status < 400, "{} {}", out.status, out.text());
+    let r = refresh(&s, &secret, &t);
+    assert_eq!(
+        r.status,
+        200,
+        "the offline grant outlives its session: {}",
+        r.text()
+    );
+    let rotated = r.json();
+
+    let id = activity(&app)[0]["id"].as_str().unwrap().to_owned();
+    let r = post_report(&app, &id, &report_jws(&app, &id));
+    assert_eq!(r.status, 200, "{}", r.text());
+    dead(&s, &secret, &rotated);
+    assert_eq!(
+        r.json()["session_ended"],
+        false,
+        "logged out before: {}",
+        r.text()
+    );
+    assert_eq!(r.json()["tokens_revoked"], true);
+}

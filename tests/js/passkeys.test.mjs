@@ -336,6 +336,8 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
         0,
         'the device key is retired',
       );
+      // The device key enrolled it: its logins stay at the device key's level (issue 38).
+      await phone.page.locator('#keys-list li.passkey .passkey-level').waitFor();
       let shown = await show(me.profile.sub);
       assert.equal(shown.keys.device_key, null);
       assert.equal(shown.keys.passkeys.length, 1);

@@ -128,6 +128,13 @@ export async function showKeys(me) {
         h('strong', {}, k.name),
         k.credential_id === me.passkey ? ' (this phone)' : '',
         h('p', { class: 'muted small' }, `Passkey · ${used(k)}`),
+        k.max_acr === '1'
+          ? h(
+              'p',
+              { class: 'muted small passkey-level' },
+              'Added with the device key: its logins count as the device key’s (no fingerprint, face or PIN level).',
+            )
+          : null,
         remove(k.credential_id),
       ),
     );
