@@ -10,8 +10,9 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use scanid_tests::{
-    auth_url, code_of, create_client, introspect, login, post_form, pyjwt_verify, redeem, request,
-    scanid, secret_of, userinfo, Browser, Resp, TestApp, TestServer, CB,
+    auth_url, code_of, consent_url, create_client, introspect, login, open, post_form,
+    pyjwt_verify, redeem, request, scanid, secret_of, userinfo, Browser, Resp, TestApp, TestServer,
+    CB,
 };
 use serde_json::{json, Value};
 
@@ -667,4 +668,44 @@ fn this_wasnt_me_after_the_browser_logged_out_revokes_the_offline_grant() {
         r.text()
     );
     assert_eq!(r.json()["tokens_revoked"], true);
+}
+
+/// Issue 38 (3), the race the report can close: a QR login approved on the phone and reported
+/// before its browser went on to the consent step (and the code). The report closes it:
+/// the browser gets no code, so no session and no token come of it afterwards.
+#[test]
+fn this_wasnt_me_before_the_browser_finished_closes_the_login() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_secret, _received) = shop_with_receiver(dir.path().to_str().unwrap(), &[]);
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "frank");
+    let mut b = Browser::new();
+    let url = auth_url(
+        &s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("scope", "openid offline_access"),
+            ("state", "st"),
+            ("nonce", "n"),
+        ],
+    );
+    let (_, payload) = open(&mut b, &url);
+    let r = app.decide(&mut b, &payload, "approve");
+    assert_eq!(r.status, 200, "{}", r.text());
+    let id = activity(&app)[0]["id"].as_str().unwrap().to_owned();
+    let r = post_report(&app, &id, &report_jws(&app, &id));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let page = b.get(&consent_url(&s, &payload));
+    let gave_a_code = page.header("location").is_some_and(|l| l.contains("code="))
+        || page.text().contains("code=");
+    assert!(
+        !gave_a_code,
+        "{} {:?} {}",
+        page.status,
+        page.header("location"),
+        page.text()
+    );
+    assert!(page.status >= 400, "{} {}", page.status, page.text());
 }

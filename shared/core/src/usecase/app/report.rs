@@ -6,13 +6,13 @@ use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::identity::LoginActivity;
-use crate::domain::login::sid_of_login;
+use crate::domain::login::{sid_of_login, LoginStatus};
 use crate::domain::ratelimit::Source;
 use crate::protocol::app_request::{self, AppRequest, Report};
 use crate::service::app_error::{invalid, AppError};
 use crate::service::sessions::end_known_session;
 use crate::service::signed_request::signed_by_identity;
-use crate::store::{Grants, IdentityStore, SsoSessions, StoreError};
+use crate::store::{Grants, IdentityStore, QrLogins, SsoSessions, StoreError};
 
 /// What "this wasn't me" did.
 #[derive(Debug)]
@@ -64,6 +64,9 @@ pub async fn report_login(
         (None, Some(login)) => Some(session_of_login(ctx, &ident.sub, login, now).await?),
         (None, None) => None,
     };
+    if let Some(login) = &entry.login_id {
+        close_if_unfinished(ctx, login, now).await?;
+    }
     let mut session_ended = false;
     if let Some(sid) = &sid {
         // The offline grants outlive the session: revoked until the last could expire.
@@ -90,6 +93,21 @@ pub async fn report_login(
         sid,
         session_ended,
     })
+}
+
+/// A QR login approved on the phone whose browser has not finished it yet is closed, so
+/// nothing (no code, no session) comes of it after the report; one its browser finishes at
+/// the same moment loses either here or there (then its session is ended below).
+async fn close_if_unfinished(ctx: &Context, login: &str, now: Timestamp) -> Result<(), StoreError> {
+    if login.starts_with("device:") {
+        return Ok(());
+    }
+    match ctx.store.qr_login(login, now).await? {
+        Some(l) if matches!(l.value.status, LoginStatus::Approved { .. }) => {
+            ctx.store.close_qr_login(&l, now).await.map(|_| ())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// The SSO session QR login (or device authorization) `login` started: the one its `sid`
