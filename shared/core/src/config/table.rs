@@ -165,7 +165,7 @@ settings! {
     }
     PASSKEY_CHALLENGES_PER_LOGIN passkey_challenges_per_login = "SCANID_PASSKEY_CHALLENGES_PER_LOGIN" {
         flag: Some("passkey-challenges-per-login"), default: Some("10"), repeatable: false,
-        help: "Passkey challenges one QR login may be issued (per 5 minutes, as long as a challenge lives)",
+        help: "Passkey challenges one QR login may be issued per 5-minute window (a challenge's life)",
     }
     DECISION_RATE_PER_MINUTE decision_rate_per_minute = "SCANID_DECISION_RATE_PER_MINUTE" {
         flag: Some("decision-rate-per-minute"), default: Some("10"), repeatable: false,
