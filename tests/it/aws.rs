@@ -693,6 +693,7 @@ async fn back_channel_logout_goes_through_the_queue_and_the_sender() {
         token: "x.y.z".into(),
         sub: env.alice.sub.to_string(),
         issued_at: now,
+        reach: Default::default(),
     };
     queue.put(&old).await.unwrap();
     env.advance(99);

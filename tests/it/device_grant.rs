@@ -45,6 +45,23 @@ pub fn start(s: &TestServer, client: (&str, Option<&str>), scope: &str) -> Resp 
     }
 }
 
+/// A person types `user_code` at `{issuer}/device` in `b`, as a browser does: the form (its
+/// anti-CSRF token and cookie), then the post, with `extra` headers on both (an address by
+/// `X-Forwarded-For`). The answer to the post.
+pub fn type_code(b: &mut Browser, s: &TestServer, user_code: &str, extra: &[(&str, &str)]) -> Resp {
+    let url = format!("{}/device", s.issuer);
+    let form = b.send("GET", &url, extra, b"");
+    assert_eq!(form.status, 200, "{}", form.text());
+    let csrf = attr(&form.text(), "name=\"csrf\"", "value").expect("the form's token");
+    let body = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("csrf", &csrf)
+        .append_pair("user_code", user_code)
+        .finish();
+    let mut headers = vec![("Content-Type", "application/x-www-form-urlencoded")];
+    headers.extend_from_slice(extra);
+    b.send("POST", &url, &headers, body.as_bytes())
+}
+
 /// The device's poll of the token endpoint.
 pub fn poll(s: &TestServer, client: (&str, Option<&str>), device_code: &str) -> Resp {
     let (id, secret) = client;
@@ -279,7 +296,7 @@ fn rfc8628_an_expired_device_code_is_expired_token() {
     let r = app.scan(&format!("{}/app/scan?user_code={user_code}", s.issuer));
     assert_eq!(r.status, 404, "{}", r.text());
     let mut b = Browser::new();
-    let r = b.post_form(&format!("{}/device", s.issuer), &[("user_code", user_code)]);
+    let r = type_code(&mut b, &s, user_code, &[]);
     assert_eq!(r.status, 400);
 }
 
@@ -430,10 +447,7 @@ fn rfc8628_bad_input_gets_clear_errors() {
         attr(&form.text(), "id=\"user_code\"", "value").as_deref(),
         Some("BCDF-GHJK")
     );
-    let r = b.post_form(
-        &format!("{}/device", s.issuer),
-        &[("user_code", "<script>x</script>")],
-    );
+    let r = type_code(&mut b, &s, "<script>x</script>", &[]);
     assert_eq!(r.status, 400);
     assert!(r.text().contains("not valid"));
     assert!(!r.text().contains("<script>x"), "never echoed as markup");
@@ -442,24 +456,15 @@ fn rfc8628_bad_input_gets_clear_errors() {
         "a refused code is not offered to the app"
     );
     assert!(form.text().contains("web-app-link"), "a prefilled one is");
-    let r = b.post_form(
-        &format!("{}/device", s.issuer),
-        &[("user_code", "BCDF-GHJK")],
-    );
+    let r = type_code(&mut b, &s, "BCDF-GHJK", &[]);
     assert_eq!(r.status, 400);
     // RFC 8628 §5.1: guessing is rate limited per source (the app's scan counts too).
     let app = TestApp::enroll(&s, "xena");
     let r = app.scan(&format!("{}/app/scan?user_code=BCDF-GHJK", s.issuer));
     assert_eq!(r.status, 404);
-    let r = b.post_form(
-        &format!("{}/device", s.issuer),
-        &[("user_code", "BCDF-GHJL")],
-    );
+    let r = type_code(&mut b, &s, "BCDF-GHJL", &[]);
     assert_eq!(r.status, 400);
-    let r = b.post_form(
-        &format!("{}/device", s.issuer),
-        &[("user_code", "BCDF-GHJM")],
-    );
+    let r = type_code(&mut b, &s, "BCDF-GHJM", &[]);
     assert_eq!(r.status, 429, "{}", r.text());
     assert!(r.header("retry-after").is_some());
 }
@@ -473,10 +478,7 @@ fn rfc8628_a_person_types_the_code_in_a_browser_and_logs_in_with_the_qr() {
     let user_code = d["user_code"].as_str().unwrap().to_lowercase();
     let mut b = Browser::new();
     // Typed in lower case without the dash: normalized.
-    let page = b.post_form(
-        &format!("{}/device", s.issuer),
-        &[("user_code", &user_code.replace('-', ""))],
-    );
+    let page = type_code(&mut b, &s, &user_code.replace('-', ""), &[]);
     assert_eq!(page.status, 200, "{}", page.text());
     assert!(page.text().contains("Living room TV"));
     let payload = attr(&page.text(), "id=\"app-link\"", "data-qr-payload").expect("the QR");

@@ -348,6 +348,8 @@ fn live() -> Live {
         data_dir: Some(dir.path().to_str().unwrap().into()),
         // One identity logs in once per injected fault, and again to recover.
         decision_rate_per_minute: Some("1000".into()),
+        // And scans a device's user code once per injected fault, and again to recover.
+        user_code_rate_per_minute: Some("1000".into()),
         ..Default::default()
     })
     .unwrap();

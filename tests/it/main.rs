@@ -23,6 +23,7 @@ mod cli;
 mod conformance;
 mod conformance_logout;
 mod crash;
+mod device_attacks;
 mod device_grant;
 mod directory;
 mod events;

@@ -349,4 +349,67 @@ fn resource_indicators_on_dynamodb() {
     let (status, cc) = e.token(&[("grant_type", "client_credentials"), ("resource", MCP)]);
     assert_eq!(status, 200, "{cc}");
     assert_eq!(aud(&cc), MCP);
+    // The consent remembered per resource, on DynamoDB too (issue 38 item 6), for an identity
+    // that has not consented to anything yet.
+    consent_per_resource(&e, &TestApp::enroll(&e.s, "dynamoconsent"));
+}
+
+/// The fifth attack run, item 6: the consent page and the phone never showed the resources
+/// (RFC 8707), and a remembered consent covered any `resource`: a client with consent for
+/// `openid` got, through the SSO session and with no page, an access token for the operator's
+/// API (`aud` the API, the person's `sub`). Now the phone's scan answer and the consent page
+/// list the resources, the consent remembers them, and a new resource asks again.
+#[test]
+fn a_new_resource_asks_for_consent_again_and_is_shown() {
+    let e = env();
+    consent_per_resource(&e, &e.app);
+}
+
+/// [`a_new_resource_asks_for_consent_again_and_is_shown`] on `e`'s server (SQLite or
+/// DynamoDB: the consent is a stored record), for `app`'s identity, which has consented to
+/// nothing yet.
+fn consent_per_resource(e: &Env, app: &TestApp) {
+    let mut b = Browser::new();
+    // Consent for the client itself, no resource: the browser now has an SSO session.
+    let first = login(&mut b, &e.s, app, &e.auth(&[]));
+    assert!(code_of(&first).len() > 10);
+    // The same client asks for the API: the consent page, not a code.
+    let asked = b.get(&e.auth(&[API]));
+    assert_eq!(asked.status, 302, "{}", asked.text());
+    let to = location(&asked);
+    assert!(
+        to.contains("/login-actions/consent?session="),
+        "a remembered consent without the API covered it: {to}"
+    );
+    let page = b.get(&to);
+    assert_eq!(page.status, 200, "{}", page.text());
+    let html = page.text();
+    assert!(html.contains("id=\"resources\""), "{html}");
+    assert!(
+        html.contains(&format!("<li><code>{API}</code></li>")),
+        "{html}"
+    );
+    let csrf = scanid_tests::attr(&html, "name=\"csrf\"", "value").unwrap();
+    let session = params_of(&to)["session"].clone();
+    let allowed = b.post_form(
+        &format!("{}/login-actions/consent", e.s.issuer),
+        &[("session", &session), ("csrf", &csrf), ("consent", "allow")],
+    );
+    let (status, t) = e.exchange(&code_of(&allowed), &[API]);
+    assert_eq!(status, 200, "{t}");
+    assert_eq!(aud(&t), API);
+    // Allowed once, remembered: the API again needs no page; another resource asks again.
+    assert!(code_of(&b.get(&e.auth(&[API]))).len() > 10);
+    let other = location(&b.get(&e.auth(&[MCP])));
+    assert!(other.contains("/login-actions/consent?session="), "{other}");
+    // The phone is told the resources of the login it scanned (and none when none).
+    let (_, payload) = scanid_tests::open(&mut Browser::new(), &e.auth(&[API, MCP]));
+    let scanned = app.scan(&payload);
+    assert_eq!(scanned.status, 200, "{}", scanned.text());
+    assert_eq!(scanned.json()["resources"], serde_json::json!([API, MCP]));
+    let (_, payload) = scanid_tests::open(&mut Browser::new(), &e.auth(&[]));
+    assert_eq!(
+        app.scan(&payload).json()["resources"],
+        serde_json::json!([])
+    );
 }

@@ -211,3 +211,37 @@ test("openid-client's signed JAR: invalid_request_object (scanid holds no key fo
   );
   assert.equal(back.searchParams.get('iss'), server.issuer);
 });
+
+test('the web app on a phone shows the resources a login asks for (the fifth attack run, item 6)', async () => {
+  const desktop = await browser.newContext();
+  const page = await desktop.newPage();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: rp.url,
+    scope: 'openid',
+    state: 'st-shown',
+  });
+  url.searchParams.append('resource', API);
+  url.searchParams.append('resource', MCP);
+  await page.goto(url.toString());
+  const link = await page.locator('#app-link').getAttribute('href');
+  const phoneContext = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    isMobile: true,
+    hasTouch: true,
+  });
+  const phone = await phoneContext.newPage();
+  await phone.goto(`${server.issuer}/app/`);
+  await phone.locator('#signup-form').waitFor();
+  await phone.fill('#name', 'resource-phone');
+  await phone.locator('#name-hint.ok').waitFor();
+  await phone.fill('#display-name', 'Rae Source');
+  await phone.fill('#country', 'SE');
+  await phone.tap('#signup');
+  await phone.locator('#identity').waitFor();
+  await phone.goto(link);
+  await phone.locator('#request').waitFor();
+  const shown = await phone.locator('#resources li code').allTextContents();
+  assert.deepEqual(shown, [API, MCP]);
+  await phoneContext.close();
+  await desktop.close();
+});

@@ -2,7 +2,9 @@
 //! side of [`scanid_core::backchannel::LogoutDelivery`]:
 //!
 //! * [`post`]: one attempt, a form POST of the `logout_token` with a timeout and no
-//!   redirects, classified by [`Attempt::of_status`];
+//!   redirects, classified by [`Attempt::of_status`], to an address the delivery's
+//!   [`Reach`] allows: a self-registered client's host is resolved here and only the
+//!   addresses vetted are connected to (a name that resolves to 127.0.0.1 reaches nothing);
 //! * [`deliver`]: attempts until [`RetryPolicy`] says stop;
 //! * [`InProcess`]: the port of `scanid serve` and the operator commands, each delivery its
 //!   own task, so a relying party that never answers delays no other and no response.
@@ -19,23 +21,133 @@ use scanid_core::backchannel::{
     self, Attempt, Delivery, GiveUp, LogoutDelivery, Next, RetryPolicy,
 };
 use scanid_core::clock::Clock;
+use scanid_core::reach::{Reach, Resolver, SystemResolver};
 use tokio::task::JoinHandle;
 
-/// The HTTP client of deliveries: no redirects (the token goes to the registered URI only),
-/// no connection pool kept for long.
-pub fn http_client() -> Result<reqwest::Client, reqwest::Error> {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .pool_idle_timeout(Duration::from_secs(10))
-        .build()
+/// The HTTP clients of deliveries: no redirects (the token goes to the registered URI only),
+/// no connection pool kept for long; one per [`Reach`].
+#[derive(Clone)]
+pub struct Http {
+    /// Any address (the operator's clients, local development): the system's resolver.
+    any: reqwest::Client,
+    /// Public addresses only: names resolved by [`Vetting`], address literals checked by
+    /// [`post`]; no proxy (it would connect for us, wherever the name points).
+    public: reqwest::Client,
 }
 
-/// One attempt: POSTs the token to the client's URI, within `timeout`.
-pub async fn post(http: &reqwest::Client, d: &Delivery, timeout: Duration) -> Attempt {
+impl std::fmt::Debug for Http {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Http").finish_non_exhaustive()
+    }
+}
+
+impl Http {
+    /// Clients whose vetted names are resolved by `resolver`.
+    pub fn new(resolver: Arc<dyn Resolver>) -> Result<Self, reqwest::Error> {
+        let builder = || {
+            reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .pool_idle_timeout(Duration::from_secs(10))
+        };
+        Ok(Self {
+            any: builder().build()?,
+            public: builder()
+                .no_proxy()
+                .dns_resolver(Arc::new(Vetting {
+                    reach: Reach::Public,
+                    resolver,
+                }))
+                .build()?,
+        })
+    }
+
+    fn client(&self, reach: Reach) -> &reqwest::Client {
+        match reach {
+            Reach::Any => &self.any,
+            Reach::Public => &self.public,
+        }
+    }
+}
+
+/// The HTTP clients of deliveries, resolving with the system's resolver.
+pub fn http_client() -> Result<Http, reqwest::Error> {
+    Http::new(Arc::new(SystemResolver))
+}
+
+/// Why a vetted name was not connected to.
+#[derive(Debug)]
+struct AddressRefused(String);
+
+impl std::fmt::Display for AddressRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.0, Reach::Public.refusal())
+    }
+}
+
+impl std::error::Error for AddressRefused {}
+
+/// A resolver that answers only with addresses its reach allows, so the client connects to
+/// nothing else: a name with any refused address is refused whole (one such address is enough
+/// for a rebinding name to pick it).
+struct Vetting {
+    reach: Reach,
+    resolver: Arc<dyn Resolver>,
+}
+
+impl reqwest::dns::Resolve for Vetting {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let (reach, resolver) = (self.reach, self.resolver.clone());
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let ips = resolver.lookup(&host).await?;
+            if ips.is_empty() || !ips.iter().all(|ip| reach.allows(*ip)) {
+                return Err(
+                    Box::new(AddressRefused(host)) as Box<dyn std::error::Error + Send + Sync>
+                );
+            }
+            let addrs: reqwest::dns::Addrs =
+                Box::new(ips.into_iter().map(|ip| std::net::SocketAddr::new(ip, 0)));
+            Ok(addrs)
+        })
+    }
+}
+
+/// Whether `e` (or what caused it) is a refusal of [`Vetting`].
+fn refused_address(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cause = Some(e);
+    while let Some(c) = cause {
+        if c.is::<AddressRefused>() {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
+}
+
+/// Whether `uri`'s host is an address literal that `reach` refuses (a literal is never
+/// resolved, so [`Vetting`] never sees it).
+fn refused_literal(uri: &str, reach: Reach) -> bool {
+    let ip = match url::Url::parse(uri).ok().as_ref().and_then(url::Url::host) {
+        Some(url::Host::Ipv4(ip)) => std::net::IpAddr::V4(ip),
+        Some(url::Host::Ipv6(ip)) => std::net::IpAddr::V6(ip),
+        Some(url::Host::Domain(_)) => return false,
+        None => return true,
+    };
+    !reach.allows(ip)
+}
+
+/// One attempt: POSTs the token to the client's URI, within `timeout`, connecting only to an
+/// address the delivery's reach allows ([`Attempt::AddressRefused`] otherwise, nothing sent).
+pub async fn post(http: &Http, d: &Delivery, timeout: Duration) -> Attempt {
+    if refused_literal(&d.uri, d.reach) {
+        tracing::warn!(client_id = %d.client_id, uri = %d.uri, "back-channel logout: the address is refused");
+        return Attempt::AddressRefused;
+    }
     let body = url::form_urlencoded::Serializer::new(String::new())
         .append_pair("logout_token", &d.token)
         .finish();
     let sent = http
+        .client(d.reach)
         .post(&d.uri)
         .timeout(timeout)
         .header("cache-control", "no-store")
@@ -55,6 +167,10 @@ pub async fn post(http: &reqwest::Client, d: &Delivery, timeout: Duration) -> At
             }
             outcome
         }
+        Err(e) if refused_address(&e) => {
+            tracing::warn!(client_id = %d.client_id, uri = %d.uri, "back-channel logout: the name resolves to a refused address");
+            Attempt::AddressRefused
+        }
         Err(e) => {
             tracing::info!(client_id = %d.client_id, error = %e, "back-channel logout attempt failed");
             Attempt::Failed
@@ -65,7 +181,7 @@ pub async fn post(http: &reqwest::Client, d: &Delivery, timeout: Duration) -> At
 /// Attempts `d` until the policy says stop: `Ok(attempts)` once delivered, or why it was
 /// given up. Waits between attempts by the policy's backoff (measured on `clock`).
 pub async fn deliver(
-    http: &reqwest::Client,
+    http: &Http,
     clock: &dyn Clock,
     policy: &RetryPolicy,
     d: &Delivery,
@@ -93,7 +209,7 @@ pub async fn deliver(
 /// policy, and ends in one audit line (`backchannel_logout` delivered, or
 /// `backchannel_logout.failed`).
 pub struct InProcess {
-    http: Option<reqwest::Client>,
+    http: Option<Http>,
     clock: Arc<dyn Clock>,
     policy: RetryPolicy,
     /// The tasks still running, for [`LogoutDelivery::settle`].
@@ -206,6 +322,7 @@ mod tests {
             token: "a.b.c".into(),
             sub: "s".into(),
             issued_at: SystemClock.now(),
+            reach: Reach::Any,
         }
     }
 
@@ -293,5 +410,49 @@ mod tests {
             "{:?}",
             started.elapsed()
         );
+    }
+
+    /// Issue 38 item 7: a self-registered client's endpoint by a name that resolves to
+    /// 127.0.0.1 (or by a private literal) is not connected to: the delivery is given up with
+    /// `address_refused` and the receiver never hears of it. The same name through a resolver
+    /// that lets it through reaches the receiver (the seam is what decides).
+    #[tokio::test]
+    async fn a_public_only_delivery_connects_to_no_internal_address() {
+        let (ok, hits) = receiver(Some(204)).await;
+        let port = url::Url::parse(&ok).unwrap().port().unwrap();
+        let table = scanid_core::reach::StaticResolver(vec![(
+            "internal.example".into(),
+            vec!["127.0.0.1".parse().unwrap()],
+        )]);
+        let resolver: Arc<dyn Resolver> = Arc::new(table);
+        let http = Http::new(resolver.clone()).unwrap();
+        let by_name = format!("http://internal.example:{port}/bcl");
+        for uri in [by_name.as_str(), ok.as_str()] {
+            let mut d = delivery("self", uri);
+            d.reach = Reach::Public;
+            assert_eq!(
+                deliver(&http, &SystemClock, &QUICK, &d).await,
+                Err(GiveUp::AddressRefused),
+                "{uri}"
+            );
+        }
+        assert_eq!(hits.load(std::sync::atomic::Ordering::SeqCst), 0);
+        // The name does go where the resolver says: through a vetting client that allows
+        // loopback, the same delivery arrives.
+        let open = Http {
+            any: reqwest::Client::builder()
+                .dns_resolver(Arc::new(Vetting {
+                    reach: Reach::Any,
+                    resolver,
+                }))
+                .build()
+                .unwrap(),
+            public: http.public.clone(),
+        };
+        assert_eq!(
+            deliver(&open, &SystemClock, &QUICK, &delivery("op", &by_name)).await,
+            Ok(1)
+        );
+        assert_eq!(hits.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 }

@@ -20,6 +20,7 @@ use crate::keys::jwt;
 use crate::protocol::claims::LogoutEvents;
 use crate::protocol::LogoutTokenClaims;
 use crate::random;
+use crate::reach::Reach;
 use crate::store::ClientStore;
 use crate::Context;
 
@@ -43,6 +44,10 @@ pub struct Delivery {
     pub sub: String,
     /// When the token was signed: the age bound counts from here.
     pub issued_at: Timestamp,
+    /// Which addresses the delivery may connect to ([`crate::reach`]): the URI's host is
+    /// resolved at delivery and only vetted addresses are connected to.
+    #[serde(default)]
+    pub reach: Reach,
 }
 
 impl std::fmt::Debug for Delivery {
@@ -52,6 +57,7 @@ impl std::fmt::Debug for Delivery {
             .field("client_id", &self.client_id)
             .field("uri", &self.uri)
             .field("issued_at", &self.issued_at)
+            .field("reach", &self.reach)
             .finish_non_exhaustive()
     }
 }
@@ -96,6 +102,9 @@ pub enum Attempt {
     Refused(u16),
     /// No answer in time, no connection, a 5xx or 429: worth another try.
     Failed,
+    /// The URI's host is, or resolves to, an address its reach refuses
+    /// ([`crate::reach::Reach`]): nothing was sent; never retried.
+    AddressRefused,
 }
 
 impl Attempt {
@@ -125,6 +134,8 @@ pub enum GiveUp {
     NoDelivery,
     /// A queued delivery could not be read.
     Unreadable,
+    /// The endpoint is at an address the client may not reach (nothing was sent).
+    AddressRefused,
 }
 
 impl GiveUp {
@@ -137,6 +148,7 @@ impl GiveUp {
             GiveUp::NotQueued => "not_queued",
             GiveUp::NoDelivery => "no_delivery",
             GiveUp::Unreadable => "unreadable",
+            GiveUp::AddressRefused => "address_refused",
         }
     }
 }
@@ -204,6 +216,7 @@ impl RetryPolicy {
         match outcome {
             Attempt::Delivered => Next::Done,
             Attempt::Refused(_) => Next::GiveUp(GiveUp::Refused),
+            Attempt::AddressRefused => Next::GiveUp(GiveUp::AddressRefused),
             Attempt::Failed if attempts >= self.max_attempts => Next::GiveUp(GiveUp::Attempts),
             Attempt::Failed => {
                 let at = Timestamp::from_millis(
@@ -264,6 +277,10 @@ pub async fn notify(ctx: &Context, session: &SsoSession, now: Timestamp) {
         let Some(uri) = client.backchannel_logout_uri.clone() else {
             continue;
         };
+        let reach = Reach::of(
+            ctx.settings.local_development(),
+            client.registration.is_some(),
+        );
         let claims = LogoutTokenClaims {
             iss: ctx.settings.issuer(),
             aud: client.client_id.clone(),
@@ -287,6 +304,7 @@ pub async fn notify(ctx: &Context, session: &SsoSession, now: Timestamp) {
                 token,
                 sub: session.sub.to_string(),
                 issued_at: now,
+                reach,
             }),
             Err(e) => {
                 tracing::warn!(error = %e, client_id = %client_id, "back-channel logout: signing failed")
@@ -361,6 +379,26 @@ mod tests {
             !format!("{d:?}").contains(&d.token),
             "Debug never shows the token"
         );
+        // The operator's client may be anywhere it registered; a self-registered one only
+        // at public addresses (outside local development), checked at delivery.
+        assert_eq!(d.reach, Reach::Any);
+        let mut own = rp.clone();
+        own.client_id = ClientId::new("self");
+        own.registration = Some(crate::domain::client::Registration {
+            access_token_hash: "h".into(),
+            token_endpoint_auth_method: crate::domain::client::AuthMethod::ClientSecretBasic,
+        });
+        env.store.create_client(&own, now).await.unwrap();
+        session.clients = vec![ClientId::new("self")];
+        notify(&env.ctx, &session, now).await;
+        let taken = env.deliveries.taken();
+        let want = Reach::of(env.ctx.settings.local_development(), true);
+        assert_eq!(
+            want,
+            Reach::Public,
+            "the test settings are not local development"
+        );
+        assert_eq!(taken.last().map(|d| d.reach), Some(want));
     }
 
     const T0: Timestamp = Timestamp::from_secs(1_000_000);

@@ -63,6 +63,9 @@ pub struct Context {
     /// Where an address is ([`crate::geoip`]): the configured MaxMind DB files, read once at
     /// start; by default nothing is known.
     pub geoip: Arc<dyn crate::geoip::GeoIp>,
+    /// Where a host name points ([`crate::reach`]): the system's resolver in a running
+    /// process; by default none (a registration is judged by its URI's spelling alone).
+    pub resolver: Arc<dyn crate::reach::Resolver>,
 }
 
 impl std::fmt::Debug for Context {
@@ -118,6 +121,7 @@ impl Context {
             photos: None,
             backchannel: Arc::new(Undeliverable),
             geoip: Arc::new(crate::geoip::NoGeoIp),
+            resolver: Arc::new(crate::reach::NoResolver),
         })
     }
 
@@ -139,7 +143,14 @@ impl Context {
             clock,
             Arc::new(crate::random::SystemRandom::new()),
         )?
-        .with_geoip(geoip))
+        .with_geoip(geoip)
+        .with_resolver(Arc::new(crate::reach::SystemResolver)))
+    }
+
+    /// The same context with host names resolved by `resolver`.
+    pub fn with_resolver(mut self, resolver: Arc<dyn crate::reach::Resolver>) -> Self {
+        self.resolver = resolver;
+        self
     }
 
     /// The same context with addresses located by `geoip`.

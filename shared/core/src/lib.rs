@@ -27,6 +27,7 @@ pub mod geoip;
 pub mod keys;
 pub mod protocol;
 pub mod random;
+pub mod reach;
 pub mod service;
 pub mod store;
 #[cfg(any(test, feature = "test-support"))]

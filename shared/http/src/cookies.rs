@@ -20,6 +20,8 @@ const LOGIN: &str = "scanid_login_";
 /// The SSO session's public id (`session_state`), readable by the login-status iframe (OIDC
 /// Session Management; Keycloak's `KEYCLOAK_SESSION`). Not a secret: it proves nothing.
 const SESSION_STATE: &str = "scanid_session_state";
+/// The secret the device code form's anti-CSRF token is bound to (`{issuer}/device`).
+const DEVICE_FORM: &str = "scanid_device_form";
 
 fn prefixed(ctx: &Context, base: &str) -> String {
     if ctx.settings.secure_cookies() {
@@ -37,6 +39,11 @@ pub(crate) fn sso(ctx: &Context) -> String {
 /// The browser-binding cookie's name for the QR login `login_id`.
 pub(crate) fn login(ctx: &Context, login_id: &str) -> String {
     prefixed(ctx, &format!("{LOGIN}{login_id}"))
+}
+
+/// The device code form's cookie name.
+pub(crate) fn device_form(ctx: &Context) -> String {
+    prefixed(ctx, DEVICE_FORM)
 }
 
 /// The value of cookie `name`, if the request carries it exactly once.

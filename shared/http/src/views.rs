@@ -111,6 +111,8 @@ pub struct QrPage<'a> {
     pub android: &'a str,
     /// Where the passkey button asks (`data-passkey-url`).
     pub passkey_url: &'a str,
+    /// The client registered itself (RFC 7591): its name is its own claim, nobody checked it.
+    pub self_registered: bool,
 }
 
 /// The consent page: who asks for what, allow or deny.
@@ -127,6 +129,9 @@ pub struct ConsentPage<'a> {
     pub user_name: &'a str,
     /// What each requested scope, and each claim asked for by name, means to a person.
     pub scopes: Vec<&'a str>,
+    /// The resource servers (RFC 8707) its access tokens would be for, as the operator
+    /// registered them; empty: the client itself.
+    pub resources: Vec<&'a str>,
     /// Where the form posts (the consent endpoint).
     pub action: &'a str,
     /// The QR login the consent belongs to, posted back.
@@ -154,6 +159,8 @@ pub struct DevicePage<'a> {
     /// The web app's scan of the prefilled code (`{issuer}/app/scan?user_code=`): a phone
     /// that opened `verification_uri_complete` approves there. Empty without a code.
     pub app_link: &'a str,
+    /// The anti-CSRF token, posted back (bound to the page's form cookie).
+    pub csrf: &'a str,
 }
 
 /// "Log out of scanid?": the logout request's parameters posted back with the anti-CSRF token.
@@ -276,6 +283,7 @@ mod tests {
         let html = render(&QrPage {
             nonce: "N0NCE",
             client: EVIL,
+            self_registered: true,
             qr_svg: "<svg><rect/></svg>",
             ahead: "{}",
             app_link: EVIL,
@@ -287,7 +295,10 @@ mod tests {
             passkey_url: EVIL,
         });
         in_layout(&html, "Log in");
-        escaped(&html, 8);
+        escaped(&html, 9);
+        assert!(html.contains(&format!(
+            "<p class=\"muted\" id=\"self-registered\">{ESCAPED} registered itself with this service: nobody has checked that name.</p>"
+        )));
         assert!(html.contains("<div class=\"qr\" id=\"qr\"><svg><rect/></svg></div>"));
         assert!(html.contains(&format!(
             "<p id=\"state\" class=\"muted\" role=\"status\" data-status-url=\"{ESCAPED}\" data-poll-ms=\"2000\">"
@@ -308,6 +319,7 @@ mod tests {
             display_name: EVIL,
             user_name: EVIL,
             scopes: vec![EVIL, "Other data"],
+            resources: vec![EVIL],
             action: EVIL,
             session: EVIL,
             csrf: EVIL,
@@ -315,9 +327,12 @@ mod tests {
             self_registered: false,
         });
         in_layout(&html, "Allow access");
-        escaped(&html, 9);
+        escaped(&html, 10);
         assert!(html.contains(&format!(
             "<ul class=\"scopes\"><li>{ESCAPED}</li><li>Other data</li></ul>"
+        )));
+        assert!(html.contains(&format!(
+            "<ul class=\"resources\" id=\"resources\"><li><code>{ESCAPED}</code></li></ul>"
         )));
         assert!(!html.contains("<script"), "no script: {html}");
         assert!(!html.contains("registered itself"));
@@ -331,6 +346,7 @@ mod tests {
             display_name: "Carol",
             user_name: "carol",
             scopes: vec!["Your name"],
+            resources: vec![],
             action: "/a",
             session: "s",
             csrf: "c",

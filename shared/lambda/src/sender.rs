@@ -87,7 +87,7 @@ pub enum Handled {
 /// The sender: an HTTP client, the queue (for backoffs), the clock and the policy.
 #[derive(Clone)]
 pub struct Sender {
-    http: reqwest::Client,
+    http: scanid_backchannel::Http,
     queue: Queue,
     clock: Arc<dyn Clock>,
     policy: RetryPolicy,

@@ -167,6 +167,14 @@ settings! {
         flag: Some("passkey-challenges-per-login"), default: Some("10"), repeatable: false,
         help: "Passkey challenges one QR login may be issued per 5-minute window (a challenge's life)",
     }
+    DEVICE_AUTHORIZATION_RATE_PER_MINUTE device_authorization_rate_per_minute = "SCANID_DEVICE_AUTHORIZATION_RATE_PER_MINUTE" {
+        flag: Some("device-authorization-rate-per-minute"), default: Some("30"), repeatable: false,
+        help: "Device authorizations (RFC 8628) per source address and minute",
+    }
+    DEVICE_CODES_PER_CLIENT_PER_HOUR device_codes_per_client_per_hour = "SCANID_DEVICE_CODES_PER_CLIENT_PER_HOUR" {
+        flag: Some("device-codes-per-client-per-hour"), default: Some("1000"), repeatable: false,
+        help: "Device codes (RFC 8628) one client may start per hour (bounds what it holds pending)",
+    }
     DECISION_RATE_PER_MINUTE decision_rate_per_minute = "SCANID_DECISION_RATE_PER_MINUTE" {
         flag: Some("decision-rate-per-minute"), default: Some("10"), repeatable: false,
         help: "App approvals/denials allowed per identity and minute",

@@ -128,6 +128,7 @@ pub fn decide(
                         scopes: login.request.scopes.clone(),
                         granted_at: now,
                         claims: login.request.claims.all(),
+                        resources: login.request.resources.clone(),
                     }),
                 },
                 Some("deny") => Deny { by_user: true },
@@ -231,6 +232,7 @@ mod tests {
                     scopes: Scopes::from_stored(["openid", "profile"]),
                     granted_at: later,
                     claims: vec![],
+                    resources: vec![],
                 })
             }
         );

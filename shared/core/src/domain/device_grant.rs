@@ -98,7 +98,7 @@ pub struct DeviceAuthorization {
     pub expires_at: Timestamp,
     /// The current minimum polling interval, seconds (grows with `slow_down`).
     pub interval: i64,
-    /// The last poll that was answered (too-soon polls are measured from it).
+    /// The last poll that changed this record (too-soon polls are measured from it).
     #[serde(default)]
     pub last_poll: Option<Timestamp>,
     pub status: DeviceGrantStatus,
@@ -109,6 +109,11 @@ pub struct DeviceAuthorization {
     #[serde(default)]
     pub device_user_agent: String,
 }
+
+/// What the phone must say about every device authorization (RFC 8628 §5.4; the
+/// cross-device BCP's "remote phishing"): whoever holds the device gets the tokens, so a code
+/// someone else sent, read out or asked for is theirs, not the person's.
+pub const DEVICE_NOTICE: &str = "A device code is a request from a device. Approve only if you are holding that device (or it is in front of you) and it shows this code. Nobody needs you to approve a code they sent you, read to you or asked you to type: if that is how you got it, deny.";
 
 /// What links the phone's approval of a device authorization (its recent-logins entry) to the
 /// session its tokens get: the device code's hash, which never leaves the store.
@@ -192,16 +197,24 @@ impl DeviceAuthorization {
                 auth_time: *auth_time,
                 method: *approved_with,
             },
+            // Only the answers that must change the record change it: a pending poll at its
+            // time (at most one per interval), and a too-soon one that grows the interval (at
+            // most 11 times, up to the 60 s ceiling); each records its time, and too soon is
+            // measured from it. A device that polls without pause at the ceiling gets
+            // `slow_down` from a record it no longer changes, so its polls write nothing.
             DeviceGrantStatus::Pending => {
                 let too_soon = self
                     .last_poll
                     .is_some_and(|t| now.secs() - t.secs() < self.interval);
-                self.last_poll = Some(now);
-                if too_soon {
-                    self.interval = (self.interval + SLOW_DOWN_SECS).min(MAX_INTERVAL_SECS);
-                    PollDecision::SlowDown
-                } else {
+                if !too_soon {
+                    self.last_poll = Some(now);
                     PollDecision::Pending
+                } else {
+                    if self.interval < MAX_INTERVAL_SECS {
+                        self.interval = (self.interval + SLOW_DOWN_SECS).min(MAX_INTERVAL_SECS);
+                        self.last_poll = Some(now);
+                    }
+                    PollDecision::SlowDown
                 }
             }
         }
@@ -287,6 +300,24 @@ mod tests {
         assert_eq!(d.poll("tv", t0.plus_secs(12)), PollDecision::SlowDown);
         assert_eq!(d.interval, 15);
         assert_eq!(d.poll("tv", t0.plus_secs(27)), PollDecision::Pending);
+    }
+
+    #[test]
+    fn polls_without_pause_stop_changing_the_record_at_the_ceiling() {
+        let t0 = Timestamp::from_secs(T0);
+        let mut d = da(t0);
+        assert_eq!(d.poll("tv", t0), PollDecision::Pending);
+        let mut changes = 0;
+        for i in 0..10_000 {
+            let before = d.clone();
+            let answer = d.poll("tv", t0.plus_secs(i / 1000));
+            assert_eq!(answer, PollDecision::SlowDown);
+            changes += usize::from(d != before);
+        }
+        assert_eq!(changes, 11, "5 s to 60 s, then nothing changes");
+        assert_eq!((d.interval, d.last_poll), (MAX_INTERVAL_SECS, Some(t0)));
+        // Measured from the last change: a poll a full interval later is pending.
+        assert_eq!(d.poll("tv", t0.plus_secs(60)), PollDecision::Pending);
     }
 
     #[test]

@@ -37,6 +37,10 @@ pub struct Limits {
     pub passkey_challenges_per_minute: u64,
     /// The passkey challenges one QR login may be issued (its live ones are within it).
     pub passkey_challenges_per_login: u64,
+    /// Device authorizations (RFC 8628 §3.1) per source and minute.
+    pub device_authorizations_per_minute: u64,
+    /// Device codes started per client and hour: bounds what one client holds pending.
+    pub device_codes_per_client_per_hour: u64,
 }
 
 /// Who a rate limit counts: an IPv4 address, or an IPv6 /64 (one customer's network: a
@@ -109,6 +113,13 @@ pub enum Limit {
     /// Passkey challenges per QR login (counted on the login's id: only its own browser, which
     /// holds its cookie, can ask), over a window as long as a challenge lives.
     PasskeyChallengePerLogin,
+    /// Device authorizations per source (each stores a device code and its user code).
+    DeviceAuthorization,
+    /// Device codes started per client: the one limit keyed on a target, because it bounds
+    /// storage, not guessing. What it costs the client when spent (its devices cannot start
+    /// for the rest of the hour) is the price of a bound on what it holds pending (at most
+    /// twice the budget: a device code lives at most 30 minutes).
+    DeviceCodesPerClient,
 }
 
 impl Limit {
@@ -128,6 +139,8 @@ impl Limit {
                 limits.passkey_challenges_per_login,
                 crate::domain::passkey::CHALLENGE_TTL_SECS,
             ),
+            Limit::DeviceAuthorization => (limits.device_authorizations_per_minute, 60),
+            Limit::DeviceCodesPerClient => (limits.device_codes_per_client_per_hour, 3600),
         }
     }
 
@@ -145,6 +158,8 @@ impl Limit {
             Limit::UserCode => "user_code",
             Limit::PasskeyChallenge => "passkey_challenge",
             Limit::PasskeyChallengePerLogin => "passkey_challenge_login",
+            Limit::DeviceAuthorization => "device_authorization",
+            Limit::DeviceCodesPerClient => "device_codes_per_client",
         }
     }
 }
@@ -233,6 +248,8 @@ mod tests {
             user_codes_per_minute: 10,
             passkey_challenges_per_minute: 30,
             passkey_challenges_per_login: 10,
+            device_authorizations_per_minute: 30,
+            device_codes_per_client_per_hour: 1000,
         }
     }
 

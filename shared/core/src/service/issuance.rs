@@ -30,6 +30,13 @@ pub enum TokenError {
         /// Seconds until the next try may succeed.
         retry_after: i64,
     },
+    /// Too many requests of this kind (from this source, or for this client): 429 +
+    /// `Retry-After`.
+    #[error("rate limited; retry after {retry_after} s")]
+    RateLimited {
+        /// Seconds until the next try may succeed.
+        retry_after: i64,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -46,6 +53,7 @@ impl Answered for TokenError {
             TokenError::TooManyFailures { retry_after } => {
                 Answer::ClientAuthLimited { retry_after }
             }
+            TokenError::RateLimited { retry_after } => Answer::RateLimited { retry_after },
             TokenError::Store(s) => Answer::Store(s),
             TokenError::Sign(s) => Answer::Sign(s),
         }

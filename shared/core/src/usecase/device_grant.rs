@@ -19,7 +19,7 @@ use crate::domain::client::Client;
 use crate::domain::device_grant::{self, DeviceAuthorization};
 use crate::domain::discovery::SCOPES;
 use crate::domain::login::{self, QrLogin};
-use crate::domain::ratelimit::{Limit, Source};
+use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::{GrantType, Params, Scopes};
 use crate::protocol::{OAuthErrorCode, RedirectUri, Secret};
 use crate::random;
@@ -29,6 +29,8 @@ use crate::service::issuance::{oauth, TokenError};
 use crate::service::limits;
 use crate::store::device_grants::FoundDeviceAuthorization;
 use crate::store::{ClientStore, DeviceGrants, Outcome, QrLogins, StoreError};
+
+pub use crate::domain::device_grant::DEVICE_NOTICE;
 
 /// What the device authorization endpoint answers (RFC 8628 §3.2).
 #[derive(Debug)]
@@ -58,8 +60,17 @@ fn scopes(scope: Option<&str>) -> Scopes {
     Scopes::supported(scope.unwrap_or(""), SCOPES)
 }
 
-/// `POST .../auth/device`: authenticates the client as the token endpoint does (public
-/// clients by `client_id`), then stores a new device authorization, with where it was asked
+/// Counts one event of `limit` for `who`; past its budget, 429 with `Retry-After`.
+async fn within(ctx: &Context, limit: Limit, who: &str, now: Timestamp) -> Result<(), TokenError> {
+    match limits::count(ctx.store.as_ref(), &ctx.settings.limits, limit, who, now).await? {
+        Counted::Allowed => Ok(()),
+        Counted::Limited { retry_after } => Err(TokenError::RateLimited { retry_after }),
+    }
+}
+
+/// `POST .../auth/device`: counted against its source, authenticates the client as the token
+/// endpoint does (public clients by `client_id`), counted against the client (what one client
+/// holds pending is bounded), then stores a new device authorization, with where it was asked
 /// from (`source`, `user_agent`).
 pub async fn start(
     ctx: &Context,
@@ -68,6 +79,8 @@ pub async fn start(
     source: &Source,
     user_agent: &str,
 ) -> Result<Started, TokenError> {
+    let now = ctx.clock.now();
+    within(ctx, Limit::DeviceAuthorization, source.as_str(), now).await?;
     let client = authenticate(ctx, presented, true, source).await?;
     if !client.allows(GrantType::DeviceCode) {
         return Err(oauth(
@@ -79,7 +92,13 @@ pub async fn start(
         .one("scope")
         .map_err(|_| oauth(OAuthErrorCode::InvalidRequest, "scope is repeated"))?;
     let scopes = scopes(scope);
-    let now = ctx.clock.now();
+    within(
+        ctx,
+        Limit::DeviceCodesPerClient,
+        client.client_id.as_str(),
+        now,
+    )
+    .await?;
     let ttl = ctx.settings.lifetimes.device_code;
     // A user code drawn twice among the live ones (20^8 codes) only costs another draw.
     for _ in 0..3 {
@@ -157,11 +176,15 @@ async fn lookup(
 /// The QR login that stands for a device authorization: its request names the client and
 /// scopes, and `{issuer}/device` where a browser login would name a redirect URI; the
 /// client's `require_acr` holds its approval as for any login.
+///
+/// Its address and user agent are the device's, recorded at the device authorization
+/// endpoint, whichever way the code reached the phone: what the phone shows, what the risk
+/// assessment (`location_mismatch`, a client's `refuse_on`) judges and what the recent logins
+/// keep. A browser where someone typed the code is only the messenger (RFC 8628 §5.4: the
+/// remote phishing of a device code sends it to a victim who types it at home).
 async fn device_login(
     ctx: &Context,
     (found, client): (&FoundDeviceAuthorization, &Client),
-    ip: &str,
-    user_agent: &str,
     scan: bool,
     now: Timestamp,
 ) -> Result<(QrLogin, Secret, Option<String>), AppError> {
@@ -196,8 +219,8 @@ async fn device_login(
         ttl,
         request,
         browser_secret.expose(),
-        ip.to_owned(),
-        user_agent.to_owned(),
+        d.device_ip.clone(),
+        d.device_user_agent.clone(),
         now,
         ctx.random.as_ref(),
     );
@@ -235,14 +258,7 @@ pub async fn scan_user_code(
         return Err(AppError::UnknownLogin);
     };
     let shown = device_grant::display_user_code(&found.authorization.value.user_code);
-    // The login session records the device's address and user agent, as a login records its
-    // browser's: the app shows them, and the identity's recent logins keep them.
-    let (ip, agent) = {
-        let d = &found.authorization.value;
-        (d.device_ip.clone(), d.device_user_agent.clone())
-    };
-    let (login, _, challenge) =
-        device_login(ctx, (&found, &client), &ip, &agent, true, now).await?;
+    let (login, _, challenge) = device_login(ctx, (&found, &client), true, now).await?;
     Ok(ScannedDeviceGrant {
         login,
         challenge: challenge.unwrap_or_default(),
@@ -269,13 +285,13 @@ pub enum Entered {
     Unknown,
 }
 
-/// A person typed `user_code` at `{issuer}/device` in a browser: a QR login for its device
-/// authorization, which they approve with the app like any login.
+/// A person typed `user_code` at `{issuer}/device` in a browser (at address `ip`, which the
+/// user code limit counts): a QR login for its device authorization, which they approve with
+/// the app like any login. The login is the device's, not this browser's (`device_login`).
 pub async fn enter_user_code(
     ctx: &Context,
     user_code: &str,
     ip: &str,
-    user_agent: &str,
 ) -> Result<Entered, AppError> {
     let now = ctx.clock.now();
     let source = Source::from_addr(ip);
@@ -283,8 +299,7 @@ pub async fn enter_user_code(
         return Ok(Entered::Unknown);
     };
     let shown = device_grant::display_user_code(&found.authorization.value.user_code);
-    let (login, browser_secret, _) =
-        device_login(ctx, (&found, &client), ip, user_agent, false, now).await?;
+    let (login, browser_secret, _) = device_login(ctx, (&found, &client), false, now).await?;
     Audit::new(Event::LoginStarted)
         .client(&client.client_id)
         .source(source.as_str())

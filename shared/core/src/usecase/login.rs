@@ -108,6 +108,8 @@ pub enum AuthorizeDecision {
         login: QrLogin,
         /// The client's registered name, for the page.
         client_name: String,
+        /// The client registered itself (RFC 7591): the page says nobody checked its name.
+        self_registered: bool,
         /// The secret of the browser-binding cookie.
         browser_secret: BrowserSecret,
     },
@@ -120,8 +122,9 @@ pub enum AuthorizeDecision {
     },
     /// Send the browser back to the client (a code, or an error).
     Respond(AuthResponse),
-    /// Bad client_id or redirect_uri: an error page, never a redirect.
-    ErrorPage(&'static str),
+    /// Bad client_id or redirect_uri, or an error for a client not trusted with automatic
+    /// error redirects ([`redirects_errors`]): an error page, never a redirect.
+    ErrorPage(std::borrow::Cow<'static, str>),
     /// Too many login requests from this address.
     RateLimited {
         /// Seconds until the next try may succeed.
@@ -129,9 +132,9 @@ pub enum AuthorizeDecision {
     },
 }
 
-/// Does a remembered consent cover this request? Only one given to this very registration of
-/// the client (a deleted and re-registered `client_id` asks again), and not with
-/// `prompt=consent`.
+/// Does a remembered consent cover this request (its scopes, claims and resource servers)?
+/// Only one given to this very registration of the client (a deleted and re-registered
+/// `client_id` asks again), and not with `prompt=consent`.
 pub async fn remembered(
     ctx: &Context,
     sub: &str,
@@ -147,7 +150,9 @@ pub async fn remembered(
         .consent(sub, &req.client_id, now)
         .await?
         .is_some_and(|c| {
-            c.covers(&req.scopes, &req.claims.all()) && c.granted_at.secs() >= client_created.secs()
+            c.covers(&req.scopes, &req.claims.all())
+                && c.covers_resources(&req.resources)
+                && c.granted_at.secs() >= client_created.secs()
         }))
 }
 
@@ -176,15 +181,16 @@ pub async fn authorize(
     };
     let req = match authorize::validate_with(params, client.as_ref(), &policy) {
         Ok(r) => r,
-        Err(AuthorizeError::Untrusted(why)) => return Ok(AuthorizeDecision::ErrorPage(why)),
+        Err(AuthorizeError::Untrusted(why)) => return Ok(AuthorizeDecision::ErrorPage(why.into())),
         Err(AuthorizeError::Redirect(t, e)) => {
-            return Ok(AuthorizeDecision::Respond(AuthResponse::error(
-                &t, &e, &issuer,
-            )))
+            return Ok(match &client {
+                Some(c) if !redirects_errors(c) => page_of(&e),
+                _ => AuthorizeDecision::Respond(AuthResponse::error(&t, &e, &issuer)),
+            })
         }
     };
     let Some(client) = client else {
-        return Ok(AuthorizeDecision::ErrorPage("unknown client_id"));
+        return Ok(AuthorizeDecision::ErrorPage("unknown client_id".into()));
     };
 
     let mut sso = sso_session(ctx, cookies.sso.as_ref().map(Secret::expose), now).await?;
@@ -213,14 +219,15 @@ pub async fn authorize(
         return with_sso_session(ctx, s, req, &client, (ip, user_agent), &issuer, now).await;
     }
     if req.prompt.none {
-        return Ok(AuthorizeDecision::Respond(AuthResponse::for_request(
+        return Ok(refuse_at_once(
+            &client,
             &req,
             OAuthError::new(
                 OAuthErrorCode::LoginRequired,
                 "no session: the user must log in",
             ),
             &issuer,
-        )));
+        ));
     }
     if let Some(retry_after) = login_limited(ctx, ip, now).await? {
         return Ok(AuthorizeDecision::RateLimited { retry_after });
@@ -233,9 +240,42 @@ pub async fn authorize(
         .emit();
     Ok(AuthorizeDecision::ShowQr {
         login,
+        self_registered: client.registration.is_some(),
         client_name: client.name,
         browser_secret,
     })
+}
+
+/// Whether the authorization endpoint may send `client`'s errors back to its redirect URI
+/// with no one having looked at a page of ours (RFC 9700 §4.11.2: only to a redirect URI the
+/// server trusts). The operator's clients: yes, as OAuth and OIDC say (the conformance suites
+/// expect it). A client that registered itself (RFC 7591): no. Anyone may register any
+/// redirect URI, so an error sent there at once (`response_type=token`, no PKCE,
+/// `prompt=none` without a session) would make the issuer an open redirector; such errors are
+/// shown on our error page instead. Errors after the person acted on our pages (denied on the
+/// phone or the consent page) still go back to the client.
+pub fn redirects_errors(client: &Client) -> bool {
+    client.registration.is_none()
+}
+
+/// The error page of an error a client is not trusted to receive by redirect.
+fn page_of(e: &OAuthError) -> AuthorizeDecision {
+    AuthorizeDecision::ErrorPage(format!("{}: {}", e.error.as_str(), e.error_description).into())
+}
+
+/// An error of a request no one has acted on yet: to the client's redirect URI when it is
+/// trusted with that ([`redirects_errors`]), else on our error page.
+fn refuse_at_once(
+    client: &Client,
+    req: &AuthorizationRequest,
+    e: OAuthError,
+    issuer: &str,
+) -> AuthorizeDecision {
+    if redirects_errors(client) {
+        AuthorizeDecision::Respond(AuthResponse::for_request(req, e, issuer))
+    } else {
+        page_of(&e)
+    }
 }
 
 /// [`authorize`] with a live SSO session for the request: tokens at once when the identity
@@ -275,11 +315,12 @@ async fn with_sso_session(
         return Ok(AuthorizeDecision::Respond(done.response));
     }
     if req.prompt.none {
-        return Ok(AuthorizeDecision::Respond(AuthResponse::for_request(
+        return Ok(refuse_at_once(
+            client,
             &req,
             OAuthError::new(OAuthErrorCode::ConsentRequired, "consent is required"),
             issuer,
-        )));
+        ));
     }
     if let Some(retry_after) = login_limited(ctx, ip, now).await? {
         return Ok(AuthorizeDecision::RateLimited { retry_after });

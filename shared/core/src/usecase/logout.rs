@@ -125,25 +125,15 @@ pub async fn logout(ctx: &Context, r: &LogoutRequest<'_>) -> Result<LogoutOutcom
         }
         (a, b) => a.map(str::to_owned).or(b),
     };
-    let redirect = match r.post_logout_redirect_uri {
-        None => None,
-        Some(uri) => {
-            let client = match &client_id {
-                Some(id) => ctx.store.client(id, now).await?.map(|(c, _)| c),
-                None => None,
-            };
-            match client {
-                Some(c) if c.post_logout_redirect_uris.iter().any(|u| u == uri) => {
-                    Some(uri.to_owned())
-                }
-                _ => {
-                    return Err(LogoutError::Invalid(
-                        "post_logout_redirect_uri is not registered for this client.",
-                    ))
-                }
-            }
-        }
-    };
+    // A self-registered client's redirect is followed only once this request ended the
+    // browser's session (see below).
+    let (redirect, self_registered) =
+        match registered_redirect(ctx, client_id.as_deref(), r.post_logout_redirect_uri, now)
+            .await?
+        {
+            Some((uri, self_registered)) => (Some(uri), self_registered),
+            None => (None, false),
+        };
     let session = sso_session(ctx, r.sso_cookie, now).await?;
     let hint = hint.map(|h| Hint {
         sid: h.sid,
@@ -159,6 +149,13 @@ pub async fn logout(ctx: &Context, r: &LogoutRequest<'_>) -> Result<LogoutOutcom
     };
     let csrf = if r.is_post { r.csrf } else { None };
     match logout::decide(hint.as_ref(), browser.as_ref(), r.is_post, csrf) {
+        // Nothing ended, so nothing shows that this client's user is here: a client that
+        // registered itself (anyone may, with any URI) gets no redirect out of it, or the
+        // issuer would send any browser to any site with no session and no click (RFC 9700
+        // §4.11.2). The person sees "logged out". The operator's clients: as the spec says.
+        LogoutDecision::NothingToEnd if self_registered => {
+            return Ok(LogoutOutcome::Done { redirect: None })
+        }
         LogoutDecision::NothingToEnd => {}
         LogoutDecision::Refuse => return Ok(LogoutOutcome::Refused),
         LogoutDecision::Confirm { csrf } => {
@@ -186,6 +183,31 @@ pub async fn logout(ctx: &Context, r: &LogoutRequest<'_>) -> Result<LogoutOutcom
     Ok(LogoutOutcome::Done {
         redirect: redirect.map(|uri| with_state(&uri, r.state)),
     })
+}
+
+/// The `post_logout_redirect_uri` asked for, if any, when `client_id` registered it (else the
+/// request is invalid), and whether that client registered itself.
+async fn registered_redirect(
+    ctx: &Context,
+    client_id: Option<&str>,
+    uri: Option<&str>,
+    now: crate::clock::Timestamp,
+) -> Result<Option<(String, bool)>, LogoutError> {
+    let Some(uri) = uri else {
+        return Ok(None);
+    };
+    let client = match client_id {
+        Some(id) => ctx.store.client(id, now).await?.map(|(c, _)| c),
+        None => None,
+    };
+    match client {
+        Some(c) if c.post_logout_redirect_uris.iter().any(|u| u == uri) => {
+            Ok(Some((uri.to_owned(), c.registration.is_some())))
+        }
+        _ => Err(LogoutError::Invalid(
+            "post_logout_redirect_uri is not registered for this client.",
+        )),
+    }
 }
 
 /// `uri` with `state` added to its query.

@@ -10,6 +10,7 @@ use crate::domain::client::{Client, ClientSecret};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::registration::{self, InitialAccessToken, MetadataError, Registered};
 use crate::random::Random;
+use crate::reach::{self, Reach};
 use crate::service::limits;
 use crate::store::{Backend, ClientStore, InitialAccessTokens, StoreError};
 use crate::Context;
@@ -111,6 +112,7 @@ pub async fn register(
         now,
         ctx.random.as_ref(),
     )?;
+    reachable(ctx, &registered.client).await?;
     if let Some(h) = &token_hash {
         if !ctx.store.spend_initial_access_token(h, now).await? {
             return Err(RegistrationFailure::InvalidToken);
@@ -199,12 +201,27 @@ pub async fn update(
         ctx.settings.local_development(),
         ctx.random.as_ref(),
     )?;
+    reachable(ctx, &new.client).await?;
     save(ctx.store.as_ref(), &new.client, version, now).await?;
     Audit::new(Event::ClientUpdated)
         .client(client_id)
         .outcome("updated")
         .emit();
     Ok(new)
+}
+
+/// A self-registered client's back-channel logout endpoint must be on the internet: not at,
+/// and not by a name that resolves to, a loopback, private, link-local or unique local
+/// address ([`crate::reach`]), which the service's own POST would reach inside its network.
+/// The delivery resolves the name again and connects only to the addresses it vetted.
+async fn reachable(ctx: &Context, client: &Client) -> Result<(), MetadataError> {
+    let Some(uri) = &client.backchannel_logout_uri else {
+        return Ok(());
+    };
+    let reach = Reach::of(ctx.settings.local_development(), true);
+    reach::check_uri(ctx.resolver.as_ref(), uri, reach)
+        .await
+        .map_err(|why| MetadataError::Metadata(format!("backchannel_logout_uri {uri:?}: {why}")))
 }
 
 async fn save(

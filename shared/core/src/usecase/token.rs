@@ -430,11 +430,14 @@ pub async fn poll_device_code(
             "the user denied the request",
         )),
         decision @ (PollDecision::Pending | PollDecision::SlowDown) => {
-            let lost = ctx
-                .store
-                .update_device_authorization(&old, &next, now)
-                .await?
-                == Outcome::Lost;
+            // Only a poll that changes the record writes it: past the interval's ceiling a
+            // device polling without pause is answered from what is stored.
+            let lost = next != old.value
+                && ctx
+                    .store
+                    .update_device_authorization(&old, &next, now)
+                    .await?
+                    == Outcome::Lost;
             // Lost: another poll of this code at the same moment, which is too soon.
             if decision == PollDecision::SlowDown || lost {
                 Err(oauth(

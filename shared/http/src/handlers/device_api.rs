@@ -105,6 +105,8 @@ pub(crate) async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpEr
             "self_registered": crate::domain::registration::self_registered(&client),
         },
         "scopes": login.request.scopes,
+        // The resource servers (RFC 8707) its access tokens would be for: shown to the person.
+        "resources": login.request.resources,
         "browser": {
             "ip": login.browser_ip,
             "user_agent": login.user_agent,
@@ -120,6 +122,7 @@ pub(crate) async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpEr
     where_from(&mut out, &assessment);
     if let Some(code) = user_code {
         out["user_code"] = json!(code);
+        device_request(&mut out);
     }
     // Started in this very browser (it holds the login's binding cookie): a phone that opened
     // the app from its own login page has left the page that shows the number, and this
@@ -139,6 +142,17 @@ fn where_from(out: &mut serde_json::Value, a: &Assessment) {
     out["phone"] = json!({ "ip": a.phone_ip, "location": location, "network": network });
     out["flags"] = json!(a.flags);
     out["refused"] = json!(!a.refused.is_empty());
+}
+
+/// A device authorization's scan answer (by its user code, or by the QR of the page where
+/// the code was typed): `browser` is the device (its address, and a user agent it chose
+/// itself), and the app must say that a device code is a request from a device the person is
+/// holding (RFC 8628 §5.4).
+fn device_request(out: &mut serde_json::Value) {
+    out["device_request"] = json!({
+        "notice": device_grant::DEVICE_NOTICE,
+        "user_agent_chosen_by_device": true,
+    });
 }
 
 /// `GET .../app/scan?user_code=XXXX-XXXX`: the app scanned a device's
@@ -171,6 +185,7 @@ async fn scan_user_code(
             "self_registered": crate::domain::registration::self_registered(&s.client),
         },
         "scopes": s.login.request.scopes,
+        "resources": s.login.request.resources,
         "browser": {
             "ip": s.login.browser_ip,
             "user_agent": s.login.user_agent,
@@ -183,6 +198,7 @@ async fn scan_user_code(
         "requested_at": s.login.created_at.to_rfc3339_millis(),
     });
     where_from(&mut out, &a);
+    device_request(&mut out);
     Ok(json(200, &out))
 }
 

@@ -9,6 +9,7 @@ use crate::domain::login;
 use crate::pages;
 use crate::protocol::OAuthError;
 use crate::protocol::Params;
+use crate::random;
 use crate::usecase::app::AppError;
 use crate::usecase::device_grant::{self, Entered};
 use crate::usecase::token::Presented;
@@ -40,7 +41,8 @@ pub(crate) async fn authorization(ctx: &Context, req: Request) -> Result<Respons
     ))
 }
 
-/// The code entry form, with `user_code` prefilled and `error` said (status 200 or 400).
+/// The code entry form, with `user_code` prefilled and `error` said (status 200, 400 or
+/// 403), and a fresh anti-CSRF pair: the cookie that [`form_token`] binds the form to.
 fn form(ctx: &Context, status: u16, user_code: &str, error: &str) -> Response {
     let action = device_grant::verification_uri(ctx);
     // Offered for a code from `verification_uri_complete`, not for one that was refused.
@@ -52,19 +54,73 @@ fn form(ctx: &Context, status: u16, user_code: &str, error: &str) -> Response {
             .finish();
         format!("{}/app/scan?{q}", ctx.settings.issuer())
     };
-    pages::html(ctx.random.as_ref(), status, "'self'", Vec::new(), |nonce| {
-        askama::Template::render(&crate::views::DevicePage {
-            nonce,
-            action: &action,
-            user_code,
-            error,
-            app_link: &app_link,
-        })
-    })
+    let secret = random::token(ctx.random.as_ref(), 32);
+    let csrf = form_token(&secret);
+    let cookie = cookies::set(
+        ctx,
+        &cookies::device_form(ctx),
+        &secret,
+        Some(ctx.settings.lifetimes.device_code),
+    );
+    pages::html(
+        ctx.random.as_ref(),
+        status,
+        "'self'",
+        vec![cookie],
+        |nonce| {
+            askama::Template::render(&crate::views::DevicePage {
+                nonce,
+                action: &action,
+                user_code,
+                error,
+                app_link: &app_link,
+                csrf: &csrf,
+            })
+        },
+    )
+}
+
+/// The form's anti-CSRF token: bound to the secret of the form cookie its page set (a
+/// `SameSite=Lax` cookie another site's page cannot send with a POST, nor read or set).
+fn form_token(secret: &str) -> String {
+    login::hash(&format!("device-form:{secret}"))
+}
+
+/// Whether a `POST .../device` comes from scanid's own form: no other site's page
+/// (`Sec-Fetch-Site`, `Origin`), and the form's token matches this browser's form cookie.
+/// Typing a code starts a login for whatever device owns it, so another site must not
+/// submit one from a victim's browser (login CSRF with the attacker's device code).
+/// `Origin: null` decides nothing: scanid's pages send no referrer, so browsers send `null`
+/// for their own form too (and a hostile page can choose `null`); the token decides then.
+fn from_own_form(ctx: &Context, req: &Request, pairs: &[(String, String)]) -> bool {
+    let own_origin = url::Url::parse(&ctx.settings.issuer())
+        .map(|u| u.origin().ascii_serialization())
+        .unwrap_or_default();
+    let header = |name: &str| {
+        req.headers()
+            .get(name)
+            .map(|v| v.to_str().unwrap_or("invalid"))
+    };
+    if header("sec-fetch-site").is_some_and(|v| v != "same-origin" && v != "none") {
+        return false;
+    }
+    if header("origin").is_some_and(|o| o != own_origin && o != "null") {
+        return false;
+    }
+    let (Some(secret), Some(posted)) = (
+        cookies::get(req, &cookies::device_form(ctx)),
+        single(pairs, "csrf"),
+    ) else {
+        return false;
+    };
+    let expected = form_token(&secret);
+    aws_lc_rs::constant_time::verify_slices_are_equal(posted.as_bytes(), expected.as_bytes())
+        .is_ok()
 }
 
 /// `GET .../device[?user_code=]`: the form. `POST .../device`: the typed code starts a QR
-/// login for the device authorization (rate limited per source, RFC 8628 §5.1).
+/// login for the device authorization (rate limited per source, RFC 8628 §5.1), when the
+/// form is scanid's own ([`from_own_form`]); otherwise the empty form again, 403.
 pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
@@ -78,7 +134,16 @@ pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpEr
     if !after_post {
         return Ok(form(ctx, 200, &shown, ""));
     }
-    let entered = device_grant::enter_user_code(ctx, &typed, &source_ip(&req), &user_agent(&req))
+    if !from_own_form(ctx, &req, &pairs) {
+        // Not prefilled: the code came from whoever sent this request.
+        return Ok(form(
+            ctx,
+            403,
+            "",
+            "This code was not sent from this page (another site sent it, or the page was too old). Type the code your device shows, here.",
+        ));
+    }
+    let entered = device_grant::enter_user_code(ctx, &typed, &source_ip(&req))
         .await
         .map_err(|e| match e {
             AppError::RateLimited { retry_after } => HttpError::RateLimited {

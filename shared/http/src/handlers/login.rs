@@ -48,7 +48,7 @@ pub(crate) async fn authorize(ctx: &Context, req: Request) -> Result<Response, H
     };
     Ok(match decision {
         AuthorizeDecision::ErrorPage(why) => {
-            pages::error_page(400, "This login request is not valid", why, rng)
+            pages::error_page(400, "This login request is not valid", &why, rng)
         }
         AuthorizeDecision::Respond(r) => pages::auth_response(&r, after_post, Vec::new(), rng),
         AuthorizeDecision::RateLimited { retry_after } => {
@@ -60,11 +60,12 @@ pub(crate) async fn authorize(ctx: &Context, req: Request) -> Result<Response, H
         AuthorizeDecision::ShowQr {
             login,
             client_name,
+            self_registered,
             browser_secret,
-        } => qr_page(
+        } => qr_page_noting(
             ctx,
             &login,
-            &client_name,
+            (&client_name, self_registered),
             vec![browser_cookie(&login, &browser_secret)],
         ),
         AuthorizeDecision::AskConsent {
@@ -181,6 +182,18 @@ pub(crate) fn qr_page(
     client_name: &str,
     cookies: Vec<String>,
 ) -> Response {
+    qr_page_noting(ctx, s, (client_name, false), cookies)
+}
+
+/// The QR page for the client `(name, self_registered)`: a client that registered itself
+/// (RFC 7591) chose its own name, and the page says nobody checked it, as the consent page and
+/// the phone do (a confusable name is the computer's first sight of the client).
+pub(crate) fn qr_page_noting(
+    ctx: &Context,
+    s: &QrLogin,
+    (client_name, self_registered): (&str, bool),
+    cookies: Vec<String>,
+) -> Response {
     let now = ctx.clock.now();
     // The page's own codes need only last until its first poll and one retry.
     let (codes, link, svg) = upcoming(ctx, s, now, login::CHALLENGES_ON_PAGE, None);
@@ -196,6 +209,7 @@ pub(crate) fn qr_page(
         askama::Template::render(&crate::views::QrPage {
             nonce,
             client: client_name,
+            self_registered,
             qr_svg: &svg,
             ahead: &ahead,
             app_link: &link,
@@ -463,6 +477,7 @@ fn consent_page(
             display_name: &identity.display_name,
             user_name: &identity.name,
             scopes: pages::describe_request(&s.request),
+            resources: s.request.resources.iter().map(String::as_str).collect(),
             action: &format!("{}/login-actions/consent", ctx.settings.issuer()),
             session: &s.id,
             csrf,

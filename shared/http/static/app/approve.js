@@ -21,6 +21,22 @@ function startedHere(info) {
   return info.started_here === true;
 }
 
+/** The resource servers (RFC 8707) the login's access tokens would be for, as the operator
+ * registered them: the person sees which APIs the client may call as them. */
+function resourcesOf(info) {
+  const resources = Array.isArray(info.resources) ? info.resources : [];
+  return resources.length === 0
+    ? null
+    : [
+        h('p', {}, 'and access, as you, to:'),
+        h(
+          'ul',
+          { class: 'resources', id: 'resources' },
+          resources.map((r) => h('li', {}, h('code', {}, r))),
+        ),
+      ];
+}
+
 export function showRequest(me, session, challenge, info) {
   // Number matching: the login page shows one of these; picking it approves.
   const picks = (info.number_choices ?? []).length > 0;
@@ -133,21 +149,30 @@ export function showRequest(me, session, challenge, info) {
         { class: 'where warn', id: 'where', role: 'alert' },
         h('p', {}, 'Check that the device shows this code:'),
         h('p', {}, h('strong', { id: 'user-code' }, info.user_code)),
+        // The device's own address and the name it gave itself (anyone can send any name).
         h(
           'dl',
           {},
-          h('dt', {}, 'Address'),
+          h('dt', {}, "The device's address"),
           h('dd', { id: 'browser-ip' }, info.browser?.ip || 'unknown'),
-          h('dt', {}, 'Device'),
+          h('dt', {}, 'The device calls itself (its own claim, unchecked)'),
           h('dd', { id: 'browser-ua' }, info.browser?.user_agent || 'unknown'),
         ),
         h(
           'p',
-          {},
-          'Approve only if it is a device you are setting up yourself, in front of you. If the codes differ, or someone sent you this code, deny.',
+          { id: 'device-notice' },
+          h(
+            'strong',
+            {},
+            info.device_request?.notice ??
+              'A device code is a request from a device. Approve only if you are holding that device (or it is in front of you) and it shows this code. If someone sent you this code, deny.',
+          ),
         ),
+        h('p', {}, 'If the codes differ, deny.'),
       ),
       whereFrom(info),
+      // Typed in a browser, the code became a login whose page shows a number: pick it.
+      ...choose,
       buttons.row,
       out,
     );
@@ -180,6 +205,7 @@ export function showRequest(me, session, challenge, info) {
         { class: 'scopes', id: 'scopes' },
         info.scopes.map((s) => h('li', { 'data-scope': s }, SCOPES[s] ?? s)),
       ),
+      resourcesOf(info),
       h(
         'p',
         { class: 'muted small' },

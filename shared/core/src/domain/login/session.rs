@@ -113,6 +113,10 @@ pub struct Consent {
     /// The claims asked for by name (OIDC Core §5.5) beyond the scopes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub claims: Vec<String>,
+    /// The resource servers (RFC 8707) the person let the client's access tokens be for; a
+    /// consent from before resources were remembered covers none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<String>,
 }
 
 impl Consent {
@@ -125,6 +129,13 @@ impl Consent {
                     || crate::domain::claims_request::scopes_release(&self.scopes, c)
             })
     }
+
+    /// Whether this consent covers every resource server in `resources` (each one shown to
+    /// the person and allowed before): a new resource asks again.
+    pub fn covers_resources(&self, resources: &[String]) -> bool {
+        resources.iter().all(|r| self.resources.contains(r))
+    }
+
     /// The record id of identity `sub`'s consent for client `client_id`.
     pub fn key(sub: &str, client_id: &str) -> String {
         format!("{sub}:{client_id}")
@@ -177,6 +188,7 @@ mod tests {
             scopes: Scopes::from_stored(["openid", "groups"]),
             granted_at: Timestamp::from_secs(0),
             claims: v(&["address"]),
+            resources: Vec::new(),
         };
         let table: &[(&[&str], &[&str], bool)] = &[
             (&["openid"], &[], true),

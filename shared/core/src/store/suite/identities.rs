@@ -101,6 +101,7 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         scopes: Scopes::from_stored(["openid"]),
         granted_at: T0,
         claims: vec!["name".into()],
+        resources: Vec::new(),
     };
     let key = Consent::key(&a.sub, &client.client_id);
     s.create(Kind::Consent, &key, &consent, None, T0)

@@ -165,6 +165,7 @@ pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
         scopes: Scopes::from_stored(["openid"]),
         granted_at: T0,
         claims: Vec::new(),
+        resources: Vec::new(),
     };
     let issue = |login, hash| CodeIssue {
         login,

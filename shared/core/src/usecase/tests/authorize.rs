@@ -11,6 +11,7 @@ async fn authorize_a_valid_request_opens_a_qr_login_bound_to_the_browser() {
         login: session,
         client_name,
         browser_secret,
+        ..
     } = d
     else {
         panic!("expected the QR page, got {d:?}");

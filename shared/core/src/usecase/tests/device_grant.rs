@@ -176,12 +176,17 @@ async fn a_wrong_number_on_the_device_s_qr_page_refuses_the_device() {
     let s = start(&env, "tv").await.unwrap();
     // Typed in a browser: a QR page like any login's, with number matching.
     let device_grant::Entered::ShowQr { login, .. } =
-        device_grant::enter_user_code(&env.ctx, &s.user_code, IP, "laptop")
+        device_grant::enter_user_code(&env.ctx, &s.user_code, "198.51.100.20")
             .await
             .unwrap()
     else {
         panic!("expected the QR page");
     };
+    // The login is the device's (its address and user agent), not the typing browser's.
+    assert_eq!(
+        (login.browser_ip.as_str(), login.user_agent.as_str()),
+        (IP, "tv-agent/1.0")
+    );
     let challenge = env.scan(&login).await.unwrap();
     let shown = env.number_shown(&login.id).await.unwrap();
     let wrong = if shown == 10 { 11 } else { 10 };
