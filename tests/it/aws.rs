@@ -928,3 +928,44 @@ fn this_wasnt_me_on_dynamodb_with_kms_signing() {
     let s = serve(&aws, &dir);
     crate::session_revocation::wasnt_me_flow(&s, &secret, None);
 }
+
+/// Issue 38 (3) on DynamoDB: "this wasn't me" after the approval's session idled out revokes
+/// the device grant's offline tokens (`session_revocation`).
+#[test]
+fn this_wasnt_me_after_the_session_idled_on_dynamodb() {
+    let aws = Aws::init("kms");
+    let created = aws.cli(&[
+        "client",
+        "create",
+        "--name",
+        "Living room TV",
+        "--client-id",
+        "tv",
+        "--grant",
+        "device_code",
+    ]);
+    let secret = created["client_secret"].as_str().unwrap().to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let mut flags = aws.flags();
+    flags.extend(["--sso-idle-ttl", "60"]);
+    let s = TestServer::start(dir.path(), &flags);
+    crate::session_revocation::wasnt_me_after_the_session_idled(&s, ("tv", &secret));
+}
+
+/// Issue 38 (2) on DynamoDB: the login page's passkey challenges are limited per login and
+/// per source (`passkey_login`).
+#[test]
+fn passkey_challenges_are_limited_on_dynamodb() {
+    let aws = Aws::init("kms");
+    register_shop(&aws);
+    let dir = tempfile::tempdir().unwrap();
+    let mut flags = aws.flags();
+    flags.extend([
+        "--passkey-challenges-per-login",
+        "3",
+        "--passkey-challenge-rate-per-minute",
+        "5",
+    ]);
+    let s = TestServer::start(dir.path(), &flags);
+    crate::passkey_login::passkey_challenges_are_limited(&s);
+}

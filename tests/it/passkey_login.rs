@@ -295,3 +295,77 @@ fn a_disabled_identity_s_passkey_is_refused() {
         (403, json!("unknown_passkey"))
     );
 }
+
+/// Waits, when needed, so the next few seconds stay within one rate-limit window of
+/// `window` seconds (fixed windows: a test crossing a boundary would start counting anew).
+fn within_one_window(window: u64) {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    if secs % window > window - 10 {
+        std::thread::sleep(std::time::Duration::from_secs(window - secs % window + 1));
+    }
+}
+
+/// Issue 38 (2): the login page's passkey challenges are limited per login and per source,
+/// on a server started with `--passkey-challenges-per-login 3
+/// --passkey-challenge-rate-per-minute 5` and a client `shop` (redirect URI [`CB`]). Before
+/// the fix one login took 13,118 from one address in 3 s, each a write. Used on the embedded
+/// store here and on DynamoDB in `aws`.
+pub fn passkey_challenges_are_limited(s: &TestServer) {
+    within_one_window(300);
+    within_one_window(60);
+    let page = |b: &mut Browser| {
+        let url = auth_url(
+            s,
+            &[
+                ("client_id", "shop"),
+                ("redirect_uri", CB),
+                ("response_type", "code"),
+                ("scope", "openid"),
+                ("state", "st"),
+                ("nonce", "n"),
+            ],
+        );
+        let (page, _) = open(b, &url);
+        attr(&page.text(), "id=\"passkey\"", "data-passkey-url").unwrap()
+    };
+    let limited = |r: &Resp| {
+        assert_eq!(r.status, 429, "{}", r.text());
+        let wait: i64 = r.header("retry-after").unwrap().parse().unwrap();
+        assert!(wait >= 1, "{wait}");
+    };
+    // One login holds at most 3 challenges.
+    let mut b = Browser::new();
+    let first = page(&mut b);
+    for i in 0..3 {
+        let r = post_json(&mut b, &first, b"{}");
+        assert_eq!(r.status, 200, "challenge {i}: {}", r.text());
+    }
+    limited(&post_json(&mut b, &first, b"{}"));
+    // A new login from the same address: one more, then the address's 5 a minute are spent.
+    let mut other = Browser::new();
+    let second = page(&mut other);
+    let r = post_json(&mut other, &second, b"{}");
+    assert_eq!(r.status, 200, "{}", r.text());
+    limited(&post_json(&mut other, &second, b"{}"));
+    let third = page(&mut other);
+    limited(&post_json(&mut other, &third, b"{}"));
+}
+
+#[test]
+fn passkey_challenges_are_limited_per_login_and_per_source() {
+    let dir = tempfile::tempdir().unwrap();
+    create_shop(dir.path().to_str().unwrap(), &[]);
+    let s = TestServer::start(
+        dir.path(),
+        &[
+            "--passkey-challenges-per-login",
+            "3",
+            "--passkey-challenge-rate-per-minute",
+            "5",
+        ],
+    );
+    passkey_challenges_are_limited(&s);
+}

@@ -443,3 +443,258 @@ fn hostile_input(s: &TestServer) {
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["passkeys"].as_array().unwrap().len(), 1);
 }
+
+/// The device key (acr 1) enrols `auth` as a passkey of identity `app` (a `passkey+jwt`
+/// signed with the device key, over a server challenge): the answer.
+fn enrol_with_the_device_key(s: &TestServer, app: &TestApp, auth: &mut SoftAuthenticator) -> Resp {
+    let c = challenge(s);
+    let (cd, att) = auth.register(c.as_bytes());
+    let mut claims = app.request_claims();
+    claims["webauthn_challenge"] = json!(c);
+    claims["name"] = json!("made by the device key");
+    claims["credential"] = json!({ "clientDataJSON": b64(&cd), "attestationObject": b64(&att),
+                                   "transports": ["internal"] });
+    let jws = TestApp::sign(&app.key, "passkey+jwt", &claims);
+    post(
+        &format!("{}/app/identities/{}/passkeys", s.issuer, app.sub),
+        &json!({ "passkey": jws }),
+    )
+}
+
+/// Issue 38 (8): a device key (acr 1, no user verification) enrols a software passkey of its
+/// own making (attestation `none`, UV set); the client requires `acr` 2. Before the fix that
+/// passkey approved at acr 2 in the app and signed in at acr 3 on the login page; now its
+/// logins stay at the device key's level: both refused with `acr_not_met`, and the keys list
+/// says `max_acr` 1. Without the requirement it signs in, at acr 1.
+#[test]
+fn a_passkey_the_device_key_enrols_stays_at_acr_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let secret = create_shop(d, &["--require-acr", "2"]);
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "mallory");
+    let rp = RelyingParty::for_issuer(&s.issuer).unwrap();
+    let mut auth = SoftAuthenticator::new(&rp, app.sub.as_bytes()).unwrap();
+    let r = enrol_with_the_device_key(&s, &app, &mut auth);
+    assert_eq!(r.status, 201, "{}", r.text());
+    let enrolled = r.json();
+
+    // In the app: the passkey's approval of a login to a client requiring acr 2.
+    let mut b = Browser::new();
+    let (payload, n) = scanned(&s, &mut b);
+    let r = decide(
+        &s,
+        &payload,
+        &approval(&s, &mut auth, &app.sub, &payload, n),
+    );
+    assert_eq!(r.status, 403, "{}", r.text());
+    assert_eq!(r.json()["error"], "acr_not_met");
+    assert_eq!(enrolled["max_acr"], "1", "{enrolled}");
+
+    // On the login page: "Sign in with a passkey" (acr 3 before the fix).
+    let sign_in = |auth: &mut SoftAuthenticator, b: &mut Browser| {
+        let url = auth_url(
+            &s,
+            &[
+                ("client_id", "shop"),
+                ("redirect_uri", CB),
+                ("response_type", "code"),
+                ("scope", "openid"),
+                ("state", "st"),
+                ("nonce", "n"),
+            ],
+        );
+        let (page, payload) = open(b, &url);
+        let passkey_url = attr(&page.text(), "id=\"passkey\"", "data-passkey-url").unwrap();
+        let post_json = |b: &mut Browser, body: &Value| {
+            b.send(
+                "POST",
+                &passkey_url,
+                &[
+                    ("Content-Type", "application/json"),
+                    ("Accept", "application/json"),
+                ],
+                body.to_string().as_bytes(),
+            )
+        };
+        let o = post_json(b, &json!({}));
+        assert_eq!(o.status, 200, "{}", o.text());
+        let challenge = URL_SAFE_NO_PAD
+            .decode(o.json()["publicKey"]["challenge"].as_str().unwrap())
+            .unwrap();
+        let a = auth.assert(&challenge);
+        let r = post_json(
+            b,
+            &json!({ "assertion": { "id": b64(&auth.credential_id),
+                "authenticator_data": b64(&a.authenticator_data),
+                "client_data_json": b64(&a.client_data_json), "signature": b64(&a.signature) } }),
+        );
+        (r, payload)
+    };
+    let (r, _) = sign_in(&mut auth, &mut Browser::new());
+    assert_eq!(r.status, 403, "{}", r.text());
+    assert_eq!(r.json()["error"], "acr_not_met");
+
+    // Without the requirement: it signs in, at the device key's level.
+    scanid_json(&[
+        "client",
+        "update",
+        "--client-id",
+        "shop",
+        "--require-acr",
+        "none",
+        "--data-dir",
+        d,
+    ]);
+    let mut b = Browser::new();
+    let (r, payload) = sign_in(&mut auth, &mut b);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let page = b.get(&consent_url(&s, &payload));
+    let csrf = attr(&page.text(), "name=\"csrf\"", "value").unwrap();
+    let done = b.post_form(
+        &format!("{}/login-actions/consent", s.issuer),
+        &[
+            ("session", &params_of(&payload)["session"]),
+            ("csrf", &csrf),
+            ("consent", "allow"),
+        ],
+    );
+    let code = params_of(&location(&done))["code"].clone();
+    let tokens = redeem(&s, ("shop", &secret), &code);
+    let id = scanid_tests::jwt_claims(tokens["id_token"].as_str().unwrap());
+    assert_eq!(id["acr"], "1", "{id}");
+    assert_eq!(id["amr"], json!(["pop", "swk"]), "{id}");
+}
+
+/// Signs up a passkey identity with `auth`: its `sub`.
+fn passkey_sign_up(s: &TestServer, auth: &mut SoftAuthenticator, name: &str) -> String {
+    let reg_claims = claims(
+        s,
+        json!({ "name": name, "display_name": "Pat", "country_code": "SE",
+                "webauthn_challenge": challenge(s), "passkey_name": "Test phone" }),
+    );
+    let reg = app_jws::passkey_signed("registration+jwt", None, &reg_claims, |ch| {
+        let (cd, att) = auth.register(ch);
+        json!({ "clientDataJSON": b64(&cd), "attestationObject": b64(&att), "transports": ["internal"] })
+    });
+    let r = post(
+        &format!("{}/app/identities", s.issuer),
+        &json!({ "registration": reg }),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    r.json()["sub"].as_str().unwrap().to_owned()
+}
+
+/// A login to Shop with `scope`, approved by the passkey: the tokens.
+fn passkey_login(
+    s: &TestServer,
+    auth: &mut SoftAuthenticator,
+    sub: &str,
+    secret: &str,
+    scope: &str,
+) -> Value {
+    let mut b = Browser::new();
+    let url = auth_url(
+        s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("scope", scope),
+            ("state", "st"),
+            ("nonce", "n"),
+        ],
+    );
+    let (_, payload) = open(&mut b, &url);
+    let r = request("GET", &payload, &[("Accept", "application/json")], b"");
+    assert_eq!(r.status, 200, "{}", r.text());
+    let n = number_shown(&mut b, &payload).unwrap();
+    let r = decide(s, &payload, &approval(s, auth, sub, &payload, n));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let page = b.get(&consent_url(s, &payload));
+    let csrf = attr(&page.text(), "name=\"csrf\"", "value").unwrap();
+    let done = b.post_form(
+        &format!("{}/login-actions/consent", s.issuer),
+        &[
+            ("session", &params_of(&payload)["session"]),
+            ("csrf", &csrf),
+            ("consent", "allow"),
+        ],
+    );
+    redeem(s, ("shop", secret), &params_of(&location(&done))["code"])
+}
+
+/// Issue 38 (9): a passkey identity (no device key) signs out everywhere with a
+/// `sign-out+jwt` its passkey signs: every session ends (Shop gets back-channel logout for
+/// each), every token dies (an offline one too); a replay is refused. Before the fix there was
+/// no such request for a passkey identity (404), and its tokens lived on.
+#[test]
+fn a_passkey_identity_signs_out_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let (secret, received) =
+        crate::session_revocation::shop_with_receiver(dir.path().to_str().unwrap(), &[]);
+    let s = TestServer::start(dir.path(), &[]);
+    let rp = RelyingParty::for_issuer(&s.issuer).unwrap();
+    let mut auth = SoftAuthenticator::new(&rp, b"it-sign-out").unwrap();
+    let sub = passkey_sign_up(&s, &mut auth, "lost.phone");
+    let online = passkey_login(&s, &mut auth, &sub, &secret, "openid");
+    let offline = passkey_login(&s, &mut auth, &sub, &secret, "openid offline_access");
+    let refresh = |t: &Value| {
+        scanid_tests::post_form(
+            &s.oidc("token"),
+            Some(("shop", &secret)),
+            &[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", t["refresh_token"].as_str().unwrap()),
+            ],
+        )
+    };
+    for t in [&online, &offline] {
+        let at = t["access_token"].as_str().unwrap();
+        assert_eq!(
+            scanid_tests::introspect(&s, ("shop", &secret), at)["active"],
+            true
+        );
+    }
+
+    let jws = by_passkey(&s, &mut auth, "sign-out+jwt", json!({ "sub": sub }));
+    let url = format!("{}/app/identities/{sub}/sign-out", s.issuer);
+    let r = post(&url, &json!({ "sign_out": jws }));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["status"], "signed_out");
+    assert_eq!(r.json()["sessions_ended"], 2, "{}", r.text());
+    for t in [&online, &offline] {
+        let r = refresh(t);
+        assert_eq!(r.status, 400, "{}", r.text());
+        assert_eq!(r.json()["error"], "invalid_grant");
+        let at = t["access_token"].as_str().unwrap();
+        assert_eq!(
+            scanid_tests::introspect(&s, ("shop", &secret), at),
+            json!({ "active": false })
+        );
+        assert_eq!(scanid_tests::userinfo(&s, at).status, 401);
+    }
+    let mut told = Vec::new();
+    for _ in 0..2 {
+        let raw = received
+            .recv_timeout(std::time::Duration::from_secs(15))
+            .expect("a back-channel logout per session");
+        assert!(raw.starts_with("POST /bcl "), "{raw}");
+        told.push(raw);
+    }
+    // A replay: refused (its challenge and jti are spent).
+    let r = post(&url, &json!({ "sign_out": jws }));
+    assert_eq!(r.status, 400, "{}", r.text());
+    // Signed by another identity's key: refused.
+    let other = TestApp::enroll(&s, "bystander");
+    let mut c = other.request_claims();
+    c["sub"] = json!(sub);
+    let forged = TestApp::sign(&other.key, "sign-out+jwt", &c);
+    let r = post(&url, &json!({ "sign_out": forged }));
+    assert!(
+        r.status == 400 || r.status == 403,
+        "{} {}",
+        r.status,
+        r.text()
+    );
+}

@@ -10,8 +10,9 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use scanid_tests::{
-    auth_url, code_of, create_client, introspect, login, post_form, pyjwt_verify, redeem, request,
-    scanid, secret_of, userinfo, Browser, Resp, TestApp, TestServer, CB,
+    auth_url, code_of, consent_url, create_client, introspect, login, open, post_form,
+    pyjwt_verify, redeem, request, scanid, secret_of, userinfo, Browser, Resp, TestApp, TestServer,
+    CB,
 };
 use serde_json::{json, Value};
 
@@ -513,4 +514,198 @@ fn the_operator_replaces_a_lost_key_and_everything_ends() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// A device grant's tokens as `client` (confidential) sees them after "this wasn't me":
+/// refresh refused, introspection inactive, userinfo 401.
+fn device_tokens_dead(s: &TestServer, client: (&str, &str), t: &Value) {
+    let r = post_form(
+        &s.oidc("token"),
+        Some(client),
+        &[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", t["refresh_token"].as_str().unwrap()),
+        ],
+    );
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_grant");
+    let at = t["access_token"].as_str().unwrap();
+    assert_eq!(introspect(s, client, at), json!({ "active": false }));
+    assert_eq!(userinfo(s, at).status, 401);
+}
+
+/// Issue 38 (3): "this wasn't me" on a device grant's approval with `offline_access`,
+/// reported after the approval's SSO session idled out (a server with `--sso-idle-ttl 60`):
+/// the attacker's offline refresh token (rotated since) and its access token die, and the
+/// answer says what happened: no live session ended, the tokens revoked. Before the fix the
+/// session was looked up among the live ones only: `session_ended: false`, and the offline
+/// token kept working and rotating. `client` is a confidential client allowed the device
+/// grant. Used on the embedded store here and on DynamoDB in `aws`.
+pub fn wasnt_me_after_the_session_idled(s: &TestServer, client: (&str, &str)) {
+    let d = crate::device_grant::start(s, (client.0, Some(client.1)), "openid offline_access");
+    assert_eq!(d.status, 200, "{}", d.text());
+    let d = d.json();
+    let app = TestApp::enroll(s, "dana");
+    let scan = app.scan(&format!(
+        "{}/app/scan?user_code={}",
+        s.issuer,
+        d["user_code"].as_str().unwrap()
+    ));
+    assert_eq!(scan.status, 200, "{}", scan.text());
+    let v = scan.json();
+    let payload = format!(
+        "{}/app/scan?session={}&challenge={}",
+        s.issuer,
+        v["session"].as_str().unwrap(),
+        v["challenge"].as_str().unwrap()
+    );
+    let session = v["session"].as_str().unwrap();
+    let r = app.post_decision(session, &app.approval(&payload, "approve", None));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = crate::device_grant::poll(
+        s,
+        (client.0, Some(client.1)),
+        d["device_code"].as_str().unwrap(),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let first = r.json();
+
+    // The session idles out (60 s without use); the offline grant outlives it and rotates.
+    std::thread::sleep(Duration::from_secs(62));
+    let r = post_form(
+        &s.oidc("token"),
+        Some(client),
+        &[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", first["refresh_token"].as_str().unwrap()),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let rotated = r.json();
+    let at = rotated["access_token"].as_str().unwrap();
+    assert_eq!(introspect(s, client, at)["active"], true);
+
+    let logins = activity(&app);
+    assert_eq!(logins.len(), 1, "{logins:?}");
+    let id = logins[0]["id"].as_str().unwrap().to_owned();
+    let r = post_report(&app, &id, &report_jws(&app, &id));
+    assert_eq!(r.status, 200, "{}", r.text());
+    device_tokens_dead(s, client, &rotated);
+    device_tokens_dead(s, client, &first);
+    let body = r.json();
+    assert_eq!(body["session_ended"], false, "it had idled out: {body}");
+    assert_eq!(body["tokens_revoked"], true, "{body}");
+}
+
+#[test]
+fn this_wasnt_me_revokes_a_device_grants_offline_tokens_after_its_session_idled() {
+    let dir = tempfile::tempdir().unwrap();
+    let created = create_client(
+        dir.path().to_str().unwrap(),
+        &[
+            "--name",
+            "Living room TV",
+            "--client-id",
+            "tv",
+            "--grant",
+            "device_code",
+        ],
+    );
+    let secret = secret_of(&created);
+    let s = TestServer::start(dir.path(), &["--sso-idle-ttl", "60"]);
+    wasnt_me_after_the_session_idled(&s, ("tv", &secret));
+}
+
+/// Issue 38 (3), the QR path: whoever holds a login's offline grant logs its browser out
+/// (RP-initiated logout), so the session is gone before the person says "this wasn't me";
+/// the report still names the session (its `sid` comes from the QR login) and the offline
+/// grant, rotated since, dies. Before the fix the report found no live session and revoked
+/// nothing.
+#[test]
+fn this_wasnt_me_after_the_browser_logged_out_revokes_the_offline_grant() {
+    let dir = tempfile::tempdir().unwrap();
+    let (secret, _received) = shop_with_receiver(dir.path().to_str().unwrap(), &[]);
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "erin");
+    let mut b = Browser::new();
+    let r = login(
+        &mut b,
+        &s,
+        &app,
+        &auth_url(
+            &s,
+            &[
+                ("client_id", "shop"),
+                ("redirect_uri", CB),
+                ("response_type", "code"),
+                ("scope", "openid offline_access"),
+                ("state", "st"),
+                ("nonce", "n"),
+            ],
+        ),
+    );
+    let t = redeem(&s, ("shop", &secret), &code_of(&r));
+    let hint = t["id_token"].as_str().unwrap();
+    let out = b.get(&format!("{}?id_token_hint={hint}", s.oidc("logout")));
+    assert!(out.status < 400, "{} {}", out.status, out.text());
+    let r = refresh(&s, &secret, &t);
+    assert_eq!(
+        r.status,
+        200,
+        "the offline grant outlives its session: {}",
+        r.text()
+    );
+    let rotated = r.json();
+
+    let id = activity(&app)[0]["id"].as_str().unwrap().to_owned();
+    let r = post_report(&app, &id, &report_jws(&app, &id));
+    assert_eq!(r.status, 200, "{}", r.text());
+    dead(&s, &secret, &rotated);
+    assert_eq!(
+        r.json()["session_ended"],
+        false,
+        "logged out before: {}",
+        r.text()
+    );
+    assert_eq!(r.json()["tokens_revoked"], true);
+}
+
+/// Issue 38 (3), the race the report can close: a QR login approved on the phone and reported
+/// before its browser went on to the consent step (and the code). The report closes it:
+/// the browser gets no code, so no session and no token come of it afterwards.
+#[test]
+fn this_wasnt_me_before_the_browser_finished_closes_the_login() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_secret, _received) = shop_with_receiver(dir.path().to_str().unwrap(), &[]);
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "frank");
+    let mut b = Browser::new();
+    let url = auth_url(
+        &s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("scope", "openid offline_access"),
+            ("state", "st"),
+            ("nonce", "n"),
+        ],
+    );
+    let (_, payload) = open(&mut b, &url);
+    let r = app.decide(&mut b, &payload, "approve");
+    assert_eq!(r.status, 200, "{}", r.text());
+    let id = activity(&app)[0]["id"].as_str().unwrap().to_owned();
+    let r = post_report(&app, &id, &report_jws(&app, &id));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let page = b.get(&consent_url(&s, &payload));
+    let gave_a_code = page.header("location").is_some_and(|l| l.contains("code="))
+        || page.text().contains("code=");
+    assert!(
+        !gave_a_code,
+        "{} {:?} {}",
+        page.status,
+        page.header("location"),
+        page.text()
+    );
+    assert!(page.status >= 400, "{} {}", page.status, page.text());
 }

@@ -145,6 +145,21 @@ async function scanAndPick(desktop, phone, beforePick) {
   await phone.page.tap(`#number-${n}`);
 }
 
+async function tokenRequestRaw(form) {
+  return fetch(`${server.issuer}/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`shop:${secret}`).toString('base64')}`,
+    },
+    body: new URLSearchParams(form),
+  });
+}
+
+async function tokenRequest(form) {
+  return (await tokenRequestRaw(form)).json();
+}
+
 function show(sub) {
   return cli(['identity', 'show', '--data-dir', server.dataDir, ...server.storeFlags, sub]);
 }
@@ -321,11 +336,15 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
         0,
         'the device key is retired',
       );
+      // The device key enrolled it: its logins stay at the device key's level (issue 38).
+      await phone.page.locator('#keys-list li.passkey .passkey-level').waitFor();
       let shown = await show(me.profile.sub);
       assert.equal(shown.keys.device_key, null);
       assert.equal(shown.keys.passkeys.length, 1);
       // The last key stays.
       await phone.page.locator('#keys-list li.passkey .remove-key').tap();
+      await phone.page.uncheck('#remove-sign-out');
+      await phone.page.tap('#remove-confirm');
       await phone.page.locator('.error').waitFor();
       assert.match(await phone.page.textContent('.error'), /last key/);
       // A second passkey (signed by the first), then the first removed.
@@ -335,6 +354,10 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       assert.equal(shown.keys.passkeys.length, 2);
       const first = shown.keys.passkeys[0].credential_id;
       await phone.page.locator(`#keys-list li[data-credential="${first}"] .remove-key`).tap();
+      // Removing offers to sign out everywhere (checked by default); not this time.
+      assert.equal(await phone.page.isChecked('#remove-sign-out'), true);
+      await phone.page.uncheck('#remove-sign-out');
+      await phone.page.tap('#remove-confirm');
       await phone.page
         .locator(`#keys-list li[data-credential="${first}"]`)
         .waitFor({ state: 'detached' });
@@ -344,6 +367,91 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
       shown = await show(me.profile.sub);
       assert.deepEqual(shown.keys.passkeys.map((k) => k.credential_id).includes(first), false);
       assert.ok(shown.keys.passkeys[0].last_used_at, 'where each was last used');
+      await phone.context.close();
+    });
+
+    test('a passkey identity signs out everywhere from the app, and removing a lost passkey offers it: sessions and tokens end', async () => {
+      const phone = await newPhone({ verified: true });
+      const me = await signUp(phone.page, `so${store.length}`);
+      assert.ok(me.passkey);
+      // Every identity gets "Sign out everywhere"; a passkey identity has no key to replace.
+      await phone.page.locator('#sign-out').waitFor();
+      assert.equal(await phone.page.locator('#rotate').count(), 0);
+
+      const tokensOfALogin = async () => {
+        const desktop = await desktopLogin();
+        await scanAndPick(desktop, phone);
+        await phone.page.locator('#decided[data-status="approved"]').waitFor();
+        // The consent step, unless remembered from the first login.
+        const atRp = (u) => u.toString().startsWith(rp.url);
+        await desktop.page.waitForURL((u) => atRp(u) || /login-actions\/consent/.test(u), {
+          timeout: 10_000,
+        });
+        if (!atRp(desktop.page.url())) {
+          await desktop.page.click('button[name="consent"][value="allow"]');
+          await desktop.page.waitForURL(atRp, { timeout: 10_000 });
+        }
+        const code = new URL(desktop.page.url()).searchParams.get('code');
+        const tokens = await tokenRequest({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: rp.url,
+        });
+        assert.ok(tokens.refresh_token, JSON.stringify(tokens));
+        return { desktop, tokens };
+      };
+      const refreshed = async (tokens) =>
+        (
+          await tokenRequestRaw({
+            grant_type: 'refresh_token',
+            refresh_token: tokens.refresh_token,
+          })
+        ).status;
+      /** The desktop opens a new login: the QR (no session), or straight back (a session). */
+      const desktopHasASession = async (desktop) => {
+        const q = new URLSearchParams({
+          client_id: 'shop',
+          redirect_uri: rp.url,
+          response_type: 'code',
+          scope: 'openid',
+          state: 'again',
+        });
+        await desktop.page.goto(`${server.issuer}/protocol/openid-connect/auth?${q}`);
+        await desktop.page.waitForURL(
+          (u) => u.toString().startsWith(rp.url) || /login-actions|auth\?/.test(u.toString()),
+        );
+        return desktop.page.url().startsWith(rp.url);
+      };
+
+      const first = await tokensOfALogin();
+      assert.equal(await refreshed(first.tokens), 200);
+      assert.equal(await desktopHasASession(first.desktop), true, 'the SSO session works');
+      await phone.page.goto(`${server.issuer}/app/`);
+      await phone.page.tap('#sign-out');
+      await phone.page.tap('#sign-out-confirm');
+      const note = phone.page.locator('.ok', { hasText: 'signed out everywhere' });
+      await note.waitFor();
+      assert.match(await note.textContent(), /1 session ended/);
+      assert.equal(await refreshed(first.tokens), 400, 'its refresh token is dead');
+      assert.equal(await desktopHasASession(first.desktop), false, 'its session is over');
+      await first.desktop.context.close();
+
+      // A second passkey, then the first reported lost: removed, and everything ends again.
+      const second = await tokensOfALogin();
+      await phone.page.goto(`${server.issuer}/app/`);
+      await phone.page.tap('#keys');
+      await phone.page.tap('#add-passkey');
+      await phone.page.locator('#keys-list li.passkey >> nth=1').waitFor();
+      await phone.page.locator(`#keys-list li[data-credential="${me.passkey}"] .remove-key`).tap();
+      assert.equal(await phone.page.isChecked('#remove-sign-out'), true, 'offered, checked');
+      await phone.page.tap('#remove-confirm');
+      await phone.page.locator('.ok', { hasText: 'The key was removed' }).waitFor();
+      assert.equal(await refreshed(second.tokens), 400);
+      assert.equal(await desktopHasASession(second.desktop), false);
+      const shown = await show(me.profile.sub);
+      assert.equal(shown.keys.passkeys.length, 1);
+      assert.notEqual(shown.keys.passkeys[0].credential_id, me.passkey);
+      await second.desktop.context.close();
       await phone.context.close();
     });
   });

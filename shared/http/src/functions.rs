@@ -241,7 +241,7 @@ pub const FUNCTIONS: &[Function] = &[
         sample("", Some(Body::Json(r#"{"update":"not-a-jws"}"#)), NOT_A_JWS)),
     described("app-key", "App device-key rotation; with end_sessions, ends every session (signs back-channel logout tokens)",
         sample("", Some(Body::Json(r#"{"rotation":"not-a-jws"}"#)), NOT_A_JWS)),
-    described("app-report", "\"This wasn't me\" on a recent login: revokes its tokens, ends its session (signs back-channel logout tokens)",
+    described("app-report", "\"This wasn't me\" on a recent login, and \"sign out everywhere\": revokes tokens, ends sessions (signs back-channel logout tokens)",
         sample("", Some(Body::Json(r#"{"report":"not-a-jws"}"#)), NOT_A_JWS)),
     // Unknown identities.
     described("directory-profile", "Directory profile by subject", sample("", None, NOT_FOUND)),

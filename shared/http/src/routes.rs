@@ -66,7 +66,7 @@ pub enum Handler {
     DeviceActivity,
     /// A profile photo upload.
     DevicePhoto,
-    /// "This wasn't me" on one of an identity's recent logins.
+    /// "This wasn't me" on one of an identity's recent logins, and "sign out everywhere".
     DeviceReport,
     /// A hosted photo.
     Photo,
@@ -188,6 +188,8 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/app/identities/{sub}/activity", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/photo", Handler::DevicePhoto, "app-photo", WRITE, NO_CORS, PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/logins/{login_id}/report", Handler::DeviceReport, "app-report", SIGN, NO_CORS, NO_PHOTOS),
+    // "Sign out everywhere" (issue 38): ends sessions as a report does, in the same function.
+    route("POST", "/realms/{realm}/app/identities/{sub}/sign-out", Handler::DeviceReport, "app-report", SIGN, NO_CORS, NO_PHOTOS),
     // Passkeys (issue 26): spends challenges and request ids, writes passkeys.
     route("POST", "/realms/{realm}/app/passkey-challenges", Handler::DevicePasskeys, "app-passkeys", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/keys", Handler::DevicePasskeys, "app-passkeys", WRITE, NO_CORS, NO_PHOTOS),

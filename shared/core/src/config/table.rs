@@ -159,6 +159,14 @@ settings! {
         flag: Some("user-code-rate-per-minute"), default: Some("10"), repeatable: false,
         help: "User codes (RFC 8628) looked up per source address and minute",
     }
+    PASSKEY_CHALLENGE_RATE_PER_MINUTE passkey_challenge_rate_per_minute = "SCANID_PASSKEY_CHALLENGE_RATE_PER_MINUTE" {
+        flag: Some("passkey-challenge-rate-per-minute"), default: Some("30"), repeatable: false,
+        help: "The login page's passkey challenges per source address and minute",
+    }
+    PASSKEY_CHALLENGES_PER_LOGIN passkey_challenges_per_login = "SCANID_PASSKEY_CHALLENGES_PER_LOGIN" {
+        flag: Some("passkey-challenges-per-login"), default: Some("10"), repeatable: false,
+        help: "Passkey challenges one QR login may be issued per 5-minute window (a challenge's life)",
+    }
     DEVICE_AUTHORIZATION_RATE_PER_MINUTE device_authorization_rate_per_minute = "SCANID_DEVICE_AUTHORIZATION_RATE_PER_MINUTE" {
         flag: Some("device-authorization-rate-per-minute"), default: Some("30"), repeatable: false,
         help: "Device authorizations (RFC 8628) per source address and minute",

@@ -134,6 +134,8 @@ pub(super) fn limits(raw: &RawSettings) -> Result<Limits, ConfigError> {
         photo_uploads_per_hour: count(&PHOTO_UPLOAD_RATE_PER_HOUR, raw)?,
         registrations_per_hour: count(&REGISTRATION_RATE_PER_HOUR, raw)?,
         user_codes_per_minute: count(&USER_CODE_RATE_PER_MINUTE, raw)?,
+        passkey_challenges_per_minute: count(&PASSKEY_CHALLENGE_RATE_PER_MINUTE, raw)?,
+        passkey_challenges_per_login: count(&PASSKEY_CHALLENGES_PER_LOGIN, raw)?,
         device_authorizations_per_minute: count(&DEVICE_AUTHORIZATION_RATE_PER_MINUTE, raw)?,
         device_codes_per_client_per_hour: count(&DEVICE_CODES_PER_CLIENT_PER_HOUR, raw)?,
     })

@@ -17,6 +17,7 @@ use base64::Engine;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Timestamp;
+use crate::domain::authn::Method;
 use crate::protocol::webauthn::{
     self, AttestationObject, AuthData, CoseKey, WebauthnError, FLAG_UP, FLAG_UV,
 };
@@ -122,6 +123,24 @@ pub struct Passkey {
     /// Where it was last used: the request's place (city, country) or address.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_used_from: Option<String>,
+    /// Enrolled by a request the device key signed (or a passkey so enrolled): its logins
+    /// stay at the device key's level ([`Self::level`]), since the device key alone (no user
+    /// verification) could make it (issue 38).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub enrolled_by_device_key: bool,
+}
+
+impl Passkey {
+    /// What a login with this passkey is: `best` ([`Method::PasskeyUv`] in the app,
+    /// [`Method::PasskeySignIn`] on the login page), or [`Method::DeviceKey`] for a passkey
+    /// the device key enrolled.
+    pub fn level(&self, best: Method) -> Method {
+        if self.enrolled_by_device_key {
+            Method::DeviceKey
+        } else {
+            best
+        }
+    }
 }
 
 /// A credential a registration created, checked.
@@ -163,6 +182,7 @@ impl NewCredential {
             created_at: now,
             last_used_at: None,
             last_used_from: None,
+            enrolled_by_device_key: false,
         }
     }
 }

@@ -33,6 +33,10 @@ pub struct Limits {
     pub registrations_per_hour: u64,
     /// User code look-ups (RFC 8628 §5.1: brute force) per source and minute.
     pub user_codes_per_minute: u64,
+    /// The login page's passkey challenges per source and minute (each is a write).
+    pub passkey_challenges_per_minute: u64,
+    /// The passkey challenges one QR login may be issued (its live ones are within it).
+    pub passkey_challenges_per_login: u64,
     /// Device authorizations (RFC 8628 §3.1) per source and minute.
     pub device_authorizations_per_minute: u64,
     /// Device codes started per client and hour: bounds what one client holds pending.
@@ -104,6 +108,11 @@ pub enum Limit {
     Registration,
     /// User code look-ups per source (RFC 8628 §5.1).
     UserCode,
+    /// The login page's passkey challenges per source.
+    PasskeyChallenge,
+    /// Passkey challenges per QR login (counted on the login's id: only its own browser, which
+    /// holds its cookie, can ask), over a window as long as a challenge lives.
+    PasskeyChallengePerLogin,
     /// Device authorizations per source (each stores a device code and its user code).
     DeviceAuthorization,
     /// Device codes started per client: the one limit keyed on a target, because it bounds
@@ -125,6 +134,11 @@ impl Limit {
             Limit::PhotoUpload => (limits.photo_uploads_per_hour, 3600),
             Limit::Registration => (limits.registrations_per_hour, 3600),
             Limit::UserCode => (limits.user_codes_per_minute, 60),
+            Limit::PasskeyChallenge => (limits.passkey_challenges_per_minute, 60),
+            Limit::PasskeyChallengePerLogin => (
+                limits.passkey_challenges_per_login,
+                crate::domain::passkey::CHALLENGE_TTL_SECS,
+            ),
             Limit::DeviceAuthorization => (limits.device_authorizations_per_minute, 60),
             Limit::DeviceCodesPerClient => (limits.device_codes_per_client_per_hour, 3600),
         }
@@ -142,6 +156,8 @@ impl Limit {
             Limit::PhotoUpload => "photo_upload",
             Limit::Registration => "registration",
             Limit::UserCode => "user_code",
+            Limit::PasskeyChallenge => "passkey_challenge",
+            Limit::PasskeyChallengePerLogin => "passkey_challenge_login",
             Limit::DeviceAuthorization => "device_authorization",
             Limit::DeviceCodesPerClient => "device_codes_per_client",
         }
@@ -230,6 +246,8 @@ mod tests {
             photo_uploads_per_hour: 20,
             registrations_per_hour: 10,
             user_codes_per_minute: 10,
+            passkey_challenges_per_minute: 30,
+            passkey_challenges_per_login: 10,
             device_authorizations_per_minute: 30,
             device_codes_per_client_per_hour: 1000,
         }

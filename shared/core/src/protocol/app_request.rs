@@ -234,6 +234,18 @@ impl AppRequest for Deletion {
     const TYP: &'static str = "deletion+jwt";
 }
 
+/// "Sign out everywhere", asked by the identity's app (`sign-out+jwt`, signed by any of its
+/// keys): every session and token of the identity ends.
+#[derive(Debug, Clone, Deserialize)]
+pub struct SignOut {
+    /// The identity to sign out.
+    pub sub: String,
+}
+
+impl AppRequest for SignOut {
+    const TYP: &'static str = "sign-out+jwt";
+}
+
 /// A read of the identity's recent logins (`activity+jwt`).
 #[derive(Debug, Clone, Deserialize)]
 pub struct Activity {

@@ -95,10 +95,7 @@ pub(crate) async fn verify_signed(
             let v = jws.verify(&spki, &issuer, now).map_err(invalid)?;
             Ok((v, ApprovedWith::DeviceKey))
         }
-        Signed::Passkey(p) => {
-            let v = verify_assertion(ctx, ident, p, from, now).await?;
-            Ok((v, ApprovedWith::PasskeyUv))
-        }
+        Signed::Passkey(p) => verify_assertion(ctx, ident, p, from, now).await,
     }
 }
 
@@ -108,7 +105,7 @@ async fn verify_assertion(
     p: PasskeySigned,
     from: Option<&Source>,
     now: Timestamp,
-) -> Result<Verified, AppError> {
+) -> Result<(Verified, ApprovedWith), AppError> {
     let PasskeyProof::Assertion(assertion) = &p.proof else {
         return Err(invalid("a signed request carries a WebAuthn assertion"));
     };
@@ -131,7 +128,8 @@ async fn verify_assertion(
         .passkey_used(&key, ok.sign_count, from, now)
         .await?
     {
-        Outcome::Done => Ok(v),
+        // A passkey the device key enrolled signs at the device key's level (issue 38).
+        Outcome::Done => Ok((v, key.value.level(ApprovedWith::PasskeyUv))),
         Outcome::Lost => Err(AppError::Conflict(
             "this passkey was used at the same moment; sign a new request",
         )),

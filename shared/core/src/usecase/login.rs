@@ -495,11 +495,15 @@ pub async fn complete(
     let (sid, new_sso) = match sid {
         Some(sid) => (sid, None),
         None => {
-            let (mut s, cookie) = SsoSession::new(sub, auth_time, now, ctx.random.as_ref());
+            // "This wasn't me" on the QR login names its session by it (its `sid`).
+            let (mut s, cookie) = match login {
+                Some(l) => {
+                    SsoSession::for_login(sub, &l.value.id, auth_time, now, ctx.random.as_ref())
+                }
+                None => SsoSession::new(sub, auth_time, now, ctx.random.as_ref()),
+            };
             s.method = who.method;
             s.clients.push(req.client_id.clone());
-            // "This wasn't me" on the QR login finds its session by this.
-            s.login = login.map(|l| l.value.id.to_string());
             let exp = s.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
             (s.sid.clone(), Some((s, exp, cookie)))
         }

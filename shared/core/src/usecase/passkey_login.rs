@@ -17,6 +17,8 @@ use crate::context::Context;
 use crate::domain::authn::{Acr, Method};
 use crate::domain::login::{DecideError, QrLogin};
 use crate::domain::passkey::{self, Assertion, PasskeyError, RelyingParty};
+use crate::domain::ratelimit::{Counted, Limit, Source};
+use crate::service::limits;
 use crate::service::login_history::remember_passkey_login;
 use crate::store::typed::Versioned;
 use crate::store::{IdentityStore, Outcome, Passkeys, QrLogins, StoreError};
@@ -52,6 +54,12 @@ pub enum PasskeyLoginError {
     /// The request or its client requires more (cannot happen for 3, kept for the type).
     #[error("this service requires {}", .0.needs())]
     AcrNotMet(Acr),
+    /// Too many challenges from this source or for this login (429).
+    #[error("too many passkey challenges: wait and try again")]
+    RateLimited {
+        /// Seconds to wait.
+        retry_after: i64,
+    },
     /// The issuer has no host to be a WebAuthn relying party (a misconfiguration: 500).
     #[error("the issuer cannot be a WebAuthn relying party")]
     NoRelyingParty,
@@ -72,6 +80,7 @@ impl Answered for PasskeyLoginError {
             E::Rejected(_) => json(400, "passkey_rejected", &self),
             E::OtherPerson => json(403, "other_person", &self),
             E::AcrNotMet(_) => json(403, "acr_not_met", &self),
+            E::RateLimited { retry_after } => Answer::RateLimited { retry_after },
             E::NoRelyingParty => Answer::Internal {
                 log: "the issuer has no host: no WebAuthn relying party",
             },
@@ -92,14 +101,19 @@ pub struct PasskeyOptions {
 }
 
 /// A new challenge for the pending login `login`, stored until it (or the login) expires.
+/// Each is a write: counted per source (`who`) and per login, whose live challenges are so
+/// bounded (issue 38: 13,118 in 3 s for one login from one address).
 pub async fn options(
     ctx: &Context,
     login: &Versioned<QrLogin>,
+    who: &Source,
 ) -> Result<PasskeyOptions, PasskeyLoginError> {
     let now = ctx.clock.now();
     let l = &login.value;
     pending(l, now)?;
     let rp = relying_party(ctx)?;
+    within(ctx, Limit::PasskeyChallenge, who.as_str(), now).await?;
+    within(ctx, Limit::PasskeyChallengePerLogin, &l.id, now).await?;
     let expires = now
         .plus_secs(passkey::CHALLENGE_TTL_SECS)
         .secs()
@@ -122,6 +136,19 @@ pub async fn options(
         }
     }
     Err(StoreError::ConditionFailed.into())
+}
+
+/// Counts one challenge under `limit` for `who`; over it, [`PasskeyLoginError::RateLimited`].
+async fn within(
+    ctx: &Context,
+    limit: Limit,
+    who: &str,
+    now: Timestamp,
+) -> Result<(), PasskeyLoginError> {
+    match limits::count(ctx.store.as_ref(), &ctx.settings.limits, limit, who, now).await? {
+        Counted::Allowed => Ok(()),
+        Counted::Limited { retry_after } => Err(PasskeyLoginError::RateLimited { retry_after }),
+    }
 }
 
 /// The assertion a browser sent, each field base64url as WebAuthn's JSON encoding has it.
@@ -193,11 +220,14 @@ pub async fn sign_in(
         return Err(PasskeyLoginError::Rejected(PasskeyError::Counter));
     }
     let mut next = l.clone();
-    next.sign_in_with_passkey(&sub, now).map_err(|e| match e {
-        DecideError::AlreadyDecided => PasskeyLoginError::AlreadyDecided,
-        DecideError::AcrNotMet(a) => PasskeyLoginError::AcrNotMet(a),
-        _ => PasskeyLoginError::UnknownLogin,
-    })?;
+    // A passkey the device key enrolled signs in at the device key's level (issue 38).
+    let method = key.value.level(Method::PasskeySignIn);
+    next.sign_in_with_passkey(&sub, method, now)
+        .map_err(|e| match e {
+            DecideError::AlreadyDecided => PasskeyLoginError::AlreadyDecided,
+            DecideError::AcrNotMet(a) => PasskeyLoginError::AcrNotMet(a),
+            _ => PasskeyLoginError::UnknownLogin,
+        })?;
     if ctx.store.update_qr_login(login, &next, now).await? == Outcome::Lost {
         return Err(PasskeyLoginError::AlreadyDecided);
     }
@@ -205,7 +235,7 @@ pub async fn sign_in(
         .client(&l.request.client_id)
         .subject(&sub)
         .outcome("approved")
-        .detail(Method::PasskeySignIn.as_str())
+        .detail(method.as_str())
         .emit();
     remember_passkey_login(ctx, &sub, &next, now).await;
     Ok(())

@@ -528,12 +528,12 @@ async fn issue_device_tokens(
         }
     };
     let lifetimes = ctx.settings.lifetimes;
-    let (mut sso, _cookie) = SsoSession::new(sub, auth_time, now, ctx.random.as_ref());
+    // "This wasn't me" on the approval names this session by it (its `sid`, issue 38).
+    let link = crate::domain::device_grant::login_link(hash);
+    let (mut sso, _cookie) = SsoSession::for_login(sub, &link, auth_time, now, ctx.random.as_ref());
     sso.method = who.method;
     // The client takes part in the session (back-channel logout tells it when it ends).
     sso.clients.push(client.client_id.clone());
-    // "This wasn't me" on the approval finds this session by it (issue 24).
-    sso.login = Some(crate::domain::device_grant::login_link(hash));
     let sso_exp = sso.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
     let g = device_grant_record(ctx, client, approved, who, &sso.sid, now);
     let exp = now.plus_secs(g.refresh_ttl(&lifetimes)).secs();

@@ -45,6 +45,7 @@ const MODULES: &[Asset] = &[
     module!("keys.js"),
     module!("edit.js"),
     module!("rotate.js"),
+    module!("signout.js"),
     module!("delete.js"),
     module!("activity.js"),
     module!("where.js"),

@@ -316,10 +316,14 @@ struct ReportBody {
 }
 
 /// `POST .../app/identities/{sub}/logins/{login_id}/report`: "this wasn't me", signed by the
-/// device key (`report+jwt` naming the entry in `login`). The login's session ends (its
-/// clients get back-channel logout) and its tokens are revoked; the entry, marked reported.
+/// device key (`report+jwt` naming the entry in `login`). The login's tokens are revoked
+/// (`tokens_revoked`), its session ends if still live (`session_ended`; its clients get
+/// back-channel logout); the entry, marked reported.
 pub(crate) async fn report(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
+    if req.uri().path().ends_with("/sign-out") {
+        return sign_out(ctx, req).await;
+    }
     let body: ReportBody = json_body(&req)?;
     let id = path_param(&req, "login_id").unwrap_or_default();
     let done = app::report_login(ctx, &path_sub(&req)?, &id, &body.report, &source(&req)).await?;
@@ -328,8 +332,27 @@ pub(crate) async fn report(ctx: &Context, req: Request) -> Result<Response, Http
         &json!({
             "status": "reported",
             "login": activity_json(&done.entry),
-            "session_ended": done.sid.is_some(),
+            "session_ended": done.session_ended,
+            "tokens_revoked": done.sid.is_some(),
         }),
+    ))
+}
+
+#[derive(Deserialize)]
+struct SignOutBody {
+    sign_out: String,
+}
+
+/// `POST .../app/identities/{sub}/sign-out`: "sign out everywhere", signed by any of the
+/// identity's keys (`sign-out+jwt`): every session and token ends, the sessions' clients get
+/// back-channel logout (served by the `app-report` function, which signs those tokens too).
+async fn sign_out(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    let body: SignOutBody = json_body(&req)?;
+    let ended =
+        app::sign_out_everywhere(ctx, &path_sub(&req)?, &body.sign_out, &source(&req)).await?;
+    Ok(json(
+        200,
+        &json!({ "status": "signed_out", "sessions_ended": ended }),
     ))
 }
 

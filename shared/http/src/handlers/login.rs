@@ -16,8 +16,8 @@ use crate::usecase::login::{
 };
 use crate::Context;
 use crate::{
-    base, check_realm, cookies, finish, get_or_post_params, json, query_pairs, single, source_ip,
-    user_agent, HttpError, Request, Response,
+    base, check_realm, cookies, finish, get_or_post_params, json, query_pairs, single, source,
+    source_ip, user_agent, HttpError, Request, Response,
 };
 
 /// `GET|POST .../protocol/openid-connect/auth`
@@ -363,7 +363,7 @@ pub(crate) async fn passkey(ctx: &Context, req: Request) -> Result<Response, Htt
     };
     let answer = match body.assertion {
         None => {
-            let o = passkey_login::options(ctx, &s).await?;
+            let o = passkey_login::options(ctx, &s, &source(&req)).await?;
             json!({ "publicKey": {
                 "challenge": o.challenge, "rpId": o.rp_id, "timeout": o.timeout_ms,
                 "userVerification": "required", "allowCredentials": [],

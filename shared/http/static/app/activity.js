@@ -46,9 +46,7 @@ function activityEntry(me, l) {
       : null,
   );
   if (l.reported) {
-    li.append(
-      h('p', { class: 'note ok small reported' }, 'Reported: signed out, its access revoked.'),
-    );
+    li.append(h('p', { class: 'note ok small reported' }, 'Reported as not you.'));
     return li;
   }
   if (!l.id || l.outcome !== 'approved') return li;
@@ -65,11 +63,8 @@ function activityEntry(me, l) {
     no.addEventListener('click', () => area.replaceChildren(ask));
     yes.addEventListener('click', () =>
       busy(yes, out, async () => {
-        await device.reportLogin(me, l.id);
-        await showActivity(
-          me,
-          `Done: ${l.client_name} was signed out of that login and its access was revoked.`,
-        );
+        const done = await device.reportLogin(me, l.id);
+        await showActivity(me, reportedNote(l.client_name, done));
       }),
     );
     area.replaceChildren(
@@ -86,6 +81,21 @@ function activityEntry(me, l) {
   area.append(ask);
   li.append(area);
   return li;
+}
+
+/**
+ * What "this wasn't me" did, as the server answered it: only what happened (issue 38).
+ * @param {string} name the client's name
+ * @param {{session_ended?: boolean, tokens_revoked?: boolean}} done the answer
+ */
+function reportedNote(name, done) {
+  if (done.session_ended) {
+    return `Done: ${name} was signed out of that login and its access was revoked.`;
+  }
+  if (done.tokens_revoked) {
+    return `Done: that login’s access to ${name} was revoked (its session had already ended).`;
+  }
+  return `Reported. No session or access of that login was found to end.`;
 }
 
 /** What each outcome of the recent logins says. */

@@ -338,6 +338,15 @@ export async function reportLogin(me, id) {
   });
 }
 
+/**
+ * "Sign out everywhere": every session and token of the identity ends (its clients are told by
+ * back-channel logout), whatever its keys. Answers `{ status, sessions_ended }`.
+ */
+export async function signOutEverywhere(me) {
+  const req = await signAs(me, 'sign-out+jwt', { sub: me.profile.sub });
+  return call('POST', `/app/identities/${me.profile.sub}/sign-out`, { sign_out: req });
+}
+
 /** The identity's recent logins, newest first. */
 export async function recentLogins(me) {
   const activity = await signAs(me, 'activity+jwt', { sub: me.profile.sub });

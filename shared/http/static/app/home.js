@@ -4,6 +4,7 @@ import { showDelete } from './delete.js';
 import { showEdit } from './edit.js';
 import { showKeys } from './keys.js';
 import { showRotate } from './rotate.js';
+import { showSignOut } from './signout.js';
 import { h, message, show } from './ui.js';
 
 function card(p) {
@@ -59,6 +60,11 @@ export function showHome(me, note) {
             { type: 'button', id: 'rotate', onclick: () => showRotate(me) },
             'Replace device key',
           ),
+      h(
+        'button',
+        { type: 'button', id: 'sign-out', onclick: () => showSignOut(me) },
+        'Sign out everywhere',
+      ),
       h(
         'button',
         { type: 'button', id: 'delete', class: 'danger', onclick: () => showDelete(me) },

@@ -1,6 +1,7 @@
 // The keys screen: the identity's passkeys and device key.
 import * as device from './device.js';
 import { showHome } from './home.js';
+import { signedOutNote } from './signout.js';
 import { h, message, show } from './ui.js';
 
 /** The identity's keys (issue 26): each passkey and the device key, where each was last used;
@@ -51,35 +52,74 @@ export async function showKeys(me) {
     k.last_used_at
       ? `Last used ${new Date(k.last_used_at).toLocaleString()}${k.last_used_from ? ` from ${k.last_used_from}` : ''}`
       : 'Not used yet';
-  const remove = (id) =>
-    h(
+  // Removing a key asks first, and offers to sign out everywhere (checked: a key one removes
+  // may have been lost or copied, and whoever holds it may hold sessions too; issue 38).
+  const confirmRemoval = async (id, everywhere) => {
+    await device.removeKey(me, id);
+    if (id === me.passkey) {
+      // This phone signed with the removed passkey: it signs with another one from now on.
+      const other = keys.passkeys.find((k) => k.credential_id !== id);
+      me = other ? await device.usePasskey(me, other.credential_id) : me;
+    }
+    if (!everywhere) return showKeys(me);
+    const done = await device.signOutEverywhere(me);
+    showHome(me, `The key was removed. ${signedOutNote(done)}`);
+  };
+  const remove = (id) => {
+    const area = h('div', { class: 'remove-area' });
+    const ask = h(
       'button',
       {
         type: 'button',
         class: 'danger remove-key',
         'data-key': id,
-        onclick: async () => {
-          try {
-            await device.removeKey(me, id);
-            if (id === me.passkey) {
-              // This phone signed with the removed passkey: it signs with another one from now on.
-              const other = keys.passkeys.find((k) => k.credential_id !== id);
-              me = other ? await device.usePasskey(me, other.credential_id) : me;
+        onclick: () => {
+          const everywhere = h('input', { type: 'checkbox', id: 'remove-sign-out', checked: true });
+          const yes = h(
+            'button',
+            { type: 'button', class: 'danger', id: 'remove-confirm' },
+            'Remove it',
+          );
+          const no = h(
+            'button',
+            { type: 'button', id: 'remove-cancel', onclick: () => area.replaceChildren(ask) },
+            'Cancel',
+          );
+          yes.addEventListener('click', async () => {
+            yes.disabled = true;
+            try {
+              await confirmRemoval(id, everywhere.checked);
+            } catch (e) {
+              yes.disabled = false;
+              out.replaceChildren(
+                message(
+                  e.code === 'last_key'
+                    ? 'This is your last key: add another before removing it.'
+                    : e.message,
+                ),
+              );
             }
-            showKeys(me);
-          } catch (e) {
-            out.replaceChildren(
-              message(
-                e.code === 'last_key'
-                  ? 'This is your last key: add another before removing it.'
-                  : e.message,
+          });
+          area.replaceChildren(
+            h(
+              'div',
+              { class: 'check' },
+              everywhere,
+              h(
+                'label',
+                { for: 'remove-sign-out' },
+                'It was lost or may have been copied: also sign out everywhere',
               ),
-            );
-          }
+            ),
+            h('div', { class: 'buttons' }, yes, no),
+          );
         },
       },
       'Remove',
     );
+    area.append(ask);
+    return area;
+  };
   for (const k of keys.passkeys) {
     list.append(
       h(
@@ -88,6 +128,13 @@ export async function showKeys(me) {
         h('strong', {}, k.name),
         k.credential_id === me.passkey ? ' (this phone)' : '',
         h('p', { class: 'muted small' }, `Passkey · ${used(k)}`),
+        k.max_acr === '1'
+          ? h(
+              'p',
+              { class: 'muted small passkey-level' },
+              'Added with the device key: its logins count as the device key’s (no fingerprint, face or PIN level).',
+            )
+          : null,
         remove(k.credential_id),
       ),
     );

@@ -14,6 +14,7 @@ const MODULES = [
   'keys.js',
   'edit.js',
   'rotate.js',
+  'signout.js',
   'delete.js',
   'activity.js',
   'where.js',

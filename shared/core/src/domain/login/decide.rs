@@ -159,7 +159,14 @@ impl QrLogin {
     /// A verified passkey of `sub` signed in on this login's page: approved as
     /// [`Method::PasskeySignIn`] while pending and live, for the person the request accepts
     /// and at any `acr` it requires (`3` meets every level).
-    pub fn sign_in_with_passkey(&mut self, sub: &str, now: Timestamp) -> Result<(), DecideError> {
+    /// `method` is [`Method::PasskeySignIn`], or what a passkey enrolled by a device key is
+    /// capped at ([`crate::domain::passkey::Passkey::level`]).
+    pub fn sign_in_with_passkey(
+        &mut self,
+        sub: &str,
+        method: Method,
+        now: Timestamp,
+    ) -> Result<(), DecideError> {
         if self.expired(now) || self.device_grant.is_some() {
             return Err(DecideError::NotFound);
         }
@@ -171,14 +178,14 @@ impl QrLogin {
             .claims
             .acr
             .required()
-            .filter(|r| Method::PasskeySignIn.acr() < *r)
+            .filter(|r| method.acr() < *r)
         {
             return Err(DecideError::AcrNotMet(required));
         }
         self.status = LoginStatus::Approved {
             sub: Subject::new(sub),
             auth_time: now,
-            approved_with: Method::PasskeySignIn,
+            approved_with: method,
         };
         Ok(())
     }
@@ -650,22 +657,24 @@ mod tests {
         assert!(!s.owns_passkey_challenge(&[]));
         // Expired, or for a device authorization: no.
         assert_eq!(
-            s.clone().sign_in_with_passkey("alice", s.expires_at),
+            s.clone()
+                .sign_in_with_passkey("alice", Method::PasskeySignIn, s.expires_at),
             Err(DecideError::NotFound)
         );
         let mut dg = s.clone();
         dg.device_grant = Some("h".into());
         assert_eq!(
-            dg.sign_in_with_passkey("alice", t0),
+            dg.sign_in_with_passkey("alice", Method::PasskeySignIn, t0),
             Err(DecideError::NotFound)
         );
-        s.sign_in_with_passkey("alice", t0).unwrap();
+        s.sign_in_with_passkey("alice", Method::PasskeySignIn, t0)
+            .unwrap();
         assert_eq!(
             s.approved(t0).map(|a| a.method),
             Some(Method::PasskeySignIn)
         );
         assert_eq!(
-            s.sign_in_with_passkey("alice", t0),
+            s.sign_in_with_passkey("alice", Method::PasskeySignIn, t0),
             Err(DecideError::AlreadyDecided)
         );
     }

@@ -31,7 +31,7 @@ mod decide;
 mod session;
 
 pub use decide::{choices_for, draw_number, DecideError, ScanError};
-pub use session::{AuthCode, Consent, SsoSession};
+pub use session::{sid_of_login, AuthCode, Consent, SsoSession};
 
 /// A login session lives at most five minutes (the default of `SCANID_LOGIN_TTL`).
 pub const LOGIN_TTL_SECS: i64 = 300;

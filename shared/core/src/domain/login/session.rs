@@ -53,6 +53,28 @@ impl SsoSession {
         )
     }
 
+    /// A new session started by `login` (a QR login's id, or a device authorization's
+    /// [`crate::domain::device_grant::login_link`]): its `sid` is [`sid_of_login`], so "this
+    /// wasn't me" on that login names the session and its grants whatever became of the
+    /// session (idled out, logged out: issue 38), with nothing more to store.
+    pub fn for_login(
+        sub: &str,
+        login: &str,
+        auth_time: Timestamp,
+        now: Timestamp,
+        rng: &dyn Random,
+    ) -> (Self, String) {
+        let (mut s, cookie) = Self::new(sub, auth_time, now, rng);
+        let secret = cookie
+            .split_once('.')
+            .map(|(_, secret)| secret)
+            .unwrap_or_default();
+        s.sid = sid_of_login(login);
+        s.login = Some(login.to_owned());
+        let cookie = format!("{}.{secret}", s.sid);
+        (s, cookie)
+    }
+
     /// Splits a cookie value into `(sid, secret)`.
     pub fn parse_cookie(value: &str) -> Option<(&str, &str)> {
         let (sid, secret) = value.split_once('.')?;
@@ -65,6 +87,20 @@ impl SsoSession {
             .secs()
             .min(self.created_at.plus_secs(max).secs())
     }
+}
+
+/// The `sid` of the session login `login` started ([`SsoSession::for_login`]): UUID-shaped
+/// like every `sid`, from SHA-256 of the login (one login starts at most one session: a QR
+/// login completes once, a device code is redeemed once). A `sid` is no secret (tokens and
+/// `session_state` carry it; the cookie's secret part proves a session).
+pub fn sid_of_login(login: &str) -> SessionId {
+    let d = aws_lc_rs::digest::digest(
+        &aws_lc_rs::digest::SHA256,
+        format!("scanid sid\0{login}").as_bytes(),
+    );
+    let mut b = [0u8; 16];
+    b.copy_from_slice(&d.as_ref()[..16]);
+    SessionId::new(uuid::Builder::from_random_bytes(b).into_uuid().to_string())
 }
 
 /// A remembered consent: the scopes an identity granted a client.

@@ -136,9 +136,12 @@ pub trait QrLogins: Backend {
             put(consent, Cond::Any),
         );
         let consent_landed = consent_written.is_ok();
+        // A login's session has its `sid` from the login (`SsoSession::for_login`): a racing
+        // completion's session is the same record, not undone by the one that lost to it.
+        let sso_landed = sso_written.is_ok();
         let undo_all = || async {
             undo(self, &code_key, now).await;
-            if let Some(k) = &sso_key {
+            if let Some(k) = sso_key.as_ref().filter(|_| sso_landed) {
                 undo(self, k, now).await;
             }
             if let Some(k) = consent_key.as_ref().filter(|_| consent_landed) {

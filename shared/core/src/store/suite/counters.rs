@@ -47,6 +47,8 @@ pub async fn rate_limit_counters_count_per_window<B: Backend + 'static>(s: Arc<B
         photo_uploads_per_hour: 20,
         registrations_per_hour: 10,
         user_codes_per_minute: 10,
+        passkey_challenges_per_minute: 30,
+        passkey_challenges_per_login: 10,
         device_authorizations_per_minute: 30,
         device_codes_per_client_per_hour: 1000,
     };

@@ -14,6 +14,7 @@ fn passkey_of(sub: &str, credential_id: &str) -> crate::domain::passkey::Passkey
         created_at: T0,
         last_used_at: None,
         last_used_from: None,
+        enrolled_by_device_key: false,
     }
 }
 

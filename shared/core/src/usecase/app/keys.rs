@@ -89,6 +89,11 @@ pub async fn add_passkey(
     let now = ctx.clock.now();
     let (ident, version, v, signed_with) =
         signed_request(ctx, sub, request, "passkey+jwt", Some(who), now).await?;
+    // Signed by the device key (not a passkey's assertion, which spent the challenge).
+    let by_device_key = matches!(
+        crate::domain::app_jws::parse_signed(request, "passkey+jwt"),
+        Ok(crate::domain::app_jws::Signed::Es256(_))
+    );
     let cred = Credential::of(&v.claims)?;
     let b = |s: &str| {
         base64::Engine::decode(
@@ -117,17 +122,19 @@ pub async fn add_passkey(
         Some(_) => return Err(invalid("retire_device_key: a boolean")),
     };
     // A passkey's assertion spent the challenge already; a device-key request spends it here.
-    if signed_with == ApprovedWith::DeviceKey
-        && !ctx.store.take_webauthn_challenge(&challenge, now).await?
-    {
+    if by_device_key && !ctx.store.take_webauthn_challenge(&challenge, now).await? {
         return Err(invalid("webauthn_challenge: unknown, expired or used"));
     }
-    let key = new.into_passkey(
+    let mut key = new.into_passkey(
         ident.sub.as_str(),
         &key_name(v.claims.get("name")),
         cred.transports,
         now,
     );
+    // The device key alone (no user verification) cannot make a passkey that logs in at a
+    // higher level than itself: one it enrols (or a passkey it enrolled) stays at acr 1
+    // (issue 38). A user-verified passkey's enrolment gets its full level.
+    key.enrolled_by_device_key = signed_with == ApprovedWith::DeviceKey;
     let next = Identity {
         device_key_retired: ident.device_key_retired || retire,
         updated_at: Some(now),
@@ -189,6 +196,9 @@ pub struct PasskeyView {
     pub last_used_at: Option<String>,
     /// Where it was last used: the place or address of that request.
     pub last_used_from: Option<String>,
+    /// The highest `acr` its logins reach: `1` for a passkey the device key enrolled (or a
+    /// passkey so enrolled), else `3` (`2` when it approves in the app; issue 38).
+    pub max_acr: &'static str,
 }
 
 impl From<&Passkey> for PasskeyView {
@@ -200,6 +210,7 @@ impl From<&Passkey> for PasskeyView {
             created_at: p.created_at.to_rfc3339_millis(),
             last_used_at: p.last_used_at.map(Timestamp::to_rfc3339_millis),
             last_used_from: p.last_used_from.clone(),
+            max_acr: if p.enrolled_by_device_key { "1" } else { "3" },
         }
     }
 }

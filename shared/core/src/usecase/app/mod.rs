@@ -15,6 +15,7 @@ pub mod photo;
 pub mod profile;
 pub mod report;
 pub mod scan;
+pub mod sign_out;
 pub mod signup;
 
 pub use activity::recent_logins;
@@ -28,6 +29,7 @@ pub use photo::{hosted_photo, upload_photo};
 pub use profile::update_profile;
 pub use report::{report_login, Reported};
 pub use scan::{scan, scan_from, ScanBy, Scanned};
+pub use sign_out::sign_out_everywhere;
 pub use signup::{name_available, signup};
 
 pub use crate::protocol::app_request::Decision;

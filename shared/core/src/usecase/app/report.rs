@@ -1,33 +1,38 @@
-//! "This wasn't me" (app protocol §4): a recent login reported by the identity's app ends the
-//! SSO session it used and revokes that session's grants.
+//! "This wasn't me" (app protocol §4): a recent login reported by the identity's app revokes
+//! the grants of the SSO session it used, whatever became of that session, and ends the
+//! session if it is still live.
 
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::identity::LoginActivity;
+use crate::domain::login::{sid_of_login, LoginStatus};
 use crate::domain::ratelimit::Source;
 use crate::protocol::app_request::{self, AppRequest, Report};
 use crate::service::app_error::{invalid, AppError};
-use crate::service::sessions::end_session;
+use crate::service::sessions::end_known_session;
 use crate::service::signed_request::signed_by_identity;
-use crate::store::{Grants, IdentityStore, SsoSessions, StoreError};
+use crate::store::{Grants, IdentityStore, QrLogins, SsoSessions, StoreError};
 
 /// What "this wasn't me" did.
 #[derive(Debug)]
 pub struct Reported {
     /// The entry, marked reported.
     pub entry: LoginActivity,
-    /// The SSO session the login used, when it was found: ended (its clients told), and its
-    /// grants revoked, offline ones too.
+    /// The SSO session the login's tokens got, when the entry names it (every approved login
+    /// since issue 38; an SSO login): its grants revoked, offline ones too.
     pub sid: Option<String>,
+    /// Whether that session was still live, and is now ended (its clients told).
+    pub session_ended: bool,
 }
 
 /// "This wasn't me" on the recent login `id` of identity `sub` (`report`, a `report+jwt`
-/// signed by the device key, naming the entry in its `login` claim): the SSO session the
-/// login used ends and its clients get back-channel logout, every grant of that session
-/// (refresh tokens and their access tokens, offline ones too) is revoked, an audit event
-/// records it, and the entry is marked reported. Idempotent: reporting again redoes the
-/// (harmless) ending and keeps the first report's time.
+/// signed by the device key, naming the entry in its `login` claim): every grant of the SSO
+/// session the login's tokens got (refresh tokens and their access tokens, offline ones too)
+/// is revoked whether or not the session is still live (idled out, logged out: issue 38),
+/// the session ends if it is and its clients get back-channel logout, an audit event records
+/// it, and the entry is marked reported. Idempotent: reporting again redoes the (harmless)
+/// revocation and keeps the first report's time.
 pub async fn report_login(
     ctx: &Context,
     sub: &str,
@@ -56,42 +61,70 @@ pub async fn report_login(
     };
     let sid = match (&entry.sid, &entry.login_id) {
         (Some(sid), _) => Some(sid.clone()),
-        (None, Some(login)) => session_of_login(ctx, &ident.sub, login, now).await?,
+        (None, Some(login)) => Some(session_of_login(ctx, &ident.sub, login, now).await?),
         (None, None) => None,
     };
+    if let Some(login) = &entry.login_id {
+        close_if_unfinished(ctx, login, now).await?;
+    }
+    let mut session_ended = false;
     if let Some(sid) = &sid {
         // The offline grants outlive the session: revoked until the last could expire.
         let l = &ctx.settings.lifetimes;
         let until = now.plus_secs(l.offline_token.max(l.refresh_token)).secs();
         ctx.store.revoke_session_grants(sid, until, now).await?;
-        end_session(ctx, sid, now).await?;
+        if let Some(s) = ctx.store.sso_session(sid, now).await? {
+            end_known_session(ctx, &s.value, now).await?;
+            session_ended = true;
+        }
     }
     Audit::new(Event::LoginReported)
         .client(&entry.client_id)
         .subject(&ident.sub)
         .source(who.as_str())
-        .outcome(if sid.is_some() {
-            "session_ended"
-        } else {
-            "no_session"
+        .outcome(match (session_ended, sid.is_some()) {
+            (true, _) => "session_ended",
+            (false, true) => "grants_revoked",
+            (false, false) => "no_session",
         })
         .emit();
-    Ok(Reported { entry, sid })
+    Ok(Reported {
+        entry,
+        sid,
+        session_ended,
+    })
 }
 
-/// The SSO session QR login `login` started, among the identity's recent sessions.
+/// A QR login approved on the phone whose browser has not finished it yet is closed, so
+/// nothing (no code, no session) comes of it after the report; one its browser finishes at
+/// the same moment loses either here or there (then its session is ended below).
+async fn close_if_unfinished(ctx: &Context, login: &str, now: Timestamp) -> Result<(), StoreError> {
+    if login.starts_with("device:") {
+        return Ok(());
+    }
+    match ctx.store.qr_login(login, now).await? {
+        Some(l) if matches!(l.value.status, LoginStatus::Approved { .. }) => {
+            ctx.store.close_qr_login(&l, now).await.map(|_| ())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The SSO session QR login (or device authorization) `login` started: the one its `sid`
+/// names ([`sid_of_login`]), or a session started before sids came from logins, found by its
+/// `login` among the identity's live sessions.
 async fn session_of_login(
     ctx: &Context,
     sub: &str,
     login: &str,
     now: Timestamp,
-) -> Result<Option<String>, StoreError> {
+) -> Result<String, StoreError> {
     for sid in ctx.store.identity_sessions(sub, now).await? {
         if let Some(s) = ctx.store.sso_session(&sid, now).await? {
             if s.value.login.as_deref() == Some(login) {
-                return Ok(Some(sid));
+                return Ok(sid);
             }
         }
     }
-    Ok(None)
+    Ok(sid_of_login(login).to_string())
 }

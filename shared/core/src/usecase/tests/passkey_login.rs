@@ -77,7 +77,8 @@ impl Posted {
 /// A new login's page asks for a challenge: the login, its browser secret, the challenge.
 async fn page(env: &TestEnv) -> (QrLogin, BrowserSecret, Vec<u8>) {
     let (login, secret) = env.show_qr(&env.shop_auth(&[])).await;
-    let opts = passkey_login::options(&env.ctx, &env.qr_login(&login.id).await)
+    let who = crate::domain::ratelimit::Source::from_addr("192.0.2.7");
+    let opts = passkey_login::options(&env.ctx, &env.qr_login(&login.id).await, &who)
         .await
         .unwrap();
     assert_eq!(opts.rp_id, "id.example.com");
