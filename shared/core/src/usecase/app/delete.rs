@@ -9,7 +9,7 @@ use crate::protocol::app_request::{self, AppRequest, Deletion};
 use crate::service::app_error::{invalid, AppError};
 use crate::service::sessions::end_sessions_of;
 use crate::service::signed_request::signed_by_identity;
-use crate::store::{IdentityStore, Passkeys, SsoSessions, StoreError};
+use crate::store::{IdentityStore, Passkeys, SsoSessions};
 
 /// Deletes identity `sub`, asked by its device (`deletion`, signed by the device key).
 pub async fn delete_identity(
@@ -59,19 +59,10 @@ pub async fn erase(
     }
     let quarantine = ctx.settings.lifetimes.name_quarantine;
     let name_held_until = (quarantine > 0).then(|| now.secs() + quarantine);
-    match ctx
-        .store
+    ctx.store
         .delete_identity(ident, version, jtis, name_held_until, now)
         .await
-    {
-        Ok(()) => {}
-        Err(StoreError::ConditionFailed) => {
-            return Err(AppError::Conflict(
-                "jti already used, or the identity changed meanwhile; sign a new request",
-            ))
-        }
-        Err(e) => return Err(e.into()),
-    }
+        .map_err(AppError::from_signed_write)?;
     // And once more now that the record is gone: an upload committed before the deletion
     // may have stored its object after the first pass (an upload that stores later sees
     // the record gone and removes it itself). Best effort: the identity is deleted.
