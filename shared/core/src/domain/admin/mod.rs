@@ -2,12 +2,24 @@
 //! Keycloak's `ClientRepresentation` mapped onto scanid's clients ([`representation`]).
 //!
 //! Roles are Keycloak's `realm-management` roles, by their names; an operator gives them to a
-//! client with `client_credentials` (its service account), and they are read from the client
-//! at every call, so a role taken away, a client disabled or deleted, stops its tokens at once.
+//! client with `client_credentials` (its service account), or to a person (an identity, who
+//! then uses the console, [`CONSOLE_CLIENT_ID`]), and they are read from the client or the
+//! identity at every call, so a role taken away, a client or identity disabled or deleted,
+//! stops its tokens at once.
 
 pub mod representation;
 
 use serde::{Deserialize, Serialize};
+
+/// The admin console's client id (`{auth_url}/admin/`): a public client of the realm (PKCE),
+/// built in and reserved. A person's access token is an admin token only when it was issued
+/// to this client, and only while the person holds an admin role.
+pub const CONSOLE_CLIENT_ID: &str = "scanid-admin-console";
+
+/// The console's redirect URI: its own page, `{public_url}/admin/`.
+pub fn console_redirect_uri(public_url: &str) -> String {
+    format!("{}/admin/", public_url.trim_end_matches('/'))
+}
 
 /// An admin role, as Keycloak names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
