@@ -6,7 +6,7 @@
 //! The admin API cannot create, change or delete the console's client.
 
 use scanid_tests::{
-    auth_url, location, login, params_of, post_form, request, scanid_json, Browser, Resp,
+    require_emulator, auth_url, location, login, params_of, post_form, request, scanid_json, Browser, Resp,
     TestApp, TestServer, CB, PKCE_CHALLENGE, PKCE_VERIFIER,
 };
 use serde_json::{json, Value};
@@ -63,13 +63,30 @@ fn at(t: &Value) -> String {
 }
 
 #[test]
-fn person_tokens_at_the_admin_api() {
+fn person_tokens_at_the_admin_api_on_sqlite() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &["--auth-failure-rate-per-minute", "1000"]);
-    let data_dir = dir.path().display().to_string();
+    scenario(&s, &["--data-dir".into(), dir.path().display().to_string()]);
+}
+
+#[test]
+fn person_tokens_at_the_admin_api_on_dynamodb() {
+    require_emulator();
+    let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
+    scanid_json(&["aws", "init", "--table", &table]);
+    let flags = vec!["--table".to_owned(), table];
+    let dir = tempfile::tempdir().unwrap();
+    let mut serve: Vec<&str> = flags.iter().map(String::as_str).collect();
+    serve.extend(["--auth-failure-rate-per-minute", "1000"]);
+    let s = TestServer::start(dir.path(), &serve);
+    scenario(&s, &flags);
+}
+
+/// The whole story on one store; `flags` select it for the operator's CLI.
+fn scenario(s: &TestServer, flags: &[String]) {
     let op = |args: &[&str]| {
         let mut all = args.to_vec();
-        all.extend(["--data-dir", data_dir.as_str()]);
+        all.extend(flags.iter().map(String::as_str));
         scanid_json(&all)
     };
     // The page: strict CSP, and the console's client written without an operator step.
@@ -81,7 +98,7 @@ fn person_tokens_at_the_admin_api() {
     // Its client takes no other redirect URI.
     let mut b = Browser::new();
     let elsewhere = b.get(&auth_url(
-        &s,
+        s,
         &[
             ("client_id", CONSOLE),
             ("redirect_uri", CB),
@@ -94,8 +111,8 @@ fn person_tokens_at_the_admin_api() {
     assert!(elsewhere.header("location").is_none(), "never sent to another redirect URI");
     assert_eq!(elsewhere.status, 400, "{}", elsewhere.text());
 
-    let olga = TestApp::enroll(&s, "olga");
-    let nora = TestApp::enroll(&s, "nora");
+    let olga = TestApp::enroll(s, "olga");
+    let nora = TestApp::enroll(s, "nora");
     let shown = op(&["identity", "add-role", "--name", "olga", "--role", "realm-admin"]);
     assert_eq!(shown["admin_roles"], json!(["realm-admin"]));
     let shop = op(&[
@@ -105,28 +122,28 @@ fn person_tokens_at_the_admin_api() {
 
     // The operator at the console: an admin token while the role and the session last.
     let mut ob = Browser::new();
-    let olga_console = at(&console_login(&s, &mut ob, &olga));
-    let realm = call(&s, "GET", "/admin/realms/scanid", &olga_console, None);
+    let olga_console = at(&console_login(s, &mut ob, &olga));
+    let realm = call(s, "GET", "/admin/realms/scanid", &olga_console, None);
     assert_eq!(realm.status, 200, "{}", realm.text());
-    let list = call(&s, "GET", "/admin/realms/scanid/clients", &olga_console, None);
+    let list = call(s, "GET", "/admin/realms/scanid/clients", &olga_console, None);
     assert_eq!(list.status, 200, "{}", list.text());
 
     // The console's own client is out of every admin's reach.
     let console_path = format!("/admin/realms/scanid/clients/{CONSOLE}");
     let moved = json!({"clientId": CONSOLE, "redirectUris": ["https://evil.example/cb"]});
-    assert_eq!(call(&s, "PUT", &console_path, &olga_console, Some(&moved)).status, 403);
-    assert_eq!(call(&s, "DELETE", &console_path, &olga_console, None).status, 403);
-    let again = call(&s, "POST", "/admin/realms/scanid/clients", &olga_console, Some(&moved));
+    assert_eq!(call(s, "PUT", &console_path, &olga_console, Some(&moved)).status, 403);
+    assert_eq!(call(s, "DELETE", &console_path, &olga_console, None).status, 403);
+    let again = call(s, "POST", "/admin/realms/scanid/clients", &olga_console, Some(&moved));
     assert_eq!(again.status, 409, "{}", again.text());
 
     // The same person's token for another client: never an admin token.
     let mut sb = Browser::new();
     let back = location(&login(
         &mut sb,
-        &s,
+        s,
         &olga,
         &auth_url(
-            &s,
+            s,
             &[
                 ("client_id", "shop"),
                 ("redirect_uri", CB),
@@ -143,21 +160,21 @@ fn person_tokens_at_the_admin_api() {
         &[("grant_type", "authorization_code"), ("code", &code), ("redirect_uri", CB)],
     );
     assert_eq!(shop_tokens.status, 200, "{}", shop_tokens.text());
-    let r = call(&s, "GET", "/admin/realms/scanid", &at(&shop_tokens.json()), None);
+    let r = call(s, "GET", "/admin/realms/scanid", &at(&shop_tokens.json()), None);
     assert_eq!(r.status, 403, "a person's token of another client: {}", r.text());
 
     // A person without a role: refused after the login.
-    let nora_console = at(&console_login(&s, &mut Browser::new(), &nora));
-    let r = call(&s, "GET", "/admin/realms/scanid", &nora_console, None);
+    let nora_console = at(&console_login(s, &mut Browser::new(), &nora));
+    let r = call(s, "GET", "/admin/realms/scanid", &nora_console, None);
     assert_eq!(r.status, 403, "{}", r.text());
 
     // A role taken away: the next call is refused; given back, allowed again.
     op(&["identity", "remove-role", "--name", "olga", "--role", "realm-admin"]);
-    assert_eq!(call(&s, "GET", "/admin/realms/scanid", &olga_console, None).status, 403);
+    assert_eq!(call(s, "GET", "/admin/realms/scanid", &olga_console, None).status, 403);
     op(&["identity", "add-role", "--name", "olga", "--role", "view-clients"]);
-    assert_eq!(call(&s, "GET", "/admin/realms/scanid/clients", &olga_console, None).status, 200);
+    assert_eq!(call(s, "GET", "/admin/realms/scanid/clients", &olga_console, None).status, 200);
     let new = json!({"clientId": "made-by-viewer", "redirectUris": [CB]});
-    let r = call(&s, "POST", "/admin/realms/scanid/clients", &olga_console, Some(&new));
+    let r = call(s, "POST", "/admin/realms/scanid/clients", &olga_console, Some(&new));
     assert_eq!(r.status, 403, "view-clients cannot create: {}", r.text());
 
     // The scanid SSO session ends (the operator logs out): the console's token is dead.
@@ -180,7 +197,7 @@ fn person_tokens_at_the_admin_api() {
     let refs: Vec<(&str, &str)> = pairs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
     let done = ob.post_form(&s.oidc("logout"), &refs);
     assert!(done.status < 400, "{}", done.text());
-    let r = call(&s, "GET", "/admin/realms/scanid/clients", &olga_console, None);
+    let r = call(s, "GET", "/admin/realms/scanid/clients", &olga_console, None);
     assert_eq!(r.status, 401, "after the SSO session ended: {}", r.text());
     assert!(r.header("www-authenticate").unwrap().starts_with("Bearer"));
 }
