@@ -6,8 +6,8 @@
 //! The admin API cannot create, change or delete the console's client.
 
 use scanid_tests::{
-    require_emulator, auth_url, location, login, params_of, post_form, request, scanid_json, Browser, Resp,
-    TestApp, TestServer, CB, PKCE_CHALLENGE, PKCE_VERIFIER,
+    auth_url, location, login, params_of, post_form, request, require_emulator, scanid_json,
+    Browser, Resp, TestApp, TestServer, CB, PKCE_CHALLENGE, PKCE_VERIFIER,
 };
 use serde_json::{json, Value};
 
@@ -93,7 +93,10 @@ fn scenario(s: &TestServer, flags: &[String]) {
     let page = request("GET", &s.url("/admin/"), &[], b"");
     assert_eq!(page.status, 200, "{}", page.text());
     let csp = page.header("content-security-policy").unwrap().to_owned();
-    assert!(csp.contains("script-src 'self'") && !csp.contains("unsafe"), "{csp}");
+    assert!(
+        csp.contains("script-src 'self'") && !csp.contains("unsafe"),
+        "{csp}"
+    );
     assert!(page.text().contains(CONSOLE));
     // Its client takes no other redirect URI.
     let mut b = Browser::new();
@@ -108,15 +111,32 @@ fn scenario(s: &TestServer, flags: &[String]) {
             ("code_challenge_method", "S256"),
         ],
     ));
-    assert!(elsewhere.header("location").is_none(), "never sent to another redirect URI");
+    assert!(
+        elsewhere.header("location").is_none(),
+        "never sent to another redirect URI"
+    );
     assert_eq!(elsewhere.status, 400, "{}", elsewhere.text());
 
     let olga = TestApp::enroll(s, "olga");
     let nora = TestApp::enroll(s, "nora");
-    let shown = op(&["identity", "add-role", "--name", "olga", "--role", "realm-admin"]);
+    let shown = op(&[
+        "identity",
+        "add-role",
+        "--name",
+        "olga",
+        "--role",
+        "realm-admin",
+    ]);
     assert_eq!(shown["admin_roles"], json!(["realm-admin"]));
     let shop = op(&[
-        "client", "create", "--name", "Shop", "--client-id", "shop", "--redirect-uri", CB,
+        "client",
+        "create",
+        "--name",
+        "Shop",
+        "--client-id",
+        "shop",
+        "--redirect-uri",
+        CB,
     ]);
     let shop_secret = shop["client_secret"].as_str().unwrap().to_owned();
 
@@ -125,15 +145,33 @@ fn scenario(s: &TestServer, flags: &[String]) {
     let olga_console = at(&console_login(s, &mut ob, &olga));
     let realm = call(s, "GET", "/admin/realms/scanid", &olga_console, None);
     assert_eq!(realm.status, 200, "{}", realm.text());
-    let list = call(s, "GET", "/admin/realms/scanid/clients", &olga_console, None);
+    let list = call(
+        s,
+        "GET",
+        "/admin/realms/scanid/clients",
+        &olga_console,
+        None,
+    );
     assert_eq!(list.status, 200, "{}", list.text());
 
     // The console's own client is out of every admin's reach.
     let console_path = format!("/admin/realms/scanid/clients/{CONSOLE}");
     let moved = json!({"clientId": CONSOLE, "redirectUris": ["https://evil.example/cb"]});
-    assert_eq!(call(s, "PUT", &console_path, &olga_console, Some(&moved)).status, 403);
-    assert_eq!(call(s, "DELETE", &console_path, &olga_console, None).status, 403);
-    let again = call(s, "POST", "/admin/realms/scanid/clients", &olga_console, Some(&moved));
+    assert_eq!(
+        call(s, "PUT", &console_path, &olga_console, Some(&moved)).status,
+        403
+    );
+    assert_eq!(
+        call(s, "DELETE", &console_path, &olga_console, None).status,
+        403
+    );
+    let again = call(
+        s,
+        "POST",
+        "/admin/realms/scanid/clients",
+        &olga_console,
+        Some(&moved),
+    );
     assert_eq!(again.status, 409, "{}", again.text());
 
     // The same person's token for another client: never an admin token.
@@ -157,11 +195,26 @@ fn scenario(s: &TestServer, flags: &[String]) {
     let shop_tokens = post_form(
         &s.oidc("token"),
         Some(("shop", &shop_secret)),
-        &[("grant_type", "authorization_code"), ("code", &code), ("redirect_uri", CB)],
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", &code),
+            ("redirect_uri", CB),
+        ],
     );
     assert_eq!(shop_tokens.status, 200, "{}", shop_tokens.text());
-    let r = call(s, "GET", "/admin/realms/scanid", &at(&shop_tokens.json()), None);
-    assert_eq!(r.status, 403, "a person's token of another client: {}", r.text());
+    let r = call(
+        s,
+        "GET",
+        "/admin/realms/scanid",
+        &at(&shop_tokens.json()),
+        None,
+    );
+    assert_eq!(
+        r.status,
+        403,
+        "a person's token of another client: {}",
+        r.text()
+    );
 
     // A person without a role: refused after the login.
     let nora_console = at(&console_login(s, &mut Browser::new(), &nora));
@@ -169,12 +222,45 @@ fn scenario(s: &TestServer, flags: &[String]) {
     assert_eq!(r.status, 403, "{}", r.text());
 
     // A role taken away: the next call is refused; given back, allowed again.
-    op(&["identity", "remove-role", "--name", "olga", "--role", "realm-admin"]);
-    assert_eq!(call(s, "GET", "/admin/realms/scanid", &olga_console, None).status, 403);
-    op(&["identity", "add-role", "--name", "olga", "--role", "view-clients"]);
-    assert_eq!(call(s, "GET", "/admin/realms/scanid/clients", &olga_console, None).status, 200);
+    op(&[
+        "identity",
+        "remove-role",
+        "--name",
+        "olga",
+        "--role",
+        "realm-admin",
+    ]);
+    assert_eq!(
+        call(s, "GET", "/admin/realms/scanid", &olga_console, None).status,
+        403
+    );
+    op(&[
+        "identity",
+        "add-role",
+        "--name",
+        "olga",
+        "--role",
+        "view-clients",
+    ]);
+    assert_eq!(
+        call(
+            s,
+            "GET",
+            "/admin/realms/scanid/clients",
+            &olga_console,
+            None
+        )
+        .status,
+        200
+    );
     let new = json!({"clientId": "made-by-viewer", "redirectUris": [CB]});
-    let r = call(s, "POST", "/admin/realms/scanid/clients", &olga_console, Some(&new));
+    let r = call(
+        s,
+        "POST",
+        "/admin/realms/scanid/clients",
+        &olga_console,
+        Some(&new),
+    );
     assert_eq!(r.status, 403, "view-clients cannot create: {}", r.text());
 
     // The scanid SSO session ends (the operator logs out): the console's token is dead.
@@ -194,10 +280,19 @@ fn scenario(s: &TestServer, flags: &[String]) {
         })
         .collect();
     assert!(pairs.iter().any(|(n, _)| n == "csrf"), "{html}");
-    let refs: Vec<(&str, &str)> = pairs.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let refs: Vec<(&str, &str)> = pairs
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
     let done = ob.post_form(&s.oidc("logout"), &refs);
     assert!(done.status < 400, "{}", done.text());
-    let r = call(s, "GET", "/admin/realms/scanid/clients", &olga_console, None);
+    let r = call(
+        s,
+        "GET",
+        "/admin/realms/scanid/clients",
+        &olga_console,
+        None,
+    );
     assert_eq!(r.status, 401, "after the SSO session ended: {}", r.text());
     assert!(r.header("www-authenticate").unwrap().starts_with("Bearer"));
 }

@@ -9,10 +9,19 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, startCallback, launchBrowser, cli, enroll, approve, readQr } from './helpers.mjs';
+import {
+  startServer,
+  startCallback,
+  launchBrowser,
+  cli,
+  enroll,
+  approve,
+  readQr,
+} from './helpers.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const SHOTS = process.env.SCANID_CONSOLE_SHOTS ?? path.join(here, '..', '..', 'docs', 'book', 'src', 'img');
+const SHOTS =
+  process.env.SCANID_CONSOLE_SHOTS ?? path.join(here, '..', '..', 'docs', 'book', 'src', 'img');
 
 const PHONE = {
   viewport: { width: 390, height: 844 },
@@ -115,7 +124,9 @@ test('the login screen: no admin screen without a login, usable at 360 px', asyn
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(overflow <= 360, `no horizontal scroll at 360 px (${overflow})`);
   // Keycloak's console URL leads here.
-  const kc = await page.request.get(`${server.base}/admin/${server.realm ?? 'scanid'}/console/`, { maxRedirects: 0 });
+  const kc = await page.request.get(`${server.base}/admin/${server.realm ?? 'scanid'}/console/`, {
+    maxRedirects: 0,
+  });
   assert.equal(kc.status(), 302);
   assert.equal(kc.headers().location, '/admin/');
   await context.close();
@@ -123,7 +134,16 @@ test('the login screen: no admin screen without a login, usable at 360 px', asyn
 
 test('the operator scans into the console, creates a client, logs in to it, disables it: its refresh fails', async () => {
   const phone = await phoneSignedUp('olga');
-  await cli(['identity', 'add-role', '--name', 'olga', '--role', 'realm-admin', '--data-dir', server.dataDir]);
+  await cli([
+    'identity',
+    'add-role',
+    '--name',
+    'olga',
+    '--role',
+    'realm-admin',
+    '--data-dir',
+    server.dataDir,
+  ]);
   const desktop = await consoleLogin();
   await shot(desktop, 'login');
   await desktop.click('#login');
@@ -147,18 +167,29 @@ test('the operator scans into the console, creates a client, logs in to it, disa
   const reached = [];
   for (let i = 0; i < 8; i += 1) {
     await desktop.keyboard.press('Tab');
-    reached.push(await desktop.evaluate(() => document.activeElement.id || document.activeElement.textContent));
+    reached.push(
+      await desktop.evaluate(() => document.activeElement.id || document.activeElement.textContent),
+    );
   }
   assert.ok(reached.includes('new-client'), reached.join());
   assert.ok(reached.includes('import'), reached.join());
-  assert.ok(reached.some((t) => /^Edit /.test(t)), reached.join());
+  assert.ok(
+    reached.some((t) => /^Edit /.test(t)),
+    reached.join(),
+  );
   await shot(desktop, 'clients');
 
   // Create, by keyboard: the form's controls are labelled and reachable.
   await desktop.focus('#new-client');
   await desktop.keyboard.press('Enter');
   await desktop.locator('#client-id').waitFor();
-  for (const id of ['client-id', 'client-name', 'redirect-uris', 'public-client', 'service-account']) {
+  for (const id of [
+    'client-id',
+    'client-name',
+    'redirect-uris',
+    'public-client',
+    'service-account',
+  ]) {
     assert.equal(await desktop.locator(`label[for="${id}"]`).count(), 1, `${id} is labelled`);
   }
   await desktop.fill('#client-id', 'shop');
@@ -203,12 +234,18 @@ test('the operator scans into the console, creates a client, logs in to it, disa
     client_secret: secret,
   });
   assert.ok(refreshed.status >= 400, `refresh after disable: ${refreshed.status}`);
-  assert.ok(['invalid_client', 'invalid_grant', 'unauthorized_client'].includes(refreshed.body.error), refreshed.body.error);
+  assert.ok(
+    ['invalid_client', 'invalid_grant', 'unauthorized_client'].includes(refreshed.body.error),
+    refreshed.body.error,
+  );
 
   // Screens whose calls this server does not have yet say so; none fails silently.
   for (const name of ['identities', 'events', 'keys']) {
     await desktop.click(`#nav [data-screen="${name}"]`);
-    await desktop.locator('main h1').filter({ hasText: new RegExp(name, 'i') }).waitFor();
+    await desktop
+      .locator('main h1')
+      .filter({ hasText: new RegExp(name, 'i') })
+      .waitFor();
   }
   await phone.context().close();
   await desktop.context().close();

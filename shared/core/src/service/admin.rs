@@ -234,7 +234,10 @@ async fn person(
     now: Timestamp,
 ) -> Result<Result<Caller, Refusal>, StoreError> {
     let dead = Refusal::Unauthorized("the console's login ended; log in again");
-    let Some(client) = issuing_client(ctx, claims, now).await?.filter(|c| !c.disabled) else {
+    let Some(client) = issuing_client(ctx, claims, now)
+        .await?
+        .filter(|c| !c.disabled)
+    else {
         return Ok(Err(dead));
     };
     let Some(grant) = ctx.store.grant(&claims.gid, now).await?.map(|g| g.value) else {

@@ -114,12 +114,24 @@ mod tests {
         assert!(!SHELL.contains("<script>"), "no inline script");
         assert!(!SHELL.contains("style="), "no inline style");
         for a in ASSETS {
-            assert!(!a.body.contains("innerHTML"), "{} builds markup from text", a.name);
+            assert!(
+                !a.body.contains("innerHTML"),
+                "{} builds markup from text",
+                a.name
+            );
             assert!(!a.body.contains("eval("), "{}", a.name);
-            assert!(!a.body.contains("localStorage"), "{} keeps nothing in localStorage", a.name);
+            assert!(
+                !a.body.contains("localStorage"),
+                "{} keeps nothing in localStorage",
+                a.name
+            );
             for import in a.body.split("from './").skip(1) {
                 let name = import.split('\'').next().unwrap_or_default();
-                assert!(ASSETS.iter().any(|n| n.name == name), "{} imports {name}", a.name);
+                assert!(
+                    ASSETS.iter().any(|n| n.name == name),
+                    "{} imports {name}",
+                    a.name
+                );
             }
         }
     }

@@ -27,7 +27,9 @@ function random() {
 export async function login() {
   const verifier = random();
   const state = random();
-  const challenge = b64url(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
+  const challenge = b64url(
+    await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)),
+  );
   sessionStorage.setItem(PENDING, JSON.stringify({ state, verifier }));
   const q = new URLSearchParams({
     response_type: 'code',
@@ -52,7 +54,8 @@ export async function finishLogin() {
   const pending = JSON.parse(sessionStorage.getItem(PENDING) ?? 'null');
   sessionStorage.removeItem(PENDING);
   if (q.has('error')) return { error: q.get('error_description') ?? q.get('error') };
-  if (!pending || pending.state !== q.get('state')) return { error: 'the login answer does not match the request' };
+  if (!pending || pending.state !== q.get('state'))
+    return { error: 'the login answer does not match the request' };
   const res = await fetch(`${config.issuer}/protocol/openid-connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -65,8 +68,13 @@ export async function finishLogin() {
     }),
   });
   const body = await res.json().catch(() => ({}));
-  if (!res.ok || !body.access_token) return { error: body.error_description ?? `token endpoint: HTTP ${res.status}` };
-  token = { access: body.access_token, id: body.id_token, expires: Date.now() + body.expires_in * 1000 };
+  if (!res.ok || !body.access_token)
+    return { error: body.error_description ?? `token endpoint: HTTP ${res.status}` };
+  token = {
+    access: body.access_token,
+    id: body.id_token,
+    expires: Date.now() + body.expires_in * 1000,
+  };
   return { token };
 }
 
@@ -87,7 +95,10 @@ export function whoAmI() {
 
 /** Forgets the token and ends the scanid session (RP-initiated logout). */
 export function logout() {
-  const q = new URLSearchParams({ client_id: config.clientId, post_logout_redirect_uri: config.redirectUri });
+  const q = new URLSearchParams({
+    client_id: config.clientId,
+    post_logout_redirect_uri: config.redirectUri,
+  });
   if (token?.id) q.set('id_token_hint', token.id);
   token = null;
   location.assign(`${config.issuer}/protocol/openid-connect/logout?${q}`);

@@ -18,17 +18,31 @@ export async function clients() {
     c.name ?? '',
     c.enabled === false ? 'disabled' : 'enabled',
     c.publicClient ? 'public' : 'confidential',
-    h('button', { type: 'button', onclick: () => edit(c.clientId), dataset: { edit: c.clientId } }, `Edit ${c.clientId}`),
+    h(
+      'button',
+      { type: 'button', onclick: () => edit(c.clientId), dataset: { edit: c.clientId } },
+      `Edit ${c.clientId}`,
+    ),
   ]);
   screen(
     'Clients',
     h(
       'div',
       { class: 'buttons' },
-      h('button', { type: 'button', class: 'primary', id: 'new-client', onclick: create }, 'New client'),
-      h('button', { type: 'button', id: 'import', onclick: importFile }, 'Import a Keycloak export'),
+      h(
+        'button',
+        { type: 'button', class: 'primary', id: 'new-client', onclick: create },
+        'New client',
+      ),
+      h(
+        'button',
+        { type: 'button', id: 'import', onclick: importFile },
+        'Import a Keycloak export',
+      ),
     ),
-    res.ok ? table(`${list.length} clients`, ['Client ID', 'Name', 'State', 'Type', ''], rows) : failure(res, 'Clients'),
+    res.ok
+      ? table(`${list.length} clients`, ['Client ID', 'Name', 'State', 'Type', ''], rows)
+      : failure(res, 'Clients'),
   );
 }
 
@@ -39,7 +53,9 @@ function form(id, c, submitLabel, onsubmit) {
     c ? null : field('client-id', 'Client ID', { required: true, autocomplete: 'off' }),
     field('client-name', 'Name', { value: c?.name ?? '' }),
     field('redirect-uris', 'Redirect URIs (one a line)', {}, 'textarea'),
-    c ? null : check('public-client', 'Public client (a browser or phone app: no secret, PKCE)', false),
+    c
+      ? null
+      : check('public-client', 'Public client (a browser or phone app: no secret, PKCE)', false),
     c ? null : check('service-account', 'Service account (client credentials)', false),
     c ? check('enabled', 'Enabled', c.enabled !== false) : null,
     h('button', { type: 'submit', class: 'primary' }, submitLabel),
@@ -169,12 +185,20 @@ function importFile() {
   const f = h(
     'form',
     { id: 'import-form' },
-    field('import-file', 'A Keycloak realm export (kc.sh export, JSON)', { type: 'file', accept: 'application/json,.json', required: true }),
+    field('import-file', 'A Keycloak realm export (kc.sh export, JSON)', {
+      type: 'file',
+      accept: 'application/json,.json',
+      required: true,
+    }),
     h(
       'div',
       { class: 'field' },
       h('label', { for: 'if-exists' }, 'When a client exists'),
-      h('select', { id: 'if-exists' }, ['FAIL', 'SKIP', 'OVERWRITE'].map((v) => h('option', { value: v }, v))),
+      h(
+        'select',
+        { id: 'if-exists' },
+        ['FAIL', 'SKIP', 'OVERWRITE'].map((v) => h('option', { value: v }, v)),
+      ),
     ),
     h('button', { type: 'submit', class: 'primary' }, 'Import'),
   );
@@ -193,7 +217,11 @@ function importFile() {
     if (!r.ok) return out.replaceChildren(failure(r, 'Import'));
     const results = r.data?.results ?? [];
     out.replaceChildren(
-      h('p', { class: 'note ok' }, `Added ${r.data?.added ?? 0}, overwritten ${r.data?.overwritten ?? 0}, skipped ${r.data?.skipped ?? 0}.`),
+      h(
+        'p',
+        { class: 'note ok' },
+        `Added ${r.data?.added ?? 0}, overwritten ${r.data?.overwritten ?? 0}, skipped ${r.data?.skipped ?? 0}.`,
+      ),
       table(
         'What came over, and what did not',
         ['Resource', 'Action', 'Note'],
@@ -201,5 +229,10 @@ function importFile() {
       ),
     );
   });
-  screen('Import a Keycloak export', f, out, h('button', { type: 'button', onclick: clients }, 'Back to clients'));
+  screen(
+    'Import a Keycloak export',
+    f,
+    out,
+    h('button', { type: 'button', onclick: clients }, 'Back to clients'),
+  );
 }

@@ -12,8 +12,16 @@ function loginScreen(note) {
   screen(
     'scanid admin console',
     note ?? null,
-    h('p', {}, 'Log in by scanning the QR code with the scanid app on your phone. Every visit asks for a fresh scan.'),
-    h('button', { type: 'button', class: 'primary', id: 'login', onclick: login }, 'Log in with scanid'),
+    h(
+      'p',
+      {},
+      'Log in by scanning the QR code with the scanid app on your phone. Every visit asks for a fresh scan.',
+    ),
+    h(
+      'button',
+      { type: 'button', class: 'primary', id: 'login', onclick: login },
+      'Log in with scanid',
+    ),
   );
 }
 
@@ -37,16 +45,24 @@ async function start() {
   if (realm.status === 403) {
     return screen(
       'No admin role',
-      h('p', { class: 'note error', id: 'no-role', role: 'alert' }, 'This identity has no admin role.'),
+      h(
+        'p',
+        { class: 'note error', id: 'no-role', role: 'alert' },
+        'This identity has no admin role.',
+      ),
       h('p', {}, 'The operator gives one with scanid identity add-role.'),
       h('button', { type: 'button', id: 'logout-norole', onclick: logout }, 'Log out'),
     );
   }
-  if (!realm.ok) return loginScreen(h('p', { class: 'note error' }, `The admin API answered HTTP ${realm.status}.`));
+  if (!realm.ok)
+    return loginScreen(
+      h('p', { class: 'note error' }, `The admin API answered HTTP ${realm.status}.`),
+    );
   document.getElementById('who').textContent = `${whoAmI()} · realm ${config.realm}`;
   const nav = document.getElementById('nav');
   nav.hidden = false;
-  for (const b of nav.querySelectorAll('[data-screen]')) b.addEventListener('click', () => show(b.dataset.screen));
+  for (const b of nav.querySelectorAll('[data-screen]'))
+    b.addEventListener('click', () => show(b.dataset.screen));
   document.getElementById('logout').addEventListener('click', logout);
   await show('overview');
 }

@@ -57,7 +57,8 @@ async function identity(id) {
         class: method === 'DELETE' ? 'danger' : undefined,
         onclick: async () => {
           const r = await api(method, `${path}${sub}`, body);
-          if (!r.ok) return say(`${label}: ${r.missing ? 'not available' : `HTTP ${r.status}`}`, 'error');
+          if (!r.ok)
+            return say(`${label}: ${r.missing ? 'not available' : `HTTP ${r.status}`}`, 'error');
           say(`${u.username}: ${done}.`);
           if (method === 'DELETE' && !sub) return identities();
           return identity(id);
@@ -103,7 +104,11 @@ async function identity(id) {
     ),
     h('h2', {}, 'Keys'),
     creds.ok
-      ? table('Device key and passkeys', ['Type', 'Label', 'Created'], creds.data.map((c) => [c.type, c.userLabel ?? c.id, when(c.createdDate)]))
+      ? table(
+          'Device key and passkeys',
+          ['Type', 'Label', 'Created'],
+          creds.data.map((c) => [c.type, c.userLabel ?? c.id, when(c.createdDate)]),
+        )
       : failure(creds, 'Keys'),
     h('h2', {}, 'Groups'),
     groups.ok
@@ -129,7 +134,16 @@ async function identity(id) {
     group,
     h('h2', {}, 'Sessions'),
     sessions.ok
-      ? table('Live sessions', ['Started', 'Last seen', 'Address', 'Clients'], sessions.data.map((s) => [when(s.start), when(s.lastAccess), s.ipAddress ?? '', Object.values(s.clients ?? {}).join(', ')]))
+      ? table(
+          'Live sessions',
+          ['Started', 'Last seen', 'Address', 'Clients'],
+          sessions.data.map((s) => [
+            when(s.start),
+            when(s.lastAccess),
+            s.ipAddress ?? '',
+            Object.values(s.clients ?? {}).join(', '),
+          ]),
+        )
       : failure(sessions, 'Sessions'),
     h('h2', {}, 'Recent logins'),
     logins.ok ? eventTable('Recent logins', logins.data) : failure(logins, 'Recent logins'),
@@ -141,7 +155,14 @@ function eventTable(caption, events) {
   return table(
     caption,
     ['Time', 'Type', 'Client', 'Identity', 'Address', 'Error'],
-    events.map((e) => [when(e.time), e.type, e.clientId ?? '', e.userId ?? '', e.ipAddress ?? '', e.error ?? '']),
+    events.map((e) => [
+      when(e.time),
+      e.type,
+      e.clientId ?? '',
+      e.userId ?? '',
+      e.ipAddress ?? '',
+      e.error ?? '',
+    ]),
   );
 }
 
@@ -168,7 +189,13 @@ export async function events(filter = {}) {
   });
   const q = new URLSearchParams({ ...filter, max: '200' });
   const res = await api('GET', `/events?${q}`);
-  screen('Events', f, res.ok ? eventTable(`${res.data.length} events, newest first`, res.data) : failure(res, 'Events'));
+  screen(
+    'Events',
+    f,
+    res.ok
+      ? eventTable(`${res.data.length} events, newest first`, res.data)
+      : failure(res, 'Events'),
+  );
 }
 
 /** Keys: the signing keys, and rotation. */
@@ -181,7 +208,8 @@ export async function keys() {
       id: 'rotate-keys',
       onclick: async () => {
         const r = await api('POST', '/keys/rotate');
-        if (!r.ok) return say(`Rotate: ${r.missing ? 'not available' : `HTTP ${r.status}`}`, 'error');
+        if (!r.ok)
+          return say(`Rotate: ${r.missing ? 'not available' : `HTTP ${r.status}`}`, 'error');
         say('Keys rotated.');
         await keys();
       },
@@ -194,7 +222,12 @@ export async function keys() {
       ? table(
           'Signing keys',
           ['kid', 'Algorithm', 'Status', 'Use'],
-          (res.data.keys ?? []).map((k) => [h('code', {}, k.kid), k.algorithm ?? '', k.status ?? '', k.use ?? '']),
+          (res.data.keys ?? []).map((k) => [
+            h('code', {}, k.kid),
+            k.algorithm ?? '',
+            k.status ?? '',
+            k.use ?? '',
+          ]),
         )
       : failure(res, 'Keys'),
     rotate,
@@ -209,7 +242,12 @@ function bars(caption, counts) {
     fill.style.width = `${Math.round((n / max) * 100)}%`;
     chart.append(h('span', { role: 'listitem' }, label), fill, h('span', {}, String(n)));
   }
-  return h('section', {}, h('h2', {}, caption), counts.length ? chart : h('p', { class: 'muted' }, 'None yet.'));
+  return h(
+    'section',
+    {},
+    h('h2', {}, caption),
+    counts.length ? chart : h('p', { class: 'muted' }, 'None yet.'),
+  );
 }
 
 /** The overview: logins per hour and refusals by reason, from the events. */
@@ -232,6 +270,9 @@ export async function overview() {
   screen(
     'Overview',
     bars('Logins per hour', [...perHour].reverse()),
-    bars('Refusals by reason', [...refusals].sort((a, b) => b[1] - a[1])),
+    bars(
+      'Refusals by reason',
+      [...refusals].sort((a, b) => b[1] - a[1]),
+    ),
   );
 }

@@ -34,7 +34,12 @@ export function say(text, kind = 'ok') {
 
 /** A labelled input: `field('client-id', 'Client ID', { value })`. */
 export function field(id, label, attrs = {}, tag = 'input') {
-  return h('div', { class: 'field' }, h('label', { for: id }, label), h(tag, { id, name: id, ...attrs }));
+  return h(
+    'div',
+    { class: 'field' },
+    h('label', { for: id }, label),
+    h(tag, { id, name: id, ...attrs }),
+  );
 }
 
 /** A labelled checkbox. */
@@ -56,8 +61,26 @@ export function table(caption, headers, rows) {
       'table',
       {},
       h('caption', { class: 'muted small' }, caption),
-      h('thead', {}, h('tr', {}, headers.map((t) => h('th', { scope: 'col' }, t)))),
-      h('tbody', {}, rows.map((r) => h('tr', {}, r.map((c) => h('td', {}, c))))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          headers.map((t) => h('th', { scope: 'col' }, t)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.map((r) =>
+          h(
+            'tr',
+            {},
+            r.map((c) => h('td', {}, c)),
+          ),
+        ),
+      ),
     ),
   );
 }
@@ -65,9 +88,17 @@ export function table(caption, headers, rows) {
 /** The note for an API answer that did not succeed; "not available" for a 404 of a path. */
 export function failure(res, what) {
   if (res.status === 404 && res.missing) {
-    return h('p', { class: 'note warn', dataset: { unavailable: what } }, `${what}: not available on this server.`);
+    return h(
+      'p',
+      { class: 'note warn', dataset: { unavailable: what } },
+      `${what}: not available on this server.`,
+    );
   }
-  const why = res.data?.errorMessage ?? res.data?.error_description ?? res.data?.error ?? `HTTP ${res.status}`;
+  const why =
+    res.data?.errorMessage ??
+    res.data?.error_description ??
+    res.data?.error ??
+    `HTTP ${res.status}`;
   return h('p', { class: 'note error', role: 'alert' }, `${what}: ${why}`);
 }
 
