@@ -65,8 +65,21 @@ fn at(t: &Value) -> String {
 #[test]
 fn person_tokens_at_the_admin_api_on_sqlite() {
     let dir = tempfile::tempdir().unwrap();
-    let s = TestServer::start(dir.path(), &["--auth-failure-rate-per-minute", "1000"]);
-    scenario(&s, &["--data-dir".into(), dir.path().display().to_string()]);
+    let s = TestServer::start_with_audit(dir.path(), &["--auth-failure-rate-per-minute", "1000"]);
+    let olga = scenario(&s, &["--data-dir".into(), dir.path().display().to_string()]);
+    // A person's calls are audited with the console's client and the person.
+    let events = s.audit_events_until(|e| {
+        e.iter()
+            .any(|e| e["event"] == "admin.call" && e["sub"] == olga.as_str())
+    });
+    assert!(events.iter().any(|e| e["event"] == "admin.call"
+        && e["client_id"] == CONSOLE
+        && e["sub"] == olga.as_str()
+        && e["detail"] == "clients.list"));
+    assert!(events.iter().any(|e| e["event"] == "admin.refused"
+        && e["client_id"] == CONSOLE
+        && e["sub"] == olga.as_str()
+        && e["object"] == CONSOLE));
 }
 
 #[test]
@@ -82,8 +95,9 @@ fn person_tokens_at_the_admin_api_on_dynamodb() {
     scenario(&s, &flags);
 }
 
-/// The whole story on one store; `flags` select it for the operator's CLI.
-fn scenario(s: &TestServer, flags: &[String]) {
+/// The whole story on one store; `flags` select it for the operator's CLI. The operator's
+/// `sub`.
+fn scenario(s: &TestServer, flags: &[String]) -> String {
     let op = |args: &[&str]| {
         let mut all = args.to_vec();
         all.extend(flags.iter().map(String::as_str));
@@ -295,4 +309,5 @@ fn scenario(s: &TestServer, flags: &[String]) {
     );
     assert_eq!(r.status, 401, "after the SSO session ended: {}", r.text());
     assert!(r.header("www-authenticate").unwrap().starts_with("Bearer"));
+    shown["sub"].as_str().unwrap().to_owned()
 }

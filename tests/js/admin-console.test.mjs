@@ -247,6 +247,14 @@ test('the operator scans into the console, creates a client, logs in to it, disa
       .filter({ hasText: new RegExp(name, 'i') })
       .waitFor();
   }
+  // Log out: the scanid session ends, and with it the console (back to its login screen).
+  await desktop.click('#logout');
+  const confirm = desktop.locator('form button[type="submit"]');
+  await Promise.race([
+    desktop.waitForURL((u) => u.pathname === '/admin/', { timeout: 10_000 }),
+    confirm.waitFor({ timeout: 10_000 }).then(() => confirm.click()),
+  ]);
+  await desktop.locator('#login').waitFor({ timeout: 10_000 });
   await phone.context().close();
   await desktop.context().close();
 });

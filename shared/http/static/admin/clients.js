@@ -3,6 +3,9 @@
 import { api } from './api.js';
 import { h, screen, say, field, check, table, failure } from './ui.js';
 
+// The console's own client: built in, out of every admin's reach (the API refuses changes).
+const CONSOLE = 'scanid-admin-console';
+
 const lines = (s) =>
   s
     .split(/\s+/)
@@ -18,11 +21,13 @@ export async function clients() {
     c.name ?? '',
     c.enabled === false ? 'disabled' : 'enabled',
     c.publicClient ? 'public' : 'confidential',
-    h(
-      'button',
-      { type: 'button', onclick: () => edit(c.clientId), dataset: { edit: c.clientId } },
-      `Edit ${c.clientId}`,
-    ),
+    c.clientId === CONSOLE
+      ? 'built in'
+      : h(
+          'button',
+          { type: 'button', onclick: () => edit(c.clientId), dataset: { edit: c.clientId } },
+          `Edit ${c.clientId}`,
+        ),
   ]);
   screen(
     'Clients',
