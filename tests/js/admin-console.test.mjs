@@ -4,11 +4,11 @@
 // disables it (its next refresh fails). An identity without a role is refused after its scan.
 // The clients screen is walked by keyboard; the login screen fits 360 px.
 //
-// Screenshots (console-*.png) go to docs/book/src/img/ (SCANID_CONSOLE_SHOTS=dir elsewhere).
+// SCANID_README_SHOTS=dir writes the screenshots (console-*.png) there, as webapp.test.mjs does:
+// `SCANID_README_SHOTS=docs/book/src/img` refreshes the book's and the README's pictures.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   startServer,
   startCallback,
@@ -18,10 +18,6 @@ import {
   approve,
   readQr,
 } from './helpers.mjs';
-
-const here = path.dirname(fileURLToPath(import.meta.url));
-const SHOTS =
-  process.env.SCANID_CONSOLE_SHOTS ?? path.join(here, '..', '..', 'docs', 'book', 'src', 'img');
 
 const PHONE = {
   viewport: { width: 390, height: 844 },
@@ -47,7 +43,8 @@ after(async () => {
 });
 
 async function shot(page, name) {
-  await page.screenshot({ path: path.join(SHOTS, `console-${name}.png`), scale: 'css' });
+  const dir = process.env.SCANID_README_SHOTS;
+  if (dir) await page.screenshot({ path: path.join(dir, `console-${name}.png`), scale: 'css' });
 }
 
 /** A phone with the web app, signed up as `name`; resolves to its page. */
