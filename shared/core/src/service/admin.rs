@@ -16,7 +16,7 @@ use crate::answer::{Answer, Answered};
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
-use crate::domain::admin::{permits, AdminRole, Need, CONSOLE_CLIENT_ID};
+use crate::domain::admin::{fresh_console_login, permits, AdminRole, Need, CONSOLE_CLIENT_ID};
 use crate::domain::client::Client;
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::keys::jwt;
@@ -225,8 +225,9 @@ async fn issuing_client(
     Ok(client.filter(|c| c.created_at.secs() <= claims.iat))
 }
 
-/// A person's console token: its grant live (not revoked, not offline), its SSO session
-/// live, the identity enabled, not signed out everywhere since, and holding the role now.
+/// A person's console token: its grant live (not revoked, not offline) and made from a fresh
+/// login (not an old SSO session reused), its SSO session live, the identity enabled, not
+/// signed out everywhere since, and holding the role now.
 async fn person(
     ctx: &Context,
     claims: &AccessTokenClaims<'_>,
@@ -243,7 +244,11 @@ async fn person(
     let Some(grant) = ctx.store.grant(&claims.gid, now).await?.map(|g| g.value) else {
         return Ok(Err(dead));
     };
-    if grant.revoked || grant.offline || grant.client_id.as_str() != CONSOLE_CLIENT_ID {
+    if grant.revoked
+        || grant.offline
+        || grant.client_id.as_str() != CONSOLE_CLIENT_ID
+        || !fresh_console_login(grant.auth_time.secs(), grant.created_at.secs())
+    {
         return Ok(Err(dead));
     }
     let Some(sid) = grant.sid.as_ref() else {
