@@ -7,8 +7,8 @@ import globals from 'globals';
 export default [
   js.configs.recommended,
   {
-    // The web app (`/app/`): ES modules in the browser.
-    files: ['shared/http/static/app/**/*.js'],
+    // The web app (`/app/`) and the admin console (`/admin/`): ES modules in the browser.
+    files: ['shared/http/static/app/**/*.js', 'shared/http/static/admin/**/*.js'],
     languageOptions: { sourceType: 'module', globals: globals.browser },
   },
   {

@@ -3,6 +3,7 @@
 
 use clap::{Args, Subcommand};
 use scanid_core::clock::{Clock, SystemClock};
+use scanid_core::domain::admin::AdminRole;
 use scanid_core::domain::identity::Identity;
 use scanid_core::store::{IdentityStore, Passkeys, StoreError};
 use serde_json::{json, Value};
@@ -19,6 +20,11 @@ pub enum IdentityCommand {
     AddGroup(GroupArgs),
     /// Remove a group.
     RemoveGroup(GroupArgs),
+    /// Give an admin role: the person may then log in to the admin console
+    /// (`{public_url}/admin/`) and use the admin API from there.
+    AddRole(RoleArgs),
+    /// Take an admin role away (effective at the console's next call).
+    RemoveRole(RoleArgs),
     /// Disable: hidden from the directory, no login, tokens inactive.
     Disable(WhoArgs),
     /// Enable a disabled identity again.
@@ -70,12 +76,25 @@ pub struct GroupArgs {
     pub config: ConfigArgs,
 }
 
+#[derive(Debug, Args)]
+pub struct RoleArgs {
+    /// sub, service_id or name.
+    #[arg(long = "name", value_name = "WHO")]
+    pub who: String,
+    /// realm-admin, manage-clients, view-clients, manage-users, view-users or view-events.
+    #[arg(long)]
+    pub role: String,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
 fn describe(i: &Identity) -> Value {
     let mut v = serde_json::to_value(i.public_profile()).unwrap_or(Value::Null);
     v["sub"] = json!(i.sub);
     v["service_id"] = json!(i.service_id);
     v["groups"] = json!(i.groups);
     v["disabled"] = json!(i.disabled);
+    v["admin_roles"] = json!(i.admin_roles);
     v
 }
 
@@ -153,6 +172,36 @@ async fn end_everything(
     Ok(())
 }
 
+/// Gives (`add`) or takes away an admin role; audited as the operator's.
+async fn set_role(a: RoleArgs, add: bool) -> Result<(), CliError> {
+    let role = AdminRole::parse(&a.role).ok_or_else(|| {
+        CliError::Usage(format!(
+            "role: one of {}",
+            AdminRole::ALL.map(AdminRole::as_str).join(", ")
+        ))
+    })?;
+    let i = modify(&a.config, &a.who, |i| {
+        i.admin_roles.retain(|r| *r != role);
+        if add {
+            i.admin_roles.push(role);
+            i.admin_roles.sort();
+        }
+    })
+    .await?;
+    scanid_core::audit::Audit::new(scanid_core::audit::Event::AdminCall)
+        .subject(&i.sub)
+        .source("operator")
+        .detail(if add {
+            "identity.role.add"
+        } else {
+            "identity.role.remove"
+        })
+        .object(role.as_str())
+        .emit();
+    print_json(&describe(&i));
+    Ok(())
+}
+
 pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
     match cmd {
         IdentityCommand::List(a) => {
@@ -208,6 +257,8 @@ pub async fn run(cmd: IdentityCommand) -> Result<(), CliError> {
             let i = modify(&a.config, &a.who, |i| i.groups.retain(|x| *x != g)).await?;
             print_json(&describe(&i));
         }
+        IdentityCommand::AddRole(a) => set_role(a, true).await?,
+        IdentityCommand::RemoveRole(a) => set_role(a, false).await?,
         IdentityCommand::Disable(a) => {
             let i = modify(&a.config, &a.who, |i| i.disabled = true).await?;
             // End its SSO sessions and tell their clients (OIDC Back-Channel Logout); the

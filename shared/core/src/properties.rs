@@ -187,6 +187,7 @@ fn base_identity() -> identity::Identity {
         disabled: false,
         tokens_not_before: None,
         device_key_retired: false,
+        admin_roles: Vec::new(),
     }
 }
 

@@ -250,6 +250,9 @@ pub const FUNCTIONS: &[Function] = &[
     // No bearer token.
     described("admin-api", "Keycloak's admin REST API: server info, the realm, clients and their secrets (service accounts with admin roles)",
         sample("", None, NO_CLIENT)),
+    // `/admin` is sent on to `/admin/` (the page's relative URLs need the slash).
+    described("admin-console", "The admin console: its page (writes the console's built-in client when it differs) and files",
+        sample("", None, 302)),
 ];
 
 /// The extras of function `name` ([`Function::DEFAULT`], named as the table names it, if it

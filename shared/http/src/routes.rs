@@ -80,6 +80,8 @@ pub enum Handler {
     DevicePasskeys,
     /// Keycloak's admin REST API: server info, the realm, clients and their secrets.
     Admin,
+    /// The admin console's page and files (issue 37).
+    AdminConsole,
 }
 
 /// One route.
@@ -227,6 +229,11 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/admin/realms/{realm}/clients/{id}/client-secret", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/admin/realms/{realm}/clients/{id}/client-secret", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/clients/{id}/service-account-user", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    // The admin console: its page (writes the console's built-in client when it differs),
+    // its files, and Keycloak's console URL sent to the page. After the API's literal paths.
+    route("GET",  "/admin", Handler::AdminConsole, "admin-console", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/console/{file}", Handler::AdminConsole, "admin-console", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/{realm}/console", Handler::AdminConsole, "admin-console", WRITE, NO_CORS, NO_PHOTOS),
 ];
 
 /// What a handler's call returns.
@@ -314,6 +321,7 @@ endpoints! {
     DEVICE_PAGES => DevicePages: handlers::device_grant::page,
     DEVICE_PASSKEYS => DevicePasskeys: handlers::passkeys::passkeys,
     ADMIN => Admin: handlers::admin::admin,
+    ADMIN_CONSOLE => AdminConsole: handlers::console::console,
 }
 
 /// Runs `handler` (the local server); see [`serve`].
@@ -519,7 +527,11 @@ pub fn match_route(method: &str, path: &str) -> Matched {
         // it is matched so here; everything else keeps one exact path.
         Matched::NotFound if path.len() > 1 && path.ends_with('/') => {
             match match_exact(method, &path[..path.len() - 1]) {
-                found @ Matched::Found(r, _) if r.handler == Handler::AppPages => found,
+                found @ Matched::Found(r, _)
+                    if matches!(r.handler, Handler::AppPages | Handler::AdminConsole) =>
+                {
+                    found
+                }
                 _ => Matched::NotFound,
             }
         }

@@ -392,6 +392,7 @@ mod tests {
             disabled: false,
             tokens_not_before: None,
             device_key_retired: false,
+            admin_roles: Vec::new(),
         };
         let claims = |scopes: &[&str]| {
             let scopes: Vec<String> = scopes.iter().map(|s| (*s).to_owned()).collect();
@@ -448,6 +449,7 @@ mod tests {
             disabled: false,
             tokens_not_before: None,
             device_key_retired: false,
+            admin_roles: Vec::new(),
         };
         let v = |x: &[&str]| x.iter().map(|s| (*s).to_owned()).collect::<Vec<String>>();
         let table: &[(&[&str], &[&str], serde_json::Value)] = &[

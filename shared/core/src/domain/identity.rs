@@ -62,6 +62,11 @@ pub struct Identity {
     /// passkeys only (a passkey sign-up, or an upgrade that retired the old key; issue 26).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub device_key_retired: bool,
+    /// The admin roles the operator gave the person (`scanid identity add-role`): with one,
+    /// the person may use the admin console (issue 37). Never set by the person nor by the
+    /// admin API.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub admin_roles: Vec<crate::domain::admin::AdminRole>,
 }
 
 /// The public profile (spec 2.5) with exactly the spec's field names.
@@ -459,6 +464,7 @@ pub fn new_identity(
         disabled: false,
         tokens_not_before: None,
         device_key_retired: false,
+        admin_roles: Vec::new(),
     })
 }
 
@@ -580,6 +586,7 @@ mod tests {
             disabled: false,
             tokens_not_before: None,
             device_key_retired: false,
+            admin_roles: Vec::new(),
         };
         assert_eq!(i.updated_at(), Timestamp::from_secs(9));
         let mut v = serde_json::to_value(&i).unwrap();

@@ -1,25 +1,29 @@
 //! Who may call the admin API, and how its refusals are answered.
 //!
 //! A caller is the service account of a client: a client-credentials access token of a
-//! client the operator gave an admin role ([`crate::domain::admin`]). Everything is checked
-//! at every call, from the token and the client as they are now: the signature, issuer and
-//! expiry, the token not revoked, the client still the one that got it (not deleted and
-//! registered again) and enabled, and its roles. Any other token, a person's included, is
-//! never an admin token. Every refusal is an audit line and counts against the caller's
-//! address as a failed client authentication does (over the limit: 429).
+//! client the operator gave an admin role ([`crate::domain::admin`]); or a person logged in
+//! to the admin console: an access token issued to the console's own client
+//! ([`CONSOLE_CLIENT_ID`]) for an identity the operator gave an admin role. Everything is
+//! checked at every call, from the token and the client (and the identity) as they are now:
+//! the signature, issuer and expiry, the token not revoked, the client still the one that got
+//! it (not deleted and registered again) and enabled, its roles; for a person, the grant not
+//! revoked, its SSO session still live (the console ends with the scanid session), the
+//! identity enabled and holding the role. Any other token (a person's for another client, an
+//! ordinary client's) is never an admin token. Every refusal is an audit line and counts
+//! against the caller's address as a failed client authentication does (over the limit: 429).
 
 use crate::answer::{Answer, Answered};
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
-use crate::domain::admin::{permits, Need};
+use crate::domain::admin::{fresh_console_login, permits, AdminRole, Need, CONSOLE_CLIENT_ID};
 use crate::domain::client::Client;
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::keys::jwt;
 use crate::protocol::claims::{Gty, TokenTyp};
 use crate::protocol::{AccessTokenClaims, ClientId};
 use crate::service::limits;
-use crate::store::{ClientStore, Grants, StoreError};
+use crate::store::{ClientStore, Grants, IdentityStore, SsoSessions, StoreError};
 
 /// Why an admin call failed, answered as Keycloak's admin API answers.
 #[derive(Debug, thiserror::Error)]
@@ -73,11 +77,15 @@ impl Answered for AdminError {
     }
 }
 
-/// The service account an admin call was allowed for.
+/// The service account (or the person at the console) an admin call was allowed for.
 #[derive(Debug, Clone)]
 pub struct Caller {
-    /// Its client (as read at this call).
+    /// Its client (as read at this call): the service account, or the console's client.
     pub client: Client,
+    /// The admin roles it holds (the service account's, or the person's), at this call.
+    pub roles: Vec<AdminRole>,
+    /// The person (`sub`) at the console; `None` for a service account.
+    pub person: Option<String>,
 }
 
 impl Caller {
@@ -98,10 +106,13 @@ impl Caller {
             Err(AdminError::BadRequest(_)) => (Event::AdminCall, "bad_request"),
             Err(_) => (Event::AdminCall, "error"),
         };
-        let a = Audit::new(event)
+        let mut a = Audit::new(event)
             .client(&self.client.client_id)
             .detail(op)
             .outcome(outcome);
+        if let Some(sub) = &self.person {
+            a = a.subject(sub);
+        }
         match object {
             Some(o) => a.object(o).emit(),
             None => a.emit(),
@@ -173,17 +184,16 @@ async fn check(
         return Ok(Err(Refusal::Unauthorized("not an access token")));
     }
     if claims.gty != Some(Gty::ClientCredentials) {
-        // A person's token, or any other: never an admin token.
-        return Ok(Err(Refusal::Forbidden));
+        // A person's token: an admin token only when issued to the console.
+        if claims.azp.as_str() != CONSOLE_CLIENT_ID || claims.gty.is_some() {
+            return Ok(Err(Refusal::Forbidden));
+        }
+        return person(ctx, &claims, need, now).await;
     }
     if ctx.store.token_revoked(&claims.gid, now).await? {
         return Ok(Err(Refusal::Unauthorized("the token was revoked")));
     }
-    let client = match ClientId::parse(claims.azp.as_str()) {
-        Ok(id) => ctx.store.client(&id, now).await?.map(|(c, _)| c),
-        Err(_) => None,
-    };
-    let Some(client) = client.filter(|c| c.created_at.secs() <= claims.iat) else {
+    let Some(client) = issuing_client(ctx, &claims, now).await? else {
         return Ok(Err(Refusal::Unauthorized(
             "the token's client no longer exists",
         )));
@@ -194,5 +204,72 @@ async fn check(
     if !permits(&client.admin_roles, need) {
         return Ok(Err(Refusal::Forbidden));
     }
-    Ok(Ok(Caller { client }))
+    let roles = client.admin_roles.clone();
+    Ok(Ok(Caller {
+        client,
+        roles,
+        person: None,
+    }))
+}
+
+/// The client a token was issued to, if it is still that registration.
+async fn issuing_client(
+    ctx: &Context,
+    claims: &AccessTokenClaims<'_>,
+    now: Timestamp,
+) -> Result<Option<Client>, StoreError> {
+    let client = match ClientId::parse(claims.azp.as_str()) {
+        Ok(id) => ctx.store.client(&id, now).await?.map(|(c, _)| c),
+        Err(_) => None,
+    };
+    Ok(client.filter(|c| c.created_at.secs() <= claims.iat))
+}
+
+/// A person's console token: its grant live (not revoked, not offline) and made from a fresh
+/// login (not an old SSO session reused), its SSO session live, the identity enabled, not
+/// signed out everywhere since, and holding the role now.
+async fn person(
+    ctx: &Context,
+    claims: &AccessTokenClaims<'_>,
+    need: Need,
+    now: Timestamp,
+) -> Result<Result<Caller, Refusal>, StoreError> {
+    let dead = Refusal::Unauthorized("the console's login ended; log in again");
+    let Some(client) = issuing_client(ctx, claims, now)
+        .await?
+        .filter(|c| !c.disabled)
+    else {
+        return Ok(Err(dead));
+    };
+    let Some(grant) = ctx.store.grant(&claims.gid, now).await?.map(|g| g.value) else {
+        return Ok(Err(dead));
+    };
+    if grant.revoked
+        || grant.offline
+        || grant.client_id.as_str() != CONSOLE_CLIENT_ID
+        || !fresh_console_login(grant.auth_time.secs(), grant.created_at.secs())
+    {
+        return Ok(Err(dead));
+    }
+    let Some(sid) = grant.sid.as_ref() else {
+        return Ok(Err(dead));
+    };
+    if ctx.store.sso_session(sid, now).await?.is_none() {
+        return Ok(Err(dead));
+    }
+    let identity = match ctx.store.identity(grant.sub.as_str(), now).await? {
+        Some((i, _)) if !i.disabled => i,
+        _ => return Ok(Err(dead)),
+    };
+    if crate::service::grants::revoked_by_identity(&grant, &identity) {
+        return Ok(Err(dead));
+    }
+    if !permits(&identity.admin_roles, need) {
+        return Ok(Err(Refusal::Forbidden));
+    }
+    Ok(Ok(Caller {
+        client,
+        roles: identity.admin_roles,
+        person: Some(identity.sub.as_str().to_owned()),
+    }))
 }

@@ -2,6 +2,7 @@
 
 pub(crate) mod admin;
 pub(crate) mod app;
+pub(crate) mod console;
 pub(crate) mod device_api;
 pub(crate) mod device_grant;
 pub(crate) mod directory;

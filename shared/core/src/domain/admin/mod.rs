@@ -2,12 +2,35 @@
 //! Keycloak's `ClientRepresentation` mapped onto scanid's clients ([`representation`]).
 //!
 //! Roles are Keycloak's `realm-management` roles, by their names; an operator gives them to a
-//! client with `client_credentials` (its service account), and they are read from the client
-//! at every call, so a role taken away, a client disabled or deleted, stops its tokens at once.
+//! client with `client_credentials` (its service account), or to a person (an identity, who
+//! then uses the console, [`CONSOLE_CLIENT_ID`]), and they are read from the client or the
+//! identity at every call, so a role taken away, a client or identity disabled or deleted,
+//! stops its tokens at once.
 
 pub mod representation;
 
 use serde::{Deserialize, Serialize};
+
+/// The admin console's client id (`{auth_url}/admin/`): a public client of the realm (PKCE),
+/// built in and reserved. A person's access token is an admin token only when it was issued
+/// to this client, and only while the person holds an admin role.
+pub const CONSOLE_CLIENT_ID: &str = "scanid-admin-console";
+
+/// The console's redirect URI: its own page, `{public_url}/admin/`.
+pub fn console_redirect_uri(public_url: &str) -> String {
+    format!("{}/admin/", public_url.trim_end_matches('/'))
+}
+
+/// How long before its grant was made a console login's authentication may be: the console
+/// needs a login made for it (a scan, `prompt=login`), never an older SSO session reused
+/// silently by an authorization request without `prompt=login`.
+pub const CONSOLE_FRESH_LOGIN_SECS: i64 = 600;
+
+/// Was a console grant made at `granted_at` (seconds) from an authentication at `auth_time`
+/// fresh enough ([`CONSOLE_FRESH_LOGIN_SECS`])?
+pub const fn fresh_console_login(auth_time: i64, granted_at: i64) -> bool {
+    granted_at - auth_time <= CONSOLE_FRESH_LOGIN_SECS
+}
 
 /// An admin role, as Keycloak names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -130,6 +153,14 @@ mod tests {
         assert!(permits(&view, Need::AnyRole));
         assert!(!permits(&[], Need::AnyRole));
         assert!(!permits(&[], Need::Role(AdminRole::ViewEvents)));
+    }
+
+    #[test]
+    fn a_console_login_is_fresh_or_refused() {
+        assert!(fresh_console_login(1000, 1000));
+        assert!(fresh_console_login(1000, 1000 + CONSOLE_FRESH_LOGIN_SECS));
+        assert!(!fresh_console_login(1000, 1001 + CONSOLE_FRESH_LOGIN_SECS));
+        assert!(!fresh_console_login(0, 86_400), "a day-old SSO session");
     }
 
     #[test]

@@ -119,6 +119,7 @@ fn identity(name: &str, service_id: &str) -> crate::domain::identity::Identity {
         disabled: false,
         tokens_not_before: None,
         device_key_retired: false,
+        admin_roles: Vec::new(),
     }
 }
 

@@ -15,7 +15,7 @@ use crate::context::Context;
 use crate::domain::admin::representation::{
     as_new_client, merge, new_client_defaults, to_representation, RepresentationError,
 };
-use crate::domain::admin::{outranks, AdminRole, Need};
+use crate::domain::admin::{outranks, AdminRole, Need, CONSOLE_CLIENT_ID};
 use crate::domain::client::{register, Client, ClientSecret, ClientType, GrantType};
 use crate::domain::ratelimit::Source;
 use crate::protocol::ClientId;
@@ -101,6 +101,10 @@ pub async fn create(
         // A taken clientId is a 409 whatever else the body says (as Keycloak answers); the
         // conditional create below settles a race.
         if let Some(id) = merged.new.client_id.as_deref() {
+            if id == CONSOLE_CLIENT_ID {
+                // Reserved for the console's built-in client.
+                return Err(conflict(id));
+            }
             match find(ctx, id).await {
                 Ok(_) => return Err(conflict(id)),
                 Err(AdminError::NotFound(_)) => {}
@@ -270,7 +274,11 @@ pub async fn service_account_user(
 /// A client whose admin roles the caller's do not all grant is out of its reach (403): no
 /// admin takes over a stronger service account by its secret, or disables or deletes it.
 fn within_reach(caller: &Caller, target: &Client) -> Result<(), AdminError> {
-    if outranks(&caller.client.admin_roles, &target.admin_roles) {
+    if target.client_id.as_str() == CONSOLE_CLIENT_ID {
+        // The console's own client is built in: no admin points it elsewhere.
+        return Err(AdminError::Forbidden);
+    }
+    if outranks(&caller.roles, &target.admin_roles) {
         Ok(())
     } else {
         Err(AdminError::Forbidden)
