@@ -78,7 +78,8 @@ pub enum Handler {
     DevicePages,
     /// Passkeys (issue 26): WebAuthn challenges, and an identity's keys listed, added, removed.
     DevicePasskeys,
-    /// Keycloak's admin REST API: server info, the realm, clients and their secrets.
+    /// Keycloak's admin REST API: server info, the realm, clients and their secrets,
+    /// identities (disabling one or ending its sessions sends back-channel logout).
     Admin,
 }
 
@@ -216,7 +217,7 @@ pub const ROUTES: &[Route] = &[
     route("PUT",  "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
     route("DELETE", "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
     // Keycloak's admin REST API, one function: counts refused calls per source, lists and
-    // writes clients. `{id}` is the client's clientId (Keycloak's internal id).
+    // writes clients and identities, ends sessions (the back-channel queue). `{id}` is the client's clientId (Keycloak's internal id).
     route("GET",  "/admin/serverinfo", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/clients", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
@@ -227,6 +228,20 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/admin/realms/{realm}/clients/{id}/client-secret", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/admin/realms/{realm}/clients/{id}/client-secret", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/clients/{id}/service-account-user", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    // Identities (Keycloak's users; `{id}` is the `sub`) and their groups (`{groupId}` is
+    // the group's name); `users/count` before `users/{id}`, as API Gateway prefers it.
+    route("GET",  "/admin/realms/{realm}/users", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/users/count", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/users/{id}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("PUT",  "/admin/realms/{realm}/users/{id}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("DELETE", "/admin/realms/{realm}/users/{id}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/users/{id}/groups", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("PUT",  "/admin/realms/{realm}/users/{id}/groups/{groupId}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("DELETE", "/admin/realms/{realm}/users/{id}/groups/{groupId}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/users/{id}/sessions", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/admin/realms/{realm}/users/{id}/logout", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/users/{id}/credentials", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/groups", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
 ];
 
 /// What a handler's call returns.
@@ -432,6 +447,7 @@ impl Handler {
                 | Handler::DeviceDelete
                 | Handler::DeviceKey
                 | Handler::DeviceReport
+                | Handler::Admin
         )
     }
 

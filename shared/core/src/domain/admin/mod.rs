@@ -1,11 +1,13 @@
 //! The admin API's decisions: the roles a service account may hold, what each call needs, and
 //! Keycloak's `ClientRepresentation` mapped onto scanid's clients ([`representation`]).
+//! Identities as Keycloak's users: [`users`].
 //!
 //! Roles are Keycloak's `realm-management` roles, by their names; an operator gives them to a
 //! client with `client_credentials` (its service account), and they are read from the client
 //! at every call, so a role taken away, a client disabled or deleted, stops its tokens at once.
 
 pub mod representation;
+pub mod users;
 
 use serde::{Deserialize, Serialize};
 

@@ -5,7 +5,9 @@
 //!
 //! * [`clients`]: clients (Keycloak's `ClientRepresentation`), their secrets and service
 //!   accounts;
+//! * [`identities`]: identities (Keycloak's users), their groups, sessions and keys;
 //! * [`info`]: the server info and the realm the tools read when they start.
 
 pub mod clients;
+pub mod identities;
 pub mod info;
