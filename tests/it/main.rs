@@ -15,6 +15,7 @@
 
 mod acr;
 mod admin;
+mod admin_users;
 mod app_api;
 mod attacks;
 mod attacks_registration;
