@@ -531,11 +531,16 @@ pub enum Matched {
 pub fn match_route(method: &str, path: &str) -> Matched {
     match match_exact(method, path) {
         // API Gateway routes `/x/` as `/x`. Of this service's routes only the web app's shell
-        // is ever asked for with the slash (its page needs it for its relative URLs), so only
-        // it is matched so here; everything else keeps one exact path.
+        // (its page needs the slash for its relative URLs) and the admin API (Keycloak's admin
+        // client asks for `.../clients/` and `.../users/`) are ever asked for with the slash,
+        // so only they are matched so here; everything else keeps one exact path.
         Matched::NotFound if path.len() > 1 && path.ends_with('/') => {
             match match_exact(method, &path[..path.len() - 1]) {
-                found @ Matched::Found(r, _) if r.handler == Handler::AppPages => found,
+                found @ Matched::Found(r, _)
+                    if matches!(r.handler, Handler::AppPages | Handler::Admin) =>
+                {
+                    found
+                }
                 _ => Matched::NotFound,
             }
         }

@@ -17,7 +17,9 @@ pub(crate) async fn admin(ctx: &Context, req: Request) -> Result<Response, HttpE
     let token = bearer(&req)?;
     let token = token.as_deref();
     let src = source(&req);
-    let path = req.uri().path().to_owned();
+    // `.../clients/` is `.../clients` (as API Gateway routes it; Keycloak's admin client
+    // asks so).
+    let path = req.uri().path().trim_end_matches('/').to_owned();
     let method = req.method().as_str().to_owned();
     if path.ends_with("/admin/serverinfo") {
         return Ok(no_store(json(
