@@ -11,9 +11,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use scanid_tests::{
-    auth_url, code_of, introspect, jwt_claims, login, open, post_form, post_receiver, python,
-    redeem, repo_root, request, require_emulator, scanid_json, userinfo, Browser, Resp, TestApp,
-    TestServer, CB,
+    auth_url, code_of, introspect, jwt_claims, login, number_shown, open, params_of, post_form,
+    post_receiver, python, redeem, repo_root, request, require_emulator, scanid_json, userinfo,
+    Browser, Resp, TestApp, TestServer, CB,
 };
 use serde_json::{json, Value};
 
@@ -282,6 +282,9 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
         .status,
         400
     );
+    // A group named as an admin role is out of a manage-users account's reach.
+    let role_group = format!("{me}/groups/realm-admin");
+    assert_eq!(call(s, "PUT", &role_group, Some(&hr), None).status, 403);
     let g = get(s, &format!("{me}/groups"), &auditor);
     assert_eq!(g.as_array().unwrap().len(), 1, "{g}");
     assert_eq!(
@@ -357,6 +360,21 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
     assert_eq!(get(s, &me, &auditor)["enabled"], true);
     assert!(refresh(s, &secret, &t3).status == 200);
 
+    // A login the identity scanned before it was disabled: its approval is refused after.
+    let login_url = auth_url(
+        s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("scope", "openid"),
+            ("state", "st"),
+        ],
+    );
+    let mut pending = Browser::new();
+    let (_, pending_payload) = open(&mut pending, &login_url);
+    assert_eq!(alice.scan(&pending_payload).status, 200);
+
     // Disable with the representation as read (what the tools send back): its tokens die at
     // once, its client is told, it cannot log in.
     let mut rep = get(s, &me, &hr);
@@ -375,24 +393,23 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
         assert!(logout_token.contains("logout_token"), "{logout_token}");
     }
     let mut b = Browser::new();
-    let (_, payload) = open(
-        &mut b,
-        &auth_url(
-            s,
-            &[
-                ("client_id", "shop"),
-                ("redirect_uri", CB),
-                ("response_type", "code"),
-                ("scope", "openid"),
-                ("state", "st"),
-            ],
-        ),
-    );
+    let (_, payload) = open(&mut b, &login_url);
     assert_ne!(
         alice.scan(&payload).status,
         200,
         "a disabled identity scanned a login"
     );
+    let number = number_shown(&mut pending, &pending_payload);
+    assert!(number.is_some(), "the pending login's page shows a number");
+    let jws = alice.approval(&pending_payload, "approve", number);
+    let session = params_of(&pending_payload)["session"].clone();
+    let r = alice.post_decision(&session, &jws);
+    assert!(
+        r.status >= 400,
+        "a disabled identity approved a login: {}",
+        r.text()
+    );
+    assert!(r.text().contains("unknown identity"), "{}", r.text());
 
     // Enabled again: it logs in.
     assert_eq!(
@@ -411,12 +428,19 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
     let t5 = shop_login(s, &alice, &secret);
     assert_eq!(refresh(s, &secret, &t5).status, 200);
 
-    // Delete: gone.
+    // Delete: gone, its tokens dead, its client told.
     let bob_path = format!("{USERS}/{}", bob.sub);
     assert_eq!(call(s, "DELETE", &bob_path, Some(&hr), None).status, 204);
     assert_eq!(call(s, "GET", &bob_path, Some(&auditor), None).status, 404);
     assert_eq!(call(s, "DELETE", &bob_path, Some(&hr), None).status, 404);
-    assert_eq!(get(s, &format!("{USERS}/count"), &auditor), json!(1));
+    assert_eq!(call(s, "DELETE", &me, Some(&hr), None).status, 204);
+    dead(s, &secret, &t5);
+    if backchannel {
+        received
+            .recv_timeout(Duration::from_secs(10))
+            .expect("a back-channel logout for the deleted identity's session");
+    }
+    assert_eq!(get(s, &format!("{USERS}/count"), &auditor), json!(0));
 }
 
 #[test]

@@ -17,7 +17,7 @@ use crate::context::Context;
 use crate::domain::admin::users::{
     to_credentials, to_group, to_session, to_user, update_of, valid_group, UserQuery,
 };
-use crate::domain::admin::{AdminRole, Need};
+use crate::domain::admin::{outranks, AdminRole, Need};
 use crate::domain::identity::Identity;
 use crate::domain::ratelimit::Source;
 use crate::service::admin::{authorize, AdminError};
@@ -173,6 +173,14 @@ pub async fn set_group(
             return Err(AdminError::BadRequest(
                 "group: 1 to 64 of A-Z a-z 0-9 . _ - : /".into(),
             ));
+        }
+        // A group named as an admin role is only given or taken by a caller holding that
+        // role: should a group ever carry the role, no `manage-users` account mints a
+        // `realm-admin` by joining one.
+        if let Some(role) = AdminRole::parse(group) {
+            if !outranks(&caller.client.admin_roles, &[role]) {
+                return Err(AdminError::Forbidden);
+            }
         }
         modify(ctx, id, |i| {
             i.groups.retain(|g| g != group);
