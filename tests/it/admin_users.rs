@@ -285,6 +285,15 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
     // A group named as an admin role is out of a manage-users account's reach.
     let role_group = format!("{me}/groups/realm-admin");
     assert_eq!(call(s, "PUT", &role_group, Some(&hr), None).status, 403);
+    // A group with a `/` in its name, as `%2F` in the path.
+    let bob_groups = format!("{USERS}/{}/groups", bob.sub);
+    let nested = format!("{bob_groups}/org%2Fdev");
+    assert_eq!(call(s, "PUT", &nested, Some(&hr), None).status, 204);
+    let bg = get(s, &bob_groups, &auditor);
+    assert_eq!(
+        (bg[0]["name"].as_str(), bg[0]["path"].as_str()),
+        (Some("org/dev"), Some("/org/dev"))
+    );
     let g = get(s, &format!("{me}/groups"), &auditor);
     assert_eq!(g.as_array().unwrap().len(), 1, "{g}");
     assert_eq!(
@@ -292,11 +301,14 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
         (Some("staff"), Some("staff"))
     );
     assert_eq!(g[0]["path"], "/staff");
-    assert!(get(s, "/admin/realms/scanid/groups", &auditor)
+    let all_groups = get(s, "/admin/realms/scanid/groups", &auditor);
+    let group_names: Vec<&str> = all_groups
         .as_array()
         .unwrap()
         .iter()
-        .any(|g| g["name"] == "staff"));
+        .map(|g| g["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(group_names, ["org/dev", "staff"]);
     let t2 = shop_login(s, &alice, &secret);
     assert_eq!(groups_claim(&t2), json!(["staff"]));
     assert_eq!(
