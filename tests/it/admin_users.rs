@@ -309,6 +309,23 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
         .map(|g| g["name"].as_str().unwrap())
         .collect();
     assert_eq!(group_names, ["org/dev", "staff"]);
+    let groups_path = "/admin/realms/scanid/groups";
+    assert_eq!(
+        get(s, &format!("{groups_path}/staff"), &auditor)["path"],
+        "/staff"
+    );
+    let members = get(s, &format!("{groups_path}/staff/members"), &auditor);
+    assert_eq!(names(&members), ["alice"]);
+    let members = get(s, &format!("{groups_path}/org%2Fdev/members"), &auditor);
+    assert_eq!(names(&members), ["bob"]);
+    let none = call(
+        s,
+        "GET",
+        &format!("{groups_path}/nobody"),
+        Some(&auditor),
+        None,
+    );
+    assert_eq!(none.status, 404);
     let t2 = shop_login(s, &alice, &secret);
     assert_eq!(groups_claim(&t2), json!(["staff"]));
     assert_eq!(

@@ -111,6 +111,11 @@ for (const [name, storeFlags] of stores) {
       groups.map((g) => [g.id, g.name, g.path]),
       [['staff', 'staff', '/staff']],
     );
+    const members = await kc.groups.listMembers({ id: 'staff' });
+    assert.deepEqual(
+      members.map((u) => u.id),
+      [alice.sub],
+    );
     await kc.users.delFromGroup({ id: alice.sub, groupId: 'staff' });
     assert.deepEqual(await kc.users.listGroups({ id: alice.sub }), []);
 

@@ -56,6 +56,8 @@ def main():
     groups = admin.get_user_groups(sub)
     assert [(g["id"], g["name"], g["path"]) for g in groups] == [("staff", "staff", "/staff")], groups
     assert any(g["name"] == "staff" for g in admin.get_groups())
+    assert admin.get_group("staff")["path"] == "/staff"
+    assert [u["id"] for u in admin.get_group_members("staff")] == [sub]
     admin.group_user_remove(sub, "staff")
     assert admin.get_user_groups(sub) == []
 

@@ -243,6 +243,8 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/admin/realms/{realm}/users/{id}/logout", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/users/{id}/credentials", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/groups", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/groups/{id}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/groups/{id}/members", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
 ];
 
 /// What a handler's call returns.

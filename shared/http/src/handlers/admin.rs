@@ -36,7 +36,7 @@ pub(crate) async fn admin(ctx: &Context, req: Request) -> Result<Response, HttpE
     // `.../users...` and `.../groups`: the identities (Keycloak's users).
     let prefix = format!("/admin/realms/{realm}/");
     let rest = path.split_once(&prefix).map_or("", |(_, r)| r);
-    if rest.starts_with("users") || rest == "groups" {
+    if rest.starts_with("users") || rest.starts_with("groups") {
         return super::admin_users::serve(ctx, &req, token, &src, rest).await;
     }
     let id = path_param(&req, "id");

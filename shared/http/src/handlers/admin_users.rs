@@ -1,4 +1,4 @@
-//! The identities part of Keycloak's admin REST API (`.../users...` and `.../groups`), called
+//! The identities part of Keycloak's admin REST API (`.../users...` and `.../groups...`), called
 //! from [`super::admin::admin`] once the realm is known to be this one. Parses and renders;
 //! the authorization and the decisions are the use case's.
 
@@ -32,6 +32,19 @@ pub(crate) async fn serve(
             let groups =
                 identities::groups(ctx, token, src, search.as_deref(), q.first, q.max).await?;
             ok(groups.into())
+        }
+        // `groups/{id}` and `groups/{id}/members`, told apart by the raw path's segments (a
+        // group's name may be `members`, or hold a `/` as `%2F`).
+        ("GET", Some(name), None) if rest.starts_with("groups/") => {
+            let q = user_query(req)?;
+            match rest.split('/').count() {
+                2 => ok(identities::group(ctx, token, src, name).await?),
+                3 if rest.ends_with("/members") => {
+                    let users = identities::members(ctx, token, src, name, q.first, q.max).await?;
+                    ok(users.into())
+                }
+                _ => Err(HttpError::NotFound),
+            }
         }
         ("GET", None, None) if rest == "users/count" => {
             let q = user_query(req)?;

@@ -223,6 +223,54 @@ pub async fn groups(
     caller.finish("groups.list", None, r)
 }
 
+/// `GET .../groups/{id}`: the group, while some identity is in it.
+pub async fn group(
+    ctx: &Context,
+    token: Option<&str>,
+    source: &Source,
+    name: &str,
+) -> Result<Value, AdminError> {
+    let caller = authorize(ctx, token, VIEW, "groups.read", source).await?;
+    let r: Result<Value, AdminError> = async {
+        let all = ctx.store.identities(ctx.clock.now()).await?;
+        if all.iter().any(|i| i.groups.iter().any(|g| g == name)) {
+            Ok(to_group(name))
+        } else {
+            Err(AdminError::NotFound("Could not find group by id"))
+        }
+    }
+    .await;
+    caller.finish("groups.read", Some(name), r)
+}
+
+/// `GET .../groups/{id}/members`: the identities in the group, ordered by username.
+pub async fn members(
+    ctx: &Context,
+    token: Option<&str>,
+    source: &Source,
+    name: &str,
+    first: usize,
+    max: Option<usize>,
+) -> Result<Vec<Value>, AdminError> {
+    let caller = authorize(ctx, token, VIEW, "groups.members", source).await?;
+    let r: Result<Vec<Value>, AdminError> = async {
+        let mut all = ctx.store.identities(ctx.clock.now()).await?;
+        all.retain(|i| i.groups.iter().any(|g| g == name));
+        if all.is_empty() {
+            return Err(AdminError::NotFound("Could not find group by id"));
+        }
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(all
+            .iter()
+            .skip(first)
+            .take(max.unwrap_or(DEFAULT_MAX))
+            .map(to_user)
+            .collect())
+    }
+    .await;
+    caller.finish("groups.members", Some(name), r)
+}
+
 /// `GET .../users/{id}/sessions`: its live SSO sessions.
 pub async fn sessions(
     ctx: &Context,
