@@ -616,6 +616,56 @@ fn this_wasnt_me_revokes_a_device_grants_offline_tokens_after_its_session_idled(
     wasnt_me_after_the_session_idled(&s, ("tv", &secret));
 }
 
+/// Issue 38 (3), the device's race: a device authorization approved on the phone and
+/// reported before the device's next poll. The report denies it: the poll gets
+/// `access_denied`, so no token and no session come of it. Before, the device's next poll got
+/// tokens whose access token lived on in a session the report never saw.
+#[test]
+fn this_wasnt_me_before_the_device_polled_denies_its_authorization() {
+    let dir = tempfile::tempdir().unwrap();
+    let created = create_client(
+        dir.path().to_str().unwrap(),
+        &[
+            "--name",
+            "TV",
+            "--client-id",
+            "tv",
+            "--grant",
+            "device_code",
+        ],
+    );
+    let secret = secret_of(&created);
+    let s = TestServer::start(dir.path(), &[]);
+    let client = ("tv", Some(secret.as_str()));
+    let d = crate::device_grant::start(&s, client, "openid offline_access").json();
+    let app = TestApp::enroll(&s, "gina");
+    let scan = app.scan(&format!(
+        "{}/app/scan?user_code={}",
+        s.issuer,
+        d["user_code"].as_str().unwrap()
+    ));
+    assert_eq!(scan.status, 200, "{}", scan.text());
+    let v = scan.json();
+    let payload = format!(
+        "{}/app/scan?session={}&challenge={}",
+        s.issuer,
+        v["session"].as_str().unwrap(),
+        v["challenge"].as_str().unwrap()
+    );
+    let r = app.post_decision(
+        v["session"].as_str().unwrap(),
+        &app.approval(&payload, "approve", None),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+
+    let id = activity(&app)[0]["id"].as_str().unwrap().to_owned();
+    let r = post_report(&app, &id, &report_jws(&app, &id));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = crate::device_grant::poll(&s, client, d["device_code"].as_str().unwrap());
+    assert_eq!(r.status, 400, "no tokens after the report: {}", r.text());
+    assert_eq!(r.json()["error"], "access_denied", "{}", r.text());
+}
+
 /// Issue 38 (3), the QR path: whoever holds a login's offline grant logs its browser out
 /// (RP-initiated logout), so the session is gone before the person says "this wasn't me";
 /// the report still names the session (its `sid` comes from the QR login) and the offline

@@ -73,6 +73,23 @@ pub enum AppError {
     Store(#[from] StoreError),
 }
 
+impl AppError {
+    /// A signed write that lost: its `jti` was used, or the identity changed since it was
+    /// read (409; the app signs a new request).
+    pub(crate) const SIGNED_WRITE_LOST: AppError = AppError::Conflict(
+        "jti already used, or the identity changed meanwhile; sign a new request",
+    );
+
+    /// The error of a signed write's store call: a failed condition is
+    /// [`Self::SIGNED_WRITE_LOST`], anything else the store's error.
+    pub(crate) fn from_signed_write(e: StoreError) -> Self {
+        match e {
+            StoreError::ConditionFailed => Self::SIGNED_WRITE_LOST,
+            e => e.into(),
+        }
+    }
+}
+
 impl Answered for AppError {
     fn answer(self) -> Answer {
         use AppError as E;

@@ -7,7 +7,7 @@ use crate::domain::identity::Identity;
 use crate::domain::photo;
 use crate::service::app_error::AppError;
 use crate::service::sessions::end_sessions_of;
-use crate::store::{IdentityStore, Passkeys, SsoSessions, StoreError};
+use crate::store::{IdentityStore, Passkeys, SsoSessions};
 
 /// Deletes an identity (its device asked, or an operator, `source`): its SSO sessions end
 /// (its clients are told by back-channel logout), its remembered consents go, then one
@@ -44,19 +44,10 @@ pub async fn erase(
     }
     let quarantine = ctx.settings.lifetimes.name_quarantine;
     let name_held_until = (quarantine > 0).then(|| now.secs() + quarantine);
-    match ctx
-        .store
+    ctx.store
         .delete_identity(ident, version, jtis, name_held_until, now)
         .await
-    {
-        Ok(()) => {}
-        Err(StoreError::ConditionFailed) => {
-            return Err(AppError::Conflict(
-                "jti already used, or the identity changed meanwhile; sign a new request",
-            ))
-        }
-        Err(e) => return Err(e.into()),
-    }
+        .map_err(AppError::from_signed_write)?;
     // And once more now that the record is gone: an upload committed before the deletion
     // may have stored its object after the first pass (an upload that stores later sees
     // the record gone and removes it itself). Best effort: the identity is deleted.

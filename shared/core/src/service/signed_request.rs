@@ -13,7 +13,7 @@ use crate::domain::ratelimit::{Limit, Source};
 use crate::geoip;
 use crate::service::app_error::{invalid, AppError};
 use crate::service::{limits, webauthn};
-use crate::store::{IdentityStore, Outcome, Passkeys, StoreError};
+use crate::store::{IdentityStore, Outcome, Passkeys};
 
 /// A signed app request that did not verify counts against its source: past the limit
 /// the source gets 429 instead of 400.
@@ -167,15 +167,9 @@ pub(crate) async fn commit(
         updated_at: Some(now),
         ..next
     };
-    match ctx
-        .store
+    ctx.store
         .update_identity_signed(&next, version, jtis, now)
         .await
-    {
-        Ok(()) => Ok(next),
-        Err(StoreError::ConditionFailed) => Err(AppError::Conflict(
-            "jti already used, or the identity changed meanwhile; sign a new request",
-        )),
-        Err(e) => Err(e.into()),
-    }
+        .map_err(AppError::from_signed_write)?;
+    Ok(next)
 }

@@ -159,9 +159,7 @@ pub async fn add_passkey(
         }
         NewPasskey::Taken => Err(AppError::Conflict("this passkey is registered already")),
         NewPasskey::TooMany => Err(invalid("an identity holds at most 10 passkeys")),
-        NewPasskey::Conflict => Err(AppError::Conflict(
-            "jti already used, or the identity changed meanwhile; sign a new request",
-        )),
+        NewPasskey::Conflict => Err(AppError::SIGNED_WRITE_LOST),
     }
 }
 
@@ -291,10 +289,7 @@ pub async fn remove_key(
                 Ok(())
             }
             Ok(false) => Err(AppError::LastKey),
-            Err(StoreError::ConditionFailed) => Err(AppError::Conflict(
-                "jti already used, or the identity changed meanwhile; sign a new request",
-            )),
-            Err(e) => Err(e.into()),
+            Err(e) => Err(AppError::from_signed_write(e)),
         };
     }
     match ctx
@@ -311,9 +306,7 @@ pub async fn remove_key(
         }
         Removal::NotFound => Err(AppError::UnknownKey),
         Removal::LastKey => Err(AppError::LastKey),
-        Removal::Conflict => Err(AppError::Conflict(
-            "jti already used, or the identity changed meanwhile; sign a new request",
-        )),
+        Removal::Conflict => Err(AppError::SIGNED_WRITE_LOST),
     }
 }
 

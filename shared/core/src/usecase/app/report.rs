@@ -5,6 +5,7 @@
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
+use crate::domain::device_grant::{DeviceAuthorization, DeviceGrantStatus};
 use crate::domain::identity::LoginActivity;
 use crate::domain::login::{sid_of_login, LoginStatus};
 use crate::domain::ratelimit::Source;
@@ -12,7 +13,7 @@ use crate::protocol::app_request::{self, AppRequest, Report};
 use crate::service::app_error::{invalid, AppError};
 use crate::service::sessions::end_known_session;
 use crate::service::signed_request::signed_by_identity;
-use crate::store::{Grants, IdentityStore, QrLogins, SsoSessions, StoreError};
+use crate::store::{DeviceGrants, Grants, IdentityStore, QrLogins, SsoSessions, StoreError};
 
 /// What "this wasn't me" did.
 #[derive(Debug)]
@@ -95,12 +96,31 @@ pub async fn report_login(
     })
 }
 
-/// A QR login approved on the phone whose browser has not finished it yet is closed, so
-/// nothing (no code, no session) comes of it after the report; one its browser finishes at
-/// the same moment loses either here or there (then its session is ended below).
+/// A QR login approved on the phone whose browser has not finished it yet is closed, and a
+/// device authorization approved but not yet redeemed by the device's poll is denied (the
+/// device's next poll gets `access_denied`), so nothing (no code, no tokens, no session) comes
+/// of it after the report; one finished or redeemed at the same moment loses either here or
+/// there (then its session is ended below).
 async fn close_if_unfinished(ctx: &Context, login: &str, now: Timestamp) -> Result<(), StoreError> {
-    if login.starts_with("device:") {
-        return Ok(());
+    if let Some(device_code_hash) = login.strip_prefix("device:") {
+        return match ctx
+            .store
+            .device_authorization(device_code_hash, now)
+            .await?
+        {
+            Some(a) if matches!(a.value.status, DeviceGrantStatus::Approved { .. }) => {
+                let denied = DeviceAuthorization {
+                    status: DeviceGrantStatus::Denied,
+                    ..a.value.clone()
+                };
+                let _ = ctx
+                    .store
+                    .update_device_authorization(&a, &denied, now)
+                    .await?;
+                Ok(())
+            }
+            _ => Ok(()),
+        };
     }
     match ctx.store.qr_login(login, now).await? {
         Some(l) if matches!(l.value.status, LoginStatus::Approved { .. }) => {

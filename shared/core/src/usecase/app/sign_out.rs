@@ -11,7 +11,7 @@ use crate::protocol::app_request::{self, AppRequest, SignOut};
 use crate::service::app_error::{invalid, AppError};
 use crate::service::sessions::end_sessions_of;
 use crate::service::signed_request::signed_request;
-use crate::store::{IdentityStore, StoreError};
+use crate::store::IdentityStore;
 
 /// Signs identity `sub` out everywhere (`request`, a `sign-out+jwt` signed by any of its
 /// keys): `tokens_not_before` becomes now in one conditional write that spends the request's
@@ -33,19 +33,10 @@ pub async fn sign_out_everywhere(
         tokens_not_before: Some(now),
         ..ident.clone()
     };
-    match ctx
-        .store
+    ctx.store
         .update_identity_signed(&next, version, &[(v.jti, v.exp)], now)
         .await
-    {
-        Ok(()) => {}
-        Err(StoreError::ConditionFailed) => {
-            return Err(AppError::Conflict(
-                "jti already used, or the identity changed meanwhile; sign a new request",
-            ))
-        }
-        Err(e) => return Err(e.into()),
-    }
+        .map_err(AppError::from_signed_write)?;
     let ended = end_sessions_of(ctx, &ident.sub, now).await?;
     Audit::new(Event::SessionsEnded)
         .subject(&ident.sub)
