@@ -235,6 +235,31 @@ fn scenario(s: &TestServer, flags: &[String]) -> String {
     let r = call(s, "GET", "/admin/realms/scanid", &nora_console, None);
     assert_eq!(r.status, 403, "{}", r.text());
 
+    // With `manage-users`, she manages identities, but no admin reaches a stronger person:
+    // olga (`realm-admin`) cannot be disabled, logged out, regrouped or deleted by her.
+    op(&[
+        "identity",
+        "add-role",
+        "--name",
+        "nora",
+        "--role",
+        "manage-users",
+    ]);
+    let olga_path = format!("/admin/realms/scanid/users/{}", olga.sub);
+    let off = json!({"enabled": false});
+    for (method, path, body) in [
+        ("PUT", olga_path.clone(), Some(&off)),
+        ("POST", format!("{olga_path}/logout"), None),
+        ("PUT", format!("{olga_path}/groups/staff"), None),
+        ("DELETE", olga_path.clone(), None),
+    ] {
+        let r = call(s, method, &path, &nora_console, body);
+        assert_eq!(r.status, 403, "{method} {path}: {}", r.text());
+    }
+    let r = call(s, "GET", &olga_path, &nora_console, None);
+    assert_eq!(r.status, 200, "reading is within reach: {}", r.text());
+    assert_eq!(r.json()["enabled"], true);
+
     // A role taken away: the next call is refused; given back, allowed again.
     op(&[
         "identity",

@@ -248,7 +248,7 @@ pub const FUNCTIONS: &[Function] = &[
     described("directory-by-service-id", "Directory profile by service identifier", sample("", None, NOT_FOUND)),
     described("directory-avatar", "Directory avatar redirect", sample("", None, NOT_FOUND)),
     // No bearer token.
-    described("admin-api", "Keycloak's admin REST API: server info, the realm, clients and their secrets (service accounts with admin roles)",
+    described("admin-api", "Keycloak's admin REST API: server info, the realm, clients and their secrets, identities (service accounts with admin roles); signs back-channel logout tokens",
         sample("", None, NO_CLIENT)),
     // `/admin` is sent on to `/admin/` (the page's relative URLs need the slash).
     described("admin-console", "The admin console: its page (writes the console's built-in client when it differs) and files",

@@ -78,7 +78,8 @@ pub enum Handler {
     DevicePages,
     /// Passkeys (issue 26): WebAuthn challenges, and an identity's keys listed, added, removed.
     DevicePasskeys,
-    /// Keycloak's admin REST API: server info, the realm, clients and their secrets.
+    /// Keycloak's admin REST API: server info, the realm, clients and their secrets,
+    /// identities (disabling one or ending its sessions sends back-channel logout).
     Admin,
     /// The admin console's page and files (issue 37).
     AdminConsole,
@@ -218,17 +219,34 @@ pub const ROUTES: &[Route] = &[
     route("PUT",  "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
     route("DELETE", "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
     // Keycloak's admin REST API, one function: counts refused calls per source, lists and
-    // writes clients. `{id}` is the client's clientId (Keycloak's internal id).
-    route("GET",  "/admin/serverinfo", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
-    route("GET",  "/admin/realms/{realm}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
-    route("GET",  "/admin/realms/{realm}/clients", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
-    route("POST", "/admin/realms/{realm}/clients", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
-    route("GET",  "/admin/realms/{realm}/clients/{id}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
-    route("PUT",  "/admin/realms/{realm}/clients/{id}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
-    route("DELETE", "/admin/realms/{realm}/clients/{id}", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
-    route("GET",  "/admin/realms/{realm}/clients/{id}/client-secret", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
-    route("POST", "/admin/realms/{realm}/clients/{id}/client-secret", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
-    route("GET",  "/admin/realms/{realm}/clients/{id}/service-account-user", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    // writes clients and identities, ends sessions: signs their back-channel logout tokens
+    // and queues them (as the app's delete does). `{id}` is the client's clientId (Keycloak's internal id).
+    route("GET",  "/admin/serverinfo", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/clients", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("POST", "/admin/realms/{realm}/clients", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/clients/{id}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("PUT",  "/admin/realms/{realm}/clients/{id}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("DELETE", "/admin/realms/{realm}/clients/{id}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/clients/{id}/client-secret", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("POST", "/admin/realms/{realm}/clients/{id}/client-secret", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/clients/{id}/service-account-user", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    // Identities (Keycloak's users; `{id}` is the `sub`) and their groups (`{groupId}` is
+    // the group's name); `users/count` before `users/{id}`, as API Gateway prefers it.
+    route("GET",  "/admin/realms/{realm}/users", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/users/count", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/users/{id}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("PUT",  "/admin/realms/{realm}/users/{id}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("DELETE", "/admin/realms/{realm}/users/{id}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/users/{id}/groups", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("PUT",  "/admin/realms/{realm}/users/{id}/groups/{groupId}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("DELETE", "/admin/realms/{realm}/users/{id}/groups/{groupId}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/users/{id}/sessions", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("POST", "/admin/realms/{realm}/users/{id}/logout", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/users/{id}/credentials", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/groups", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/groups/{id}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/groups/{id}/members", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     // The admin console: its page (writes the console's built-in client when it differs),
     // its files, and Keycloak's console URL sent to the page. After the API's literal paths.
     route("GET",  "/admin", Handler::AdminConsole, "admin-console", WRITE, NO_CORS, NO_PHOTOS),
@@ -440,6 +458,7 @@ impl Handler {
                 | Handler::DeviceDelete
                 | Handler::DeviceKey
                 | Handler::DeviceReport
+                | Handler::Admin
         )
     }
 
@@ -523,12 +542,16 @@ pub enum Matched {
 pub fn match_route(method: &str, path: &str) -> Matched {
     match match_exact(method, path) {
         // API Gateway routes `/x/` as `/x`. Of this service's routes only the web app's shell
-        // is ever asked for with the slash (its page needs it for its relative URLs), so only
-        // it is matched so here; everything else keeps one exact path.
+        // (its page needs the slash for its relative URLs) and the admin API (Keycloak's admin
+        // client asks for `.../clients/` and `.../users/`) are ever asked for with the slash,
+        // so only they are matched so here; everything else keeps one exact path.
         Matched::NotFound if path.len() > 1 && path.ends_with('/') => {
             match match_exact(method, &path[..path.len() - 1]) {
                 found @ Matched::Found(r, _)
-                    if matches!(r.handler, Handler::AppPages | Handler::AdminConsole) =>
+                    if matches!(
+                        r.handler,
+                        Handler::AppPages | Handler::AdminConsole | Handler::Admin
+                    ) =>
                 {
                     found
                 }

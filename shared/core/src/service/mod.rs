@@ -10,6 +10,7 @@
 //! * `limits`: rate limits.
 //! * [`assessment`]: where a QR login came from, judged; [`login_history`]: the identity's
 //!   recent logins; `photos`: hosted photos no record names any more.
+//! * [`erase`]: deleting an identity (its app, the CLI, the admin API).
 //! * [`app_error`]: the error of the app API; [`admin`]: who may call the admin API, and its
 //!   error.
 
@@ -17,6 +18,7 @@ pub mod admin;
 pub mod app_error;
 pub mod assessment;
 pub mod client_auth;
+pub mod erase;
 pub mod grants;
 pub mod issuance;
 pub(crate) mod limits;

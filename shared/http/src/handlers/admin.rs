@@ -17,7 +17,9 @@ pub(crate) async fn admin(ctx: &Context, req: Request) -> Result<Response, HttpE
     let token = bearer(&req)?;
     let token = token.as_deref();
     let src = source(&req);
-    let path = req.uri().path().to_owned();
+    // `.../clients/` is `.../clients` (as API Gateway routes it; Keycloak's admin client
+    // asks so).
+    let path = req.uri().path().trim_end_matches('/').to_owned();
     let method = req.method().as_str().to_owned();
     if path.ends_with("/admin/serverinfo") {
         return Ok(no_store(json(
@@ -30,6 +32,12 @@ pub(crate) async fn admin(ctx: &Context, req: Request) -> Result<Response, HttpE
         // Another realm: authorized first, so its existence is no oracle.
         info::realm(ctx, token, &realm, &src).await?;
         return Err(HttpError::NotFound);
+    }
+    // `.../users...` and `.../groups`: the identities (Keycloak's users).
+    let prefix = format!("/admin/realms/{realm}/");
+    let rest = path.split_once(&prefix).map_or("", |(_, r)| r);
+    if rest.starts_with("users") || rest.starts_with("groups") {
+        return super::admin_users::serve(ctx, &req, token, &src, rest).await;
     }
     let id = path_param(&req, "id");
     match (method.as_str(), id.as_deref()) {
@@ -84,12 +92,12 @@ pub(crate) async fn admin(ctx: &Context, req: Request) -> Result<Response, HttpE
     }
 }
 
-fn no_content() -> Response {
+pub(crate) fn no_content() -> Response {
     finish(base(204), Body::Empty)
 }
 
 /// Admin answers are never cached (a regenerated secret among them).
-fn no_store(mut r: Response) -> Response {
+pub(crate) fn no_store(mut r: Response) -> Response {
     r.headers_mut().insert(
         http::header::CACHE_CONTROL,
         http::HeaderValue::from_static("no-store"),
@@ -127,7 +135,7 @@ fn list_query(req: &Request) -> Result<clients::ListQuery, HttpError> {
 }
 
 /// The JSON body (`Content-Type: application/json`), at most [`MAX_BODY`] bytes.
-fn body(req: &Request) -> Result<&[u8], HttpError> {
+pub(crate) fn body(req: &Request) -> Result<&[u8], HttpError> {
     let ct = req
         .headers()
         .get(http::header::CONTENT_TYPE)

@@ -1,5 +1,6 @@
 //! The admin API's decisions: the roles a service account may hold, what each call needs, and
 //! Keycloak's `ClientRepresentation` mapped onto scanid's clients ([`representation`]).
+//! Identities as Keycloak's users: [`users`].
 //!
 //! Roles are Keycloak's `realm-management` roles, by their names; an operator gives them to a
 //! client with `client_credentials` (its service account), or to a person (an identity, who
@@ -8,6 +9,7 @@
 //! stops its tokens at once.
 
 pub mod representation;
+pub mod users;
 
 use serde::{Deserialize, Serialize};
 

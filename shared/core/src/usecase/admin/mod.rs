@@ -7,8 +7,10 @@
 //! * [`clients`]: clients (Keycloak's `ClientRepresentation`), their secrets and service
 //!   accounts;
 //! * [`console`]: the admin console's built-in client;
+//! * [`identities`]: identities (Keycloak's users), their groups, sessions and keys;
 //! * [`info`]: the server info and the realm the tools read when they start.
 
 pub mod clients;
 pub mod console;
+pub mod identities;
 pub mod info;
