@@ -54,7 +54,7 @@ impl SsoSession {
     }
 
     /// A new session started by `login` (a QR login's id, or a device authorization's
-    /// [`crate::domain::device_grant::login_link`]): its `sid` is [`sid_of_login`], so "this
+    /// `domain::device_grant::login_link`): its `sid` is [`sid_of_login`], so "this
     /// wasn't me" on that login names the session and its grants whatever became of the
     /// session (idled out, logged out: issue 38), with nothing more to store.
     pub fn for_login(
