@@ -15,6 +15,7 @@
 
 mod acr;
 mod admin;
+mod admin_events;
 mod app_api;
 mod attacks;
 mod attacks_registration;

@@ -227,6 +227,9 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/admin/realms/{realm}/clients/{id}/client-secret", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/admin/realms/{realm}/clients/{id}/client-secret", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/clients/{id}/service-account-user", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    // The admin API's events (view-events), keys and import (handlers/admin_ops.rs).
+    route("GET",  "/admin/realms/{realm}/events", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/admin-events", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
 ];
 
 /// What a handler's call returns.

@@ -31,6 +31,9 @@ pub(crate) async fn admin(ctx: &Context, req: Request) -> Result<Response, HttpE
         info::realm(ctx, token, &realm, &src).await?;
         return Err(HttpError::NotFound);
     }
+    if let Some(answer) = super::admin_ops::serve(ctx, &req, token, &src).await {
+        return answer;
+    }
     let id = path_param(&req, "id");
     match (method.as_str(), id.as_deref()) {
         ("GET", None) if path.ends_with("/clients") => {
@@ -89,7 +92,7 @@ fn no_content() -> Response {
 }
 
 /// Admin answers are never cached (a regenerated secret among them).
-fn no_store(mut r: Response) -> Response {
+pub(crate) fn no_store(mut r: Response) -> Response {
     r.headers_mut().insert(
         http::header::CACHE_CONTROL,
         http::HeaderValue::from_static("no-store"),

@@ -5,6 +5,7 @@
 //! client with `client_credentials` (its service account), and they are read from the client
 //! at every call, so a role taken away, a client disabled or deleted, stops its tokens at once.
 
+pub mod events;
 pub mod representation;
 
 use serde::{Deserialize, Serialize};

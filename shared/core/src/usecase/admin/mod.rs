@@ -8,4 +8,5 @@
 //! * [`info`]: the server info and the realm the tools read when they start.
 
 pub mod clients;
+pub mod events;
 pub mod info;

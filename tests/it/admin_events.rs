@@ -1,0 +1,222 @@
+//! The admin API's events (issue 37) against the real `scanid serve`, from outside: a login
+//! through the QR is found in `GET .../events` as Keycloak's `LOGIN` (and its code exchange as
+//! `CODE_TO_TOKEN`), filtered by type, client, user, date and page, newest first; admin calls
+//! are in `GET .../admin-events` without a representation; `view-events` is needed.
+
+use std::time::{Duration, Instant};
+
+use scanid_tests::{
+    auth_url, code_of, create_shop, login, redeem, request, scanid_json, Browser, Resp, TestApp,
+    TestServer, CB,
+};
+use serde_json::Value;
+
+const EVENTS: &str = "/admin/realms/scanid/events";
+const ADMIN_EVENTS: &str = "/admin/realms/scanid/admin-events";
+
+fn service_account(data_dir: &str, id: &str, role: &str) -> String {
+    let out = scanid_json(&[
+        "client",
+        "create",
+        "--name",
+        id,
+        "--client-id",
+        id,
+        "--client-credentials",
+        "--admin-role",
+        role,
+        "--data-dir",
+        data_dir,
+    ]);
+    out["client_secret"].as_str().unwrap().to_owned()
+}
+
+fn token(s: &TestServer, id: &str, secret: &str) -> String {
+    let r = scanid_tests::post_form(
+        &s.oidc("token"),
+        Some((id, secret)),
+        &[("grant_type", "client_credentials")],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    r.json()["access_token"].as_str().unwrap().to_owned()
+}
+
+fn get(s: &TestServer, path: &str, token: Option<&str>) -> Resp {
+    let auth = token.map(|t| format!("Bearer {t}"));
+    let h: Vec<(&str, &str)> = auth.iter().map(|a| ("Authorization", a.as_str())).collect();
+    request("GET", &s.url(path), &h, b"")
+}
+
+/// The events `path` answers, once `until` holds (events are stored once a second).
+fn events_until(
+    s: &TestServer,
+    path: &str,
+    token: &str,
+    until: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
+    let start = Instant::now();
+    loop {
+        let r = get(s, path, Some(token));
+        assert_eq!(r.status, 200, "{path}: {}", r.text());
+        let v = r.json().as_array().unwrap().clone();
+        if until(&v) || start.elapsed() > Duration::from_secs(10) {
+            return v;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn a_login_is_in_the_events_filtered_as_keycloak_filters_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().display().to_string();
+    let s = TestServer::start(dir.path(), &[]);
+    let secret = create_shop(&data, &[]);
+    let auditor = token(
+        &s,
+        "auditor",
+        &service_account(&data, "auditor", "view-events"),
+    );
+    let viewer = token(
+        &s,
+        "viewer",
+        &service_account(&data, "viewer", "view-clients"),
+    );
+    let app = TestApp::enroll(&s, "alice");
+    let mut b = Browser::new();
+    let url = auth_url(
+        &s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("scope", "openid"),
+            ("state", "st"),
+            ("nonce", "n"),
+        ],
+    );
+    redeem(
+        &s,
+        ("shop", &secret),
+        &code_of(&login(&mut b, &s, &app, &url)),
+    );
+
+    // Refusals: no token, a token without view-events.
+    assert_eq!(get(&s, EVENTS, None).status, 401);
+    assert_eq!(get(&s, EVENTS, Some(&viewer)).status, 403);
+    assert_eq!(get(&s, ADMIN_EVENTS, Some(&viewer)).status, 403);
+
+    let logins = events_until(
+        &s,
+        &format!("{EVENTS}?type=LOGIN&client=shop"),
+        &auditor,
+        |v| !v.is_empty(),
+    );
+    assert_eq!(logins.len(), 1, "{logins:?}");
+    let e = &logins[0];
+    assert_eq!(e["type"], "LOGIN");
+    assert_eq!(e["clientId"], "shop");
+    assert_eq!(e["userId"], app.sub.as_str());
+    assert_eq!(e["realmId"], "scanid");
+    assert_eq!(e["error"], Value::Null);
+    assert_eq!(e["details"]["scanid_event"], "login.approved");
+    let now = scanid_tests::now_ms();
+    let t = e["time"].as_i64().unwrap();
+    assert!((now - 60_000..=now).contains(&t), "{t} vs {now}");
+
+    // Every event of the shop, newest first: the code exchange after the login.
+    let all = events_until(&s, &format!("{EVENTS}?client=shop"), &auditor, |v| {
+        v.iter().any(|e| e["type"] == "CODE_TO_TOKEN")
+    });
+    let types: Vec<&str> = all.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    let pos = |t: &str| {
+        types
+            .iter()
+            .position(|x| *x == t)
+            .unwrap_or_else(|| panic!("{t} in {types:?}"))
+    };
+    assert!(pos("CODE_TO_TOKEN") < pos("LOGIN"), "{types:?}");
+    let times: Vec<i64> = all.iter().map(|e| e["time"].as_i64().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] >= w[1]), "{times:?}");
+    // By user; a page of one; another client's, a future day: none.
+    let mine = get(&s, &format!("{EVENTS}?user={}", app.sub), Some(&auditor)).json();
+    assert!(mine
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| e["userId"] == app.sub.as_str()));
+    assert!(mine
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["type"] == "LOGIN"));
+    let page = get(
+        &s,
+        &format!("{EVENTS}?client=shop&first=1&max=1"),
+        Some(&auditor),
+    )
+    .json();
+    assert_eq!(page.as_array().unwrap().len(), 1);
+    assert_eq!(page[0]["id"], all[1]["id"]);
+    let none = get(&s, &format!("{EVENTS}?client=blog"), Some(&auditor)).json();
+    assert_eq!(none.as_array().unwrap().len(), 0);
+    let future = get(&s, &format!("{EVENTS}?dateFrom=2999-01-01"), Some(&auditor)).json();
+    assert_eq!(future.as_array().unwrap().len(), 0);
+    let past = get(
+        &s,
+        &format!("{EVENTS}?client=shop&dateTo=2000-01-01"),
+        Some(&auditor),
+    )
+    .json();
+    assert_eq!(past.as_array().unwrap().len(), 0);
+    assert_eq!(
+        get(&s, &format!("{EVENTS}?dateFrom=yesterday"), Some(&auditor)).status,
+        400
+    );
+
+    // Admin events: the refused calls above (by address: a token without the role names no
+    // caller here), never with a representation.
+    let refused = |v: &[Value]| -> Vec<Value> {
+        v.iter()
+            .filter(|e| e["details"]["operation"] == "events.list" && e["error"] == "forbidden")
+            .cloned()
+            .collect()
+    };
+    let admin = events_until(&s, ADMIN_EVENTS, &auditor, |v| !refused(v).is_empty());
+    let refused = refused(&admin);
+    assert_eq!(refused.len(), 1, "{admin:?}");
+    let e = &refused[0];
+    assert_eq!(e["authDetails"]["ipAddress"], "127.0.0.1");
+    assert_eq!(e["resourceType"], "REALM");
+    assert_eq!(e["operationType"], "ACTION");
+    for e in &admin {
+        assert!(e.get("representation").is_none(), "{e}");
+        assert!(e["details"]["scanid_event"]
+            .as_str()
+            .unwrap()
+            .starts_with("admin."));
+    }
+    // The auditor's own calls are there too, by client.
+    let mine = events_until(
+        &s,
+        &format!("{ADMIN_EVENTS}?authClient=auditor"),
+        &auditor,
+        |v| !v.is_empty(),
+    );
+    assert!(mine
+        .iter()
+        .all(|e| e["authDetails"]["clientId"] == "auditor"));
+    assert!(mine
+        .iter()
+        .any(|e| e["details"]["operation"] == "events.list" && e["error"].is_null()));
+    // The user events hold no admin call, and the admin events no login.
+    let user_side = get(&s, EVENTS, Some(&auditor)).json();
+    assert!(user_side
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| !e["details"]["scanid_event"]
+            .as_str()
+            .unwrap()
+            .starts_with("admin.")));
+}
