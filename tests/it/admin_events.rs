@@ -220,3 +220,65 @@ fn a_login_is_in_the_events_filtered_as_keycloak_filters_them() {
             .unwrap()
             .starts_with("admin.")));
 }
+
+#[test]
+fn the_signing_keys_are_listed_as_keycloak_lists_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().display().to_string();
+    let s = TestServer::start(dir.path(), &[]);
+    let viewer = token(
+        &s,
+        "viewer",
+        &service_account(&data, "viewer", "view-clients"),
+    );
+    assert_eq!(get(&s, "/admin/realms/scanid/keys", None).status, 401);
+    let r = get(&s, "/admin/realms/scanid/keys", Some(&viewer));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    // The key that signed the caller's token is the active one of its algorithm.
+    let header = scanid_tests::jwt_header(&viewer);
+    let alg = header["alg"].as_str().unwrap();
+    assert_eq!(v["active"][alg], header["kid"]);
+    let jwks = scanid_tests::get(&s.oidc("certs")).json();
+    let published: Vec<&str> = jwks["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kid"].as_str().unwrap())
+        .collect();
+    let listed: Vec<&str> = v["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kid"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, published);
+    for k in v["keys"].as_array().unwrap() {
+        assert_eq!(k["use"], "SIG");
+        assert!(["ACTIVE", "PASSIVE"].contains(&k["status"].as_str().unwrap()));
+        assert!(["RSA", "EC"].contains(&k["type"].as_str().unwrap()));
+    }
+    // A published next key (the CLI's first rotation step) is PASSIVE until it signs.
+    let next = scanid_json(&["keys", "rotate", "--alg", alg, "--data-dir", &data]);
+    let kid = next["kid"].as_str().unwrap();
+    let start = Instant::now();
+    loop {
+        let v = get(&s, "/admin/realms/scanid/keys", Some(&viewer)).json();
+        let k = v["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["kid"] == kid)
+            .cloned();
+        if let Some(k) = k {
+            assert_eq!(k["status"], "PASSIVE");
+            assert_eq!(v["active"][alg], header["kid"]);
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(90),
+            "the next key never showed"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}

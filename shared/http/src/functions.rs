@@ -248,8 +248,15 @@ pub const FUNCTIONS: &[Function] = &[
     described("directory-by-service-id", "Directory profile by service identifier", sample("", None, NOT_FOUND)),
     described("directory-avatar", "Directory avatar redirect", sample("", None, NOT_FOUND)),
     // No bearer token.
-    described("admin-api", "Keycloak's admin REST API: server info, the realm, clients and their secrets (service accounts with admin roles)",
-        sample("", None, NO_CLIENT)),
+    // It queries the events table (template.yaml's EventsTable).
+    Function {
+        env: &[
+            ("SCANID_EVENTS_TABLE", "!Ref EventsTable"),
+            ("SCANID_EVENT_RETENTION_DAYS", "!Ref EventRetentionDays"),
+        ],
+        ..described("admin-api", "Keycloak's admin REST API: server info, the realm, clients and their secrets (service accounts with admin roles)",
+            sample("", None, NO_CLIENT))
+    },
 ];
 
 /// The extras of function `name` ([`Function::DEFAULT`], named as the table names it, if it

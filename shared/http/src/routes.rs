@@ -230,6 +230,7 @@ pub const ROUTES: &[Route] = &[
     // The admin API's events (view-events), keys and import (handlers/admin_ops.rs).
     route("GET",  "/admin/realms/{realm}/events", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/admin-events", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/keys", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
 ];
 
 /// What a handler's call returns.

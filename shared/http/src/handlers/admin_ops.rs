@@ -1,5 +1,5 @@
 //! The admin API's operations beside clients and users: `events` and `admin-events` (the
-//! stored audit events). Reached from [`super::admin::admin`] once the realm is checked.
+//! stored audit events), `keys` (the signing keys). Reached from [`super::admin::admin`] once the realm is checked.
 
 use crate::usecase::admin::events::{self, EventsQuery};
 use crate::Context;
@@ -37,6 +37,10 @@ pub(crate) async fn serve(
                 .map(|v| no_store(json(200, &v)))
                 .map_err(HttpError::from)
         }
+        "GET" if path.ends_with("/keys") => crate::usecase::admin::keys::keys(ctx, token, src)
+            .await
+            .map(|v| no_store(json(200, &v)))
+            .map_err(HttpError::from),
         _ => return None,
     };
     Some(answer)

@@ -10,3 +10,4 @@
 pub mod clients;
 pub mod events;
 pub mod info;
+pub mod keys;
