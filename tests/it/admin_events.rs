@@ -209,6 +209,26 @@ fn a_login_is_in_the_events_filtered_as_keycloak_filters_them() {
     assert!(mine
         .iter()
         .any(|e| e["details"]["operation"] == "events.list" && e["error"].is_null()));
+    // python-keycloak, unchanged: get_events finds the login, get_keys the keys.
+    let py_secret = service_account(&data, "py-auditor", "view-events");
+    let out = std::process::Command::new(scanid_tests::python())
+        .arg(scanid_tests::repo_root().join("tests/py/keycloak_events.py"))
+        .args([
+            s.base.as_str(),
+            "scanid",
+            "py-auditor",
+            &py_secret,
+            "shop",
+            &app.sub,
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "keycloak_events.py (pip install -r tests/py/requirements.txt): {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     // The user events hold no admin call, and the admin events no login.
     let user_side = get(&s, EVENTS, Some(&auditor)).json();
     assert!(user_side
