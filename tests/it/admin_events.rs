@@ -302,3 +302,171 @@ fn the_signing_keys_are_listed_as_keycloak_lists_them() {
         std::thread::sleep(Duration::from_millis(500));
     }
 }
+
+fn post_json(s: &TestServer, path: &str, token: Option<&str>, body: &Value) -> Resp {
+    let auth = token.map(|t| format!("Bearer {t}"));
+    let mut h: Vec<(&str, &str)> = auth.iter().map(|a| ("Authorization", a.as_str())).collect();
+    h.push(("Content-Type", "application/json"));
+    request("POST", &s.url(path), &h, body.to_string().as_bytes())
+}
+
+#[test]
+fn a_keycloak_realm_export_is_imported_with_secrets_and_every_loss_named() {
+    const IMPORT: &str = "/admin/realms/scanid/partialImport";
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().display().to_string();
+    let s = TestServer::start(dir.path(), &[]);
+    let admin = token(
+        &s,
+        "importer",
+        &service_account(&data, "importer", "manage-clients"),
+    );
+    let viewer = token(
+        &s,
+        "viewer",
+        &service_account(&data, "viewer", "view-clients"),
+    );
+    let text = std::fs::read_to_string(
+        scanid_tests::repo_root().join("tests/fixtures/keycloak-realm-export.json"),
+    )
+    .unwrap();
+    let mut export: Value = serde_json::from_str(&text).unwrap();
+    export["ifResourceExists"] = "FAIL".into();
+    assert_eq!(post_json(&s, IMPORT, None, &export).status, 401);
+    assert_eq!(post_json(&s, IMPORT, Some(&viewer), &export).status, 403);
+    let r = post_json(&s, IMPORT, Some(&admin), &export);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let v = r.json();
+    let mut added: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            assert_eq!(r["action"], "ADDED");
+            r["resourceName"].as_str().unwrap()
+        })
+        .collect();
+    added.sort_unstable();
+    assert_eq!(
+        added,
+        [
+            "billing-worker",
+            "legacy-portal",
+            "spa",
+            "tv-app",
+            "webshop"
+        ],
+        "{v}"
+    );
+    assert_eq!(
+        (v["added"].as_u64(), v["skipped"].as_u64()),
+        (Some(5), Some(0))
+    );
+    // Everything else is named, with why.
+    let not: Vec<(String, String)> = v["notImported"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            assert!(!n["reason"].as_str().unwrap().is_empty());
+            (
+                n["resourceType"].as_str().unwrap().to_owned(),
+                n["resourceName"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    for built_in in [
+        "account",
+        "account-console",
+        "admin-cli",
+        "broker",
+        "realm-management",
+        "security-admin-console",
+    ] {
+        assert!(
+            not.contains(&("CLIENT".into(), built_in.into())),
+            "{built_in}: {not:?}"
+        );
+    }
+    for (kind, name) in [
+        ("CLIENT", "https://saml.shop.example.com/metadata"),
+        ("CLIENT", "orders-api"),
+        ("USER", "alice"),
+        ("REALM_ROLE", "shop-manager"),
+        ("GROUP", "staff"),
+        ("IDP", "google"),
+    ] {
+        assert!(
+            not.contains(&(kind.into(), name.into())),
+            "{kind} {name}: {not:?}"
+        );
+    }
+    let warnings = v["warnings"].to_string();
+    for lost in [
+        "webshop: protocol mapper \\\"loyalty tier\\\"",
+        "webshop: redirectUris \\\"https://shop.example.com/*\\\" dropped",
+        "spa: the implicit flow",
+        "spa: webOrigins \\\"*\\\" dropped",
+        "legacy-portal: direct access grants",
+        "legacy-portal: PKCE method plain",
+    ] {
+        assert!(warnings.contains(lost), "{lost} not in {warnings}");
+    }
+    // Relying parties keep their client_id and secret.
+    let worker = scanid_tests::post_form(
+        &s.oidc("token"),
+        Some(("billing-worker", "bW9nX2JpbGxpbmdfd29ya2VyX3NlY3JldF8yMDI2")),
+        &[("grant_type", "client_credentials")],
+    );
+    assert_eq!(worker.status, 200, "{}", worker.text());
+    let shop = scanid_tests::introspect(
+        &s,
+        ("webshop", "wS7pQ2vX9kL4mN8rT1yU6iO3aZ5sD0fGhJ"),
+        "nothing",
+    );
+    assert_eq!(shop["active"], false);
+    let wrong = scanid_tests::post_form(
+        &s.oidc("token/introspect"),
+        Some(("webshop", "not-the-secret-not-the-secret-0000")),
+        &[("token", "nothing")],
+    );
+    assert_eq!(wrong.status, 401);
+    let web = get(&s, "/admin/realms/scanid/clients/webshop", Some(&admin)).json();
+    assert_eq!(
+        web["redirectUris"],
+        serde_json::json!(["https://shop.example.com/callback"])
+    );
+    assert_eq!(web["attributes"]["pkce.code.challenge.method"], "S256");
+    assert_eq!(
+        web["attributes"]["backchannel.logout.url"],
+        "https://shop.example.com/backchannel-logout"
+    );
+    let legacy = get(
+        &s,
+        "/admin/realms/scanid/clients/legacy-portal",
+        Some(&admin),
+    )
+    .json();
+    assert_eq!(legacy["enabled"], false);
+    let tv = get(&s, "/admin/realms/scanid/clients/tv-app", Some(&admin)).json();
+    assert_eq!(
+        tv["attributes"]["oauth2.device.authorization.grant.enabled"],
+        "true"
+    );
+    // Again: FAIL writes nothing (409), SKIP skips, OVERWRITE overwrites.
+    let again = post_json(&s, IMPORT, Some(&admin), &export);
+    assert_eq!(again.status, 409, "{}", again.text());
+    export["ifResourceExists"] = "SKIP".into();
+    let v = post_json(&s, IMPORT, Some(&admin), &export).json();
+    assert_eq!(
+        (v["added"].as_u64(), v["skipped"].as_u64()),
+        (Some(0), Some(5)),
+        "{v}"
+    );
+    export["ifResourceExists"] = "OVERWRITE".into();
+    let v = post_json(&s, IMPORT, Some(&admin), &export).json();
+    assert_eq!(v["overwritten"].as_u64(), Some(5), "{v}");
+    // A malformed body is a 400 and writes nothing.
+    let bad = serde_json::json!({"clients": [{"name": "no client id"}]});
+    assert_eq!(post_json(&s, IMPORT, Some(&admin), &bad).status, 400);
+}

@@ -231,6 +231,7 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/admin/realms/{realm}/events", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/admin-events", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/keys", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/admin/realms/{realm}/partialImport", Handler::Admin, "admin-api", WRITE, NO_CORS, NO_PHOTOS),
 ];
 
 /// What a handler's call returns.

@@ -41,6 +41,7 @@ pub(crate) async fn serve(
             .await
             .map(|v| no_store(json(200, &v)))
             .map_err(HttpError::from),
+        "POST" if path.ends_with("/partialImport") => partial_import(ctx, req, token, src).await,
         _ => return None,
     };
     Some(answer)
@@ -70,4 +71,108 @@ fn events_query(req: &Request, admin: bool) -> Result<EventsQuery, HttpError> {
         }
     }
     Ok(q)
+}
+
+/// The largest realm export accepted (a few hundred clients).
+const MAX_IMPORT: usize = 1024 * 1024;
+
+/// `POST .../partialImport`: Keycloak's `PartialImportRepresentation` (a realm export with
+/// `ifResourceExists` `FAIL`, `SKIP` or `OVERWRITE`): its clients through the admin API's own
+/// create and update calls (each authorized and audited as one), everything else listed in
+/// `notImported`, what a client lost in `warnings`. With `FAIL` (the default) a client that
+/// exists already stops the import before anything is written (409).
+async fn partial_import(
+    ctx: &Context,
+    req: &Request,
+    token: Option<&str>,
+    src: &crate::domain::ratelimit::Source,
+) -> Result<Response, HttpError> {
+    use crate::usecase::admin::clients;
+    use scanid_core::service::admin::AdminError;
+    // Authorized first: an anonymous caller learns nothing about the body's checks.
+    clients::list(
+        ctx,
+        token,
+        src,
+        &clients::ListQuery {
+            max: Some(0),
+            ..Default::default()
+        },
+    )
+    .await?;
+    let body: &[u8] = req.body().as_ref();
+    if body.len() > MAX_IMPORT {
+        return Err(HttpError::PayloadTooLarge);
+    }
+    let export: serde_json::Value =
+        serde_json::from_slice(body).map_err(|_| HttpError::bad_request("the body is not JSON"))?;
+    let policy = export
+        .get("ifResourceExists")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("FAIL")
+        .to_owned();
+    if !["FAIL", "SKIP", "OVERWRITE"].contains(&policy.as_str()) {
+        return Err(HttpError::bad_request(
+            "ifResourceExists: FAIL, SKIP or OVERWRITE",
+        ));
+    }
+    let plan = crate::domain::admin::import::plan(&export, ctx.settings.local_development())
+        .map_err(HttpError::bad_request)?;
+    let mut exists = Vec::new();
+    for (id, _) in &plan.clients {
+        exists.push(match clients::read(ctx, token, src, id).await {
+            Ok(_) => true,
+            Err(AdminError::NotFound(_)) => false,
+            Err(e) => return Err(e.into()),
+        });
+    }
+    if policy == "FAIL" {
+        if let Some((id, _)) = plan
+            .clients
+            .iter()
+            .zip(&exists)
+            .find(|(_, e)| **e)
+            .map(|(c, _)| c)
+        {
+            return Err(AdminError::Conflict(format!(
+                "client {id} exists already (ifResourceExists FAIL): nothing was imported"
+            ))
+            .into());
+        }
+    }
+    let (mut added, mut overwritten, mut skipped) = (0, 0, 0);
+    let mut results = Vec::new();
+    for ((id, rep), exists) in plan.clients.iter().zip(exists) {
+        let bytes = rep.to_string();
+        let action = match (exists, policy.as_str()) {
+            (true, "SKIP") => {
+                skipped += 1;
+                "SKIPPED"
+            }
+            (true, _) => {
+                clients::update(ctx, token, src, id, bytes.as_bytes()).await?;
+                overwritten += 1;
+                "OVERWRITTEN"
+            }
+            (false, _) => {
+                clients::create(ctx, token, src, bytes.as_bytes()).await?;
+                added += 1;
+                "ADDED"
+            }
+        };
+        results.push(serde_json::json!({
+            "action": action, "resourceType": "CLIENT", "resourceName": id, "id": id,
+        }));
+    }
+    Ok(no_store(json(
+        200,
+        &serde_json::json!({
+            "added": added,
+            "overwritten": overwritten,
+            "skipped": skipped,
+            "results": results,
+            "notImported": plan.not_imported,
+            "warnings": plan.warnings,
+        }),
+    )))
 }

@@ -6,6 +6,7 @@
 //! at every call, so a role taken away, a client disabled or deleted, stops its tokens at once.
 
 pub mod events;
+pub mod import;
 pub mod representation;
 
 use serde::{Deserialize, Serialize};
