@@ -209,8 +209,11 @@ fn a_login_is_in_the_events_filtered_as_keycloak_filters_them() {
     assert!(mine
         .iter()
         .any(|e| e["details"]["operation"] == "events.list" && e["error"].is_null()));
-    // python-keycloak, unchanged: get_events finds the login, get_keys the keys.
+    // python-keycloak, unchanged: get_events finds the login, get_keys the keys,
+    // partial_import_realm imports the export.
     let py_secret = service_account(&data, "py-auditor", "view-events");
+    let importer = service_account(&data, "py-importer", "manage-clients");
+    let export = scanid_tests::repo_root().join("tests/fixtures/keycloak-realm-export.json");
     let out = std::process::Command::new(scanid_tests::python())
         .arg(scanid_tests::repo_root().join("tests/py/keycloak_events.py"))
         .args([
@@ -221,6 +224,8 @@ fn a_login_is_in_the_events_filtered_as_keycloak_filters_them() {
             "shop",
             &app.sub,
         ])
+        .arg(&export)
+        .args(["py-importer", &importer])
         .output()
         .unwrap();
     assert!(
@@ -228,6 +233,12 @@ fn a_login_is_in_the_events_filtered_as_keycloak_filters_them() {
         "keycloak_events.py (pip install -r tests/py/requirements.txt): {}\n{}",
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (last["ok"].as_bool(), last["imported"].as_u64()),
+        (Some(true), Some(5))
     );
     // The user events hold no admin call, and the admin events no login.
     let user_side = get(&s, EVENTS, Some(&auditor)).json();

@@ -1,7 +1,7 @@
 """python-keycloak's KeycloakAdmin (PyPI `python-keycloak`), unchanged, reading scanid's events
 and keys: `get_events` finds the QR login just made, `get_keys` the signing keys.
 
-Usage: keycloak_events.py BASE_URL REALM CLIENT_ID CLIENT_SECRET LOGIN_CLIENT USER_SUB
+Usage: keycloak_events.py BASE_URL REALM CLIENT_ID CLIENT_SECRET LOGIN_CLIENT USER_SUB [EXPORT IMPORTER_ID IMPORTER_SECRET]
 
 CLIENT_ID is a service account with `view-events`. LOGIN_CLIENT and USER_SUB are the client
 and the identity of a login made just before. Prints one JSON line; exits non-zero on the
@@ -46,7 +46,27 @@ def main():
     for alg, kid in keys["active"].items():
         assert kids[kid]["status"] == "ACTIVE", keys
         assert kids[kid]["algorithm"] == alg, keys
-    print(json.dumps({"ok": True, "login": login["time"], "keys": len(kids)}))
+    imported = None
+    if len(sys.argv) > 9:
+        # partial_import_realm with a Keycloak realm export, as a manage-clients account.
+        export_file, importer_id, importer_secret = sys.argv[7:10]
+        importer = KeycloakAdmin(
+            server_url=base,
+            realm_name=realm,
+            client_id=importer_id,
+            client_secret_key=importer_secret,
+        )
+        with open(export_file, encoding="utf-8") as f:
+            export = json.load(f)
+        export["ifResourceExists"] = "SKIP"
+        answer = importer.partial_import_realm(realm, export)
+        assert answer["added"] == 5, answer
+        names = {r["resourceName"] for r in answer["results"]}
+        assert "webshop" in names and "account" not in names, answer
+        assert any(n["resourceName"] == "alice" for n in answer["notImported"]), answer
+        assert importer.get_client_id("webshop") == "webshop"
+        imported = answer["added"]
+    print(json.dumps({"ok": True, "login": login["time"], "keys": len(kids), "imported": imported}))
 
 
 if __name__ == "__main__":
