@@ -481,3 +481,55 @@ fn a_keycloak_realm_export_is_imported_with_secrets_and_every_loss_named() {
     let bad = serde_json::json!({"clients": [{"name": "no client id"}]});
     assert_eq!(post_json(&s, IMPORT, Some(&admin), &bad).status, 400);
 }
+
+#[test]
+fn the_cli_imports_a_keycloak_realm_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().display().to_string();
+    let export = scanid_tests::repo_root().join("tests/fixtures/keycloak-realm-export.json");
+    let export = export.to_str().unwrap();
+    let v = scanid_json(&["client", "import", export, "--data-dir", &data]);
+    assert_eq!(
+        (v["added"].as_u64(), v["skipped"].as_u64()),
+        (Some(5), Some(0)),
+        "{v}"
+    );
+    let not = v["notImported"].to_string();
+    for name in [
+        "\"account\"",
+        "\"admin-cli\"",
+        "\"alice\"",
+        "\"orders-api\"",
+        "\"google\"",
+    ] {
+        assert!(not.contains(name), "{name} not in {not}");
+    }
+    let warnings = v["warnings"].to_string();
+    assert!(warnings.contains("spa: the implicit flow"), "{warnings}");
+    assert!(warnings.contains("webshop: protocol mapper"), "{warnings}");
+    // Again: stops, writes nothing; with --skip-existing, skips.
+    let again = scanid_tests::scanid(&["client", "import", export, "--data-dir", &data]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists already"));
+    let v = scanid_json(&[
+        "client",
+        "import",
+        export,
+        "--skip-existing",
+        "--data-dir",
+        &data,
+    ]);
+    assert_eq!(
+        (v["added"].as_u64(), v["skipped"].as_u64()),
+        (Some(0), Some(5)),
+        "{v}"
+    );
+    // The service account keeps its secret.
+    let s = TestServer::start(dir.path(), &[]);
+    let worker = scanid_tests::post_form(
+        &s.oidc("token"),
+        Some(("billing-worker", "bW9nX2JpbGxpbmdfd29ya2VyX3NlY3JldF8yMDI2")),
+        &[("grant_type", "client_credentials")],
+    );
+    assert_eq!(worker.status, 200, "{}", worker.text());
+}
