@@ -1,7 +1,9 @@
 //! The admin API's events (issue 37) against the real `scanid serve`, from outside: a login
 //! through the QR is found in `GET .../events` as Keycloak's `LOGIN` (and its code exchange as
 //! `CODE_TO_TOKEN`), filtered by type, client, user, date and page, newest first; admin calls
-//! are in `GET .../admin-events` without a representation; `view-events` is needed.
+//! are in `GET .../admin-events` without a representation; `view-events` is needed; the same
+//! on DynamoDB (moto, `--events-table`). `GET .../keys`, and a Keycloak realm export imported
+//! by `POST .../partialImport` and by `scanid client import`.
 
 use std::time::{Duration, Instant};
 
@@ -532,4 +534,80 @@ fn the_cli_imports_a_keycloak_realm_export() {
         &[("grant_type", "client_credentials")],
     );
     assert_eq!(worker.status, 200, "{}", worker.text());
+}
+
+#[test]
+fn events_are_stored_and_queried_on_dynamodb() {
+    scanid_tests::require_emulator();
+    let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
+    let events_table = format!("{table}-events");
+    let out = scanid_json(&[
+        "aws",
+        "init",
+        "--table",
+        &table,
+        "--signing",
+        "kms-envelope",
+        "--create-kms-key",
+    ]);
+    let key_id = out["kms_key_id"].as_str().unwrap().to_owned();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let endpoint = std::env::var("SCANID_TEST_AWS_ENDPOINT").unwrap();
+        let config = scanid_aws::emulator(&endpoint).await;
+        scanid_aws::events::DynamoEvents::new(&config, &events_table)
+            .create_table()
+            .await
+            .unwrap();
+    });
+    let flags = [
+        "--table",
+        &table,
+        "--signing",
+        "kms-envelope",
+        "--kms-key-id",
+        &key_id,
+    ];
+    let mut create = vec![
+        "client",
+        "create",
+        "--name",
+        "auditor",
+        "--client-id",
+        "auditor",
+    ];
+    create.extend(["--client-credentials", "--admin-role", "view-events"]);
+    create.extend(flags);
+    let secret = scanid_json(&create)["client_secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let mut serve = flags.to_vec();
+    serve.extend(["--events-table", &events_table]);
+    let s = TestServer::start(dir.path(), &serve);
+    let auditor = token(&s, "auditor", &secret);
+    let mine = events_until(
+        &s,
+        &format!("{EVENTS}?client=auditor&type=CLIENT_LOGIN"),
+        &auditor,
+        |v| !v.is_empty(),
+    );
+    assert_eq!(mine.len(), 1, "{mine:?}");
+    assert_eq!(mine[0]["details"]["detail"], "client_credentials");
+    let today = get(&s, &format!("{EVENTS}?type=CLIENT_LOGIN"), Some(&auditor)).json();
+    assert!(today
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["clientId"] == "auditor"));
+    let admin = events_until(
+        &s,
+        &format!("{ADMIN_EVENTS}?authClient=auditor"),
+        &auditor,
+        |v| !v.is_empty(),
+    );
+    assert!(admin
+        .iter()
+        .all(|e| e["authDetails"]["clientId"] == "auditor"));
 }
