@@ -5,6 +5,7 @@
 mod aws;
 mod cli;
 mod identity;
+mod import;
 mod keys;
 mod operator;
 mod reference_app;

@@ -37,6 +37,9 @@ pub enum ClientCommand {
     AddRole(RoleArgs),
     /// Take an admin role from a client's service account.
     RemoveRole(RoleArgs),
+    /// Import a Keycloak realm export's clients (secrets kept); prints what came over and
+    /// what did not.
+    Import(crate::import::ImportArgs),
     /// Initial access tokens for dynamic client registration (RFC 7591).
     #[command(subcommand)]
     RegistrationToken(RegistrationTokenCommand),
@@ -215,6 +218,7 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
     let now = clock.now();
     match cmd {
         ClientCommand::Create(a) => create(a, now).await?,
+        ClientCommand::Import(a) => crate::import::run(a).await?,
         ClientCommand::List(a) => {
             let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
             let clients: Vec<_> = store.clients(now).await?.iter().map(client_json).collect();

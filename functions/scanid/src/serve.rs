@@ -75,6 +75,7 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
     announce(&ctx, addr, &issuer, demo_url.as_deref());
     tracing::info!(%addr, %issuer, "scanid serving; Ctrl-C to stop");
     spawn_purger(ctx.clone(), args.purge_interval_secs);
+    spawn_event_writer(ctx.clone());
     if let Some(d) = &demo_url {
         tracing::info!("demo relying party: {d}");
     }
@@ -125,6 +126,8 @@ pub async fn run(args: ServeArgs) -> Result<(), CliError> {
     {
         tracing::warn!("back-channel logout deliveries still running at shutdown were dropped");
     }
+    // The audit lines of the last second.
+    store_events(&deliveries).await;
     tracing::info!("stopped");
     Ok(())
 }
@@ -206,6 +209,25 @@ fn spawn_purger(purger: Arc<scanid_core::context::Context>, secs: u64) {
             }
         }
     });
+}
+
+/// Audit events are stored once a second, in one batch: no request waits for their write
+/// (`scanid_core::store::events`).
+fn spawn_event_writer(ctx: Arc<scanid_core::context::Context>) {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(1));
+        loop {
+            every.tick().await;
+            store_events(&ctx).await;
+        }
+    });
+}
+
+async fn store_events(ctx: &scanid_core::context::Context) {
+    let lines = scanid_core::telemetry::take_audit();
+    if let Err(e) = scanid_core::usecase::admin::events::store_captured(ctx, lines).await {
+        tracing::warn!(error = %e, "storing audit events failed (the log has them)");
+    }
 }
 
 /// The server's limits from the flags.

@@ -49,10 +49,10 @@ pub struct DynamoStore {
 
 type Item = HashMap<String, AttributeValue>;
 
-fn s(v: impl Into<String>) -> AttributeValue {
+pub(crate) fn s(v: impl Into<String>) -> AttributeValue {
     AttributeValue::S(v.into())
 }
-fn n(v: impl ToString) -> AttributeValue {
+pub(crate) fn n(v: impl ToString) -> AttributeValue {
     AttributeValue::N(v.to_string())
 }
 
@@ -67,7 +67,7 @@ fn listed(kind: Kind) -> bool {
 
 /// Turns an SDK error into the store's: conditions are the caller's business, the rest is an
 /// outage (logged with its detail, never shown to a client).
-fn sdk_err<E, R>(op: &'static str, e: SdkError<E, R>) -> StoreError
+pub(crate) fn sdk_err<E, R>(op: &'static str, e: SdkError<E, R>) -> StoreError
 where
     E: ProvideErrorMetadata + std::error::Error + 'static,
     R: std::fmt::Debug,
@@ -145,7 +145,7 @@ fn condition(cond: Cond, now: Timestamp) -> (Option<String>, Option<Item>) {
     (Some(expr.to_owned()), Some(values))
 }
 
-fn build_err(e: impl std::fmt::Display) -> StoreError {
+pub(crate) fn build_err(e: impl std::fmt::Display) -> StoreError {
     StoreError::Unavailable(format!("dynamodb request: {e}").into())
 }
 

@@ -23,6 +23,7 @@
 #![warn(missing_docs)]
 
 pub mod dynamo;
+pub mod events;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake;
 pub mod kms;

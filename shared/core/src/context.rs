@@ -57,6 +57,9 @@ pub struct Context {
     /// Where hosted profile photos live; `None` where photos are not served (a Lambda
     /// function that never touches them links no S3 client).
     pub photos: Option<Arc<dyn crate::store::PhotoStore>>,
+    /// Where audit events are stored and queried (the admin API's events); `None` where they
+    /// are not (a Lambda function other than the admin API's).
+    pub events: Option<Arc<dyn crate::store::EventStore>>,
     /// Where signed back-channel logout tokens go ([`crate::backchannel`]); by default
     /// nowhere (each is logged and audited as given up).
     pub backchannel: Arc<dyn LogoutDelivery>,
@@ -119,6 +122,7 @@ impl Context {
             discovery_json,
             web_origins: Default::default(),
             photos: None,
+            events: None,
             backchannel: Arc::new(Undeliverable),
             geoip: Arc::new(crate::geoip::NoGeoIp),
             resolver: Arc::new(crate::reach::NoResolver),
@@ -162,6 +166,12 @@ impl Context {
     /// The same context with photos stored in `photos`.
     pub fn with_photos(mut self, photos: Arc<dyn crate::store::PhotoStore>) -> Self {
         self.photos = Some(photos);
+        self
+    }
+
+    /// The same context with audit events kept in `events`.
+    pub fn with_events(mut self, events: Arc<dyn crate::store::EventStore>) -> Self {
+        self.events = Some(events);
         self
     }
 

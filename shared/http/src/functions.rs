@@ -248,8 +248,15 @@ pub const FUNCTIONS: &[Function] = &[
     described("directory-by-service-id", "Directory profile by service identifier", sample("", None, NOT_FOUND)),
     described("directory-avatar", "Directory avatar redirect", sample("", None, NOT_FOUND)),
     // No bearer token.
-    described("admin-api", "Keycloak's admin REST API: server info, the realm, clients and their secrets, identities (service accounts with admin roles); signs back-channel logout tokens",
-        sample("", None, NO_CLIENT)),
+    // It queries the events table (template.yaml's EventsTable).
+    Function {
+        env: &[
+            ("SCANID_EVENTS_TABLE", "!Ref EventsTable"),
+            ("SCANID_EVENT_RETENTION_DAYS", "!Ref EventRetentionDays"),
+        ],
+        ..described("admin-api", "Keycloak's admin REST API: server info, the realm, clients and their secrets, identities, events, keys, realm import (service accounts and console persons with admin roles); signs back-channel logout tokens",
+            sample("", None, NO_CLIENT))
+    },
     // `/admin` is sent on to `/admin/` (the page's relative URLs need the slash).
     described("admin-console", "The admin console: its page (writes the console's built-in client when it differs) and files",
         sample("", None, 302)),

@@ -132,6 +132,18 @@ pub fn statements(name: &'static str) -> Result<Vec<Statement>, String> {
             "!Sub ${Table.Arn}/index/kind-index",
         ));
     }
+    if handler == crate::routes::Handler::Admin {
+        out.push(statement(
+            "QueryEvents",
+            &["dynamodb:Query"],
+            "!GetAtt EventsTable.Arn",
+        ));
+        out.push(statement(
+            "QueryEventsByClientOrUser",
+            &["dynamodb:Query"],
+            "!Sub ${EventsTable.Arn}/index/*",
+        ));
+    }
     if handler.photos() {
         let actions: &[&str] = match (extras.photo_actions, handler.access()) {
             ([], Access::Read) => &["s3:GetObject"],

@@ -247,6 +247,11 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/admin/realms/{realm}/groups", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/groups/{id}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/groups/{id}/members", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    // The admin API's events (view-events), keys and import (handlers/admin_ops.rs).
+    route("GET",  "/admin/realms/{realm}/events", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/admin-events", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("GET",  "/admin/realms/{realm}/keys", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("POST", "/admin/realms/{realm}/partialImport", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     // The admin console: its page (writes the console's built-in client when it differs),
     // its files, and Keycloak's console URL sent to the page. After the API's literal paths.
     route("GET",  "/admin", Handler::AdminConsole, "admin-console", WRITE, NO_CORS, NO_PHOTOS),

@@ -246,7 +246,16 @@ async fn context(
     if handler.access() == Access::Read {
         store = Arc::new(ReadOnly(store));
     }
+    // The events table: only the admin API's function is given one (SCANID_EVENTS_TABLE) to
+    // query; audit events reach it from the log, never from a request (the book's admin-api.md).
+    let events = settings
+        .events_table
+        .as_deref()
+        .map(|t| Arc::new(scanid_aws::events::DynamoEvents::new(&config, t)));
     let mut ctx = Context::running(settings, store, keys).await?;
+    if let Some(events) = events {
+        ctx = ctx.with_events(events);
+    }
     // Back-channel logout tokens go on the queue (the sender function POSTs them), so the
     // request that ended a session returns at once and a frozen function loses none.
     let url = std::env::var(sender::QUEUE_URL)

@@ -8,14 +8,14 @@ use scanid_core::clock::{Clock, SystemClock, Timestamp};
 use scanid_core::config::{Settings, SigningMode, StoreSettings};
 use scanid_core::context::StartError;
 use scanid_core::keys::fresh::FreshKeys;
-use scanid_core::store::{Backend, PhotoStore};
+use scanid_core::store::{Backend, EventStore, PhotoStore};
 use scanid_core::Context;
 
 /// The context `settings` select, with the real clock and CSPRNG; a missing key set is
 /// created. Back-channel logout tokens are delivered from this process, each relying party
 /// in parallel ([`scanid_backchannel::InProcess`]).
 pub async fn context(settings: Settings) -> Result<Context, StartError> {
-    let store = open_store(&settings).await?;
+    let (store, events) = open_stores(&settings).await?;
     let keys = fresh_keys(&settings, store.clone(), SystemClock.now()).await?;
     let photos = open_photos(&settings).await?;
     let ctx = Context::running(settings, store, keys).await?;
@@ -24,6 +24,10 @@ pub async fn context(settings: Settings) -> Result<Context, StartError> {
         clock,
         RetryPolicy::DEFAULT,
     )));
+    let ctx = match events {
+        Some(e) => ctx.with_events(e),
+        None => ctx,
+    };
     Ok(match photos {
         Some(p) => ctx.with_photos(p),
         None => ctx,
@@ -62,12 +66,26 @@ pub async fn fresh_keys(
 
 /// Opens the store `settings` select (operator commands use the same store as the server).
 pub async fn open_store(settings: &Settings) -> Result<Arc<dyn Backend>, StartError> {
+    Ok(open_stores(settings).await?.0)
+}
+
+/// The store `settings` select and where audit events are kept: the embedded store's own
+/// events table; on DynamoDB the events table (`SCANID_EVENTS_TABLE`), if one is named.
+pub async fn open_stores(settings: &Settings) -> Result<Stores, StartError> {
     match &settings.store {
         StoreSettings::Embedded { data_dir } => {
-            Ok(Arc::new(scanid_sqlite::EmbeddedStore::open(data_dir)?))
+            let store = Arc::new(scanid_sqlite::EmbeddedStore::open(data_dir)?);
+            Ok((store.clone(), Some(store)))
         }
         StoreSettings::DynamoDb { table } => {
-            Ok(scanid_aws::open_table(&scanid_aws::profile_config().await?, table).await)
+            let config = scanid_aws::profile_config().await?;
+            let events = settings.events_table.as_deref().map(|t| {
+                Arc::new(scanid_aws::events::DynamoEvents::new(&config, t)) as Arc<dyn EventStore>
+            });
+            Ok((scanid_aws::open_table(&config, table).await, events))
         }
     }
 }
+
+/// A store and where its events go.
+pub type Stores = (Arc<dyn Backend>, Option<Arc<dyn EventStore>>);

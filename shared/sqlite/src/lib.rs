@@ -27,6 +27,7 @@ pub mod photos;
 pub use photos::DirPhotos;
 
 mod checkpoint;
+mod events;
 mod files;
 mod schema;
 mod writer;
@@ -103,7 +104,7 @@ impl std::fmt::Debug for EmbeddedStore {
     }
 }
 
-fn unavailable(e: rusqlite::Error) -> StoreError {
+pub(crate) fn unavailable(e: rusqlite::Error) -> StoreError {
     StoreError::Unavailable(Box::new(e))
 }
 
@@ -474,7 +475,7 @@ impl Backend for EmbeddedStore {
     }
 
     async fn purge_expired(&self, now: Timestamp) -> Result<usize, StoreError> {
-        self.sweep(now).await
+        Ok(self.sweep(now).await? + self.sweep_events(now).await?)
     }
 
     async fn list(&self, kind: Kind, now: Timestamp) -> Result<Vec<Record>, StoreError> {

@@ -1,4 +1,6 @@
-//! The schema: one table of records keyed by `kind#id`, made at open ([`crate::EmbeddedStore::open`]).
+//! The schema: one table of records keyed by `kind#id`, made at open ([`crate::EmbeddedStore::open`]),
+//! and the audit events (issue 37), with indexes by time, client and identity: they are
+//! written in batches (a second's worth at a time), so their indexes cost no request a page.
 //! A data dir of an earlier version opens as it is: the one change since, its expiry index,
 //! is dropped (and an older binary opening the file makes it again).
 
@@ -16,6 +18,20 @@ CREATE TABLE IF NOT EXISTS records (
 ) WITHOUT ROWID;
 DROP INDEX IF EXISTS records_kind;
 DROP INDEX IF EXISTS records_expiry;
+CREATE TABLE IF NOT EXISTS events (
+    id         TEXT PRIMARY KEY NOT NULL,
+    time       INTEGER NOT NULL,
+    type       TEXT NOT NULL,
+    admin      INTEGER NOT NULL,
+    client_id  TEXT,
+    sub        TEXT,
+    expires_at INTEGER NOT NULL,
+    body       TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS events_time ON events (admin, time);
+CREATE INDEX IF NOT EXISTS events_client ON events (client_id, time) WHERE client_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_sub ON events (sub, time) WHERE sub IS NOT NULL;
+CREATE INDEX IF NOT EXISTS events_expiry ON events (expires_at);
 ";
 
 #[cfg(test)]

@@ -106,6 +106,8 @@ pub struct Settings {
     pub photo_hosts: Vec<String>,
     /// The S3 bucket of hosted photos (DynamoDB deployments).
     pub photo_bucket: Option<String>,
+    /// The DynamoDB table of audit events (`SCANID_EVENTS_TABLE`), with `--table`.
+    pub events_table: Option<String>,
     /// Reverse proxies whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<std::net::IpAddr>,
     /// Behind the CloudFront edge: the secret its requests carry (`SCANID_EDGE_SECRET`).
@@ -179,6 +181,11 @@ impl Settings {
             app_store_urls,
             photo_hosts,
             photo_bucket,
+            events_table: setting::EVENTS_TABLE
+                .raw(raw)
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_owned),
             trusted_proxies,
             edge_secret: edge_secret(raw)?,
             require_nonce: flag(&setting::REQUIRE_NONCE, raw)?,

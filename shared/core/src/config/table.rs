@@ -195,6 +195,10 @@ settings! {
         flag: Some("name-quarantine"), default: Some("2592000"), repeatable: false,
         help: "Seconds a deleted identity's name stays held before anyone may take it (0: at once)",
     }
+    EVENT_RETENTION_DAYS event_retention_days = "SCANID_EVENT_RETENTION_DAYS" {
+        flag: Some("event-retention-days"), default: Some("30"), repeatable: false,
+        help: "Days a stored audit event (the admin API's events) is kept before it is deleted",
+    }
     PHOTO_UPLOAD_RATE_PER_HOUR photo_upload_rate_per_hour = "SCANID_PHOTO_UPLOAD_RATE_PER_HOUR" {
         flag: Some("photo-upload-rate-per-hour"), default: Some("10"), repeatable: false,
         help: "Photo uploads per identity and hour",
@@ -206,6 +210,10 @@ settings! {
     PHOTO_BUCKET photo_bucket = "SCANID_PHOTO_BUCKET" {
         flag: Some("photo-bucket"), default: None, repeatable: false,
         help: "The S3 bucket of hosted profile photos (with --table; the embedded store keeps them in the data dir)",
+    }
+    EVENTS_TABLE events_table = "SCANID_EVENTS_TABLE" {
+        flag: Some("events-table"), default: None, repeatable: false,
+        help: "The DynamoDB table of stored audit events (with --table; the embedded store keeps them in its file)",
     }
     REQUIRE_NONCE require_nonce = "SCANID_REQUIRE_NONCE" {
         flag: Some("require-nonce"), default: Some("false"), repeatable: false,

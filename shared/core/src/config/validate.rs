@@ -119,6 +119,7 @@ pub(super) fn lifetimes(raw: &RawSettings) -> Result<Lifetimes, ConfigError> {
         qr_challenge: seconds(&QR_CHALLENGE_TTL, raw, 2, 30)?,
         device_code: seconds(&DEVICE_CODE_TTL, raw, 10, 1800)?,
         name_quarantine: seconds(&NAME_QUARANTINE, raw, 0, 10 * 31_536_000)?,
+        event_retention: days(&EVENT_RETENTION_DAYS, raw)?,
     })
 }
 
@@ -272,6 +273,18 @@ pub(super) fn count(setting: &Setting, raw: &RawSettings) -> Result<u64, ConfigE
         _ => Err(bad(
             setting.env,
             format!("{v:?}: a whole number from 1 to 1000000"),
+        )),
+    }
+}
+
+/// A number of days from 1 to 3650 (ten years), in seconds.
+pub(super) fn days(setting: &Setting, raw: &RawSettings) -> Result<i64, ConfigError> {
+    let v = setting.value(raw).unwrap_or_default();
+    match v.trim().parse::<i64>() {
+        Ok(n) if (1..=3650).contains(&n) => Ok(n * 86_400),
+        _ => Err(bad(
+            setting.env,
+            format!("{v:?}: a whole number of days from 1 to 3650"),
         )),
     }
 }

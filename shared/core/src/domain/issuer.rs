@@ -33,6 +33,8 @@ pub struct Lifetimes {
     pub device_code: i64,
     /// How long a deleted identity's name stays held (0: free at once).
     pub name_quarantine: i64,
+    /// Seconds a stored audit event is kept (`--event-retention-days`).
+    pub event_retention: i64,
 }
 
 impl Default for Lifetimes {
@@ -48,6 +50,7 @@ impl Default for Lifetimes {
             qr_challenge: super::login::DEFAULT_CHALLENGE_TTL_SECS,
             device_code: super::device_grant::DEVICE_CODE_TTL_SECS,
             name_quarantine: 30 * 24 * 3600,
+            event_retention: 30 * 24 * 3600,
         }
     }
 }

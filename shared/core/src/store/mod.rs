@@ -15,6 +15,7 @@
 
 pub(crate) mod clients;
 pub(crate) mod device_grants;
+pub mod events;
 pub(crate) mod eventual;
 #[cfg(any(test, feature = "test-support"))]
 pub mod faulty;
@@ -40,6 +41,7 @@ use crate::clock::Timestamp;
 
 pub use clients::ClientStore;
 pub use device_grants::DeviceGrants;
+pub use events::{EventQuery, EventStore, StoredEvent};
 pub use eventual::Eventual;
 pub use flows::{Codes, Counters, Grants, Outcome, QrLogins, SsoSessions};
 pub use identities::{IdentityStore, LoginHistory, NewIdentityError};

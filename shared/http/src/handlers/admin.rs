@@ -39,6 +39,9 @@ pub(crate) async fn admin(ctx: &Context, req: Request) -> Result<Response, HttpE
     if rest.starts_with("users") || rest.starts_with("groups") {
         return super::admin_users::serve(ctx, &req, token, &src, rest).await;
     }
+    if let Some(answer) = super::admin_ops::serve(ctx, &req, token, &src).await {
+        return answer;
+    }
     let id = path_param(&req, "id");
     match (method.as_str(), id.as_deref()) {
         ("GET", None) if path.ends_with("/clients") => {

@@ -1,6 +1,7 @@
 //! One module per group of endpoints. Each handler: parse, call one use case, render.
 
 pub(crate) mod admin;
+pub(crate) mod admin_ops;
 pub(crate) mod admin_users;
 pub(crate) mod app;
 pub(crate) mod console;

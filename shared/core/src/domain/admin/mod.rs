@@ -8,6 +8,8 @@
 //! identity at every call, so a role taken away, a client or identity disabled or deleted,
 //! stops its tokens at once.
 
+pub mod events;
+pub mod import;
 pub mod representation;
 pub mod users;
 

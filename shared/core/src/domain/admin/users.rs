@@ -295,6 +295,7 @@ mod tests {
             disabled: false,
             tokens_not_before: None,
             device_key_retired: false,
+            admin_roles: Vec::new(),
         }
     }
 

@@ -12,5 +12,7 @@
 
 pub mod clients;
 pub mod console;
+pub mod events;
 pub mod identities;
 pub mod info;
+pub mod keys;

@@ -1,0 +1,154 @@
+//! Stored audit events (issue 37): the audit lines of [`crate::audit`], kept so that the admin
+//! API can answer "who logged in to the shop yesterday" (Keycloak's `GET .../events` and
+//! `.../admin-events`).
+//!
+//! Events are written in batches, never on a request's path: under `scanid serve` the audit
+//! lines are collected in memory ([`crate::telemetry`]) and appended every second; on Lambda the
+//! JSON audit lines already in CloudWatch Logs reach the events table through a subscription
+//! filter (see the book's admin-api.md). Each event expires after the retention
+//! (`--event-retention-days`): the embedded store deletes it in its sweep, DynamoDB by TTL, and
+//! every read checks the expiry.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use super::StoreError;
+use crate::clock::Timestamp;
+
+/// One stored audit event.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredEvent {
+    /// Unique per event: `{time in ms, 13 digits}-{random}`, so ids sort by time (DynamoDB
+    /// sorts a partition by it) and break ties of equal times.
+    pub id: String,
+    /// When it happened, in milliseconds since the epoch.
+    pub time: i64,
+    /// scanid's event name (`login.approved`, ...).
+    pub name: String,
+    /// Keycloak's type of it (`LOGIN`, ...: [`crate::domain::admin::events::keycloak_type`]).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The client concerned (for an admin call: the caller).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// The identity concerned.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sub: Option<String>,
+    /// Where it came from (an address, or who acted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// `success` or why not.
+    pub outcome: String,
+    /// A short fixed explanation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// What an admin call acted on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub object: Option<String>,
+    /// Unix seconds after which it reads as absent.
+    pub expires_at: i64,
+}
+
+impl StoredEvent {
+    /// Whether this is an admin event (a call of the admin API, or its refusal).
+    pub fn is_admin(&self) -> bool {
+        self.name.starts_with("admin.")
+    }
+}
+
+/// Which events a query wants; every filter given must hold.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventQuery {
+    /// Admin events (`admin.*`) or the others.
+    pub admin: bool,
+    /// Keycloak event types, any of them (empty: every type).
+    pub types: Vec<String>,
+    /// The client.
+    pub client_id: Option<String>,
+    /// The identity.
+    pub sub: Option<String>,
+    /// At or after, in ms.
+    pub from: Option<i64>,
+    /// At or before, in ms.
+    pub to: Option<i64>,
+    /// Skip this many of the matches (newest first).
+    pub first: usize,
+    /// At most this many.
+    pub max: usize,
+}
+
+impl EventQuery {
+    /// Whether `e` matches every filter (not `first`/`max`), and is live at `now`.
+    pub fn matches(&self, e: &StoredEvent, now: Timestamp) -> bool {
+        e.expires_at > now.secs()
+            && e.is_admin() == self.admin
+            && (self.types.is_empty() || self.types.contains(&e.kind))
+            && self
+                .client_id
+                .as_ref()
+                .is_none_or(|c| e.client_id.as_ref() == Some(c))
+            && self.sub.as_ref().is_none_or(|s| e.sub.as_ref() == Some(s))
+            && self.from.is_none_or(|f| e.time >= f)
+            && self.to.is_none_or(|t| e.time <= t)
+    }
+}
+
+/// Newest first; equal times by id, later first.
+pub fn newest_first(a: &StoredEvent, b: &StoredEvent) -> std::cmp::Ordering {
+    (b.time, &b.id).cmp(&(a.time, &a.id))
+}
+
+/// Where audit events are kept.
+#[async_trait]
+pub trait EventStore: Send + Sync {
+    /// Stores `events` (a batch; the same id written twice is one event).
+    async fn append(&self, events: Vec<StoredEvent>) -> Result<(), StoreError>;
+    /// The live events that match `query`, newest first, `first` skipped, at most `max`.
+    async fn events(
+        &self,
+        query: &EventQuery,
+        now: Timestamp,
+    ) -> Result<Vec<StoredEvent>, StoreError>;
+}
+
+/// Events in memory (tests, and the suite's reference).
+#[cfg(any(test, feature = "test-support"))]
+#[derive(Debug, Default)]
+pub struct MemoryEvents(std::sync::Mutex<std::collections::BTreeMap<String, StoredEvent>>);
+
+#[cfg(any(test, feature = "test-support"))]
+#[async_trait]
+impl EventStore for MemoryEvents {
+    async fn append(&self, events: Vec<StoredEvent>) -> Result<(), StoreError> {
+        let mut m = self
+            .0
+            .lock()
+            .map_err(|_| StoreError::Unavailable("poisoned".into()))?;
+        for e in events {
+            m.insert(e.id.clone(), e);
+        }
+        Ok(())
+    }
+    async fn events(
+        &self,
+        query: &EventQuery,
+        now: Timestamp,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        let m = self
+            .0
+            .lock()
+            .map_err(|_| StoreError::Unavailable("poisoned".into()))?;
+        let mut all: Vec<_> = m
+            .values()
+            .filter(|e| query.matches(e, now))
+            .cloned()
+            .collect();
+        all.sort_by(newest_first);
+        Ok(all.into_iter().skip(query.first).take(query.max).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    crate::event_suite!(async { (crate::store::events::MemoryEvents::default(), ()) });
+}
