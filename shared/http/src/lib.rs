@@ -141,20 +141,54 @@ pub fn get_or_post_params(req: &Request) -> Result<(Vec<(String, String)>, bool)
     }
 }
 
-/// The JSON body, for the app API.
-pub fn json_body<T: serde::de::DeserializeOwned>(req: &Request) -> Result<T, HttpError> {
+/// 415 unless the request says its body is JSON (`Content-Type: application/json`).
+fn require_json(req: &Request) -> Result<(), HttpError> {
     let ct = req
         .headers()
         .get(http::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    if !ct.to_ascii_lowercase().starts_with("application/json") {
-        return Err(HttpError::unsupported_media_type(
+    if ct.to_ascii_lowercase().starts_with("application/json") {
+        Ok(())
+    } else {
+        Err(HttpError::unsupported_media_type(
             "Content-Type must be application/json",
-        ));
+        ))
     }
+}
+
+/// The JSON body, for the app API.
+pub fn json_body<T: serde::de::DeserializeOwned>(req: &Request) -> Result<T, HttpError> {
+    require_json(req)?;
     serde_json::from_slice(req.body().as_ref())
         .map_err(|_| HttpError::bad_request("malformed JSON body"))
+}
+
+/// The raw JSON body (`Content-Type: application/json`), at most `max` bytes (413 past it):
+/// for the registration and admin APIs, whose use cases parse it themselves.
+pub(crate) fn json_bytes(req: &Request, max: usize) -> Result<&[u8], HttpError> {
+    require_json(req)?;
+    let body: &[u8] = req.body().as_ref();
+    if body.len() > max {
+        return Err(HttpError::PayloadTooLarge);
+    }
+    Ok(body)
+}
+
+/// The bearer token of `Authorization` (RFC 6750 §2.1), if the header is there; a header of
+/// another shape is `invalid_token`.
+pub(crate) fn optional_bearer(req: &Request) -> Result<Option<String>, HttpError> {
+    let Some(h) = req.headers().get(http::header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    match h.to_str().ok().and_then(|h| h.split_once(' ')) {
+        Some((scheme, t)) if scheme.eq_ignore_ascii_case("bearer") && !t.trim().is_empty() => {
+            Ok(Some(t.trim().to_owned()))
+        }
+        _ => Err(HttpError::invalid_token(
+            "the Authorization header must be: Bearer <token>",
+        )),
+    }
 }
 
 /// `true` when the client asks for JSON.

@@ -14,7 +14,7 @@ pub(crate) const MAX_BODY: usize = 64 * 1024;
 
 /// Serves every admin route.
 pub(crate) async fn admin(ctx: &Context, req: Request) -> Result<Response, HttpError> {
-    let token = bearer(&req)?;
+    let token = crate::optional_bearer(&req)?;
     let token = token.as_deref();
     let src = source(&req);
     // `.../clients/` is `.../clients` (as API Gateway routes it; Keycloak's admin client
@@ -139,34 +139,5 @@ fn list_query(req: &Request) -> Result<clients::ListQuery, HttpError> {
 
 /// The JSON body (`Content-Type: application/json`), at most [`MAX_BODY`] bytes.
 pub(crate) fn body(req: &Request) -> Result<&[u8], HttpError> {
-    let ct = req
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !ct.to_ascii_lowercase().starts_with("application/json") {
-        return Err(HttpError::unsupported_media_type(
-            "Content-Type must be application/json",
-        ));
-    }
-    let body: &[u8] = req.body().as_ref();
-    if body.len() > MAX_BODY {
-        return Err(HttpError::PayloadTooLarge);
-    }
-    Ok(body)
-}
-
-/// The bearer token of `Authorization` (RFC 6750 §2.1), if any.
-fn bearer(req: &Request) -> Result<Option<String>, HttpError> {
-    let Some(h) = req.headers().get(http::header::AUTHORIZATION) else {
-        return Ok(None);
-    };
-    match h.to_str().ok().and_then(|h| h.split_once(' ')) {
-        Some((scheme, t)) if scheme.eq_ignore_ascii_case("bearer") && !t.trim().is_empty() => {
-            Ok(Some(t.trim().to_owned()))
-        }
-        _ => Err(HttpError::invalid_token(
-            "the Authorization header must be: Bearer <token>",
-        )),
-    }
+    crate::json_bytes(req, MAX_BODY)
 }

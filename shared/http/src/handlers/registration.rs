@@ -12,11 +12,17 @@ use crate::{base, check_realm, finish, path_param, source, HttpError, Request, R
 /// One handler for the four routes (one Lambda function); the method says which.
 pub(crate) async fn registration(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
-    let token = bearer(&req)?;
+    let token = crate::optional_bearer(&req)?;
     let token = token.as_deref();
     match (req.method().as_str(), path_param(&req, "client_id")) {
         ("POST", None) => {
-            let r = usecase::register(ctx, token, json_bytes(&req)?, &source(&req)).await?;
+            let r = usecase::register(
+                ctx,
+                token,
+                crate::json_bytes(&req, MAX_BODY)?,
+                &source(&req),
+            )
+            .await?;
             Ok(information(ctx, 201, &r))
         }
         ("GET", Some(id)) => {
@@ -24,7 +30,7 @@ pub(crate) async fn registration(ctx: &Context, req: Request) -> Result<Response
             Ok(information(ctx, 200, &r))
         }
         ("PUT", Some(id)) => {
-            let r = usecase::update(ctx, &id, token, json_bytes(&req)?).await?;
+            let r = usecase::update(ctx, &id, token, crate::json_bytes(&req, MAX_BODY)?).await?;
             Ok(information(ctx, 200, &r))
         }
         ("DELETE", Some(id)) => {
@@ -56,40 +62,5 @@ fn information(ctx: &Context, status: u16, r: &Registered) -> Response {
             tracing::error!(error = %e, "serializing a client information response");
             HttpError::Internal.into_response()
         }
-    }
-}
-
-/// The body of a registration or update: JSON, at most [`MAX_BODY`] bytes.
-fn json_bytes(req: &Request) -> Result<&[u8], HttpError> {
-    let ct = req
-        .headers()
-        .get(http::header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !ct.to_ascii_lowercase().starts_with("application/json") {
-        return Err(HttpError::unsupported_media_type(
-            "Content-Type must be application/json",
-        ));
-    }
-    let body: &[u8] = req.body().as_ref();
-    if body.len() > MAX_BODY {
-        return Err(HttpError::PayloadTooLarge);
-    }
-    Ok(body)
-}
-
-/// The bearer token of the `Authorization` header (RFC 6750 §2.1), if any: the initial
-/// access token of a registration, the registration access token of the management calls.
-fn bearer(req: &Request) -> Result<Option<String>, HttpError> {
-    let Some(h) = req.headers().get(http::header::AUTHORIZATION) else {
-        return Ok(None);
-    };
-    match h.to_str().ok().and_then(|h| h.split_once(' ')) {
-        Some((scheme, t)) if scheme.eq_ignore_ascii_case("bearer") && !t.trim().is_empty() => {
-            Ok(Some(t.trim().to_owned()))
-        }
-        _ => Err(HttpError::invalid_token(
-            "the Authorization header must be: Bearer <token>",
-        )),
     }
 }
