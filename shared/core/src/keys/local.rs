@@ -376,7 +376,8 @@ impl KeySet {
     }
 }
 
-fn new_key(alg: Alg, now: Timestamp) -> Result<StoredKey, SignError> {
+/// A new local key for `alg` (PKCS#8 in the key file), in state `next`.
+pub fn new_key(alg: Alg, now: Timestamp) -> Result<StoredKey, SignError> {
     let (jwk, der) = generate(alg)?;
     Ok(StoredKey::next(
         jwk,
