@@ -5,9 +5,11 @@
 //! Rotation without breaking a relying party: `keys rotate` publishes a `next` key (it appears
 //! in the JWKS but signs nothing); once every JWKS cache has refreshed (the JWKS is served with
 //! `max-age=300`), `keys rotate` again activates it and retires the old key, which stays
-//! published until tokens it signed have expired; then `keys remove` forgets it. The server
-//! reads the keys at start: restart it (Lambda: publish a new version, or update the
-//! functions' configuration, so new cold starts read them) after each step.
+//! published until tokens it signed have expired; then `keys remove` forgets it. Running
+//! servers and warm functions see each step within a minute (`keys::fresh`). The steps
+//! themselves are scanid-core's (`service::rotation`), shared with the admin API's
+//! `POST .../keys/rotate` and `DELETE .../keys/{kid}`; this command makes the keys (a KMS key
+//! in `kms` mode, which the admin API does not) and says its refusals as it always has.
 
 use std::path::PathBuf;
 use std::sync::Arc;
