@@ -234,6 +234,11 @@ impl KeySet {
         }
     }
 
+    /// Reads the key file in `data_dir`, if there is one (never creates it).
+    pub fn load(data_dir: &Path) -> Result<Option<Self>, SignError> {
+        Self::read(&Self::path(data_dir))
+    }
+
     fn read(path: &Path) -> Result<Option<Self>, SignError> {
         match std::fs::read(path) {
             Ok(bytes) => serde_json::from_slice(&bytes)

@@ -146,7 +146,13 @@ fn store_err(e: StoreError) -> RotationError {
 /// The key set at `home`, with its version in the store (`None` for the key file).
 async fn load(home: KeyHome<'_>, now: Timestamp) -> Result<(KeySet, Option<u64>), RotationError> {
     match home {
-        KeyHome::File(dir) => Ok((KeySet::load_or_create(dir, now)?, None)),
+        // Never created here: a missing key file is not replaced behind a running server.
+        KeyHome::File(dir) => match KeySet::load(dir)? {
+            Some(set) => Ok((set, None)),
+            None => Err(RotationError::Key(SignError::Key(
+                format!("no key file in {}", dir.display()).into(),
+            ))),
+        },
         KeyHome::Store(store) => match store.key_set(now).await.map_err(store_err)? {
             Some((set, version)) => Ok((set, Some(version))),
             None => Err(RotationError::Key(SignError::Key(

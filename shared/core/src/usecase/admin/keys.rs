@@ -87,10 +87,8 @@ async fn key_states(
 ) -> Result<Option<std::collections::HashMap<String, KeyState>>, AdminError> {
     let now = ctx.clock.now();
     let set = match ctx.keys.source() {
-        KeySource::LocalFile { data_dir } => Some(
-            crate::keys::local::KeySet::load_or_create(data_dir, now)
-                .map_err(|e| AdminError::Store(StoreError::Corrupt(Box::new(e))))?,
-        ),
+        KeySource::LocalFile { data_dir } => crate::keys::local::KeySet::load(data_dir)
+            .map_err(|e| AdminError::Store(StoreError::Corrupt(Box::new(e))))?,
         _ => match load_set(ctx.store.as_ref(), now).await {
             Ok(set) => set.map(|(set, _)| set),
             Err(e) => {
