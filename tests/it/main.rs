@@ -17,6 +17,7 @@ mod acr;
 mod admin;
 mod admin_console;
 mod admin_events;
+mod admin_keys;
 mod admin_users;
 mod app_api;
 mod attacks;

@@ -143,6 +143,18 @@ pub fn statements(name: &'static str) -> Result<Vec<Statement>, String> {
             &["dynamodb:Query"],
             "!Sub ${EventsTable.Arn}/index/*",
         ));
+        // Key rotation's first step in kms-envelope mode wraps the new key under the table's
+        // wrapping key. In kms mode the table's keys are signing keys, which cannot encrypt:
+        // the statement allows nothing there, and the admin API creates no KMS key.
+        out.push(Statement {
+            condition: Some("StringEquals:\n  aws:ResourceTag/scanid-table: !Ref Table"),
+            comment: Some("Rotating the keys (kms-envelope): wrap a new key"),
+            ..statement(
+                "WrapNewSigningKeys",
+                &["kms:Encrypt"],
+                "!Sub arn:${AWS::Partition}:kms:${AWS::Region}:${AWS::AccountId}:key/*",
+            )
+        });
     }
     if handler.photos() {
         let actions: &[&str] = match (extras.photo_actions, handler.access()) {

@@ -1,7 +1,8 @@
 //! The admin API's operations beside clients and users: `events` and `admin-events` (the
-//! stored audit events), `keys` (the signing keys). Reached from [`super::admin::admin`] once the realm is checked.
+//! stored audit events), `keys` (the signing keys, their rotation steps). Reached from [`super::admin::admin`] once the realm is checked.
 
 use crate::usecase::admin::events::{self, EventsQuery};
+use crate::usecase::admin::keys;
 use crate::Context;
 use crate::{json, query_pairs, HttpError, Request, Response};
 
@@ -37,14 +38,58 @@ pub(crate) async fn serve(
                 .map(|v| no_store(json(200, &v)))
                 .map_err(HttpError::from)
         }
-        "GET" if path.ends_with("/keys") => crate::usecase::admin::keys::keys(ctx, token, src)
+        "GET" if path.ends_with("/keys") => keys::keys(ctx, token, src)
             .await
             .map(|v| no_store(json(200, &v)))
             .map_err(HttpError::from),
+        "POST" if path.trim_end_matches('/').ends_with("/keys/rotate") => {
+            let (alg, force) = match key_query(req) {
+                Ok(q) => q,
+                Err(e) => return Some(Err(e)),
+            };
+            keys::rotate(ctx, token, src, alg.as_deref(), force)
+                .await
+                .map(|v| no_store(json(200, &v)))
+                .map_err(HttpError::from)
+        }
+        "DELETE" if path.contains("/keys/") => {
+            let Some(kid) = crate::path_param(req, "kid") else {
+                return Some(Err(HttpError::NotFound));
+            };
+            let force = match key_query(req) {
+                Ok((_, force)) => force,
+                Err(e) => return Some(Err(e)),
+            };
+            keys::remove(ctx, token, src, &kid, force)
+                .await
+                .map(|()| crate::finish(crate::base(204), lambda_http::Body::Empty))
+                .map_err(HttpError::from)
+        }
         "POST" if path.ends_with("/partialImport") => partial_import(ctx, req, token, src).await,
         _ => return None,
     };
     Some(answer)
+}
+
+/// The rotation calls' query: `alg` (`RS256`, the default, or `ES256`) and `force` (`true`:
+/// skip the waits, as the CLI's `--force`).
+fn key_query(req: &Request) -> Result<(Option<String>, bool), HttpError> {
+    let mut alg = None;
+    let mut force = false;
+    for (k, v) in query_pairs(req) {
+        match k.as_str() {
+            "alg" => alg = Some(v),
+            "force" => {
+                force = match v.as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(HttpError::bad_request("force: true or false")),
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok((alg, force))
 }
 
 /// Keycloak's query parameters: `type` (repeatable, or comma-separated), `client`, `user`,
