@@ -7,25 +7,13 @@
 //! through its connection. On SQLite (local keys) and DynamoDB (moto, kms-envelope); in `kms`
 //! mode publishing is the CLI's (a 400 saying so), activating and removing are calls.
 
-use scanid_tests::{request, scanid_json, Resp, TestServer};
+use scanid_tests::{bearer_call, client_token, scanid_json, Resp, TestServer};
 use serde_json::Value;
 
 const KEYS: &str = "/admin/realms/scanid/keys";
 
 fn call(s: &TestServer, method: &str, path: &str, token: Option<&str>) -> Resp {
-    let auth = token.map(|t| format!("Bearer {t}"));
-    let h: Vec<(&str, &str)> = auth.iter().map(|a| ("Authorization", a.as_str())).collect();
-    request(method, &s.url(path), &h, b"")
-}
-
-fn token(s: &TestServer, id: &str, secret: &str) -> String {
-    let r = scanid_tests::post_form(
-        &s.oidc("token"),
-        Some((id, secret)),
-        &[("grant_type", "client_credentials")],
-    );
-    assert_eq!(r.status, 200, "{}", r.text());
-    r.json()["access_token"].as_str().unwrap().to_owned()
+    bearer_call(s, method, path, token, None)
 }
 
 fn kid_of(token: &str) -> String {
@@ -57,8 +45,8 @@ fn status_of(keys: &Value, kid: &str) -> Option<String> {
 /// `viewer` (`view-clients`).
 fn rotate_through_the_api(s: &TestServer, admin_secret: &str, viewer_secret: &str, events: bool) {
     let rotate = format!("{KEYS}/rotate");
-    let viewer = token(s, "viewer", viewer_secret);
-    let old_token = token(s, "keyadmin", admin_secret);
+    let viewer = client_token(s, "viewer", viewer_secret);
+    let old_token = client_token(s, "keyadmin", admin_secret);
     let old = kid_of(&old_token);
     // Refusals: no token 401, a role other than realm-admin 403 (nothing changes).
     assert_eq!(call(s, "POST", &rotate, None).status, 401);
@@ -96,7 +84,7 @@ fn rotate_through_the_api(s: &TestServer, admin_secret: &str, viewer_secret: &st
     );
     assert_eq!(keys["active"]["RS256"], old.as_str());
     assert_eq!(
-        kid_of(&token(s, "keyadmin", admin_secret)),
+        kid_of(&client_token(s, "keyadmin", admin_secret)),
         old,
         "next does not sign"
     );
@@ -118,7 +106,7 @@ fn rotate_through_the_api(s: &TestServer, admin_secret: &str, viewer_secret: &st
         (Some("activated"), Some(next.as_str()))
     );
     assert!(v["remove_retired_after"].is_string(), "{v}");
-    let new_token = token(s, "keyadmin", admin_secret);
+    let new_token = client_token(s, "keyadmin", admin_secret);
     assert_eq!(
         kid_of(&new_token),
         next,
@@ -315,7 +303,7 @@ fn in_kms_mode_publishing_is_the_clis_and_activating_a_call() {
     let admin = create(&flags, "keyadmin", "realm-admin");
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &flags);
-    let t = token(&s, "keyadmin", &admin);
+    let t = client_token(&s, "keyadmin", &admin);
     let rotate = format!("{KEYS}/rotate");
     let r = call(&s, "POST", &rotate, Some(&t));
     assert_eq!(r.status, 400, "{}", r.text());
@@ -327,5 +315,5 @@ fn in_kms_mode_publishing_is_the_clis_and_activating_a_call() {
     let r = call(&s, "POST", &format!("{rotate}?force=true"), Some(&t));
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["kid"], next.as_str());
-    assert_eq!(kid_of(&token(&s, "keyadmin", &admin)), next);
+    assert_eq!(kid_of(&client_token(&s, "keyadmin", &admin)), next);
 }
