@@ -31,6 +31,7 @@ mod device_attacks;
 mod device_grant;
 mod directory;
 mod events;
+mod events_writer;
 mod faults;
 mod geo;
 mod hardening;
