@@ -35,6 +35,7 @@ mod events_writer;
 mod faults;
 mod geo;
 mod hardening;
+mod import_overwrite;
 mod load_driver;
 mod login;
 mod passkey_login;
