@@ -243,3 +243,84 @@ fn the_cli_overwrites_an_imported_realm() {
 fn the_cli_overwrites_an_imported_realm_on_dynamodb() {
     cli_overwrites(true);
 }
+
+/// An OVERWRITE that would reach a client stronger than the caller is refused whole: the
+/// clients before it in the export are not overwritten either.
+#[test]
+fn an_overwrite_that_reaches_a_stronger_client_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().display().to_string();
+    let export_path = export();
+    let v = scanid_json(&["client", "import", &export_path, "--data-dir", &data]);
+    assert_eq!(v["added"], 5, "{v}");
+    let create = [
+        "client",
+        "create",
+        "--name",
+        "importer",
+        "--client-id",
+        "importer",
+        "--client-credentials",
+        "--admin-role",
+        "manage-clients",
+        "--data-dir",
+        &data,
+    ];
+    let secret = scanid_json(&create)["client_secret"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // billing-worker (third in the export) becomes a realm admin: out of the importer's reach.
+    scanid_json(&[
+        "client",
+        "add-role",
+        "--client-id",
+        "billing-worker",
+        "--role",
+        "realm-admin",
+        "--data-dir",
+        &data,
+    ]);
+    scanid_json(&[
+        "client",
+        "disable",
+        "--client-id",
+        "webshop",
+        "--data-dir",
+        &data,
+    ]);
+    let s = TestServer::start(dir.path(), &[]);
+    let token = post_form(
+        &s.oidc("token"),
+        Some(("importer", &secret)),
+        &[("grant_type", "client_credentials")],
+    )
+    .json()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut body: Value =
+        serde_json::from_str(&std::fs::read_to_string(&export_path).unwrap()).unwrap();
+    body["ifResourceExists"] = "OVERWRITE".into();
+    let auth = format!("Bearer {token}");
+    let r = scanid_tests::request(
+        "POST",
+        &s.url("/admin/realms/scanid/partialImport"),
+        &[
+            ("Authorization", &auth),
+            ("Content-Type", "application/json"),
+        ],
+        body.to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 403, "{}", r.text());
+    // webshop, first in the export, was not overwritten (still disabled).
+    let show = [
+        "client",
+        "show",
+        "--client-id",
+        "webshop",
+        "--data-dir",
+        &data,
+    ];
+    assert_eq!(scanid_json(&show)["enabled"], false);
+}

@@ -80,7 +80,8 @@ const MAX_IMPORT: usize = 1024 * 1024;
 /// `ifResourceExists` `FAIL`, `SKIP` or `OVERWRITE`): its clients through the admin API's own
 /// create and update calls (each authorized and audited as one), everything else listed in
 /// `notImported`, what a client lost in `warnings`. With `FAIL` (the default) a client that
-/// exists already stops the import before anything is written (409).
+/// exists already stops the import before anything is written (409); with `OVERWRITE` a client
+/// that cannot be overwritten does (403, 400).
 async fn partial_import(
     ctx: &Context,
     req: &Request,
@@ -138,6 +139,13 @@ async fn partial_import(
                 "client {id} exists already (ifResourceExists FAIL): nothing was imported"
             ))
             .into());
+        }
+    }
+    // OVERWRITE: every client it would replace is checked first (the caller's reach, the
+    // export's settings), so a refusal writes nothing.
+    if policy == "OVERWRITE" {
+        for ((id, rep), _) in plan.clients.iter().zip(&exists).filter(|(_, e)| **e) {
+            clients::check_update(ctx, token, src, id, rep.to_string().as_bytes()).await?;
         }
     }
     let (mut added, mut overwritten, mut skipped) = (0, 0, 0);

@@ -151,6 +151,33 @@ pub async fn update(
     caller.finish("clients.update", Some(id), r)
 }
 
+/// Whether `PUT .../clients/{id}` with `body` would be taken, writing nothing: a realm
+/// import's `OVERWRITE` checks every client before it writes one, so a client out of the
+/// caller's reach or a body that cannot replace its settings stops the import whole. A refusal
+/// is audited as the update's would be; a pass is not (the update that follows is).
+pub async fn check_update(
+    ctx: &Context,
+    token: Option<&str>,
+    source: &Source,
+    id: &str,
+    body: &[u8],
+) -> Result<(), AdminError> {
+    let caller = authorize(ctx, token, MANAGE, "clients.update", source).await?;
+    let r: Result<(), AdminError> = async {
+        let body = parse(body)?;
+        let (old, _) = find(ctx, id).await?;
+        within_reach(&caller, &old)?;
+        let local = ctx.settings.local_development();
+        replace(&old, &body, local, ctx.random.as_ref()).map_err(bad)?;
+        Ok(())
+    }
+    .await;
+    match r {
+        Ok(()) => Ok(()),
+        Err(e) => caller.finish("clients.update", Some(id), Err(e)),
+    }
+}
+
 /// `DELETE .../clients/{id}`: its tokens die with it.
 pub async fn delete(
     ctx: &Context,
