@@ -125,7 +125,8 @@ const MAX_IMPORT: usize = 1024 * 1024;
 /// `ifResourceExists` `FAIL`, `SKIP` or `OVERWRITE`): its clients through the admin API's own
 /// create and update calls (each authorized and audited as one), everything else listed in
 /// `notImported`, what a client lost in `warnings`. With `FAIL` (the default) a client that
-/// exists already stops the import before anything is written (409).
+/// exists already stops the import before anything is written (409); with `OVERWRITE` a client
+/// that cannot be overwritten does (403, 400).
 async fn partial_import(
     ctx: &Context,
     req: &Request,
@@ -133,7 +134,6 @@ async fn partial_import(
     src: &crate::domain::ratelimit::Source,
 ) -> Result<Response, HttpError> {
     use crate::usecase::admin::clients;
-    use scanid_core::service::admin::AdminError;
     // Authorized first: an anonymous caller learns nothing about the body's checks.
     clients::list(
         ctx,
@@ -163,28 +163,7 @@ async fn partial_import(
     }
     let plan = crate::domain::admin::import::plan(&export, ctx.settings.local_development())
         .map_err(HttpError::bad_request)?;
-    let mut exists = Vec::new();
-    for (id, _) in &plan.clients {
-        exists.push(match clients::read(ctx, token, src, id).await {
-            Ok(_) => true,
-            Err(AdminError::NotFound(_)) => false,
-            Err(e) => return Err(e.into()),
-        });
-    }
-    if policy == "FAIL" {
-        if let Some((id, _)) = plan
-            .clients
-            .iter()
-            .zip(&exists)
-            .find(|(_, e)| **e)
-            .map(|(c, _)| c)
-        {
-            return Err(AdminError::Conflict(format!(
-                "client {id} exists already (ifResourceExists FAIL): nothing was imported"
-            ))
-            .into());
-        }
-    }
+    let exists = existing(ctx, token, src, &plan.clients, &policy).await?;
     let (mut added, mut overwritten, mut skipped) = (0, 0, 0);
     let mut results = Vec::new();
     for ((id, rep), exists) in plan.clients.iter().zip(exists) {
@@ -220,4 +199,41 @@ async fn partial_import(
             "warnings": plan.warnings,
         }),
     )))
+}
+
+/// Which of the export's clients exist already; with `FAIL` one that does stops the import
+/// (409), and with `OVERWRITE` every one it would replace is checked first (the caller's
+/// reach, the export's settings), so a refusal writes nothing.
+async fn existing(
+    ctx: &Context,
+    token: Option<&str>,
+    src: &crate::domain::ratelimit::Source,
+    plan: &[(String, serde_json::Value)],
+    policy: &str,
+) -> Result<Vec<bool>, HttpError> {
+    use crate::usecase::admin::clients;
+    use scanid_core::service::admin::AdminError;
+    let mut exists = Vec::new();
+    for (id, _) in plan {
+        exists.push(match clients::read(ctx, token, src, id).await {
+            Ok(_) => true,
+            Err(AdminError::NotFound(_)) => false,
+            Err(e) => return Err(e.into()),
+        });
+    }
+    for ((id, rep), _) in plan.iter().zip(&exists).filter(|(_, e)| **e) {
+        match policy {
+            "FAIL" => {
+                return Err(AdminError::Conflict(format!(
+                    "client {id} exists already (ifResourceExists FAIL): nothing was imported"
+                ))
+                .into())
+            }
+            "OVERWRITE" => {
+                clients::check_update(ctx, token, src, id, rep.to_string().as_bytes()).await?
+            }
+            _ => {}
+        }
+    }
+    Ok(exists)
 }
