@@ -13,6 +13,7 @@ pub mod error;
 pub mod functions;
 pub mod generate;
 pub(crate) mod handlers;
+pub mod i18n;
 pub mod pages;
 pub mod routes;
 pub mod views;

@@ -364,8 +364,22 @@ pub async fn serve(endpoint: Endpoint, ctx: &Context, req: Request) -> Response 
         .cors()
         .then(|| crate::cors::origin(&req).map(str::to_owned))
         .flatten();
+    // An error page speaks the request's language; a language picked on a page is remembered.
+    let tr = crate::i18n::Tr::of(ctx, &req, None);
+    let remember = crate::i18n::remember(ctx, &req);
     let result = (endpoint.call)(ctx, req).await;
-    let mut response = result.unwrap_or_else(HttpError::into_response);
+    let mut response = result.unwrap_or_else(|e| e.into_response_in(&tr));
+    if let Some(cookie) = remember {
+        let html = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .is_some_and(|v| v.as_bytes().starts_with(b"text/html"));
+        if html {
+            if let Ok(v) = http::HeaderValue::from_str(&cookie) {
+                response.headers_mut().append(http::header::SET_COOKIE, v);
+            }
+        }
+    }
     if handler.cors() {
         response = crate::cors::finish_response(ctx, origin.as_deref(), response).await;
     }
