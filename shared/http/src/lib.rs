@@ -6,6 +6,7 @@
 #![warn(unreachable_pub)]
 #![warn(missing_docs)]
 
+pub(crate) mod agent;
 pub(crate) mod cookies;
 pub(crate) mod cors;
 pub(crate) mod edge;
