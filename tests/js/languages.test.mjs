@@ -2,8 +2,11 @@
 // authorization request, the browser's Accept-Language, right to left for Arabic, the language
 // picked on the page (remembered in a cookie, winning over Accept-Language), and the realm's
 // default (here Dutch, `--default-locale nl`) for a language scanid does not speak.
+//
+// SCANID_README_SHOTS=dir writes the German and Arabic pages there (the book's pictures).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
 
 let server, rp, browser, alice;
@@ -55,6 +58,11 @@ function context(acceptLanguage) {
   );
 }
 
+async function shot(page, name) {
+  const dir = process.env.SCANID_README_SHOTS;
+  if (dir) await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}
+
 async function htmlLang(page) {
   return page.evaluate(() => [document.documentElement.lang, document.documentElement.dir]);
 }
@@ -67,6 +75,7 @@ test('ui_locales=de: the QR page, the number and the consent are in German', asy
   assert.equal(await page.textContent('h1'), 'Bei Sprach-RP anmelden');
   assert.equal(await page.title(), 'Anmelden · scanid');
   assert.match(await page.textContent('#state'), /Warten auf die App/);
+  await shot(page, 'login-de');
   const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
   // The number is read off the page once the page shows it (the app asks for it then).
   let shown = null;
@@ -98,6 +107,7 @@ test('ui_locales=de: the QR page, the number and the consent are in German', asy
   assert.deepEqual(await htmlLang(page), ['de', 'ltr']);
   assert.equal(await page.textContent('h1'), 'Sprach-RP möchte auf Ihr scanid-Konto zugreifen');
   assert.match(await page.textContent('ul.scopes'), /die Gruppen, denen Sie angehören/);
+  await shot(page, 'consent-de');
   await page.getByRole('button', { name: 'Erlauben' }).click();
   await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
   assert.ok(new URL(page.url()).searchParams.get('code'));
@@ -126,6 +136,7 @@ test('ar: right to left, the names inside kept in their own direction', async ()
   const h1 = await page.textContent('h1');
   assert.match(h1, /تسجيل الدخول إلى/);
   assert.ok(h1.includes('\u2068Sprach-RP\u2069'), JSON.stringify(h1));
+  await shot(page, 'login-ar');
   const device = await ctx.newPage();
   await device.goto(`${server.issuer}/device`);
   assert.deepEqual(await htmlLang(device), ['ar', 'rtl']);
