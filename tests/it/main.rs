@@ -34,6 +34,7 @@ mod events;
 mod faults;
 mod geo;
 mod hardening;
+mod languages;
 mod load_driver;
 mod login;
 mod passkey_login;
