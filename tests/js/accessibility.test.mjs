@@ -140,3 +140,56 @@ for (const lang of ['en', 'ar']) {
     await ctx.close();
   });
 }
+
+test('en: no WCAG A/AA violation on the web app screens a person goes through', async () => {
+  const phone = await browser.newContext({
+    bypassCSP: true,
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+  });
+  const app = await phone.newPage();
+  await app.goto(`${server.issuer}/app/`);
+  await app.locator('#signup-form').waitFor();
+  await clean(app, 'sign-up');
+  await app.fill('#name', 'axe-reader');
+  await app.locator('#name-hint.ok').waitFor();
+  await app.fill('#display-name', 'Axe Reader');
+  await app.fill('#country', 'SE');
+  await app.tap('#signup');
+  await app.locator('#identity').waitFor();
+  await clean(app, 'home after sign-up');
+  for (const [button, what] of [
+    ['#activity', 'recent logins'],
+    ['#keys', 'keys and passkeys'],
+    ['#rotate', 'replace the key'],
+    ['#delete', 'delete'],
+    ['#edit', 'edit profile'],
+  ]) {
+    await app.goto(`${server.issuer}/app/`);
+    await app.locator(button).waitFor();
+    await app.tap(button);
+    await app.waitForFunction(() => !document.querySelector('#identity'));
+    await app.waitForLoadState('networkidle');
+    await clean(app, what);
+  }
+
+  // A login started on a computer, approved on the phone by the number it shows.
+  const desktop = await browser.newContext();
+  const page = await desktop.newPage();
+  await page.goto(authUrl('a11y-app', 'en'));
+  const link = await page.locator('#app-link').getAttribute('data-qr-payload');
+  await app.goto(link);
+  await app.locator('#request').waitFor();
+  await app.locator('#numbers button[data-number]:enabled').first().waitFor();
+  await clean(app, 'approval with the numbers');
+  const shown = page.locator('#number:not([hidden])');
+  await shown.waitFor({ timeout: 10_000 });
+  const n = /(\d+)/.exec(await shown.textContent())[1];
+  await app.tap(`#number-${n}`);
+  await app.getByRole('heading', { name: 'Login approved' }).waitFor();
+  await clean(app, 'approved');
+  await desktop.close();
+  await phone.close();
+});
