@@ -391,7 +391,6 @@ impl HttpError {
     }
 
     fn render(self, tr: &crate::i18n::Tr) -> Response {
-        let rng = crate::random::SystemRandom::new();
         match self {
             HttpError::Json {
                 status,
@@ -410,14 +409,14 @@ impl HttpError {
                 title,
                 message,
                 detail,
-            } => super::pages::error_page(tr, status, (title, message), &detail, &rng),
+            } => page(tr, status, (title, message), &detail, "login_page"),
             HttpError::PageUnavailable => with_retry_after(
-                super::pages::error_page(
+                page(
                     tr,
                     503,
                     ("error-unavailable", "error-unavailable-text"),
-                    "",
-                    &rng,
+                    "try again in a moment",
+                    "unavailable",
                 ),
                 RETRY_AFTER_SECS,
             ),
@@ -425,12 +424,12 @@ impl HttpError {
                 html: true,
                 retry_after,
             } => with_retry_after(
-                super::pages::error_page(
+                page(
                     tr,
                     429,
                     ("error-rate-limited", "error-rate-limited-text"),
-                    "",
-                    &rng,
+                    "too many requests; retry later",
+                    "rate_limited",
                 ),
                 retry_after,
             ),
@@ -512,6 +511,25 @@ fn oauth(status: u16, headers: &[(&'static str, String)], e: OAuthError) -> Resp
         b = b.header(*name, value.as_str());
     }
     finish(b, body(&e))
+}
+
+/// An error page in `tr`'s language where the endpoint draws pages; elsewhere (a JSON-only
+/// endpoint, which links no catalogue) the same error as JSON, `error` with `detail`. A
+/// page's `detail` is shown only where the page has one (not for 429 and 503).
+fn page(
+    tr: &crate::i18n::Tr,
+    status: u16,
+    ids: (&str, &str),
+    detail: &str,
+    error: &str,
+) -> Response {
+    match tr.pages {
+        Some(draw) => {
+            let shown = if error == "login_page" { detail } else { "" };
+            draw(tr, status, ids, shown, &crate::random::SystemRandom::new())
+        }
+        None => plain_json(status, &[], error, detail),
+    }
 }
 
 /// A JSON error that is not OAuth's: `content-type`, then `headers`.

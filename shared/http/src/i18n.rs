@@ -107,6 +107,11 @@ pub fn text(l: Locale, id: &str, args: &[(&str, &str)]) -> String {
         .unwrap_or_else(|| id.to_owned())
 }
 
+/// Draws an error page: `(title, message)` message ids, the technical detail, in `tr`'s
+/// language ([`crate::pages::error_page`]).
+pub type PageRenderer =
+    fn(&Tr, u16, (&str, &str), &str, &dyn crate::random::Random) -> crate::Response;
+
 /// A page's language, and the query its language selector sends back (what the page's
 /// handler checked, less `lang`: picking a language shows the same page again in it).
 #[derive(Debug, Clone)]
@@ -118,6 +123,9 @@ pub struct Tr {
     /// The page has the language selector (not the demo relying party's pages, nor a page
     /// made without a request).
     pub selector: bool,
+    /// How an error becomes a page here: set by the endpoints that answer with pages
+    /// ([`crate::routes::Endpoint::pages`]); `None` answers a page error as JSON.
+    pub pages: Option<PageRenderer>,
 }
 
 impl Tr {
@@ -135,6 +143,7 @@ impl Tr {
             locale,
             keep: Vec::new(),
             selector: true,
+            pages: None,
         }
     }
 
@@ -160,6 +169,12 @@ impl Tr {
             accept_language: accept,
         };
         Tr::new(locale::choose(&prefs, ctx.settings.default_locale))
+    }
+
+    /// Errors of this request become pages drawn by `pages` (`None`: JSON).
+    pub fn drawing(mut self, pages: Option<PageRenderer>) -> Self {
+        self.pages = pages;
+        self
     }
 
     /// Keeps `pairs` (less `lang`) for the selector: picking a language shows the same page
