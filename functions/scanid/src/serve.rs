@@ -224,7 +224,13 @@ fn spawn_event_writer(ctx: Arc<scanid_core::context::Context>) {
 }
 
 async fn store_events(ctx: &scanid_core::context::Context) {
-    let lines = scanid_core::telemetry::take_audit();
+    let (lines, dropped) = scanid_core::telemetry::take_audit();
+    if dropped > 0 {
+        tracing::warn!(
+            dropped,
+            "audit events not stored: too many waited (the log has them)"
+        );
+    }
     if let Err(e) = scanid_core::usecase::admin::events::store_captured(ctx, lines).await {
         tracing::warn!(error = %e, "storing audit events failed (the log has them)");
     }

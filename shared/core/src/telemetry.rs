@@ -3,8 +3,14 @@
 //!
 //! Audit lines are also kept in memory ([`take_audit`]) for `scanid serve` to store them in
 //! batches as events ([`crate::store::events`]): the request that wrote one never waits for it.
+//! They wait in a channel, not a vector under a lock: a request hands its line over without
+//! taking a lock every other request takes (std's channel is lock-free on the sending side),
+//! and only the once-a-second reader takes the receiving end's lock. (Not std's bounded
+//! channel: it allocates and touches all its slots at once, 20 MB for [`HELD`] lines.)
 
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Mutex, OnceLock};
 
 use tracing::field::{Field, Visit};
 use tracing_subscriber::filter::{LevelFilter, Targets};
@@ -15,18 +21,43 @@ use tracing_subscriber::{EnvFilter, Layer};
 use crate::clock::Clock;
 use crate::store::events::StoredEvent;
 
-/// The most audit lines held before they are stored; past it the oldest go (the log keeps them).
+/// The most audit lines held before they are stored; past it new ones are not kept (the log
+/// has them) and counted ([`take_audit`]).
 const HELD: usize = 100_000;
 
-static AUDIT: Mutex<Vec<StoredEvent>> = Mutex::new(Vec::new());
+struct Held {
+    lines: Sender<StoredEvent>,
+    taken: Mutex<Receiver<StoredEvent>>,
+    /// Lines sent and not yet taken.
+    waiting: AtomicUsize,
+    /// Lines not kept because [`HELD`] were waiting.
+    dropped: AtomicU64,
+}
+
+fn held() -> &'static Held {
+    static HELD_LINES: OnceLock<Held> = OnceLock::new();
+    HELD_LINES.get_or_init(|| {
+        let (lines, taken) = channel();
+        Held {
+            lines,
+            taken: Mutex::new(taken),
+            waiting: AtomicUsize::new(0),
+            dropped: AtomicU64::new(0),
+        }
+    })
+}
 
 /// The audit lines collected since the last call, oldest first, without id or expiry (the
-/// caller gives them).
-pub fn take_audit() -> Vec<StoredEvent> {
-    AUDIT
+/// caller gives them), and how many were not kept since because too many were waiting.
+pub fn take_audit() -> (Vec<StoredEvent>, u64) {
+    let held = held();
+    let lines: Vec<StoredEvent> = held
+        .taken
         .lock()
-        .map(|mut v| std::mem::take(&mut *v))
-        .unwrap_or_default()
+        .map(|r| r.try_iter().collect())
+        .unwrap_or_default();
+    held.waiting.fetch_sub(lines.len(), Ordering::Relaxed);
+    (lines, held.dropped.swap(0, Ordering::Relaxed))
 }
 
 /// Collects audit events ([`crate::audit`]) for [`take_audit`].
@@ -37,17 +68,7 @@ struct Fields(StoredEvent);
 
 impl Visit for Fields {
     fn record_str(&mut self, field: &Field, value: &str) {
-        let v = Some(value.to_owned());
-        match field.name() {
-            "event" => self.0.name = value.to_owned(),
-            "outcome" => self.0.outcome = value.to_owned(),
-            "client_id" => self.0.client_id = v,
-            "sub" => self.0.sub = v,
-            "source" => self.0.source = v,
-            "detail" => self.0.detail = v,
-            "object" => self.0.object = v,
-            _ => {}
-        }
+        self.0.set_audit_field(field.name(), value);
     }
     fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
 }
@@ -60,11 +81,10 @@ impl<S: tracing::Subscriber> Layer<S> for AuditCapture {
             return;
         }
         f.0.time = crate::clock::SystemClock.now().millis();
-        if let Ok(mut held) = AUDIT.lock() {
-            if held.len() >= HELD {
-                held.remove(0);
-            }
-            held.push(f.0);
+        let held = held();
+        if held.waiting.fetch_add(1, Ordering::Relaxed) >= HELD || held.lines.send(f.0).is_err() {
+            held.waiting.fetch_sub(1, Ordering::Relaxed);
+            held.dropped.fetch_add(1, Ordering::Relaxed);
         }
     }
 }

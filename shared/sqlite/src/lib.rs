@@ -15,7 +15,7 @@
 //! purged by [`EmbeddedStore::sweep`] (`scanid serve` runs it every `--purge-interval-secs`,
 //! five minutes by default).
 //!
-//! The rooms: `schema.rs` (the one table), `writer.rs` (group commit), `checkpoint.rs` (the
+//! The rooms: `schema.rs` (the one table, and the events' in their own file, `events.rs`), `writer.rs` (group commit), `checkpoint.rs` (the
 //! checkpointer and the WAL's bound), `files.rs` (the database file kept open once per process,
 //! the syncs outside SQLite), and here the [`Backend`] over them. Each says why it is ours and
 //! not SQLite's or a crate's, with what was measured.
@@ -43,6 +43,7 @@ use scanid_core::clock::Timestamp;
 use scanid_core::store::{Backend, Cond, Key, Kind, Record, StoreError, Write};
 
 use checkpoint::{checkpointer_loop, Wal, CHECKPOINT_WAIT};
+use events::EventsFile;
 use files::Files;
 use schema::SCHEMA;
 use writer::{job, writer_loop, Job};
@@ -60,6 +61,8 @@ struct Inner {
     /// The queue of the writer thread, which owns this process's one writing connection
     /// ([`writer_loop`]); the thread ends when the store is dropped.
     writes: mpsc::Sender<Job>,
+    /// The audit events, in a file of their own (`events.rs`).
+    events: Arc<EventsFile>,
 }
 
 /// Expired records one purge write deletes.
@@ -96,6 +99,18 @@ fn micros(since: std::time::Instant) -> u64 {
     u64::try_from(since.elapsed().as_micros()).unwrap_or(u64::MAX)
 }
 
+/// Creates `path` if absent, readable by its owner only; SQLite gives its -wal and -shm the
+/// same mode.
+fn create_private(path: &Path) -> Result<(), StoreError> {
+    let mut opts = std::fs::OpenOptions::new();
+    opts.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+    opts.open(path)
+        .map(drop)
+        .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display()).into()))
+}
+
 impl std::fmt::Debug for EmbeddedStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EmbeddedStore")
@@ -120,13 +135,8 @@ impl EmbeddedStore {
             StoreError::Unavailable(format!("data dir {}: {e}", data_dir.display()).into())
         })?;
         let path = data_dir.join("scanid.db");
-        // Create the file readable by the owner only; SQLite gives its -wal and -shm the same mode.
-        let mut opts = std::fs::OpenOptions::new();
-        opts.create(true).append(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
-        opts.open(&path)
-            .map_err(|e| StoreError::Unavailable(format!("{}: {e}", path.display()).into()))?;
+        create_private(&path)?;
+        let events = Arc::new(EventsFile::open(data_dir)?);
         let conn = Self::reader(&path)?;
         conn.execute_batch(SCHEMA).map_err(unavailable)?;
         let mut writer = Self::connect(&path)?;
@@ -178,8 +188,14 @@ impl EmbeddedStore {
                 path,
                 pool: Mutex::new(vec![conn]),
                 writes,
+                events,
             }),
         })
+    }
+
+    /// The events file.
+    pub(crate) fn events_file(&self) -> &Arc<EventsFile> {
+        &self.inner.events
     }
 
     /// A pooled reader: a small page cache, because under writes SQLite drops a reader's cache
