@@ -37,6 +37,7 @@ mod faults;
 mod geo;
 mod hardening;
 mod import_overwrite;
+mod languages;
 mod load_driver;
 mod login;
 mod passkey_login;

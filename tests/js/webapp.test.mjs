@@ -171,6 +171,9 @@ test('scan the QR image with the phone, see who asks, approve: the desktop moves
   assert.ok(scopes.includes('openid'), scopes.join());
   // Started on the desktop: the phone warns and shows where.
   assert.ok(await phone.page.locator('#where.warn').isVisible());
+  // The browser said plainly, the raw User-Agent behind "Details".
+  assert.equal(await phone.page.textContent('#browser-agent'), 'Chrome on Linux');
+  assert.equal(await phone.page.locator('#browser-ua').isVisible(), false);
   assert.equal(
     await phone.page.textContent('#browser-ua'),
     await desktop.page.evaluate(() => navigator.userAgent),

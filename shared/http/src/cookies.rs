@@ -41,6 +41,11 @@ pub(crate) fn login(ctx: &Context, login_id: &str) -> String {
     prefixed(ctx, &format!("{LOGIN}{login_id}"))
 }
 
+/// The cookie that remembers the language picked on a page ([`crate::i18n::COOKIE`]).
+pub(crate) fn locale(ctx: &Context) -> String {
+    prefixed(ctx, crate::i18n::COOKIE)
+}
+
 /// The device code form's cookie name.
 pub(crate) fn device_form(ctx: &Context) -> String {
     prefixed(ctx, DEVICE_FORM)

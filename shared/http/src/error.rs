@@ -52,10 +52,12 @@ pub enum HttpError {
     Page {
         /// The HTTP status.
         status: u16,
-        /// The page's heading.
+        /// The page's heading: a message id of the catalogues (`crate::i18n`).
         title: &'static str,
-        /// What went wrong and what to do, under the heading.
-        message: Cow<'static, str>,
+        /// What went wrong and what to do, under the heading: a message id.
+        message: &'static str,
+        /// The technical reason, shown as it is (empty: none).
+        detail: Cow<'static, str>,
     },
     /// The store or signer is down while serving a login page: an HTML 503 + `Retry-After`.
     PageUnavailable,
@@ -194,30 +196,24 @@ impl From<crate::domain::consent::ConsentRefusal> for HttpError {
     fn from(why: crate::domain::consent::ConsentRefusal) -> Self {
         use crate::domain::consent::ConsentRefusal;
         match why {
-            ConsentRefusal::Expired => HttpError::page_bad_request(
-                "Login request expired",
-                "This login request has expired. Start again from the application.",
-            ),
-            ConsentRefusal::AlreadyCompleted => HttpError::page_bad_request(
-                "Already completed",
-                "This login request was already completed. Start again from the application.",
-            ),
-            ConsentRefusal::NotApproved => HttpError::page_bad_request(
-                "Not approved yet",
-                "Scan the QR code with the scanid app and approve the login first.",
-            ),
-            ConsentRefusal::UnknownClient => HttpError::page_bad_request(
-                "Unknown application",
-                "The application that started this login no longer exists.",
-            ),
-            ConsentRefusal::Forged => HttpError::page_forbidden(
-                "Request refused",
-                "This form was not submitted from the consent page.",
-            ),
-            ConsentRefusal::NoChoice => HttpError::page_bad_request(
-                "Choose allow or deny",
-                "The consent form was incomplete.",
-            ),
+            ConsentRefusal::Expired => {
+                HttpError::page_bad_request("error-expired", "error-expired-text")
+            }
+            ConsentRefusal::AlreadyCompleted => {
+                HttpError::page_bad_request("error-completed", "error-completed-text")
+            }
+            ConsentRefusal::NotApproved => {
+                HttpError::page_bad_request("error-not-approved", "error-not-approved-text")
+            }
+            ConsentRefusal::UnknownClient => {
+                HttpError::page_bad_request("error-unknown-app", "error-unknown-app-text")
+            }
+            ConsentRefusal::Forged => {
+                HttpError::page_forbidden("error-refused", "error-forged-text")
+            }
+            ConsentRefusal::NoChoice => {
+                HttpError::page_bad_request("error-no-choice", "error-no-choice-text")
+            }
         }
     }
 }
@@ -227,10 +223,9 @@ impl From<crate::usecase::login::CompleteError> for HttpError {
     fn from(e: crate::usecase::login::CompleteError) -> Self {
         use crate::usecase::login::CompleteError;
         match e {
-            CompleteError::AlreadyCompleted => HttpError::page_bad_request(
-                "Already completed",
-                "This login request was already completed. Start again from the application.",
-            ),
+            CompleteError::AlreadyCompleted => {
+                HttpError::page_bad_request("error-completed", "error-completed-text")
+            }
             CompleteError::Store(s) => HttpError::from_page_store(s),
         }
     }
@@ -240,9 +235,12 @@ impl From<crate::usecase::login::CompleteError> for HttpError {
 impl From<crate::usecase::logout::LogoutError> for HttpError {
     fn from(e: crate::usecase::logout::LogoutError) -> Self {
         match e {
-            crate::usecase::logout::LogoutError::Invalid(why) => {
-                HttpError::page_bad_request("Invalid logout request", why)
-            }
+            crate::usecase::logout::LogoutError::Invalid(why) => HttpError::Page {
+                status: 400,
+                title: "error-logout-invalid",
+                message: "error-logout-invalid-text",
+                detail: why.into(),
+            },
             crate::usecase::logout::LogoutError::Store(e) => HttpError::from_page_store(e),
         }
     }
@@ -283,15 +281,15 @@ impl HttpError {
         Self::json(415, "invalid_request", description)
     }
     /// 400 error page.
-    pub fn page_bad_request(title: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
+    pub fn page_bad_request(title: &'static str, message: &'static str) -> Self {
         Self::page(400, title, message)
     }
     /// 403 error page.
-    pub fn page_forbidden(title: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
+    pub fn page_forbidden(title: &'static str, message: &'static str) -> Self {
         Self::page(403, title, message)
     }
     /// 404 error page.
-    pub fn page_not_found(title: &'static str, message: impl Into<Cow<'static, str>>) -> Self {
+    pub fn page_not_found(title: &'static str, message: &'static str) -> Self {
         Self::page(404, title, message)
     }
     /// RFC 6750 §3.1 `invalid_token` (401).
@@ -341,15 +339,12 @@ impl HttpError {
         }
     }
 
-    pub(crate) fn page(
-        status: u16,
-        title: &'static str,
-        message: impl Into<Cow<'static, str>>,
-    ) -> Self {
+    pub(crate) fn page(status: u16, title: &'static str, message: &'static str) -> Self {
         HttpError::Page {
             status,
             title,
-            message: message.into(),
+            message,
+            detail: Cow::Borrowed(""),
         }
     }
 
@@ -357,7 +352,7 @@ impl HttpError {
     pub fn from_page_store(e: StoreError) -> Self {
         match HttpError::from(e) {
             HttpError::Unavailable => HttpError::PageUnavailable,
-            _ => HttpError::page(500, "Something went wrong", "Please try again."),
+            _ => HttpError::page(500, "error-failed", "error-failed-text"),
         }
     }
 
@@ -381,16 +376,21 @@ impl HttpError {
         }
     }
 
-    /// The response, carrying its [`ErrorKind`] in its extensions (for the metrics).
+    /// The response, carrying its [`ErrorKind`] in its extensions (for the metrics); a page
+    /// in English.
     pub fn into_response(self) -> Response {
+        self.into_response_in(&crate::i18n::Tr::english())
+    }
+
+    /// The response, a page in `tr`'s language.
+    pub fn into_response_in(self, tr: &crate::i18n::Tr) -> Response {
         let kind = ErrorKind(self.kind());
-        let mut r = self.render();
+        let mut r = self.render(tr);
         r.extensions_mut().insert(kind);
         r
     }
 
-    fn render(self) -> Response {
-        let rng = crate::random::SystemRandom::new();
+    fn render(self, tr: &crate::i18n::Tr) -> Response {
         match self {
             HttpError::Json {
                 status,
@@ -408,13 +408,15 @@ impl HttpError {
                 status,
                 title,
                 message,
-            } => super::pages::error_page(status, title, &message, &rng),
+                detail,
+            } => page(tr, status, (title, message), &detail, "login_page"),
             HttpError::PageUnavailable => with_retry_after(
-                super::pages::error_page(
+                page(
+                    tr,
                     503,
-                    "Temporarily unavailable",
-                    "scanid cannot complete this step right now. Please try again in a moment.",
-                    &rng,
+                    ("error-unavailable", "error-unavailable-text"),
+                    "try again in a moment",
+                    "unavailable",
                 ),
                 RETRY_AFTER_SECS,
             ),
@@ -422,11 +424,12 @@ impl HttpError {
                 html: true,
                 retry_after,
             } => with_retry_after(
-                super::pages::error_page(
+                page(
+                    tr,
                     429,
-                    "Too many login attempts",
-                    "Please wait a minute and try again.",
-                    &rng,
+                    ("error-rate-limited", "error-rate-limited-text"),
+                    "too many requests; retry later",
+                    "rate_limited",
                 ),
                 retry_after,
             ),
@@ -508,6 +511,25 @@ fn oauth(status: u16, headers: &[(&'static str, String)], e: OAuthError) -> Resp
         b = b.header(*name, value.as_str());
     }
     finish(b, body(&e))
+}
+
+/// An error page in `tr`'s language where the endpoint draws pages; elsewhere (a JSON-only
+/// endpoint, which links no catalogue) the same error as JSON, `error` with `detail`. A
+/// page's `detail` is shown only where the page has one (not for 429 and 503).
+fn page(
+    tr: &crate::i18n::Tr,
+    status: u16,
+    ids: (&str, &str),
+    detail: &str,
+    error: &str,
+) -> Response {
+    match tr.pages {
+        Some(draw) => {
+            let shown = if error == "login_page" { detail } else { "" };
+            draw(tr, status, ids, shown, &crate::random::SystemRandom::new())
+        }
+        None => plain_json(status, &[], error, detail),
+    }
 }
 
 /// A JSON error that is not OAuth's: `content-type`, then `headers`.

@@ -6,6 +6,7 @@
 #![warn(unreachable_pub)]
 #![warn(missing_docs)]
 
+pub(crate) mod agent;
 pub(crate) mod cookies;
 pub(crate) mod cors;
 pub(crate) mod edge;
@@ -13,6 +14,7 @@ pub mod error;
 pub mod functions;
 pub mod generate;
 pub(crate) mod handlers;
+pub mod i18n;
 pub mod pages;
 pub mod routes;
 pub mod views;

@@ -8,6 +8,7 @@ use askama::Template;
 use lambda_http::Body;
 
 use crate::domain::authorize::ResponseMode;
+use crate::i18n::Tr;
 use crate::random::{self, Random};
 use crate::usecase::login::AuthResponse;
 use crate::views;
@@ -95,13 +96,23 @@ pub fn security_headers(b: http::response::Builder) -> http::response::Builder {
 }
 
 /// An error page (never a redirect): used for untrusted client_id/redirect_uri and for
-/// login-page errors.
-pub fn error_page(status: u16, title: &str, message: &str, rng: &dyn Random) -> Response {
-    html(rng, status, "'none'", Vec::new(), |nonce| {
+/// login-page errors. `title` and `message` are message ids of the catalogues; `detail`, the
+/// technical reason, is shown as it is (empty: none).
+pub fn error_page(
+    tr: &Tr,
+    status: u16,
+    (title, message): (&str, &str),
+    detail: &str,
+    rng: &dyn Random,
+) -> Response {
+    // `'self'`: the language selector's form.
+    html(rng, status, "'self'", Vec::new(), |nonce| {
         views::ErrorPage {
             nonce,
-            title,
-            message,
+            tr,
+            title: &tr.t(title),
+            message: &tr.t(message),
+            detail,
         }
         .render()
     })
@@ -110,6 +121,7 @@ pub fn error_page(status: u16, title: &str, message: &str, rng: &dyn Random) -> 
 /// The authorization response: a 302/303 redirect (query or fragment) or, for `form_post`, an
 /// auto-submitting form (OAuth 2.0 Form Post Response Mode).
 pub fn auth_response(
+    tr: &Tr,
     r: &AuthResponse,
     after_post: bool,
     cookies: Vec<String>,
@@ -141,6 +153,7 @@ pub fn auth_response(
                 |nonce| {
                     views::FormPost {
                         nonce,
+                        tr,
                         action: &r.redirect_uri,
                         params: &r.params,
                     }
@@ -157,37 +170,35 @@ pub fn auth_response(
     finish(b, Body::Empty)
 }
 
-/// What each scope means to a person.
+/// What each scope means to a person: its message id in the catalogues (`scope-…`).
 pub fn describe_scope(scope: &str) -> &'static str {
     match scope {
-        "openid" => "Your scanid identifiers (subject and service ID)",
-        "profile" => {
-            "Your user name, display name, profile photo, when your profile last changed, \
-             and the groups you belong to"
-        }
-        "groups" => "The groups you belong to",
-        "address" => "Your country",
-        "offline_access" => "Access while you are not using the app (offline access)",
-        _ => "Other data",
+        "openid" => "scope-openid",
+        "profile" => "scope-profile",
+        "groups" => "scope-groups",
+        "address" => "scope-address",
+        "offline_access" => "scope-offline_access",
+        _ => "scope-other",
     }
 }
 
 /// What each claim a client may ask for by name (the `claims` parameter, OIDC Core §5.5)
-/// means to a person.
+/// means to a person: its message id.
 pub fn describe_claim(claim: &str) -> &'static str {
     match claim {
-        "name" => "Your display name",
-        "preferred_username" => "Your user name",
-        "picture" => "Your profile photo",
-        "updated_at" => "When your profile last changed",
-        "groups" => "The groups you belong to",
-        "address" => "Your country",
-        _ => "Other data",
+        "name" => "claim-name",
+        "preferred_username" => "claim-preferred_username",
+        "picture" => "claim-picture",
+        "updated_at" => "claim-updated_at",
+        "groups" => "scope-groups",
+        "address" => "scope-address",
+        _ => "scope-other",
     }
 }
 
-/// The consent page's list: each scope, then each claim asked for by name that no scope of
-/// the request releases already.
+/// The consent page's list (message ids): each scope, then each claim asked for by name that
+/// no scope of the request releases already; each said once (`profile` says the groups, so
+/// `groups` beside it adds nothing).
 pub fn describe_request(req: &crate::domain::authorize::AuthorizationRequest) -> Vec<&'static str> {
     let by_name = req
         .claims
@@ -195,11 +206,20 @@ pub fn describe_request(req: &crate::domain::authorize::AuthorizationRequest) ->
         .into_iter()
         .filter(|c| !crate::domain::claims_request::scopes_release(&req.scopes, c))
         .map(|c| describe_claim(&c));
-    req.scopes
+    let has_profile = req.scopes.iter().any(|s| s == "profile");
+    let mut out: Vec<&'static str> = Vec::new();
+    for id in req
+        .scopes
         .iter()
+        .filter(|s| !(has_profile && *s == "groups"))
         .map(|s| describe_scope(s))
         .chain(by_name)
-        .collect()
+    {
+        if !out.contains(&id) {
+            out.push(id);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -238,8 +258,9 @@ mod tests {
                 "{scope} in approve.js"
             );
         }
-        assert!(describe_scope("profile").contains("groups"));
-        assert!(describe_scope("address").contains("country"));
+        let en = |id| crate::i18n::text(crate::domain::locale::Locale::En, id, &[]);
+        assert!(en(describe_scope("profile")).contains("groups"));
+        assert!(en(describe_scope("address")).contains("country"));
     }
 
     #[test]
@@ -268,7 +289,7 @@ mod tests {
                 "openid",
                 r#"{"userinfo":{"name":{"essential":true}}}"#
             )),
-            vec![openid, "Your display name"]
+            vec![openid, "claim-name"]
         );
         // Released by a scope already: listed once, by the scope.
         assert_eq!(
@@ -276,7 +297,16 @@ mod tests {
                 "openid profile",
                 r#"{"id_token":{"name":null,"address":null},"userinfo":{"email":null}}"#
             )),
-            vec![openid, describe_scope("profile"), "Your country"]
+            vec![openid, describe_scope("profile"), "scope-address"]
+        );
+        // `profile` says the groups: `groups` beside it is not said twice.
+        assert_eq!(
+            describe_request(&req("openid profile groups", "{}")),
+            vec![openid, describe_scope("profile")]
+        );
+        assert_eq!(
+            describe_request(&req("openid groups", "{}")),
+            vec![openid, "scope-groups"]
         );
         assert_eq!(describe_request(&req("openid", "{}")), vec![openid]);
     }

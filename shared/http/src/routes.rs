@@ -273,6 +273,10 @@ pub struct Endpoint {
     pub handler: Handler,
     /// Runs the handler on a request.
     pub call: for<'a> fn(&'a Context, Request) -> Reply<'a>,
+    /// How its error pages are drawn, for the handlers that answer with pages (`None`: JSON
+    /// only). A function pointer set only in those rows, so a Lambda function that shows no
+    /// page links neither the catalogues nor the templates.
+    pub pages: Option<crate::i18n::PageRenderer>,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -282,7 +286,7 @@ impl std::fmt::Debug for Endpoint {
 }
 
 macro_rules! endpoints {
-    ($($name:ident => $handler:ident: $call:path),* $(,)?) => {
+    ($($name:ident => $handler:ident: $call:path $([$pages:ident])?),* $(,)?) => {
         /// Every handler as an [`Endpoint`], one constant per [`Handler`] variant.
         pub mod endpoints {
             use super::*;
@@ -296,10 +300,15 @@ macro_rules! endpoints {
                         }
                         call
                     },
+                    pages: endpoints!(@pages $($pages)?),
                 };
             )*
         }
-
+        endpoints!(@rest $($name => $handler),*);
+    };
+    (@pages) => { None };
+    (@pages pages) => { Some(crate::pages::error_page as crate::i18n::PageRenderer) };
+    (@rest $($name:ident => $handler:ident),*) => {
         /// Every handler, in the order of [`endpoints`].
         pub const HANDLERS: &[Handler] = &[$(Handler::$handler),*];
 
@@ -315,10 +324,10 @@ macro_rules! endpoints {
 endpoints! {
     DISCOVERY => Discovery: handlers::metadata::discovery,
     JWKS => Jwks: handlers::metadata::jwks,
-    AUTHORIZE => Authorize: handlers::login::authorize,
-    LOGIN_STATUS => LoginStatus: handlers::login::status,
-    CONSENT => Consent: handlers::login::consent,
-    LOGIN_PASSKEY => LoginPasskey: handlers::login::passkey,
+    AUTHORIZE => Authorize: handlers::login::authorize [pages],
+    LOGIN_STATUS => LoginStatus: handlers::login::status [pages],
+    CONSENT => Consent: handlers::login::consent [pages],
+    LOGIN_PASSKEY => LoginPasskey: handlers::login::passkey [pages],
     DEVICE_SIGNUP => DeviceSignup: handlers::device_api::signup,
     DEVICE_SCAN => DeviceScan: handlers::device_api::scan,
     DEVICE_DECIDE => DeviceDecide: handlers::device_api::decide,
@@ -326,7 +335,7 @@ endpoints! {
     INTROSPECT => Introspect: handlers::resource::introspect,
     USERINFO => Userinfo: handlers::resource::userinfo,
     REVOKE => Revoke: handlers::resource::revoke,
-    LOGOUT => Logout: handlers::logout::logout,
+    LOGOUT => Logout: handlers::logout::logout [pages],
     DIRECTORY_BY_SUB => DirectoryBySub: handlers::directory::by_sub,
     DIRECTORY_BY_SERVICE_ID => DirectoryByServiceId: handlers::directory::by_service_id,
     DIRECTORY_AVATAR => DirectoryAvatar: handlers::directory::avatar,
@@ -343,7 +352,7 @@ endpoints! {
     PHOTO => Photo: handlers::directory::photo,
     CLIENT_REGISTRATION => ClientRegistration: handlers::registration::registration,
     DEVICE_AUTHORIZATION => DeviceAuthorization: handlers::device_grant::authorization,
-    DEVICE_PAGES => DevicePages: handlers::device_grant::page,
+    DEVICE_PAGES => DevicePages: handlers::device_grant::page [pages],
     DEVICE_PASSKEYS => DevicePasskeys: handlers::passkeys::passkeys,
     ADMIN => Admin: handlers::admin::admin,
     ADMIN_CONSOLE => AdminConsole: handlers::console::console,
@@ -366,8 +375,22 @@ pub async fn serve(endpoint: Endpoint, ctx: &Context, req: Request) -> Response 
         .cors()
         .then(|| crate::cors::origin(&req).map(str::to_owned))
         .flatten();
+    // An error page speaks the request's language; a language picked on a page is remembered.
+    let tr = crate::i18n::Tr::of(ctx, &req, None).drawing(endpoint.pages);
+    let remember = crate::i18n::remember(ctx, &req);
     let result = (endpoint.call)(ctx, req).await;
-    let mut response = result.unwrap_or_else(HttpError::into_response);
+    let mut response = result.unwrap_or_else(|e| e.into_response_in(&tr));
+    if let Some(cookie) = remember {
+        let html = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .is_some_and(|v| v.as_bytes().starts_with(b"text/html"));
+        if html {
+            if let Ok(v) = http::HeaderValue::from_str(&cookie) {
+                response.headers_mut().append(http::header::SET_COOKIE, v);
+            }
+        }
+    }
     if handler.cors() {
         response = crate::cors::finish_response(ctx, origin.as_deref(), response).await;
     }
@@ -735,6 +758,26 @@ mod tests {
             };
             assert_eq!(h.access(), access, "{h:?}");
         }
+    }
+
+    #[test]
+    fn only_the_endpoints_that_show_pages_draw_error_pages() {
+        let drawing: Vec<Handler> = HANDLERS
+            .iter()
+            .copied()
+            .filter(|h| endpoint(*h).pages.is_some())
+            .collect();
+        assert_eq!(
+            drawing,
+            [
+                Handler::Authorize,
+                Handler::LoginStatus,
+                Handler::Consent,
+                Handler::LoginPasskey,
+                Handler::Logout,
+                Handler::DevicePages,
+            ]
+        );
     }
 
     #[test]

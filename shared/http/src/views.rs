@@ -66,10 +66,14 @@ pub const LOGIN_STATUS_JS: &str = include_str!("../static/login-status.js").trim
 pub struct ErrorPage<'a> {
     /// The response's CSP nonce, for the page's inline style and script.
     pub nonce: &'a str,
+    /// The page's language ([`crate::i18n::Tr`]): every word on the page.
+    pub tr: &'a crate::i18n::Tr,
     /// The heading.
     pub title: &'a str,
     /// The explanation under the heading.
     pub message: &'a str,
+    /// The technical reason, untranslated (empty: none).
+    pub detail: &'a str,
 }
 
 /// The `form_post` authorization response: a form to the client that submits itself.
@@ -78,6 +82,8 @@ pub struct ErrorPage<'a> {
 pub struct FormPost<'a> {
     /// The response's CSP nonce, for the page's inline style and script.
     pub nonce: &'a str,
+    /// The page's language ([`crate::i18n::Tr`]): every word on the page.
+    pub tr: &'a crate::i18n::Tr,
     /// The client's redirect URI.
     pub action: &'a str,
     /// The response's parameters, as hidden fields.
@@ -90,10 +96,15 @@ pub struct FormPost<'a> {
 pub struct QrPage<'a> {
     /// The response's CSP nonce, for the page's inline style and script.
     pub nonce: &'a str,
+    /// The page's language ([`crate::i18n::Tr`]): every word on the page.
+    pub tr: &'a crate::i18n::Tr,
     /// The client's registered name.
     pub client: &'a str,
     /// The QR code of `app_link`: markup drawn by [`crate::pages::qr_svg`], printed `|safe`.
     pub qr_svg: &'a str,
+    /// The scripts' words in the page's language: a JSON object with every `<` escaped,
+    /// printed `|safe` in a data block the scripts read.
+    pub text: &'a str,
     /// The next QR codes (`{"server_time", "challenges"}` as the status poll answers), JSON
     /// with every `<` escaped: printed `|safe` in a data block the script reads.
     pub ahead: &'a str,
@@ -121,14 +132,17 @@ pub struct QrPage<'a> {
 pub struct ConsentPage<'a> {
     /// The response's CSP nonce, for the page's inline style and script.
     pub nonce: &'a str,
+    /// The page's language ([`crate::i18n::Tr`]): every word on the page.
+    pub tr: &'a crate::i18n::Tr,
     /// The client's registered name.
     pub client: &'a str,
     /// The person's display name.
     pub display_name: &'a str,
     /// The person's unique name.
     pub user_name: &'a str,
-    /// What each requested scope, and each claim asked for by name, means to a person.
-    pub scopes: Vec<&'a str>,
+    /// What each requested scope, and each claim asked for by name, means to a person, in
+    /// the page's language.
+    pub scopes: Vec<String>,
     /// The resource servers (RFC 8707) its access tokens would be for, as the operator
     /// registered them; empty: the client itself.
     pub resources: Vec<&'a str>,
@@ -150,6 +164,8 @@ pub struct ConsentPage<'a> {
 pub struct DevicePage<'a> {
     /// The response's CSP nonce, for the page's inline style and script.
     pub nonce: &'a str,
+    /// The page's language ([`crate::i18n::Tr`]): every word on the page.
+    pub tr: &'a crate::i18n::Tr,
     /// Where the form posts (`{issuer}/device`).
     pub action: &'a str,
     /// The code, prefilled from `verification_uri_complete` or as typed.
@@ -169,6 +185,8 @@ pub struct DevicePage<'a> {
 pub struct LogoutConfirm<'a> {
     /// The response's CSP nonce, for the page's inline style and script.
     pub nonce: &'a str,
+    /// The page's language ([`crate::i18n::Tr`]): every word on the page.
+    pub tr: &'a crate::i18n::Tr,
     /// Where the form posts (the logout endpoint).
     pub action: &'a str,
     /// The request's parameters to post back, by name.
@@ -183,6 +201,8 @@ pub struct LogoutConfirm<'a> {
 pub struct LoggedOut<'a> {
     /// The response's CSP nonce, for the page's inline style.
     pub nonce: &'a str,
+    /// The page's language ([`crate::i18n::Tr`]): every word on the page.
+    pub tr: &'a crate::i18n::Tr,
 }
 
 /// The web app's shell (`crate::handlers::app`): `base` is the app's path, `{issuer
@@ -216,6 +236,7 @@ pub struct FramePage<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::i18n::Tr;
 
     const EVIL: &str = r#"<script>alert(1)</script>&"'"#;
     const ESCAPED: &str = "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;";
@@ -235,11 +256,19 @@ mod tests {
     fn in_layout(html: &str, title: &str) {
         assert!(
             html.starts_with(&format!(
-                "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+                "<!doctype html><html lang=\"en\" dir=\"ltr\"><head><meta charset=\"utf-8\">\
                  <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
                  <meta name=\"referrer\" content=\"no-referrer\"><title>{title} · scanid</title>\
                  <style nonce=\"N0NCE\">{STYLE}</style></head><body><main>"
             )),
+            "{html}"
+        );
+        assert!(
+            html.contains("</main><footer><form class=\"language\" method=\"get\">"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<option value=\"ar\" lang=\"ar\">العربية</option>"),
             "{html}"
         );
         assert!(html.ends_with("</body></html>"), "{html}");
@@ -249,12 +278,17 @@ mod tests {
     fn error_page_escapes_title_and_message() {
         let html = render(&ErrorPage {
             nonce: "N0NCE",
+            tr: &Tr::new(crate::domain::locale::Locale::En),
             title: EVIL,
             message: EVIL,
+            detail: EVIL,
         });
         in_layout(&html, ESCAPED);
-        escaped(&html, 3);
-        assert!(html.contains(&format!("<main><h1>{ESCAPED}</h1><p>{ESCAPED}</p></main>")));
+        escaped(&html, 4);
+        assert!(html.contains(&format!(
+            "<main><h1>{ESCAPED}</h1><p>{ESCAPED}</p><p class=\"muted\">Details: \
+             <code lang=\"en\" dir=\"ltr\">{ESCAPED}</code></p></main>"
+        )));
         assert!(!html.contains("<script"), "no script: {html}");
     }
 
@@ -263,6 +297,7 @@ mod tests {
         let params = [("state", EVIL.to_owned()), ("code", "c".to_owned())];
         let html = render(&FormPost {
             nonce: "N0NCE",
+            tr: &Tr::new(crate::domain::locale::Locale::En),
             action: EVIL,
             params: &params,
         });
@@ -273,8 +308,9 @@ mod tests {
              <input type=\"hidden\" name=\"state\" value=\"{ESCAPED}\">\
              <input type=\"hidden\" name=\"code\" value=\"c\"><noscript>"
         )));
+        assert!(html.contains("</form></main><footer>"));
         assert!(html.ends_with(
-            "</form></main><script nonce=\"N0NCE\">document.getElementById('rp').submit();</script></body></html>"
+            "</footer><script nonce=\"N0NCE\">document.getElementById('rp').submit();</script></body></html>"
         ));
     }
 
@@ -282,10 +318,12 @@ mod tests {
     fn qr_page_escapes_everything_but_the_svg() {
         let html = render(&QrPage {
             nonce: "N0NCE",
+            tr: &Tr::new(crate::domain::locale::Locale::En),
             client: EVIL,
             self_registered: true,
             qr_svg: "<svg><rect/></svg>",
             ahead: "{}",
+            text: "{}",
             app_link: EVIL,
             status_url: EVIL,
             poll_ms: 2000,
@@ -295,16 +333,18 @@ mod tests {
             passkey_url: EVIL,
         });
         in_layout(&html, "Log in");
-        escaped(&html, 9);
+        escaped(&html, 10);
         assert!(html.contains(&format!(
             "<p class=\"muted\" id=\"self-registered\">{ESCAPED} registered itself with this service: nobody has checked that name.</p>"
         )));
-        assert!(html.contains("<div class=\"qr\" id=\"qr\"><svg><rect/></svg></div>"));
+        assert!(html.contains(&format!(
+            "<div class=\"qr\" id=\"qr\" role=\"img\" aria-label=\"QR code. It holds this link: {ESCAPED}\"><svg><rect/></svg></div>"
+        )));
         assert!(html.contains(&format!(
             "<p id=\"state\" class=\"muted\" role=\"status\" data-status-url=\"{ESCAPED}\" data-poll-ms=\"2000\">"
         )));
         assert!(html.ends_with(&format!(
-            "</p></main><script nonce=\"N0NCE\">{POLL_JS}</script><script nonce=\"N0NCE\">{PASSKEY_JS}</script></body></html>"
+            "</footer><script nonce=\"N0NCE\">{POLL_JS}</script><script nonce=\"N0NCE\">{PASSKEY_JS}</script></body></html>"
         )));
         assert!(html.contains(&format!(
             "<button type=\"button\" id=\"passkey\" data-passkey-url=\"{ESCAPED}\" hidden>Sign in with a passkey</button>"
@@ -315,10 +355,11 @@ mod tests {
     fn consent_page_escapes_names_and_fields() {
         let html = render(&ConsentPage {
             nonce: "N0NCE",
+            tr: &Tr::new(crate::domain::locale::Locale::En),
             client: EVIL,
             display_name: EVIL,
             user_name: EVIL,
-            scopes: vec![EVIL, "Other data"],
+            scopes: vec![EVIL.to_owned(), "Other data".to_owned()],
             resources: vec![EVIL],
             action: EVIL,
             session: EVIL,
@@ -342,10 +383,11 @@ mod tests {
     fn consent_page_says_when_a_client_named_itself() {
         let html = render(&ConsentPage {
             nonce: "N0NCE",
+            tr: &Tr::new(crate::domain::locale::Locale::En),
             client: EVIL,
             display_name: "Carol",
             user_name: "carol",
-            scopes: vec!["Your name"],
+            scopes: vec!["Your name".to_owned()],
             resources: vec![],
             action: "/a",
             session: "s",
@@ -363,6 +405,7 @@ mod tests {
     fn logout_confirm_escapes_the_posted_back_fields() {
         let html = render(&LogoutConfirm {
             nonce: "N0NCE",
+            tr: &Tr::new(crate::domain::locale::Locale::En),
             action: EVIL,
             fields: vec![("state", EVIL), ("client_id", "c")],
             csrf: EVIL,
@@ -378,7 +421,10 @@ mod tests {
 
     #[test]
     fn logged_out_and_app_link_pages() {
-        let html = render(&LoggedOut { nonce: "N0NCE" });
+        let html = render(&LoggedOut {
+            nonce: "N0NCE",
+            tr: &Tr::new(crate::domain::locale::Locale::En),
+        });
         in_layout(&html, "Logged out");
         assert!(html
             .contains("<main><h1>You are logged out</h1><p>You can close this window.</p></main>"));

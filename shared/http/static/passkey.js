@@ -11,6 +11,15 @@
   if (!btn || !window.PublicKeyCredential || !navigator.credentials) {
     return;
   }
+  var text = Object.create(null);
+  try {
+    text = JSON.parse(document.getElementById('text').textContent);
+  } catch (e) {
+    text = Object.create(null);
+  }
+  function t(id) {
+    return text[id] || id;
+  }
   var url = btn.getAttribute('data-passkey-url');
   if (!url) {
     return;
@@ -54,7 +63,7 @@
   btn.hidden = false;
   btn.addEventListener('click', function () {
     btn.disabled = true;
-    say('Waiting for your passkey…');
+    say(t('passkey-waiting'));
     post({ assertion: null })
       .then(function (o) {
         var pk = o.publicKey;
@@ -82,15 +91,16 @@
         });
       })
       .then(function (r) {
-        say('Signed in. Continuing…');
+        say(t('passkey-signed-in'));
         window.location.assign(r.next);
       })
       .catch(function (e) {
         btn.disabled = false;
         say(
-          'Passkey sign-in failed: ' +
-            (e && e.message ? e.message : 'cancelled') +
-            '. Try again, or scan the QR code.',
+          t('passkey-failed').replace(
+            '{reason}',
+            e && e.message ? e.message : t('passkey-cancelled')
+          ),
           true
         );
       });

@@ -11,6 +11,17 @@
   // has (`after`: the second of its last one), and the answer carries only the ones after it,
   // which the page adds to those it has. Once the app has scanned, the page shows the number to
   // pick in the app instead of the code.
+  // The page's words, in its language (the #text data block the server fills from its
+  // catalogue).
+  var text = Object.create(null);
+  try {
+    text = JSON.parse(document.getElementById('text').textContent);
+  } catch (e) {
+    text = Object.create(null);
+  }
+  function t(id) {
+    return text[id] || id;
+  }
   var link = document.getElementById('app-link'),
     qr = document.getElementById('qr'),
     state = document.getElementById('state');
@@ -62,6 +73,7 @@
       link.setAttribute('href', payload);
       link.setAttribute('data-qr-payload', payload);
       qr.innerHTML = svg;
+      qr.setAttribute('aria-label', t('qr-alt').replace('{link}', payload));
     }
   }
   function tick() {
@@ -107,16 +119,18 @@
     stopTicks();
     codes = [];
     qr.innerHTML = '';
+    qr.removeAttribute('role');
+    qr.removeAttribute('aria-label');
     link.removeAttribute('href');
+    // The phone has scanned: "Open the scanid app" has nothing left to do.
+    document.getElementById('applink').hidden = true;
     numberEl.hidden = false;
-    numberEl.textContent = 'Pick ' + n + ' in the scanid app';
-    state.textContent = 'Scanned. On your phone, pick the number shown here.';
+    numberEl.textContent = t('qr-pick').replace('{n}', String(n));
+    state.textContent = t('qr-scanned-pick');
   }
   var why = {
-    wrong_number:
-      'The number picked on the phone did not match the one shown here. This login is cancelled.',
-    second_device:
-      'A second phone scanned this code. This login is cancelled: if that was not you, someone may have forwarded your login code.',
+    wrong_number: t('qr-wrong-number'),
+    second_device: t('qr-second-device'),
   };
   function poll() {
     timer = null;
@@ -151,7 +165,7 @@
         if (s.gone) {
           done = true;
           stopTicks();
-          state.textContent = 'This login request is no longer valid.';
+          state.textContent = t('qr-gone');
           return;
         }
         if (s.status === 'pending') {
@@ -169,7 +183,7 @@
               tick();
             }
             if (s.scanned) {
-              state.textContent = 'Scanned. Confirm on your phone…';
+              state.textContent = t('qr-scanned');
             }
           }
           next = s.poll_ms || next;
@@ -181,11 +195,11 @@
         stopTicks();
         if (s.status === 'expired') {
           qr.innerHTML = '';
-          state.textContent = 'This QR code has expired. ';
+          state.textContent = t('qr-expired') + ' ';
           var a = document.createElement('a');
           a.href = s.restart;
           a.id = 'restart';
-          a.textContent = 'Start again';
+          a.textContent = t('qr-restart');
           state.appendChild(a);
           return;
         }
@@ -203,8 +217,7 @@
           return;
         }
         if (s.next) {
-          state.textContent =
-            s.status === 'denied' ? 'Denied. Continuing…' : 'Approved. Continuing…';
+          state.textContent = s.status === 'denied' ? t('qr-denied') : t('qr-approved');
           window.location.assign(s.next);
         }
       })

@@ -108,6 +108,7 @@ impl Demo {
         page(ctx, |nonce| {
             DemoHome {
                 nonce,
+                tr: &scanid_http::i18n::Tr::english(),
                 issuer: &ctx.settings.issuer(),
             }
             .render()
@@ -187,6 +188,7 @@ impl Demo {
             Ok(shown) => page(ctx, |nonce| {
                 DemoLoggedIn {
                     nonce,
+                    tr: &scanid_http::i18n::Tr::english(),
                     display_name: &shown.display_name,
                     claims: &shown.claims,
                     userinfo: &shown.userinfo,
@@ -269,6 +271,7 @@ fn failed(ctx: &Context, heading: &str, detail: Option<&str>, back: Option<&str>
     page(ctx, |nonce| {
         DemoFailed {
             nonce,
+            tr: &scanid_http::i18n::Tr::english(),
             heading,
             detail,
             back,
@@ -282,6 +285,8 @@ fn failed(ctx: &Context, heading: &str, detail: Option<&str>, back: Option<&str>
 #[template(path = "demo_home.html")]
 struct DemoHome<'a> {
     nonce: &'a str,
+    /// English, no language selector: the demo is a relying party, not scanid's page.
+    tr: &'a scanid_http::i18n::Tr,
     issuer: &'a str,
 }
 
@@ -290,6 +295,8 @@ struct DemoHome<'a> {
 #[template(path = "demo_failed.html")]
 struct DemoFailed<'a> {
     nonce: &'a str,
+    /// English, no language selector: the demo is a relying party, not scanid's page.
+    tr: &'a scanid_http::i18n::Tr,
     heading: &'a str,
     detail: Option<&'a str>,
     back: Option<&'a str>,
@@ -300,6 +307,8 @@ struct DemoFailed<'a> {
 #[template(path = "demo_logged_in.html")]
 struct DemoLoggedIn<'a> {
     nonce: &'a str,
+    /// English, no language selector: the demo is a relying party, not scanid's page.
+    tr: &'a scanid_http::i18n::Tr,
     display_name: &'a str,
     claims: &'a str,
     userinfo: &'a str,
@@ -316,7 +325,7 @@ mod tests {
     /// In scanid-http's layout, with `EVIL` only escaped, `times` times.
     fn escaped(html: &str, title: &str, times: usize) {
         assert!(
-            html.starts_with("<!doctype html><html lang=\"en\">"),
+            html.starts_with("<!doctype html><html lang=\"en\" dir=\"ltr\">"),
             "{html}"
         );
         assert!(
@@ -333,6 +342,7 @@ mod tests {
     fn pages_escape_what_they_show() {
         let html = DemoHome {
             nonce: "N0NCE",
+            tr: &scanid_http::i18n::Tr::english(),
             issuer: EVIL,
         }
         .render()
@@ -342,6 +352,7 @@ mod tests {
 
         let html = DemoFailed {
             nonce: "N0NCE",
+            tr: &scanid_http::i18n::Tr::english(),
             heading: EVIL,
             detail: Some(EVIL),
             back: Some(EVIL),
@@ -354,6 +365,7 @@ mod tests {
         )));
         let html = DemoFailed {
             nonce: "N0NCE",
+            tr: &scanid_http::i18n::Tr::english(),
             heading: "Wrong issuer in the response",
             detail: None,
             back: None,
@@ -364,6 +376,7 @@ mod tests {
 
         let html = DemoLoggedIn {
             nonce: "N0NCE",
+            tr: &scanid_http::i18n::Tr::english(),
             display_name: EVIL,
             claims: EVIL,
             userinfo: EVIL,

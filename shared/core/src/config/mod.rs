@@ -123,6 +123,8 @@ pub struct Settings {
     pub geoip_db: Vec<PathBuf>,
     /// More login attempts than this for one identity within an hour raise `high_usage`.
     pub high_usage_logins_per_hour: u64,
+    /// The pages' language when nothing in a request names one scanid speaks.
+    pub default_locale: crate::domain::locale::Locale,
 }
 
 impl Settings {
@@ -198,6 +200,7 @@ impl Settings {
                 .map(PathBuf::from)
                 .collect(),
             high_usage_logins_per_hour: high_usage(raw)?,
+            default_locale: default_locale(raw)?,
         })
     }
 }
@@ -256,6 +259,18 @@ mod tests {
             ]
         );
         assert_eq!(s.high_usage_logins_per_hour, 20);
+        assert_eq!(s.default_locale, crate::domain::locale::Locale::En);
+        r.default_locale = Some("pt-BR".into());
+        assert_eq!(
+            Settings::from_raw(&r).unwrap().default_locale,
+            crate::domain::locale::Locale::PtBr
+        );
+        for bad in ["pt", "tlh", ""] {
+            r.default_locale = Some(bad.into());
+            let e = Settings::from_raw(&r).unwrap_err();
+            assert_eq!(e.setting, "SCANID_DEFAULT_LOCALE", "{bad}");
+        }
+        r.default_locale = None;
         for bad in ["0", "21", "ten"] {
             r.high_usage_logins_per_hour = Some(bad.into());
             let e = Settings::from_raw(&r).unwrap_err();

@@ -249,6 +249,10 @@ settings! {
         flag: Some("high-usage-logins-per-hour"), default: Some("10"), repeatable: false,
         help: "More login attempts than this for one identity within an hour raise the `high_usage` flag (1 to 20)",
     }
+    DEFAULT_LOCALE default_locale = "SCANID_DEFAULT_LOCALE" {
+        flag: Some("default-locale"), default: Some("en"), repeatable: false,
+        help: "The language of the pages when neither the person, the application nor the browser names one scanid speaks (en, sv, de, fr, es, pt-BR, it, nl, pl, ja, zh-Hans, ko, ar, hi or uk)",
+    }
     APP_STORE_URL_IOS app_store_url_ios = "SCANID_APP_STORE_URL_IOS" {
         flag: Some("app-store-url-ios"), default: Some("https://apps.apple.com/app/scanid"), repeatable: false,
         help: "App Store link shown to people without the app",

@@ -158,6 +158,23 @@ pub(super) fn high_usage(raw: &RawSettings) -> Result<u64, ConfigError> {
     }
 }
 
+/// The pages' default language: one scanid speaks, by its exact tag.
+pub(super) fn default_locale(
+    raw: &RawSettings,
+) -> Result<crate::domain::locale::Locale, ConfigError> {
+    let v = setting::DEFAULT_LOCALE
+        .value(raw)
+        .unwrap_or_default()
+        .trim();
+    crate::domain::locale::Locale::from_tag(v).ok_or_else(|| {
+        let tags: Vec<&str> = crate::domain::locale::ALL.iter().map(|l| l.tag()).collect();
+        bad(
+            "SCANID_DEFAULT_LOCALE",
+            format!("{v:?}: one of {}", tags.join(", ")),
+        )
+    })
+}
+
 /// The hosts external photos may be on, and the bucket of hosted ones.
 pub(super) fn photos(raw: &RawSettings) -> Result<(Vec<String>, Option<String>), ConfigError> {
     let hosts = list(setting::PHOTO_HOSTS.raw(raw))

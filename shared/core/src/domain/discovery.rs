@@ -70,6 +70,10 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
             "none",
         ]),
         claims_supported: strings(CLAIMS),
+        ui_locales_supported: crate::domain::locale::ALL
+            .iter()
+            .map(|l| l.tag().to_owned())
+            .collect(),
         acr_values_supported: crate::domain::authn::ACR_VALUES
             .iter()
             .map(|a| a.as_str().to_owned())
@@ -136,6 +140,9 @@ mod tests {
         // Keycloak's "1" stays the lowest level; a passkey reaches 2 or 3.
         assert_eq!(d.acr_values_supported, vec!["1", "2", "3"]);
         assert!(d.claims_supported.contains(&"amr".to_owned()));
+        assert_eq!(d.ui_locales_supported.len(), 15);
+        assert!(d.ui_locales_supported.contains(&"ar".to_owned()));
+        assert!(d.ui_locales_supported.contains(&"zh-Hans".to_owned()));
         assert_eq!(
             d.device_authorization_endpoint,
             "https://id.example.com/realms/acme/protocol/openid-connect/auth/device"

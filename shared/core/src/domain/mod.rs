@@ -12,6 +12,7 @@ pub mod discovery;
 pub(crate) mod grant;
 pub mod identity;
 pub mod issuer;
+pub mod locale;
 pub mod login;
 pub mod logout;
 pub mod passkey;

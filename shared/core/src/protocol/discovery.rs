@@ -38,6 +38,9 @@ pub struct OpenIdConfiguration {
     pub token_endpoint_auth_methods_supported: Vec<String>,
     /// `claims_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub claims_supported: Vec<String>,
+    /// `ui_locales_supported` (OpenID Connect Discovery 1.0 §3): the languages the pages
+    /// speak, as BCP 47 tags (`crate::domain::locale`).
+    pub ui_locales_supported: Vec<String>,
     /// `acr_values_supported` (OpenID Connect Discovery 1.0 §3): the levels a login reaches,
     /// lowest first (`crate::domain::authn::Acr`).
     pub acr_values_supported: Vec<String>,

@@ -110,6 +110,7 @@ pub(crate) async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpEr
         "browser": {
             "ip": login.browser_ip,
             "user_agent": login.user_agent,
+            "agent": crate::agent::summary(&login.user_agent),
             "location": assessment.browser.location,
             "network": assessment.browser.network,
         },
@@ -189,6 +190,7 @@ async fn scan_user_code(
         "browser": {
             "ip": s.login.browser_ip,
             "user_agent": s.login.user_agent,
+            "agent": crate::agent::summary(&s.login.user_agent),
             "location": a.browser.location,
             "network": a.browser.network,
         },

@@ -3,6 +3,7 @@
 //! token endpoint's `device_code` grant is in [`super::token`]; the app's scan of
 //! `verification_uri_complete` in [`super::device_api::scan`].
 
+use crate::i18n::Tr;
 use serde_json::json;
 
 use crate::domain::login;
@@ -43,7 +44,7 @@ pub(crate) async fn authorization(ctx: &Context, req: Request) -> Result<Respons
 
 /// The code entry form, with `user_code` prefilled and `error` said (status 200, 400 or
 /// 403), and a fresh anti-CSRF pair: the cookie that [`form_token`] binds the form to.
-fn form(ctx: &Context, status: u16, user_code: &str, error: &str) -> Response {
+fn form(ctx: &Context, tr: &Tr, status: u16, user_code: &str, error: &str) -> Response {
     let action = device_grant::verification_uri(ctx);
     // Offered for a code from `verification_uri_complete`, not for one that was refused.
     let app_link = if user_code.is_empty() || !error.is_empty() {
@@ -70,9 +71,14 @@ fn form(ctx: &Context, status: u16, user_code: &str, error: &str) -> Response {
         |nonce| {
             askama::Template::render(&crate::views::DevicePage {
                 nonce,
+                tr,
                 action: &action,
                 user_code,
-                error,
+                error: &if error.is_empty() {
+                    String::new()
+                } else {
+                    tr.t(error)
+                },
                 app_link: &app_link,
                 csrf: &csrf,
             })
@@ -131,17 +137,18 @@ pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpEr
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
         .take(16)
         .collect();
+    let tr = Tr::of(ctx, &req, None);
     if !after_post {
-        return Ok(form(ctx, 200, &shown, ""));
+        let tr = if shown.is_empty() {
+            tr
+        } else {
+            tr.keeping(&[("user_code".to_owned(), shown.clone())])
+        };
+        return Ok(form(ctx, &tr, 200, &shown, ""));
     }
     if !from_own_form(ctx, &req, &pairs) {
         // Not prefilled: the code came from whoever sent this request.
-        return Ok(form(
-            ctx,
-            403,
-            "",
-            "This code was not sent from this page (another site sent it, or the page was too old). Type the code your device shows, here.",
-        ));
+        return Ok(form(ctx, &tr, 403, "", "device-not-from-page"));
     }
     let entered = device_grant::enter_user_code(ctx, &typed, &source_ip(&req))
         .await
@@ -154,12 +161,7 @@ pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpEr
             other => HttpError::from(other),
         })?;
     Ok(match entered {
-        Entered::Unknown => form(
-            ctx,
-            400,
-            &shown,
-            "This code is not valid, has expired or was used. Check the code on your device, or start again there.",
-        ),
+        Entered::Unknown => form(ctx, &tr, 400, &shown, "device-unknown-code"),
         Entered::ShowQr {
             login,
             client_name,
@@ -173,12 +175,14 @@ pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpEr
                 browser_secret.expose(),
                 Some(ctx.settings.lifetimes.login + login::RECORD_GRACE_SECS),
             );
-            super::login::qr_page_noting(
-                ctx,
-                &login,
-                (&format!("{client_name} (code {user_code})"), self_registered),
-                vec![cookie],
-            )
+            let named = tr.t2(
+                "qr-device-client",
+                "client",
+                &client_name,
+                "code",
+                &user_code,
+            );
+            super::login::qr_page_noting(ctx, &tr, &login, (&named, self_registered), vec![cookie])
         }
     })
 }
@@ -186,26 +190,23 @@ pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpEr
 /// The end of a verification: the phone approved (the device is connected) or refused.
 pub(crate) fn finished(
     ctx: &Context,
+    tr: &Tr,
     approved: bool,
     client_name: &str,
     cookies: Vec<String>,
 ) -> Response {
     let (title, message) = if approved {
-        (
-            "Device connected",
-            format!("{client_name} is now connected to your scanid account. You can close this window and go back to the device."),
-        )
+        ("device-connected", "device-connected-text")
     } else {
-        (
-            "Device not connected",
-            format!("You refused {client_name}: the device was not connected. You can close this window."),
-        )
+        ("device-refused", "device-refused-text")
     };
-    pages::html(ctx.random.as_ref(), 200, "'none'", cookies, |nonce| {
+    pages::html(ctx.random.as_ref(), 200, "'self'", cookies, |nonce| {
         askama::Template::render(&crate::views::ErrorPage {
             nonce,
-            title,
-            message: &message,
+            tr,
+            title: &tr.t(title),
+            message: &tr.t1(message, "client", client_name),
+            detail: "",
         })
     })
 }

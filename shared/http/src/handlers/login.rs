@@ -7,6 +7,7 @@ use serde_json::json;
 use crate::domain::consent::{csrf_token, ConsentInput};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, QrLogin};
+use crate::i18n::Tr;
 use crate::pages;
 use crate::protocol::Params;
 use crate::protocol::Secret;
@@ -24,6 +25,10 @@ use crate::{
 pub(crate) async fn authorize(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
+    let tr = Tr::of(ctx, &req, single(&pairs, "ui_locales").as_deref());
+    // Once the request is valid, the selector shows the same login again (by GET, with a
+    // posted request too).
+    let valid = tr.clone().keeping(&pairs);
     let cookies = BrowserCookies {
         sso: cookies::get(&req, &cookies::sso(ctx)).map(Secret::new),
     };
@@ -48,9 +53,10 @@ pub(crate) async fn authorize(ctx: &Context, req: Request) -> Result<Response, H
     };
     Ok(match decision {
         AuthorizeDecision::ErrorPage(why) => {
-            pages::error_page(400, "This login request is not valid", &why, rng)
+            let ids = ("error-request-invalid", "error-request-invalid-text");
+            pages::error_page(&tr, 400, ids, &why, rng)
         }
-        AuthorizeDecision::Respond(r) => pages::auth_response(&r, after_post, Vec::new(), rng),
+        AuthorizeDecision::Respond(r) => pages::auth_response(&tr, &r, after_post, Vec::new(), rng),
         AuthorizeDecision::RateLimited { retry_after } => {
             return Err(HttpError::RateLimited {
                 html: true,
@@ -64,6 +70,7 @@ pub(crate) async fn authorize(ctx: &Context, req: Request) -> Result<Response, H
             browser_secret,
         } => qr_page_noting(
             ctx,
+            &valid,
             &login,
             (&client_name, self_registered),
             vec![browser_cookie(&login, &browser_secret)],
@@ -181,6 +188,7 @@ fn poll_after(pairs: &[(String, String)]) -> Result<Option<crate::clock::Timesta
 /// the phone do (a confusable name is the computer's first sight of the client).
 pub(crate) fn qr_page_noting(
     ctx: &Context,
+    tr: &Tr,
     s: &QrLogin,
     (client_name, self_registered): (&str, bool),
     cookies: Vec<String>,
@@ -196,9 +204,13 @@ pub(crate) fn qr_page_noting(
     let ahead = json!({ "server_time": now.to_rfc3339_millis(), "challenges": codes })
         .to_string()
         .replace('<', "\\u003c");
-    pages::html(rng, 200, "'none'", cookies, |nonce| {
+    let text = script_text(tr);
+    // `'self'`: the language selector's form.
+    pages::html(rng, 200, "'self'", cookies, |nonce| {
         askama::Template::render(&crate::views::QrPage {
             nonce,
+            tr,
+            text: &text,
             client: client_name,
             self_registered,
             qr_svg: &svg,
@@ -217,6 +229,39 @@ pub(crate) fn qr_page_noting(
             },
         })
     })
+}
+
+/// The words of the login page's scripts (static/poll.js, static/passkey.js) in `tr`'s
+/// language, as the JSON object of the page's `#text` block, every `<` escaped. `{n}`,
+/// `{link}` and `{reason}` are filled in by the scripts.
+fn script_text(tr: &Tr) -> String {
+    let ids = [
+        "qr-scanned-pick",
+        "qr-scanned",
+        "qr-gone",
+        "qr-expired",
+        "qr-restart",
+        "qr-wrong-number",
+        "qr-second-device",
+        "qr-denied",
+        "qr-approved",
+        "passkey-waiting",
+        "passkey-signed-in",
+        "passkey-cancelled",
+    ];
+    let mut text: serde_json::Map<String, serde_json::Value> = ids
+        .iter()
+        .map(|id| ((*id).to_owned(), tr.t(id).into()))
+        .collect();
+    text.insert("qr-pick".into(), tr.t1("qr-pick", "number", "{n}").into());
+    text.insert("qr-alt".into(), tr.t1("qr-alt", "link", "{link}").into());
+    text.insert(
+        "passkey-failed".into(),
+        tr.t1("passkey-failed", "reason", "{reason}").into(),
+    );
+    serde_json::Value::Object(text)
+        .to_string()
+        .replace('<', "\\u003c")
 }
 
 /// The login the status poll asks about ([`flow::polled_login`]: eventually consistent).
@@ -246,7 +291,7 @@ async fn bound_qr_login(
 ) -> Result<VersionedLogin, HttpError> {
     let not_found = || {
         if html {
-            HttpError::page_not_found("Login request not found", "This login request does not exist or has expired. Start again from the application.")
+            HttpError::page_not_found("error-login-not-found", "error-login-not-found-text")
         } else {
             HttpError::not_found("unknown login session")
         }
@@ -257,8 +302,8 @@ async fn bound_qr_login(
         Ok(s) => Ok(s),
         Err(BoundLoginError::NotFound) => Err(not_found()),
         Err(BoundLoginError::OtherBrowser) if html => Err(HttpError::page_forbidden(
-            "Wrong browser",
-            "This login can only be completed in the browser that started it.",
+            "error-wrong-browser",
+            "error-wrong-browser-text",
         )),
         Err(BoundLoginError::OtherBrowser) => Err(not_found()),
         Err(BoundLoginError::Store(e)) => Err(HttpError::from_page_store(e)),
@@ -391,6 +436,8 @@ pub(crate) async fn consent(ctx: &Context, req: Request) -> Result<Response, Htt
     check_realm(ctx, &req)?;
     let (pairs, after_post) = get_or_post_params(&req)?;
     let s = bound_qr_login(ctx, &req, single(&pairs, "session").as_deref(), true).await?;
+    let tr = Tr::of(ctx, &req, s.value.request.ui_locales.as_deref())
+        .keeping(&[("session".to_owned(), s.value.id.to_string())]);
     let browser = cookies::get(&req, &cookies::login(ctx, &s.value.id)).unwrap_or_default();
     let (csrf, choice) = (single(&pairs, "csrf"), single(&pairs, "consent"));
     let input = if after_post {
@@ -407,20 +454,28 @@ pub(crate) async fn consent(ctx: &Context, req: Request) -> Result<Response, Htt
         .map_err(HttpError::from)?
     {
         ConsentOutcome::Refused(why) => Err(why.into()),
-        ConsentOutcome::Denied(r) => Ok(pages::auth_response(&r, after_post, ended(ctx, &s), rng)),
+        ConsentOutcome::Denied(r) => Ok(pages::auth_response(
+            &tr,
+            &r,
+            after_post,
+            ended(ctx, &s),
+            rng,
+        )),
         ConsentOutcome::Ask { client, identity } => Ok(consent_page(
             ctx,
+            &tr,
             &s.value,
             &client,
             &identity,
             &csrf_token(&browser, &s.value.id),
         )),
-        ConsentOutcome::Completed(done) => Ok(login_completed(ctx, &s, done, after_post)),
+        ConsentOutcome::Completed(done) => Ok(login_completed(ctx, &tr, &s, done, after_post)),
         ConsentOutcome::DeviceGrant {
             approved,
             client_name,
         } => Ok(super::device_grant::finished(
             ctx,
+            &tr,
             approved,
             &client_name,
             ended(ctx, &s),
@@ -435,6 +490,7 @@ fn ended(ctx: &Context, s: &VersionedLogin) -> Vec<String> {
 
 fn login_completed(
     ctx: &Context,
+    tr: &Tr,
     s: &VersionedLogin,
     done: flow::Completed,
     after_post: bool,
@@ -445,11 +501,12 @@ fn login_completed(
         cookies.push(cookies::set_session_state(ctx, sid));
         cookies.push(cookies::set(ctx, &cookies::sso(ctx), c.expose(), None));
     }
-    pages::auth_response(&done.response, after_post, cookies, ctx.random.as_ref())
+    pages::auth_response(tr, &done.response, after_post, cookies, ctx.random.as_ref())
 }
 
 fn consent_page(
     ctx: &Context,
+    tr: &Tr,
     s: &QrLogin,
     client: &crate::domain::client::Client,
     identity: &Identity,
@@ -464,10 +521,14 @@ fn consent_page(
     pages::html(rng, 200, &form_action, Vec::new(), |nonce| {
         askama::Template::render(&crate::views::ConsentPage {
             nonce,
+            tr,
             client: &client.name,
             display_name: &identity.display_name,
             user_name: &identity.name,
-            scopes: pages::describe_request(&s.request),
+            scopes: pages::describe_request(&s.request)
+                .into_iter()
+                .map(|id| tr.t(id))
+                .collect(),
             resources: s.request.resources.iter().map(String::as_str).collect(),
             action: &format!("{}/login-actions/consent", ctx.settings.issuer()),
             session: &s.id,

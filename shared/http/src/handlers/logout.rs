@@ -22,8 +22,8 @@ fn one(pairs: &[(String, String)], name: &str) -> Result<Option<String>, HttpErr
         (Some((_, v)), None) => Ok(Some(v.clone()).filter(|v| !v.is_empty())),
         (None, _) => Ok(None),
         _ => Err(HttpError::page_bad_request(
-            "Invalid logout request",
-            "A parameter is repeated.",
+            "error-logout-invalid",
+            "error-logout-repeated-text",
         )),
     }
 }
@@ -37,6 +37,7 @@ pub(crate) async fn logout(ctx: &Context, req: Request) -> Result<Response, Http
     if after_post && pairs.iter().any(|(k, _)| k == "refresh_token") {
         return backchannel_logout(ctx, &req, pairs).await;
     }
+    let tr = crate::i18n::Tr::of(ctx, &req, None);
     let cookie_name = cookies::sso(ctx);
     let cookie = cookies::get(&req, &cookie_name);
     let (hint, client_id, redirect, state, csrf) = (
@@ -66,8 +67,8 @@ pub(crate) async fn logout(ctx: &Context, req: Request) -> Result<Response, Http
     let clear_state = cookies::clear(ctx, &cookies::session_state(ctx));
     match outcome {
         LogoutOutcome::Refused => Err(HttpError::page_forbidden(
-            "Request refused",
-            "This logout was not confirmed on the scanid logout page.",
+            "error-refused",
+            "error-logout-refused-text",
         )),
         LogoutOutcome::Confirm {
             csrf,
@@ -76,6 +77,7 @@ pub(crate) async fn logout(ctx: &Context, req: Request) -> Result<Response, Http
             client_id,
         } => Ok(cors::none(confirm_page(
             ctx,
+            &tr,
             &post_logout_redirect_uri,
             &state,
             &client_id,
@@ -93,9 +95,9 @@ pub(crate) async fn logout(ctx: &Context, req: Request) -> Result<Response, Http
         LogoutOutcome::Done { redirect: None } => Ok(cors::none(pages::html(
             ctx.random.as_ref(),
             200,
-            "'none'",
+            "'self'",
             vec![clear, clear_state],
-            |nonce| askama::Template::render(&crate::views::LoggedOut { nonce }),
+            |nonce| askama::Template::render(&crate::views::LoggedOut { nonce, tr: &tr }),
         ))),
     }
 }
@@ -132,6 +134,7 @@ async fn backchannel_logout(
 /// "Log out of scanid?": a form that posts the request back with the anti-CSRF token.
 fn confirm_page(
     ctx: &Context,
+    tr: &crate::i18n::Tr,
     redirect: &Option<String>,
     state: &Option<String>,
     client_id: &Option<String>,
@@ -154,6 +157,7 @@ fn confirm_page(
         |nonce| {
             askama::Template::render(&crate::views::LogoutConfirm {
                 nonce,
+                tr,
                 action: &format!("{}/protocol/openid-connect/logout", ctx.settings.issuer()),
                 fields,
                 csrf,

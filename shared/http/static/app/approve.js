@@ -14,6 +14,27 @@ const SCOPES = {
   offline_access: 'Access while you are not using the app (offline access)',
 };
 
+/** The scopes as said to a person, each once: `profile` says the groups already. */
+function scopeItems(scopes) {
+  const said = scopes.includes('profile') ? scopes.filter((s) => s !== 'groups') : scopes;
+  return said.map((s) => h('li', { 'data-scope': s }, SCOPES[s] ?? s));
+}
+
+/** The browser as a person reads it ("Chrome on Windows", parsed by the service), with the
+ * raw User-Agent behind "Details" (it is the browser's own claim: anyone can send any). */
+function agentOf(browser) {
+  const raw = browser?.user_agent || 'unknown';
+  const a = browser?.agent;
+  const plain = a?.browser && a?.os ? `${a.browser} on ${a.os}` : (a?.browser ?? a?.os ?? null);
+  if (!plain) return h('dd', {}, h('span', { id: 'browser-ua' }, raw));
+  return h(
+    'dd',
+    {},
+    h('span', { id: 'browser-agent' }, plain),
+    h('details', {}, h('summary', {}, 'Details'), h('code', { id: 'browser-ua' }, raw)),
+  );
+}
+
 /** Whether the login was started in this very browser (a login on the phone itself). The
  * service decides it: `started_here` is true only when the scan carried the login's own
  * browser-binding cookie. Never guessed from the User-Agent, which anyone can copy. */
@@ -131,11 +152,7 @@ export function showRequest(me, session, challenge, info) {
               `${info.client.name} registered itself with this service: nobody has checked that name.`,
             )
           : null,
-        h(
-          'ul',
-          { class: 'scopes', id: 'scopes' },
-          info.scopes.map((s) => h('li', { 'data-scope': s }, SCOPES[s] ?? s)),
-        ),
+        h('ul', { class: 'scopes', id: 'scopes' }, scopeItems(info.scopes)),
         h(
           'p',
           { class: 'muted small' },
@@ -156,7 +173,7 @@ export function showRequest(me, session, challenge, info) {
           h('dt', {}, "The device's address"),
           h('dd', { id: 'browser-ip' }, info.browser?.ip || 'unknown'),
           h('dt', {}, 'The device calls itself (its own claim, unchecked)'),
-          h('dd', { id: 'browser-ua' }, info.browser?.user_agent || 'unknown'),
+          agentOf(info.browser),
         ),
         h(
           'p',
@@ -200,11 +217,7 @@ export function showRequest(me, session, challenge, info) {
             `${info.client.name} registered itself with this service: nobody has checked that name.`,
           )
         : null,
-      h(
-        'ul',
-        { class: 'scopes', id: 'scopes' },
-        info.scopes.map((s) => h('li', { 'data-scope': s }, SCOPES[s] ?? s)),
-      ),
+      h('ul', { class: 'scopes', id: 'scopes' }, scopeItems(info.scopes)),
       resourcesOf(info),
       h(
         'p',
@@ -232,7 +245,7 @@ export function showRequest(me, session, challenge, info) {
         h('dt', {}, 'Address'),
         h('dd', { id: 'browser-ip' }, info.browser?.ip || 'unknown'),
         h('dt', {}, 'Browser'),
-        h('dd', { id: 'browser-ua' }, info.browser?.user_agent || 'unknown'),
+        agentOf(info.browser),
       ),
       here
         ? null
