@@ -24,6 +24,7 @@ mod attacks_registration;
 mod aws;
 mod aws_faults;
 mod cli;
+mod client_keys;
 mod conformance;
 mod conformance_logout;
 mod crash;

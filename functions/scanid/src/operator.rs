@@ -17,7 +17,7 @@ use crate::cli::{print_json, CliError, ConfigArgs};
 #[derive(Debug, Subcommand)]
 pub enum ClientCommand {
     /// Register a client; prints its id and (once) its secret.
-    Create(CreateArgs),
+    Create(Box<CreateArgs>),
     /// List registered clients.
     List(StoreArgs),
     /// Show one client.
@@ -143,8 +143,50 @@ pub struct CreateArgs {
     /// realm-admin, manage-clients, view-clients, manage-users, view-users, view-events.
     #[arg(long = "admin-role")]
     pub admin_roles: Vec<String>,
+    /// A JWK Set file with the client's public keys: it then authenticates by
+    /// private_key_jwt (RFC 7523) only, and gets no secret.
+    #[arg(long, conflicts_with_all = ["jwks_uri", "public"])]
+    pub jwks: Option<std::path::PathBuf>,
+    /// Where the client publishes its JWK Set (https): private_key_jwt, no secret.
+    #[arg(long, conflicts_with = "public")]
+    pub jwks_uri: Option<String>,
+    /// The one algorithm its client assertions may use: ES256, PS256, RS256 or EdDSA
+    /// (default: any of them).
+    #[arg(long)]
+    pub token_endpoint_auth_alg: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+/// `--jwks FILE` / `--jwks-uri URL`: the client's keys, validated.
+fn client_keys(
+    a: &CreateArgs,
+) -> Result<Option<scanid_core::domain::client_assertion::ClientKeys>, CliError> {
+    let jwks = match &a.jwks {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| CliError::Usage(format!("--jwks {}: {e}", path.display())))?;
+            Some(serde_json::from_str(&text).map_err(|e| {
+                CliError::Usage(format!("--jwks {}: not JSON: {e}", path.display()))
+            })?)
+        }
+        None => None,
+    };
+    if jwks.is_none() && a.jwks_uri.is_none() {
+        if a.token_endpoint_auth_alg.is_some() {
+            return Err(CliError::Usage(
+                "--token-endpoint-auth-alg goes with --jwks or --jwks-uri".into(),
+            ));
+        }
+        return Ok(None);
+    }
+    scanid_core::domain::client_assertion::ClientKeys::new(
+        jwks,
+        a.jwks_uri.clone(),
+        a.token_endpoint_auth_alg.clone(),
+    )
+    .map(Some)
+    .map_err(|e| CliError::Usage(e.into()))
 }
 
 /// An admin role by its name.
@@ -204,6 +246,7 @@ fn client_json(c: &client::Client) -> serde_json::Value {
         "require_pkce": c.require_pkce,
         "enabled": !c.disabled,
         "admin_roles": c.admin_roles,
+        "jwks": c.jwks,
         "created_at": c.created_at.to_rfc3339_millis(),
         // Registered by itself (RFC 7591), not by an operator.
         "registered": registration::self_registered(c),
@@ -217,7 +260,7 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
     let clock = SystemClock;
     let now = clock.now();
     match cmd {
-        ClientCommand::Create(a) => create(a, now).await?,
+        ClientCommand::Create(a) => create(*a, now).await?,
         ClientCommand::Import(a) => crate::import::run(a).await?,
         ClientCommand::List(a) => {
             let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
@@ -402,6 +445,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
     }
     // A service account with no redirect URI has no code flow.
     let no_code_flow = a.redirect_uris.is_empty() && client_credentials && !device_code;
+    let jwks = client_keys(&a)?;
     let (client, secret) = client::register(
         NewClient {
             name: a.name,
@@ -423,6 +467,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             require_pkce: a.require_pkce,
             no_code_flow,
             admin_roles,
+            jwks,
         },
         now,
         &SystemRandom::new(),

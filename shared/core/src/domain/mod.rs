@@ -6,6 +6,7 @@ pub mod authn;
 pub mod authorize;
 pub mod claims_request;
 pub mod client;
+pub mod client_assertion;
 pub mod consent;
 pub(crate) mod device_grant;
 pub mod discovery;
