@@ -16,18 +16,18 @@ use serde_json::{json, Value};
 
 /// Many refusals from one address in a minute: not rate-limited here (the limit has tests of
 /// its own).
-const LENIENT: &[&str] = &["--auth-failure-rate-per-minute", "1000"];
+pub(crate) const LENIENT: &[&str] = &["--auth-failure-rate-per-minute", "1000"];
 
-const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+pub(crate) const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 
 /// A client's P-256 key and its public JWK (with `kid`).
-struct Key {
+pub(crate) struct Key {
     pair: EcdsaKeyPair,
     kid: String,
 }
 
 impl Key {
-    fn new(kid: &str) -> Self {
+    pub(crate) fn new(kid: &str) -> Self {
         Self {
             pair: EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap(),
             kid: kid.to_owned(),
@@ -56,7 +56,7 @@ impl Key {
     }
 
     /// A fresh assertion of `client` for `aud`.
-    fn assertion(&self, client: &str, aud: Value) -> String {
+    pub(crate) fn assertion(&self, client: &str, aud: Value) -> String {
         self.sign(&claims(client, aud))
     }
 }
@@ -67,7 +67,7 @@ fn claims(client: &str, aud: Value) -> Value {
         "jti": TestApp::jti()})
 }
 
-fn jwks_file(dir: &std::path::Path, keys: &[&Key]) -> String {
+pub(crate) fn jwks_file(dir: &std::path::Path, keys: &[&Key]) -> String {
     let path = dir.join(format!("jwks-{}.json", uuid::Uuid::new_v4().simple()));
     let set = json!({ "keys": keys.iter().map(|k| k.jwk()).collect::<Vec<_>>() });
     std::fs::write(&path, set.to_string()).unwrap();

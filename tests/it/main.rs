@@ -40,6 +40,7 @@ mod login;
 mod passkey_login;
 mod passkeys;
 mod properties;
+mod pushed_requests;
 mod qr_safety;
 mod registration;
 mod relying_parties;

@@ -154,6 +154,10 @@ pub struct CreateArgs {
     /// (default: any of them).
     #[arg(long)]
     pub token_endpoint_auth_alg: Option<String>,
+    /// Its authorization requests must be pushed first (RFC 9126): a request to the
+    /// authorization endpoint without a request_uri is refused.
+    #[arg(long = "require-par")]
+    pub require_par: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -247,6 +251,7 @@ fn client_json(c: &client::Client) -> serde_json::Value {
         "enabled": !c.disabled,
         "admin_roles": c.admin_roles,
         "jwks": c.jwks,
+        "require_pushed_authorization_requests": c.require_par,
         "created_at": c.created_at.to_rfc3339_millis(),
         // Registered by itself (RFC 7591), not by an operator.
         "registered": registration::self_registered(c),
@@ -468,6 +473,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             no_code_flow,
             admin_roles,
             jwks,
+            require_par: a.require_par,
         },
         now,
         &SystemRandom::new(),

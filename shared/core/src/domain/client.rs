@@ -86,6 +86,9 @@ pub struct Client {
     /// ([`crate::domain::client_assertion`]), never by a secret.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jwks: Option<crate::domain::client_assertion::ClientKeys>,
+    /// Its authorization requests must be pushed first (RFC 9126 §6).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub require_par: bool,
 }
 
 /// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2). A
@@ -379,6 +382,8 @@ pub struct NewClient {
     /// Public keys (already validated): the client authenticates by `private_key_jwt` and
     /// gets no secret.
     pub jwks: Option<crate::domain::client_assertion::ClientKeys>,
+    /// Its authorization requests must be pushed first (RFC 9126).
+    pub require_par: bool,
 }
 
 /// Why a registration was refused.
@@ -527,6 +532,7 @@ pub fn register(
         disabled: false,
         admin_roles: dedup_roles(new.admin_roles),
         jwks: new.jwks,
+        require_par: new.require_par,
     };
     Ok((client, secret))
 }

@@ -64,6 +64,8 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
         revocation_endpoint: oidc("revoke"),
         registration_endpoint: crate::domain::registration::endpoint(&issuer),
         device_authorization_endpoint: oidc("auth/device"),
+        pushed_authorization_request_endpoint: oidc("ext/par/request"),
+        require_pushed_authorization_requests: settings.require_pushed_requests(),
         issuer,
         response_types_supported: strings(&["code"]),
         subject_types_supported: strings(&["public"]),

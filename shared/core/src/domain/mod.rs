@@ -17,6 +17,7 @@ pub mod login;
 pub mod logout;
 pub mod passkey;
 pub mod photo;
+pub mod pushed;
 pub mod ratelimit;
 pub mod registration;
 pub mod request_object;

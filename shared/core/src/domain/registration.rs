@@ -7,7 +7,8 @@
 //! Registration §2, scanid keeps what its client model has: `redirect_uris`,
 //! `token_endpoint_auth_method`, `grant_types`, `response_types`, `client_name`,
 //! `post_logout_redirect_uris`, `backchannel_logout_uri`, `id_token_signed_response_alg`, and
-//! for `private_key_jwt` `jwks` or `jwks_uri` and `token_endpoint_auth_signing_alg`.
+//! for `private_key_jwt` `jwks` or `jwks_uri` and `token_endpoint_auth_signing_alg`, and
+//! `require_pushed_authorization_requests`.
 //! Every other field (`logo_uri`, `client_uri`, `policy_uri`, `tos_uri`, `contacts`,
 //! `scope`, `software_id`, ...) is ignored and not echoed back (RFC 7591 §3.2.1 lets the server
 //! say what it registered).
@@ -65,6 +66,8 @@ pub struct ClientMetadata {
     pub jwks_uri: Option<String>,
     /// `token_endpoint_auth_signing_alg`.
     pub token_endpoint_auth_signing_alg: Option<String>,
+    /// `require_pushed_authorization_requests` (RFC 9126 §6).
+    pub require_pushed_authorization_requests: Option<bool>,
     /// Only in an update (RFC 7592 §2.2): must be the client's own.
     pub client_id: Option<String>,
     /// Only in an update: if present, must be the client's current secret.
@@ -214,9 +217,8 @@ fn requested(
             web_origins: Vec::new(),
             backchannel_logout_uri: m.backchannel_logout_uri.clone(),
             local_development,
-            refuse_on: Vec::new(),
-            require_acr: None,
             jwks,
+            require_par: m.require_pushed_authorization_requests.unwrap_or(false),
             ..Default::default()
         },
         method,
@@ -372,6 +374,9 @@ pub fn information(issuer: &str, r: &Registered) -> serde_json::Value {
     }
     if let Some(a) = c.token_alg {
         out["id_token_signed_response_alg"] = serde_json::json!(a.as_str());
+    }
+    if c.require_par {
+        out["require_pushed_authorization_requests"] = serde_json::json!(true);
     }
     if let Some(k) = &c.jwks {
         for (name, v) in [

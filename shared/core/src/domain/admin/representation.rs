@@ -46,6 +46,9 @@ pub const JWKS_STRING: &str = "jwks.string";
 /// The one algorithm its assertions may use (empty: any).
 pub const AUTH_ALG: &str = "token.endpoint.auth.signing.alg";
 
+/// Keycloak's attribute of a client that must push its authorization requests (RFC 9126).
+pub const REQUIRE_PAR: &str = "require.pushed.authorization.requests";
+
 /// The shortest and longest secret an admin may set (Keycloak's own are 32 characters).
 pub const SECRET_LEN: std::ops::RangeInclusive<usize> = 32..=512;
 
@@ -106,6 +109,7 @@ pub fn to_representation(c: &Client) -> Value {
         }
         attributes.insert(AUTH_ALG.into(), json!(k.alg.clone().unwrap_or_default()));
     }
+    attributes.insert(REQUIRE_PAR.into(), json!(c.require_par.to_string()));
     let authenticator = if c.jwks.is_some() {
         "client-jwt"
     } else {
@@ -156,6 +160,7 @@ pub fn as_new_client(c: &Client, local_development: bool) -> NewClient {
         no_code_flow: !c.allows(GrantType::AuthorizationCode),
         admin_roles: c.admin_roles.clone(),
         jwks: c.jwks.clone(),
+        require_par: c.require_par,
     }
 }
 
@@ -355,6 +360,12 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
             Some(_) => Err(field(name, "an attribute's value is a string")),
         }
     };
+    match attr(REQUIRE_PAR)? {
+        Some("true") => base.require_par = true,
+        Some("false") => base.require_par = false,
+        Some(_) => return Err(field(REQUIRE_PAR, "\"true\" or \"false\"")),
+        None => {}
+    }
     match attr(DEVICE_GRANT)? {
         Some("true") => base.device_code = true,
         Some("false") => base.device_code = false,

@@ -23,6 +23,7 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         disabled: true,
         admin_roles: vec![crate::domain::admin::AdminRole::ViewClients],
         jwks: None,
+        require_par: false,
     };
     s.create_client(&client, T0).await.unwrap();
     assert!(matches!(
@@ -148,6 +149,7 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
         disabled: false,
         admin_roles: vec![],
         jwks: None,
+        require_par: false,
     };
     s.create_client(&client, T0).await.unwrap();
     let (got, version) = s.client(&client.client_id, T0).await.unwrap().unwrap();

@@ -99,6 +99,7 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         disabled: false,
         admin_roles: vec![],
         jwks: None,
+        require_par: false,
     };
     s.create_client(&client, T0).await.unwrap();
     let consent = Consent {
