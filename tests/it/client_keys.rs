@@ -349,6 +349,7 @@ fn a_self_registered_client_registers_its_keys() {
         "token_endpoint_auth_method": "private_key_jwt",
         "token_endpoint_auth_signing_alg": "ES256",
         "jwks": { "keys": [key.jwk()] },
+        "require_pushed_authorization_requests": true,
     });
     let r = request(
         "POST",
@@ -361,6 +362,7 @@ fn a_self_registered_client_registers_its_keys() {
     assert_eq!(info["token_endpoint_auth_method"], "private_key_jwt");
     assert!(info.get("client_secret").is_none(), "{info}");
     assert_eq!(info["jwks"]["keys"][0]["kid"], "r1");
+    assert_eq!(info["require_pushed_authorization_requests"], true);
     let id = info["client_id"].as_str().unwrap();
     let ok = cc(&s, &key.assertion(id, json!(s.issuer)));
     assert_eq!(ok.status, 200, "{}", ok.text());
@@ -408,4 +410,180 @@ fn an_assertion_is_accepted_once_on_dynamodb() {
         "{answers:?}"
     );
     refused(&cc(&s, &once), "replayed on DynamoDB");
+}
+
+#[test]
+fn the_admin_api_makes_a_client_jwt_client_and_shows_its_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let admin = create_client(
+        data,
+        &[
+            "--name",
+            "Robot",
+            "--client-id",
+            "robot",
+            "--client-credentials",
+            "--admin-role",
+            "manage-clients",
+        ],
+    );
+    let secret = admin["client_secret"].as_str().unwrap().to_owned();
+    let s = TestServer::start(dir.path(), LENIENT);
+    let t = post_form(
+        &s.oidc("token"),
+        Some(("robot", &secret)),
+        &[("grant_type", "client_credentials")],
+    );
+    assert_eq!(t.status, 200, "{}", t.text());
+    let bearer = format!("Bearer {}", t.json()["access_token"].as_str().unwrap());
+    let clients = s.url("/admin/realms/scanid/clients");
+    let key = Key::new("adm");
+    let jwks_text = json!({ "keys": [key.jwk()] }).to_string();
+    let rep = json!({
+        "clientId": "bank", "name": "Bank", "serviceAccountsEnabled": true,
+        "standardFlowEnabled": false,
+        "clientAuthenticatorType": "client-jwt",
+        "attributes": {"use.jwks.string": "true", "jwks.string": jwks_text,
+            "token.endpoint.auth.signing.alg": "ES256",
+            "require.pushed.authorization.requests": "true"},
+    });
+    let h = [
+        ("Authorization", bearer.as_str()),
+        ("Content-Type", "application/json"),
+    ];
+    let created = request("POST", &clients, &h, rep.to_string().as_bytes());
+    assert_eq!(created.status, 201, "{}", created.text());
+    let shown = request("GET", &format!("{clients}/bank"), &h[..1], b"").json();
+    assert_eq!(shown["clientAuthenticatorType"], "client-jwt");
+    assert_eq!(shown["attributes"]["use.jwks.string"], "true");
+    assert_eq!(
+        shown["attributes"]["token.endpoint.auth.signing.alg"],
+        "ES256"
+    );
+    assert_eq!(
+        shown["attributes"]["require.pushed.authorization.requests"],
+        "true"
+    );
+    // The client authenticates by its key.
+    let ok = cc(&s, &key.assertion("bank", json!(s.issuer)));
+    assert_eq!(ok.status, 200, "{}", ok.text());
+    // client-jwt without keys, or with a private key: 400 naming the field.
+    for bad in [
+        json!({"clientId": "bank2", "clientAuthenticatorType": "client-jwt", "serviceAccountsEnabled": true, "standardFlowEnabled": false}),
+        json!({"clientId": "bank3", "clientAuthenticatorType": "client-jwt", "serviceAccountsEnabled": true, "standardFlowEnabled": false,
+            "attributes": {"use.jwks.string": "true", "jwks.string": "{\"keys\":[{\"kty\":\"oct\",\"k\":\"AA\"}]}"}}),
+        json!({"clientId": "bank4", "clientAuthenticatorType": "client-x509"}),
+    ] {
+        let r = request("POST", &clients, &h, bad.to_string().as_bytes());
+        assert_eq!(r.status, 400, "{bad}: {}", r.text());
+        assert!(r.text().contains("clientAuthenticatorType"), "{}", r.text());
+    }
+    // Back to client-secret: the keys are gone, and the assertion no longer works.
+    let back = request(
+        "PUT",
+        &format!("{clients}/bank"),
+        &h,
+        json!({"clientAuthenticatorType": "client-secret"})
+            .to_string()
+            .as_bytes(),
+    );
+    assert_eq!(back.status, 204, "{}", back.text());
+    refused(
+        &cc(&s, &key.assertion("bank", json!(s.issuer))),
+        "a client-secret client's assertion",
+    );
+}
+
+/// Signs `claims` as a JWS with `alg` and `kid` by `sign` (the signature's bytes).
+fn jws(alg: &str, kid: &str, claims: &Value, sign: impl Fn(&[u8]) -> Vec<u8>) -> String {
+    let header = json!({"alg": alg, "typ": "JWT", "kid": kid});
+    let input = format!(
+        "{}.{}",
+        URL_SAFE_NO_PAD.encode(header.to_string()),
+        URL_SAFE_NO_PAD.encode(claims.to_string())
+    );
+    let sig = sign(input.as_bytes());
+    format!("{input}.{}", URL_SAFE_NO_PAD.encode(sig))
+}
+
+#[test]
+fn ps256_rs256_and_eddsa_assertions_are_accepted_and_held_to_the_registered_alg() {
+    use aws_lc_rs::signature::{Ed25519KeyPair, RsaKeyPair, RSA_PKCS1_SHA256, RSA_PSS_SHA256};
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let (rsa_jwk, rsa_der) =
+        scanid_core::keys::local::generate(scanid_core::protocol::Alg::RS256).unwrap();
+    let rsa = RsaKeyPair::from_pkcs8(&rsa_der).unwrap();
+    let ed = Ed25519KeyPair::generate().unwrap();
+    let mut rsa_public = serde_json::to_value(&rsa_jwk).unwrap();
+    rsa_public["kid"] = json!("rsa");
+    rsa_public.as_object_mut().unwrap().remove("alg");
+    let ed_public = json!({"kty": "OKP", "crv": "Ed25519", "kid": "ed",
+        "x": URL_SAFE_NO_PAD.encode(ed.public_key().as_ref())});
+    let path = dir.path().join("jwks.json");
+    std::fs::write(&path, json!({"keys": [rsa_public, ed_public]}).to_string()).unwrap();
+    let path = path.to_string_lossy().into_owned();
+    create_client(
+        data,
+        &[
+            "--name",
+            "Any",
+            "--client-id",
+            "any",
+            "--client-credentials",
+            "--jwks",
+            &path,
+        ],
+    );
+    create_client(
+        data,
+        &[
+            "--name",
+            "Ps",
+            "--client-id",
+            "ps",
+            "--client-credentials",
+            "--jwks",
+            &path,
+            "--token-endpoint-auth-alg",
+            "PS256",
+        ],
+    );
+    let s = TestServer::start(dir.path(), LENIENT);
+    let rng = aws_lc_rs::rand::SystemRandom::new();
+    let rsa_sign = |padding: &'static dyn aws_lc_rs::signature::RsaEncoding| {
+        let (rsa, rng) = (&rsa, &rng);
+        move |input: &[u8]| {
+            let mut sig = vec![0; rsa.public_modulus_len()];
+            rsa.sign(padding, rng, input, &mut sig).unwrap();
+            sig
+        }
+    };
+    for client in ["any", "ps"] {
+        let c = || claims(client, json!(s.issuer));
+        let ps = cc(&s, &jws("PS256", "rsa", &c(), rsa_sign(&RSA_PSS_SHA256)));
+        assert_eq!(ps.status, 200, "{client} PS256: {}", ps.text());
+        let rs = cc(&s, &jws("RS256", "rsa", &c(), rsa_sign(&RSA_PKCS1_SHA256)));
+        let ed = cc(
+            &s,
+            &jws("EdDSA", "ed", &c(), |i| ed.sign(i).as_ref().to_vec()),
+        );
+        if client == "any" {
+            assert_eq!(rs.status, 200, "RS256: {}", rs.text());
+            assert_eq!(ed.status, 200, "EdDSA: {}", ed.text());
+        } else {
+            refused(&rs, "RS256 for a PS256 client");
+            refused(&ed, "EdDSA for a PS256 client");
+        }
+        // An algorithm that does not fit the key: refused.
+        refused(
+            &cc(&s, &jws("ES256", "rsa", &c(), rsa_sign(&RSA_PKCS1_SHA256))),
+            "ES256 on an RSA key",
+        );
+        refused(
+            &cc(&s, &jws("HS256", "rsa", &c(), |_| vec![0; 32])),
+            "HS256",
+        );
+    }
 }
