@@ -587,3 +587,48 @@ fn ps256_rs256_and_eddsa_assertions_are_accepted_and_held_to_the_registered_alg(
         );
     }
 }
+
+#[test]
+fn client_update_gives_a_secret_client_keys_and_requires_par() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let created = create_client(
+        data,
+        &[
+            "--name",
+            "Bank",
+            "--client-id",
+            "bank",
+            "--client-credentials",
+        ],
+    );
+    let secret = created["client_secret"].as_str().unwrap().to_owned();
+    let key = Key::new("u1");
+    let jwks = jwks_file(dir.path(), &[&key]);
+    let updated = scanid_tests::scanid_json(&[
+        "client",
+        "update",
+        "--data-dir",
+        data,
+        "--client-id",
+        "bank",
+        "--jwks",
+        &jwks,
+        "--token-endpoint-auth-alg",
+        "ES256",
+        "--require-par",
+        "true",
+    ]);
+    assert_eq!(updated["jwks"]["alg"], "ES256", "{updated}");
+    assert_eq!(updated["require_pushed_authorization_requests"], true);
+    let s = TestServer::start(dir.path(), LENIENT);
+    assert_eq!(cc(&s, &key.assertion("bank", json!(s.issuer))).status, 200);
+    refused(
+        &post_form(
+            &s.oidc("token"),
+            Some(("bank", &secret)),
+            &[("grant_type", "client_credentials")],
+        ),
+        "the old secret of a client that now has keys",
+    );
+}
