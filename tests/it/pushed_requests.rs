@@ -384,3 +384,20 @@ fn a_request_uri_is_used_once_on_dynamodb() {
     );
     assert!(pages.iter().all(|st| *st == 200 || *st == 400), "{pages:?}");
 }
+
+#[test]
+fn pushed_requests_count_against_the_login_rate_of_their_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = Key::new("p1");
+    bank(dir.path(), &key, &[]);
+    let s = TestServer::start(
+        dir.path(),
+        &["--login-rate-per-minute", "2", LENIENT[0], LENIENT[1]],
+    );
+    for _ in 0..2 {
+        request_uri(&push_as(&s, &key, "bank", json!(s.issuer), &[]));
+    }
+    let r = push_as(&s, &key, "bank", json!(s.issuer), &[]);
+    assert_eq!(r.status, 429, "{}", r.text());
+    assert!(r.header("retry-after").is_some());
+}

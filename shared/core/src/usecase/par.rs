@@ -8,10 +8,11 @@
 use crate::context::Context;
 use crate::domain::authorize::{self, AuthorizeError};
 use crate::domain::pushed::{self, PushedRequest};
-use crate::domain::ratelimit::Source;
+use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::{OAuthErrorCode, Params};
 use crate::service::client_auth::{authenticate, Presented};
 use crate::service::issuance::{oauth, TokenError};
+use crate::service::limits;
 use crate::store::PushedRequests;
 
 /// The answer (RFC 9126 §2.2): the `request_uri` and its lifetime.
@@ -57,6 +58,20 @@ pub async fn push(
             return Err(oauth(OAuthErrorCode::InvalidRequest, why))
         }
         Err(AuthorizeError::Redirect(_, e)) => return Err(TokenError::OAuth(e)),
+    }
+    // A pushed request is a login request: counted as the authorization endpoint counts a
+    // new QR login (`--login-rate-per-minute`), so no source fills the store with them.
+    match limits::count(
+        ctx.store.as_ref(),
+        &ctx.settings.limits,
+        Limit::Login,
+        source.as_str(),
+        now,
+    )
+    .await?
+    {
+        Counted::Allowed => {}
+        Counted::Limited { retry_after } => return Err(TokenError::RateLimited { retry_after }),
     }
     let (request_uri, hash) = pushed::new_request_uri(ctx.random.as_ref());
     ctx.store
