@@ -361,6 +361,10 @@ fn a_self_registered_client_registers_its_keys() {
     let info = r.json();
     assert_eq!(info["token_endpoint_auth_method"], "private_key_jwt");
     assert!(info.get("client_secret").is_none(), "{info}");
+    assert!(
+        info.get("client_secret_expires_at").is_none(),
+        "no secret: {info}"
+    );
     assert_eq!(info["jwks"]["keys"][0]["kid"], "r1");
     assert_eq!(info["require_pushed_authorization_requests"], true);
     let id = info["client_id"].as_str().unwrap();

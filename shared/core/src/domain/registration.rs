@@ -392,7 +392,8 @@ pub fn information(issuer: &str, r: &Registered) -> serde_json::Value {
             }
         }
     }
-    if c.client_type == ClientType::Confidential {
+    // A client with keys has no secret (private_key_jwt).
+    if c.client_type == ClientType::Confidential && c.jwks.is_none() {
         if let Some(s) = &r.secret {
             out["client_secret"] = serde_json::json!(s.expose());
         }
