@@ -178,9 +178,9 @@ def find_binary(bin_dir, name):
     return None
 
 
-# Functions a queue triggers, not an HTTP route (scanid_lambda::QUEUE_FUNCTIONS): no API
-# event, no table or key set at init; not measured here.
-QUEUE_FUNCTIONS = ("backchannel-sender",)
+# Functions a queue or a log subscription triggers, not an HTTP route
+# (scanid_lambda::QUEUE_FUNCTIONS): no API event, no table or key set at init; not measured here.
+QUEUE_FUNCTIONS = ("backchannel-sender", "events-writer",)
 
 
 def functions():

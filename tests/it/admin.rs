@@ -10,45 +10,12 @@ use std::io::Read;
 use std::process::{Command, Stdio};
 
 use scanid_tests::{
-    python, repo_root, request, require_emulator, scanid_bin, scanid_json, Resp, TestServer, CB,
-    PKCE_CHALLENGE,
+    bearer_call, bearer_call_raw, python, repo_root, request, scanid_bin, Operator, Resp,
+    TestServer, CB, PKCE_CHALLENGE,
 };
 use serde_json::{json, Value};
 
 const CLIENTS: &str = "/admin/realms/scanid/clients";
-
-/// The operator's CLI on one store (`--data-dir` or the DynamoDB flags).
-struct Operator {
-    flags: Vec<String>,
-}
-
-impl Operator {
-    fn run(&self, args: &[&str]) -> Value {
-        let mut all: Vec<&str> = args.to_vec();
-        all.extend(self.flags.iter().map(String::as_str));
-        scanid_json(&all)
-    }
-
-    /// A service account (`client_credentials`, no redirect URI) with `roles`: its secret.
-    fn service_account(&self, id: &str, roles: &[&str]) -> String {
-        let mut args = vec![
-            "client",
-            "create",
-            "--name",
-            id,
-            "--client-id",
-            id,
-            "--client-credentials",
-        ];
-        for r in roles {
-            args.extend(["--admin-role", r]);
-        }
-        self.run(&args)["client_secret"]
-            .as_str()
-            .unwrap()
-            .to_owned()
-    }
-}
 
 fn token_response(s: &TestServer, id: &str, secret: &str, basic: bool) -> Resp {
     use base64::Engine;
@@ -74,36 +41,12 @@ fn token(s: &TestServer, id: &str, secret: &str, basic: bool) -> String {
     r.json()["access_token"].as_str().unwrap().to_owned()
 }
 
-fn call(
-    s: &TestServer,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: Option<&[u8]>,
-) -> Resp {
-    let auth = token.map(|t| format!("Bearer {t}"));
-    let mut h = vec![];
-    if let Some(a) = &auth {
-        h.push(("Authorization", a.as_str()));
-    }
-    if body.is_some() {
-        h.push(("Content-Type", "application/json"));
-    }
-    request(method, &s.url(path), &h, body.unwrap_or(b""))
-}
-
 fn json_call(s: &TestServer, method: &str, path: &str, token: &str, body: &Value) -> Resp {
-    call(
-        s,
-        method,
-        path,
-        Some(token),
-        Some(body.to_string().as_bytes()),
-    )
+    bearer_call(s, method, path, Some(token), Some(body))
 }
 
 fn ids(s: &TestServer, token: &str) -> Vec<String> {
-    let r = call(s, "GET", CLIENTS, Some(token), None);
+    let r = bearer_call(s, "GET", CLIENTS, Some(token), None);
     assert_eq!(r.status, 200, "{}", r.text());
     r.json()
         .as_array()
@@ -149,13 +92,13 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
     // No token, a broken one: 401 with a Bearer challenge.
     for t in [None, Some("not-a-jwt")] {
         for path in ["/admin/serverinfo", "/admin/realms/scanid", CLIENTS] {
-            let r = call(s, "GET", path, t, None);
+            let r = bearer_call(s, "GET", path, t, None);
             assert_eq!(r.status, 401, "{path}: {}", r.text());
             assert!(r.header("www-authenticate").unwrap().starts_with("Bearer"));
         }
     }
     // An ordinary client's token: 403 (Keycloak's error JSON).
-    let r = call(s, "GET", CLIENTS, Some(&plain), None);
+    let r = bearer_call(s, "GET", CLIENTS, Some(&plain), None);
     assert_eq!(r.status, 403, "{}", r.text());
     assert_eq!(r.json()["error"], "HTTP 403 Forbidden");
     // view-clients reads, and cannot create.
@@ -163,7 +106,7 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
     let new = json!({"clientId": "new", "redirectUris": [CB]});
     assert_eq!(json_call(s, "POST", CLIENTS, &viewer, &new).status, 403);
     assert_eq!(
-        call(
+        bearer_call(
             s,
             "POST",
             &format!("{CLIENTS}/shop/client-secret"),
@@ -174,13 +117,13 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         403
     );
     // manage-clients: the server info, the realm, create (201 + Location, then 409).
-    let info = call(s, "GET", "/admin/serverinfo", Some(&admin_by_body), None);
+    let info = bearer_call(s, "GET", "/admin/serverinfo", Some(&admin_by_body), None);
     assert_eq!(info.status, 200, "{}", info.text());
     assert!(info.json()["systemInfo"]["version"].is_string());
-    let realm = call(s, "GET", "/admin/realms/scanid", Some(&admin), None).json();
+    let realm = bearer_call(s, "GET", "/admin/realms/scanid", Some(&admin), None).json();
     assert_eq!(realm["realm"], "scanid");
     assert_eq!(
-        call(s, "GET", "/admin/realms/other", Some(&admin), None).status,
+        bearer_call(s, "GET", "/admin/realms/other", Some(&admin), None).status,
         404
     );
     let r = json_call(s, "POST", CLIENTS, &admin, &new);
@@ -190,7 +133,7 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         .unwrap()
         .ends_with("/admin/realms/scanid/clients/new"));
     assert_eq!(json_call(s, "POST", CLIENTS, &admin, &new).status, 409);
-    let strict = call(s, "GET", &format!("{CLIENTS}/strict"), Some(&viewer), None).json();
+    let strict = bearer_call(s, "GET", &format!("{CLIENTS}/strict"), Some(&viewer), None).json();
     assert_eq!(strict["attributes"]["pkce.code.challenge.method"], "S256");
     // ... and held to it at the authorization endpoint.
     let auth = |extra: &str| {
@@ -211,14 +154,14 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
     );
     let with_pkce = format!("&code_challenge={PKCE_CHALLENGE}&code_challenge_method=S256");
     assert_eq!(auth(&with_pkce).status, 200);
-    let got = call(s, "GET", &format!("{CLIENTS}/new"), Some(&viewer), None).json();
+    let got = bearer_call(s, "GET", &format!("{CLIENTS}/new"), Some(&viewer), None).json();
     assert_eq!(
         (got["id"].as_str(), got["enabled"].as_bool()),
         (Some("new"), Some(true))
     );
 
     // ?clientId= is an exact match; first/max page.
-    let one = call(
+    let one = bearer_call(
         s,
         "GET",
         &format!("{CLIENTS}?clientId=shop"),
@@ -227,7 +170,7 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
     )
     .json();
     assert_eq!(one.as_array().unwrap().len(), 1);
-    let none = call(
+    let none = bearer_call(
         s,
         "GET",
         &format!("{CLIENTS}?clientId=sho"),
@@ -236,7 +179,7 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
     )
     .json();
     assert_eq!(none, json!([]));
-    let page = call(
+    let page = bearer_call(
         s,
         "GET",
         &format!("{CLIENTS}?first=1&max=2"),
@@ -246,7 +189,7 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
     .json();
     assert_eq!(page.as_array().unwrap().len(), 2);
     assert_eq!(
-        call(s, "GET", &format!("{CLIENTS}?max=x"), Some(&viewer), None).status,
+        bearer_call(s, "GET", &format!("{CLIENTS}?max=x"), Some(&viewer), None).status,
         400
     );
 
@@ -295,7 +238,7 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
             413,
         ),
     ] {
-        let r = call(s, "POST", CLIENTS, Some(&admin), Some(&body));
+        let r = bearer_call_raw(s, "POST", CLIENTS, Some(&admin), Some(&body));
         assert_eq!(r.status, status, "{}", r.text());
     }
     let r = request(
@@ -309,7 +252,7 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
     );
     assert_eq!(r.status, 415);
     assert_eq!(ids(s, &admin), before, "nothing half-written");
-    let shop_now = call(s, "GET", &format!("{CLIENTS}/shop"), Some(&admin), None).json();
+    let shop_now = bearer_call(s, "GET", &format!("{CLIENTS}/shop"), Some(&admin), None).json();
     assert_eq!(shop_now["name"], "Shop");
 
     // Update (204), then the secret: never in a list or a read; regenerated, the old one stops.
@@ -321,7 +264,7 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         &json!({"name": "Shop 2", "webOrigins": ["https://shop.example"]}),
     );
     assert_eq!(r.status, 204, "{}", r.text());
-    let shop_now = call(s, "GET", &format!("{CLIENTS}/shop"), Some(&admin), None).json();
+    let shop_now = bearer_call(s, "GET", &format!("{CLIENTS}/shop"), Some(&admin), None).json();
     assert_eq!(
         (
             shop_now["name"].as_str(),
@@ -329,12 +272,12 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         ),
         (Some("Shop 2"), Some("https://shop.example"))
     );
-    let list = call(s, "GET", CLIENTS, Some(&admin), None).text();
+    let list = bearer_call(s, "GET", CLIENTS, Some(&admin), None).text();
     assert!(
         !list.contains(&shop_secret) && !list.contains("\"secret\""),
         "{list}"
     );
-    let read = call(
+    let read = bearer_call(
         s,
         "GET",
         &format!("{CLIENTS}/shop/client-secret"),
@@ -342,7 +285,7 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         None,
     );
     assert_eq!(read.json(), json!({"type": "secret"}));
-    let fresh = call(
+    let fresh = bearer_call(
         s,
         "POST",
         &format!("{CLIENTS}/shop/client-secret"),
@@ -367,7 +310,7 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         "the old secret stops working"
     );
     assert_eq!(introspect("shop", &fresh), 200);
-    let sa = call(
+    let sa = bearer_call(
         s,
         "GET",
         &format!("{CLIENTS}/robot/service-account-user"),
@@ -381,18 +324,18 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
     let other = op.service_account("other-admin", &["realm-admin"]);
     let other_token = token(s, "other-admin", &other, true);
     assert_eq!(
-        call(s, "GET", CLIENTS, Some(&other_token), None).status,
+        bearer_call(s, "GET", CLIENTS, Some(&other_token), None).status,
         200
     );
     op.run(&["client", "disable", "--client-id", "other-admin"]);
     assert_eq!(
-        call(s, "GET", CLIENTS, Some(&other_token), None).status,
+        bearer_call(s, "GET", CLIENTS, Some(&other_token), None).status,
         401
     );
     assert_eq!(token_response(s, "other-admin", &other, true).status, 401);
     op.run(&["client", "enable", "--client-id", "other-admin"]);
     assert_eq!(
-        call(s, "GET", CLIENTS, Some(&other_token), None).status,
+        bearer_call(s, "GET", CLIENTS, Some(&other_token), None).status,
         200
     );
     // manage-clients cannot reach a stronger account: not its secret, not its settings, not
@@ -409,12 +352,15 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         ("DELETE", realm_admin.clone(), None),
     ] {
         let body = body.map(|b| b.to_string().into_bytes());
-        let r = call(s, method, &path, Some(&admin), body.as_deref());
+        let r = bearer_call_raw(s, method, &path, Some(&admin), body.as_deref());
         assert_eq!(r.status, 403, "{method} {path}: {}", r.text());
     }
     assert_eq!(token_response(s, "other-admin", &other, true).status, 200);
     // A role given is there at the next call.
-    assert_eq!(call(s, "GET", CLIENTS, Some(&plain), None).status, 403);
+    assert_eq!(
+        bearer_call(s, "GET", CLIENTS, Some(&plain), None).status,
+        403
+    );
     op.run(&[
         "client",
         "add-role",
@@ -423,7 +369,10 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         "--role",
         "view-clients",
     ]);
-    assert_eq!(call(s, "GET", CLIENTS, Some(&plain), None).status, 200);
+    assert_eq!(
+        bearer_call(s, "GET", CLIENTS, Some(&plain), None).status,
+        200
+    );
     // A role taken away is gone at the next call.
     op.run(&[
         "client",
@@ -434,7 +383,7 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
         "realm-admin",
     ]);
     assert_eq!(
-        call(s, "GET", CLIENTS, Some(&other_token), None).status,
+        bearer_call(s, "GET", CLIENTS, Some(&other_token), None).status,
         403
     );
     // Disabled through the API: the client's tokens go inactive (introspection too), no new
@@ -486,7 +435,10 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
     );
     assert_eq!(r.status, 204);
     assert_eq!(authorize(), 200, "enabled again");
-    assert_eq!(call(s, "GET", CLIENTS, Some(&viewer), None).status, 401);
+    assert_eq!(
+        bearer_call(s, "GET", CLIENTS, Some(&viewer), None).status,
+        401
+    );
     assert_eq!(
         token_response(s, "viewer", &viewer_secret, false).status,
         401
@@ -494,15 +446,15 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
 
     // Delete (204): its tokens die, it is gone.
     assert_eq!(
-        call(s, "DELETE", &format!("{CLIENTS}/new"), Some(&admin), None).status,
+        bearer_call(s, "DELETE", &format!("{CLIENTS}/new"), Some(&admin), None).status,
         204
     );
     assert_eq!(
-        call(s, "GET", &format!("{CLIENTS}/new"), Some(&admin), None).status,
+        bearer_call(s, "GET", &format!("{CLIENTS}/new"), Some(&admin), None).status,
         404
     );
     assert_eq!(
-        call(s, "DELETE", &format!("{CLIENTS}/new"), Some(&admin), None).status,
+        bearer_call(s, "DELETE", &format!("{CLIENTS}/new"), Some(&admin), None).status,
         404
     );
     vec![
@@ -561,34 +513,12 @@ fn admin_api_refusals_and_clients_on_sqlite() {
 
 #[test]
 fn admin_api_refusals_and_clients_on_dynamodb() {
-    require_emulator();
-    let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
-    let out = scanid_json(&[
-        "aws",
-        "init",
-        "--table",
-        &table,
-        "--signing",
-        "kms-envelope",
-        "--create-kms-key",
-    ]);
-    let key_id = out["kms_key_id"].as_str().unwrap().to_owned();
-    let flags: Vec<String> = [
-        "--table",
-        &table,
-        "--signing",
-        "kms-envelope",
-        "--kms-key-id",
-        &key_id,
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
+    let op = Operator::on_emulator("kms-envelope");
     let dir = tempfile::tempdir().unwrap();
-    let mut serve: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let mut serve = op.flag_strs();
     serve.extend(["--auth-failure-rate-per-minute", "1000"]);
     let s = TestServer::start(dir.path(), &serve);
-    scenario(&s, &Operator { flags });
+    scenario(&s, &op);
 }
 
 #[test]
@@ -596,7 +526,7 @@ fn refused_admin_calls_count_against_the_address() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &["--auth-failure-rate-per-minute", "3"]);
     let statuses: Vec<u16> = (0..5)
-        .map(|_| call(&s, "GET", CLIENTS, Some("not-a-jwt"), None).status)
+        .map(|_| bearer_call(&s, "GET", CLIENTS, Some("not-a-jwt"), None).status)
         .collect();
     assert_eq!(&statuses[..3], &[401, 401, 401]);
     assert_eq!(statuses[4], 429, "{statuses:?}");

@@ -6,21 +6,15 @@
 //! The admin API cannot create, change or delete the console's client.
 
 use scanid_tests::{
-    auth_url, location, login, params_of, post_form, request, require_emulator, scanid_json,
-    Browser, Resp, TestApp, TestServer, CB, PKCE_CHALLENGE, PKCE_VERIFIER,
+    auth_url, bearer_call, location, login, params_of, post_form, request, require_emulator,
+    scanid_json, Browser, Resp, TestApp, TestServer, CB, PKCE_CHALLENGE, PKCE_VERIFIER,
 };
 use serde_json::{json, Value};
 
 const CONSOLE: &str = "scanid-admin-console";
 
 fn call(s: &TestServer, method: &str, path: &str, token: &str, body: Option<&Value>) -> Resp {
-    let auth = format!("Bearer {token}");
-    let bytes = body.map(|b| b.to_string()).unwrap_or_default();
-    let mut h = vec![("Authorization", auth.as_str())];
-    if body.is_some() {
-        h.push(("Content-Type", "application/json"));
-    }
-    request(method, &s.url(path), &h, bytes.as_bytes())
+    bearer_call(s, method, path, Some(token), body)
 }
 
 /// A login to the console in browser `b` as `app`: the token response.

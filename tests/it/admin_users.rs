@@ -11,78 +11,16 @@ use std::process::Command;
 use std::time::Duration;
 
 use scanid_tests::{
-    auth_url, code_of, introspect, jwt_claims, login, number_shown, open, params_of, post_form,
-    post_receiver, python, redeem, repo_root, request, require_emulator, scanid_json, userinfo,
-    Browser, Resp, TestApp, TestServer, CB,
+    auth_url, bearer_call, client_token, code_of, introspect, jwt_claims, login, number_shown,
+    open, params_of, post_form, post_receiver, python, redeem, repo_root, request, userinfo,
+    Browser, Operator, Resp, TestApp, TestServer, CB,
 };
 use serde_json::{json, Value};
 
 const USERS: &str = "/admin/realms/scanid/users";
 
-/// The operator's CLI on one store (`--data-dir` or the DynamoDB flags).
-struct Operator {
-    flags: Vec<String>,
-}
-
-impl Operator {
-    fn run(&self, args: &[&str]) -> Value {
-        let mut all: Vec<&str> = args.to_vec();
-        all.extend(self.flags.iter().map(String::as_str));
-        scanid_json(&all)
-    }
-
-    /// A service account with `roles`: its secret.
-    fn service_account(&self, id: &str, roles: &[&str]) -> String {
-        let mut args = vec![
-            "client",
-            "create",
-            "--name",
-            id,
-            "--client-id",
-            id,
-            "--client-credentials",
-        ];
-        for r in roles {
-            args.extend(["--admin-role", r]);
-        }
-        self.run(&args)["client_secret"]
-            .as_str()
-            .unwrap()
-            .to_owned()
-    }
-}
-
-fn token(s: &TestServer, id: &str, secret: &str) -> String {
-    let r = post_form(
-        &s.oidc("token"),
-        Some((id, secret)),
-        &[("grant_type", "client_credentials")],
-    );
-    assert_eq!(r.status, 200, "{}", r.text());
-    r.json()["access_token"].as_str().unwrap().to_owned()
-}
-
-fn call(
-    s: &TestServer,
-    method: &str,
-    path: &str,
-    token: Option<&str>,
-    body: Option<&Value>,
-) -> Resp {
-    let auth = token.map(|t| format!("Bearer {t}"));
-    let mut h = vec![];
-    if let Some(a) = &auth {
-        h.push(("Authorization", a.as_str()));
-    }
-    if body.is_some() {
-        h.push(("Content-Type", "application/json"));
-    }
-    let body = body.map(Value::to_string).unwrap_or_default();
-    request(method, &s.url(path), &h, body.as_bytes())
-}
-
 fn get(s: &TestServer, path: &str, token: &str) -> Value {
-    let r = call(s, "GET", path, Some(token), None);
+    let r = bearer_call(s, "GET", path, Some(token), None);
     assert_eq!(r.status, 200, "GET {path}: {}", r.text());
     r.json()
 }
@@ -147,13 +85,13 @@ fn groups_claim(t: &Value) -> Value {
 
 /// The scenario on one store.
 fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
-    let hr = token(s, "hr", &op.service_account("hr", &["manage-users"]));
-    let auditor = token(
+    let hr = client_token(s, "hr", &op.service_account("hr", &["manage-users"]));
+    let auditor = client_token(
         s,
         "auditor",
         &op.service_account("auditor", &["view-users"]),
     );
-    let clerk = token(
+    let clerk = client_token(
         s,
         "clerk",
         &op.service_account("clerk", &["manage-clients"]),
@@ -178,8 +116,8 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
     let me = format!("{USERS}/{}", alice.sub);
 
     // Who may call: no token 401, a clients admin 403, view-users reads.
-    assert_eq!(call(s, "GET", USERS, None, None).status, 401);
-    assert_eq!(call(s, "GET", USERS, Some(&clerk), None).status, 403);
+    assert_eq!(bearer_call(s, "GET", USERS, None, None).status, 401);
+    assert_eq!(bearer_call(s, "GET", USERS, Some(&clerk), None).status, 403);
     let all = get(s, USERS, &auditor);
     assert_eq!(names(&all), ["alice", "bob"]);
     // With a trailing slash, as Keycloak's admin client asks (and API Gateway routes it).
@@ -228,7 +166,7 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
     );
     assert_eq!(get(s, &me, &auditor)["username"], "alice");
     assert_eq!(
-        call(
+        bearer_call(
             s,
             "GET",
             &format!("{USERS}/no-such-sub"),
@@ -239,15 +177,18 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
         404
     );
     assert_eq!(
-        call(s, "GET", &format!("{USERS}?max=x"), Some(&auditor), None).status,
+        bearer_call(s, "GET", &format!("{USERS}?max=x"), Some(&auditor), None).status,
         400
     );
 
     // view-users cannot change anything.
     let off = json!({ "enabled": false });
-    assert_eq!(call(s, "PUT", &me, Some(&auditor), Some(&off)).status, 403);
     assert_eq!(
-        call(
+        bearer_call(s, "PUT", &me, Some(&auditor), Some(&off)).status,
+        403
+    );
+    assert_eq!(
+        bearer_call(
             s,
             "PUT",
             &format!("{me}/groups/staff"),
@@ -258,21 +199,24 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
         403
     );
     assert_eq!(
-        call(s, "POST", &format!("{me}/logout"), Some(&auditor), None).status,
+        bearer_call(s, "POST", &format!("{me}/logout"), Some(&auditor), None).status,
         403
     );
-    assert_eq!(call(s, "DELETE", &me, Some(&auditor), None).status, 403);
+    assert_eq!(
+        bearer_call(s, "DELETE", &me, Some(&auditor), None).status,
+        403
+    );
     assert_eq!(get(s, &me, &auditor)["enabled"], true);
 
     // Groups: added, in the next ID token; listed; removed, gone from the next.
     let t1 = shop_login(s, &alice, &secret);
     assert_eq!(groups_claim(&t1), json!([]));
     assert_eq!(
-        call(s, "PUT", &format!("{me}/groups/staff"), Some(&hr), None).status,
+        bearer_call(s, "PUT", &format!("{me}/groups/staff"), Some(&hr), None).status,
         204
     );
     assert_eq!(
-        call(
+        bearer_call(
             s,
             "PUT",
             &format!("{me}/groups/bad%20name"),
@@ -284,11 +228,14 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
     );
     // A group named as an admin role is out of a manage-users account's reach.
     let role_group = format!("{me}/groups/realm-admin");
-    assert_eq!(call(s, "PUT", &role_group, Some(&hr), None).status, 403);
+    assert_eq!(
+        bearer_call(s, "PUT", &role_group, Some(&hr), None).status,
+        403
+    );
     // A group with a `/` in its name, as `%2F` in the path.
     let bob_groups = format!("{USERS}/{}/groups", bob.sub);
     let nested = format!("{bob_groups}/org%2Fdev");
-    assert_eq!(call(s, "PUT", &nested, Some(&hr), None).status, 204);
+    assert_eq!(bearer_call(s, "PUT", &nested, Some(&hr), None).status, 204);
     let bg = get(s, &bob_groups, &auditor);
     assert_eq!(
         (bg[0]["name"].as_str(), bg[0]["path"].as_str()),
@@ -318,7 +265,7 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
     assert_eq!(names(&members), ["alice"]);
     let members = get(s, &format!("{groups_path}/org%2Fdev/members"), &auditor);
     assert_eq!(names(&members), ["bob"]);
-    let none = call(
+    let none = bearer_call(
         s,
         "GET",
         &format!("{groups_path}/nobody"),
@@ -329,7 +276,7 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
     let t2 = shop_login(s, &alice, &secret);
     assert_eq!(groups_claim(&t2), json!(["staff"]));
     assert_eq!(
-        call(s, "DELETE", &format!("{me}/groups/staff"), Some(&hr), None).status,
+        bearer_call(s, "DELETE", &format!("{me}/groups/staff"), Some(&hr), None).status,
         204
     );
     assert_eq!(get(s, &format!("{me}/groups"), &auditor), json!([]));
@@ -362,7 +309,7 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
             "credentials",
         ),
     ] {
-        let r = call(s, "PUT", &me, Some(&hr), Some(&body));
+        let r = bearer_call(s, "PUT", &me, Some(&hr), Some(&body));
         assert_eq!(r.status, 400, "{body}: {}", r.text());
         assert!(r.text().contains(field), "{body}: {}", r.text());
     }
@@ -408,7 +355,10 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
     // once, its client is told, it cannot log in.
     let mut rep = get(s, &me, &hr);
     rep["enabled"] = json!(false);
-    assert_eq!(call(s, "PUT", &me, Some(&hr), Some(&rep)).status, 204);
+    assert_eq!(
+        bearer_call(s, "PUT", &me, Some(&hr), Some(&rep)).status,
+        204
+    );
     assert_eq!(get(s, &me, &auditor)["enabled"], false);
     assert_eq!(
         names(&get(s, &format!("{USERS}?enabled=false"), &auditor)),
@@ -442,14 +392,14 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
 
     // Enabled again: it logs in.
     assert_eq!(
-        call(s, "PUT", &me, Some(&hr), Some(&json!({"enabled": true}))).status,
+        bearer_call(s, "PUT", &me, Some(&hr), Some(&json!({"enabled": true}))).status,
         204
     );
     let t4 = shop_login(s, &alice, &secret);
 
     // Logout ends every session and token.
     assert_eq!(
-        call(s, "POST", &format!("{me}/logout"), Some(&hr), None).status,
+        bearer_call(s, "POST", &format!("{me}/logout"), Some(&hr), None).status,
         204
     );
     dead(s, &secret, &t4);
@@ -459,10 +409,19 @@ fn scenario(s: &TestServer, op: &Operator, backchannel: bool) {
 
     // Delete: gone, its tokens dead, its client told.
     let bob_path = format!("{USERS}/{}", bob.sub);
-    assert_eq!(call(s, "DELETE", &bob_path, Some(&hr), None).status, 204);
-    assert_eq!(call(s, "GET", &bob_path, Some(&auditor), None).status, 404);
-    assert_eq!(call(s, "DELETE", &bob_path, Some(&hr), None).status, 404);
-    assert_eq!(call(s, "DELETE", &me, Some(&hr), None).status, 204);
+    assert_eq!(
+        bearer_call(s, "DELETE", &bob_path, Some(&hr), None).status,
+        204
+    );
+    assert_eq!(
+        bearer_call(s, "GET", &bob_path, Some(&auditor), None).status,
+        404
+    );
+    assert_eq!(
+        bearer_call(s, "DELETE", &bob_path, Some(&hr), None).status,
+        404
+    );
+    assert_eq!(bearer_call(s, "DELETE", &me, Some(&hr), None).status, 204);
     dead(s, &secret, &t5);
     if backchannel {
         received
@@ -499,34 +458,12 @@ fn admin_api_identities_on_sqlite() {
 
 #[test]
 fn admin_api_identities_on_dynamodb() {
-    require_emulator();
-    let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
-    let out = scanid_json(&[
-        "aws",
-        "init",
-        "--table",
-        &table,
-        "--signing",
-        "kms-envelope",
-        "--create-kms-key",
-    ]);
-    let key_id = out["kms_key_id"].as_str().unwrap().to_owned();
-    let flags: Vec<String> = [
-        "--table",
-        &table,
-        "--signing",
-        "kms-envelope",
-        "--kms-key-id",
-        &key_id,
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
+    let op = Operator::on_emulator("kms-envelope");
     let dir = tempfile::tempdir().unwrap();
-    let mut serve: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let mut serve = op.flag_strs();
     serve.extend(["--auth-failure-rate-per-minute", "1000"]);
     let s = TestServer::start(dir.path(), &serve);
-    scenario(&s, &Operator { flags }, false);
+    scenario(&s, &op, false);
 }
 
 #[test]

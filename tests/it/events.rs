@@ -181,14 +181,19 @@ fn every_function_has_a_binary_crate() {
         std::fs::read_to_string(repo_root().join("functions/backchannel-sender/src/main.rs"))
             .unwrap();
     assert!(main.contains("scanid_lambda::sender::run()"));
+    let writer =
+        std::fs::read_to_string(repo_root().join("functions/events-writer/src/main.rs")).unwrap();
+    assert!(writer.contains("scanid_lambda::events_writer::run()"));
+    assert!(writer.lines().count() <= 20, "events-writer: wiring only");
     // The cold-start and invoke-all harnesses send API events: they skip the same functions.
     let coldstart = std::fs::read_to_string(repo_root().join("infra/coldstart.py")).unwrap();
     let listed = QUEUE_FUNCTIONS
         .iter()
-        .map(|f| format!("\"{f}\","))
-        .collect::<String>();
+        .map(|f| format!("\"{f}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
     assert!(
-        coldstart.contains(&format!("QUEUE_FUNCTIONS = ({listed})")),
+        coldstart.contains(&format!("QUEUE_FUNCTIONS = ({listed},)")),
         "infra/coldstart.py lists the queue functions"
     );
     assert!(
@@ -302,8 +307,11 @@ fn template_iam_is_least_privilege_per_the_route_table() {
     );
     for (name, block) in &functions {
         if QUEUE_FUNCTIONS.contains(&name.as_str()) {
-            assert_eq!(name, "backchannel-sender");
-            sender_is_least_privilege(block);
+            match name.as_str() {
+                "backchannel-sender" => sender_is_least_privilege(block),
+                "events-writer" => writer_is_least_privilege(block),
+                other => panic!("{other}: a queue function without its rules"),
+            }
             continue;
         }
         let handler = routes::function_handler(name).unwrap();
@@ -402,6 +410,71 @@ fn template_iam_is_least_privilege_per_the_route_table() {
         "Runtime: provided.al2023",
         "Architectures: [arm64]",
         "SCANID_TABLE: !Ref Table",
+    ] {
+        assert!(text.contains(needed), "template.yaml lacks {needed}");
+    }
+}
+
+/// The events writer writes the events table only (`BatchWriteItem`, nothing else: no read,
+/// no record table, no key, no queue), and every other function's log group hands it its
+/// audit lines through a subscription filter (its own does not: it would feed itself).
+fn writer_is_least_privilege(block: &str) {
+    let actions: Vec<&str> = block
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("Action:") || l.starts_with("- dynamodb:"))
+        .collect();
+    assert_eq!(
+        actions,
+        ["Action: dynamodb:BatchWriteItem"],
+        "events-writer"
+    );
+    for other in [
+        "kms:",
+        "s3:",
+        "sqs:",
+        "HttpApi",
+        "!GetAtt Table.Arn",
+        "${Table.Arn}",
+    ] {
+        assert!(!block.contains(other), "events-writer: no {other}");
+    }
+    assert!(block.contains("Resource: !GetAtt EventsTable.Arn"));
+    assert!(block.contains("SCANID_EVENTS_TABLE: !Ref EventsTable"));
+    assert!(block.contains("SCANID_EVENT_RETENTION_DAYS: !Ref EventRetentionDays"));
+    let text = std::fs::read_to_string(repo_root().join("template.yaml")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let groups: Vec<&str> = lines
+        .windows(2)
+        .filter(|w| w[1] == "    Type: AWS::Logs::LogGroup")
+        .filter_map(|w| w[0].strip_prefix("  ")?.strip_suffix("Logs:"))
+        .collect();
+    assert_eq!(
+        groups.len(),
+        routes::functions().len() + QUEUE_FUNCTIONS.len(),
+        "{groups:?}"
+    );
+    let pattern = format!(
+        "FilterPattern: '{}'",
+        scanid_http::generate::AUDIT_FILTER_PATTERN
+    );
+    for g in groups {
+        let filter = format!(
+            "  {g}AuditEvents:\n    Type: AWS::Logs::SubscriptionFilter\n    DependsOn: EventsWriterInvokedByLogs\n    \
+             Properties:\n      LogGroupName: !Ref {g}Logs\n      {pattern}\n      \
+             DestinationArn: !GetAtt EventsWriterFunction.Arn\n"
+        );
+        assert_eq!(
+            text.contains(&filter),
+            g != "EventsWriter",
+            "{g}: its audit lines"
+        );
+    }
+    for needed in [
+        "Type: AWS::Lambda::Permission",
+        "Principal: logs.amazonaws.com",
+        "SourceAccount: !Ref AWS::AccountId",
+        "FunctionName: !GetAtt EventsWriterFunction.Arn",
     ] {
         assert!(text.contains(needed), "template.yaml lacks {needed}");
     }

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use scanid_tests::{
-    auth_url, create_shop, params_of, python, repo_root, request, require_emulator, scanid,
-    scanid_json, Browser, Resp, TestApp, TestServer, CB,
+    auth_url, create_shop, params_of, python, repo_root, request, scanid, scanid_json, Browser,
+    Resp, TestApp, TestServer, CB,
 };
 use serde_json::{json, Value};
 
@@ -124,30 +124,9 @@ fn the_phone_sees_the_attackers_location_and_a_refusing_client_cancels_the_appro
 
 #[test]
 fn the_same_on_dynamodb() {
-    require_emulator();
-    let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
-    let out = scanid_json(&[
-        "aws",
-        "init",
-        "--table",
-        &table,
-        "--signing",
-        "kms-envelope",
-        "--create-kms-key",
-    ]);
-    let key_id = out["kms_key_id"].as_str().unwrap().to_owned();
+    let op = scanid_tests::Operator::on_emulator("kms-envelope");
     let d = tempfile::tempdir().unwrap();
-    refusal_flow(
-        d.path(),
-        &[
-            "--table",
-            &table,
-            "--signing",
-            "kms-envelope",
-            "--kms-key-id",
-            &key_id,
-        ],
-    );
+    refusal_flow(d.path(), &op.flag_strs());
 }
 
 /// `scanid client ARGS` on the store `store` names.

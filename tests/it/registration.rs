@@ -6,8 +6,8 @@
 //! (moto).
 
 use scanid_tests::{
-    attr, auth_url, code_of, consent_url, get, open, params_of, request, require_emulator,
-    scanid_json, Browser, Resp, TestApp, TestServer, CB, DISCOVERY,
+    attr, auth_url, code_of, consent_url, get, open, params_of, request, Browser, Operator, Resp,
+    TestApp, TestServer, CB, DISCOVERY,
 };
 use serde_json::{json, Value};
 
@@ -37,18 +37,13 @@ fn manage(method: &str, uri: &str, token: &str, body: Option<&Value>) -> Resp {
     request(method, uri, &h, b.as_bytes())
 }
 
-/// The operator's CLI against the server's store (`extra`: the DynamoDB flags, if any).
-struct Operator {
-    flags: Vec<String>,
+/// What the registration tests ask of the operator's CLI.
+trait Registrar {
+    fn token(&self, uses: &str, expires_in: &str) -> String;
+    fn listed(&self, client_id: &str) -> Option<Value>;
 }
 
-impl Operator {
-    fn run(&self, args: &[&str]) -> Value {
-        let mut all: Vec<&str> = args.to_vec();
-        all.extend(self.flags.iter().map(String::as_str));
-        scanid_json(&all)
-    }
-
+impl Registrar for Operator {
     fn token(&self, uses: &str, expires_in: &str) -> String {
         let out = self.run(&[
             "client",
@@ -332,17 +327,11 @@ fn scenario(s: &TestServer, op: &Operator) {
     );
 }
 
-fn local_operator(dir: &std::path::Path) -> Operator {
-    Operator {
-        flags: vec!["--data-dir".into(), dir.display().to_string()],
-    }
-}
-
 #[test]
 fn registration_login_and_management_on_sqlite() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &["--registration-rate-per-hour", "1000"]);
-    let op = local_operator(dir.path());
+    let op = Operator::local(dir.path());
     op.run(&[
         "client",
         "create",
@@ -358,34 +347,11 @@ fn registration_login_and_management_on_sqlite() {
 
 #[test]
 fn registration_login_and_management_on_dynamodb() {
-    require_emulator();
-    let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
-    let out = scanid_json(&[
-        "aws",
-        "init",
-        "--table",
-        &table,
-        "--signing",
-        "kms-envelope",
-        "--create-kms-key",
-    ]);
-    let key_id = out["kms_key_id"].as_str().unwrap().to_owned();
-    let flags: Vec<String> = [
-        "--table",
-        &table,
-        "--signing",
-        "kms-envelope",
-        "--kms-key-id",
-        &key_id,
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
+    let op = Operator::on_emulator("kms-envelope");
     let dir = tempfile::tempdir().unwrap();
-    let mut serve_flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let mut serve_flags = op.flag_strs();
     serve_flags.extend(["--registration-rate-per-hour", "1000"]);
     let s = TestServer::start(dir.path(), &serve_flags);
-    let op = Operator { flags };
     op.run(&[
         "client",
         "create",
@@ -443,7 +409,7 @@ fn rfc_8414_metadata_is_the_discovery_document_at_both_paths() {
 fn every_bad_registration_is_refused_and_spends_no_use() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), &["--registration-rate-per-hour", "1000"]);
-    let op = local_operator(dir.path());
+    let op = Operator::local(dir.path());
     let token = op.token("1", "600");
     let t = Some(token.as_str());
     let cases: Vec<(Value, &str)> = vec![

@@ -273,27 +273,9 @@ fn without_registered_resources_every_resource_is_refused() {
 /// code and grant records of the table.
 #[test]
 fn resource_indicators_on_dynamodb() {
-    use scanid_tests::{require_emulator, scanid_json};
-    require_emulator();
-    let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
-    let out = scanid_json(&[
-        "aws",
-        "init",
-        "--table",
-        &table,
-        "--signing",
-        "kms",
-        "--create-kms-key",
-    ]);
-    let key_id = out["kms_key_id"].as_str().unwrap().to_owned();
-    let flags = [
-        "--table",
-        table.as_str(),
-        "--signing",
-        "kms",
-        "--kms-key-id",
-        key_id.as_str(),
-    ];
+    use scanid_tests::scanid_json;
+    let op = scanid_tests::Operator::on_emulator("kms");
+    let flags = op.flag_strs();
     let mut create = vec![
         "client",
         "create",
@@ -305,7 +287,7 @@ fn resource_indicators_on_dynamodb() {
         CB,
         "--client-credentials",
     ];
-    create.extend(flags);
+    create.extend(&flags);
     let shop = scanid_json(&create)["client_secret"]
         .as_str()
         .unwrap()

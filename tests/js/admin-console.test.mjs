@@ -1,14 +1,18 @@
 // The admin console (issue 37) in Chromium: the operator (an identity given realm-admin by the
 // CLI) opens {auth_url}/admin/ on a desktop, scans its QR with the scanid web app on a phone,
 // picks the number, consents, and lands in the console; creates a client, logs in to it,
-// disables it (its next refresh fails). An identity without a role is refused after its scan.
-// The clients screen is walked by keyboard; the login screen fits 360 px.
+// finds that login in the events screen (filtered by client), disables it (its next refresh
+// fails), imports tests/fixtures/keycloak-realm-export.json through the page (what came over
+// and what did not), rotates a key on the keys screen and removes the retired one. An identity
+// without a role is refused after its scan. The clients screen is walked by keyboard, the
+// rotation pressed by keyboard; the login and keys screens fit 360 px.
 //
 // SCANID_README_SHOTS=dir writes the screenshots (console-*.png) there, as webapp.test.mjs does:
 // `SCANID_README_SHOTS=docs/book/src/img` refreshes the book's and the README's pictures.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   startServer,
   startCallback,
@@ -27,6 +31,8 @@ const PHONE = {
   userAgent:
     'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36',
 };
+
+const EXPORT = fileURLToPath(new URL('../fixtures/keycloak-realm-export.json', import.meta.url));
 
 let server, rp, browser;
 
@@ -129,7 +135,7 @@ test('the login screen: no admin screen without a login, usable at 360 px', asyn
   await context.close();
 });
 
-test('the operator scans into the console, creates a client, logs in to it, disables it: its refresh fails', async () => {
+test('the operator scans into the console, creates a client, logs in to it, finds the login in events, disables it, imports a Keycloak export, rotates a key', async () => {
   const phone = await phoneSignedUp('olga');
   await cli([
     'identity',
@@ -221,6 +227,26 @@ test('the operator scans into the console, creates a client, logs in to it, disa
   assert.equal(tokens.status, 200, JSON.stringify(tokens.body));
   await other.close();
 
+  // The login is in the events screen, filtered by the client (events are stored within a
+  // second or so: the filter is asked again until it shows).
+  await desktop.click('#nav [data-screen="events"]');
+  let found = false;
+  for (let i = 0; i < 40 && !found; i += 1) {
+    await desktop.locator('#event-filter').waitFor();
+    await desktop.fill('#client', 'shop');
+    await desktop.fill('#type', 'LOGIN');
+    await desktop.click('#event-filter button[type="submit"]');
+    await desktop.locator('main h1', { hasText: 'Events' }).waitFor();
+    const rows = await desktop.locator('main tbody tr').allTextContents();
+    found = rows.some((r) => r.includes('LOGIN') && r.includes('shop') && r.includes(alice.sub));
+    if (!found) await desktop.waitForTimeout(250);
+  }
+  assert.ok(found, 'the login to shop is in the events screen');
+  assert.equal(await desktop.inputValue('#client'), 'shop', 'the filter stays shown');
+  await desktop.click('#nav [data-screen="clients"]');
+  await desktop.click('[data-edit="shop"]');
+  await desktop.locator('#toggle-client').waitFor();
+
   // Disable it in the console: its next refresh fails.
   await desktop.click('#toggle-client');
   await desktop.locator('#client-state', { hasText: 'disabled' }).waitFor();
@@ -235,6 +261,74 @@ test('the operator scans into the console, creates a client, logs in to it, disa
     ['invalid_client', 'invalid_grant', 'unauthorized_client'].includes(refreshed.body.error),
     refreshed.body.error,
   );
+
+  // Import the Keycloak export through the page: the answer lists what came over (its
+  // clients) and what did not (built-in clients, users, what a client lost).
+  await desktop.click('#nav [data-screen="clients"]');
+  await desktop.click('#import');
+  await desktop.setInputFiles('#import-file', EXPORT);
+  await desktop.click('#import-form button[type="submit"]');
+  await desktop.locator('#import-summary').waitFor({ timeout: 10_000 });
+  assert.match(await desktop.textContent('#import-summary'), /Added 5\b/);
+  const cameOver = await desktop.textContent('#import-came-over');
+  for (const c of ['webshop', 'spa', 'billing-worker', 'legacy-portal', 'tv-app'])
+    assert.ok(cameOver.includes(c), `${c} came over: ${cameOver}`);
+  const notImported = await desktop.textContent('#import-not-imported');
+  for (const n of ['account', 'admin-cli', 'alice', 'orders-api'])
+    assert.ok(notImported.includes(n), `${n} is listed as not imported: ${notImported}`);
+  assert.match(await desktop.textContent('#import-warnings'), /mapper/);
+  await desktop.click('#nav [data-screen="clients"]');
+  await desktop.locator('[data-edit="webshop"]').waitFor();
+
+  // Rotate ES256 on the keys screen, by keyboard, confirming each step.
+  await desktop.click('#nav [data-screen="keys"]');
+  await desktop.locator('#rotate-keys').waitFor();
+  const before = await desktop.locator('main tbody tr').count();
+  await desktop.selectOption('#rotate-alg', 'ES256');
+  assert.match(await desktop.textContent('#rotate-keys'), /Publish a next ES256 key/);
+  await desktop.focus('#rotate-keys');
+  await desktop.keyboard.press('Enter');
+  assert.match(await desktop.textContent('#rotate-keys'), /Confirm/);
+  await desktop.keyboard.press('Enter');
+  await desktop.locator('[data-step="published"]').waitFor({ timeout: 10_000 });
+  assert.equal(await desktop.locator('main tbody tr').count(), before + 1);
+  assert.ok(
+    (await desktop.locator('main tbody tr').allTextContents()).some((r) =>
+      r.includes('published, not signing yet'),
+    ),
+  );
+  // Activating it at once is refused, saying why.
+  await desktop.selectOption('#rotate-alg', 'ES256');
+  assert.match(await desktop.textContent('#rotate-keys'), /Activate the next ES256 key/);
+  await desktop.click('#rotate-keys');
+  await desktop.click('#rotate-keys');
+  await desktop
+    .locator('#keys-result [role="alert"]', { hasText: 'published less than 300 s ago' })
+    .waitFor({ timeout: 10_000 });
+  // The operator activates it (the test does not wait 5 minutes); the old key is retired and
+  // the console removes it, confirming twice, anyway (its tokens may still be live).
+  await cli(['keys', 'rotate', '--alg', 'ES256', '--force', '--data-dir', server.dataDir]);
+  await desktop.click('#nav [data-screen="keys"]');
+  const retired = desktop.locator('button[data-remove]');
+  await retired.waitFor({ timeout: 10_000 });
+  await desktop.setViewportSize({ width: 360, height: 740 });
+  const wide = await desktop.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(wide <= 360, `the keys screen fits 360 px (${wide})`);
+  await desktop.setViewportSize({ width: 1280, height: 900 });
+  await shot(desktop, 'keys');
+  const kid = await retired.getAttribute('data-remove');
+  await retired.click();
+  await retired.click();
+  await desktop
+    .locator('#keys-result [role="alert"]', { hasText: 'may be live' })
+    .waitFor({ timeout: 10_000 });
+  const anyway = desktop.locator('#keys-result button[data-force]');
+  await anyway.click();
+  await anyway.click();
+  await desktop.locator('#status', { hasText: `Key ${kid} removed` }).waitFor({ timeout: 10_000 });
+  assert.equal(await desktop.locator(`button[data-remove="${kid}"]`).count(), 0);
+  const jwks = await (await fetch(`${server.issuer}/protocol/openid-connect/certs`)).json();
+  assert.ok(!jwks.keys.some((k) => k.kid === kid), 'the removed key left the JWKS');
 
   // Screens whose calls this server does not have yet say so; none fails silently.
   for (const name of ['identities', 'events', 'keys']) {

@@ -11,6 +11,8 @@
 
 pub mod fault_proxy;
 pub mod load;
+pub mod operator;
+pub use operator::{bearer_call, bearer_call_raw, client_token, Operator};
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

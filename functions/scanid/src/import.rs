@@ -2,14 +2,17 @@
 //! admin API's `partialImport` reads them (`scanid_core::domain::admin::import`): the same
 //! representation rules, secrets kept, and everything that cannot come over printed in
 //! `warnings` and `notImported`. A client that exists stops the import before anything is
-//! written, unless `--skip-existing`.
+//! written, unless `--skip-existing` (Keycloak's `ifResourceExists: SKIP`: it stays as it is)
+//! or `--overwrite` (`OVERWRITE`: its settings are replaced from the export, as the admin API's
+//! `PUT` replaces them; it keeps its client id). Every client written is an admin audit event
+//! (`admin.call`, source `operator`).
 
 use std::path::PathBuf;
 
 use clap::Args;
 use scanid_core::clock::{Clock, SystemClock};
 use scanid_core::domain::admin::import::plan;
-use scanid_core::domain::admin::representation::{merge, new_client_defaults};
+use scanid_core::domain::admin::representation::{merge, new_client_defaults, replace};
 use scanid_core::domain::client::{register, ClientType};
 use scanid_core::random::SystemRandom;
 use scanid_core::store::{ClientStore, StoreError};
@@ -22,8 +25,12 @@ pub struct ImportArgs {
     /// The realm export (`kc.sh export --realm R --file FILE`), JSON.
     pub file: PathBuf,
     /// Leave clients that exist already as they are (default: stop, writing nothing).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "overwrite")]
     pub skip_existing: bool,
+    /// Replace the settings of clients that exist already with the export's (their client id
+    /// stays; fields the export does not give stay as they are).
+    #[arg(long)]
+    pub overwrite: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -43,27 +50,55 @@ pub async fn run(a: ImportArgs) -> Result<(), CliError> {
     let plan =
         plan(&export, local).map_err(|e| CliError::Usage(format!("{}: {e}", a.file.display())))?;
     let store = scanid_server::open::open_store(&settings).await?;
-    let mut exists = Vec::new();
-    for (id, _) in &plan.clients {
-        let found = store.client(id, now).await?.is_some();
-        if found && !a.skip_existing {
-            return Err(CliError::Usage(format!(
-                "client {id:?} exists already; nothing was imported (--skip-existing leaves it)"
-            )));
+    let rng = SystemRandom::new();
+    // Every client checked before anything is written: one that exists stops the import
+    // (unless told otherwise), and one whose settings the export cannot replace does too.
+    let mut existing = Vec::new();
+    for (id, rep) in &plan.clients {
+        let found = store.client(id, now).await?;
+        if let Some((old, _)) = &found {
+            if !a.skip_existing && !a.overwrite {
+                return Err(CliError::Usage(format!(
+                    "client {id:?} exists already; nothing was imported (--skip-existing leaves it, \
+                     --overwrite replaces its settings)"
+                )));
+            }
+            if a.overwrite {
+                replace(old, rep, local, &rng)
+                    .map_err(|e| CliError::Usage(format!("{id}: {e}; nothing was imported")))?;
+            }
         }
-        exists.push(found);
+        existing.push(found);
     }
-    let (mut added, mut skipped, mut results) = (0, 0, Vec::new());
-    for ((id, rep), found) in plan.clients.iter().zip(exists) {
-        if found {
-            skipped += 1;
-            results.push(json!({"action": "SKIPPED", "resourceType": "CLIENT", "resourceName": id, "id": id}));
+    let (mut added, mut overwritten, mut skipped, mut results) = (0, 0, 0, Vec::new());
+    for ((id, rep), found) in plan.clients.iter().zip(existing) {
+        let result = |action: &str| json!({"action": action, "resourceType": "CLIENT", "resourceName": id, "id": id});
+        if let Some((old, version)) = found {
+            if a.skip_existing {
+                skipped += 1;
+                results.push(result("SKIPPED"));
+                continue;
+            }
+            let client = replace(&old, rep, local, &rng)
+                .map_err(|e| CliError::Usage(format!("{id}: {e}")))?;
+            match store.update_client(&client, version, now).await {
+                Ok(()) => {}
+                Err(StoreError::ConditionFailed) => {
+                    return Err(CliError::Usage(format!(
+                        "client {id:?} changed meanwhile; import again"
+                    )))
+                }
+                Err(e) => return Err(e.into()),
+            }
+            audit("clients.update", id);
+            overwritten += 1;
+            results.push(result("OVERWRITTEN"));
             continue;
         }
         let merged = merge(rep, new_client_defaults(local))
             .map_err(|e| CliError::Usage(format!("{id}: {e}")))?;
-        let (mut client, fresh) = register(merged.new, now, &SystemRandom::new())
-            .map_err(|e| CliError::Usage(format!("{id}: {e}")))?;
+        let (mut client, fresh) =
+            register(merged.new, now, &rng).map_err(|e| CliError::Usage(format!("{id}: {e}")))?;
         client.disabled = merged.enabled == Some(false);
         if let (Some(s), ClientType::Confidential) = (&merged.secret, client.client_type) {
             client.secret_hash = Some(s.hash());
@@ -77,9 +112,9 @@ pub async fn run(a: ImportArgs) -> Result<(), CliError> {
             }
             Err(e) => return Err(e.into()),
         }
+        audit("clients.create", id);
         added += 1;
-        let mut r =
-            json!({"action": "ADDED", "resourceType": "CLIENT", "resourceName": id, "id": id});
+        let mut r = result("ADDED");
         // A confidential client the export gave no secret: a new one, shown this once.
         if let (None, Some(s)) = (&merged.secret, fresh) {
             if client.client_type == ClientType::Confidential {
@@ -90,10 +125,20 @@ pub async fn run(a: ImportArgs) -> Result<(), CliError> {
     }
     print_json(&json!({
         "added": added,
+        "overwritten": overwritten,
         "skipped": skipped,
         "results": results,
         "notImported": plan.not_imported,
         "warnings": plan.warnings,
     }));
     Ok(())
+}
+
+/// The admin event of a client the import wrote: the operator's call, as the admin API's.
+fn audit(operation: &str, id: &str) {
+    scanid_core::audit::Audit::new(scanid_core::audit::Event::AdminCall)
+        .source("operator")
+        .detail(operation)
+        .object(id)
+        .emit();
 }

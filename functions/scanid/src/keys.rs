@@ -5,9 +5,11 @@
 //! Rotation without breaking a relying party: `keys rotate` publishes a `next` key (it appears
 //! in the JWKS but signs nothing); once every JWKS cache has refreshed (the JWKS is served with
 //! `max-age=300`), `keys rotate` again activates it and retires the old key, which stays
-//! published until tokens it signed have expired; then `keys remove` forgets it. The server
-//! reads the keys at start: restart it (Lambda: publish a new version, or update the
-//! functions' configuration, so new cold starts read them) after each step.
+//! published until tokens it signed have expired; then `keys remove` forgets it. Running
+//! servers and warm functions see each step within a minute (`keys::fresh`). The steps
+//! themselves are scanid-core's (`service::rotation`), shared with the admin API's
+//! `POST .../keys/rotate` and `DELETE .../keys/{kid}`; this command makes the keys (a KMS key
+//! in `kms` mode, which the admin API does not) and says its refusals as it always has.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,11 +18,11 @@ use clap::{Args, Subcommand};
 use scanid_aws::kms::{load_or_create_set, Bootstrap, Kms};
 use scanid_core::clock::{Clock, SystemClock, Timestamp};
 use scanid_core::config::{Settings, SigningMode, StoreSettings};
-use scanid_core::keys::local::{KeySet, Material};
-use scanid_core::keys::set::save_set;
 // How long a `next` key is published before `keys rotate` activates it.
 use scanid_core::keys::fresh::PUBLISH_BEFORE_ACTIVATE_SECS;
-use scanid_core::keys::{Alg, KeyState};
+use scanid_core::keys::local::{KeySet, Material, StoredKey};
+use scanid_core::keys::{Alg, SignError};
+use scanid_core::service::rotation::{self, KeyHome, LocalKeys, MakeKey, RotationError};
 use scanid_core::store::Backend;
 use serde_json::json;
 
@@ -72,11 +74,7 @@ pub struct RemoveArgs {
 /// Where the key set lives.
 enum Home {
     File(PathBuf),
-    Store {
-        store: Arc<dyn Backend>,
-        kms: Kms,
-        version: u64,
-    },
+    Store { store: Arc<dyn Backend>, kms: Kms },
 }
 
 async fn load(config: &ConfigArgs, now: Timestamp) -> Result<(Settings, KeySet, Home), CliError> {
@@ -90,50 +88,74 @@ async fn load(config: &ConfigArgs, now: Timestamp) -> Result<(Settings, KeySet, 
     let kms = Kms::from_config(&scanid_aws::profile_config().await?);
     let bootstrap = Bootstrap::from_mode(&settings.signing)
         .ok_or_else(|| CliError::Usage("keys: no key set for local signing".into()))?;
-    let (set, version) = load_or_create_set(store.as_ref(), &kms, bootstrap, now).await?;
-    let home = Home::Store {
-        store,
-        kms,
-        version,
-    };
+    let (set, _) = load_or_create_set(store.as_ref(), &kms, bootstrap, now).await?;
+    let home = Home::Store { store, kms };
     Ok((settings, set, home))
 }
 
-async fn save(home: &Home, set: &KeySet, now: Timestamp) -> Result<(), CliError> {
-    match home {
-        Home::File(dir) => set.save(dir)?,
-        Home::Store { store, version, .. } => {
-            save_set(store.as_ref(), set, Some(*version), now).await?
-        }
-    }
-    Ok(())
+/// How the CLI makes a new key in each mode: in the key file, a new (or the given) KMS key,
+/// or a key wrapped under the KMS key.
+struct CliKeys<'a> {
+    settings: &'a Settings,
+    home: &'a Home,
+    new_kms_key_id: Option<&'a str>,
 }
 
-/// Rotation step 1 in each mode: a new key, published but not signing.
-async fn publish_next(
-    settings: &Settings,
-    home: &Home,
-    set: &mut KeySet,
-    alg: Alg,
-    new_kms_key_id: Option<&str>,
-    now: Timestamp,
-) -> Result<String, CliError> {
-    let kid = match (&settings.signing, home) {
-        (SigningMode::Kms { .. }, Home::Store { kms, .. }) => {
-            let table = match &settings.store {
-                StoreSettings::DynamoDb { table } => table.as_str(),
-                StoreSettings::Embedded { .. } => "embedded",
-            };
-            let key = kms.new_kms_key(alg, new_kms_key_id, table, now).await?;
-            set.push_next(key)?.kid.clone()
+#[async_trait::async_trait]
+impl MakeKey for CliKeys<'_> {
+    async fn make(&self, alg: Alg, now: Timestamp) -> Result<StoredKey, RotationError> {
+        Ok(match (&self.settings.signing, self.home) {
+            (SigningMode::Kms { .. }, Home::Store { kms, .. }) => {
+                let table = match &self.settings.store {
+                    StoreSettings::DynamoDb { table } => table.as_str(),
+                    StoreSettings::Embedded { .. } => "embedded",
+                };
+                kms.new_kms_key(alg, self.new_kms_key_id, table, now)
+                    .await?
+            }
+            (SigningMode::KmsEnvelope { key_id }, Home::Store { kms, .. }) => {
+                kms.new_envelope_key(alg, key_id, now).await?
+            }
+            _ => return LocalKeys.make(alg, now).await,
+        })
+    }
+}
+
+impl Home {
+    fn key_home(&self) -> KeyHome<'_> {
+        match self {
+            Home::File(dir) => KeyHome::File(dir),
+            Home::Store { store, .. } => KeyHome::Store(store.as_ref()),
         }
-        (SigningMode::KmsEnvelope { key_id }, Home::Store { kms, .. }) => {
-            let key = kms.new_envelope_key(alg, key_id, now).await?;
-            set.push_next(key)?.kid.clone()
+    }
+}
+
+/// The longest a token signed by a retired key may live.
+fn lifetime(settings: &Settings) -> i64 {
+    settings
+        .lifetimes
+        .access_token
+        .max(settings.lifetimes.refresh_token)
+}
+
+/// A refused step as the CLI has always said it.
+fn cli_err(e: RotationError) -> CliError {
+    match e {
+        RotationError::TooSoon { kid, .. } => CliError::Usage(format!(
+            "next key {kid} was published less than {PUBLISH_BEFORE_ACTIVATE_SECS} s ago; \
+             relying parties may not have it yet (wait, or use --force)"
+        )),
+        RotationError::MayBeLive { kid, lifetime } => CliError::Usage(format!(
+            "key error: {kid} was retired less than {lifetime} s ago; tokens it signed may be live (use --force)"
+        )),
+        RotationError::UnknownKey(_) | RotationError::ActiveKey(_) | RotationError::NotHere(_) => {
+            CliError::Usage(format!("key error: {e}"))
         }
-        _ => set.add_next(alg, now)?.kid.clone(),
-    };
-    Ok(kid)
+        RotationError::Changed => CliError::from(SignError::Key(
+            "the key set was changed by someone else meanwhile; run the command again".into(),
+        )),
+        RotationError::Key(e) => CliError::from(e),
+    }
 }
 
 fn describe(file: &KeySet) -> serde_json::Value {
@@ -169,63 +191,31 @@ pub async fn run(cmd: KeysCommand) -> Result<(), CliError> {
         KeysCommand::Rotate(a) => {
             let alg = Alg::parse(&a.alg)
                 .ok_or_else(|| CliError::Usage(format!("--alg {:?}: RS256 or ES256", a.alg)))?;
-            let (settings, mut file, home) = load(&a.config, now).await?;
-            let next = file
-                .keys
-                .iter()
-                .find(|k| k.alg == alg && k.state == KeyState::Next)
-                .cloned();
-            let out = match next {
-                None => {
-                    let kid = publish_next(
-                        &settings,
-                        &home,
-                        &mut file,
-                        alg,
-                        a.new_kms_key_id.as_deref(),
-                        now,
-                    )
-                    .await?;
-                    json!({ "step": "published", "kid": kid,
-                            "activate_after": now.plus_secs(PUBLISH_BEFORE_ACTIVATE_SECS).to_rfc3339_millis() })
-                }
-                Some(k) => {
-                    if !a.force && now < k.created_at.plus_secs(PUBLISH_BEFORE_ACTIVATE_SECS) {
-                        return Err(CliError::Usage(format!(
-                            "next key {} was published less than {PUBLISH_BEFORE_ACTIVATE_SECS} s ago; \
-                             relying parties may not have it yet (wait, or use --force)",
-                            k.kid
-                        )));
-                    }
-                    file.activate(&k.kid, now)?;
-                    let lifetime = settings
-                        .lifetimes
-                        .access_token
-                        .max(settings.lifetimes.refresh_token);
-                    json!({ "step": "activated", "kid": k.kid,
-                            "remove_retired_after": now.plus_secs(lifetime).to_rfc3339_millis() })
-                }
+            // Loading creates the key set where it is missing (the KMS modes' first use).
+            let (settings, _, home) = load(&a.config, now).await?;
+            let maker = CliKeys {
+                settings: &settings,
+                home: &home,
+                new_kms_key_id: a.new_kms_key_id.as_deref(),
             };
-            save(&home, &file, now).await?;
-            scanid_core::audit::Audit::new(scanid_core::audit::Event::KeyRotated)
-                .source("operator")
-                .detail(if out["step"] == "published" {
-                    "published"
-                } else {
-                    "activated"
-                })
-                .emit();
-            print_json(&out);
+            let step = rotation::rotate(
+                home.key_home(),
+                &maker,
+                alg,
+                a.force,
+                lifetime(&settings),
+                now,
+                "operator",
+            )
+            .await
+            .map_err(cli_err)?;
+            print_json(&step.to_json());
         }
         KeysCommand::Remove(a) => {
-            let (settings, mut file, home) = load(&a.config, now).await?;
-            let lifetime = settings
-                .lifetimes
-                .access_token
-                .max(settings.lifetimes.refresh_token);
-            file.remove(&a.kid, now, lifetime, a.force)
-                .map_err(|e| CliError::Usage(e.to_string()))?;
-            save(&home, &file, now).await?;
+            let (settings, _, home) = load(&a.config, now).await?;
+            rotation::remove(home.key_home(), &a.kid, a.force, lifetime(&settings), now)
+                .await
+                .map_err(cli_err)?;
             print_json(&json!({ "kid": a.kid, "removed": true }));
         }
     }

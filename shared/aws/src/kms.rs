@@ -506,6 +506,15 @@ impl BuildKeyring for Kms {
     async fn keyring(&self, set: &KeySet) -> Result<Keyring, SignError> {
         Kms::keyring(self, set).await
     }
+
+    async fn wrap_new_key(
+        &self,
+        alg: Alg,
+        wrapping_key_id: &str,
+        now: Timestamp,
+    ) -> Result<StoredKey, SignError> {
+        self.new_envelope_key(alg, wrapping_key_id, now).await
+    }
 }
 
 #[cfg(test)]

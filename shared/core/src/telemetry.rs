@@ -68,17 +68,7 @@ struct Fields(StoredEvent);
 
 impl Visit for Fields {
     fn record_str(&mut self, field: &Field, value: &str) {
-        let v = || Some(value.to_owned());
-        match field.name() {
-            "event" => self.0.name = value.to_owned(),
-            "outcome" => self.0.outcome = value.to_owned(),
-            "client_id" => self.0.client_id = v(),
-            "sub" => self.0.sub = v(),
-            "source" => self.0.source = v(),
-            "detail" => self.0.detail = v(),
-            "object" => self.0.object = v(),
-            _ => {}
-        }
+        self.0.set_audit_field(field.name(), value);
     }
     fn record_debug(&mut self, _: &Field, _: &dyn std::fmt::Debug) {}
 }

@@ -143,6 +143,18 @@ pub fn statements(name: &'static str) -> Result<Vec<Statement>, String> {
             &["dynamodb:Query"],
             "!Sub ${EventsTable.Arn}/index/*",
         ));
+        // Key rotation's first step in kms-envelope mode wraps the new key under the table's
+        // wrapping key. In kms mode the table's keys are signing keys, which cannot encrypt:
+        // the statement allows nothing there, and the admin API creates no KMS key.
+        out.push(Statement {
+            condition: Some("StringEquals:\n  aws:ResourceTag/scanid-table: !Ref Table"),
+            comment: Some("Rotating the keys (kms-envelope): wrap a new key"),
+            ..statement(
+                "WrapNewSigningKeys",
+                &["kms:Encrypt"],
+                "!Sub arn:${AWS::Partition}:kms:${AWS::Region}:${AWS::AccountId}:key/*",
+            )
+        });
     }
     if handler.photos() {
         let actions: &[&str] = match (extras.photo_actions, handler.access()) {
@@ -298,7 +310,24 @@ pub fn function_yaml(name: &'static str) -> Result<String, String> {
          RetentionInDays: !Ref LogRetentionDays\n",
         logs = camel(name) + "Logs"
     ));
+    out.push_str(&audit_subscription(name));
     Ok(out)
+}
+
+/// The CloudWatch Logs filter pattern of the audit lines: the JSON log lines whose message is
+/// `audit` (scanid-lambda's format; see `scanid_lambda::events_writer`).
+pub const AUDIT_FILTER_PATTERN: &str = r#"{ $.message = "audit" }"#;
+
+/// The subscription filter that hands the audit lines of function `name`'s log group to the
+/// events writer (`EventsWriterFunction`, which CloudWatch Logs may invoke once
+/// `EventsWriterInvokedByLogs` allows it).
+pub fn audit_subscription(name: &str) -> String {
+    format!(
+        "\n  {camel}AuditEvents:\n    Type: AWS::Logs::SubscriptionFilter\n    DependsOn: EventsWriterInvokedByLogs\n    \
+         Properties:\n      LogGroupName: !Ref {camel}Logs\n      FilterPattern: '{AUDIT_FILTER_PATTERN}'\n      \
+         DestinationArn: !GetAtt EventsWriterFunction.Arn\n",
+        camel = camel(name)
+    )
 }
 
 /// `template` with its generated functions (between [`BEGIN`] and [`END`]) written anew.

@@ -255,6 +255,8 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/admin/realms/{realm}/events", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/admin-events", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/keys", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("POST", "/admin/realms/{realm}/keys/rotate", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("DELETE", "/admin/realms/{realm}/keys/{kid}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     route("POST", "/admin/realms/{realm}/partialImport", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     // The admin console: its page (writes the console's built-in client when it differs),
     // its files, and Keycloak's console URL sent to the page. After the API's literal paths.

@@ -7,11 +7,13 @@
 //! [`run_signing`] for those that sign (KMS or KMS-envelope); [`run_photos`] and
 //! [`run_signing_photos`] also link the S3 client of hosted photos. The functions that end
 //! sessions put back-channel logout deliveries on the queue `SCANID_BACKCHANNEL_QUEUE_URL`
-//! names; [`sender::run`] is the function that reads it.
+//! names; [`sender::run`] is the function that reads it. [`events_writer::run`] is the function
+//! that writes the audit lines CloudWatch Logs hands it to the events table.
 #![forbid(unsafe_code)]
 #![warn(unreachable_pub)]
 #![warn(missing_docs)]
 
+pub mod events_writer;
 pub mod sender;
 pub mod telemetry;
 
@@ -30,9 +32,9 @@ use scanid_core::store::{Backend, PhotoStore};
 use scanid_core::Context;
 use scanid_http::routes::{self, Access, Endpoint, Handler};
 
-/// The functions that are not HTTP routes: triggered by a queue (the route table names the
-/// others).
-pub const QUEUE_FUNCTIONS: &[&str] = &["backchannel-sender"];
+/// The functions that are not HTTP routes (the route table names the others): triggered by a
+/// queue (`backchannel-sender`) or by a CloudWatch Logs subscription (`events-writer`).
+pub const QUEUE_FUNCTIONS: &[&str] = &["backchannel-sender", "events-writer"];
 
 /// Every handler as a value: `main.rs` names its own, so its binary links no other handler.
 pub use scanid_http::routes::endpoints;

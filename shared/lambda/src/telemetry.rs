@@ -25,16 +25,9 @@ use tracing_subscriber::Layer;
 
 /// JSON logs (no ANSI colours, no timestamp: CloudWatch adds it) and the audit metrics.
 pub fn init() {
-    let format = tracing_subscriber::fmt::layer()
-        .json()
-        .flatten_event(true)
-        .with_current_span(false)
-        .with_ansi(false)
-        .without_time()
-        .with_target(false);
     let filter = log_filter(std::env::var("RUST_LOG").ok().as_deref());
     let _ = tracing_subscriber::registry()
-        .with(format.with_filter(filter))
+        .with(log_format(std::io::stdout).with_filter(filter))
         .with(
             AuditMetrics {
                 namespace: namespace(),
@@ -44,6 +37,25 @@ pub fn init() {
             .with_filter(Targets::new().with_target("audit", LevelFilter::INFO)),
         )
         .try_init();
+}
+
+/// The functions' log lines, written to `writer`: one JSON object per line, the event's fields
+/// at the top level, no timestamp (CloudWatch stamps each log event), no target (an audit line
+/// is the one whose `message` is `audit`). The events writer reads the audit lines back
+/// ([`crate::events_writer`]).
+pub fn log_format<S, W>(writer: W) -> impl Layer<S>
+where
+    S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
+    tracing_subscriber::fmt::layer()
+        .json()
+        .flatten_event(true)
+        .with_current_span(false)
+        .with_ansi(false)
+        .without_time()
+        .with_target(false)
+        .with_writer(writer)
 }
 
 /// The metric namespace.

@@ -127,6 +127,27 @@ impl FreshKeys {
         )))
     }
 
+    /// Where the keys come from.
+    pub fn source(&self) -> &Source {
+        &self.source
+    }
+
+    /// Checks the key set again now, whatever its age: the process that just changed it
+    /// (the admin API's rotation) uses the change at once; the others within [`RELOAD_SECS`].
+    pub async fn reload(&self, now: Timestamp) -> Result<(), SignError> {
+        let _checking = self.checking.lock().await;
+        let held = self.held.load_full();
+        if let Some((ring, fingerprint)) = self.check(held.fingerprint.as_deref(), now).await? {
+            tracing::info!(?fingerprint, "signing keys changed; reloaded");
+            self.held.store(Arc::new(Held {
+                ring: Arc::new(ring),
+                checked_at: now,
+                fingerprint,
+            }));
+        }
+        Ok(())
+    }
+
     /// The keyring to use now (checked again first if it is older than [`RELOAD_SECS`]).
     pub async fn get(&self, now: Timestamp) -> Arc<Keyring> {
         let held = self.held.load();

@@ -234,6 +234,11 @@ impl KeySet {
         }
     }
 
+    /// Reads the key file in `data_dir`, if there is one (never creates it).
+    pub fn load(data_dir: &Path) -> Result<Option<Self>, SignError> {
+        Self::read(&Self::path(data_dir))
+    }
+
     fn read(path: &Path) -> Result<Option<Self>, SignError> {
         match std::fs::read(path) {
             Ok(bytes) => serde_json::from_slice(&bytes)
@@ -376,7 +381,8 @@ impl KeySet {
     }
 }
 
-fn new_key(alg: Alg, now: Timestamp) -> Result<StoredKey, SignError> {
+/// A new local key for `alg` (PKCS#8 in the key file), in state `next`.
+pub fn new_key(alg: Alg, now: Timestamp) -> Result<StoredKey, SignError> {
     let (jwk, der) = generate(alg)?;
     Ok(StoredKey::next(
         jwk,

@@ -7,7 +7,7 @@ use async_trait::async_trait;
 
 use super::local::{KeySet, Material, StoredKey};
 use super::Jwk;
-use super::{KeyState, Keyring, SignError};
+use super::{Alg, KeyState, Keyring, SignError};
 use crate::clock::Timestamp;
 use crate::store::{Backend, KeySets, StoreError};
 
@@ -17,6 +17,21 @@ use crate::store::{Backend, KeySets, StoreError};
 pub trait BuildKeyring: Send + Sync {
     /// The signers and verifying keys of `set`.
     async fn keyring(&self, set: &KeySet) -> Result<Keyring, SignError>;
+
+    /// A new `next` key for `alg`, generated here and stored encrypted under the KMS key
+    /// `wrapping_key_id` (`kms-envelope`'s rotation through the admin API). A builder with
+    /// no KMS client cannot.
+    async fn wrap_new_key(
+        &self,
+        alg: Alg,
+        wrapping_key_id: &str,
+        now: Timestamp,
+    ) -> Result<StoredKey, SignError> {
+        let _ = (alg, wrapping_key_id, now);
+        Err(SignError::Key(
+            "this process holds no KMS client to wrap a new key".into(),
+        ))
+    }
 }
 
 /// The keyring of a function that never signs: every key of the set verifies and is
@@ -98,7 +113,6 @@ pub async fn save_set(
 mod tests {
     use super::*;
     use crate::keys::local::generate;
-    use crate::keys::Alg;
 
     /// A function that never signs still advertises what the signing functions sign with
     /// (discovery's `id_token_signing_alg_values_supported`), and publishes every key.

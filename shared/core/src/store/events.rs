@@ -54,6 +54,49 @@ impl StoredEvent {
     pub fn is_admin(&self) -> bool {
         self.name.starts_with("admin.")
     }
+
+    /// Takes the audit line's field `field` (as [`crate::audit::Audit::emit`] names them:
+    /// `event`, `outcome`, `client_id`, `sub`, `source`, `detail`, `object`); any other field
+    /// is not the event's. The one mapping of an audit line to an event: the in-process capture
+    /// ([`crate::telemetry`]) and the log reader ([`StoredEvent::from_audit_json`]) both use it.
+    pub fn set_audit_field(&mut self, field: &str, value: &str) {
+        let v = || Some(value.to_owned());
+        match field {
+            "event" => self.name = value.to_owned(),
+            "outcome" => self.outcome = value.to_owned(),
+            "client_id" => self.client_id = v(),
+            "sub" => self.sub = v(),
+            "source" => self.source = v(),
+            "detail" => self.detail = v(),
+            "object" => self.object = v(),
+            _ => {}
+        }
+    }
+
+    /// The event of one audit line as a JSON log line writes it (the Lambda functions'
+    /// format, and `scanid` with `SCANID_LOG_FORMAT=json`: the fields at the top level, the
+    /// message `audit`), at `time` (ms; the log line carries none, its log event does); `None`
+    /// for any other line: not JSON, not an audit line, or one without an event name. Its id,
+    /// type and expiry are the caller's to give.
+    pub fn from_audit_json(line: &str, time: i64) -> Option<StoredEvent> {
+        let serde_json::Value::Object(fields) = serde_json::from_str(line.trim()).ok()? else {
+            return None;
+        };
+        let is_audit = |k: &str| fields.get(k).and_then(|v| v.as_str()) == Some("audit");
+        if !is_audit("message") && !is_audit("target") {
+            return None;
+        }
+        let mut e = StoredEvent {
+            time,
+            ..StoredEvent::default()
+        };
+        for (k, v) in &fields {
+            if let Some(v) = v.as_str() {
+                e.set_audit_field(k, v);
+            }
+        }
+        (!e.name.is_empty() && !e.outcome.is_empty()).then_some(e)
+    }
 }
 
 /// Which events a query wants; every filter given must hold.
@@ -151,4 +194,34 @@ impl EventStore for MemoryEvents {
 #[cfg(test)]
 mod tests {
     crate::event_suite!(async { (crate::store::events::MemoryEvents::default(), ()) });
+
+    use super::StoredEvent;
+
+    #[test]
+    fn an_audit_json_line_is_an_event_and_other_lines_are_not() {
+        let line = r#"{"level":"INFO","event":"login.approved","client_id":"shop","sub":"s1","outcome":"success","message":"audit"}"#;
+        let e = StoredEvent::from_audit_json(&format!("{line}\n"), 1234).unwrap();
+        assert_eq!(
+            (e.name.as_str(), e.outcome.as_str(), e.time),
+            ("login.approved", "success", 1234)
+        );
+        assert_eq!(
+            (e.client_id.as_deref(), e.sub.as_deref(), e.detail),
+            (Some("shop"), Some("s1"), None)
+        );
+        // The CLI's JSON lines name the target.
+        let cli = r#"{"level":"INFO","target":"audit","fields":{},"event":"key.rotated","outcome":"success","message":"x"}"#;
+        assert!(StoredEvent::from_audit_json(cli, 1).is_some());
+        for other in [
+            "",
+            "init",
+            "[1,2]",
+            r#"{"message":"init","event":"login.approved","outcome":"success"}"#,
+            r#"{"message":"audit","outcome":"success"}"#,
+            r#"{"message":"audit","event":"login.approved"}"#,
+            r#"{"message":"audit","event":7,"outcome":"success"}"#,
+        ] {
+            assert_eq!(StoredEvent::from_audit_json(other, 1), None, "{other}");
+        }
+    }
 }

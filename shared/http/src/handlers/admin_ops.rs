@@ -1,7 +1,8 @@
 //! The admin API's operations beside clients and users: `events` and `admin-events` (the
-//! stored audit events), `keys` (the signing keys). Reached from [`super::admin::admin`] once the realm is checked.
+//! stored audit events), `keys` (the signing keys, their rotation steps). Reached from [`super::admin::admin`] once the realm is checked.
 
 use crate::usecase::admin::events::{self, EventsQuery};
+use crate::usecase::admin::keys;
 use crate::Context;
 use crate::{json, query_pairs, HttpError, Request, Response};
 
@@ -37,14 +38,58 @@ pub(crate) async fn serve(
                 .map(|v| no_store(json(200, &v)))
                 .map_err(HttpError::from)
         }
-        "GET" if path.ends_with("/keys") => crate::usecase::admin::keys::keys(ctx, token, src)
+        "GET" if path.ends_with("/keys") => keys::keys(ctx, token, src)
             .await
             .map(|v| no_store(json(200, &v)))
             .map_err(HttpError::from),
+        "POST" if path.trim_end_matches('/').ends_with("/keys/rotate") => {
+            let (alg, force) = match key_query(req) {
+                Ok(q) => q,
+                Err(e) => return Some(Err(e)),
+            };
+            keys::rotate(ctx, token, src, alg.as_deref(), force)
+                .await
+                .map(|v| no_store(json(200, &v)))
+                .map_err(HttpError::from)
+        }
+        "DELETE" if path.contains("/keys/") => {
+            let Some(kid) = crate::path_param(req, "kid") else {
+                return Some(Err(HttpError::NotFound));
+            };
+            let force = match key_query(req) {
+                Ok((_, force)) => force,
+                Err(e) => return Some(Err(e)),
+            };
+            keys::remove(ctx, token, src, &kid, force)
+                .await
+                .map(|()| crate::finish(crate::base(204), lambda_http::Body::Empty))
+                .map_err(HttpError::from)
+        }
         "POST" if path.ends_with("/partialImport") => partial_import(ctx, req, token, src).await,
         _ => return None,
     };
     Some(answer)
+}
+
+/// The rotation calls' query: `alg` (`RS256`, the default, or `ES256`) and `force` (`true`:
+/// skip the waits, as the CLI's `--force`).
+fn key_query(req: &Request) -> Result<(Option<String>, bool), HttpError> {
+    let mut alg = None;
+    let mut force = false;
+    for (k, v) in query_pairs(req) {
+        match k.as_str() {
+            "alg" => alg = Some(v),
+            "force" => {
+                force = match v.as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => return Err(HttpError::bad_request("force: true or false")),
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok((alg, force))
 }
 
 /// Keycloak's query parameters: `type` (repeatable, or comma-separated), `client`, `user`,
@@ -80,7 +125,8 @@ const MAX_IMPORT: usize = 1024 * 1024;
 /// `ifResourceExists` `FAIL`, `SKIP` or `OVERWRITE`): its clients through the admin API's own
 /// create and update calls (each authorized and audited as one), everything else listed in
 /// `notImported`, what a client lost in `warnings`. With `FAIL` (the default) a client that
-/// exists already stops the import before anything is written (409).
+/// exists already stops the import before anything is written (409); with `OVERWRITE` a client
+/// that cannot be overwritten does (403, 400).
 async fn partial_import(
     ctx: &Context,
     req: &Request,
@@ -88,7 +134,6 @@ async fn partial_import(
     src: &crate::domain::ratelimit::Source,
 ) -> Result<Response, HttpError> {
     use crate::usecase::admin::clients;
-    use scanid_core::service::admin::AdminError;
     // Authorized first: an anonymous caller learns nothing about the body's checks.
     clients::list(
         ctx,
@@ -118,28 +163,7 @@ async fn partial_import(
     }
     let plan = crate::domain::admin::import::plan(&export, ctx.settings.local_development())
         .map_err(HttpError::bad_request)?;
-    let mut exists = Vec::new();
-    for (id, _) in &plan.clients {
-        exists.push(match clients::read(ctx, token, src, id).await {
-            Ok(_) => true,
-            Err(AdminError::NotFound(_)) => false,
-            Err(e) => return Err(e.into()),
-        });
-    }
-    if policy == "FAIL" {
-        if let Some((id, _)) = plan
-            .clients
-            .iter()
-            .zip(&exists)
-            .find(|(_, e)| **e)
-            .map(|(c, _)| c)
-        {
-            return Err(AdminError::Conflict(format!(
-                "client {id} exists already (ifResourceExists FAIL): nothing was imported"
-            ))
-            .into());
-        }
-    }
+    let exists = existing(ctx, token, src, &plan.clients, &policy).await?;
     let (mut added, mut overwritten, mut skipped) = (0, 0, 0);
     let mut results = Vec::new();
     for ((id, rep), exists) in plan.clients.iter().zip(exists) {
@@ -175,4 +199,41 @@ async fn partial_import(
             "warnings": plan.warnings,
         }),
     )))
+}
+
+/// Which of the export's clients exist already; with `FAIL` one that does stops the import
+/// (409), and with `OVERWRITE` every one it would replace is checked first (the caller's
+/// reach, the export's settings), so a refusal writes nothing.
+async fn existing(
+    ctx: &Context,
+    token: Option<&str>,
+    src: &crate::domain::ratelimit::Source,
+    plan: &[(String, serde_json::Value)],
+    policy: &str,
+) -> Result<Vec<bool>, HttpError> {
+    use crate::usecase::admin::clients;
+    use scanid_core::service::admin::AdminError;
+    let mut exists = Vec::new();
+    for (id, _) in plan {
+        exists.push(match clients::read(ctx, token, src, id).await {
+            Ok(_) => true,
+            Err(AdminError::NotFound(_)) => false,
+            Err(e) => return Err(e.into()),
+        });
+    }
+    for ((id, rep), _) in plan.iter().zip(&exists).filter(|(_, e)| **e) {
+        match policy {
+            "FAIL" => {
+                return Err(AdminError::Conflict(format!(
+                    "client {id} exists already (ifResourceExists FAIL): nothing was imported"
+                ))
+                .into())
+            }
+            "OVERWRITE" => {
+                clients::check_update(ctx, token, src, id, rep.to_string().as_bytes()).await?
+            }
+            _ => {}
+        }
+    }
+    Ok(exists)
 }

@@ -39,6 +39,7 @@ const ASSETS: &[Asset] = &[
     module!("ui.js"),
     module!("clients.js"),
     module!("screens.js"),
+    module!("keys.js"),
     Asset {
         name: "console.css",
         content_type: "text/css; charset=utf-8",

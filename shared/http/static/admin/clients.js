@@ -221,17 +221,42 @@ function importFile() {
     const r = await api('POST', '/partialImport', realm);
     if (!r.ok) return out.replaceChildren(failure(r, 'Import'));
     const results = r.data?.results ?? [];
+    const notImported = r.data?.notImported ?? [];
+    const warnings = r.data?.warnings ?? [];
     out.replaceChildren(
       h(
         'p',
-        { class: 'note ok' },
+        { class: 'note ok', id: 'import-summary' },
         `Added ${r.data?.added ?? 0}, overwritten ${r.data?.overwritten ?? 0}, skipped ${r.data?.skipped ?? 0}.`,
       ),
-      table(
-        'What came over, and what did not',
-        ['Resource', 'Action', 'Note'],
-        results.map((x) => [x.resourceName ?? '', x.action ?? '', x.note ?? x.reason ?? '']),
+      h('h2', {}, 'What came over'),
+      h(
+        'div',
+        { id: 'import-came-over' },
+        table(
+          `${results.length} clients`,
+          ['Client', 'Action'],
+          results.map((x) => [x.resourceName ?? '', x.action ?? '']),
+        ),
       ),
+      h('h2', {}, 'What did not come over'),
+      h(
+        'div',
+        { id: 'import-not-imported' },
+        table(
+          `${notImported.length} not imported`,
+          ['Type', 'Name', 'Why'],
+          notImported.map((x) => [x.resourceType ?? '', x.resourceName ?? '', x.reason ?? '']),
+        ),
+      ),
+      h('h2', {}, 'What an imported client lost'),
+      warnings.length
+        ? h(
+            'ul',
+            { id: 'import-warnings' },
+            warnings.map((w) => h('li', {}, w)),
+          )
+        : h('p', { class: 'muted' }, 'Nothing.'),
     );
   });
   screen(

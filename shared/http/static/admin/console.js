@@ -3,7 +3,8 @@ import { login, finishLogin, logout, whoAmI, config } from './auth.js';
 import { api } from './api.js';
 import { h, screen, say } from './ui.js';
 import { clients } from './clients.js';
-import { identities, events, keys, overview } from './screens.js';
+import { identities, events, overview } from './screens.js';
+import { keys } from './keys.js';
 
 const SCREENS = { overview, clients, identities, events, keys };
 

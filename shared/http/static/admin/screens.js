@@ -1,5 +1,5 @@
-// Identities, events, keys and the overview, over Keycloak's paths (`.../users`,
-// `.../events`, `.../keys`). A call the server does not have yet shows "not available".
+// Identities, events and the overview, over Keycloak's paths (`.../users`,
+// `.../events`). A call the server does not have yet shows "not available".
 import { api } from './api.js';
 import { h, screen, say, field, table, failure, when } from './ui.js';
 
@@ -195,42 +195,6 @@ export async function events(filter = {}) {
     res.ok
       ? eventTable(`${res.data.length} events, newest first`, res.data)
       : failure(res, 'Events'),
-  );
-}
-
-/** Keys: the signing keys, and rotation. */
-export async function keys() {
-  const res = await api('GET', '/keys');
-  const rotate = h(
-    'button',
-    {
-      type: 'button',
-      id: 'rotate-keys',
-      onclick: async () => {
-        const r = await api('POST', '/keys/rotate');
-        if (!r.ok)
-          return say(`Rotate: ${r.missing ? 'not available' : `HTTP ${r.status}`}`, 'error');
-        say('Keys rotated.');
-        await keys();
-      },
-    },
-    'Rotate',
-  );
-  screen(
-    'Keys',
-    res.ok
-      ? table(
-          'Signing keys',
-          ['kid', 'Algorithm', 'Status', 'Use'],
-          (res.data.keys ?? []).map((k) => [
-            h('code', {}, k.kid),
-            k.algorithm ?? '',
-            k.status ?? '',
-            k.use ?? '',
-          ]),
-        )
-      : failure(res, 'Keys'),
-    rotate,
   );
 }
 

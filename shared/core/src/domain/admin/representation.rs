@@ -465,6 +465,33 @@ fn opt_strings(
     }
 }
 
+/// `old` with the fields `body` gives replaced (a `PUT`, and a Keycloak import's
+/// `OVERWRITE`): the same client id, creation time, registration and admin roles; the fields
+/// the body does not give stay. Its secret: the one the body sets (kept as its hash), else the
+/// old one; a client made confidential gets a new one (shown when regenerated); a public
+/// client has none. `enabled` absent keeps it as it was.
+pub fn replace(
+    old: &Client,
+    body: &Value,
+    local_development: bool,
+    rng: &dyn crate::random::Random,
+) -> Result<Client, RepresentationError> {
+    let merged = merge(body, as_new_client(old, local_development))?;
+    let (mut client, fresh) = crate::domain::client::register(merged.new, old.created_at, rng)?;
+    client.secret_hash = match (client.client_type, &merged.secret) {
+        (ClientType::Public, _) => None,
+        (ClientType::Confidential, Some(s)) => Some(s.hash()),
+        (ClientType::Confidential, None) => old.secret_hash.clone().or_else(|| {
+            fresh
+                .as_ref()
+                .map(crate::domain::client::ClientSecret::hash)
+        }),
+    };
+    client.registration = old.registration.clone();
+    client.disabled = merged.enabled.map_or(old.disabled, |e| !e);
+    Ok(client)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

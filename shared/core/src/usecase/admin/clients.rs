@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::context::Context;
 use crate::domain::admin::representation::{
-    as_new_client, merge, new_client_defaults, to_representation, RepresentationError,
+    merge, new_client_defaults, replace, to_representation, RepresentationError,
 };
 use crate::domain::admin::{outranks, AdminRole, Need, CONSOLE_CLIENT_ID};
 use crate::domain::client::{register, Client, ClientSecret, ClientType, GrantType};
@@ -143,26 +143,39 @@ pub async fn update(
         let (old, version) = find(ctx, id).await?;
         within_reach(&caller, &old)?;
         let local = ctx.settings.local_development();
-        let merged = merge(&body, as_new_client(&old, local)).map_err(bad)?;
-        let (mut client, fresh) = register(merged.new, old.created_at, ctx.random.as_ref())
-            .map_err(|e| bad(RepresentationError::Invalid(e)))?;
-        client.secret_hash = match (client.client_type, &merged.secret) {
-            (ClientType::Public, _) => None,
-            (ClientType::Confidential, Some(s)) => Some(s.hash()),
-            // Still confidential: the secret stays; made confidential: a new one, shown when
-            // regenerated.
-            (ClientType::Confidential, None) => old
-                .secret_hash
-                .clone()
-                .or_else(|| fresh.as_ref().map(ClientSecret::hash)),
-        };
-        client.registration = old.registration.clone();
-        client.disabled = merged.enabled.map_or(old.disabled, |e| !e);
+        let client = replace(&old, &body, local, ctx.random.as_ref()).map_err(bad)?;
         write(ctx, &client, version).await?;
         Ok(())
     }
     .await;
     caller.finish("clients.update", Some(id), r)
+}
+
+/// Whether `PUT .../clients/{id}` with `body` would be taken, writing nothing: a realm
+/// import's `OVERWRITE` checks every client before it writes one, so a client out of the
+/// caller's reach or a body that cannot replace its settings stops the import whole. A refusal
+/// is audited as the update's would be; a pass is not (the update that follows is).
+pub async fn check_update(
+    ctx: &Context,
+    token: Option<&str>,
+    source: &Source,
+    id: &str,
+    body: &[u8],
+) -> Result<(), AdminError> {
+    let caller = authorize(ctx, token, MANAGE, "clients.update", source).await?;
+    let r: Result<(), AdminError> = async {
+        let body = parse(body)?;
+        let (old, _) = find(ctx, id).await?;
+        within_reach(&caller, &old)?;
+        let local = ctx.settings.local_development();
+        replace(&old, &body, local, ctx.random.as_ref()).map_err(bad)?;
+        Ok(())
+    }
+    .await;
+    match r {
+        Ok(()) => Ok(()),
+        Err(e) => caller.finish("clients.update", Some(id), Err(e)),
+    }
 }
 
 /// `DELETE .../clients/{id}`: its tokens die with it.

@@ -16,7 +16,7 @@ use crate::domain::admin::events::{is_failure, keycloak_type, operation_type, re
 use crate::domain::admin::{AdminRole, Need};
 use crate::domain::ratelimit::Source;
 use crate::service::admin::{authorize, AdminError};
-use crate::store::events::{EventQuery, StoredEvent};
+use crate::store::events::{EventQuery, EventStore, StoredEvent};
 use crate::store::StoreError;
 
 const VIEW: Need = Need::Role(AdminRole::ViewEvents);
@@ -211,17 +211,48 @@ pub async fn store_captured(ctx: &Context, lines: Vec<StoredEvent>) -> Result<us
     let retention = ctx.settings.lifetimes.event_retention;
     let stamped = lines
         .into_iter()
-        .map(|mut e| {
+        .map(|e| {
             let mut bits = [0u8; 8];
             ctx.random.fill(&mut bits);
-            e.id = format!("{:013}-{}", e.time, hex(&bits));
-            e.kind = keycloak_type(&e.name, &e.outcome, e.detail.as_deref());
-            e.expires_at = Timestamp::from_millis(e.time).plus_secs(retention).secs();
-            e
+            stamp(e, &hex(&bits), retention)
         })
         .collect();
     store.append(stamped).await?;
     Ok(n)
+}
+
+/// Stores audit lines read back from a log (the Lambda `events-writer`: CloudWatch Logs hands
+/// it the functions' audit lines), each with the key of its log record (its log group, stream
+/// and log event id): stamped as [`store_captured`] does, but with an id derived from that key,
+/// so the same lines handed over again (Lambda retries a failed batch) are written over
+/// themselves, not twice. `retention` is `--event-retention-days`, in seconds. Returns how many.
+pub async fn store_logged(
+    store: &dyn EventStore,
+    retention: i64,
+    lines: Vec<(String, StoredEvent)>,
+) -> Result<usize, StoreError> {
+    let n = lines.len();
+    if n == 0 {
+        return Ok(0);
+    }
+    let stamped = lines
+        .into_iter()
+        .map(|(key, e)| {
+            let digest = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, key.as_bytes());
+            let tail = hex(digest.as_ref().get(..8).unwrap_or_default());
+            stamp(e, &tail, retention)
+        })
+        .collect();
+    store.append(stamped).await?;
+    Ok(n)
+}
+
+/// An event's id (`{time ms, 13 digits}-{tail}`), Keycloak type and expiry.
+fn stamp(mut e: StoredEvent, tail: &str, retention: i64) -> StoredEvent {
+    e.id = format!("{:013}-{tail}", e.time);
+    e.kind = keycloak_type(&e.name, &e.outcome, e.detail.as_deref());
+    e.expires_at = Timestamp::from_millis(e.time).plus_secs(retention).secs();
+    e
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -231,6 +262,52 @@ fn hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::date;
+
+    #[tokio::test]
+    async fn logged_lines_get_ids_from_their_keys_so_a_retry_writes_no_twin() {
+        use crate::clock::Timestamp;
+        use crate::store::events::{EventQuery, EventStore, MemoryEvents, StoredEvent};
+        let store = MemoryEvents::default();
+        let line = |name: &str, outcome: &str| StoredEvent {
+            time: 1_795_342_530_123,
+            name: name.into(),
+            outcome: outcome.into(),
+            client_id: Some("shop".into()),
+            ..StoredEvent::default()
+        };
+        let batch = vec![
+            ("g\ns\n1".to_owned(), line("login.approved", "success")),
+            ("g\ns\n2".to_owned(), line("login.denied", "denied")),
+        ];
+        assert_eq!(
+            super::store_logged(&store, 86_400, batch.clone())
+                .await
+                .ok(),
+            Some(2)
+        );
+        assert_eq!(
+            super::store_logged(&store, 86_400, batch).await.ok(),
+            Some(2)
+        );
+        let q = EventQuery {
+            max: 10,
+            ..EventQuery::default()
+        };
+        let got = store
+            .events(&q, Timestamp::from_millis(1_795_342_530_123))
+            .await
+            .unwrap();
+        assert_eq!(got.len(), 2, "{got:?}");
+        let mut kinds: Vec<&str> = got.iter().map(|e| e.kind.as_str()).collect();
+        kinds.sort_unstable();
+        assert_eq!(kinds, ["LOGIN", "LOGIN_ERROR"]);
+        assert!(got
+            .iter()
+            .all(|e| e.id.starts_with("1795342530123-") && e.id.len() == 30));
+        assert!(got.iter().all(|e| e.expires_at == 1_795_342_530 + 86_400));
+        let later = Timestamp::from_millis(1_795_342_530_123 + 86_401_000);
+        assert!(store.events(&q, later).await.unwrap().is_empty());
+    }
 
     #[test]
     fn dates_are_days_or_milliseconds() {

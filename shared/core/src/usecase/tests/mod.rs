@@ -56,6 +56,7 @@ async fn introspect_as_shop(env: &TestEnv, token: &str) -> Value {
     serde_json::to_value(response).unwrap()
 }
 
+mod admin_keys;
 mod authorize;
 mod consent;
 mod device_grant;
