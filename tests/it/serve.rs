@@ -88,11 +88,20 @@ fn discovery_has_every_spec_field_with_truthful_values() {
     );
     assert_eq!(
         d["token_endpoint_auth_methods_supported"],
-        json!(["client_secret_basic", "client_secret_post", "none"])
+        json!([
+            "client_secret_basic",
+            "client_secret_post",
+            "private_key_jwt",
+            "none"
+        ])
     );
     assert_eq!(
         d["introspection_endpoint_auth_methods_supported"],
-        json!(["client_secret_basic", "client_secret_post"])
+        json!([
+            "client_secret_basic",
+            "client_secret_post",
+            "private_key_jwt"
+        ])
     );
     assert_eq!(
         d["prompt_values_supported"],

@@ -17,7 +17,7 @@ use crate::cli::{print_json, CliError, ConfigArgs};
 #[derive(Debug, Subcommand)]
 pub enum ClientCommand {
     /// Register a client; prints its id and (once) its secret.
-    Create(CreateArgs),
+    Create(Box<CreateArgs>),
     /// List registered clients.
     List(StoreArgs),
     /// Show one client.
@@ -143,8 +143,57 @@ pub struct CreateArgs {
     /// realm-admin, manage-clients, view-clients, manage-users, view-users, view-events.
     #[arg(long = "admin-role")]
     pub admin_roles: Vec<String>,
+    /// A JWK Set file with the client's public keys: it then authenticates by
+    /// private_key_jwt (RFC 7523) only, and gets no secret.
+    #[arg(long, conflicts_with_all = ["jwks_uri", "public"])]
+    pub jwks: Option<std::path::PathBuf>,
+    /// Where the client publishes its JWK Set (https): private_key_jwt, no secret.
+    #[arg(long, conflicts_with = "public")]
+    pub jwks_uri: Option<String>,
+    /// The one algorithm its client assertions may use: ES256, PS256, RS256 or EdDSA
+    /// (default: any of them).
+    #[arg(long)]
+    pub token_endpoint_auth_alg: Option<String>,
+    /// Its authorization requests must be pushed first (RFC 9126): a request to the
+    /// authorization endpoint without a request_uri is refused.
+    #[arg(long = "require-par")]
+    pub require_par: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+/// `--jwks FILE` / `--jwks-uri URL` (and `--token-endpoint-auth-alg`): the client's keys,
+/// validated; `None` when neither is given.
+fn client_keys(
+    jwks: Option<&std::path::Path>,
+    jwks_uri: Option<&str>,
+    alg: Option<&str>,
+) -> Result<Option<scanid_core::domain::client_assertion::ClientKeys>, CliError> {
+    let set = match jwks {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| CliError::Usage(format!("--jwks {}: {e}", path.display())))?;
+            Some(serde_json::from_str(&text).map_err(|e| {
+                CliError::Usage(format!("--jwks {}: not JSON: {e}", path.display()))
+            })?)
+        }
+        None => None,
+    };
+    if set.is_none() && jwks_uri.is_none() {
+        if alg.is_some() {
+            return Err(CliError::Usage(
+                "--token-endpoint-auth-alg goes with --jwks or --jwks-uri".into(),
+            ));
+        }
+        return Ok(None);
+    }
+    scanid_core::domain::client_assertion::ClientKeys::new(
+        set,
+        jwks_uri.map(str::to_owned),
+        alg.map(str::to_owned),
+    )
+    .map(Some)
+    .map_err(|e| CliError::Usage(e.into()))
 }
 
 /// An admin role by its name.
@@ -167,8 +216,76 @@ pub struct UpdateArgs {
     /// The lowest acr every login must reach: 1, 2 or 3; `none`: what the request asks.
     #[arg(long)]
     pub require_acr: Option<String>,
+    /// Replace its keys with this JWK Set file (private_key_jwt; the secret stops working).
+    #[arg(long, conflicts_with = "jwks_uri")]
+    pub jwks: Option<std::path::PathBuf>,
+    /// Replace its keys with the JWK Set published here (private_key_jwt).
+    #[arg(long)]
+    pub jwks_uri: Option<String>,
+    /// The one algorithm of its assertions (with --jwks or --jwks-uri).
+    #[arg(long)]
+    pub token_endpoint_auth_alg: Option<String>,
+    /// `true`: its authorization requests must be pushed (RFC 9126); `false`: not required.
+    #[arg(long)]
+    pub require_par: Option<bool>,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+/// `scanid client update`: the policy, the keys and PAR of a client.
+async fn update(a: UpdateArgs, now: scanid_core::clock::Timestamp) -> Result<(), CliError> {
+    let keys = client_keys(
+        a.jwks.as_deref(),
+        a.jwks_uri.as_deref(),
+        a.token_endpoint_auth_alg.as_deref(),
+    )?;
+    if a.refuse_on.is_none() && a.require_acr.is_none() && keys.is_none() && a.require_par.is_none()
+    {
+        return Err(CliError::Usage(
+            "say what to change: --refuse-on, --require-acr, --jwks or --jwks-uri, --require-par"
+                .into(),
+        ));
+    }
+    let flags = a
+        .refuse_on
+        .as_deref()
+        .map(|f| refuse_on(Some(f)))
+        .transpose()?;
+    let acr = a
+        .require_acr
+        .as_deref()
+        .map(|v| require_acr(Some(v)))
+        .transpose()?;
+    let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+    let Some((mut c, version)) = store.client(&a.client_id, now).await? else {
+        return Err(CliError::Usage(format!("no client {:?}", a.client_id)));
+    };
+    if let Some(flags) = flags {
+        c.refuse_on = flags;
+    }
+    if let Some(acr) = acr {
+        c.require_acr = acr;
+    }
+    if let Some(keys) = keys {
+        if c.client_type == client::ClientType::Public {
+            return Err(CliError::Usage("a public client registers no keys".into()));
+        }
+        c.jwks = Some(keys);
+    }
+    if let Some(par) = a.require_par {
+        c.require_par = par;
+    }
+    match store.update_client(&c, version, now).await {
+        Ok(()) => {}
+        Err(StoreError::ConditionFailed) => {
+            return Err(CliError::Failed(
+                "the client changed meanwhile; try again".into(),
+            ))
+        }
+        Err(e) => return Err(e.into()),
+    }
+    print_json(&client_json(&c));
+    Ok(())
 }
 
 /// `--require-acr`'s level (`none` or nothing: none).
@@ -204,6 +321,8 @@ fn client_json(c: &client::Client) -> serde_json::Value {
         "require_pkce": c.require_pkce,
         "enabled": !c.disabled,
         "admin_roles": c.admin_roles,
+        "jwks": c.jwks,
+        "require_pushed_authorization_requests": c.require_par,
         "created_at": c.created_at.to_rfc3339_millis(),
         // Registered by itself (RFC 7591), not by an operator.
         "registered": registration::self_registered(c),
@@ -217,7 +336,7 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
     let clock = SystemClock;
     let now = clock.now();
     match cmd {
-        ClientCommand::Create(a) => create(a, now).await?,
+        ClientCommand::Create(a) => create(*a, now).await?,
         ClientCommand::Import(a) => crate::import::run(a).await?,
         ClientCommand::List(a) => {
             let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
@@ -231,43 +350,7 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
             };
             print_json(&client_json(&c));
         }
-        ClientCommand::Update(a) => {
-            if a.refuse_on.is_none() && a.require_acr.is_none() {
-                return Err(CliError::Usage(
-                    "say what to change: --refuse-on and/or --require-acr".into(),
-                ));
-            }
-            let flags = a
-                .refuse_on
-                .as_deref()
-                .map(|f| refuse_on(Some(f)))
-                .transpose()?;
-            let acr = a
-                .require_acr
-                .as_deref()
-                .map(|v| require_acr(Some(v)))
-                .transpose()?;
-            let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
-            let Some((mut c, version)) = store.client(&a.client_id, now).await? else {
-                return Err(CliError::Usage(format!("no client {:?}", a.client_id)));
-            };
-            if let Some(flags) = flags {
-                c.refuse_on = flags;
-            }
-            if let Some(acr) = acr {
-                c.require_acr = acr;
-            }
-            match store.update_client(&c, version, now).await {
-                Ok(()) => {}
-                Err(StoreError::ConditionFailed) => {
-                    return Err(CliError::Failed(
-                        "the client changed meanwhile; try again".into(),
-                    ))
-                }
-                Err(e) => return Err(e.into()),
-            }
-            print_json(&client_json(&c));
-        }
+        ClientCommand::Update(a) => update(a, now).await?,
         ClientCommand::Delete(a) => {
             let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
             if !store.delete_client(&a.client_id, now).await? {
@@ -402,6 +485,11 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
     }
     // A service account with no redirect URI has no code flow.
     let no_code_flow = a.redirect_uris.is_empty() && client_credentials && !device_code;
+    let jwks = client_keys(
+        a.jwks.as_deref(),
+        a.jwks_uri.as_deref(),
+        a.token_endpoint_auth_alg.as_deref(),
+    )?;
     let (client, secret) = client::register(
         NewClient {
             name: a.name,
@@ -423,6 +511,8 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             require_pkce: a.require_pkce,
             no_code_flow,
             admin_roles,
+            jwks,
+            require_par: a.require_par,
         },
         now,
         &SystemRandom::new(),

@@ -24,6 +24,9 @@ use scanid_core::clock::Clock;
 use scanid_core::reach::{Reach, Resolver, SystemResolver};
 use tokio::task::JoinHandle;
 
+pub mod jwks;
+pub use jwks::JwksHttp;
+
 /// The HTTP clients of deliveries: no redirects (the token goes to the registered URI only),
 /// no connection pool kept for long; one per [`Reach`].
 #[derive(Clone)]

@@ -69,6 +69,11 @@ pub struct Context {
     /// Where a host name points ([`crate::reach`]): the system's resolver in a running
     /// process; by default none (a registration is judged by its URI's spelling alone).
     pub resolver: Arc<dyn crate::reach::Resolver>,
+    /// Where clients' `jwks_uri` are fetched from ([`crate::client_jwks`]); by default
+    /// nowhere.
+    pub jwks_fetch: Arc<dyn crate::client_jwks::JwksFetch>,
+    /// The clients' fetched JWK Sets.
+    pub client_jwks: crate::client_jwks::JwksCache,
 }
 
 impl std::fmt::Debug for Context {
@@ -126,6 +131,8 @@ impl Context {
             backchannel: Arc::new(Undeliverable),
             geoip: Arc::new(crate::geoip::NoGeoIp),
             resolver: Arc::new(crate::reach::NoResolver),
+            jwks_fetch: Arc::new(crate::client_jwks::NoFetch),
+            client_jwks: Default::default(),
         })
     }
 
@@ -154,6 +161,12 @@ impl Context {
     /// The same context with host names resolved by `resolver`.
     pub fn with_resolver(mut self, resolver: Arc<dyn crate::reach::Resolver>) -> Self {
         self.resolver = resolver;
+        self
+    }
+
+    /// The same context with clients' `jwks_uri` fetched through `fetch`.
+    pub fn with_jwks_fetch(mut self, fetch: Arc<dyn crate::client_jwks::JwksFetch>) -> Self {
+        self.jwks_fetch = fetch;
         self
     }
 

@@ -19,6 +19,7 @@
 pub mod answer;
 pub mod audit;
 pub mod backchannel;
+pub mod client_jwks;
 pub mod clock;
 pub mod config;
 pub mod context;

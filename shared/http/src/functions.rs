@@ -229,6 +229,8 @@ pub const FUNCTIONS: &[Function] = &[
     },
     described("device-authorization", "Device authorization endpoint (RFC 8628): device code and user code",
         sample("", Some(Body::Form("client_id=unknown&client_secret=wrong&scope=openid")), NO_CLIENT)),
+    described("par", "Pushed authorization requests (RFC 9126): the request validated and stored, its request_uri answered",
+        sample("", Some(Body::Form("client_id=unknown&client_secret=wrong&response_type=code")), NO_CLIENT)),
     // The code entry form, prefilled.
     described("device-pages", "Device grant verification page (RFC 8628): type the code, then the QR login", Sample {
         query: "user_code=BCDF-GHJK",

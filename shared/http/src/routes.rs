@@ -74,6 +74,8 @@ pub enum Handler {
     ClientRegistration,
     /// The device authorization endpoint (RFC 8628 §3.1).
     DeviceAuthorization,
+    /// Pushed authorization requests (RFC 9126).
+    PushedAuthorization,
     /// The device grant's verification page (RFC 8628 §3.3): type the code, then the QR.
     DevicePages,
     /// Passkeys (issue 26): WebAuthn challenges, and an identity's keys listed, added, removed.
@@ -170,6 +172,8 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/realms/{realm}/app/names/{name}", Handler::DeviceName, "app-name", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/app/login-sessions/{login_session_id}", Handler::DeviceDecide, "app-decide", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/protocol/openid-connect/token", Handler::Token, "token", SIGN, CORS, NO_PHOTOS),
+    // RFC 9126 at Keycloak's path: stores the pushed request (one write).
+    route("POST", "/realms/{realm}/protocol/openid-connect/ext/par/request", Handler::PushedAuthorization, "par", WRITE, NO_CORS, NO_PHOTOS),
     // RFC 8628 at Keycloak's paths.
     route("POST", "/realms/{realm}/protocol/openid-connect/auth/device", Handler::DeviceAuthorization, "device-authorization", WRITE, NO_CORS, NO_PHOTOS),
     route("GET",  "/realms/{realm}/device", Handler::DevicePages, "device-pages", WRITE, NO_CORS, NO_PHOTOS),
@@ -352,6 +356,7 @@ endpoints! {
     PHOTO => Photo: handlers::directory::photo,
     CLIENT_REGISTRATION => ClientRegistration: handlers::registration::registration,
     DEVICE_AUTHORIZATION => DeviceAuthorization: handlers::device_grant::authorization,
+    PUSHED_AUTHORIZATION => PushedAuthorization: handlers::par::push,
     DEVICE_PAGES => DevicePages: handlers::device_grant::page [pages],
     DEVICE_PASSKEYS => DevicePasskeys: handlers::passkeys::passkeys,
     ADMIN => Admin: handlers::admin::admin,

@@ -255,6 +255,14 @@ async fn context(
         .as_deref()
         .map(|t| Arc::new(scanid_aws::events::DynamoEvents::new(&config, t)));
     let mut ctx = Context::running(settings, store, keys).await?;
+    // Clients' jwks_uri (private_key_jwt), fetched with the SSRF guards of back-channel
+    // delivery.
+    match scanid_backchannel::http_client() {
+        Ok(http) => ctx = ctx.with_jwks_fetch(Arc::new(scanid_backchannel::JwksHttp::new(http))),
+        Err(e) => {
+            tracing::error!(error = %e, "no HTTP client: clients' jwks_uri cannot be fetched")
+        }
+    }
     if let Some(events) = events {
         ctx = ctx.with_events(events);
     }

@@ -24,6 +24,13 @@ pub async fn context(settings: Settings) -> Result<Context, StartError> {
         clock,
         RetryPolicy::DEFAULT,
     )));
+    let ctx = match scanid_backchannel::http_client() {
+        Ok(http) => ctx.with_jwks_fetch(Arc::new(scanid_backchannel::JwksHttp::new(http))),
+        Err(e) => {
+            tracing::error!(error = %e, "no HTTP client: clients' jwks_uri cannot be fetched");
+            ctx
+        }
+    };
     let ctx = match events {
         Some(e) => ctx.with_events(e),
         None => ctx,

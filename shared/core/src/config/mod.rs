@@ -115,6 +115,8 @@ pub struct Settings {
     /// `nonce` and `state` required on every authorization request (else: `nonce` optional,
     /// `state` optional with PKCE).
     pub require_nonce: bool,
+    /// Every client must use pushed authorization requests (RFC 9126).
+    pub require_par: bool,
     /// The resource servers access tokens may be issued for (RFC 8707), as registered.
     pub resources: Vec<String>,
     /// Anyone may register a client (RFC 7591) without an initial access token.
@@ -191,6 +193,7 @@ impl Settings {
             trusted_proxies,
             edge_secret: edge_secret(raw)?,
             require_nonce: flag(&setting::REQUIRE_NONCE, raw)?,
+            require_par: flag(&setting::REQUIRE_PUSHED_AUTHORIZATION_REQUESTS, raw)?,
             resources: crate::domain::resource_indicator::registry(list(
                 setting::RESOURCES.raw(raw),
             ))
@@ -212,6 +215,10 @@ impl crate::domain::issuer::Issuer for Settings {
 
     fn lifetimes(&self) -> &Lifetimes {
         &self.lifetimes
+    }
+
+    fn require_pushed_requests(&self) -> bool {
+        self.require_par
     }
 }
 

@@ -219,6 +219,10 @@ settings! {
         flag: Some("require-nonce"), default: Some("false"), repeatable: false,
         help: "`true`: nonce and state required on every authorization request (default: nonce optional, state optional with PKCE S256)",
     }
+    REQUIRE_PUSHED_AUTHORIZATION_REQUESTS require_pushed_authorization_requests = "SCANID_REQUIRE_PUSHED_AUTHORIZATION_REQUESTS" {
+        flag: Some("require-pushed-authorization-requests"), default: Some("false"), repeatable: false,
+        help: "`true`: every client must push its authorization requests (RFC 9126) first; a request to the authorization endpoint without a request_uri is refused",
+    }
     RESOURCES resources = "SCANID_RESOURCES" {
         flag: Some("resource"), default: None, repeatable: true,
         help: "A resource server access tokens may be issued for (RFC 8707; repeatable absolute URI without fragment; default none)",

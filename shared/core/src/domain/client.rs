@@ -82,6 +82,13 @@ pub struct Client {
     /// client-credentials tokens may call the admin API within them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub admin_roles: Vec<crate::domain::admin::AdminRole>,
+    /// Its public keys: set, the client authenticates by `private_key_jwt` only
+    /// ([`crate::domain::client_assertion`]), never by a secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jwks: Option<crate::domain::client_assertion::ClientKeys>,
+    /// Its authorization requests must be pushed first (RFC 9126 §6).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub require_par: bool,
 }
 
 /// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2). A
@@ -96,6 +103,8 @@ pub enum AuthMethod {
     ClientSecretPost,
     /// A public client: no secret, PKCE required.
     None,
+    /// A JWT signed with one of its registered keys (RFC 7523 §2.2).
+    PrivateKeyJwt,
 }
 
 impl AuthMethod {
@@ -105,6 +114,7 @@ impl AuthMethod {
             AuthMethod::ClientSecretBasic => "client_secret_basic",
             AuthMethod::ClientSecretPost => "client_secret_post",
             AuthMethod::None => "none",
+            AuthMethod::PrivateKeyJwt => "private_key_jwt",
         }
     }
 
@@ -114,6 +124,7 @@ impl AuthMethod {
             "client_secret_basic" => Some(AuthMethod::ClientSecretBasic),
             "client_secret_post" => Some(AuthMethod::ClientSecretPost),
             "none" => Some(AuthMethod::None),
+            "private_key_jwt" => Some(AuthMethod::PrivateKeyJwt),
             _ => None,
         }
     }
@@ -135,6 +146,9 @@ impl Client {
     /// client: only the `token_endpoint_auth_method` it registered (RFC 7591 §2), so a
     /// registration saying `client_secret_post` is not also a Basic client.
     pub fn accepts_secret_by(&self, basic: bool) -> bool {
+        if self.jwks.is_some() {
+            return false;
+        }
         match self
             .registration
             .as_ref()
@@ -143,7 +157,7 @@ impl Client {
             None => true,
             Some(AuthMethod::ClientSecretBasic) => basic,
             Some(AuthMethod::ClientSecretPost) => !basic,
-            Some(AuthMethod::None) => false,
+            Some(AuthMethod::None | AuthMethod::PrivateKeyJwt) => false,
         }
     }
 }
@@ -365,6 +379,11 @@ pub struct NewClient {
     pub no_code_flow: bool,
     /// The admin roles of its service account (`client_credentials` clients only).
     pub admin_roles: Vec<crate::domain::admin::AdminRole>,
+    /// Public keys (already validated): the client authenticates by `private_key_jwt` and
+    /// gets no secret.
+    pub jwks: Option<crate::domain::client_assertion::ClientKeys>,
+    /// Its authorization requests must be pushed first (RFC 9126).
+    pub require_par: bool,
 }
 
 /// Why a registration was refused.
@@ -399,6 +418,9 @@ pub enum RegistrationError {
     /// A public client asked for `client_credentials`.
     #[error("a public client cannot use client_credentials")]
     PublicClientCredentials,
+    /// A public client registered keys to authenticate with.
+    #[error("a public client does not authenticate, so it registers no jwks")]
+    PublicKeys,
     /// A public client asked to be a resource server.
     #[error("a resource server authenticates, so it cannot be a public client")]
     PublicResourceServer,
@@ -436,6 +458,7 @@ pub fn register(
         None => ClientId::new(random::uuid_v4(rng).to_string()),
     };
     check_grants(&new)?;
+    let (client_type, secret) = credentials(&new, rng)?;
     for uri in new
         .redirect_uris
         .iter()
@@ -486,11 +509,6 @@ pub fn register(
     if new.device_code {
         grant_types.push(GrantType::DeviceCode);
     }
-    let (client_type, secret) = if new.public {
-        (ClientType::Public, None)
-    } else {
-        (ClientType::Confidential, Some(ClientSecret::generate(rng)))
-    };
     let client = Client {
         client_id,
         name,
@@ -513,8 +531,23 @@ pub fn register(
         require_pkce: new.require_pkce && !new.public,
         disabled: false,
         admin_roles: dedup_roles(new.admin_roles),
+        jwks: new.jwks,
+        require_par: new.require_par,
     };
     Ok((client, secret))
+}
+
+/// Public (no secret), by keys (no secret), or a new secret.
+fn credentials(
+    new: &NewClient,
+    rng: &dyn Random,
+) -> Result<(ClientType, Option<ClientSecret>), RegistrationError> {
+    Ok(match (new.public, new.jwks.is_some()) {
+        (true, true) => return Err(RegistrationError::PublicKeys),
+        (true, false) => (ClientType::Public, None),
+        (false, true) => (ClientType::Confidential, None),
+        (false, false) => (ClientType::Confidential, Some(ClientSecret::generate(rng))),
+    })
 }
 
 /// The flows a client asks for agree with each other: redirect URIs for the code flow (none

@@ -48,7 +48,11 @@ fn strings(v: &[&str]) -> Vec<String> {
 pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfiguration {
     let issuer = settings.issuer();
     let oidc = |p: &str| format!("{issuer}/protocol/openid-connect/{p}");
-    let client_auth = strings(&["client_secret_basic", "client_secret_post"]);
+    let client_auth = strings(&[
+        "client_secret_basic",
+        "client_secret_post",
+        "private_key_jwt",
+    ]);
     OpenIdConfiguration {
         authorization_endpoint: oidc("auth"),
         token_endpoint: oidc("token"),
@@ -60,13 +64,17 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
         revocation_endpoint: oidc("revoke"),
         registration_endpoint: crate::domain::registration::endpoint(&issuer),
         device_authorization_endpoint: oidc("auth/device"),
+        pushed_authorization_request_endpoint: oidc("ext/par/request"),
+        require_pushed_authorization_requests: settings.require_pushed_requests(),
         issuer,
         response_types_supported: strings(&["code"]),
         subject_types_supported: strings(&["public"]),
         id_token_signing_alg_values_supported: algs.iter().map(|a| a.as_str().to_owned()).collect(),
+        // No client_secret_jwt: secrets are kept hashed (domain::client_assertion says why).
         token_endpoint_auth_methods_supported: strings(&[
             "client_secret_basic",
             "client_secret_post",
+            "private_key_jwt",
             "none",
         ]),
         claims_supported: strings(CLAIMS),
@@ -87,7 +95,9 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
         code_challenge_methods_supported: strings(&["S256"]),
         scopes_supported: strings(SCOPES),
         response_modes_supported: strings(&["query", "fragment", "form_post"]),
-        token_endpoint_auth_signing_alg_values_supported: Vec::new(),
+        token_endpoint_auth_signing_alg_values_supported: strings(
+            crate::domain::client_assertion::ALGS,
+        ),
         // Request objects by value, unsigned only (domain::request_object says why).
         request_parameter_supported: true,
         request_object_signing_alg_values_supported: strings(&["none"]),
@@ -98,6 +108,7 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
         revocation_endpoint_auth_methods_supported: strings(&[
             "client_secret_basic",
             "client_secret_post",
+            "private_key_jwt",
             "none",
         ]),
         authorization_response_iss_parameter_supported: true,

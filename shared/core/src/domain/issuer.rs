@@ -8,6 +8,10 @@ pub trait Issuer {
     fn issuer(&self) -> String;
     /// Token and session lifetimes.
     fn lifetimes(&self) -> &Lifetimes;
+    /// Every client must push its authorization requests (RFC 9126).
+    fn require_pushed_requests(&self) -> bool {
+        false
+    }
 }
 
 /// Token and session lifetimes, in seconds.

@@ -6,8 +6,10 @@
 //! name and back-channel checks. Of the metadata of RFC 7591 §2 and OIDC Dynamic Client
 //! Registration §2, scanid keeps what its client model has: `redirect_uris`,
 //! `token_endpoint_auth_method`, `grant_types`, `response_types`, `client_name`,
-//! `post_logout_redirect_uris`, `backchannel_logout_uri` and `id_token_signed_response_alg`.
-//! Every other field (`logo_uri`, `client_uri`, `policy_uri`, `tos_uri`, `contacts`, `jwks`,
+//! `post_logout_redirect_uris`, `backchannel_logout_uri`, `id_token_signed_response_alg`, and
+//! for `private_key_jwt` `jwks` or `jwks_uri` and `token_endpoint_auth_signing_alg`, and
+//! `require_pushed_authorization_requests`.
+//! Every other field (`logo_uri`, `client_uri`, `policy_uri`, `tos_uri`, `contacts`,
 //! `scope`, `software_id`, ...) is ignored and not echoed back (RFC 7591 §3.2.1 lets the server
 //! say what it registered).
 
@@ -58,6 +60,14 @@ pub struct ClientMetadata {
     pub backchannel_logout_uri: Option<String>,
     /// `id_token_signed_response_alg`.
     pub id_token_signed_response_alg: Option<String>,
+    /// `jwks`: the client's public keys by value (for `private_key_jwt`).
+    pub jwks: Option<serde_json::Value>,
+    /// `jwks_uri`: where they are published (for `private_key_jwt`).
+    pub jwks_uri: Option<String>,
+    /// `token_endpoint_auth_signing_alg`.
+    pub token_endpoint_auth_signing_alg: Option<String>,
+    /// `require_pushed_authorization_requests` (RFC 9126 §6).
+    pub require_pushed_authorization_requests: Option<bool>,
     /// Only in an update (RFC 7592 §2.2): must be the client's own.
     pub client_id: Option<String>,
     /// Only in an update: if present, must be the client's current secret.
@@ -124,9 +134,10 @@ fn requested(
         // RFC 7591 §2: the default.
         None => AuthMethod::ClientSecretBasic,
         Some(s) => AuthMethod::parse(s).ok_or_else(|| {
-            meta("token_endpoint_auth_method: client_secret_basic, client_secret_post or none")
+            meta("token_endpoint_auth_method: client_secret_basic, client_secret_post, private_key_jwt or none")
         })?,
     };
+    let jwks = keys_of(m, method)?;
     let public = method == AuthMethod::None;
     let grants = m
         .grant_types
@@ -206,12 +217,29 @@ fn requested(
             web_origins: Vec::new(),
             backchannel_logout_uri: m.backchannel_logout_uri.clone(),
             local_development,
-            refuse_on: Vec::new(),
-            require_acr: None,
+            jwks,
+            require_par: m.require_pushed_authorization_requests.unwrap_or(false),
             ..Default::default()
         },
         method,
     ))
+}
+
+/// The keys of a `private_key_jwt` client (`jwks` or `jwks_uri`); none for another method.
+fn keys_of(
+    m: &ClientMetadata,
+    method: AuthMethod,
+) -> Result<Option<crate::domain::client_assertion::ClientKeys>, MetadataError> {
+    if method != AuthMethod::PrivateKeyJwt {
+        return Ok(None);
+    }
+    crate::domain::client_assertion::ClientKeys::new(
+        m.jwks.clone(),
+        m.jwks_uri.clone(),
+        m.token_endpoint_auth_signing_alg.clone(),
+    )
+    .map(Some)
+    .map_err(meta)
 }
 
 /// A client that gives no name is named after its first redirect URI's host (or scheme).
@@ -285,6 +313,11 @@ pub fn replace(
             "token_endpoint_auth_method cannot change between none and a secret: register a new client",
         ));
     }
+    if new.jwks.is_some() != old.jwks.is_some() {
+        return Err(meta(
+            "token_endpoint_auth_method cannot change between private_key_jwt and a secret: register a new client",
+        ));
+    }
     new.client_id = Some(old.client_id.to_string());
     let (mut client, _) = client::register(new, old.created_at, rng)?;
     client.secret_hash.clone_from(&old.secret_hash);
@@ -342,7 +375,25 @@ pub fn information(issuer: &str, r: &Registered) -> serde_json::Value {
     if let Some(a) = c.token_alg {
         out["id_token_signed_response_alg"] = serde_json::json!(a.as_str());
     }
-    if c.client_type == ClientType::Confidential {
+    if c.require_par {
+        out["require_pushed_authorization_requests"] = serde_json::json!(true);
+    }
+    if let Some(k) = &c.jwks {
+        for (name, v) in [
+            ("jwks", k.jwks.clone()),
+            ("jwks_uri", k.jwks_uri.clone().map(serde_json::Value::from)),
+            (
+                "token_endpoint_auth_signing_alg",
+                k.alg.clone().map(serde_json::Value::from),
+            ),
+        ] {
+            if let Some(v) = v {
+                out[name] = v;
+            }
+        }
+    }
+    // A client with keys has no secret (private_key_jwt).
+    if c.client_type == ClientType::Confidential && c.jwks.is_none() {
         if let Some(s) = &r.secret {
             out["client_secret"] = serde_json::json!(s.expose());
         }

@@ -3,8 +3,8 @@
 //!
 //! scanid accepts unsigned request objects (`alg: none`) only. A signed one could be verified
 //! only with a key scanid holds for the client, and it holds none: client secrets are stored
-//! hashed (docs/requirements.md T8), so HS256 over the secret cannot be checked, and clients
-//! register no public keys (no `jwks`/`jwks_uri`). A signed request object is refused with
+//! hashed (docs/requirements.md T8), so HS256 over the secret cannot be checked, and the keys
+//! a client may register (`jwks`/`jwks_uri`) serve `private_key_jwt` only so far. A signed request object is refused with
 //! `invalid_request_object` rather than accepted unverified. An unsigned request object
 //! carries nothing the query could not, so it is treated with exactly the query's trust: its
 //! parameters go through the same validation.

@@ -28,6 +28,11 @@ pub struct OpenIdConfiguration {
     pub registration_endpoint: String,
     /// RFC 8628 §4.
     pub device_authorization_endpoint: String,
+    /// RFC 9126 §5 (Keycloak's path).
+    pub pushed_authorization_request_endpoint: String,
+    /// RFC 9126 §5: every client must push (the operator's setting); a client may be held to
+    /// it alone (its registration's `require_pushed_authorization_requests`).
+    pub require_pushed_authorization_requests: bool,
     /// `response_types_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub response_types_supported: Vec<String>,
     /// `subject_types_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).

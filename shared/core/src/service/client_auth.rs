@@ -1,14 +1,18 @@
 //! Client authentication, for every endpoint that takes a client secret (the token, device
-//! authorization, introspection, revocation and logout endpoints): RFC 6749 §2.3.1.
+//! authorization, introspection, revocation and logout endpoints): RFC 6749 §2.3.1, and
+//! `private_key_jwt` (RFC 7523 §2.2; [`crate::domain::client_assertion`]) for clients that
+//! registered keys.
 
 use crate::audit::{Audit, Event};
 use crate::context::Context;
 use crate::domain::client::{Client, ClientType};
+use crate::domain::client_assertion::{self, ClientKeys, Refused};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::{OAuthErrorCode, Params};
+use crate::reach::Reach;
 use crate::service::issuance::{oauth, TokenError};
 use crate::service::limits;
-use crate::store::ClientStore;
+use crate::store::{ClientStore, Outcome};
 
 /// Credentials as presented: HTTP Basic (already decoded) and/or the body.
 #[derive(Clone, Default)]
@@ -19,6 +23,11 @@ pub struct Presented {
     pub body_id: Option<String>,
     /// `client_secret` in the body.
     pub body_secret: Option<String>,
+    /// `client_assertion_type` and `client_assertion` (RFC 7521 §4.2).
+    pub assertion: Option<(Option<String>, String)>,
+    /// Presented at the PAR endpoint: an assertion's `aud` must then be the issuer, not the
+    /// token endpoint's URL (FAPI 2.0 Security Profile §5.3.2.1).
+    pub at_par: bool,
 }
 
 impl std::fmt::Debug for Presented {
@@ -42,10 +51,14 @@ impl Presented {
                 .one(n)
                 .map_err(|_| oauth(OAuthErrorCode::InvalidRequest, "a parameter is repeated"))
         };
+        let assertion = one("client_assertion")?.map(str::to_owned);
+        let assertion_type = one("client_assertion_type")?.map(str::to_owned);
         Ok(Self {
             basic,
             body_id: one("client_id")?.map(str::to_owned),
             body_secret: one("client_secret")?.map(str::to_owned),
+            assertion: assertion.map(|a| (assertion_type, a)),
+            at_par: false,
         })
     }
 }
@@ -66,6 +79,9 @@ pub async fn authenticate(
     source: &Source,
 ) -> Result<Client, TokenError> {
     let now = ctx.clock.now();
+    if let Some((kind, assertion)) = &p.assertion {
+        return by_assertion(ctx, p, kind.as_deref(), assertion, source).await;
+    }
     let (id, secret) = match (&p.basic, &p.body_secret) {
         (Some(_), Some(_)) => {
             return Err(oauth(
@@ -115,28 +131,169 @@ pub async fn authenticate(
         _ if public => Err(TokenError::InvalidClient(
             "this client may not authenticate here without a secret",
         )),
-        _ => {
-            Audit::new(Event::ClientAuthFailed)
-                .client(if id.len() <= 128 { &id } else { "" })
-                .source(source.as_str())
-                .outcome("refused")
-                .emit();
-            match limits::count(
-                ctx.store.as_ref(),
-                &ctx.settings.limits,
-                Limit::ClientAuthFailure,
-                source.as_str(),
-                now,
+        _ => Err(failed(ctx, &id, source, "unknown client or bad credentials").await),
+    }
+}
+
+/// A failed authentication: audited, counted against the source (429 over the limit), and
+/// answered `invalid_client` with `why`.
+async fn failed(ctx: &Context, id: &str, source: &Source, why: &'static str) -> TokenError {
+    Audit::new(Event::ClientAuthFailed)
+        .client(if id.len() <= 128 { id } else { "" })
+        .source(source.as_str())
+        .outcome("refused")
+        .emit();
+    let now = ctx.clock.now();
+    match limits::count(
+        ctx.store.as_ref(),
+        &ctx.settings.limits,
+        Limit::ClientAuthFailure,
+        source.as_str(),
+        now,
+    )
+    .await
+    {
+        Ok(Counted::Allowed) => TokenError::InvalidClient(why),
+        Ok(Counted::Limited { retry_after }) => TokenError::TooManyFailures { retry_after },
+        Err(e) => e.into(),
+    }
+}
+
+/// `private_key_jwt`: the assertion verified with the client's registered keys (fetched
+/// again once when its `kid` is unknown and they come from a `jwks_uri`), then its `jti`
+/// spent by one conditional write.
+async fn by_assertion(
+    ctx: &Context,
+    p: &Presented,
+    kind: Option<&str>,
+    assertion: &str,
+    source: &Source,
+) -> Result<Client, TokenError> {
+    if p.basic.is_some() || p.body_secret.is_some() {
+        return Err(oauth(
+            OAuthErrorCode::InvalidRequest,
+            "use one client authentication method",
+        ));
+    }
+    if kind != Some(client_assertion::ASSERTION_TYPE) {
+        return Err(TokenError::InvalidClient(
+            "client_assertion_type must be urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+        ));
+    }
+    let claimed = client_assertion::claimed_client(assertion);
+    let id = match (&p.body_id, claimed) {
+        (Some(b), Some(c)) if *b != c => {
+            return Err(failed(
+                ctx,
+                b,
+                source,
+                "client_id differs from the client assertion's iss",
             )
-            .await?
-            {
-                Counted::Allowed => Err(TokenError::InvalidClient(
-                    "unknown client or bad credentials",
-                )),
-                Counted::Limited { retry_after } => {
-                    Err(TokenError::TooManyFailures { retry_after })
-                }
-            }
+            .await)
         }
+        (Some(b), _) => b.clone(),
+        (None, Some(c)) => c,
+        (None, None) => {
+            return Err(failed(ctx, "", source, "the client assertion names no client").await)
+        }
+    };
+    let now = ctx.clock.now();
+    let client = match crate::protocol::ClientId::parse(&id) {
+        Ok(cid) => ctx.store.client(&cid, now).await?.map(|(c, _)| c),
+        Err(_) => None,
+    };
+    let (client, keys) = match client {
+        Some(c) => match c.jwks.clone() {
+            Some(k) => (c, k),
+            None => {
+                return Err(failed(
+                    ctx,
+                    &id,
+                    source,
+                    "this client registered no keys (private_key_jwt)",
+                )
+                .await)
+            }
+        },
+        None => return Err(failed(ctx, &id, source, "unknown client or bad credentials").await),
+    };
+    let issuer = ctx.settings.issuer();
+    let token_endpoint = format!("{issuer}/protocol/openid-connect/token");
+    let audiences: Vec<&str> = if p.at_par {
+        vec![issuer.as_str()]
+    } else {
+        vec![issuer.as_str(), token_endpoint.as_str()]
+    };
+    let verified = match verify_with_keys(ctx, &client, &keys, assertion, &audiences).await {
+        Ok(v) => v,
+        Err(why) => return Err(failed(ctx, &id, source, why).await),
+    };
+    match ctx
+        .store
+        .spend_assertion(client.client_id.as_str(), &verified.jti, verified.exp, now)
+        .await?
+    {
+        Outcome::Done => {}
+        Outcome::Lost => {
+            return Err(failed(
+                ctx,
+                &id,
+                source,
+                "this client assertion was used already (jti)",
+            )
+            .await)
+        }
+    }
+    if client.disabled {
+        return Err(TokenError::InvalidClient("this client is disabled"));
+    }
+    Ok(client)
+}
+
+/// Verifies with the registered set, or the one at `jwks_uri` (fetched again once when the
+/// `kid` is unknown).
+async fn verify_with_keys(
+    ctx: &Context,
+    client: &Client,
+    keys: &ClientKeys,
+    assertion: &str,
+    audiences: &[&str],
+) -> Result<client_assertion::Verified, &'static str> {
+    let now = ctx.clock.now();
+    let id = client.client_id.as_str();
+    if let Some(jwks) = &keys.jwks {
+        let set = client_assertion::parse_jwks(jwks)
+            .map_err(|_| "the client's registered jwks are unusable")?;
+        return client_assertion::verify(assertion, id, keys, &set, audiences, now)
+            .map_err(refusal);
+    }
+    let Some(uri) = keys.jwks_uri.as_deref() else {
+        return Err("this client registered no keys (private_key_jwt)");
+    };
+    let reach = Reach::of(
+        ctx.settings.local_development(),
+        client.registration.is_some(),
+    );
+    let mut refresh = false;
+    loop {
+        let set = ctx
+            .client_jwks
+            .get(ctx.jwks_fetch.as_ref(), uri, reach, now, refresh)
+            .await
+            .map_err(|e| {
+                tracing::info!(client_id = id, error = %e, "jwks_uri could not be fetched");
+                "the client's jwks_uri could not be fetched"
+            })?;
+        match client_assertion::verify(assertion, id, keys, &set, audiences, now) {
+            Err(Refused::UnknownKey) if !refresh => refresh = true,
+            r => return r.map_err(refusal),
+        }
+    }
+}
+
+fn refusal(r: Refused) -> &'static str {
+    match r {
+        Refused::UnknownKey => "the client assertion's kid names none of the client's keys",
+        Refused::Invalid(why) => why,
     }
 }

@@ -11,6 +11,7 @@
 //! * [`assessment`]: where a QR login came from, judged; [`login_history`]: the identity's
 //!   recent logins; `photos`: hosted photos no record names any more.
 //! * [`erase`]: deleting an identity (its app, the CLI, the admin API).
+//! * [`pushed`]: the pushed authorization request a `request_uri` names (RFC 9126).
 //! * [`rotation`]: the signing keys' rotation steps (the CLI's `scanid keys`, the admin API).
 //! * [`app_error`]: the error of the app API; [`admin`]: who may call the admin API, and its
 //!   error.
@@ -25,6 +26,7 @@ pub mod issuance;
 pub(crate) mod limits;
 pub mod login_history;
 pub(crate) mod photos;
+pub mod pushed;
 pub mod rotation;
 pub mod sessions;
 pub mod signed_request;

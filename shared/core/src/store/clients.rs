@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 
-use super::{Backend, Cond, Key, Kind, Record, StoreError};
+use super::{Backend, Cond, Key, Kind, Outcome, Record, StoreError};
 use crate::clock::Timestamp;
 use crate::domain::client::Client;
 
@@ -36,6 +36,15 @@ pub trait ClientStore: Send + Sync {
     ) -> Result<(), StoreError>;
     /// Every registered client.
     async fn clients(&self, now: Timestamp) -> Result<Vec<Client>, StoreError>;
+    /// Spends a client assertion's `jti` (RFC 7523 §3: accepted once) by one conditional
+    /// write that lasts until the assertion expires: [`Outcome::Lost`] when it was used.
+    async fn spend_assertion(
+        &self,
+        client_id: &str,
+        jti: &str,
+        expires_at: i64,
+        now: Timestamp,
+    ) -> Result<Outcome, StoreError>;
 }
 
 fn key(client_id: &str) -> Key {
@@ -94,6 +103,25 @@ impl<B: Backend + ?Sized> ClientStore for B {
     ) -> Result<(), StoreError> {
         self.delete(&key(client_id), Cond::Version(version), now)
             .await
+    }
+
+    async fn spend_assertion(
+        &self,
+        client_id: &str,
+        jti: &str,
+        expires_at: i64,
+        now: Timestamp,
+    ) -> Result<Outcome, StoreError> {
+        // Its own key space beside the app's jtis (`jti#client:<id>:<jti>`).
+        let key = Key::new(Kind::Jti, format!("client:{client_id}:{jti}"));
+        match self
+            .put(Record::new(key, &1, Some(expires_at))?, Cond::Absent, now)
+            .await
+        {
+            Ok(()) => Ok(Outcome::Done),
+            Err(StoreError::ConditionFailed) => Ok(Outcome::Lost),
+            Err(e) => Err(e),
+        }
     }
 
     async fn clients(&self, now: Timestamp) -> Result<Vec<Client>, StoreError> {

@@ -27,6 +27,7 @@ pub mod memory;
 pub mod origins;
 pub(crate) mod passkeys;
 pub(crate) mod photos;
+pub(crate) mod pushed;
 pub mod read_only;
 pub(crate) mod registration;
 #[cfg(any(test, feature = "test-support"))]
@@ -48,6 +49,7 @@ pub use identities::{IdentityStore, LoginHistory, NewIdentityError};
 pub use key_sets::KeySets;
 pub use passkeys::{NewPasskey, Passkeys, Removal};
 pub use photos::PhotoStore;
+pub use pushed::PushedRequests;
 pub use registration::InitialAccessTokens;
 pub use typed::Typed;
 
@@ -101,6 +103,9 @@ pub enum Kind {
     IdentityPasskeys,
     /// A server-issued WebAuthn challenge, until it is used once or expires.
     WebauthnChallenge,
+    /// A pushed authorization request (RFC 9126), keyed by its `request_uri`'s hash, until
+    /// it is used once or expires.
+    PushedRequest,
     /// Used by the adapter test suite.
     Test,
 }
@@ -132,6 +137,7 @@ impl Kind {
             Kind::Passkey => "passkey",
             Kind::IdentityPasskeys => "identity_passkeys",
             Kind::WebauthnChallenge => "webauthn_challenge",
+            Kind::PushedRequest => "par",
             Kind::Test => "test",
         }
     }

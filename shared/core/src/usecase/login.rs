@@ -18,9 +18,9 @@ use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::ClientId;
 use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId, Subject};
 use crate::random;
-use crate::service::limits;
 use crate::service::login_history::remember_sso_login;
 use crate::service::sessions::sso_session;
+use crate::service::{self, limits};
 use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
 use crate::store::{ClientStore, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError};
@@ -166,19 +166,12 @@ pub async fn authorize(
 ) -> Result<AuthorizeDecision, StoreError> {
     let now = ctx.clock.now();
     let issuer = ctx.settings.issuer();
-    let client = match params.one("client_id") {
-        Ok(Some(id)) => match ClientId::parse(id) {
-            // A disabled client is refused as an unknown one.
-            Ok(id) => ctx
-                .store
-                .client(&id, now)
-                .await?
-                .map(|(c, _)| c)
-                .filter(|c| !c.disabled),
-            Err(_) => None,
-        },
-        _ => None,
+    let pushed = match service::pushed::params_of(ctx, params, now).await? {
+        Ok(p) => p,
+        Err(why) => return Ok(AuthorizeDecision::ErrorPage(why.into())),
     };
+    let params = pushed.as_ref().unwrap_or(params);
+    let client = live_client(ctx, params, now).await?;
     let policy = authorize::Policy {
         require_nonce: ctx.settings.require_nonce,
         resources: &ctx.settings.resources,
@@ -198,6 +191,10 @@ pub async fn authorize(
     let Some(client) = client else {
         return Ok(AuthorizeDecision::ErrorPage("unknown client_id".into()));
     };
+    if pushed.is_none() && (client.require_par || ctx.settings.require_par) {
+        let e = OAuthError::new(OAuthErrorCode::InvalidRequest, PAR_REQUIRED);
+        return Ok(refuse_at_once(&client, &req, e, &issuer));
+    }
 
     let mut sso = sso_session(ctx, cookies.sso.as_ref().map(Secret::expose), now).await?;
     // OIDC Core §3.1.2.1: re-authenticate once max_age seconds have passed (max_age=0: always).
@@ -251,6 +248,31 @@ pub async fn authorize(
         browser_secret,
     })
 }
+
+/// The client a request names, unless unknown or disabled (a disabled client is refused as
+/// an unknown one).
+async fn live_client(
+    ctx: &Context,
+    params: &Params,
+    now: Timestamp,
+) -> Result<Option<Client>, StoreError> {
+    Ok(match params.one("client_id") {
+        Ok(Some(id)) => match ClientId::parse(id) {
+            Ok(id) => ctx
+                .store
+                .client(&id, now)
+                .await?
+                .map(|(c, _)| c)
+                .filter(|c| !c.disabled),
+            Err(_) => None,
+        },
+        _ => None,
+    })
+}
+
+/// Why a request that was not pushed is refused for a client that must push (RFC 9126 §6).
+const PAR_REQUIRED: &str =
+    "this client must push its authorization requests first (pushed_authorization_request_endpoint)";
 
 /// Whether the authorization endpoint may send `client`'s errors back to its redirect URI
 /// with no one having looked at a page of ours (RFC 9700 §4.11.2: only to a redirect URI the

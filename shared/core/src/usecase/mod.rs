@@ -11,6 +11,7 @@ pub mod directory;
 pub mod login;
 pub mod logout;
 pub mod origins;
+pub mod par;
 pub mod passkey_login;
 pub mod registration;
 pub mod resource;

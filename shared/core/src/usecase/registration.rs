@@ -214,14 +214,23 @@ pub async fn update(
 /// and not by a name that resolves to, a loopback, private, link-local or unique local
 /// address ([`crate::reach`]), which the service's own POST would reach inside its network.
 /// The delivery resolves the name again and connects only to the addresses it vetted.
+/// The same holds for its `jwks_uri` (fetched by the service, with the same guards).
 async fn reachable(ctx: &Context, client: &Client) -> Result<(), MetadataError> {
-    let Some(uri) = &client.backchannel_logout_uri else {
-        return Ok(());
-    };
     let reach = Reach::of(ctx.settings.local_development(), true);
-    reach::check_uri(ctx.resolver.as_ref(), uri, reach)
-        .await
-        .map_err(|why| MetadataError::Metadata(format!("backchannel_logout_uri {uri:?}: {why}")))
+    let jwks_uri = client.jwks.as_ref().and_then(|k| k.jwks_uri.as_ref());
+    for (name, uri) in [
+        (
+            "backchannel_logout_uri",
+            client.backchannel_logout_uri.as_ref(),
+        ),
+        ("jwks_uri", jwks_uri),
+    ] {
+        let Some(uri) = uri else { continue };
+        reach::check_uri(ctx.resolver.as_ref(), uri, reach)
+            .await
+            .map_err(|why| MetadataError::Metadata(format!("{name} {uri:?}: {why}")))?;
+    }
+    Ok(())
 }
 
 async fn save(

@@ -12,6 +12,7 @@ pub(crate) mod keycloak;
 pub(crate) mod login;
 pub(crate) mod logout;
 pub(crate) mod metadata;
+pub(crate) mod par;
 pub(crate) mod passkeys;
 pub(crate) mod registration;
 pub(crate) mod resource;

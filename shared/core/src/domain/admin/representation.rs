@@ -35,6 +35,20 @@ pub const TOKEN_ALGS: [&str; 2] = [
     "id.token.signed.response.alg",
 ];
 
+/// Keycloak's attributes of a `client-jwt` client's keys: a JWKS URL, or a JWK Set as text.
+pub const USE_JWKS_URL: &str = "use.jwks.url";
+/// The JWKS URL.
+pub const JWKS_URL: &str = "jwks.url";
+/// Whether the JWK Set is given as text.
+pub const USE_JWKS_STRING: &str = "use.jwks.string";
+/// The JWK Set as text.
+pub const JWKS_STRING: &str = "jwks.string";
+/// The one algorithm its assertions may use (empty: any).
+pub const AUTH_ALG: &str = "token.endpoint.auth.signing.alg";
+
+/// Keycloak's attribute of a client that must push its authorization requests (RFC 9126).
+pub const REQUIRE_PAR: &str = "require.pushed.authorization.requests";
+
 /// The shortest and longest secret an admin may set (Keycloak's own are 32 characters).
 pub const SECRET_LEN: std::ops::RangeInclusive<usize> = 32..=512;
 
@@ -83,6 +97,24 @@ pub fn to_representation(c: &Client) -> Value {
         // Empty: the service's default algorithm, as in Keycloak.
         attributes.insert(name.into(), json!(c.token_alg.map_or("", |a| a.as_str())));
     }
+    if let Some(k) = &c.jwks {
+        attributes.insert(USE_JWKS_URL.into(), json!(k.jwks_uri.is_some().to_string()));
+        attributes.insert(
+            JWKS_URL.into(),
+            json!(k.jwks_uri.clone().unwrap_or_default()),
+        );
+        attributes.insert(USE_JWKS_STRING.into(), json!(k.jwks.is_some().to_string()));
+        if let Some(set) = &k.jwks {
+            attributes.insert(JWKS_STRING.into(), json!(set.to_string()));
+        }
+        attributes.insert(AUTH_ALG.into(), json!(k.alg.clone().unwrap_or_default()));
+    }
+    attributes.insert(REQUIRE_PAR.into(), json!(c.require_par.to_string()));
+    let authenticator = if c.jwks.is_some() {
+        "client-jwt"
+    } else {
+        "client-secret"
+    };
     json!({
         "id": c.client_id.as_str(),
         "clientId": c.client_id.as_str(),
@@ -90,7 +122,7 @@ pub fn to_representation(c: &Client) -> Value {
         "enabled": !c.disabled,
         "protocol": "openid-connect",
         "publicClient": c.client_type == ClientType::Public,
-        "clientAuthenticatorType": "client-secret",
+        "clientAuthenticatorType": authenticator,
         "redirectUris": c.redirect_uris,
         "webOrigins": c.web_origins,
         "standardFlowEnabled": c.allows(GrantType::AuthorizationCode),
@@ -127,6 +159,8 @@ pub fn as_new_client(c: &Client, local_development: bool) -> NewClient {
         require_pkce: c.require_pkce,
         no_code_flow: !c.allows(GrantType::AuthorizationCode),
         admin_roles: c.admin_roles.clone(),
+        jwks: c.jwks.clone(),
+        require_par: c.require_par,
     }
 }
 
@@ -203,6 +237,7 @@ pub fn merge(body: &Value, mut base: NewClient) -> Result<Merged, Representation
     if let Some(attrs) = rep.get("attributes") {
         merge_attributes(attrs, &mut base)?;
     }
+    merge_keys(rep, &mut base)?;
     let secret = match opt_str(rep, "secret")? {
         Some(s) if SECRET_LEN.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_graphic()) => {
             Some(crate::domain::client::ClientSecret::chosen(s))
@@ -220,6 +255,49 @@ pub fn merge(body: &Value, mut base: NewClient) -> Result<Merged, Representation
         enabled: opt_bool(rep, "enabled")?,
         secret,
     })
+}
+
+/// `clientAuthenticatorType: client-jwt` and Keycloak's attributes of the client's keys
+/// (`use.jwks.url` + `jwks.url`, or `use.jwks.string` + `jwks.string`, and
+/// `token.endpoint.auth.signing.alg`) onto the client's `private_key_jwt` keys;
+/// `client-secret` drops them.
+fn merge_keys(rep: &Map<String, Value>, base: &mut NewClient) -> Result<(), RepresentationError> {
+    let kind = opt_str(rep, "clientAuthenticatorType")?;
+    if kind == Some("client-secret") {
+        base.jwks = None;
+        return Ok(());
+    }
+    if kind.is_none() && base.jwks.is_none() {
+        return Ok(());
+    }
+    let attrs = rep.get("attributes").and_then(Value::as_object);
+    let attr = |n: &str| attrs.and_then(|a| a.get(n)).and_then(Value::as_str);
+    let old = base.jwks.clone().unwrap_or_default();
+    let uri = match (attr(USE_JWKS_URL), attr(JWKS_URL)) {
+        (Some("true"), Some(u)) if !u.is_empty() => Some(u.to_owned()),
+        (Some("true"), _) => return Err(field(JWKS_URL, "required when use.jwks.url is true")),
+        (Some(_), _) => None,
+        (None, _) => old.jwks_uri.clone(),
+    };
+    let jwks = match (attr(USE_JWKS_STRING), attr(JWKS_STRING)) {
+        (Some("true"), Some(text)) => Some(
+            serde_json::from_str(text).map_err(|_| field(JWKS_STRING, "a JWK Set as JSON text"))?,
+        ),
+        (Some("true"), None) => {
+            return Err(field(JWKS_STRING, "required when use.jwks.string is true"))
+        }
+        (Some(_), _) => None,
+        (None, _) => old.jwks.clone(),
+    };
+    let alg = match attr(AUTH_ALG) {
+        Some("") => None,
+        Some(a) => Some(a.to_owned()),
+        None => old.alg.clone(),
+    };
+    let keys = crate::domain::client_assertion::ClientKeys::new(jwks, uri, alg)
+        .map_err(|why| field("clientAuthenticatorType", why))?;
+    base.jwks = Some(keys);
+    Ok(())
 }
 
 /// The fields scanid does not have whose values would change behaviour.
@@ -244,10 +322,10 @@ fn refuse_behaviour(rep: &Map<String, Value>) -> Result<(), RepresentationError>
         }
     }
     if let Some(a) = opt_str(rep, "clientAuthenticatorType")? {
-        if a != "client-secret" {
+        if a != "client-secret" && a != "client-jwt" {
             return Err(field(
                 "clientAuthenticatorType",
-                "only client-secret is supported",
+                "client-secret or client-jwt (private_key_jwt) is supported",
             ));
         }
     }
@@ -282,6 +360,12 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
             Some(_) => Err(field(name, "an attribute's value is a string")),
         }
     };
+    match attr(REQUIRE_PAR)? {
+        Some("true") => base.require_par = true,
+        Some("false") => base.require_par = false,
+        Some(_) => return Err(field(REQUIRE_PAR, "\"true\" or \"false\"")),
+        None => {}
+    }
     match attr(DEVICE_GRANT)? {
         Some("true") => base.device_code = true,
         Some("false") => base.device_code = false,
@@ -482,7 +566,16 @@ mod tests {
             ),
             (json!({"clientId": "a", "bearerOnly": true}), "bearerOnly"),
             (
+                json!({"clientId": "a", "clientAuthenticatorType": "client-x509"}),
+                "clientAuthenticatorType",
+            ),
+            (
                 json!({"clientId": "a", "clientAuthenticatorType": "client-jwt"}),
+                "clientAuthenticatorType",
+            ),
+            (
+                json!({"clientId": "a", "clientAuthenticatorType": "client-jwt",
+                    "attributes": {"use.jwks.url": "true", "jwks.url": "http://rp.example/jwks"}}),
                 "clientAuthenticatorType",
             ),
             (json!({"clientId": "a", "protocol": "saml"}), "protocol"),
@@ -542,5 +635,38 @@ mod tests {
                 RegistrationError::NoRedirectUri
             ))
         ));
+    }
+
+    #[test]
+    fn client_jwt_and_its_key_attributes_map_both_ways() {
+        let rep = json!({"clientId": "bank", "clientAuthenticatorType": "client-jwt",
+            "attributes": {"use.jwks.url": "true", "jwks.url": "https://bank.example/jwks",
+                "token.endpoint.auth.signing.alg": "PS256"}});
+        let merged = merge(&rep, new_client_defaults(false)).unwrap();
+        let keys = merged.new.jwks.clone().unwrap();
+        assert_eq!(keys.jwks_uri.as_deref(), Some("https://bank.example/jwks"));
+        assert_eq!(keys.alg.as_deref(), Some("PS256"));
+        let mut new = merged.new;
+        new.redirect_uris = vec!["https://bank.example/cb".into()];
+        let (c, secret) = crate::domain::client::register(
+            new,
+            crate::clock::Timestamp::from_secs(0),
+            &crate::random::SeededRandom::new(1),
+        )
+        .unwrap();
+        assert!(secret.is_none(), "a client-jwt client gets no secret");
+        let back = to_representation(&c);
+        assert_eq!(back["clientAuthenticatorType"], "client-jwt");
+        assert_eq!(back["attributes"][JWKS_URL], "https://bank.example/jwks");
+        assert_eq!(back["attributes"][USE_JWKS_URL], "true");
+        assert_eq!(back["attributes"][AUTH_ALG], "PS256");
+        let again = merge(&back, as_new_client(&c, false)).unwrap();
+        assert_eq!(again.new.jwks, c.jwks);
+        let secret_again = merge(
+            &json!({"clientAuthenticatorType": "client-secret"}),
+            as_new_client(&c, false),
+        )
+        .unwrap();
+        assert!(secret_again.new.jwks.is_none());
     }
 }

@@ -22,6 +22,8 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         require_pkce: true,
         disabled: true,
         admin_roles: vec![crate::domain::admin::AdminRole::ViewClients],
+        jwks: None,
+        require_par: false,
     };
     s.create_client(&client, T0).await.unwrap();
     assert!(matches!(
@@ -146,6 +148,8 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
         require_pkce: false,
         disabled: false,
         admin_roles: vec![],
+        jwks: None,
+        require_par: false,
     };
     s.create_client(&client, T0).await.unwrap();
     let (got, version) = s.client(&client.client_id, T0).await.unwrap().unwrap();
@@ -171,4 +175,45 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
         Some("next")
     );
     assert!(s.delete_client(&client.client_id, T0).await.unwrap());
+}
+
+/// A client assertion's `jti` is spent once (even by 20 at a time), per client, until the
+/// assertion expires (RFC 7523 §3).
+pub async fn a_client_assertion_is_accepted_once<B: Backend + 'static>(s: Arc<B>) {
+    use crate::store::{ClientStore, Outcome};
+    let (client, jti) = (id("bank"), id("jti"));
+    let exp = T0.secs() + 60;
+    let tries: Vec<_> = (0..20)
+        .map(|_| {
+            let (s, client, jti) = (s.clone(), client.clone(), jti.clone());
+            tokio::spawn(async move { s.spend_assertion(&client, &jti, exp, T0).await.unwrap() })
+        })
+        .collect();
+    let mut won = 0;
+    for t in tries {
+        if t.await.unwrap() == Outcome::Done {
+            won += 1;
+        }
+    }
+    assert_eq!(won, 1, "exactly one of 20 concurrent uses");
+    assert_eq!(
+        s.spend_assertion(&id("other"), &jti, exp, T0)
+            .await
+            .unwrap(),
+        Outcome::Done,
+        "another client's jti space"
+    );
+    assert_eq!(
+        s.spend_assertion(&client, &jti, exp, T0.plus_secs(30))
+            .await
+            .unwrap(),
+        Outcome::Lost
+    );
+    assert_eq!(
+        s.spend_assertion(&client, &jti, exp + 60, T0.plus_secs(60))
+            .await
+            .unwrap(),
+        Outcome::Done,
+        "once expired, the record is gone"
+    );
 }

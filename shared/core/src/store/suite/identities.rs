@@ -98,6 +98,8 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         require_pkce: false,
         disabled: false,
         admin_roles: vec![],
+        jwks: None,
+        require_par: false,
     };
     s.create_client(&client, T0).await.unwrap();
     let consent = Consent {

@@ -1,0 +1,84 @@
+//! `POST .../protocol/openid-connect/ext/par/request`: pushed authorization requests
+//! (RFC 9126 §2). The client authenticates as at the token endpoint (a public client by its
+//! `client_id`), with a `private_key_jwt` assertion addressed to the issuer only (FAPI 2.0);
+//! the request is validated as the authorization endpoint validates it
+//! ([`authorize::validate_with`]), then stored under a new `request_uri` for
+//! [`pushed::LIFETIME_SECS`].
+
+use crate::context::Context;
+use crate::domain::authorize::{self, AuthorizeError};
+use crate::domain::pushed::{self, PushedRequest};
+use crate::domain::ratelimit::{Counted, Limit, Source};
+use crate::protocol::{OAuthErrorCode, Params};
+use crate::service::client_auth::{authenticate, Presented};
+use crate::service::issuance::{oauth, TokenError};
+use crate::service::limits;
+use crate::store::PushedRequests;
+
+/// The answer (RFC 9126 §2.2): the `request_uri` and its lifetime.
+#[derive(Debug)]
+pub struct Pushed {
+    /// `urn:ietf:params:oauth:request_uri:...`.
+    pub request_uri: String,
+    /// Seconds it stays usable.
+    pub expires_in: i64,
+}
+
+/// Authenticates, validates and stores the pushed request.
+pub async fn push(
+    ctx: &Context,
+    params: &Params,
+    presented: &Presented,
+    source: &Source,
+) -> Result<Pushed, TokenError> {
+    let presented = Presented {
+        at_par: true,
+        ..presented.clone()
+    };
+    let client = authenticate(ctx, &presented, true, source).await?;
+    // RFC 9126 §2.1: no request_uri in a pushed request.
+    if params.one("request_uri").ok().flatten().is_some() {
+        return Err(oauth(
+            OAuthErrorCode::InvalidRequest,
+            "a pushed request cannot carry request_uri",
+        ));
+    }
+    let request = PushedRequest::of(params, client.client_id.as_str());
+    let now = ctx.clock.now();
+    let issuer = ctx.settings.issuer();
+    let policy = authorize::Policy {
+        require_nonce: ctx.settings.require_nonce,
+        resources: &ctx.settings.resources,
+        issuer: &issuer,
+        now,
+    };
+    match authorize::validate_with(&request.params(), Some(&client), &policy) {
+        Ok(_) => {}
+        Err(AuthorizeError::Untrusted(why)) => {
+            return Err(oauth(OAuthErrorCode::InvalidRequest, why))
+        }
+        Err(AuthorizeError::Redirect(_, e)) => return Err(TokenError::OAuth(e)),
+    }
+    // A pushed request is a login request: counted as the authorization endpoint counts a
+    // new QR login (`--login-rate-per-minute`), so no source fills the store with them.
+    match limits::count(
+        ctx.store.as_ref(),
+        &ctx.settings.limits,
+        Limit::Login,
+        source.as_str(),
+        now,
+    )
+    .await?
+    {
+        Counted::Allowed => {}
+        Counted::Limited { retry_after } => return Err(TokenError::RateLimited { retry_after }),
+    }
+    let (request_uri, hash) = pushed::new_request_uri(ctx.random.as_ref());
+    ctx.store
+        .push_request(&hash, &request, now.secs() + pushed::LIFETIME_SECS, now)
+        .await?;
+    Ok(Pushed {
+        request_uri,
+        expires_in: pushed::LIFETIME_SECS,
+    })
+}

@@ -1,0 +1,136 @@
+// FAPI 2.0's first pieces with a client library certified for it: openid-client authenticates
+// by private_key_jwt (an ES256 key whose public half the operator registered with
+// `scanid client create --jwks`), pushes its authorization request (RFC 9126; the client is
+// registered with --require-par), sends the browser with the request_uri, and a real QR login
+// (Chromium, approved with the reference app) ends with a code it redeems with PKCE. jose
+// verifies the id_token and the access token with the JWKS alone.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import * as oidc from 'openid-client';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
+import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
+
+let server, rp, browser, carol, privateKey;
+
+before(async () => {
+  server = await startServer();
+  rp = await startCallback();
+  browser = await launchBrowser();
+  const pair = await generateKeyPair('ES256', { extractable: true });
+  privateKey = pair.privateKey;
+  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'rp-1', use: 'sig', alg: 'ES256' };
+  const file = path.join(server.dataDir, 'fapi-rp-jwks.json');
+  writeFileSync(file, JSON.stringify({ keys: [jwk] }));
+  const created = await cli([
+    'client',
+    'create',
+    '--data-dir',
+    server.dataDir,
+    '--name',
+    'FAPI RP',
+    '--client-id',
+    'fapi-rp',
+    '--redirect-uri',
+    rp.url,
+    '--jwks',
+    file,
+    '--require-par',
+  ]);
+  assert.equal(created.client_secret, undefined, 'a client with keys has no secret');
+  carol = await enroll(server, 'carol');
+});
+
+after(async () => {
+  await browser?.close();
+  await rp?.close();
+  await server?.stop();
+});
+
+async function browserLogin(url) {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(url.toString());
+  const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
+  assert.equal((await approve(server, carol, payload, { page })).status, 'approved');
+  await page.waitForURL(
+    (u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()),
+    { timeout: 10_000 },
+  );
+  if (!page.url().startsWith(rp.url)) {
+    await page.click('button[name="consent"][value="allow"]');
+    await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
+  }
+  const landed = new URL(page.url());
+  await ctx.close();
+  return landed;
+}
+
+test('openid-client: private_key_jwt, PAR and PKCE through a QR login; jose verifies the tokens', async () => {
+  const config = await oidc.discovery(
+    new URL(server.issuer),
+    'fapi-rp',
+    undefined,
+    oidc.PrivateKeyJwt({ key: privateKey, kid: 'rp-1' }),
+    { execute: [oidc.allowInsecureRequests] },
+  );
+  const meta = config.serverMetadata();
+  assert.ok(meta.token_endpoint_auth_methods_supported.includes('private_key_jwt'));
+  assert.ok(!meta.token_endpoint_auth_methods_supported.includes('client_secret_jwt'));
+  assert.equal(
+    meta.pushed_authorization_request_endpoint,
+    `${server.issuer}/protocol/openid-connect/ext/par/request`,
+  );
+
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const params = {
+    redirect_uri: rp.url,
+    scope: 'openid profile',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+  };
+  // Not pushed: refused for this client (invalid_request at its redirect URI).
+  const refused = await browserLoginRefused(oidc.buildAuthorizationUrl(config, params));
+  assert.equal(refused.searchParams.get('error'), 'invalid_request');
+
+  const url = await oidc.buildAuthorizationUrlWithPAR(config, params);
+  assert.deepEqual([...url.searchParams.keys()].sort(), ['client_id', 'request_uri']);
+  assert.match(url.searchParams.get('request_uri'), /^urn:ietf:params:oauth:request_uri:/);
+  const callback = await browserLogin(url);
+  const tokens = await oidc.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+    idTokenExpected: true,
+  });
+  const jwks = createRemoteJWKSet(new URL(meta.jwks_uri));
+  const id = await jwtVerify(tokens.id_token, jwks, { issuer: server.issuer, audience: 'fapi-rp' });
+  assert.equal(id.payload.nonce, nonce);
+  assert.equal(id.payload.preferred_username, 'carol');
+  const at = await jwtVerify(tokens.access_token, jwks, { issuer: server.issuer });
+  assert.equal(at.payload.azp, 'fapi-rp');
+  assert.equal(at.payload.sub, id.payload.sub);
+
+  // The client's other calls authenticate the same way.
+  const active = await oidc.tokenIntrospection(config, tokens.access_token);
+  assert.equal(active.active, true);
+  assert.equal(active.client_id, 'fapi-rp');
+  const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token);
+  assert.equal(refreshed.claims().sub, id.payload.sub);
+});
+
+/** Opens `url` (no login expected): where the browser was sent. */
+async function browserLoginRefused(url) {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(url.toString());
+  await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
+  const landed = new URL(page.url());
+  await ctx.close();
+  return landed;
+}
