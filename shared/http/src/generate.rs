@@ -81,11 +81,13 @@ pub fn endpoint_const(handler: Handler) -> String {
 }
 
 /// The `scanid_lambda` runner of a handler: only functions that sign link the KMS signer, only
-/// those that handle photos the S3 client.
+/// those that handle photos the S3 client, only those that authenticate clients the HTTP
+/// client that fetches their keys.
 pub fn runner(handler: Handler) -> &'static str {
     match (handler.access(), handler.photos()) {
         (Access::Sign, false) => "run_signing",
         (Access::Sign, true) => "run_signing_photos",
+        (_, false) if handler.authenticates_clients() => "run_clients",
         (_, false) => "run",
         (_, true) => "run_photos",
     }

@@ -51,7 +51,31 @@ pub async fn run(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     if endpoint.handler.ends_sessions() {
         return Err(wrong_entry(endpoint, "ends sessions", "run_signing"));
     }
-    serve(endpoint, publish_only, None, None).await
+    if endpoint.handler.authenticates_clients() {
+        return Err(wrong_entry(
+            endpoint,
+            "authenticates clients",
+            "run_clients",
+        ));
+    }
+    serve(endpoint, publish_only, None, None, None).await
+}
+
+/// As [`run`], for a function that authenticates clients and never signs (introspection,
+/// revocation, device authorization, pushed requests): it links the HTTP client that fetches
+/// a client's `jwks_uri`.
+pub async fn run_clients(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
+    telemetry::init();
+    if endpoint.handler.access() == Access::Sign {
+        return Err(wrong_entry(endpoint, "signs", "run_signing"));
+    }
+    if endpoint.handler.photos() {
+        return Err(wrong_entry(endpoint, "handles photos", "run_photos"));
+    }
+    if endpoint.handler.ends_sessions() {
+        return Err(wrong_entry(endpoint, "ends sessions", "run_signing"));
+    }
+    serve(endpoint, publish_only, None, None, Some(jwks_http)).await
 }
 
 /// Runs the Lambda function of `endpoint`, which never signs but reads or writes hosted
@@ -64,13 +88,13 @@ pub async fn run_photos(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     if endpoint.handler.ends_sessions() {
         return Err(wrong_entry(endpoint, "ends sessions", "run_signing_photos"));
     }
-    serve(endpoint, publish_only, Some(s3_photos), None).await
+    serve(endpoint, publish_only, Some(s3_photos), None, None).await
 }
 
 /// As [`run_signing`], for a function that also removes hosted photos (identity deletion).
 pub async fn run_signing_photos(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
-    serve(endpoint, kms, Some(s3_photos), Some(sqs_queue)).await
+    serve(endpoint, kms, Some(s3_photos), Some(sqs_queue), None).await
 }
 
 /// A main.rs that called the wrong entry point for its handler.
@@ -126,11 +150,28 @@ fn sqs_queue(
 type QueueOpener =
     fn(&scanid_aws::SdkConfig, &str) -> Arc<dyn scanid_core::backchannel::LogoutDelivery>;
 
+/// The fetcher of clients' `jwks_uri` (`private_key_jwt`), with the SSRF guards of back-channel
+/// delivery; `None` (logged) when no HTTP client can be built: such clients then fail to
+/// authenticate.
+fn jwks_http() -> Option<Arc<dyn scanid_core::client_jwks::JwksFetch>> {
+    match scanid_backchannel::http_client() {
+        Ok(http) => Some(Arc::new(scanid_backchannel::JwksHttp::new(http))),
+        Err(e) => {
+            tracing::error!(error = %e, "no HTTP client: clients' jwks_uri cannot be fetched");
+            None
+        }
+    }
+}
+
+/// How a function that authenticates clients fetches their keys. Only their entry points pass
+/// one, so only those functions link the HTTP client.
+type JwksOpener = fn() -> Option<Arc<dyn scanid_core::client_jwks::JwksFetch>>;
+
 /// Runs the Lambda function of `endpoint`, which signs tokens: its keyring signs through KMS
 /// (`kms`) or with a key KMS decrypts once (`kms-envelope`).
 pub async fn run_signing(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
-    serve(endpoint, kms, None, Some(sqs_queue)).await
+    serve(endpoint, kms, None, Some(sqs_queue), Some(jwks_http)).await
 }
 
 async fn serve(
@@ -138,11 +179,12 @@ async fn serve(
     build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,
     photos: Option<PhotosOpener>,
     queue: Option<QueueOpener>,
+    jwks: Option<JwksOpener>,
 ) -> Result<(), lambda_http::Error> {
     let started = Instant::now();
     let handler = endpoint.handler;
     let mut init = InitTimes::default();
-    let ctx = context(handler, build, photos, queue, &mut init)
+    let ctx = context(handler, build, photos, queue, jwks, &mut init)
         .await
         .inspect_err(|e| {
             tracing::error!(error = %e, "init failed");
@@ -217,6 +259,7 @@ async fn context(
     build: impl FnOnce(&scanid_aws::SdkConfig) -> Builder,
     photos: Option<PhotosOpener>,
     queue: Option<QueueOpener>,
+    jwks: Option<JwksOpener>,
     init: &mut InitTimes,
 ) -> Result<Context, StartError> {
     let settings = Settings::from_raw(&RawSettings::from_env())?;
@@ -255,13 +298,9 @@ async fn context(
         .as_deref()
         .map(|t| Arc::new(scanid_aws::events::DynamoEvents::new(&config, t)));
     let mut ctx = Context::running(settings, store, keys).await?;
-    // Clients' jwks_uri (private_key_jwt), fetched with the SSRF guards of back-channel
-    // delivery.
-    match scanid_backchannel::http_client() {
-        Ok(http) => ctx = ctx.with_jwks_fetch(Arc::new(scanid_backchannel::JwksHttp::new(http))),
-        Err(e) => {
-            tracing::error!(error = %e, "no HTTP client: clients' jwks_uri cannot be fetched")
-        }
+    // Clients' jwks_uri (private_key_jwt), where the function authenticates clients.
+    if let Some(fetch) = jwks.and_then(|open| open()) {
+        ctx = ctx.with_jwks_fetch(fetch);
     }
     if let Some(events) = events {
         ctx = ctx.with_events(events);

@@ -277,7 +277,8 @@ async fn polled_qr_login(
         Err(BoundLoginError::NotFound | BoundLoginError::OtherBrowser) => {
             Err(HttpError::not_found("unknown login session"))
         }
-        Err(BoundLoginError::Store(e)) => Err(HttpError::from_page_store(e)),
+        // JSON, as every answer of the poll: the page's script reads it, no person does.
+        Err(BoundLoginError::Store(e)) => Err(HttpError::from(e)),
     }
 }
 
