@@ -1,7 +1,7 @@
 //! Clients' `jwks_uri` over HTTP: the adapter of [`scanid_core::client_jwks::JwksFetch`],
 //! with the guards of back-channel delivery: no redirects, a short timeout, a bounded body,
 //! and for a self-registered client only the public addresses its name resolves to
-//! ([`super::Vetting`]).
+//! (`Vetting`).
 
 use std::time::Duration;
 

@@ -6,7 +6,7 @@
 //! They wait in a channel, not a vector under a lock: a request hands its line over without
 //! taking a lock every other request takes (std's channel is lock-free on the sending side),
 //! and only the once-a-second reader takes the receiving end's lock. (Not std's bounded
-//! channel: it allocates and touches all its slots at once, 20 MB for [`HELD`] lines.)
+//! channel: it allocates and touches all its slots at once, 20 MB for `HELD` lines.)
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver, Sender};
