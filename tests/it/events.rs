@@ -158,10 +158,12 @@ fn every_function_has_a_binary_crate() {
         let handler = routes::function_handler(f).unwrap();
         // Only functions that sign link the KMS signer; each names its own endpoint, so its
         // binary links no other handler.
-        // Only functions that handle photos link the S3 client.
+        // Only functions that handle photos link the S3 client, only those that authenticate
+        // clients the fetcher of their jwks_uri.
         let runner = match (handler.access(), handler.photos()) {
             (Access::Sign, false) => "run_signing",
             (Access::Sign, true) => "run_signing_photos",
+            (_, false) if handler.authenticates_clients() => "run_clients",
             (_, false) => "run",
             (_, true) => "run_photos",
         };
