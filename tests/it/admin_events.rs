@@ -538,19 +538,8 @@ fn the_cli_imports_a_keycloak_realm_export() {
 
 #[test]
 fn events_are_stored_and_queried_on_dynamodb() {
-    scanid_tests::require_emulator();
-    let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
-    let events_table = format!("{table}-events");
-    let out = scanid_json(&[
-        "aws",
-        "init",
-        "--table",
-        &table,
-        "--signing",
-        "kms-envelope",
-        "--create-kms-key",
-    ]);
-    let key_id = out["kms_key_id"].as_str().unwrap().to_owned();
+    let op = scanid_tests::Operator::on_emulator("kms-envelope");
+    let events_table = format!("{}-events", op.table().unwrap());
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let endpoint = std::env::var("SCANID_TEST_AWS_ENDPOINT").unwrap();
@@ -560,14 +549,7 @@ fn events_are_stored_and_queried_on_dynamodb() {
             .await
             .unwrap();
     });
-    let flags = [
-        "--table",
-        &table,
-        "--signing",
-        "kms-envelope",
-        "--kms-key-id",
-        &key_id,
-    ];
+    let flags = op.flag_strs();
     let mut create = vec![
         "client",
         "create",
@@ -577,7 +559,7 @@ fn events_are_stored_and_queried_on_dynamodb() {
         "auditor",
     ];
     create.extend(["--client-credentials", "--admin-role", "view-events"]);
-    create.extend(flags);
+    create.extend(&flags);
     let secret = scanid_json(&create)["client_secret"]
         .as_str()
         .unwrap()

@@ -121,31 +121,14 @@ fn get(s: &TestServer, path: &str, token: &str) -> scanid_tests::Resp {
 
 #[test]
 fn logged_audit_lines_reach_the_events_table_and_python_keycloak_reads_them() {
-    scanid_tests::require_emulator();
-    let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
+    let op = scanid_tests::Operator::on_emulator("kms-envelope");
+    let table = op.table().unwrap().to_owned();
     let events_table = format!("{table}-events");
-    let out = scanid_json(&[
-        "aws",
-        "init",
-        "--table",
-        &table,
-        "--signing",
-        "kms-envelope",
-        "--create-kms-key",
-    ]);
-    let key_id = out["kms_key_id"].as_str().unwrap().to_owned();
-    let flags = [
-        "--table",
-        &table,
-        "--signing",
-        "kms-envelope",
-        "--kms-key-id",
-        &key_id,
-    ];
+    let flags = op.flag_strs();
     let mut create = vec!["client", "create", "--name", "auditor"];
     create.extend(["--client-id", "auditor", "--client-credentials"]);
     create.extend(["--admin-role", "view-events"]);
-    create.extend(flags);
+    create.extend(&flags);
     let secret = scanid_json(&create)["client_secret"]
         .as_str()
         .unwrap()

@@ -23,28 +23,7 @@ fn store(dir: &std::path::Path, dynamo: bool) -> Vec<String> {
     if !dynamo {
         return vec!["--data-dir".into(), dir.display().to_string()];
     }
-    scanid_tests::require_emulator();
-    let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
-    let out = scanid_json(&[
-        "aws",
-        "init",
-        "--table",
-        &table,
-        "--signing",
-        "kms-envelope",
-        "--create-kms-key",
-    ]);
-    let key = out["kms_key_id"].as_str().unwrap().to_owned();
-    [
-        "--table",
-        &table,
-        "--signing",
-        "kms-envelope",
-        "--kms-key-id",
-        &key,
-    ]
-    .map(str::to_owned)
-    .to_vec()
+    scanid_tests::Operator::on_emulator("kms-envelope").flags
 }
 
 fn with<'a>(args: &[&'a str], flags: &'a [String]) -> Vec<&'a str> {

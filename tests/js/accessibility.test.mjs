@@ -6,7 +6,15 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
+import {
+  startServer,
+  startCallback,
+  launchBrowser,
+  cli,
+  enroll,
+  approve,
+  authorizationUrl,
+} from './helpers.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -57,18 +65,14 @@ async function clean(page, what) {
 }
 
 function authUrl(state, lang) {
-  const u = new URL(`${server.issuer}/protocol/openid-connect/auth`);
-  const p = {
+  return authorizationUrl(server, {
     client_id: 'a11y-rp',
     redirect_uri: rp.url,
-    response_type: 'code',
     scope: 'openid profile offline_access',
     state,
     nonce: `n-${state}`,
     ui_locales: lang,
-  };
-  for (const [k, v] of Object.entries(p)) u.searchParams.set(k, v);
-  return u.toString();
+  });
 }
 
 for (const lang of ['en', 'ar']) {

@@ -21,6 +21,7 @@ import {
   enroll,
   approve,
   readQr,
+  authorizationUrl,
 } from './helpers.mjs';
 
 const PHONE = {
@@ -96,16 +97,7 @@ async function scanAndApprove(desktop, phone) {
 }
 
 function authUrl(clientId, state) {
-  const u = new URL(`${server.issuer}/protocol/openid-connect/auth`);
-  for (const [k, v] of Object.entries({
-    client_id: clientId,
-    redirect_uri: rp.url,
-    response_type: 'code',
-    scope: 'openid profile',
-    state,
-  }))
-    u.searchParams.set(k, v);
-  return u.toString();
+  return authorizationUrl(server, { client_id: clientId, redirect_uri: rp.url, state });
 }
 
 async function token(params) {

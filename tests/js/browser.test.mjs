@@ -3,7 +3,15 @@
 // QR, a replayed approval and completion from a second browser context.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
+import {
+  startServer,
+  startCallback,
+  launchBrowser,
+  cli,
+  enroll,
+  approve,
+  authorizationUrl,
+} from './helpers.mjs';
 
 let server, rp, browser, alice;
 
@@ -33,18 +41,13 @@ after(async () => {
 });
 
 function authUrl(state, extra = {}) {
-  const u = new URL(`${server.issuer}/protocol/openid-connect/auth`);
-  const p = {
+  return authorizationUrl(server, {
     client_id: 'browser-rp',
     redirect_uri: rp.url,
-    response_type: 'code',
-    scope: 'openid profile',
     state,
     nonce: `nonce-${state}`,
     ...extra,
-  };
-  for (const [k, v] of Object.entries(p)) u.searchParams.set(k, v);
-  return u.toString();
+  });
 }
 
 async function qrPayload(page) {

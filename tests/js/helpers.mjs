@@ -100,6 +100,15 @@ export async function launchBrowser() {
   });
 }
 
+/** The authorization request URL of `server` for a code flow: `params` over the defaults
+ * (`response_type=code`, `scope=openid profile`); `undefined` values are left out. */
+export function authorizationUrl(server, params) {
+  const u = new URL(`${server.issuer}/protocol/openid-connect/auth`);
+  const all = { response_type: 'code', scope: 'openid profile', ...params };
+  for (const [k, v] of Object.entries(all)) if (v !== undefined) u.searchParams.set(k, v);
+  return u.toString();
+}
+
 /** Key file path in a fresh temp dir. */
 export function keyFile() {
   return path.join(mkdtempSync(path.join(tmpdir(), 'scanid-key-')), 'device.key');

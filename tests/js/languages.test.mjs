@@ -7,7 +7,15 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
+import {
+  startServer,
+  startCallback,
+  launchBrowser,
+  cli,
+  enroll,
+  approve,
+  authorizationUrl,
+} from './helpers.mjs';
 
 let server, rp, browser, alice;
 
@@ -37,18 +45,13 @@ after(async () => {
 });
 
 function authUrl(state, extra = {}) {
-  const u = new URL(`${server.issuer}/protocol/openid-connect/auth`);
-  const p = {
+  return authorizationUrl(server, {
     client_id: 'lang-rp',
     redirect_uri: rp.url,
-    response_type: 'code',
-    scope: 'openid profile',
     state,
     nonce: `nonce-${state}`,
     ...extra,
-  };
-  for (const [k, v] of Object.entries(p)) u.searchParams.set(k, v);
-  return u.toString();
+  });
 }
 
 /** A context whose browser asks for `acceptLanguage` (none: Chromium's own). */

@@ -51,6 +51,12 @@ impl Operator {
         }
     }
 
+    /// The DynamoDB table (`--table`), if the store is one.
+    pub fn table(&self) -> Option<&str> {
+        let at = self.flags.iter().position(|f| f == "--table")?;
+        self.flags.get(at + 1).map(String::as_str)
+    }
+
     /// The flags, borrowed (to start a server on the same store).
     pub fn flag_strs(&self) -> Vec<&str> {
         self.flags.iter().map(String::as_str).collect()
