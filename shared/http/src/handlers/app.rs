@@ -15,43 +15,27 @@ use crate::domain::login;
 use crate::Context;
 use crate::{base, check_realm, finish, path_param, HttpError, Request, Response};
 
-/// One file of the app.
-struct Asset {
-    name: &'static str,
-    content_type: &'static str,
-    body: &'static str,
-}
-
-/// One of the app's JavaScript modules (`static/app/{name}`).
-macro_rules! module {
-    ($name:literal) => {
-        Asset {
-            name: $name,
-            content_type: "text/javascript; charset=utf-8",
-            body: include_str!(concat!("../../static/app/", $name)),
-        }
-    };
-}
+use super::assets::{js_module, Asset};
 
 /// The app's JavaScript modules: `app.js` picks the first screen, each screen is a module of
 /// its own, `device.js` holds the key and the device API. The shell preloads each one and the
 /// service worker keeps each one (both held to this list by the tests below).
 const MODULES: &[Asset] = &[
-    module!("app.js"),
-    module!("device.js"),
-    module!("ui.js"),
-    module!("signup.js"),
-    module!("home.js"),
-    module!("keys.js"),
-    module!("edit.js"),
-    module!("rotate.js"),
-    module!("signout.js"),
-    module!("delete.js"),
-    module!("activity.js"),
-    module!("where.js"),
-    module!("decision.js"),
-    module!("approve.js"),
-    module!("scan.js"),
+    js_module!("app", "app.js"),
+    js_module!("app", "device.js"),
+    js_module!("app", "ui.js"),
+    js_module!("app", "signup.js"),
+    js_module!("app", "home.js"),
+    js_module!("app", "keys.js"),
+    js_module!("app", "edit.js"),
+    js_module!("app", "rotate.js"),
+    js_module!("app", "signout.js"),
+    js_module!("app", "delete.js"),
+    js_module!("app", "activity.js"),
+    js_module!("app", "where.js"),
+    js_module!("app", "decision.js"),
+    js_module!("app", "approve.js"),
+    js_module!("app", "scan.js"),
 ];
 
 /// The app's other files, by the name they have under `{issuer}/app/`.

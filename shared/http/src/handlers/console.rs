@@ -14,32 +14,17 @@ use crate::pages::escape;
 use crate::Context;
 use crate::{base, finish, path_param, HttpError, Request, Response};
 
-/// One file of the console.
-struct Asset {
-    name: &'static str,
-    content_type: &'static str,
-    body: &'static str,
-}
-
-macro_rules! module {
-    ($name:literal) => {
-        Asset {
-            name: $name,
-            content_type: "text/javascript; charset=utf-8",
-            body: include_str!(concat!("../../static/admin/", $name)),
-        }
-    };
-}
+use super::assets::{js_module, Asset};
 
 /// The console's files, by the name they have under `{auth_url}/admin/console/`.
 const ASSETS: &[Asset] = &[
-    module!("console.js"),
-    module!("auth.js"),
-    module!("api.js"),
-    module!("ui.js"),
-    module!("clients.js"),
-    module!("screens.js"),
-    module!("keys.js"),
+    js_module!("admin", "console.js"),
+    js_module!("admin", "auth.js"),
+    js_module!("admin", "api.js"),
+    js_module!("admin", "ui.js"),
+    js_module!("admin", "clients.js"),
+    js_module!("admin", "screens.js"),
+    js_module!("admin", "keys.js"),
     Asset {
         name: "console.css",
         content_type: "text/css; charset=utf-8",

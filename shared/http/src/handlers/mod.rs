@@ -4,6 +4,7 @@ pub(crate) mod admin;
 pub(crate) mod admin_ops;
 pub(crate) mod admin_users;
 pub(crate) mod app;
+mod assets;
 pub(crate) mod console;
 pub(crate) mod device_api;
 pub(crate) mod device_grant;
