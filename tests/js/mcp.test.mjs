@@ -24,6 +24,8 @@ import {
   authorizationUrl,
 } from './helpers.mjs';
 
+const WEB_CLIENT = 'https://mcp-web.example';
+
 let server, rp, browser, dana, docs, docBase, resource, resourceUrl;
 
 /** A CA and a certificate for 127.0.0.1 and localhost signed by it, made with openssl. */
@@ -157,6 +159,10 @@ before(async () => {
     resourceUrl,
     '--client-document-refused-host',
     'localhost',
+    '--registration-cors-origin',
+    WEB_CLIENT,
+    '--open-client-registration',
+    'true',
   ]);
   browser = await launchBrowser();
   dana = await enroll(server, 'dana');
@@ -344,4 +350,75 @@ test('outside local development a document on a loopback or private address is r
   } finally {
     await prod.stop();
   }
+});
+
+test('PAR and the token endpoint take a CIMD client_id too; a refused one is invalid_client with its reason', async () => {
+  const form = (o) => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(o).toString(),
+  });
+  const pushed = await fetch(
+    `${server.issuer}/protocol/openid-connect/ext/par/request`,
+    form({
+      client_id: `${docBase}/client.json`,
+      redirect_uri: rp.url,
+      response_type: 'code',
+      scope: 'openid',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    }),
+  );
+  assert.equal(pushed.status, 201, await pushed.clone().text());
+  assert.match((await pushed.json()).request_uri, /^urn:ietf:params:oauth:request_uri:/);
+  const token = await fetch(
+    `${server.issuer}/protocol/openid-connect/token`,
+    form({ grant_type: 'authorization_code', code: 'x', client_id: `${docBase}/big.json` }),
+  );
+  assert.equal(token.status, 401);
+  const body = await token.json();
+  assert.equal(body.error, 'invalid_client');
+  assert.match(body.error_description, /larger than 5120 bytes/);
+});
+
+test('a browser MCP client registers itself cross-origin from an allowed origin only', async () => {
+  const endpoint = `${server.issuer}/clients-registrations/openid-connect`;
+  const preflight = (origin) =>
+    fetch(endpoint, {
+      method: 'OPTIONS',
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
+    });
+  const ok = await preflight(WEB_CLIENT);
+  assert.equal(ok.status, 204);
+  assert.equal(ok.headers.get('access-control-allow-origin'), WEB_CLIENT);
+  assert.match(ok.headers.get('access-control-allow-methods'), /POST/);
+  const other = await preflight('https://elsewhere.example');
+  assert.equal(other.status, 403);
+  assert.equal(other.headers.get('access-control-allow-origin'), null);
+  const register = (origin, body) =>
+    fetch(endpoint, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const metadata = {
+    client_name: 'Web MCP',
+    redirect_uris: [`${WEB_CLIENT}/cb`],
+    token_endpoint_auth_method: 'none',
+  };
+  const made = await register(WEB_CLIENT, metadata);
+  assert.equal(made.status, 201);
+  assert.equal(made.headers.get('access-control-allow-origin'), WEB_CLIENT);
+  assert.ok((await made.json()).client_id);
+  // An error is readable by the allowed origin too; another origin gets no CORS headers.
+  const bad = await register(WEB_CLIENT, { redirect_uris: [] });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.headers.get('access-control-allow-origin'), WEB_CLIENT);
+  const foreign = await register('https://elsewhere.example', metadata);
+  assert.equal(foreign.status, 201);
+  assert.equal(foreign.headers.get('access-control-allow-origin'), null);
 });
