@@ -14,7 +14,7 @@ import path from 'node:path';
 import http from 'node:http';
 import https from 'node:https';
 import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { createRemoteJWKSet, jwtVerify, generateKeyPair, exportJWK, SignJWT } from 'jose';
 import {
   startServer,
   startCallback,
@@ -26,6 +26,7 @@ import {
 
 const WEB_CLIENT = 'https://mcp-web.example';
 
+let clientKey, otherKey;
 let server, rp, browser, dana, docs, docBase, resource, resourceUrl;
 
 /** A CA and a certificate for 127.0.0.1 and localhost signed by it, made with openssl. */
@@ -59,7 +60,7 @@ function certificates() {
 }
 
 /** The documents this test serves, by path: `(base) => [status, headers, body]`. */
-function documents(redirectUri) {
+function documents(redirectUri, jwk) {
   const doc = (base, name, extra = {}) =>
     JSON.stringify({
       client_id: `${base}/${name}`,
@@ -81,6 +82,14 @@ function documents(redirectUri) {
     'big.json': (b) => [200, json, doc(b, 'big.json', { padding: 'x'.repeat(6000) })],
     'liar.json': (b) => [200, json, doc(b, 'client.json')],
     'secret.json': (b) => [200, json, doc(b, 'secret.json', { client_secret: 's3cret' })],
+    'keyed.json': (b) => [
+      200,
+      json,
+      doc(b, 'keyed.json', {
+        token_endpoint_auth_method: 'private_key_jwt',
+        jwks: { keys: [jwk] },
+      }),
+    ],
     'redirect.json': (b) => [302, { location: `${b}/client.json` }, ''],
     'slow.json': (b) => ['slow', json, doc(b, 'slow.json')],
   };
@@ -149,7 +158,10 @@ before(async () => {
   // scanid trusts the test's CA besides the system's (as a developer's would).
   process.env.SSL_CERT_FILE = tls.ca;
   rp = await startCallback();
-  docs = await startDocuments(tls, documents(rp.url));
+  clientKey = await generateKeyPair('ES256');
+  otherKey = await generateKeyPair('ES256');
+  const jwk = { ...(await exportJWK(clientKey.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+  docs = await startDocuments(tls, documents(rp.url, jwk));
   docBase = `https://127.0.0.1:${docs.port}`;
   // The resource first: scanid registers it (RFC 8707).
   resource = await startResource(() => server.issuer);
@@ -421,4 +433,46 @@ test('a browser MCP client registers itself cross-origin from an allowed origin 
   const foreign = await register('https://elsewhere.example', metadata);
   assert.equal(foreign.status, 201);
   assert.equal(foreign.headers.get('access-control-allow-origin'), null);
+});
+
+test("a CIMD client with private_key_jwt authenticates at PAR by an assertion signed with its document's key", async () => {
+  const id = `${docBase}/keyed.json`;
+  const endpoint = `${server.issuer}/protocol/openid-connect/ext/par/request`;
+  const assertion = (key) =>
+    new SignJWT({ jti: crypto.randomUUID() })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(id)
+      .setSubject(id)
+      .setAudience(server.issuer)
+      .setIssuedAt()
+      .setExpirationTime('60s')
+      .sign(key);
+  const push = async (extra) =>
+    fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        client_id: id,
+        redirect_uri: rp.url,
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        ...extra,
+      }).toString(),
+    });
+  const type = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+  const signed = await push({
+    client_assertion_type: type,
+    client_assertion: await assertion(clientKey.privateKey),
+  });
+  assert.equal(signed.status, 201, await signed.clone().text());
+  const forged = await push({
+    client_assertion_type: type,
+    client_assertion: await assertion(otherKey.privateKey),
+  });
+  assert.equal(forged.status, 401);
+  assert.equal((await forged.json()).error, 'invalid_client');
+  const none = await push({});
+  assert.equal(none.status, 401, 'a keyed client cannot act as a public one');
 });
