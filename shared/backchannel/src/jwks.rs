@@ -151,3 +151,52 @@ async fn bounded_body(uri: &str, mut r: reqwest::Response, max: usize) -> Result
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    use scanid_core::reach::{Resolver, StaticResolver};
+
+    use super::*;
+
+    /// A client metadata document by a name that resolves to 127.0.0.1, or by a loopback or
+    /// private literal, is never connected to for a self-registered reach (the address the
+    /// connection would use is the vetted one); an `http` URL is refused before any lookup.
+    #[tokio::test]
+    async fn a_document_inside_the_network_is_never_fetched() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let hits = Arc::new(AtomicUsize::new(0));
+        let counted = hits.clone();
+        tokio::spawn(async move {
+            while listener.accept().await.is_ok() {
+                counted.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        let resolver: Arc<dyn Resolver> = Arc::new(StaticResolver(vec![(
+            "cimd.example".into(),
+            vec!["127.0.0.1".parse().unwrap()],
+        )]));
+        let f = JwksHttp::new(Http::new(resolver).unwrap());
+        for uri in [
+            format!("https://cimd.example:{port}/c.json"),
+            format!("https://127.0.0.1:{port}/c.json"),
+            "https://10.0.0.1/c.json".to_owned(),
+            "https://[::ffff:169.254.169.254]/c.json".to_owned(),
+        ] {
+            let e = f
+                .fetch_document(&uri, Reach::Public, 5120)
+                .await
+                .unwrap_err();
+            assert!(e.contains("not public"), "{uri}: {e}");
+        }
+        let e = f
+            .fetch_document(&format!("http://127.0.0.1:{port}/c.json"), Reach::Any, 5120)
+            .await
+            .unwrap_err();
+        assert!(e.contains("not https"), "{e}");
+        assert_eq!(hits.load(Ordering::SeqCst), 0);
+    }
+}
