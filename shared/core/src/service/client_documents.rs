@@ -13,8 +13,10 @@ use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::client::Client;
 use crate::domain::client_document::{self, ClientDocument, FLOW_SECS, MAX_BYTES};
+use crate::domain::ratelimit::{Counted, Limit};
 use crate::protocol::ClientId;
 use crate::reach::Reach;
+use crate::service::limits;
 use crate::store::{ClientStore, StoreError};
 
 /// The client `id` names: `Ok(None)` when there is none (unknown, or a document when they
@@ -39,6 +41,18 @@ pub async fn client(
     let kept = ctx.store.client_document(id, now).await?;
     if let Some(k) = kept.as_ref().filter(|k| k.fresh_until.secs() > now.secs()) {
         return Ok(Ok(Some(k.client.clone())));
+    }
+    // One host's documents are fetched at most the login rate a minute, whoever asks (a
+    // failed fetch is not kept): scanid is no way to send a stream of requests to a server.
+    let who = format!("client-document:{host}");
+    let limits = &ctx.settings.limits;
+    if let Counted::Limited { .. } =
+        limits::count(ctx.store.as_ref(), limits, Limit::Login, &who, now).await?
+    {
+        return Ok(Err(refused(
+            id,
+            format!("{host}'s documents were fetched too often; try again in a minute"),
+        )));
     }
     let local = ctx.settings.local_development();
     let fetched = match ctx

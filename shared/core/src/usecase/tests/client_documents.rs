@@ -160,3 +160,19 @@ async fn the_operator_turns_documents_off_or_refuses_a_host_without_a_fetch() {
     let d = crate::domain::discovery::openid_configuration(&off.ctx.settings, &[]);
     assert!(!d.client_id_metadata_document_supported);
 }
+
+#[tokio::test]
+async fn a_host_is_fetched_at_most_the_login_rate_a_minute() {
+    let failing = served(Err("https://mcp.example/client.json: answered 500"), None);
+    let env = with(failing.clone(), |_| {}).await;
+    for _ in 0..30 {
+        let page = error_page(env.authorize(&request(&env), None).await);
+        assert!(page.contains("answered 500"), "{page}");
+    }
+    let page = error_page(env.authorize(&request(&env), None).await);
+    assert!(page.contains("fetched too often"), "{page}");
+    assert_eq!(failing.fetches.load(Ordering::SeqCst), 30);
+    env.advance(60);
+    error_page(env.authorize(&request(&env), None).await);
+    assert_eq!(failing.fetches.load(Ordering::SeqCst), 31, "a minute later");
+}
