@@ -716,6 +716,8 @@ mod tests {
             "/realms/x/.well-known/openid-configuration",
             "/realms/x/.well-known/oauth-authorization-server",
             "/.well-known/oauth-authorization-server/realms/x",
+            "/.well-known/oauth-protected-resource/realms/x",
+            "/realms/x/.well-known/oauth-protected-resource",
             "/realms/x/protocol/openid-connect/certs",
         ] {
             let get = match match_route("GET", p) {
