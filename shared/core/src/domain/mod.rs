@@ -7,6 +7,7 @@ pub mod authorize;
 pub mod claims_request;
 pub mod client;
 pub mod client_assertion;
+pub mod client_document;
 pub mod consent;
 pub(crate) mod device_grant;
 pub mod discovery;

@@ -20,6 +20,7 @@ pub mod admin;
 pub mod app_error;
 pub mod assessment;
 pub mod client_auth;
+pub mod client_documents;
 pub mod erase;
 pub mod grants;
 pub mod issuance;

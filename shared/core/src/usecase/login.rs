@@ -15,7 +15,6 @@ use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal
 use crate::domain::identity::Identity;
 use crate::domain::login::{AuthCode, Authenticated, Consent, LoginStatus, QrLogin, SsoSession};
 use crate::domain::ratelimit::{Counted, Limit, Source};
-use crate::protocol::ClientId;
 use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId, Subject};
 use crate::random;
 use crate::service::login_history::remember_sso_login;
@@ -171,7 +170,10 @@ pub async fn authorize(
         Err(why) => return Ok(AuthorizeDecision::ErrorPage(why.into())),
     };
     let params = pushed.as_ref().unwrap_or(params);
-    let client = live_client(ctx, params, now).await?;
+    let client = match live_client(ctx, params, now).await? {
+        Ok(c) => c,
+        Err(why) => return Ok(AuthorizeDecision::ErrorPage(why.into())),
+    };
     let policy = authorize::Policy {
         require_nonce: ctx.settings.require_nonce,
         resources: &ctx.settings.resources,
@@ -250,23 +252,18 @@ pub async fn authorize(
 }
 
 /// The client a request names, unless unknown or disabled (a disabled client is refused as
-/// an unknown one).
+/// an unknown one): a registered one, or one its metadata document describes (why that was
+/// refused otherwise).
 async fn live_client(
     ctx: &Context,
     params: &Params,
     now: Timestamp,
-) -> Result<Option<Client>, StoreError> {
+) -> Result<Result<Option<Client>, String>, StoreError> {
     Ok(match params.one("client_id") {
-        Ok(Some(id)) => match ClientId::parse(id) {
-            Ok(id) => ctx
-                .store
-                .client(&id, now)
-                .await?
-                .map(|(c, _)| c)
-                .filter(|c| !c.disabled),
-            Err(_) => None,
-        },
-        _ => None,
+        Ok(Some(id)) => service::client_documents::client(ctx, id, now)
+            .await?
+            .map(|c| c.filter(|c| !c.disabled)),
+        _ => Ok(None),
     })
 }
 
