@@ -8,6 +8,7 @@ pub mod claims_request;
 pub mod client;
 pub mod client_assertion;
 pub mod consent;
+pub mod delegation;
 pub(crate) mod device_grant;
 pub mod discovery;
 pub(crate) mod grant;
