@@ -86,7 +86,7 @@ pub fn decide(
         return Err(refused("the chain of agents is too long"));
     }
     let consent = consent
-        .filter(|c| c.granted_at.secs() >= agent.created_at.secs())
+        .filter(|c| c.delegation && c.granted_at.secs() >= agent.created_at.secs())
         .ok_or_else(|| {
             refused("the person has not delegated to this client (its consent page asks them)")
         })?;
@@ -194,6 +194,7 @@ mod tests {
             granted_at: Timestamp::from_secs(900),
             claims: vec![],
             resources: resources.iter().map(|r| (*r).to_owned()).collect(),
+            delegation: true,
         }
     }
 
@@ -315,6 +316,21 @@ mod tests {
             granted_at: Timestamp::from_secs(100),
             ..c.clone()
         };
+        // A consent given before the client became an agent is no delegation.
+        let plain = Consent {
+            delegation: false,
+            ..c.clone()
+        };
+        assert_eq!(
+            code(decide(
+                AGENT,
+                &mine,
+                Some(&plain),
+                ask(None, None, None),
+                no_agents
+            )),
+            OAuthErrorCode::InvalidRequest
+        );
         assert_eq!(
             code(decide(
                 AGENT,

@@ -159,7 +159,8 @@ async fn live_delegated(
             return Ok(None);
         };
         match ctx.store.consent(claims.sub.as_str(), id, now).await? {
-            Some(consent) if consent.granted_at.secs() >= c.created_at.secs() => {}
+            Some(consent)
+                if consent.delegation && consent.granted_at.secs() >= c.created_at.secs() => {}
             _ => return Ok(None),
         }
         agent.get_or_insert(c);

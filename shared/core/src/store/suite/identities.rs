@@ -107,6 +107,8 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         granted_at: T0,
         claims: vec!["name".into()],
         resources: Vec::new(),
+        // A delegation (the client is an agent) reads back as one.
+        delegation: true,
     };
     let key = Consent::key(&a.sub, &client.client_id);
     s.create(Kind::Consent, &key, &consent, None, T0)

@@ -113,5 +113,5 @@ async fn delegated(
         .store
         .consent(sub, client.client_id.as_str(), now)
         .await?
-        .filter(|c| c.granted_at.secs() >= client.created_at.secs()))
+        .filter(|c| c.delegation && c.granted_at.secs() >= client.created_at.secs()))
 }
