@@ -198,6 +198,10 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/app/identities/{sub}/key", Handler::DeviceKey, "app-key", SIGN, NO_CORS, NO_PHOTOS),
     route("DELETE", "/realms/{realm}/app/identities/{sub}", Handler::DeviceDelete, "app-delete", SIGN, NO_CORS, PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/activity", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
+    // The agents the identity delegates to (token exchange), and withdrawing one: reads and
+    // a consent's deletion, signed like the activity read (served by its function).
+    route("POST", "/realms/{realm}/app/identities/{sub}/delegations", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/app/identities/{sub}/delegations/withdraw", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/photo", Handler::DevicePhoto, "app-photo", WRITE, NO_CORS, PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/logins/{login_id}/report", Handler::DeviceReport, "app-report", SIGN, NO_CORS, NO_PHOTOS),
     // "Sign out everywhere" (issue 38): ends sessions as a report does, in the same function.

@@ -114,6 +114,7 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
             "refresh_token",
             "client_credentials",
             crate::protocol::requests::DEVICE_CODE_GRANT,
+            crate::protocol::requests::TOKEN_EXCHANGE_GRANT,
         ]),
         code_challenge_methods_supported: strings(&["S256"]),
         scopes_supported: strings(SCOPES),

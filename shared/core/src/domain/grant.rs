@@ -153,6 +153,8 @@ pub struct Issued {
     pub refresh_expires_in: i64,
     pub scope: String,
     pub session_state: Option<String>,
+    /// RFC 8693: what a token exchange issued (`None` for the other grants).
+    pub issued_token_type: Option<&'static str>,
 }
 
 impl std::fmt::Debug for Issued {
@@ -182,6 +184,7 @@ impl Issued {
             refresh_token: self.refresh_token,
             id_token: self.id_token,
             session_state: self.session_state,
+            issued_token_type: self.issued_token_type.map(str::to_owned),
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod client;
 pub mod client_assertion;
 pub mod client_document;
 pub mod consent;
+pub mod delegation;
 pub(crate) mod device_grant;
 pub mod discovery;
 pub(crate) mod grant;

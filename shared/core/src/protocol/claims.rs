@@ -133,6 +133,27 @@ pub struct AccessTokenClaims<'a> {
     /// A user's token with `groups` or `profile`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub groups: Option<Cow<'a, [String]>>,
+    /// RFC 8693 §4.1: the agent acting for the person (a token exchanged by a client the
+    /// person delegated to), with the earlier actors nested in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub act: Option<Actor>,
+}
+
+/// RFC 8693 §4.1 `act`: who acts (a client id as `sub`), and who acted before it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Actor {
+    /// The acting client's id.
+    pub sub: String,
+    /// The actor before this one in the chain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub act: Option<Box<Actor>>,
+}
+
+impl Actor {
+    /// The acting clients, the current one first.
+    pub fn chain(&self) -> impl Iterator<Item = &str> {
+        std::iter::successors(Some(self), |a| a.act.as_deref()).map(|a| a.sub.as_str())
+    }
 }
 
 impl AccessTokenClaims<'_> {
@@ -316,6 +337,7 @@ mod tests {
             service_id: None,
             preferred_username: None,
             groups: None,
+            act: None,
         }
     }
 

@@ -40,6 +40,9 @@ pub struct TokenResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     /// `session_state`: the SSO session, as Keycloak names it.
     pub session_state: Option<String>,
+    /// RFC 8693 §2.2.1: what a token exchange issued.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issued_token_type: Option<String>,
 }
 
 impl std::fmt::Debug for TokenResponse {
@@ -118,6 +121,9 @@ pub struct IntrospectionResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     /// `token_type`: `Bearer` or Keycloak's `refresh_token`.
     pub token_type: Option<TokenType>,
+    /// RFC 8693 §4.1: the agents acting for the person, for an exchanged token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub act: Option<super::claims::Actor>,
 }
 
 impl IntrospectionResponse {
@@ -172,6 +178,7 @@ mod tests {
             refresh_token: None,
             id_token: None,
             session_state: None,
+            issued_token_type: None,
         };
         round_trip(
             &minimal,
@@ -236,6 +243,7 @@ mod tests {
             client_id: Some("shop".into()),
             username: Some("alice".into()),
             token_type: Some(TokenType::Bearer),
+            act: None,
         };
         round_trip(
             &r,

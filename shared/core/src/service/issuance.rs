@@ -131,6 +131,7 @@ pub async fn sign_tokens_for(
         groups: identity
             .filter(|_| grant::releases_groups(scopes))
             .map(|i| Cow::Borrowed(i.groups.as_slice())),
+        act: None,
     };
     let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
     let id_token = match identity {
@@ -176,5 +177,6 @@ pub async fn sign_tokens_for(
         refresh_expires_in,
         scope,
         session_state: grant.sid.clone().map(Into::into),
+        issued_token_type: None,
     })
 }

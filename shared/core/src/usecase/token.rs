@@ -22,6 +22,7 @@ use crate::protocol::{
 };
 use crate::protocol::{GrantType, Params};
 use crate::random;
+use crate::service::exchange::{exchange, ExchangeRequest};
 use crate::service::grants::revoked_by_identity;
 use crate::service::issuance::oauth;
 use crate::service::sessions::end_session;
@@ -47,7 +48,12 @@ pub async fn token(
     source: &Source,
 ) -> Result<(Client, Issued), TokenError> {
     let kind = TokenRequest::grant_type(params).map_err(TokenError::OAuth)?;
-    let client = authenticate(ctx, presented, kind != GrantType::ClientCredentials, source).await?;
+    // A client's own tokens and an agent's delegation need a confidential client.
+    let public_allowed = !matches!(
+        kind,
+        GrantType::ClientCredentials | GrantType::TokenExchange
+    );
+    let client = authenticate(ctx, presented, public_allowed, source).await?;
     if !client.allows(kind) {
         return Err(oauth(
             OAuthErrorCode::UnauthorizedClient,
@@ -78,6 +84,19 @@ pub async fn token(
             // is one not granted, `invalid_target` before the poll counts.
             audience(ctx, &resource, Some(&[]))?;
             poll_device_code(ctx, &client, device_code).await
+        }
+        TokenRequest::TokenExchange {
+            subject_token,
+            scope,
+            audience,
+        } => {
+            let req = ExchangeRequest {
+                subject_token,
+                scope,
+                audience,
+                resource: &resource,
+            };
+            exchange(ctx, &client, req).await
         }
     }?;
     Audit::new(Event::TokenIssued)
