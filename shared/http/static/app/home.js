@@ -31,7 +31,6 @@ function card(p) {
         h('code', { id: 'service-id' }, p.service_id),
       ),
     ),
-    languagePicker(),
   );
 }
 
