@@ -4,8 +4,11 @@
 // no missing message and `<html lang dir>` right; a language picked in the app wins over the
 // phone's and is remembered; only the chosen language's messages are fetched, from a file named
 // by its content.
+//
+// SCANID_README_SHOTS=dir writes the Portuguese approval and the Arabic home screen there.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { startServer, startCallback, launchBrowser, cli, authorizationUrl } from './helpers.mjs';
 
 const LANGS = ['en', 'sv', 'de', 'fr', 'es', 'pt-BR', 'it', 'nl', 'pl', 'ja', 'zh-Hans', 'ko'];
@@ -70,6 +73,14 @@ function fmt(m, args = {}) {
 /** Text without the Unicode isolates that keep names in their direction in Arabic. */
 function plain(s) {
   return s.replace(/[\u2068\u2069]/g, '');
+}
+
+/** A picture for the book, at CSS size (small files). */
+async function shot(page, name) {
+  const dir = process.env.SCANID_README_SHOTS;
+  if (dir) {
+    await page.screenshot({ path: path.join(dir, `${name}.png`), scale: 'css', fullPage: true });
+  }
 }
 
 async function noneMissing(page, where) {
@@ -172,6 +183,7 @@ test('pt-BR: sign up and approve a QR login in Portuguese, times, dates and plur
   await app.locator('#numbers button[data-number]:enabled').first().waitFor();
   await shown.waitFor({ timeout: 10_000 });
   const n = /(\d+)/.exec(await shown.textContent())[1];
+  await shot(app, 'phone-approve-pt-BR');
   await app.tap(`#number-${n}`);
   await app.getByRole('heading', { name: 'Login aprovado' }).waitFor();
   assert.equal(
@@ -208,6 +220,7 @@ test('every web app screen in every language: no missing message, lang and dir r
     assert.equal(await app.textContent('h1'), words['signup-title'], tag);
     await signUp(app, `reader-${tag.toLowerCase()}`);
     assert.equal(await app.textContent('h1'), words['home-title'], tag);
+    if (tag === 'ar') await shot(app, 'phone-home-ar');
     for (const [button, title] of [
       ['#activity', 'home-activity'],
       ['#keys', 'home-keys'],

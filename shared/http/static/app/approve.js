@@ -141,7 +141,7 @@ export function showRequest(me, session, challenge, info) {
       'p',
       { class: 'muted small' },
       parts('approve-as', {
-        user: h('strong', {}, `@${me.profile.name}`),
+        user: h('strong', { dir: 'ltr' }, `@${me.profile.name}`),
         time: h('time', { datetime: info.expires_at }, time(info.expires_at)),
       }),
     );

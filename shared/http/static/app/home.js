@@ -23,7 +23,7 @@ function card(p) {
       'div',
       {},
       h('p', { class: 'display-name', id: 'display-name-shown' }, p.display_name),
-      h('p', { class: 'muted' }, `@${p.name} · ${p.country_code}`),
+      h('p', { class: 'muted' }, h('bdi', { dir: 'ltr' }, `@${p.name}`), ` · ${p.country_code}`),
       h(
         'p',
         { class: 'muted small' },
