@@ -179,8 +179,14 @@ fn headers_cached(
     etag: &str,
     cache: &str,
 ) -> http::response::Builder {
-    base(status)
-        .header("content-type", content_type)
+    let b = base(status);
+    // The shell's language and manifest follow `Accept-Language`; the other files do not.
+    let b = if content_type.starts_with("text/html") {
+        b.header("vary", "accept-language")
+    } else {
+        b
+    };
+    b.header("content-type", content_type)
         .header("content-security-policy", csp(ctx))
         .header("x-frame-options", "DENY")
         // No other origin's window keeps a handle on the app's (no `window.opener` games
@@ -188,8 +194,6 @@ fn headers_cached(
         .header("cross-origin-opener-policy", "same-origin")
         .header("referrer-policy", "no-referrer")
         .header("cache-control", cache)
-        // The shell's language and manifest follow `Accept-Language`.
-        .header("vary", "accept-language")
         .header("etag", etag)
 }
 
