@@ -844,6 +844,42 @@ fn the_claims_parameter_on_dynamodb() {
     assert!(params_of(&location(&again)).contains_key("code"));
 }
 
+/// The `locale` claim (issue 39) through the QR login, the code and the grant (a refresh) in
+/// the table: the language the login's pages spoke (`ui_locales=de`), with `profile`.
+#[test]
+fn the_locale_claim_on_dynamodb() {
+    let aws = Aws::init("kms-envelope");
+    let secret = register_shop(&aws);
+    let dir = tempfile::tempdir().unwrap();
+    let s = serve(&aws, &dir);
+    let app = TestApp::enroll(&s, "locale.dynamo");
+    let pairs = [
+        ("client_id", "shop"),
+        ("redirect_uri", CB),
+        ("response_type", "code"),
+        ("state", "st"),
+        ("scope", "openid profile"),
+        ("ui_locales", "de"),
+    ];
+    let r = login(&mut Browser::new(), &s, &app, &auth_url(&s, &pairs));
+    let t = redeem(&s, ("shop", &secret), &params_of(&location(&r))["code"]);
+    let id = verify_independently(&s, t["id_token"].as_str().unwrap());
+    assert_eq!(id["locale"], "de", "{id}");
+    let u = userinfo(&s, t["access_token"].as_str().unwrap()).json();
+    assert_eq!(u["locale"], "de", "{u}");
+    let r = post_form(
+        &s.oidc("token"),
+        Some(("shop", &secret)),
+        &[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", t["refresh_token"].as_str().unwrap()),
+        ],
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let id2 = verify_independently(&s, r.json()["id_token"].as_str().unwrap());
+    assert_eq!(id2["locale"], "de", "{id2}");
+}
+
 #[test]
 fn device_grant_on_dynamodb_with_kms_signing() {
     let aws = Aws::init("kms");

@@ -294,7 +294,8 @@ fn oidcc_scope_profile() {
         assert!(u.get(c).is_some(), "{c} missing from {u}");
     }
     assert!(u["updated_at"].is_i64(), "seconds since the epoch: {u}");
-    assert!(u.get("locale").is_none(), "scanid knows no locale");
+    // The language the login's pages spoke (no ui_locales, no Accept-Language: the default).
+    assert_eq!(u["locale"], "en", "{u}");
     // The spec's fields (2.4): groups, [] when none, and its spellings.
     assert_eq!(u["groups"], json!([]));
     assert_eq!(u["peferred_username"], "certuser");
@@ -410,13 +411,14 @@ fn oidcc_discovery_endpoint_verification() {
         "updated_at",
         "address",
         "groups",
+        "locale",
     ] {
         assert!(
             claims.contains(&c.to_owned()),
             "{c} not in claims_supported"
         );
     }
-    for c in ["locale", "email", "phone_number", "given_name"] {
+    for c in ["email", "phone_number", "given_name"] {
         assert!(!claims.contains(&c.to_owned()), "{c} is never released");
     }
     assert_eq!(d["request_parameter_supported"], true);

@@ -157,3 +157,61 @@ fn a_default_locale_scanid_does_not_speak_is_refused_at_start() {
     assert!(err.contains("SCANID_DEFAULT_LOCALE"), "{err}");
     assert!(err.contains("pt-BR"), "names the languages: {err}");
 }
+
+/// The `locale` claim (OIDC Core §5.1): the language the login's pages spoke, in the ID token
+/// and at userinfo, only with `profile`; discovery lists the languages as
+/// `claims_locales_supported`.
+#[test]
+fn the_tokens_say_the_language_the_login_pages_spoke_with_profile() {
+    use scanid_tests::{
+        auth_url, code_of, create_shop, jwt_claims, login, redeem, userinfo, Browser, TestApp, CB,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let shop = create_shop(dir.path().to_str().unwrap(), &[]);
+    let s = TestServer::start(dir.path(), &[]);
+    let app = TestApp::enroll(&s, "sprecher");
+    let tokens = |scope: &str, ui_locales: Option<&str>| {
+        let mut pairs = vec![
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("scope", scope),
+            ("state", "st"),
+            ("nonce", "n"),
+        ];
+        if let Some(l) = ui_locales {
+            pairs.push(("ui_locales", l));
+        }
+        let r = login(&mut Browser::new(), &s, &app, &auth_url(&s, &pairs));
+        redeem(&s, ("shop", &shop), &code_of(&r))
+    };
+    // ui_locales=de-AT: the pages spoke German, and the tokens say so.
+    let t = tokens("openid profile", Some("de-AT fr"));
+    let id = jwt_claims(t["id_token"].as_str().unwrap());
+    assert_eq!(id["locale"], "de", "{id}");
+    let u = userinfo(&s, t["access_token"].as_str().unwrap()).json();
+    assert_eq!(u["locale"], "de", "{u}");
+    // Nothing asked: the realm's default, English.
+    let t = tokens("openid profile", None);
+    assert_eq!(jwt_claims(t["id_token"].as_str().unwrap())["locale"], "en");
+    // Without profile: no locale.
+    let t = tokens("openid", Some("de"));
+    let id = jwt_claims(t["id_token"].as_str().unwrap());
+    assert!(id.get("locale").is_none(), "{id}");
+    let u = userinfo(&s, t["access_token"].as_str().unwrap()).json();
+    assert!(u.get("locale").is_none(), "{u}");
+
+    let d = request(
+        "GET",
+        &s.url("/realms/scanid/.well-known/openid-configuration"),
+        &[],
+        b"",
+    )
+    .json();
+    assert_eq!(d["claims_locales_supported"], d["ui_locales_supported"]);
+    assert!(d["claims_supported"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c == "locale"));
+}

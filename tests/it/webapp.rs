@@ -395,3 +395,74 @@ fn photo_uploads_are_signed_checked_by_magic_bytes_and_served_sandboxed() {
     claims["profile_photo"] = json!(url);
     assert_eq!(app.patch_profile(&claims).status, 400);
 }
+
+/// The shell speaks `Accept-Language` until the app reads the phone's languages; each
+/// language's messages are one file named by its content (cached for good) and the manifest
+/// is in the language; a stale or unknown file is a 404 (issue 39).
+#[test]
+fn the_app_s_words_come_one_language_at_a_time() {
+    let e = env();
+    let shell = |lang: &str| {
+        request(
+            "GET",
+            &format!("{}/app/", e.s.issuer),
+            &[("accept-language", lang)],
+            b"",
+        )
+    };
+    let r = shell("ar-EG, en;q=0.5");
+    assert_eq!(r.header("vary"), Some("accept-language"));
+    let html = r.text();
+    assert!(
+        html.starts_with("<!doctype html><html lang=\"ar\" dir=\"rtl\">"),
+        "{html}"
+    );
+    assert!(html.contains("manifest-ar.webmanifest"));
+    let block = html
+        .split("<script type=\"application/json\" id=\"languages\">")
+        .nth(1)
+        .and_then(|b| b.split("</script>").next())
+        .unwrap();
+    let langs: serde_json::Value = serde_json::from_str(block).unwrap();
+    assert_eq!(langs["languages"].as_array().unwrap().len(), 15);
+    let href = |tag: &str| {
+        langs["languages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|l| l["tag"] == tag)
+            .unwrap()["href"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let de = get(&format!("{}/app/{}", e.s.issuer, href("de")));
+    assert_eq!(de.status, 200);
+    assert_eq!(
+        de.header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    assert_eq!(de.header("content-type"), Some("application/json"));
+    assert_eq!(de.json()["approve"], "Bestätigen");
+    let manifest = get(&format!("{}/app/manifest-uk.webmanifest", e.s.issuer)).json();
+    assert_eq!(manifest["lang"], "uk");
+    assert_eq!(manifest["name"], "scanid");
+    assert!(manifest["description"].as_str().unwrap().contains("scanid"));
+    assert!(!manifest["description"].as_str().unwrap().contains("Your"));
+    for bad in [
+        "messages-de-000000000000.json",
+        "messages-xx.json",
+        "manifest-xx.webmanifest",
+        "manifest-.webmanifest",
+    ] {
+        assert_eq!(
+            get(&format!("{}/app/{bad}", e.s.issuer)).status,
+            404,
+            "{bad}"
+        );
+    }
+    // A language scanid does not speak: the realm's default.
+    assert!(shell("fi")
+        .text()
+        .starts_with("<!doctype html><html lang=\"en\" dir=\"ltr\">"));
+}

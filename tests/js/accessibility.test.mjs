@@ -145,55 +145,152 @@ for (const lang of ['en', 'ar']) {
   });
 }
 
-test('en: no WCAG A/AA violation on the web app screens a person goes through', async () => {
+for (const lang of ['en', 'ar']) {
+  test(`${lang}: no WCAG A/AA violation on the web app screens a person goes through`, async () => {
+    const phone = await browser.newContext({
+      bypassCSP: true,
+      locale: lang,
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
+    const app = await phone.newPage();
+    await app.goto(`${server.issuer}/app/`);
+    await app.locator('#signup-form').waitFor();
+    assert.deepEqual(
+      await app.evaluate(() => [document.documentElement.lang, document.documentElement.dir]),
+      [lang, lang === 'ar' ? 'rtl' : 'ltr'],
+    );
+    await clean(app, `${lang} sign-up`);
+    await app.fill('#name', `axe-reader-${lang}`);
+    await app.locator('#name-hint.ok').waitFor();
+    await app.fill('#display-name', 'Axe Reader');
+    await app.fill('#country', 'SE');
+    await app.tap('#signup');
+    await app.locator('#identity').waitFor();
+    await clean(app, `${lang} home after sign-up`);
+    for (const [button, what] of [
+      ['#activity', 'recent logins'],
+      ['#keys', 'keys and passkeys'],
+      ['#rotate', 'replace the key'],
+      ['#sign-out', 'sign out everywhere'],
+      ['#delete', 'delete'],
+      ['#edit', 'edit profile'],
+    ]) {
+      await app.goto(`${server.issuer}/app/`);
+      await app.locator(button).waitFor();
+      await app.tap(button);
+      await app.waitForFunction(() => !document.querySelector('#identity'));
+      await app.waitForLoadState('networkidle');
+      await clean(app, `${lang} ${what}`);
+    }
+
+    // A login started on a computer, approved on the phone by the number it shows.
+    const desktop = await browser.newContext();
+    const page = await desktop.newPage();
+    await page.goto(authUrl(`a11y-app-${lang}`, 'en'));
+    const link = await page.locator('#app-link').getAttribute('data-qr-payload');
+    await app.goto(link);
+    await app.locator('#request').waitFor();
+    await app.locator('#numbers button[data-number]:enabled').first().waitFor();
+    await clean(app, `${lang} approval with the numbers`);
+    const shown = page.locator('#number:not([hidden])');
+    await shown.waitFor({ timeout: 10_000 });
+    const n = /(\d+)/.exec(await shown.textContent())[1];
+    await app.tap(`#number-${n}`);
+    await app.locator('#decided[data-status="approved"]').waitFor();
+    await clean(app, `${lang} approved`);
+    await app.goto(`${server.issuer}/app/`);
+    await app.locator('#activity').tap();
+    await app.locator('#activity-list li').first().waitFor();
+    await clean(app, `${lang} recent logins with a login`);
+    await desktop.close();
+    await phone.close();
+  });
+}
+
+/** The accessibility tree as Chromium gives it to a screen reader (CDP). */
+async function axTree(page) {
+  const cdp = await page.context().newCDPSession(page);
+  const { nodes } = await cdp.send('Accessibility.getFullAXTree');
+  await cdp.detach();
+  return nodes.filter((n) => !n.ignored);
+}
+
+/** Every button (and link) the tree holds has a name a screen reader can say. */
+async function everyControlNamed(page, what) {
+  const unnamed = (await axTree(page))
+    .filter((n) => ['button', 'link', 'combobox', 'textbox', 'checkbox'].includes(n.role?.value))
+    .filter((n) => !(n.name?.value ?? '').trim())
+    .map((n) => `${n.role.value} ${n.backendDOMNodeId}`);
+  assert.deepEqual(unnamed, [], `${what}: controls without a name`);
+}
+
+test('a screen reader through a whole login: the QR named by its link, the number in a live region, every control named', async () => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(authUrl('reader', 'en'));
+  const link = await page.locator('#app-link').getAttribute('data-qr-payload');
+  // The QR: an image whose name is the link it holds; the same link as a named link.
+  const qr = await page.locator('body').ariaSnapshot();
+  assert.ok(qr.includes(`img "QR code. It holds this link: ${link}`), qr);
+  assert.ok(qr.includes('link "Open the scanid app"'), qr);
+  await everyControlNamed(page, 'QR page');
+  // The phone scans: the number to pick appears inside a live region (role=status), so a
+  // screen reader says it without the person moving there.
   const phone = await browser.newContext({
-    bypassCSP: true,
+    locale: 'en',
     viewport: { width: 390, height: 844 },
-    deviceScaleFactor: 2,
     isMobile: true,
     hasTouch: true,
   });
   const app = await phone.newPage();
   await app.goto(`${server.issuer}/app/`);
-  await app.locator('#signup-form').waitFor();
-  await clean(app, 'sign-up');
-  await app.fill('#name', 'axe-reader');
+  await app.fill('#name', 'screen-reader');
   await app.locator('#name-hint.ok').waitFor();
-  await app.fill('#display-name', 'Axe Reader');
+  await app.fill('#display-name', 'Screen Reader');
   await app.fill('#country', 'SE');
   await app.tap('#signup');
   await app.locator('#identity').waitFor();
-  await clean(app, 'home after sign-up');
-  for (const [button, what] of [
-    ['#activity', 'recent logins'],
-    ['#keys', 'keys and passkeys'],
-    ['#rotate', 'replace the key'],
-    ['#delete', 'delete'],
-    ['#edit', 'edit profile'],
-  ]) {
-    await app.goto(`${server.issuer}/app/`);
-    await app.locator(button).waitFor();
-    await app.tap(button);
-    await app.waitForFunction(() => !document.querySelector('#identity'));
-    await app.waitForLoadState('networkidle');
-    await clean(app, what);
-  }
-
-  // A login started on a computer, approved on the phone by the number it shows.
-  const desktop = await browser.newContext();
-  const page = await desktop.newPage();
-  await page.goto(authUrl('a11y-app', 'en'));
-  const link = await page.locator('#app-link').getAttribute('data-qr-payload');
+  await everyControlNamed(app, 'app home');
   await app.goto(link);
   await app.locator('#request').waitFor();
-  await app.locator('#numbers button[data-number]:enabled').first().waitFor();
-  await clean(app, 'approval with the numbers');
   const shown = page.locator('#number:not([hidden])');
   await shown.waitFor({ timeout: 10_000 });
   const n = /(\d+)/.exec(await shown.textContent())[1];
-  await app.tap(`#number-${n}`);
+  const live = await page.evaluate(() => {
+    const el = document.querySelector('#number');
+    const region = el.closest('[role="status"], [role="alert"], [aria-live]');
+    return region
+      ? {
+          role: region.getAttribute('role'),
+          live: region.getAttribute('aria-live') ?? 'polite',
+          text: region.textContent,
+        }
+      : null;
+  });
+  assert.ok(live, 'the number is in a live region');
+  assert.notEqual(live.live, 'off');
+  assert.ok(live.text.includes(n), live.text);
+  const afterScan = await page.locator('body').ariaSnapshot();
+  assert.match(afterScan, new RegExp(`status[^\\n]*\\n?[^\\n]*${n}`), afterScan);
+  // The approval screen: a heading that says who asks, the numbers and Deny as named
+  // buttons, the arming delay said in words.
+  await app.locator('#numbers button[data-number]:enabled').first().waitFor();
+  const approval = await app.locator('body').ariaSnapshot();
+  assert.ok(approval.includes('heading "Log in to Access RP?" [level=1]'), approval);
+  assert.ok(approval.includes(`button "${n}"`), approval);
+  assert.ok(approval.includes('button "Deny"'), approval);
+  assert.ok(approval.includes('The buttons work a moment after this screen appears'), approval);
+  await everyControlNamed(app, 'approval');
+  await app.getByRole('button', { name: n, exact: true }).tap();
   await app.getByRole('heading', { name: 'Login approved' }).waitFor();
-  await clean(app, 'approved');
-  await desktop.close();
+  await everyControlNamed(app, 'approved');
+  await page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
+  const consent = await page.locator('body').ariaSnapshot();
+  assert.ok(consent.includes('button "Allow"') || consent.includes('button "Continue"'), consent);
+  await everyControlNamed(page, 'consent');
+  await ctx.close();
   await phone.close();
 });

@@ -433,6 +433,7 @@ impl TestEnv {
     pub async fn authorize(&self, p: &Params, sso_cookie: Option<&str>) -> AuthorizeDecision {
         let cookies = BrowserCookies {
             sso: sso_cookie.map(crate::protocol::Secret::new),
+            ..BrowserCookies::default()
         };
         login::authorize(&self.ctx, p, &cookies, IP, USER_AGENT)
             .await

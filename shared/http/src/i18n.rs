@@ -249,7 +249,8 @@ mod tests {
             if line.starts_with('#') || line.trim().is_empty() {
                 continue;
             }
-            let value = if !line.starts_with(' ') {
+            // A line at the margin starts a message; `}` closes a selection (plurals).
+            let value = if !line.starts_with(' ') && !line.starts_with('}') {
                 let Some((id, value)) = line.split_once(" = ") else {
                     panic!("not a message: {line}");
                 };
@@ -503,6 +504,168 @@ mod tests {
             }
             let missed = MISSED.with(|m| std::mem::take(&mut *m.borrow_mut()));
             assert!(missed.is_empty(), "{missed:?}");
+        }
+    }
+
+    /// The web app's catalogues (`locales/app/{tag}.ftl`), in [`ALL`]'s order.
+    const APP: [(Locale, &str); 15] = [
+        (Locale::En, include_str!("../locales/app/en.ftl")),
+        (Locale::Sv, include_str!("../locales/app/sv.ftl")),
+        (Locale::De, include_str!("../locales/app/de.ftl")),
+        (Locale::Fr, include_str!("../locales/app/fr.ftl")),
+        (Locale::Es, include_str!("../locales/app/es.ftl")),
+        (Locale::PtBr, include_str!("../locales/app/pt-BR.ftl")),
+        (Locale::It, include_str!("../locales/app/it.ftl")),
+        (Locale::Nl, include_str!("../locales/app/nl.ftl")),
+        (Locale::Pl, include_str!("../locales/app/pl.ftl")),
+        (Locale::Ja, include_str!("../locales/app/ja.ftl")),
+        (Locale::ZhHans, include_str!("../locales/app/zh-Hans.ftl")),
+        (Locale::Ko, include_str!("../locales/app/ko.ftl")),
+        (Locale::Ar, include_str!("../locales/app/ar.ftl")),
+        (Locale::Hi, include_str!("../locales/app/hi.ftl")),
+        (Locale::Uk, include_str!("../locales/app/uk.ftl")),
+    ];
+
+    /// The web app's catalogues are held to English as the pages' are: no message missing
+    /// or extra, the same placeholders, each message formats (every plural variant) without
+    /// a missing placeholder; and each is compiled into the JSON the app fetches, with the
+    /// same messages.
+    #[test]
+    fn every_app_catalogue_has_the_english_messages_and_placeholders() {
+        let english = messages(APP[0].1);
+        assert!(english.len() > 120, "{}", english.len());
+        let compiled = |tag: &str| {
+            let c = crate::handlers::app::APP_CATALOGUES
+                .iter()
+                .find(|c| c.tag == tag);
+            serde_json::from_str::<serde_json::Value>(c.expect("compiled").json).expect("JSON")
+        };
+        let english_json = compiled("en");
+        for (l, source) in APP {
+            let resource = FluentResource::try_new(source.to_owned());
+            assert!(resource.is_ok(), "app {}: syntax errors", l.tag());
+            let got = messages(source);
+            let ids = |m: &[(String, Vec<String>)]| -> Vec<String> {
+                m.iter().map(|(i, _)| i.clone()).collect()
+            };
+            let missing: Vec<_> = ids(&english)
+                .into_iter()
+                .filter(|i| !ids(&got).contains(i))
+                .collect();
+            let extra: Vec<_> = ids(&got)
+                .into_iter()
+                .filter(|i| !ids(&english).contains(i))
+                .collect();
+            assert!(missing.is_empty(), "app {} lacks {missing:?}", l.tag());
+            assert!(extra.is_empty(), "app {} has extra {extra:?}", l.tag());
+            let mut b = FluentBundle::new_concurrent(vec![l.tag().parse().expect("tag")]);
+            b.set_use_isolating(false);
+            b.add_resource(resource.expect("parses"))
+                .expect("no repeats");
+            for (id, names) in &english {
+                let theirs = got.iter().find(|(i, _)| i == id).map(|(_, n)| n);
+                assert_eq!(theirs, Some(names), "app {}: {id}'s placeholders", l.tag());
+                for count in [0, 1, 2, 3, 5, 11, 22, 101] {
+                    let mut args = FluentArgs::new();
+                    for n in names {
+                        if n == "count" {
+                            args.set(n.as_str(), count);
+                        } else {
+                            args.set(n.as_str(), "X");
+                        }
+                    }
+                    let mut errors = Vec::new();
+                    let pattern = b.get_message(id).and_then(|m| m.value()).expect("value");
+                    let text = b.format_pattern(pattern, Some(&args), &mut errors);
+                    assert!(errors.is_empty(), "app {}: {id}: {errors:?}", l.tag());
+                    assert!(!text.trim().is_empty(), "app {}: {id}", l.tag());
+                    if names.iter().any(|n| n == "count") && ![0, 1, 2].contains(&count) {
+                        assert!(
+                            text.contains(&count.to_string()),
+                            "app {}: {id} says no number for {count}: {text}",
+                            l.tag()
+                        );
+                    }
+                }
+            }
+            let json = compiled(l.tag());
+            let keys: Vec<String> = json.as_object().expect("object").keys().cloned().collect();
+            let mut want = ids(&english);
+            want.sort();
+            let mut keys = keys;
+            keys.sort();
+            assert_eq!(keys, want, "app {}: compiled", l.tag());
+            if l != Locale::En {
+                // Translated: no message left as the English one, but for brands and words
+                // the languages share.
+                let same: Vec<&String> = english
+                    .iter()
+                    .map(|(i, _)| i)
+                    .filter(|i| json[i.as_str()] == english_json[i.as_str()])
+                    .filter(|i| {
+                        !["details", "keys-passkey", "browser", "edit-save"].contains(&i.as_str())
+                    })
+                    .collect();
+                assert!(same.len() <= 2, "app {}: still English: {same:?}", l.tag());
+            }
+        }
+    }
+
+    /// Every message id the web app's scripts name (the first argument of `t(` and
+    /// `parts(`, and the word maps' values) is in the English catalogue.
+    #[test]
+    fn every_message_the_app_names_exists() {
+        let english: Vec<String> = messages(APP[0].1).into_iter().map(|(i, _)| i).collect();
+        let mut named = Vec::new();
+        for m in crate::handlers::app::modules() {
+            let src = m.body;
+            for call in ["t(", "parts("] {
+                for (i, _) in src.match_indices(call) {
+                    let before = src[..i].chars().last().unwrap_or(' ');
+                    if before.is_alphanumeric() || before == '_' {
+                        continue;
+                    }
+                    let rest = &src[i + call.len()..];
+                    let mut depth = 0;
+                    let end = rest
+                        .char_indices()
+                        .find(|(_, c)| {
+                            match c {
+                                '(' | '[' | '{' => depth += 1,
+                                ')' | ']' | '}' if depth > 0 => depth -= 1,
+                                ',' | ')' if depth == 0 => return true,
+                                _ => {}
+                            }
+                            false
+                        })
+                        .map_or(rest.len(), |(j, _)| j);
+                    named.extend(
+                        rest[..end]
+                            .split('\'')
+                            .skip(1)
+                            .step_by(2)
+                            .map(str::to_owned),
+                    );
+                }
+            }
+            // The maps from the service's words to message ids: `  key: 'message-id',`.
+            for line in src.lines() {
+                let line = line.trim();
+                if let Some((_, v)) = line.split_once(": '") {
+                    if line.ends_with("',")
+                        && ["scope-", "flag-", "activity-"]
+                            .iter()
+                            .any(|p| v.starts_with(p))
+                    {
+                        named.push(v.trim_end_matches("',").to_owned());
+                    }
+                }
+            }
+        }
+        named.retain(|n| !n.is_empty());
+        assert!(named.len() > 120, "{}", named.len());
+        for n in &named {
+            assert!(english.contains(n), "{n} is not in locales/app/en.ftl");
         }
     }
 

@@ -221,6 +221,19 @@ pub struct AppShell<'a> {
     pub ios: &'a str,
     /// The app's Google Play page.
     pub android: &'a str,
+    /// `<html lang>` and `dir` until the app picks the phone's language: `Accept-Language`'s.
+    pub lang: &'a str,
+    /// `ltr` or `rtl`.
+    pub dir: &'a str,
+    /// "Loading…" and the no-JavaScript note, in `lang`.
+    pub loading: &'a str,
+    /// The note for a browser without JavaScript, before the store links.
+    pub noscript: &'a str,
+    /// The manifest's file name, in `lang`.
+    pub manifest: &'a str,
+    /// The languages (tag, name, dir, messages file) and the realm's default, as JSON for the
+    /// app's `#languages` block.
+    pub languages: &'a str,
 }
 
 /// A page keycloak-js frames: one of the static scripts above and nothing else.
@@ -460,6 +473,12 @@ mod tests {
             modules: &["app.js", "ui.js"],
             ios: EVIL,
             android: EVIL,
+            lang: "en",
+            dir: "ltr",
+            loading: "Loading…",
+            noscript: "The scanid web app needs JavaScript.",
+            manifest: "manifest-en.webmanifest",
+            languages: "{\"default\":\"en\"}",
         });
         escaped(&html, 2);
         assert!(html.contains(&format!(

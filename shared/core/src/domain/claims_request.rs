@@ -47,6 +47,12 @@ pub struct RequestedClaims {
     /// `acr_values` parameter (voluntary), with the client's `require_acr` folded in.
     #[serde(default, skip_serializing_if = "AcrRequest::is_empty")]
     pub acr: AcrRequest,
+    /// The language scanid's login page spoke for this request (BCP 47: the person's pick,
+    /// `ui_locales`, `Accept-Language`, the realm's default): the `locale` claim (OIDC Core
+    /// §5.1) with `profile`. Set by the authorization endpoint, never from the `claims`
+    /// parameter.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub locale: Option<String>,
 }
 
 impl RequestedClaims {

@@ -38,6 +38,7 @@ pub const CLAIMS: &[&str] = &[
     "picture",
     "updated_at",
     "address",
+    "locale",
 ];
 
 /// Where the protected resource metadata (RFC 9728 §3) of scanid's own APIs (userinfo) is:
@@ -102,6 +103,10 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
         ]),
         claims_supported: strings(CLAIMS),
         ui_locales_supported: crate::domain::locale::ALL
+            .iter()
+            .map(|l| l.tag().to_owned())
+            .collect(),
+        claims_locales_supported: crate::domain::locale::ALL
             .iter()
             .map(|l| l.tag().to_owned())
             .collect(),
@@ -176,6 +181,8 @@ mod tests {
         assert_eq!(d.acr_values_supported, vec!["1", "2", "3"]);
         assert!(d.claims_supported.contains(&"amr".to_owned()));
         assert_eq!(d.ui_locales_supported.len(), 15);
+        assert_eq!(d.claims_locales_supported, d.ui_locales_supported);
+        assert!(d.claims_supported.contains(&"locale".to_owned()));
         assert!(d.ui_locales_supported.contains(&"ar".to_owned()));
         assert!(d.ui_locales_supported.contains(&"zh-Hans".to_owned()));
         assert_eq!(

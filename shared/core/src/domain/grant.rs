@@ -318,9 +318,9 @@ pub(crate) fn refresh_token_locator(token: &str) -> RefreshLocator {
 /// `claims` request parameter asked for by name for this place (`requested`, OIDC Core §5.5,
 /// [`crate::domain::claims_request`]: consented to with the rest).
 ///
-/// `profile`: `name`, `preferred_username`, `picture` (when there is a photo) and
-/// `updated_at` of the standard profile claims (OIDC Core §5.4; scanid knows no other, no
-/// `locale` among them), and `groups` (spec 2.4). `groups`: `groups`. `address`: the country.
+/// `profile`: `name`, `preferred_username`, `picture` (when there is a photo),
+/// `updated_at` and `locale` (the language of the login's pages, when known) of the standard
+/// profile claims (OIDC Core §5.4; scanid knows no other), and `groups` (spec 2.4). `groups`: `groups`. `address`: the country.
 /// `openid` alone releases none of them.
 ///
 /// The claims borrow from the identity: nothing is copied.
@@ -328,6 +328,7 @@ pub(crate) fn profile_claims<'i>(
     i: &'i Identity,
     scopes: &[String],
     requested: &[String],
+    locale: Option<&str>,
 ) -> ProfileClaims<'i> {
     let has = |scope: &str| scopes.iter().any(|s| s == scope);
     let asked = |claim: &str| requested.iter().any(|c| c == claim);
@@ -346,6 +347,9 @@ pub(crate) fn profile_claims<'i>(
         address: (has("address") || asked("address")).then_some(Address {
             country: Cow::Borrowed(i.country_code.as_str()),
         }),
+        locale: locale
+            .filter(|_| has("profile"))
+            .map(|l| Cow::Owned(l.to_owned())),
     }
 }
 
@@ -399,7 +403,7 @@ mod tests {
         };
         let claims = |scopes: &[&str]| {
             let scopes: Vec<String> = scopes.iter().map(|s| (*s).to_owned()).collect();
-            serde_json::to_value(profile_claims(&i, &scopes, &[])).unwrap()
+            serde_json::to_value(profile_claims(&i, &scopes, &[], None)).unwrap()
         };
         assert_eq!(claims(&["openid"]), serde_json::json!({}));
         assert_eq!(
@@ -427,7 +431,7 @@ mod tests {
         };
         let scopes = vec!["profile".to_owned()];
         assert_eq!(
-            serde_json::to_value(profile_claims(&no_photo, &scopes, &[])).unwrap(),
+            serde_json::to_value(profile_claims(&no_photo, &scopes, &[], None)).unwrap(),
             serde_json::json!({
                 "name": "Alice A", "preferred_username": "alice", "updated_at": 3, "groups": [],
             })
@@ -482,7 +486,7 @@ mod tests {
         ];
         for (scopes, requested, expected) in table {
             assert_eq!(
-                serde_json::to_value(profile_claims(&i, &v(scopes), &v(requested))).unwrap(),
+                serde_json::to_value(profile_claims(&i, &v(scopes), &v(requested), None)).unwrap(),
                 *expected,
                 "{scopes:?} {requested:?}"
             );

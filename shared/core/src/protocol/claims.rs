@@ -74,6 +74,9 @@ pub struct ProfileClaims<'a> {
     /// `address`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<Address<'a>>,
+    /// `profile`: the language the person used on scanid's pages for this login (BCP 47).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locale: Option<Cow<'a, str>>,
 }
 
 /// The `address` claim (OIDC Core §5.1.1): scanid knows only the country, and gives its ISO
@@ -454,6 +457,7 @@ mod tests {
                 address: Some(Address {
                     country: "SE".into(),
                 }),
+                locale: None,
             },
             ..id_minimal()
         };

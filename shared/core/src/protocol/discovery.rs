@@ -50,6 +50,9 @@ pub struct OpenIdConfiguration {
     /// `ui_locales_supported` (OpenID Connect Discovery 1.0 §3): the languages the pages
     /// speak, as BCP 47 tags (`crate::domain::locale`).
     pub ui_locales_supported: Vec<String>,
+    /// `claims_locales_supported` (OpenID Connect Discovery 1.0 §3): the languages a claim
+    /// may be in; the one scanid gives is `locale`, the language of the login's pages.
+    pub claims_locales_supported: Vec<String>,
     /// `acr_values_supported` (OpenID Connect Discovery 1.0 §3): the levels a login reaches,
     /// lowest first (`crate::domain::authn::Acr`).
     pub acr_values_supported: Vec<String>,

@@ -300,6 +300,7 @@ mod tests {
                 updated_at: Some(1000),
                 groups: Some(vec!["staff".to_owned()].into()),
                 address: None,
+                locale: None,
             },
             peferred_username: Some("alice".into()),
             username: Some("alice".into()),

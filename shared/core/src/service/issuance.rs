@@ -136,6 +136,7 @@ pub async fn sign_tokens_for(
     let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
     let id_token = match identity {
         Some(i) if has("openid") => {
+            let c = &grant.claims;
             let id = IdTokenClaims {
                 iss: Cow::Borrowed(&issuer),
                 // Keycloak's marker, and what logout requires of an id_token_hint.
@@ -158,7 +159,7 @@ pub async fn sign_tokens_for(
                 sid: sid.clone(),
                 session_state: sid,
                 service_id: Cow::Borrowed(&i.service_id),
-                profile: grant::profile_claims(i, scopes, &grant.claims.id_token),
+                profile: grant::profile_claims(i, scopes, &c.id_token, c.locale.as_deref()),
             };
             Some(jwt::encode(signer.as_ref(), "JWT", &id).await?)
         }

@@ -92,6 +92,10 @@ impl AuthResponse {
 pub struct BrowserCookies {
     /// The SSO session cookie (`sid.secret`).
     pub sso: Option<Secret>,
+    /// The language the login page speaks to this browser (BCP 47; the page's choice from
+    /// the person's pick, `ui_locales`, `Accept-Language` and the realm's default): kept with
+    /// the request for the `locale` claim.
+    pub page_locale: Option<String>,
 }
 
 /// A QR login's browser-binding secret: issued by the server for that login only, sent to
@@ -184,7 +188,7 @@ pub async fn authorize(
         issuer: &issuer,
         now,
     };
-    let req = match authorize::validate_with(params, client.as_ref(), &policy) {
+    let mut req = match authorize::validate_with(params, client.as_ref(), &policy) {
         Ok(r) => r,
         Err(AuthorizeError::Untrusted(why)) => return Ok(AuthorizeDecision::ErrorPage(why.into())),
         Err(AuthorizeError::Redirect(t, e)) => {
@@ -197,6 +201,7 @@ pub async fn authorize(
     let Some(client) = client else {
         return Ok(AuthorizeDecision::ErrorPage("unknown client_id".into()));
     };
+    req.claims.locale = cookies.page_locale.clone();
     if pushed.is_none() && (client.require_par || ctx.settings.require_par) {
         let e = OAuthError::new(OAuthErrorCode::InvalidRequest, PAR_REQUIRED);
         return Ok(refuse_at_once(&client, &req, e, &issuer));

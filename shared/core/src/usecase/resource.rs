@@ -218,7 +218,12 @@ pub fn userinfo<'i>(t: &LiveToken, identity: &'i Identity) -> UserinfoResponse<'
     UserinfoResponse {
         sub: identity.sub.clone().into(),
         service_id: identity.service_id.clone(),
-        profile: crate::domain::grant::profile_claims(identity, &scopes, &t.grant.claims.userinfo),
+        profile: crate::domain::grant::profile_claims(
+            identity,
+            &scopes,
+            &t.grant.claims.userinfo,
+            t.grant.claims.locale.as_deref(),
+        ),
         peferred_username: profile.then(|| identity.name.clone()),
         username: profile.then(|| identity.name.clone()),
     }

@@ -11,6 +11,7 @@
 
 use lambda_http::Body;
 
+use crate::domain::locale::{self, Locale, Preferences, ALL};
 use crate::domain::login;
 use crate::Context;
 use crate::{base, check_realm, finish, path_param, HttpError, Request, Response};
@@ -24,6 +25,7 @@ const MODULES: &[Asset] = &[
     js_module!("app", "app.js"),
     js_module!("app", "device.js"),
     js_module!("app", "ui.js"),
+    js_module!("app", "i18n.js"),
     js_module!("app", "signup.js"),
     js_module!("app", "home.js"),
     js_module!("app", "keys.js"),
@@ -63,6 +65,87 @@ const FILES: &[Asset] = &[
     },
 ];
 
+/// One language's messages for the app, compiled from `locales/app/{tag}.ftl` by `build.rs`.
+pub(crate) struct AppCatalogue {
+    /// The language's BCP 47 tag.
+    pub(crate) tag: &'static str,
+    /// A hash of `json`: the file's name changes with its content, so it is cached for good.
+    pub(crate) hash: &'static str,
+    /// The messages as the app's `i18n.js` reads them.
+    pub(crate) json: &'static str,
+    /// The `shell-` messages as plain text, for the shell page and the manifest.
+    pub(crate) shell: &'static [(&'static str, &'static str)],
+}
+
+include!(concat!(env!("OUT_DIR"), "/app_catalogues.rs"));
+
+/// The catalogue of `l` (English if it had none, which a test rules out).
+fn catalogue(l: Locale) -> &'static AppCatalogue {
+    let of = |tag: &str| APP_CATALOGUES.iter().find(|c| c.tag == tag);
+    of(l.tag())
+        .or_else(|| of("en"))
+        .unwrap_or(&APP_CATALOGUES[0])
+}
+
+impl AppCatalogue {
+    /// The file the app fetches for this language (under `{issuer}/app/`).
+    fn file(&self) -> String {
+        format!("messages-{}-{}.json", self.tag, self.hash)
+    }
+
+    /// A `shell-` message.
+    fn shell(&self, id: &str) -> &'static str {
+        let find = |c: &AppCatalogue| c.shell.iter().find(|(i, _)| *i == id).map(|(_, t)| *t);
+        find(self)
+            .or_else(|| find(catalogue(Locale::En)))
+            .unwrap_or_default()
+    }
+}
+
+/// The manifest in `l`: its description, `lang` and `dir` (the name, scanid, is a brand).
+fn manifest(l: Locale) -> String {
+    let base = FILES
+        .iter()
+        .find(|a| a.name == "manifest.webmanifest")
+        .map(|a| a.body)
+        .unwrap_or("{}");
+    let mut m: serde_json::Value = serde_json::from_str(base).unwrap_or_default();
+    if let Some(o) = m.as_object_mut() {
+        o.insert("lang".into(), l.tag().into());
+        o.insert("dir".into(), l.dir().into());
+        o.insert(
+            "description".into(),
+            catalogue(l).shell("shell-description").into(),
+        );
+    }
+    m.to_string()
+}
+
+/// What the shell's `#languages` block tells the app: each language (tag, name in itself,
+/// direction, messages file) and the realm's default.
+fn languages_json(default: Locale) -> String {
+    let list: Vec<serde_json::Value> = ALL
+        .iter()
+        .map(|l| {
+            serde_json::json!({
+                "tag": l.tag(),
+                "name": l.name(),
+                "dir": l.dir(),
+                "href": catalogue(*l).file(),
+            })
+        })
+        .collect();
+    serde_json::json!({ "default": default.tag(), "languages": list })
+        .to_string()
+        .replace('<', "\\u003c")
+}
+
+/// The app's JavaScript modules.
+#[cfg(test)]
+pub(crate) fn modules() -> &'static [Asset] {
+    MODULES
+}
+
 /// Every file of the app, by the name it has under `{issuer}/app/`.
 fn assets() -> impl Iterator<Item = &'static Asset> {
     MODULES.iter().chain(FILES)
@@ -85,15 +168,32 @@ fn csp(ctx: &Context) -> String {
 
 /// The headers every file of the app carries.
 fn headers(ctx: &Context, status: u16, content_type: &str, etag: &str) -> http::response::Builder {
-    base(status)
-        .header("content-type", content_type)
+    headers_cached(ctx, status, content_type, etag, "no-cache")
+}
+
+/// [`headers`] with `cache-control: cache`.
+fn headers_cached(
+    ctx: &Context,
+    status: u16,
+    content_type: &str,
+    etag: &str,
+    cache: &str,
+) -> http::response::Builder {
+    let b = base(status);
+    // The shell's language and manifest follow `Accept-Language`; the other files do not.
+    let b = if content_type.starts_with("text/html") {
+        b.header("vary", "accept-language")
+    } else {
+        b
+    };
+    b.header("content-type", content_type)
         .header("content-security-policy", csp(ctx))
         .header("x-frame-options", "DENY")
         // No other origin's window keeps a handle on the app's (no `window.opener` games
         // around the approval screen).
         .header("cross-origin-opener-policy", "same-origin")
         .header("referrer-policy", "no-referrer")
-        .header("cache-control", "no-cache")
+        .header("cache-control", cache)
         .header("etag", etag)
 }
 
@@ -126,11 +226,32 @@ fn app_base(ctx: &Context) -> String {
 pub(crate) fn shell(ctx: &Context, req: &Request) -> Result<Response, HttpError> {
     let (ios, android) = &ctx.settings.app_store_urls;
     let modules: Vec<&str> = MODULES.iter().map(|m| m.name).collect();
+    // Until the app reads `navigator.languages` (or the person's pick), the browser's
+    // `Accept-Language`: the same list on a phone.
+    let accept = req
+        .headers()
+        .get(http::header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok());
+    let default = ctx.settings.default_locale;
+    let l = locale::choose(
+        &Preferences {
+            accept_language: accept,
+            ..Preferences::default()
+        },
+        default,
+    );
+    let words = catalogue(l);
     let html = askama::Template::render(&crate::views::AppShell {
         base: &app_base(ctx),
         modules: &modules,
         ios,
         android,
+        lang: l.tag(),
+        dir: l.dir(),
+        loading: words.shell("shell-loading"),
+        noscript: words.shell("shell-noscript"),
+        manifest: &format!("manifest-{}.webmanifest", l.tag()),
+        languages: &languages_json(default),
     })
     .map_err(|e| {
         tracing::error!(error = %e, "rendering the app shell");
@@ -153,6 +274,27 @@ pub(crate) async fn page(ctx: &Context, req: Request) -> Result<Response, HttpEr
         }
         return shell(ctx, &req);
     };
+    if let Some(c) = APP_CATALOGUES.iter().find(|c| c.file() == file) {
+        // Named by its content: kept for good, by the browser and the service worker.
+        let etag = format!("\"{}\"", c.hash);
+        return Ok(finish(
+            headers_cached(
+                ctx,
+                200,
+                "application/json",
+                &etag,
+                "public, max-age=31536000, immutable",
+            ),
+            Body::Text(c.json.to_owned()),
+        ));
+    }
+    if let Some(l) = file
+        .strip_prefix("manifest-")
+        .and_then(|f| f.strip_suffix(".webmanifest"))
+        .and_then(Locale::from_tag)
+    {
+        return Ok(send(ctx, &req, "application/manifest+json", manifest(l)));
+    }
     let asset = assets()
         .find(|a| a.name == file)
         .ok_or(HttpError::NotFound)?;

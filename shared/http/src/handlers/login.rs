@@ -31,6 +31,7 @@ pub(crate) async fn authorize(ctx: &Context, req: Request) -> Result<Response, H
     let valid = tr.clone().keeping(&pairs);
     let cookies = BrowserCookies {
         sso: cookies::get(&req, &cookies::sso(ctx)).map(Secret::new),
+        page_locale: Some(tr.locale.tag().to_owned()),
     };
     let decision = flow::authorize(
         ctx,

@@ -2,21 +2,22 @@
 import * as device from './device.js';
 import { showHome } from './home.js';
 import { busy, h, message, show } from './ui.js';
-import { FLAGS, placeText } from './where.js';
+import { dateTime, t } from './i18n.js';
+import { flagText, placeText } from './where.js';
 
 export async function showActivity(me, note) {
   const list = h('ol', { class: 'activity', id: 'activity-list' });
   const out = h('div');
   show(
-    'Recent logins',
+    t('home-activity'),
     note ? message(note, 'ok') : null,
     list,
     out,
-    h('button', { type: 'button', onclick: () => showHome(me) }, 'Back'),
+    h('button', { type: 'button', onclick: () => showHome(me) }, t('back')),
   );
   try {
     const logins = await device.recentLogins(me);
-    if (logins.length === 0) list.replaceWith(h('p', { class: 'muted' }, 'No logins yet.'));
+    if (logins.length === 0) list.replaceWith(h('p', { class: 'muted' }, t('activity-none')));
     for (const l of logins) list.append(activityEntry(me, l));
   } catch (e) {
     out.replaceChildren(message(e.message));
@@ -25,40 +26,43 @@ export async function showActivity(me, note) {
 
 /** One recent login, with "This wasn't me" (confirmed first) unless it was reported. */
 function activityEntry(me, l) {
-  const how = l.method === 'sso' ? ' (already signed in: no scan)' : '';
+  const how = l.method === 'sso' ? ` (${t('activity-sso')})` : '';
   const li = h(
     'li',
     { 'data-login-id': l.id, 'data-method': l.method },
     h('strong', {}, l.client_name),
-    ` ${OUTCOMES[l.outcome] ?? 'denied'}${how} `,
-    h('time', { datetime: l.at }, new Date(l.at).toLocaleString()),
+    ` ${t(OUTCOMES[l.outcome] ?? 'activity-denied')}${how} `,
+    h('time', { datetime: l.at }, dateTime(l.at)),
     h(
       'p',
       { class: 'muted small' },
-      `from ${placeText({ ip: l.browser_ip, location: l.location, network: l.network })} · ${l.user_agent || 'unknown browser'}`,
+      t('activity-from', {
+        place: placeText({ ip: l.browser_ip, location: l.location, network: l.network }),
+        browser: l.user_agent || t('activity-unknown-browser'),
+      }),
     ),
     l.flags?.length
       ? h(
           'p',
           { class: 'muted small', 'data-flags': l.flags.join(' ') },
-          l.flags.map((f) => FLAGS[f] ?? f).join(' · '),
+          l.flags.map(flagText).join(' · '),
         )
       : null,
   );
   if (l.reported) {
-    li.append(h('p', { class: 'note ok small reported' }, 'Reported as not you.'));
+    li.append(h('p', { class: 'note ok small reported' }, t('activity-reported')));
     return li;
   }
   if (!l.id || l.outcome !== 'approved') return li;
   const area = h('div');
-  const ask = h('button', { type: 'button', class: 'danger report' }, 'This wasn’t me');
+  const ask = h('button', { type: 'button', class: 'danger report' }, t('activity-not-me'));
   ask.addEventListener('click', () => {
     const yes = h(
       'button',
       { type: 'button', class: 'danger', id: 'report-confirm' },
-      'Yes, sign it out',
+      t('activity-yes'),
     );
-    const no = h('button', { type: 'button', id: 'report-cancel' }, 'Cancel');
+    const no = h('button', { type: 'button', id: 'report-cancel' }, t('cancel'));
     const out = h('div');
     no.addEventListener('click', () => area.replaceChildren(ask));
     yes.addEventListener('click', () =>
@@ -71,7 +75,7 @@ function activityEntry(me, l) {
       h(
         'p',
         { class: 'note error small', role: 'alert' },
-        `Sign out this login to ${l.client_name}? Its access is revoked at once and ${l.client_name} is told.`,
+        t('activity-ask', { client: l.client_name }),
       ),
       h('div', { class: 'buttons' }, yes, no),
       out,
@@ -89,20 +93,16 @@ function activityEntry(me, l) {
  * @param {{session_ended?: boolean, tokens_revoked?: boolean}} done the answer
  */
 function reportedNote(name, done) {
-  if (done.session_ended) {
-    return `Done: ${name} was signed out of that login and its access was revoked.`;
-  }
-  if (done.tokens_revoked) {
-    return `Done: that login’s access to ${name} was revoked (its session had already ended).`;
-  }
-  return `Reported. No session or access of that login was found to end.`;
+  if (done.session_ended) return t('activity-done-session', { client: name });
+  if (done.tokens_revoked) return t('activity-done-tokens', { client: name });
+  return t('activity-done-nothing');
 }
 
 /** What each outcome of the recent logins says. */
 const OUTCOMES = {
-  approved: 'approved',
-  denied: 'denied',
-  refused: 'refused (the application does not allow it)',
-  wrong_number: 'cancelled (a wrong number was picked)',
-  second_device: 'cancelled (a second phone scanned it)',
+  approved: 'activity-approved',
+  denied: 'activity-denied',
+  refused: 'activity-refused',
+  wrong_number: 'activity-wrong-number',
+  second_device: 'activity-second-device',
 };

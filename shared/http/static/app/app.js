@@ -7,17 +7,14 @@ import * as device from './device.js';
 import { showHome } from './home.js';
 import { showDeviceScan, showScan } from './scan.js';
 import { showSignUp } from './signup.js';
+import * as i18n from './i18n.js';
 import { message, show } from './ui.js';
 
 async function start() {
+  await i18n.load();
   if (!window.isSecureContext || !crypto.subtle || !window.indexedDB) {
     // WebCrypto and IndexedDB need https (or localhost): the device key cannot be made here.
-    show(
-      'scanid needs a secure connection',
-      message(
-        'Open this page over https. The scanid app keeps its key with your browser’s cryptography, which works only on secure pages.',
-      ),
-    );
+    show(i18n.t('insecure-title'), message(i18n.t('insecure-text')));
     return;
   }
   if ('serviceWorker' in navigator) {
@@ -38,8 +35,8 @@ async function start() {
   } else if (me) {
     showHome(me);
   } else {
-    showSignUp((created) => showHome(created, 'Welcome! Your scanid is ready.'));
+    showSignUp((created) => showHome(created, i18n.t('welcome')));
   }
 }
 
-start().catch((e) => show('Something went wrong', message(e.message)));
+start().catch((e) => show(i18n.t('failed'), message(e.message)));

@@ -2,36 +2,39 @@
 import * as device from './device.js';
 import { decisionButtons } from './decision.js';
 import { showHome } from './home.js';
+import { parts, t, time } from './i18n.js';
 import { h, message, show } from './ui.js';
 import { whereFrom } from './where.js';
 
 const SCOPES = {
-  openid: 'Your scanid identifiers (subject and service ID)',
-  profile:
-    'Your user name, display name, profile photo, when your profile last changed, and the groups you belong to',
-  groups: 'The groups you belong to',
-  address: 'Your country',
-  offline_access: 'Access while you are not using the app (offline access)',
+  openid: 'scope-openid',
+  profile: 'scope-profile',
+  groups: 'scope-groups',
+  address: 'scope-address',
+  offline_access: 'scope-offline-access',
 };
 
 /** The scopes as said to a person, each once: `profile` says the groups already. */
 function scopeItems(scopes) {
   const said = scopes.includes('profile') ? scopes.filter((s) => s !== 'groups') : scopes;
-  return said.map((s) => h('li', { 'data-scope': s }, SCOPES[s] ?? s));
+  return said.map((s) => h('li', { 'data-scope': s }, SCOPES[s] ? t(SCOPES[s]) : s));
 }
 
 /** The browser as a person reads it ("Chrome on Windows", parsed by the service), with the
  * raw User-Agent behind "Details" (it is the browser's own claim: anyone can send any). */
 function agentOf(browser) {
-  const raw = browser?.user_agent || 'unknown';
+  const raw = browser?.user_agent || t('unknown');
   const a = browser?.agent;
-  const plain = a?.browser && a?.os ? `${a.browser} on ${a.os}` : (a?.browser ?? a?.os ?? null);
+  const plain =
+    a?.browser && a?.os
+      ? t('agent', { browser: a.browser, os: a.os })
+      : (a?.browser ?? a?.os ?? null);
   if (!plain) return h('dd', {}, h('span', { id: 'browser-ua' }, raw));
   return h(
     'dd',
     {},
     h('span', { id: 'browser-agent' }, plain),
-    h('details', {}, h('summary', {}, 'Details'), h('code', { id: 'browser-ua' }, raw)),
+    h('details', {}, h('summary', {}, t('details')), h('code', { id: 'browser-ua' }, raw)),
   );
 }
 
@@ -49,7 +52,7 @@ function resourcesOf(info) {
   return resources.length === 0
     ? null
     : [
-        h('p', {}, 'and access, as you, to:'),
+        h('p', {}, t('resources')),
         h(
           'ul',
           { class: 'resources', id: 'resources' },
@@ -72,20 +75,21 @@ export function showRequest(me, session, challenge, info) {
       const status = await device.decide(me, session, challenge, yes, number);
       buttons.stop();
       history.replaceState(null, '', `${device.issuer}/app/`);
-      const connected = info.user_code
-        ? `${info.client.name} is connected. Continue on the device.`
-        : null;
+      const approved = status === 'approved';
+      const connected = Boolean(info.user_code);
       show(
-        status === 'approved' ? 'Login approved' : 'Login denied',
+        t(approved ? 'approved-title' : 'denied-title'),
         h(
           'p',
           { id: 'decided', 'data-status': status },
-          status === 'approved'
-            ? (connected ??
-                `You are logging in to ${info.client.name}. Continue on the screen where you started.`)
-            : `${info.client.name} was told you said no.`,
+          t(
+            approved && connected ? 'approved-device' : approved ? 'approved-text' : 'denied-text',
+            {
+              client: info.client.name,
+            },
+          ),
         ),
-        h('button', { type: 'button', onclick: () => showHome(me) }, 'Done'),
+        h('button', { type: 'button', onclick: () => showHome(me) }, t('done')),
       );
     } catch (e) {
       buttons.hold(false);
@@ -93,9 +97,9 @@ export function showRequest(me, session, challenge, info) {
         buttons.stop();
         history.replaceState(null, '', `${device.issuer}/app/`);
         show(
-          'Login cancelled',
+          t('cancelled-title'),
           h('p', { id: 'cancelled', class: 'error' }, e.message),
-          h('button', { type: 'button', onclick: () => showHome(me) }, 'Done'),
+          h('button', { type: 'button', onclick: () => showHome(me) }, t('done')),
         );
         return;
       }
@@ -103,9 +107,9 @@ export function showRequest(me, session, challenge, info) {
         message(
           e.status === 403
             ? // The application's policy refused the login's warnings (login_refused).
-              `${info.client.name} does not allow this login: ${e.message}. It was cancelled.`
+              t('refused', { client: info.client.name, reason: e.message })
             : e.status === 404 || e.status === 409
-              ? 'This login is no longer waiting (it expired or was decided). Scan the code again.'
+              ? t('not-waiting')
               : e.message,
         ),
       );
@@ -119,78 +123,71 @@ export function showRequest(me, session, challenge, info) {
   deny.addEventListener('click', () => decide(false));
   const choose = picks
     ? [
-        h('p', { id: 'pick' }, h('strong', {}, 'Pick the number shown on the login screen:')),
-        me.passkey
-          ? h(
-              'p',
-              { class: 'muted small', id: 'passkey-ask' },
-              'Your phone will then ask for your fingerprint, face or screen lock to approve.',
-            )
-          : null,
+        h('p', { id: 'pick' }, h('strong', {}, t('pick'))),
+        me.passkey ? h('p', { class: 'muted small', id: 'passkey-ask' }, t('pick-passkey')) : null,
         info.number === undefined
           ? null
           : h(
               'p',
               { class: 'muted small', id: 'number-here' },
-              `Started in this browser: its login page showed ${info.number}.`,
+              // As the login page shows it: the number's own digits, not the language's.
+              t('number-here', { number: String(info.number) }),
             ),
       ]
     : [];
+  const arming = h('p', { class: 'muted small', id: 'arming' }, t('arming'));
+  const as = () =>
+    h(
+      'p',
+      { class: 'muted small' },
+      parts('approve-as', {
+        user: h('strong', { dir: 'ltr' }, `@${me.profile.name}`),
+        time: h('time', { datetime: info.expires_at }, time(info.expires_at)),
+      }),
+    );
+  const selfRegistered = info.client.self_registered
+    ? h(
+        'p',
+        { class: 'muted small', id: 'self-registered' },
+        t('self-registered', { client: info.client.name }),
+      )
+    : null;
+  const name = h('strong', { id: 'client-name' }, info.client.name);
 
   if (info.user_code) {
     // A device (a TV, a CLI) asks (RFC 8628): the code on its screen must be this one.
     show(
-      `Connect ${info.client.name}?`,
+      t('connect-title', { client: info.client.name }),
       h(
         'section',
         { class: 'card request', id: 'request' },
-        h('p', {}, h('strong', { id: 'client-name' }, info.client.name), ' asks for:'),
-        info.client.self_registered
-          ? h(
-              'p',
-              { class: 'muted small', id: 'self-registered' },
-              `${info.client.name} registered itself with this service: nobody has checked that name.`,
-            )
-          : null,
+        h('p', {}, parts('asks-for', { client: name })),
+        selfRegistered,
         h('ul', { class: 'scopes', id: 'scopes' }, scopeItems(info.scopes)),
-        h(
-          'p',
-          { class: 'muted small' },
-          'As ',
-          h('strong', {}, `@${me.profile.name}`),
-          ` · until ${new Date(info.expires_at).toLocaleTimeString()}`,
-        ),
+        as(),
       ),
       h(
         'section',
         { class: 'where warn', id: 'where', role: 'alert' },
-        h('p', {}, 'Check that the device shows this code:'),
+        h('p', {}, t('device-check')),
         h('p', {}, h('strong', { id: 'user-code' }, info.user_code)),
         // The device's own address and the name it gave itself (anyone can send any name).
         h(
           'dl',
           {},
-          h('dt', {}, "The device's address"),
-          h('dd', { id: 'browser-ip' }, info.browser?.ip || 'unknown'),
-          h('dt', {}, 'The device calls itself (its own claim, unchecked)'),
+          h('dt', {}, t('device-address')),
+          h('dd', { id: 'browser-ip' }, info.browser?.ip || t('unknown')),
+          h('dt', {}, t('device-calls-itself')),
           agentOf(info.browser),
         ),
-        h(
-          'p',
-          { id: 'device-notice' },
-          h(
-            'strong',
-            {},
-            info.device_request?.notice ??
-              'A device code is a request from a device. Approve only if you are holding that device (or it is in front of you) and it shows this code. If someone sent you this code, deny.',
-          ),
-        ),
-        h('p', {}, 'If the codes differ, deny.'),
+        h('p', { id: 'device-notice' }, h('strong', {}, t('device-notice'))),
+        h('p', {}, t('device-differ')),
       ),
       whereFrom(info),
       // Typed in a browser, the code became a login whose page shows a number: pick it.
       ...choose,
       buttons.row,
+      arming,
       out,
     );
     buttons.start();
@@ -198,66 +195,41 @@ export function showRequest(me, session, challenge, info) {
   }
   const here = startedHere(info);
   show(
-    `Log in to ${info.client.name}?`,
+    t('login-title', { client: info.client.name }),
     h(
       'section',
       { class: 'card request', id: 'request' },
       h(
         'p',
         {},
-        h('strong', { id: 'client-name' }, info.client.name),
-        ' at ',
-        h('code', { id: 'redirect-host' }, info.client.redirect_host || 'an app'),
-        ' asks for:',
+        parts('asks-for-at', {
+          client: name,
+          host: h('code', { id: 'redirect-host' }, info.client.redirect_host || t('an-app')),
+        }),
       ),
-      info.client.self_registered
-        ? h(
-            'p',
-            { class: 'muted small', id: 'self-registered' },
-            `${info.client.name} registered itself with this service: nobody has checked that name.`,
-          )
-        : null,
+      selfRegistered,
       h('ul', { class: 'scopes', id: 'scopes' }, scopeItems(info.scopes)),
       resourcesOf(info),
-      h(
-        'p',
-        { class: 'muted small' },
-        'As ',
-        h('strong', {}, `@${me.profile.name}`),
-        ` · until ${new Date(info.expires_at).toLocaleTimeString()}`,
-      ),
+      as(),
     ),
     h(
       'section',
       { class: `where ${here ? 'ok' : 'warn'}`, id: 'where', role: here ? undefined : 'alert' },
-      h(
-        'p',
-        {},
-        h(
-          'strong',
-          {},
-          here ? 'Started on this phone.' : 'This login was started on another device.',
-        ),
-      ),
+      h('p', {}, h('strong', {}, t(here ? 'started-here' : 'started-elsewhere'))),
       h(
         'dl',
         {},
-        h('dt', {}, 'Address'),
-        h('dd', { id: 'browser-ip' }, info.browser?.ip || 'unknown'),
-        h('dt', {}, 'Browser'),
+        h('dt', {}, t('address')),
+        h('dd', { id: 'browser-ip' }, info.browser?.ip || t('unknown')),
+        h('dt', {}, t('browser')),
         agentOf(info.browser),
       ),
-      here
-        ? null
-        : h(
-            'p',
-            {},
-            'Approve only if you started this login yourself, just now, on a screen in front of you. If someone sent you this code, deny.',
-          ),
+      here ? null : h('p', {}, t('approve-only-if')),
     ),
     whereFrom(info),
     ...choose,
     buttons.row,
+    arming,
     out,
   );
   buttons.start();

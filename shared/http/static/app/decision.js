@@ -1,4 +1,5 @@
 // Approve and Deny, with Approve armed only while the screen is in front of the person.
+import { t } from './i18n.js';
 import { h } from './ui.js';
 
 /** How long Approve stays disarmed once the screen is in front of the person. */
@@ -41,11 +42,11 @@ export function decisionButtons(choices = []) {
             disabled: true,
             'data-armed': 'false',
           },
-          'Approve',
+          t('approve'),
         ),
       ];
   const [approve] = approves;
-  const deny = h('button', { type: 'button', class: 'decision deny', id: 'deny' }, 'Deny');
+  const deny = h('button', { type: 'button', class: 'decision deny', id: 'deny' }, t('deny'));
   const row = h(
     'div',
     { class: 'buttons decisions', id: choices.length ? 'numbers' : undefined },

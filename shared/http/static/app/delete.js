@@ -2,6 +2,7 @@
 import * as device from './device.js';
 import { showHome } from './home.js';
 import { showSignUp } from './signup.js';
+import { t } from './i18n.js';
 import { busy, field, h, message, show } from './ui.js';
 
 export function showDelete(me) {
@@ -13,30 +14,26 @@ export function showDelete(me) {
   const go = h(
     'button',
     { type: 'button', class: 'danger', id: 'delete-confirm' },
-    'Delete my identity',
+    t('delete-confirm'),
   );
   const out = h('div');
   go.addEventListener('click', () => {
     if (confirmName.value !== me.profile.name) {
-      out.replaceChildren(message(`Type your name, ${me.profile.name}, to confirm.`));
+      out.replaceChildren(message(t('delete-mismatch', { name: me.profile.name })));
       confirmName.focus();
       return;
     }
     busy(go, out, async () => {
       await device.deleteIdentity(me);
-      showSignUp(showHome, 'Your identity was deleted. You can create a new one.');
+      showSignUp(showHome, t('delete-done'));
     });
   });
   show(
-    'Delete identity',
-    h(
-      'p',
-      {},
-      'This deletes your scanid identity at the service: your profile and photo, your logins everywhere, and the key on this phone. Your name becomes free for others. This cannot be undone.',
-    ),
-    field(`Type your name (${me.profile.name}) to confirm`, confirmName),
+    t('home-delete'),
+    h('p', {}, t('delete-text')),
+    field(t('delete-label', { name: me.profile.name }), confirmName),
     go,
-    h('button', { type: 'button', onclick: () => showHome(me) }, 'Cancel'),
+    h('button', { type: 'button', onclick: () => showHome(me) }, t('cancel')),
     out,
   );
 }

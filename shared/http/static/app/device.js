@@ -3,6 +3,8 @@
 // requests of the app protocol (compact JWS, ES256, or the same signed by a passkey's
 // assertion, alg webauthn: docs/app-protocol.md §5) and the device API calls.
 
+import * as i18n from './i18n.js';
+
 const DB = 'scanid';
 const STORE = 'device';
 const SLOT = 'identity';
@@ -212,7 +214,7 @@ async function call(method, path, body, headers = {}, credentials = 'omit') {
       credentials,
     });
   } catch {
-    throw new ApiError(0, { error_description: 'the service cannot be reached; are you online?' });
+    throw new ApiError(0, { error_description: i18n.t('offline') });
   }
   const json = await res.json().catch(() => null);
   if (!res.ok) throw new ApiError(res.status, json);
@@ -234,7 +236,7 @@ export async function signUp({ name, displayName, country }) {
         name,
         display_name: displayName,
         country_code: country,
-        passkey_name: 'This phone',
+        passkey_name: i18n.t('passkey-name'),
       },
     );
     let made;
@@ -376,7 +378,7 @@ export async function keys(me) {
  * Adds a passkey on this phone, signed by the identity's current key or passkey. An upgrade
  * (`retire: true`) retires the device key: from then on every request asks for the passkey.
  */
-export async function addPasskey(me, { retire = false, name = 'This phone' } = {}) {
+export async function addPasskey(me, { retire = false, name = i18n.t('passkey-name') } = {}) {
   const challenge = await serverChallenge();
   const made = await createPasskey(enc.encode(challenge), {
     name: me.profile.name,

@@ -1,6 +1,7 @@
 // The profile editor: display name and photo.
 import * as device from './device.js';
 import { showHome } from './home.js';
+import { t } from './i18n.js';
 import { busy, field, h, photoInput, show } from './ui.js';
 
 export function showEdit(me) {
@@ -11,15 +12,15 @@ export function showEdit(me) {
     value: me.profile.display_name,
   });
   const photo = photoInput('edit-photo');
-  const save = h('button', { type: 'submit', class: 'primary', id: 'save' }, 'Save');
+  const save = h('button', { type: 'submit', class: 'primary', id: 'save' }, t('edit-save'));
   const out = h('div');
   const form = h(
     'form',
     { novalidate: true },
-    field('Display name', display),
+    field(t('display-name'), display),
     photo.field,
     save,
-    h('button', { type: 'button', onclick: () => showHome(me) }, 'Cancel'),
+    h('button', { type: 'button', onclick: () => showHome(me) }, t('cancel')),
     out,
   );
   form.addEventListener('submit', (ev) => {
@@ -32,8 +33,8 @@ export function showEdit(me) {
         await device.uploadPhoto(now, photo.file());
         now = await device.load();
       }
-      showHome(now, 'Profile saved.');
+      showHome(now, t('edit-saved'));
     });
   });
-  show('Edit profile', form);
+  show(t('edit-title'), form);
 }

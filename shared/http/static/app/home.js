@@ -5,12 +5,13 @@ import { showEdit } from './edit.js';
 import { showKeys } from './keys.js';
 import { showRotate } from './rotate.js';
 import { showSignOut } from './signout.js';
-import { h, message, show } from './ui.js';
+import { t } from './i18n.js';
+import { h, languagePicker, message, show } from './ui.js';
 
 function card(p) {
   return h(
     'section',
-    { class: 'card', id: 'identity', 'aria-label': 'Your identity' },
+    { class: 'card', id: 'identity', 'aria-label': t('home-identity') },
     p.profile_photo
       ? h('img', { class: 'avatar', src: p.profile_photo, alt: '' })
       : h(
@@ -22,11 +23,11 @@ function card(p) {
       'div',
       {},
       h('p', { class: 'display-name', id: 'display-name-shown' }, p.display_name),
-      h('p', { class: 'muted' }, `@${p.name} · ${p.country_code}`),
+      h('p', { class: 'muted' }, h('bdi', { dir: 'ltr' }, `@${p.name}`), ` · ${p.country_code}`),
       h(
         'p',
         { class: 'muted small' },
-        'Service ID ',
+        `${t('home-service-id')} `,
         h('code', { id: 'service-id' }, p.service_id),
       ),
     ),
@@ -35,41 +36,38 @@ function card(p) {
 
 export function showHome(me, note) {
   show(
-    'Your scanid',
+    t('home-title'),
     note ? message(note, 'ok') : null,
     card(me.profile),
-    h(
-      'p',
-      {},
-      'To log in somewhere, scan the QR code on its login page with your phone’s camera. The link opens here.',
-    ),
+    h('p', {}, t('home-how')),
     h(
       'nav',
-      { class: 'actions', 'aria-label': 'Manage' },
-      h('button', { type: 'button', id: 'edit', onclick: () => showEdit(me) }, 'Edit profile'),
+      { class: 'actions', 'aria-label': t('home-manage') },
+      h('button', { type: 'button', id: 'edit', onclick: () => showEdit(me) }, t('edit-title')),
       h(
         'button',
         { type: 'button', id: 'activity', onclick: () => showActivity(me) },
-        'Recent logins',
+        t('home-activity'),
       ),
-      h('button', { type: 'button', id: 'keys', onclick: () => showKeys(me) }, 'Keys and passkeys'),
+      h('button', { type: 'button', id: 'keys', onclick: () => showKeys(me) }, t('home-keys')),
       me.passkey
         ? null
         : h(
             'button',
             { type: 'button', id: 'rotate', onclick: () => showRotate(me) },
-            'Replace device key',
+            t('home-rotate'),
           ),
       h(
         'button',
         { type: 'button', id: 'sign-out', onclick: () => showSignOut(me) },
-        'Sign out everywhere',
+        t('home-sign-out'),
       ),
       h(
         'button',
         { type: 'button', id: 'delete', class: 'danger', onclick: () => showDelete(me) },
-        'Delete identity',
+        t('home-delete'),
       ),
     ),
+    languagePicker(),
   );
 }

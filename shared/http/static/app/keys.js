@@ -2,6 +2,7 @@
 import * as device from './device.js';
 import { showHome } from './home.js';
 import { signedOutNote } from './signout.js';
+import { dateTime, t } from './i18n.js';
 import { h, message, show } from './ui.js';
 
 /** The identity's keys (issue 26): each passkey and the device key, where each was last used;
@@ -13,20 +14,14 @@ export async function showKeys(me) {
   const add = h(
     'button',
     { type: 'button', class: 'primary', id: upgrade ? 'upgrade' : 'add-passkey' },
-    upgrade ? 'Use a passkey on this phone' : 'Add a passkey',
+    t(upgrade ? 'keys-upgrade' : 'keys-add'),
   );
   show(
-    'Keys and passkeys',
-    upgrade
-      ? h(
-          'p',
-          { id: 'upgrade-why' },
-          'With a passkey, every approval asks for your fingerprint, face or PIN: someone holding your unlocked phone cannot approve for you. Your current key signs the passkey over, then retires.',
-        )
-      : null,
+    t('home-keys'),
+    upgrade ? h('p', { id: 'upgrade-why' }, t('keys-upgrade-why')) : null,
     list,
     add,
-    h('button', { type: 'button', onclick: () => showHome(me) }, 'Back'),
+    h('button', { type: 'button', onclick: () => showHome(me) }, t('back')),
     out,
   );
   add.disabled = !(await device.canUsePasskeys());
@@ -50,8 +45,11 @@ export async function showKeys(me) {
   }
   const used = (k) =>
     k.last_used_at
-      ? `Last used ${new Date(k.last_used_at).toLocaleString()}${k.last_used_from ? ` from ${k.last_used_from}` : ''}`
-      : 'Not used yet';
+      ? t(k.last_used_from ? 'keys-last-used-from' : 'keys-last-used', {
+          when: dateTime(k.last_used_at),
+          place: k.last_used_from,
+        })
+      : t('keys-not-used');
   // Removing a key asks first, and offers to sign out everywhere (checked: a key one removes
   // may have been lost or copied, and whoever holds it may hold sessions too; issue 38).
   const confirmRemoval = async (id, everywhere) => {
@@ -63,7 +61,7 @@ export async function showKeys(me) {
     }
     if (!everywhere) return showKeys(me);
     const done = await device.signOutEverywhere(me);
-    showHome(me, `The key was removed. ${signedOutNote(done)}`);
+    showHome(me, `${t('keys-removed')} ${signedOutNote(done)}`);
   };
   const remove = (id) => {
     const area = h('div', { class: 'remove-area' });
@@ -78,12 +76,12 @@ export async function showKeys(me) {
           const yes = h(
             'button',
             { type: 'button', class: 'danger', id: 'remove-confirm' },
-            'Remove it',
+            t('keys-remove-confirm'),
           );
           const no = h(
             'button',
             { type: 'button', id: 'remove-cancel', onclick: () => area.replaceChildren(ask) },
-            'Cancel',
+            t('cancel'),
           );
           yes.addEventListener('click', async () => {
             yes.disabled = true;
@@ -91,13 +89,7 @@ export async function showKeys(me) {
               await confirmRemoval(id, everywhere.checked);
             } catch (e) {
               yes.disabled = false;
-              out.replaceChildren(
-                message(
-                  e.code === 'last_key'
-                    ? 'This is your last key: add another before removing it.'
-                    : e.message,
-                ),
-              );
+              out.replaceChildren(message(e.code === 'last_key' ? t('keys-last-key') : e.message));
             }
           });
           area.replaceChildren(
@@ -105,17 +97,13 @@ export async function showKeys(me) {
               'div',
               { class: 'check' },
               everywhere,
-              h(
-                'label',
-                { for: 'remove-sign-out' },
-                'It was lost or may have been copied: also sign out everywhere',
-              ),
+              h('label', { for: 'remove-sign-out' }, t('keys-remove-sign-out')),
             ),
             h('div', { class: 'buttons' }, yes, no),
           );
         },
       },
-      'Remove',
+      t('keys-remove'),
     );
     area.append(ask);
     return area;
@@ -126,14 +114,10 @@ export async function showKeys(me) {
         'li',
         { class: 'passkey', 'data-credential': k.credential_id },
         h('strong', {}, k.name),
-        k.credential_id === me.passkey ? ' (this phone)' : '',
-        h('p', { class: 'muted small' }, `Passkey · ${used(k)}`),
+        k.credential_id === me.passkey ? ` ${t('keys-this-phone')}` : '',
+        h('p', { class: 'muted small' }, `${t('keys-passkey')} · ${used(k)}`),
         k.max_acr === '1'
-          ? h(
-              'p',
-              { class: 'muted small passkey-level' },
-              'Added with the device key: its logins count as the device key’s (no fingerprint, face or PIN level).',
-            )
+          ? h('p', { class: 'muted small passkey-level' }, t('keys-passkey-level'))
           : null,
         remove(k.credential_id),
       ),
@@ -144,9 +128,9 @@ export async function showKeys(me) {
       h(
         'li',
         { class: 'device-key', 'data-credential': 'device' },
-        h('strong', {}, 'Device key'),
-        me.passkey ? '' : ' (this phone)',
-        h('p', { class: 'muted small' }, 'Signs without asking for your unlock'),
+        h('strong', {}, t('keys-device-key')),
+        me.passkey ? '' : ` ${t('keys-this-phone')}`,
+        h('p', { class: 'muted small' }, t('keys-device-key-note')),
         remove('device'),
       ),
     );

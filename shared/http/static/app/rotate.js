@@ -1,13 +1,14 @@
 // Replacing the device key, optionally signing out everywhere.
 import * as device from './device.js';
 import { showHome } from './home.js';
+import { t } from './i18n.js';
 import { busy, h, show } from './ui.js';
 
 export function showRotate(me) {
   const go = h(
     'button',
     { type: 'button', class: 'primary', id: 'rotate-confirm' },
-    'Replace the key',
+    t('rotate-confirm'),
   );
   const everywhere = h('input', { type: 'checkbox', id: 'rotate-end-sessions', checked: true });
   const out = h('div');
@@ -15,34 +16,21 @@ export function showRotate(me) {
     busy(go, out, async () => {
       const endSessions = everywhere.checked;
       await device.rotateKey(me, endSessions);
-      showHome(
-        await device.load(),
-        endSessions
-          ? 'A new device key is in place; the old one no longer works, and you are signed out everywhere.'
-          : 'A new device key is in place; the old one no longer works.',
-      );
+      showHome(await device.load(), t(endSessions ? 'rotate-done-everywhere' : 'rotate-done'));
     }),
   );
   show(
-    'Replace device key',
-    h(
-      'p',
-      {},
-      'A new key is made on this phone. The old key signs it over, and stops working at once.',
-    ),
+    t('home-rotate'),
+    h('p', {}, t('rotate-text')),
     h(
       'div',
       { class: 'check' },
       everywhere,
-      h('label', { for: 'rotate-end-sessions' }, 'Also sign out everywhere'),
-      h(
-        'p',
-        { class: 'muted small' },
-        'Ends every login made with scanid: each app and site asks you to log in again. Choose this if someone else may have had your phone.',
-      ),
+      h('label', { for: 'rotate-end-sessions' }, t('rotate-also')),
+      h('p', { class: 'muted small' }, t('rotate-also-hint')),
     ),
     go,
-    h('button', { type: 'button', onclick: () => showHome(me) }, 'Cancel'),
+    h('button', { type: 'button', onclick: () => showHome(me) }, t('cancel')),
     out,
   );
 }

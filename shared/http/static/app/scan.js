@@ -3,22 +3,20 @@ import * as device from './device.js';
 import { showRequest } from './approve.js';
 import { showHome } from './home.js';
 import { showSignUp } from './signup.js';
+import { t } from './i18n.js';
 import { h, message, show } from './ui.js';
 
 export async function showScan(me, session, challenge, info) {
   if (!info) {
-    show('Reading the code…');
+    show(t('scan-reading'));
     try {
       info = await device.scan(session, challenge, me);
     } catch (e) {
+      const cancelled = e.code === 'login_cancelled';
       show(
-        e.code === 'login_cancelled' ? 'Login cancelled' : 'This code has expired',
-        message(
-          e.status === 404
-            ? 'The login is no longer waiting, or the code was old. Scan the code on the login page again.'
-            : e.message,
-        ),
-        me ? h('button', { type: 'button', onclick: () => showHome(me) }, 'Go to my scanid') : null,
+        t(cancelled ? 'cancelled-title' : 'scan-expired'),
+        message(e.status === 404 ? t('scan-gone') : e.message),
+        me ? h('button', { type: 'button', onclick: () => showHome(me) }, t('go-home')) : null,
       );
       return;
     }
@@ -26,7 +24,7 @@ export async function showScan(me, session, challenge, info) {
   if (!me) {
     showSignUp(
       (created) => showRequest(created, session, challenge, info),
-      `${info.client.name} asks you to log in with scanid. You have no scanid on this phone yet: create one, then approve.`,
+      t('scan-new', { client: info.client.name }),
     );
     return;
   }
@@ -35,19 +33,15 @@ export async function showScan(me, session, challenge, info) {
 
 /** A device's code (RFC 8628): the service answers a login session to decide as any other. */
 export async function showDeviceScan(me, userCode) {
-  show('Reading the code…');
+  show(t('scan-reading'));
   let info;
   try {
     info = await device.scanUserCode(userCode);
   } catch (e) {
     show(
-      'This code is not waiting',
-      message(
-        e.status === 404
-          ? 'The code is not valid, has expired or was used. Start again on the device.'
-          : e.message,
-      ),
-      me ? h('button', { type: 'button', onclick: () => showHome(me) }, 'Go to my scanid') : null,
+      t('code-not-waiting'),
+      message(e.status === 404 ? t('code-invalid') : e.message),
+      me ? h('button', { type: 'button', onclick: () => showHome(me) }, t('go-home')) : null,
     );
     return;
   }

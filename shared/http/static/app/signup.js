@@ -1,6 +1,7 @@
 // The sign-up screen: name (checked as the person types), display name, country and photo.
 import * as device from './device.js';
-import { busy, field, h, message, photoInput, show } from './ui.js';
+import { t } from './i18n.js';
+import { busy, field, h, languagePicker, message, photoInput, show } from './ui.js';
 
 /** The sign-up form; `done(me)` runs with the new identity. */
 export function showSignUp(done, intro) {
@@ -39,15 +40,15 @@ export function showSignUp(done, intro) {
   const submit = h(
     'button',
     { type: 'submit', class: 'primary', id: 'signup' },
-    'Create my scanid',
+    t('signup-submit'),
   );
   const out = h('div', { id: 'signup-result' });
   const form = h(
     'form',
     { id: 'signup-form', novalidate: true },
-    field('Name (your unique handle)', name, '3 to 32 of a–z, 0–9, dot, underscore, hyphen.'),
-    field('Display name', display),
-    field('Country (two letters, e.g. SE)', country, 'ISO 3166-1 code, upper case.'),
+    field(t('signup-name'), name, t('signup-name-hint')),
+    field(t('display-name'), display),
+    field(t('signup-country'), country, t('signup-country-hint')),
     photo.field,
     submit,
     out,
@@ -61,7 +62,7 @@ export function showSignUp(done, intro) {
     clearTimeout(timer);
     const value = name.value;
     if (!name.checkValidity()) {
-      hint().textContent = '3 to 32 of a–z, 0–9, dot, underscore, hyphen.';
+      hint().textContent = t('signup-name-hint');
       hint().className = 'hint muted';
       return;
     }
@@ -70,9 +71,7 @@ export function showSignUp(done, intro) {
       try {
         const free = await device.nameAvailable(value);
         if (mine !== checking) return;
-        hint().textContent = free
-          ? `“${value}” is available.`
-          : `“${value}” is taken. Choose another name.`;
+        hint().textContent = t(free ? 'signup-available' : 'signup-taken', { name: value });
         hint().className = free ? 'hint ok' : 'hint bad';
         name.setCustomValidity(free ? '' : 'taken');
       } catch (e) {
@@ -88,7 +87,7 @@ export function showSignUp(done, intro) {
   form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     if (!form.checkValidity()) {
-      out.replaceChildren(message('Please check the highlighted fields.'));
+      out.replaceChildren(message(t('signup-check')));
       form.querySelector(':invalid')?.focus();
       return;
     }
@@ -101,7 +100,7 @@ export function showSignUp(done, intro) {
         });
       } catch (e) {
         if (e.code === 'name_taken') {
-          hint().textContent = `“${name.value}” is taken. Choose another name.`;
+          hint().textContent = t('signup-taken', { name: name.value });
           hint().className = 'hint bad';
           name.focus();
         }
@@ -112,7 +111,7 @@ export function showSignUp(done, intro) {
         try {
           await device.uploadPhoto(me, photo.file());
         } catch (e) {
-          alert(`Your identity was created, but the photo was not saved: ${e.message}`);
+          alert(t('signup-photo-failed', { reason: e.message }));
         }
         me = await device.load();
       }
@@ -121,13 +120,11 @@ export function showSignUp(done, intro) {
   });
 
   show(
-    'Create your scanid',
+    t('signup-title'),
     intro ? h('p', {}, intro) : null,
-    h(
-      'p',
-      { class: 'muted' },
-      'Your identity lives on this phone: a key is made here and never leaves it.',
-    ),
+    h('p', { class: 'muted' }, t('signup-intro')),
     form,
+    // Not while a scanned login waits: picking a language loads the app again.
+    location.pathname.endsWith('/app/scan') ? null : languagePicker(),
   );
 }

@@ -1,7 +1,7 @@
 // The web app's service worker: keeps the app's own files so the app opens offline to its
 // shell. The device API is never cached: requests for JSON, and anything not a GET, always
 // go to the network.
-const CACHE = 'scanid-app-v1';
+const CACHE = 'scanid-app-v2';
 const base = new URL('./', self.location).pathname;
 // The shell, its modules (the list in shared/http/src/handlers/app.rs, held to this one by a
 // test there), its stylesheet, manifest and icon.
@@ -9,6 +9,7 @@ const MODULES = [
   'app.js',
   'device.js',
   'ui.js',
+  'i18n.js',
   'signup.js',
   'home.js',
   'keys.js',
@@ -54,7 +55,25 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(fetch(req).catch(() => caches.match(base)));
     return;
   }
-  if (SHELL.includes(url.pathname)) {
+  const file = url.pathname.slice(base.length);
+  if (file.startsWith('messages-')) {
+    // A language's messages, named by their content: the cache first, kept for offline.
+    event.respondWith(
+      caches.match(url.pathname).then(
+        (hit) =>
+          hit ??
+          fetch(req).then((res) => {
+            if (res.ok) {
+              const copy = res.clone();
+              caches.open(CACHE).then((c) => c.put(url.pathname, copy));
+            }
+            return res;
+          }),
+      ),
+    );
+    return;
+  }
+  if (SHELL.includes(url.pathname) || file.startsWith('manifest-')) {
     // The app's files: the network (revalidated), falling back to the cache; the cache is
     // refreshed with what the network said.
     event.respondWith(

@@ -2,6 +2,8 @@
 // the photo picker. Markup is built with DOM calls and textContent only: nothing from the
 // service or the person is ever parsed as HTML.
 
+import * as i18n from './i18n.js';
+
 const view = document.getElementById('view');
 
 /** An element: `h('p', { class: 'muted' }, 'text', child, ...)`. */
@@ -73,13 +75,13 @@ export function photoInput(id) {
     const f = input.files?.[0];
     const hint = document.getElementById(`${id}-hint`);
     if (f && f.size > 1024 * 1024) {
-      hint.textContent = 'This photo is larger than 1 MB; choose a smaller one.';
+      hint.textContent = i18n.t('photo-too-large');
       hint.className = 'hint bad';
       input.value = '';
       preview.hidden = true;
       return;
     }
-    hint.textContent = 'JPEG, PNG or WebP, at most 1 MB. Optional.';
+    hint.textContent = i18n.t('photo-hint');
     hint.className = 'hint muted';
     if (f) {
       url = URL.createObjectURL(f);
@@ -93,15 +95,36 @@ export function photoInput(id) {
     field: h(
       'div',
       { class: 'field' },
-      h('label', { for: id }, 'Photo (camera or file)'),
+      h('label', { for: id }, i18n.t('photo')),
       input,
       preview,
       h(
         'p',
         { class: 'hint muted', id: `${id}-hint`, 'aria-live': 'polite' },
-        'JPEG, PNG or WebP, at most 1 MB. Optional.',
+        i18n.t('photo-hint'),
       ),
     ),
     file: () => input.files?.[0],
   };
+}
+
+/** The language selector: the phone's language unless the person picks another here
+ * (remembered on this phone); picking one shows the app again in it. */
+export function languagePicker() {
+  const select = h('select', { id: 'language', name: 'language' });
+  for (const l of i18n.languages()) {
+    select.append(
+      h('option', { value: l.tag, lang: l.tag, selected: l.tag === i18n.current() }, l.name),
+    );
+  }
+  select.addEventListener('change', () => {
+    i18n.pick(select.value);
+    location.reload();
+  });
+  return h(
+    'div',
+    { class: 'field language' },
+    h('label', { for: 'language' }, i18n.t('language')),
+    select,
+  );
 }

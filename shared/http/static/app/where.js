@@ -1,23 +1,31 @@
 // Where a login came from: the browser's place and network, this phone's, and the service's
 // risk flags.
+import { dateTime, t } from './i18n.js';
 import { h } from './ui.js';
 
 /** The risk flags (issue 24), as warnings. */
-export const FLAGS = {
-  location_mismatch: 'It was started in another country than this phone is in.',
-  first_from_here: 'You have never approved a login from that place.',
-  high_usage: 'Many logins were asked for your identity in the last hour.',
+const FLAGS = {
+  location_mismatch: 'flag-location-mismatch',
+  first_from_here: 'flag-first-from-here',
+  high_usage: 'flag-high-usage',
 };
+
+/** A risk flag as a person reads it (an unknown one as it is). */
+export function flagText(f) {
+  return FLAGS[f] ? t(FLAGS[f]) : f;
+}
 
 /** An address with its place and network, as far as the service knows them. */
 export function placeText(p) {
-  const parts = [p?.ip || 'unknown address'];
+  const out = [p?.ip || t('place-unknown')];
   const loc = p?.location;
   const names = [loc?.city, loc?.country].filter(Boolean).join(', ');
-  if (names) parts.push(loc?.country_code ? `${names} (${loc.country_code})` : names);
-  if (p?.network)
-    parts.push(`network AS${p.network.asn}${p.network.org ? ` ${p.network.org}` : ''}`);
-  return parts.join(' · ');
+  if (names) out.push(loc?.country_code ? `${names} (${loc.country_code})` : names);
+  if (p?.network) {
+    const network = `AS${p.network.asn}${p.network.org ? ` ${p.network.org}` : ''}`;
+    out.push(t('place-network', { network }));
+  }
+  return out.join(' · ');
 }
 
 /**
@@ -33,20 +41,16 @@ export function whereFrom(info) {
     h(
       'dl',
       {},
-      h('dt', {}, 'Started from'),
+      h('dt', {}, t('where-started-from')),
       h('dd', { id: 'browser-place' }, placeText(info.browser)),
-      info.phone ? h('dt', {}, 'This phone') : null,
+      info.phone ? h('dt', {}, t('where-this-phone')) : null,
       info.phone ? h('dd', { id: 'phone-place' }, placeText(info.phone)) : null,
-      info.requested_at ? h('dt', {}, 'Asked at') : null,
+      info.requested_at ? h('dt', {}, t('where-asked-at')) : null,
       info.requested_at
         ? h(
             'dd',
             { id: 'requested-at' },
-            h(
-              'time',
-              { datetime: info.requested_at },
-              new Date(info.requested_at).toLocaleString(),
-            ),
+            h('time', { datetime: info.requested_at }, dateTime(info.requested_at)),
           )
         : null,
     ),
@@ -55,7 +59,7 @@ export function whereFrom(info) {
           'ul',
           { id: 'flags', role: 'alert' },
           flags.map((f) =>
-            h('li', { 'data-flag': f }, h('strong', {}, 'Warning: '), FLAGS[f] ?? f),
+            h('li', { 'data-flag': f }, h('strong', {}, t('where-warning')), ' ', flagText(f)),
           ),
         )
       : null,
@@ -63,12 +67,8 @@ export function whereFrom(info) {
       ? h(
           'p',
           { id: 'refused', role: 'alert' },
-          h(
-            'strong',
-            {},
-            `${info.client.name} does not allow a login with these warnings: it cannot be approved.`,
-          ),
-          ' Deny it.',
+          h('strong', {}, t('where-refused', { client: info.client.name })),
+          ` ${t('where-deny-it')}`,
         )
       : null,
   );

@@ -59,7 +59,7 @@ async fn env() -> TestEnv {
 
 /// A QR login of the shop, opened by a browser at `ip`.
 async fn started_at(env: &TestEnv, ip: &str) -> QrLogin {
-    let cookies = BrowserCookies { sso: None };
+    let cookies = BrowserCookies::default();
     match login::authorize(&env.ctx, &env.shop_auth(&[]), &cookies, ip, USER_AGENT)
         .await
         .unwrap()
