@@ -165,11 +165,7 @@ pub async fn sign_tokens_for(
         }
         _ => None,
     };
-    let refresh_expires_in = match (&refresh_token, grant.offline) {
-        (Some(_), true) => 0, // Keycloak reports 0 for offline tokens
-        (Some(_), false) => grant.refresh_ttl(&ctx.settings.lifetimes),
-        (None, _) => 0,
-    };
+    let refresh_expires_in = refresh_expires_in(ctx, grant, refresh_token.is_some());
     Ok(Issued {
         access_token,
         id_token,
@@ -180,4 +176,13 @@ pub async fn sign_tokens_for(
         session_state: grant.sid.clone().map(Into::into),
         issued_token_type: None,
     })
+}
+
+/// `refresh_expires_in`: the refresh token's lifetime, 0 for an offline one (as Keycloak
+/// reports it) and for none.
+fn refresh_expires_in(ctx: &Context, grant: &Grant, has_refresh_token: bool) -> i64 {
+    match (has_refresh_token, grant.offline) {
+        (true, false) => grant.refresh_ttl(&ctx.settings.lifetimes),
+        _ => 0,
+    }
 }
