@@ -115,7 +115,7 @@ pub struct CreateArgs {
     /// Choose the client id instead of a random UUID.
     #[arg(long)]
     pub client_id: Option<String>,
-    /// Sign this client's tokens with RS256 or ES256 (default: the service's --signing-alg).
+    /// Sign this client's tokens with RS256, ES256, PS256 or EdDSA (default: the service's --signing-alg).
     #[arg(long)]
     pub token_alg: Option<String>,
     /// A resource server (an API): it may introspect access tokens of other clients.
@@ -460,10 +460,9 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
     let store = scanid_server::open::open_store(&settings).await?;
     let token_alg = match a.token_alg.as_deref() {
         None => None,
-        Some(s) => Some(
-            scanid_core::keys::Alg::parse(s)
-                .ok_or_else(|| CliError::Usage(format!("--token-alg {s:?}: RS256 or ES256")))?,
-        ),
+        Some(s) => Some(scanid_core::keys::Alg::parse(s).ok_or_else(|| {
+            CliError::Usage(format!("--token-alg {s:?}: RS256, ES256, PS256 or EdDSA"))
+        })?),
     };
     let admin_roles = a
         .admin_roles
