@@ -115,6 +115,9 @@ fn a_fapi2_client_is_refused_what_the_profile_forbids_and_logs_in_by_par() {
         &["--jwks", jwks, "--token-endpoint-auth-alg", "RS256"],
     );
     assert!(rs.contains("not RS256"), "{rs}");
+    // An algorithm the server has no active key for: refused, saying how to add one.
+    let ed = create_fails(data, &["--jwks", jwks, "--token-alg", "EdDSA"]);
+    assert!(ed.contains("no active EdDSA key"), "{ed}");
 
     let created = scanid_tests::create_client(
         data,
@@ -294,6 +297,11 @@ fn the_admin_api_sets_the_fapi2_profile() {
     rep["clientAuthenticatorType"] = json!("client-jwt");
     rep["attributes"]["use.jwks.string"] = json!("true");
     rep["attributes"]["jwks.string"] = json!(set);
+    let mut ps = rep.clone();
+    ps["attributes"]["id.token.signed.response.alg"] = json!("PS256");
+    let r = bearer_call(&s, "POST", clients, Some(&token), Some(&ps));
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("no active PS256 key"), "{}", r.text());
     let r = bearer_call(&s, "POST", clients, Some(&token), Some(&rep));
     assert_eq!(r.status, 201, "{}", r.text());
     let got = bearer_call(&s, "GET", &format!("{clients}/bank2"), Some(&token), None).json();

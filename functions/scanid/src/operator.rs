@@ -203,6 +203,40 @@ fn profile(s: Option<&str>) -> Result<Option<Option<Profile>>, CliError> {
     }
 }
 
+/// `alg` has an active key where this store's server signs (a key set not made yet will have
+/// RS256 and ES256): else its tokens could not be signed.
+async fn signable(
+    settings: &scanid_core::config::Settings,
+    store: &dyn scanid_core::store::Backend,
+    alg: Option<scanid_core::keys::Alg>,
+    now: scanid_core::clock::Timestamp,
+) -> Result<(), CliError> {
+    use scanid_core::config::SigningMode;
+    use scanid_core::keys::{Alg, KeyState};
+    use scanid_core::store::KeySets;
+    let Some(alg) = alg else { return Ok(()) };
+    let set = match settings.signing {
+        SigningMode::Local => scanid_core::keys::local::KeySet::load(&settings.data_dir)
+            .map_err(|e| CliError::Failed(e.to_string()))?,
+        _ => store.key_set(now).await?.map(|(set, _)| set),
+    };
+    let active = match set {
+        Some(set) => set
+            .keys
+            .iter()
+            .any(|k| k.alg == alg && k.state == KeyState::Active),
+        None => matches!(alg, Alg::RS256 | Alg::ES256),
+    };
+    if active {
+        return Ok(());
+    }
+    Err(CliError::Usage(format!(
+        "--token-alg {0}: the server has no active {0} key; add one first (`scanid keys rotate \
+         --alg {0}`, twice)",
+        alg.as_str()
+    )))
+}
+
 /// `--token-alg NAME`.
 fn token_alg(s: Option<&str>) -> Result<Option<scanid_core::keys::Alg>, CliError> {
     s.map(|s| {
@@ -325,7 +359,9 @@ async fn update(a: UpdateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
         .as_deref()
         .map(|v| require_acr(Some(v)))
         .transpose()?;
-    let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+    let settings = a.config.settings(OPERATOR_URL)?;
+    let store = scanid_server::open::open_store(&settings).await?;
+    signable(&settings, store.as_ref(), held.token_alg, now).await?;
     let Some((mut c, version)) = store.client(&a.client_id, now).await? else {
         return Err(CliError::Usage(format!("no client {:?}", a.client_id)));
     };
@@ -569,6 +605,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
     let settings = a.config.settings(OPERATOR_URL)?;
     let store = scanid_server::open::open_store(&settings).await?;
     let token_alg = token_alg(a.token_alg.as_deref())?;
+    signable(&settings, store.as_ref(), token_alg, now).await?;
     let admin_roles = a
         .admin_roles
         .iter()
