@@ -55,5 +55,6 @@ mod resource_indicators;
 mod same_device;
 mod serve;
 mod session_revocation;
+mod signing_algs;
 mod tokens;
 mod webapp;
