@@ -142,6 +142,46 @@ fn a_fapi2_client_is_refused_what_the_profile_forbids_and_logs_in_by_par() {
     assert_eq!(shown["require_pkce"], true);
     assert_eq!(shown["token_alg"], "ES256");
     assert_eq!(shown["refresh_rotation"], "off");
+    // An existing client is put under the profile by an update, once it has keys.
+    let legacy = scanid_tests::create_client(
+        data,
+        &[
+            "--name",
+            "Legacy",
+            "--client-id",
+            "legacy",
+            "--redirect-uri",
+            CB,
+        ],
+    );
+    assert!(legacy["client_secret"].is_string());
+    let update = |extra: &[&str]| {
+        let mut args = vec![
+            "client",
+            "update",
+            "--data-dir",
+            data,
+            "--client-id",
+            "legacy",
+        ];
+        args.extend_from_slice(extra);
+        scanid(&args)
+    };
+    let out = update(&["--profile", "fapi2"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("private_key_jwt"));
+    let out = update(&["--jwks", jwks, "--profile", "fapi2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let held: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(held["profile"], "fapi2", "{held}");
+    assert_eq!(held["require_pushed_authorization_requests"], true);
+    assert_eq!(held["refresh_rotation"], "off");
+    let out = update(&["--refresh-reuse-window", "30"]);
+    assert!(!out.status.success(), "no reuse window under the profile");
     // An update cannot loosen it.
     let updated = scanid_tests::scanid_json(&[
         "client",
