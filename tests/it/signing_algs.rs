@@ -5,8 +5,8 @@
 //! Ed25519, so scanid does not offer it there).
 
 use scanid_tests::{
-    auth_url, code_of, jwt_header, login, pyjwt_verify, redeem, scanid, secret_of, Browser,
-    TestApp, TestServer, CB,
+    auth_url, code_of, create_shop, get, jwt_header, login, pyjwt_verify, redeem, scanid,
+    secret_of, Browser, TestApp, TestServer, CB, DISCOVERY,
 };
 
 use crate::aws::Aws;
@@ -91,4 +91,40 @@ fn kms_envelope_signs_eddsa_and_ps256_and_kms_refuses_eddsa() {
     assert!(!out.status.success(), "EdDSA in kms mode was accepted");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("kms-envelope"), "{err}");
+}
+
+/// `--signing-alg EdDSA` on a new data dir: the key file is made with an EdDSA key beside RS256
+/// and ES256, discovery lists it, and a client without an algorithm of its own gets EdDSA
+/// tokens, which PyJWT verifies.
+#[test]
+fn a_new_key_file_has_a_key_for_the_default_algorithm() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = create_shop(dir.path().to_str().unwrap(), &[]);
+    let s = TestServer::start(dir.path(), &["--signing-alg", "EdDSA"]);
+    let d = get(&s.url(DISCOVERY)).json();
+    assert_eq!(
+        d["id_token_signing_alg_values_supported"],
+        serde_json::json!(["ES256", "EdDSA", "RS256"])
+    );
+    let app = TestApp::enroll(&s, "default");
+    let url = auth_url(
+        &s,
+        &[
+            ("client_id", "shop"),
+            ("redirect_uri", CB),
+            ("response_type", "code"),
+            ("state", "s"),
+            ("scope", "openid"),
+        ],
+    );
+    let code = code_of(&login(&mut Browser::new(), &s, &app, &url));
+    let t = redeem(&s, ("shop", &secret), &code);
+    let id = t["id_token"].as_str().unwrap();
+    assert_eq!(jwt_header(id)["alg"], "EdDSA");
+    let out = pyjwt_verify(&s.oidc("certs"), &s.issuer, id);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -230,6 +230,16 @@ impl KeySet {
     /// Reads the key file, creating it with one active RS256 and one active ES256 key on
     /// first use.
     pub fn load_or_create(data_dir: &Path, now: Timestamp) -> Result<Self, SignError> {
+        Self::load_or_create_with(data_dir, now, Alg::RS256)
+    }
+
+    /// [`Self::load_or_create`], a new file also holding an active key for `default` (the
+    /// service's `SCANID_SIGNING_ALG`) when it is PS256 or EdDSA.
+    pub fn load_or_create_with(
+        data_dir: &Path,
+        now: Timestamp,
+        default: Alg,
+    ) -> Result<Self, SignError> {
         let path = Self::path(data_dir);
         match Self::read(&path) {
             Ok(Some(f)) => return Ok(f),
@@ -239,7 +249,8 @@ impl KeySet {
         create_private_dir(data_dir)
             .map_err(|e| SignError::Key(format!("{}: {e}", data_dir.display()).into()))?;
         let mut file = KeySet::default();
-        for alg in [Alg::RS256, Alg::ES256] {
+        let extra = (!matches!(default, Alg::RS256 | Alg::ES256)).then_some(default);
+        for alg in [Alg::RS256, Alg::ES256].into_iter().chain(extra) {
             let mut k = new_key(alg, now)?;
             k.state = KeyState::Active;
             k.activated_at = Some(now);
