@@ -63,7 +63,11 @@ fn rotate_through_the_api(s: &TestServer, admin_secret: &str, viewer_secret: &st
     // Bad input: a clear 400.
     let r = call(s, "POST", &format!("{rotate}?alg=HS256"), Some(&old_token));
     assert_eq!(r.status, 400, "{}", r.text());
-    assert!(r.text().contains("RS256 or ES256"), "{}", r.text());
+    assert!(
+        r.text().contains("RS256, ES256, PS256 or EdDSA"),
+        "{}",
+        r.text()
+    );
     let r = call(s, "POST", &format!("{rotate}?force=yes"), Some(&old_token));
     assert_eq!(r.status, 400, "{}", r.text());
     assert_eq!(jwks_kids(s), before, "refused calls change nothing");

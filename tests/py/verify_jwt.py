@@ -17,7 +17,7 @@ def main() -> int:
         claims = jwt.decode(
             token,
             key.key,
-            algorithms=["RS256", "ES256"],
+            algorithms=["RS256", "ES256", "PS256", "EdDSA"],
             issuer=issuer,
             options={"verify_aud": False, "require": ["exp", "iat", "iss"]},
         )

@@ -46,7 +46,7 @@ pub struct KeyArgs {
 
 #[derive(Debug, Args)]
 pub struct RotateArgs {
-    /// RS256 or ES256.
+    /// RS256, ES256, PS256 or EdDSA.
     #[arg(long, default_value = "RS256")]
     pub alg: String,
     /// Activate a next key even if it was published less than 300 s ago.
@@ -189,8 +189,9 @@ pub async fn run(cmd: KeysCommand) -> Result<(), CliError> {
             print_json(&describe(&file));
         }
         KeysCommand::Rotate(a) => {
-            let alg = Alg::parse(&a.alg)
-                .ok_or_else(|| CliError::Usage(format!("--alg {:?}: RS256 or ES256", a.alg)))?;
+            let alg = Alg::parse(&a.alg).ok_or_else(|| {
+                CliError::Usage(format!("--alg {:?}: RS256, ES256, PS256 or EdDSA", a.alg))
+            })?;
             // Loading creates the key set where it is missing (the KMS modes' first use).
             let (settings, _, home) = load(&a.config, now).await?;
             let maker = CliKeys {

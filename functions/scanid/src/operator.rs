@@ -5,6 +5,7 @@ use scanid_core::clock::{Clock, SystemClock};
 use scanid_core::domain::admin::AdminRole;
 use scanid_core::domain::authn::Acr;
 use scanid_core::domain::client::{self, ClientSecret, ClientType, NewClient};
+use scanid_core::domain::profile::{Profile, RefreshRotation};
 use scanid_core::domain::registration;
 use scanid_core::domain::risk::Flag;
 use scanid_core::random::SystemRandom;
@@ -116,7 +117,7 @@ pub struct CreateArgs {
     /// Choose the client id instead of a random UUID.
     #[arg(long)]
     pub client_id: Option<String>,
-    /// Sign this client's tokens with RS256 or ES256 (default: the service's --signing-alg).
+    /// Sign this client's tokens with RS256, ES256, PS256 or EdDSA (default: the service's --signing-alg).
     #[arg(long)]
     pub token_alg: Option<String>,
     /// A resource server (an API): it may introspect access tokens of other clients.
@@ -159,8 +160,92 @@ pub struct CreateArgs {
     /// authorization endpoint without a request_uri is refused.
     #[arg(long = "require-par")]
     pub require_par: bool,
+    /// Hold the client to a profile: `fapi2` (FAPI 2.0: private_key_jwt, PAR, PKCE S256,
+    /// ES256/PS256/EdDSA tokens, no refresh rotation; see the book's fapi.md).
+    #[arg(long)]
+    pub profile: Option<String>,
+    #[command(flatten)]
+    pub rotation: RotationArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
+}
+
+/// How the client's refresh tokens rotate.
+#[derive(Debug, Args)]
+pub struct RotationArgs {
+    /// `rotate` (the default: a new refresh token at each use, reuse revokes the grant) or
+    /// `off` (the same refresh token until it expires; still revocable).
+    #[arg(long)]
+    pub refresh_rotation: Option<String>,
+    /// Seconds (1 to 300) the refresh token before the current one is accepted again, instead
+    /// of 10 (rotation on).
+    #[arg(long)]
+    pub refresh_reuse_window: Option<String>,
+}
+
+impl RotationArgs {
+    fn parse(&self) -> Result<Option<RefreshRotation>, CliError> {
+        RefreshRotation::parse(
+            self.refresh_rotation.as_deref(),
+            self.refresh_reuse_window.as_deref(),
+        )
+        .map_err(|e| CliError::Usage(format!("--refresh-rotation/--refresh-reuse-window: {e}")))
+    }
+}
+
+/// `--profile NAME` (`none`: no profile).
+fn profile(s: Option<&str>) -> Result<Option<Option<Profile>>, CliError> {
+    match s {
+        None => Ok(None),
+        Some("none") => Ok(Some(None)),
+        Some(p) => Profile::parse(p)
+            .map(|p| Some(Some(p)))
+            .ok_or_else(|| CliError::Usage(format!("--profile {p:?}: fapi2 or none"))),
+    }
+}
+
+/// `alg` has an active key where this store's server signs (a key set not made yet will have
+/// RS256 and ES256): else its tokens could not be signed.
+async fn signable(
+    settings: &scanid_core::config::Settings,
+    store: &dyn scanid_core::store::Backend,
+    alg: Option<scanid_core::keys::Alg>,
+    now: scanid_core::clock::Timestamp,
+) -> Result<(), CliError> {
+    use scanid_core::config::SigningMode;
+    use scanid_core::keys::{Alg, KeyState};
+    use scanid_core::store::KeySets;
+    let Some(alg) = alg else { return Ok(()) };
+    let set = match settings.signing {
+        SigningMode::Local => scanid_core::keys::local::KeySet::load(&settings.data_dir)
+            .map_err(|e| CliError::Failed(e.to_string()))?,
+        _ => store.key_set(now).await?.map(|(set, _)| set),
+    };
+    let active = match set {
+        Some(set) => set
+            .keys
+            .iter()
+            .any(|k| k.alg == alg && k.state == KeyState::Active),
+        None => matches!(alg, Alg::RS256 | Alg::ES256),
+    };
+    if active {
+        return Ok(());
+    }
+    Err(CliError::Usage(format!(
+        "--token-alg {0}: the server has no active {0} key; add one first (`scanid keys rotate \
+         --alg {0}`, twice)",
+        alg.as_str()
+    )))
+}
+
+/// `--token-alg NAME`.
+fn token_alg(s: Option<&str>) -> Result<Option<scanid_core::keys::Alg>, CliError> {
+    s.map(|s| {
+        scanid_core::keys::Alg::parse(s).ok_or_else(|| {
+            CliError::Usage(format!("--token-alg {s:?}: RS256, ES256, PS256 or EdDSA"))
+        })
+    })
+    .transpose()
 }
 
 /// `--jwks FILE` / `--jwks-uri URL` (and `--token-endpoint-auth-alg`): the client's keys,
@@ -229,6 +314,14 @@ pub struct UpdateArgs {
     /// `true`: its authorization requests must be pushed (RFC 9126); `false`: not required.
     #[arg(long)]
     pub require_par: Option<bool>,
+    /// `fapi2`: hold the client to FAPI 2.0 from now on; `none`: to no profile.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Sign its tokens with RS256, ES256, PS256 or EdDSA.
+    #[arg(long)]
+    pub token_alg: Option<String>,
+    #[command(flatten)]
+    pub rotation: RotationArgs,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -240,10 +333,20 @@ async fn update(a: UpdateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
         a.jwks_uri.as_deref(),
         a.token_endpoint_auth_alg.as_deref(),
     )?;
-    if a.refuse_on.is_none() && a.require_acr.is_none() && keys.is_none() && a.require_par.is_none()
+    let held = Held {
+        profile: profile(a.profile.as_deref())?,
+        token_alg: token_alg(a.token_alg.as_deref())?,
+        rotation: a.rotation.parse()?,
+    };
+    if a.refuse_on.is_none()
+        && a.require_acr.is_none()
+        && keys.is_none()
+        && a.require_par.is_none()
+        && held.is_empty()
     {
         return Err(CliError::Usage(
-            "say what to change: --refuse-on, --require-acr, --jwks or --jwks-uri, --require-par"
+            "say what to change: --refuse-on, --require-acr, --jwks or --jwks-uri, --require-par, \
+             --profile, --token-alg, --refresh-rotation, --refresh-reuse-window"
                 .into(),
         ));
     }
@@ -257,7 +360,9 @@ async fn update(a: UpdateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
         .as_deref()
         .map(|v| require_acr(Some(v)))
         .transpose()?;
-    let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+    let settings = a.config.settings(OPERATOR_URL)?;
+    let store = scanid_server::open::open_store(&settings).await?;
+    signable(&settings, store.as_ref(), held.token_alg, now).await?;
     let Some((mut c, version)) = store.client(&a.client_id, now).await? else {
         return Err(CliError::Usage(format!("no client {:?}", a.client_id)));
     };
@@ -276,6 +381,7 @@ async fn update(a: UpdateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
     if let Some(par) = a.require_par {
         c.require_par = par;
     }
+    let c = held.apply(c)?;
     match store.update_client(&c, version, now).await {
         Ok(()) => {}
         Err(StoreError::ConditionFailed) => {
@@ -287,6 +393,43 @@ async fn update(a: UpdateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
     }
     print_json(&client_json(&c));
     Ok(())
+}
+
+/// What `client update` changes that the client's profile rules decide on.
+struct Held {
+    profile: Option<Option<Profile>>,
+    token_alg: Option<scanid_core::keys::Alg>,
+    rotation: Option<RefreshRotation>,
+}
+
+impl Held {
+    fn is_empty(&self) -> bool {
+        self.profile.is_none() && self.token_alg.is_none() && self.rotation.is_none()
+    }
+
+    /// `c` with the changes, held to its profile (the registration rules again, through
+    /// `client::register`; its secret, registration, state and creation time kept).
+    fn apply(self, mut c: client::Client) -> Result<client::Client, CliError> {
+        if let Some(p) = self.profile {
+            c.profile = p;
+        }
+        if let Some(alg) = self.token_alg {
+            c.token_alg = Some(alg);
+        }
+        if let Some(r) = self.rotation {
+            c.refresh_rotation = r;
+        }
+        if c.profile.is_none() {
+            return Ok(c);
+        }
+        let new = scanid_core::domain::admin::representation::as_new_client(&c, true);
+        let (mut held, _) = client::register(new, c.created_at, &SystemRandom::new())
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        held.secret_hash = c.secret_hash;
+        held.registration = c.registration;
+        held.disabled = c.disabled;
+        Ok(held)
+    }
 }
 
 /// `--require-acr`'s level (`none` or nothing: none).
@@ -324,6 +467,9 @@ fn client_json(c: &client::Client) -> serde_json::Value {
         "admin_roles": c.admin_roles,
         "jwks": c.jwks,
         "require_pushed_authorization_requests": c.require_par,
+        "profile": c.profile.map(|p| p.as_str()),
+        "refresh_rotation": c.refresh_rotation.as_str(),
+        "refresh_reuse_window": c.refresh_rotation.window(),
         "created_at": c.created_at.to_rfc3339_millis(),
         // Registered by itself (RFC 7591), not by an operator.
         "registered": registration::self_registered(c),
@@ -459,13 +605,8 @@ async fn change(
 async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(), CliError> {
     let settings = a.config.settings(OPERATOR_URL)?;
     let store = scanid_server::open::open_store(&settings).await?;
-    let token_alg = match a.token_alg.as_deref() {
-        None => None,
-        Some(s) => Some(
-            scanid_core::keys::Alg::parse(s)
-                .ok_or_else(|| CliError::Usage(format!("--token-alg {s:?}: RS256 or ES256")))?,
-        ),
-    };
+    let token_alg = token_alg(a.token_alg.as_deref())?;
+    signable(&settings, store.as_ref(), token_alg, now).await?;
     let admin_roles = a
         .admin_roles
         .iter()
@@ -519,6 +660,8 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             jwks,
             require_par: a.require_par,
             token_exchange,
+            profile: profile(a.profile.as_deref())?.flatten(),
+            refresh_rotation: a.rotation.parse()?.unwrap_or_default(),
         },
         now,
         &SystemRandom::new(),

@@ -50,8 +50,9 @@ pub struct Context {
     pub clock: Arc<dyn Clock>,
     /// Where random bytes come from.
     pub random: Arc<dyn Random>,
-    /// The discovery document, serialized once.
-    pub discovery_json: Bytes,
+    /// The discovery document, serialized once per set of active signing algorithms
+    /// ([`Context::discovery_json`]).
+    pub(crate) discovery: std::sync::Mutex<(Vec<crate::keys::Alg>, Bytes)>,
     /// Every client's web origins, for CORS preflights (read again every minute).
     pub web_origins: crate::store::origins::OriginCache,
     /// Where hosted profile photos live; `None` where photos are not served (a Lambda
@@ -114,17 +115,16 @@ impl Context {
         clock: Arc<dyn Clock>,
         random: Arc<dyn Random>,
     ) -> Result<Self, StartError> {
-        let discovery = openid_configuration(&settings, algs);
-        let discovery_json = serde_json::to_vec(&discovery)
-            .map_err(|e| StartError::Unsupported(format!("discovery: {e}")))?
-            .into();
+        let discovery_json = discovery_document(&settings, algs)
+            .map_err(|e| StartError::Unsupported(format!("discovery: {e}")))?;
+        let discovery = std::sync::Mutex::new((algs.to_vec(), discovery_json));
         Ok(Self {
             settings,
             store,
             keys,
             clock,
             random,
-            discovery_json,
+            discovery,
             web_origins: Default::default(),
             photos: None,
             events: None,
@@ -199,4 +199,29 @@ impl Context {
     pub async fn keyring(&self) -> Arc<Keyring> {
         self.keys.get(self.clock.now()).await
     }
+
+    /// The discovery document: made again when the active keys' algorithms changed (a PS256
+    /// or EdDSA key activated by a rotation is listed in `id_token_signing_alg_values_supported`
+    /// within the keys' reload, not at the next start).
+    pub async fn discovery_json(&self) -> Bytes {
+        let algs = self.keyring().await.algs();
+        let mut cached = match self.discovery.lock() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if cached.0 != algs {
+            match discovery_document(&self.settings, &algs) {
+                Ok(doc) => *cached = (algs, doc),
+                Err(e) => tracing::error!(error = %e, "discovery document"),
+            }
+        }
+        cached.1.clone()
+    }
+}
+
+fn discovery_document(
+    settings: &Settings,
+    algs: &[crate::keys::Alg],
+) -> Result<Bytes, serde_json::Error> {
+    Ok(serde_json::to_vec(&openid_configuration(settings, algs))?.into())
 }

@@ -64,7 +64,11 @@ pub async fn fresh_keys(
     now: Timestamp,
 ) -> Result<FreshKeys, StartError> {
     match &settings.signing {
-        SigningMode::Local => Ok(FreshKeys::local(settings.data_dir.clone(), now)?),
+        SigningMode::Local => Ok(FreshKeys::local_with(
+            settings.data_dir.clone(),
+            now,
+            settings.signing_alg,
+        )?),
         mode @ (SigningMode::Kms { .. } | SigningMode::KmsEnvelope { .. }) => {
             scanid_aws::kms_keys(&scanid_aws::profile_config().await?, mode, store, now).await
         }

@@ -113,7 +113,7 @@ settings! {
     }
     SIGNING_ALG signing_alg = "SCANID_SIGNING_ALG" {
         flag: Some("signing-alg"), default: Some("RS256"), repeatable: false,
-        help: "Default token signing algorithm: RS256 or ES256",
+        help: "Default token signing algorithm: RS256, ES256, PS256 or EdDSA",
     }
     ACCESS_TOKEN_TTL access_token_ttl = "SCANID_ACCESS_TOKEN_TTL" {
         flag: Some("access-token-ttl"), default: Some("300"), repeatable: false,

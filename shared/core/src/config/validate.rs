@@ -92,17 +92,13 @@ pub(super) fn signing(raw: &RawSettings) -> Result<SigningMode, ConfigError> {
 
 /// The default token signing algorithm.
 pub(super) fn signing_alg(raw: &RawSettings) -> Result<Alg, ConfigError> {
-    let alg = match setting::SIGNING_ALG.value(raw).unwrap_or_default() {
-        "RS256" => Alg::RS256,
-        "ES256" => Alg::ES256,
-        other => {
-            return Err(bad(
-                "SCANID_SIGNING_ALG",
-                format!("{other:?}: expected RS256 or ES256"),
-            ))
-        }
-    };
-    Ok(alg)
+    let raw_alg = setting::SIGNING_ALG.value(raw).unwrap_or_default();
+    Alg::parse(raw_alg).ok_or_else(|| {
+        bad(
+            "SCANID_SIGNING_ALG",
+            format!("{raw_alg:?}: expected RS256, ES256, PS256 or EdDSA"),
+        )
+    })
 }
 
 /// Token and session lifetimes, each within its bounds.

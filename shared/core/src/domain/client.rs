@@ -89,6 +89,15 @@ pub struct Client {
     /// Its authorization requests must be pushed first (RFC 9126 §6).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub require_par: bool,
+    /// The profile it is held to ([`crate::domain::profile`]: FAPI 2.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<crate::domain::profile::Profile>,
+    /// How its refresh tokens rotate ([`crate::domain::profile::RefreshRotation`]).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::domain::profile::RefreshRotation::is_default"
+    )]
+    pub refresh_rotation: crate::domain::profile::RefreshRotation,
 }
 
 /// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2). A
@@ -387,6 +396,10 @@ pub struct NewClient {
     /// An agent (confidential only): may exchange a person's access token for a narrower one
     /// that names it in `act` (RFC 8693), where the person delegated to it on its consent page.
     pub token_exchange: bool,
+    /// The profile it is held to (FAPI 2.0), which [`register`] applies.
+    pub profile: Option<crate::domain::profile::Profile>,
+    /// How its refresh tokens rotate.
+    pub refresh_rotation: crate::domain::profile::RefreshRotation,
 }
 
 /// Why a registration was refused.
@@ -438,6 +451,9 @@ pub enum RegistrationError {
         /// Why.
         reason: &'static str,
     },
+    /// The client cannot have the profile it asks for.
+    #[error("profile: {0}")]
+    Profile(&'static str),
     /// A back-channel logout URI refused.
     #[error("backchannel_logout_uri {uri:?}: {reason}")]
     BackchannelLogoutUri {
@@ -450,10 +466,11 @@ pub enum RegistrationError {
 
 /// Validates a registration and returns the client with its one-time secret.
 pub fn register(
-    new: NewClient,
+    mut new: NewClient,
     now: Timestamp,
     rng: &dyn Random,
 ) -> Result<(Client, Option<ClientSecret>), RegistrationError> {
+    crate::domain::profile::apply(&mut new).map_err(RegistrationError::Profile)?;
     let name = new.name.trim().to_owned();
     if name.is_empty() || name.chars().count() > 100 || !crate::domain::text::is_visible_text(&name)
     {
@@ -542,6 +559,8 @@ pub fn register(
         admin_roles: dedup_roles(new.admin_roles),
         jwks: new.jwks,
         require_par: new.require_par,
+        profile: new.profile,
+        refresh_rotation: new.refresh_rotation,
     };
     Ok((client, secret))
 }

@@ -104,11 +104,22 @@ impl Grant {
     /// [`EARLIER_GENERATION`] (a token of the family older than the one before the current
     /// one) is always a reuse.
     pub fn check(&self, presented_generation: u64, now: Timestamp) -> RefreshCheck {
+        self.check_within(presented_generation, now, REFRESH_GRACE_SECS)
+    }
+
+    /// [`Self::check`] with the token before the current one accepted for `grace_secs` after
+    /// the rotation (a client's reuse window, [`crate::domain::profile::RefreshRotation`]).
+    pub fn check_within(
+        &self,
+        presented_generation: u64,
+        now: Timestamp,
+        grace_secs: i64,
+    ) -> RefreshCheck {
         if presented_generation == self.generation {
             RefreshCheck::Current
         } else if presented_generation != EARLIER_GENERATION
             && presented_generation + 1 == self.generation
-            && now.secs() - self.rotated_at.secs() <= REFRESH_GRACE_SECS
+            && now.secs() - self.rotated_at.secs() <= grace_secs
         {
             RefreshCheck::Grace
         } else {

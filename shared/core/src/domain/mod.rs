@@ -20,6 +20,7 @@ pub mod login;
 pub mod logout;
 pub mod passkey;
 pub mod photo;
+pub mod profile;
 pub mod pushed;
 pub mod ratelimit;
 pub mod registration;

@@ -319,6 +319,9 @@ pub fn replace(
         ));
     }
     new.client_id = Some(old.client_id.to_string());
+    // What only the operator sets stays (a profile holds the client to it: FAPI 2.0).
+    new.profile = old.profile;
+    new.refresh_rotation = old.refresh_rotation;
     let (mut client, _) = client::register(new, old.created_at, rng)?;
     client.secret_hash.clone_from(&old.secret_hash);
     let token = ClientSecret::generate(rng);

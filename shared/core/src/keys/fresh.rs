@@ -98,7 +98,17 @@ impl FreshKeys {
 
     /// The local key file's keys, with their digest.
     pub fn local(data_dir: PathBuf, now: Timestamp) -> Result<Self, SignError> {
-        let file = KeySet::load_or_create(&data_dir, now)?;
+        Self::local_with(data_dir, now, crate::keys::Alg::RS256)
+    }
+
+    /// [`Self::local`], a new key file also holding a key for `default` (the service's
+    /// default algorithm: PS256 or EdDSA then signs from the first start).
+    pub fn local_with(
+        data_dir: PathBuf,
+        now: Timestamp,
+        default: crate::keys::Alg,
+    ) -> Result<Self, SignError> {
+        let file = KeySet::load_or_create_with(&data_dir, now, default)?;
         let fingerprint = file_digest(&data_dir)?;
         Ok(Self::new(
             Arc::new(file.keyring()?),

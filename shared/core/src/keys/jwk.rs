@@ -9,7 +9,7 @@ use super::{Alg, SignError, VerifyingKey};
 /// A public JWK. There are no private members in this type at all, so none can leak (D2).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Jwk {
-    /// `kty`: `RSA` or `EC`.
+    /// `kty`: `RSA`, `EC` or `OKP`.
     pub kty: String,
     /// `use`: `sig`.
     #[serde(rename = "use")]
@@ -24,10 +24,10 @@ pub struct Jwk {
     /// RSA exponent, base64url.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub e: Option<String>,
-    /// EC curve (`P-256`).
+    /// EC or OKP curve (`P-256`, `Ed25519`).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub crv: Option<String>,
-    /// EC x coordinate, base64url.
+    /// EC x coordinate, or the OKP public key, base64url.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub x: Option<String>,
     /// EC y coordinate, base64url.
@@ -47,14 +47,20 @@ fn b64(b: &[u8]) -> String {
 }
 
 impl Jwk {
-    /// An RSA public key from its big-endian modulus and exponent.
+    /// An RSA public key for RS256 from its big-endian modulus and exponent.
     pub fn rsa(n: &[u8], e: &[u8]) -> Self {
+        Self::rsa_for(Alg::RS256, n, e)
+    }
+
+    /// An RSA public key for `alg` (RS256 or PS256: each has keys of its own, so a `kid` names
+    /// one algorithm).
+    pub fn rsa_for(alg: Alg, n: &[u8], e: &[u8]) -> Self {
         let (n, e) = (b64(n), b64(e));
         let kid = thumbprint(&format!(r#"{{"e":"{e}","kty":"RSA","n":"{n}"}}"#));
         Self {
             kty: "RSA".into(),
             use_: "sig".into(),
-            alg: Alg::RS256.as_str().into(),
+            alg: alg.as_str().into(),
             kid,
             n: Some(n),
             e: Some(e),
@@ -86,16 +92,45 @@ impl Jwk {
         })
     }
 
+    /// An Ed25519 public key (RFC 8037 §2) from its 32 bytes.
+    pub fn ed25519(public: &[u8]) -> Result<Self, SignError> {
+        if public.len() != 32 {
+            return Err(SignError::Key("not a 32-byte Ed25519 public key".into()));
+        }
+        let x = b64(public);
+        // RFC 8037 §A.3: the thumbprint's members are crv, kty and x.
+        let kid = thumbprint(&format!(r#"{{"crv":"Ed25519","kty":"OKP","x":"{x}"}}"#));
+        Ok(Self {
+            kty: "OKP".into(),
+            use_: "sig".into(),
+            alg: Alg::EdDSA.as_str().into(),
+            kid,
+            n: None,
+            e: None,
+            crv: Some("Ed25519".into()),
+            x: Some(x),
+            y: None,
+        })
+    }
+
     /// jsonwebtoken's decoding key for this JWK.
     pub fn verifying_key(&self) -> Result<VerifyingKey, SignError> {
         let bad = |e: jsonwebtoken::errors::Error| {
             SignError::Key(format!("jwk {}: {e}", self.kid).into())
         };
         let missing = || SignError::Key(format!("jwk {}: missing members", self.kid).into());
+        let rsa_alg = match self.alg.as_str() {
+            "PS256" => Alg::PS256,
+            _ => Alg::RS256,
+        };
         let (alg, decoding) = match (self.kty.as_str(), &self.n, &self.e, &self.x, &self.y) {
             ("RSA", Some(n), Some(e), _, _) => (
-                Alg::RS256,
+                rsa_alg,
                 jsonwebtoken::DecodingKey::from_rsa_components(n, e).map_err(bad)?,
+            ),
+            ("OKP", _, _, Some(x), None) if self.crv.as_deref() == Some("Ed25519") => (
+                Alg::EdDSA,
+                jsonwebtoken::DecodingKey::from_ed_components(x).map_err(bad)?,
             ),
             ("EC", _, _, Some(x), Some(y)) => (
                 Alg::ES256,
@@ -131,6 +166,18 @@ mod tests {
             Jwk::rsa(&n, &e).kid,
             "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs"
         );
+    }
+
+    #[test]
+    fn rfc8037_example_thumbprint() {
+        // RFC 8037 §A.3's example key and thumbprint.
+        let x = URL_SAFE_NO_PAD
+            .decode("11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo")
+            .unwrap();
+        let jwk = Jwk::ed25519(&x).unwrap();
+        assert_eq!(jwk.kid, "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k");
+        assert_eq!(jwk.verifying_key().unwrap().alg, Alg::EdDSA);
+        assert!(Jwk::ed25519(&[0; 31]).is_err());
     }
 
     #[test]

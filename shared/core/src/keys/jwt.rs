@@ -135,14 +135,17 @@ mod tests {
     const ISS: &str = "http://127.0.0.1:8080/realms/scanid";
 
     #[tokio::test]
-    async fn round_trip_both_algs_and_every_failure() {
+    async fn round_trip_every_alg_and_every_failure() {
         let dir = tempfile::tempdir().unwrap();
         let now = Timestamp::from_secs(1_800_000_000);
-        let ring = KeySet::load_or_create(dir.path(), now)
-            .unwrap()
-            .keyring()
-            .unwrap();
-        for alg in [Alg::RS256, Alg::ES256] {
+        let mut set = KeySet::load_or_create(dir.path(), now).unwrap();
+        for alg in [Alg::PS256, Alg::EdDSA] {
+            let kid = set.add_next(alg, now).unwrap().kid.clone();
+            set.activate(&kid, now).unwrap();
+        }
+        let ring = set.keyring().unwrap();
+        assert_eq!(ring.algs().len(), 4);
+        for alg in Alg::ALL {
             let signer = ring.signer(alg).unwrap();
             let claims = serde_json::json!({ "iss": ISS, "sub": "s", "exp": now.secs() + 60 });
             let t = encode(signer.as_ref(), "JWT", &claims).await.unwrap();

@@ -13,7 +13,8 @@ use async_trait::async_trait;
 use aws_lc_rs::encoding::AsDer;
 use aws_lc_rs::rsa::KeySize;
 use aws_lc_rs::signature::{
-    EcdsaKeyPair, KeyPair as _, RsaKeyPair, ECDSA_P256_SHA256_FIXED_SIGNING, RSA_PKCS1_SHA256,
+    EcdsaKeyPair, Ed25519KeyPair, KeyPair as _, RsaKeyPair, ECDSA_P256_SHA256_FIXED_SIGNING,
+    RSA_PKCS1_SHA256, RSA_PSS_SHA256,
 };
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
@@ -93,8 +94,10 @@ impl std::fmt::Debug for StoredKey {
 }
 
 enum KeyMaterial {
-    Rsa(RsaKeyPair),
+    /// RS256 (PKCS#1 v1.5) or PS256 (PSS) by the flag.
+    Rsa(RsaKeyPair, Alg),
     Ec(EcdsaKeyPair),
+    Ed(Ed25519KeyPair),
 }
 
 fn key_err(e: impl std::fmt::Display) -> SignError {
@@ -104,10 +107,15 @@ fn key_err(e: impl std::fmt::Display) -> SignError {
 impl KeyMaterial {
     fn generate(alg: Alg) -> Result<(Self, Vec<u8>), SignError> {
         match alg {
-            Alg::RS256 => {
+            Alg::RS256 | Alg::PS256 => {
                 let k = RsaKeyPair::generate(KeySize::Rsa2048).map_err(key_err)?;
                 let der = k.as_der().map_err(key_err)?.as_ref().to_vec();
-                Ok((Self::Rsa(k), der))
+                Ok((Self::Rsa(k, alg), der))
+            }
+            Alg::EdDSA => {
+                let k = Ed25519KeyPair::generate().map_err(key_err)?;
+                let der = k.to_pkcs8v1().map_err(key_err)?.as_ref().to_vec();
+                Ok((Self::Ed(k), der))
             }
             Alg::ES256 => {
                 let k =
@@ -120,7 +128,11 @@ impl KeyMaterial {
 
     fn from_pkcs8(alg: Alg, der: &[u8]) -> Result<Self, SignError> {
         match alg {
-            Alg::RS256 => Ok(Self::Rsa(RsaKeyPair::from_pkcs8(der).map_err(key_err)?)),
+            Alg::RS256 | Alg::PS256 => Ok(Self::Rsa(
+                RsaKeyPair::from_pkcs8(der).map_err(key_err)?,
+                alg,
+            )),
+            Alg::EdDSA => Ok(Self::Ed(Ed25519KeyPair::from_pkcs8(der).map_err(key_err)?)),
             Alg::ES256 => Ok(Self::Ec(
                 EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, der).map_err(key_err)?,
             )),
@@ -129,14 +141,16 @@ impl KeyMaterial {
 
     fn jwk(&self) -> Result<Jwk, SignError> {
         match self {
-            Self::Rsa(k) => {
+            Self::Rsa(k, alg) => {
                 let p = k.public_key();
-                Ok(Jwk::rsa(
+                Ok(Jwk::rsa_for(
+                    *alg,
                     p.modulus().big_endian_without_leading_zero(),
                     p.exponent().big_endian_without_leading_zero(),
                 ))
             }
             Self::Ec(k) => Jwk::p256(k.public_key().as_ref()),
+            Self::Ed(k) => Jwk::ed25519(k.public_key().as_ref()),
         }
     }
 }
@@ -175,12 +189,22 @@ impl Signer for LocalSigner {
     async fn sign(&self, signing_input: &[u8]) -> Result<Vec<u8>, SignError> {
         let rng = aws_lc_rs::rand::SystemRandom::new();
         match &self.key {
-            KeyMaterial::Rsa(k) => {
+            KeyMaterial::Rsa(k, alg) => {
+                let padding = if *alg == Alg::PS256 {
+                    &RSA_PSS_SHA256
+                } else {
+                    &RSA_PKCS1_SHA256
+                };
                 let mut sig = vec![0u8; k.public_modulus_len()];
-                k.sign(&RSA_PKCS1_SHA256, &rng, signing_input, &mut sig)
+                k.sign(padding, &rng, signing_input, &mut sig)
                     .map_err(key_err)?;
                 Ok(sig)
             }
+            KeyMaterial::Ed(k) => Ok(k
+                .try_sign(signing_input)
+                .map_err(key_err)?
+                .as_ref()
+                .to_vec()),
             KeyMaterial::Ec(k) => Ok(k
                 .sign(&rng, signing_input)
                 .map_err(key_err)?
@@ -206,6 +230,16 @@ impl KeySet {
     /// Reads the key file, creating it with one active RS256 and one active ES256 key on
     /// first use.
     pub fn load_or_create(data_dir: &Path, now: Timestamp) -> Result<Self, SignError> {
+        Self::load_or_create_with(data_dir, now, Alg::RS256)
+    }
+
+    /// [`Self::load_or_create`], a new file also holding an active key for `default` (the
+    /// service's `SCANID_SIGNING_ALG`) when it is PS256 or EdDSA.
+    pub fn load_or_create_with(
+        data_dir: &Path,
+        now: Timestamp,
+        default: Alg,
+    ) -> Result<Self, SignError> {
         let path = Self::path(data_dir);
         match Self::read(&path) {
             Ok(Some(f)) => return Ok(f),
@@ -215,7 +249,8 @@ impl KeySet {
         create_private_dir(data_dir)
             .map_err(|e| SignError::Key(format!("{}: {e}", data_dir.display()).into()))?;
         let mut file = KeySet::default();
-        for alg in [Alg::RS256, Alg::ES256] {
+        let extra = (!matches!(default, Alg::RS256 | Alg::ES256)).then_some(default);
+        for alg in [Alg::RS256, Alg::ES256].into_iter().chain(extra) {
             let mut k = new_key(alg, now)?;
             k.state = KeyState::Active;
             k.activated_at = Some(now);

@@ -26,6 +26,8 @@ fn jsonwebtoken_alg(alg: Alg) -> jsonwebtoken::Algorithm {
     match alg {
         Alg::RS256 => jsonwebtoken::Algorithm::RS256,
         Alg::ES256 => jsonwebtoken::Algorithm::ES256,
+        Alg::PS256 => jsonwebtoken::Algorithm::PS256,
+        Alg::EdDSA => jsonwebtoken::Algorithm::EdDSA,
     }
 }
 
@@ -62,7 +64,8 @@ pub trait Signer: Send + Sync {
     fn alg(&self) -> Alg;
     /// The key's id (the JWS header's `kid`).
     fn kid(&self) -> &str;
-    /// The JWS signature of `signing_input` (for ES256 the raw `r || s`, 64 bytes).
+    /// The JWS signature of `signing_input` (for ES256 the raw `r || s`, 64 bytes; for EdDSA
+    /// the 64-byte Ed25519 signature).
     async fn sign(&self, signing_input: &[u8]) -> Result<Vec<u8>, SignError>;
     /// Prepares to sign (KMS-envelope: decrypts the key), so the first request does not wait.
     async fn warm(&self) -> Result<(), SignError> {

@@ -1,5 +1,5 @@
-//! The JWS algorithms scanid signs with (RFC 7518 §3.1): a protocol value, named by the
-//! domain (a client's `token_alg`, discovery) and by the signer.
+//! The JWS algorithms scanid signs with (RFC 7518 §3.1, RFC 8037 §3.1): a protocol value, named
+//! by the domain (a client's `token_alg`, discovery) and by the signer.
 
 use serde::{Deserialize, Serialize};
 
@@ -10,22 +10,32 @@ pub enum Alg {
     RS256,
     /// ECDSA P-256 with SHA-256.
     ES256,
+    /// RSASSA-PSS with SHA-256 and MGF1 with SHA-256 (RFC 7518 §3.5).
+    PS256,
+    /// EdDSA with Ed25519 (RFC 8037 §3.1).
+    EdDSA,
 }
 
 impl Alg {
-    /// The JOSE name (`RS256`, `ES256`).
+    /// Every algorithm, in the order the key file creates and lists them.
+    pub const ALL: [Alg; 4] = [Alg::RS256, Alg::ES256, Alg::PS256, Alg::EdDSA];
+
+    /// The JOSE name (`RS256`, `ES256`, `PS256`, `EdDSA`).
     pub const fn as_str(self) -> &'static str {
         match self {
             Alg::RS256 => "RS256",
             Alg::ES256 => "ES256",
+            Alg::PS256 => "PS256",
+            Alg::EdDSA => "EdDSA",
         }
     }
     /// An algorithm by its JOSE name.
     pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "RS256" => Some(Alg::RS256),
-            "ES256" => Some(Alg::ES256),
-            _ => None,
-        }
+        Self::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+    /// Whether the FAPI 2.0 Security Profile (§5.4) allows it: PS256, ES256 and EdDSA; never
+    /// RS256.
+    pub const fn fapi2(self) -> bool {
+        !matches!(self, Alg::RS256)
     }
 }

@@ -217,6 +217,9 @@ async fn by_assertion(
         },
         None => return Err(failed(ctx, &id, source, "unknown client or bad credentials").await),
     };
+    if let Some(why) = crate::domain::profile::assertion_alg_refused(client.profile, assertion) {
+        return Err(failed(ctx, &id, source, why).await);
+    }
     let issuer = ctx.settings.issuer();
     let token_endpoint = format!("{issuer}/protocol/openid-connect/token");
     let audiences: Vec<&str> = if p.at_par {

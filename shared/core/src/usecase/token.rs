@@ -12,6 +12,7 @@ use crate::domain::discovery::SCOPES;
 use crate::domain::grant::{self, Grant, GrantKind, Issued, RefreshCheck, RefreshRecord};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, AuthCode, Authenticated, SsoSession};
+use crate::domain::profile::RefreshRotation;
 use crate::domain::ratelimit::Source;
 use crate::domain::resource_indicator;
 use crate::domain::token_checks::{
@@ -348,24 +349,26 @@ async fn refresh_grant(
     };
     let identity = live_identity(ctx, &g.value.sub, now).await?;
     grant_still_live(ctx, &g.value, &identity, now).await?;
-    match g.value.check(r.generation, now) {
-        RefreshCheck::Reused => {
-            tracing::warn!(grant = %g.value.id, "rotated refresh token reused; revoking the family");
-            ctx.store.revoke_grant(&g.value.id, now).await?;
-            // A stolen refresh token is a compromised session: end it, and tell its clients.
-            if let Some(sid) = &g.value.sid {
-                end_session(ctx, sid, now).await?;
-            }
-            Audit::new(Event::RefreshReused)
-                .client(&client.client_id)
-                .subject(&g.value.sub)
-                .outcome("family_revoked")
-                .emit();
-            return Err(invalid_grant(
-                "the refresh token was already used; the grant is revoked",
-            ));
-        }
-        RefreshCheck::Current | RefreshCheck::Grace => {}
+    let window = client
+        .refresh_rotation
+        .window()
+        .map_or(grant::REFRESH_GRACE_SECS, i64::from);
+    if g.value.check_within(r.generation, now, window) == RefreshCheck::Reused {
+        return Err(reused(ctx, client, &g.value, now).await?);
+    }
+    if client.refresh_rotation == RefreshRotation::Off {
+        // No rotation (FAPI 2.0 §5.3.2.1): the same token answered again, nothing written,
+        // so concurrent uses all succeed; a revocation or the token's expiry ends it.
+        return Ok(sign_tokens_for(
+            ctx,
+            &g.value,
+            &scopes,
+            Some(&identity),
+            Some(rt.to_owned()),
+            now,
+            aud.as_deref(),
+        )
+        .await?);
     }
     let mut next = g.value.clone();
     next.generation += 1;
@@ -412,6 +415,29 @@ async fn refresh_grant(
         }
         Outcome::Lost => Err(invalid_grant("the refresh token was used concurrently")),
     }
+}
+
+/// A rotated refresh token presented again outside its window: the grant's family is revoked
+/// and its session ended (a stolen refresh token is a compromised session).
+async fn reused(
+    ctx: &Context,
+    client: &Client,
+    g: &Grant,
+    now: Timestamp,
+) -> Result<TokenError, StoreError> {
+    tracing::warn!(grant = %g.id, "rotated refresh token reused; revoking the family");
+    ctx.store.revoke_grant(&g.id, now).await?;
+    if let Some(sid) = &g.sid {
+        end_session(ctx, sid, now).await?;
+    }
+    Audit::new(Event::RefreshReused)
+        .client(&client.client_id)
+        .subject(&g.sub)
+        .outcome("family_revoked")
+        .emit();
+    Ok(invalid_grant(
+        "the refresh token was already used; the grant is revoked",
+    ))
 }
 
 /// The token endpoint's `urn:ietf:params:oauth:grant-type:device_code` for the authenticated

@@ -1,5 +1,5 @@
 //! Discovery (spec 4.1; OpenID Connect Discovery 1.0 §4; RFC 8414) and the JWKS (RFC 7517 §5), both
-//! served from bytes prepared once at start.
+//! served from bytes prepared once (discovery again when the active signing algorithms change).
 
 use lambda_http::Body;
 
@@ -38,7 +38,7 @@ pub(crate) async fn discovery(ctx: &Context, req: Request) -> Result<Response, H
             serde_json::to_vec(&doc).unwrap_or_default(),
         )));
     }
-    Ok(cached_json(&ctx.discovery_json))
+    Ok(cached_json(&ctx.discovery_json().await))
 }
 
 /// `GET /realms/{realm}/protocol/openid-connect/certs`: public members only (docs/requirements.md D2).

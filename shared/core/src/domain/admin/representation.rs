@@ -16,6 +16,9 @@
 use serde_json::{json, Map, Value};
 
 use crate::domain::client::{Client, ClientType, GrantType, NewClient, RegistrationError};
+use crate::domain::profile::{
+    Profile, RefreshRotation, PROFILE_ATTRIBUTE, REUSE_ATTRIBUTE, ROTATION_ATTRIBUTE,
+};
 
 /// Keycloak's attribute of the device grant.
 pub const DEVICE_GRANT: &str = "oauth2.device.authorization.grant.enabled";
@@ -118,6 +121,21 @@ pub fn to_representation(c: &Client) -> Value {
         TOKEN_EXCHANGE.into(),
         json!(c.allows(GrantType::TokenExchange).to_string()),
     );
+    attributes.insert(
+        PROFILE_ATTRIBUTE.into(),
+        json!(c.profile.map_or("", |p| p.keycloak_name())),
+    );
+    attributes.insert(
+        ROTATION_ATTRIBUTE.into(),
+        json!(c.refresh_rotation.as_str()),
+    );
+    attributes.insert(
+        REUSE_ATTRIBUTE.into(),
+        json!(c
+            .refresh_rotation
+            .window()
+            .map_or(String::new(), |n| n.to_string())),
+    );
     let authenticator = if c.jwks.is_some() {
         "client-jwt"
     } else {
@@ -170,6 +188,8 @@ pub fn as_new_client(c: &Client, local_development: bool) -> NewClient {
         jwks: c.jwks.clone(),
         require_par: c.require_par,
         token_exchange: c.allows(GrantType::TokenExchange),
+        profile: c.profile,
+        refresh_rotation: c.refresh_rotation,
     }
 }
 
@@ -424,7 +444,7 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
             "" => None,
             v => Some(
                 crate::protocol::Alg::parse(v)
-                    .ok_or_else(|| field(name, "RS256, ES256 or empty"))?,
+                    .ok_or_else(|| field(name, "RS256, ES256, PS256, EdDSA or empty"))?,
             ),
         };
         match alg {
@@ -439,6 +459,42 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
     }
     if let Some(a) = alg {
         base.token_alg = a;
+    }
+    merge_profile(attrs, base)
+}
+
+/// scanid's attributes of the client's profile (Keycloak's client-profile name, `fapi2`, or
+/// empty) and of its refresh rotation.
+fn merge_profile(
+    attrs: &Map<String, Value>,
+    base: &mut NewClient,
+) -> Result<(), RepresentationError> {
+    let attr = |name: &str| -> Result<Option<&str>, RepresentationError> {
+        match attrs.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(_) => Err(field(name, "an attribute's value is a string")),
+        }
+    };
+    match attr(PROFILE_ATTRIBUTE)? {
+        None => {}
+        Some("") => base.profile = None,
+        Some(p) => {
+            base.profile = Some(Profile::parse(p).ok_or_else(|| {
+                field(
+                    PROFILE_ATTRIBUTE,
+                    "fapi-2-security-profile (or fapi2), or empty",
+                )
+            })?)
+        }
+    }
+    let rotation = attr(ROTATION_ATTRIBUTE)?;
+    let window = attr(REUSE_ATTRIBUTE)?;
+    // A window alone keeps rotation on; rotation alone keeps no window.
+    if let Some(r) =
+        RefreshRotation::parse(rotation, window).map_err(|why| field(ROTATION_ATTRIBUTE, why))?
+    {
+        base.refresh_rotation = r;
     }
     Ok(())
 }

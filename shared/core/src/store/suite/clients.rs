@@ -24,6 +24,8 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         admin_roles: vec![crate::domain::admin::AdminRole::ViewClients],
         jwks: None,
         require_par: false,
+        profile: None,
+        refresh_rotation: Default::default(),
     };
     s.create_client(&client, T0).await.unwrap();
     assert!(matches!(
@@ -150,6 +152,8 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
         admin_roles: vec![],
         jwks: None,
         require_par: false,
+        profile: None,
+        refresh_rotation: Default::default(),
     };
     s.create_client(&client, T0).await.unwrap();
     let (got, version) = s.client(&client.client_id, T0).await.unwrap().unwrap();

@@ -114,6 +114,7 @@ pub async fn create(
         let (mut client, _) = register(merged.new, now, ctx.random.as_ref())
             .map_err(|e| bad(RepresentationError::Invalid(e)))?;
         client.disabled = merged.enabled == Some(false);
+        signable(ctx, &client).await?;
         if let (Some(s), ClientType::Confidential) = (&merged.secret, client.client_type) {
             client.secret_hash = Some(s.hash());
         }
@@ -144,6 +145,9 @@ pub async fn update(
         within_reach(&caller, &old)?;
         let local = ctx.settings.local_development();
         let client = replace(&old, &body, local, ctx.random.as_ref()).map_err(bad)?;
+        if client.token_alg != old.token_alg {
+            signable(ctx, &client).await?;
+        }
         write(ctx, &client, version).await?;
         Ok(())
     }
@@ -304,6 +308,21 @@ async fn find(ctx: &Context, id: &str) -> Result<(Client, u64), AdminError> {
         Err(_) => None,
     };
     found.ok_or(AdminError::NotFound("Could not find client"))
+}
+
+/// The client's token algorithm has an active key (else its tokens could not be signed): a
+/// 400 naming the algorithm and the rotation that adds it.
+async fn signable(ctx: &Context, c: &Client) -> Result<(), AdminError> {
+    match c.token_alg {
+        Some(alg) if !ctx.keyring().await.algs().contains(&alg) => {
+            Err(AdminError::BadRequest(format!(
+                "the server has no active {} key: add one first (POST .../keys/rotate?alg={})",
+                alg.as_str(),
+                alg.as_str()
+            )))
+        }
+        _ => Ok(()),
+    }
 }
 
 async fn write(ctx: &Context, c: &Client, version: u64) -> Result<(), AdminError> {

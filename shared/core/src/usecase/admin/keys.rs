@@ -114,8 +114,9 @@ pub async fn rotate(
     let caller = authorize(ctx, token, Need::Role(AdminRole::RealmAdmin), OP, source).await?;
     let r: Result<_, AdminError> = async {
         let name = alg.unwrap_or("RS256");
-        let alg = Alg::parse(name)
-            .ok_or_else(|| AdminError::BadRequest(format!("alg {name:?}: RS256 or ES256")))?;
+        let alg = Alg::parse(name).ok_or_else(|| {
+            AdminError::BadRequest(format!("alg {name:?}: RS256, ES256, PS256 or EdDSA"))
+        })?;
         let now = ctx.clock.now();
         let (home, maker) = home_of(ctx)?;
         let step = rotation::rotate(home, &maker, alg, force, lifetime(ctx), now, "admin")
