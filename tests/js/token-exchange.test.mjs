@@ -3,18 +3,30 @@
 // person; openid-client's genericGrantRequest exchanges the person's access token for one
 // narrowed in scope and audience that names the agent in `act` (verified with jose, seen in
 // introspection); the person lists and withdraws the delegation with the reference app, and
-// the exchanged token dies at once while a new exchange is refused.
+// the exchanged token dies at once while a new exchange is refused. Then the same with the
+// scanid web app on a phone: it approves the agent's login, lists the agent under "Agents
+// acting for you", and withdraws it there.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
+import {
+  startServer,
+  startCallback,
+  launchBrowser,
+  cli,
+  enroll,
+  approve,
+  readQr,
+} from './helpers.mjs';
 
 const API = 'https://api.example/v1';
 const TE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const AT = 'urn:ietf:params:oauth:token-type:access_token';
 
 let server, rp, browser, dana, config, jwks;
+
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 
 before(async () => {
   server = await startServer(['--resource', API]);
@@ -142,5 +154,76 @@ test('openid-client: an agent the person allowed exchanges their token; act veri
       subject_token_type: AT,
     }),
     (e) => e.error === 'invalid_request' && /not delegated/.test(e.error_description),
+  );
+});
+
+test('the web app lists the agent the person allowed and withdraws it; its exchanged token dies', async () => {
+  // The phone signs up in the web app.
+  const phone = await browser.newContext(PHONE);
+  const app = await phone.newPage();
+  await app.goto(`${server.issuer}/app/`);
+  await app.locator('#signup-form').waitFor();
+  await app.fill('#name', 'erik');
+  await app.locator('#name-hint.ok').waitFor();
+  await app.fill('#display-name', 'Erik Agentson');
+  await app.fill('#country', 'SE');
+  await app.tap('#signup');
+  await app.locator('#identity').waitFor();
+  // The agent's login on the desktop, approved on the phone, allowed on the consent page.
+  const desktop = await browser.newContext();
+  const page = await desktop.newPage();
+  const state = oidc.randomState();
+  const verifier = oidc.randomPKCECodeVerifier();
+  await page.goto(
+    oidc
+      .buildAuthorizationUrl(config, {
+        redirect_uri: rp.url,
+        scope: 'openid profile',
+        state,
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+        resource: API,
+      })
+      .toString(),
+  );
+  await app.goto(await readQr(page));
+  await app.locator('#numbers button[data-number]:enabled').first().waitFor();
+  const shown = page.locator('#number:not([hidden])');
+  await shown.waitFor({ timeout: 10_000 });
+  await app.tap(`#number-${/Pick (\d+)/.exec(await shown.textContent())[1]}`);
+  await app.locator('#decided[data-status="approved"]').waitFor();
+  await page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
+  await page.click('button[name="consent"][value="allow"]');
+  await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+  });
+  await desktop.close();
+  const exchanged = await oidc.genericGrantRequest(config, TE, {
+    subject_token: tokens.access_token,
+    subject_token_type: AT,
+  });
+  assert.equal((await oidc.tokenIntrospection(config, exchanged.access_token)).active, true);
+
+  // On the phone: Home, "Agents acting for you", the agent with what it may use and where.
+  await app.goto(`${server.issuer}/app/`);
+  await app.locator('#agents').tap();
+  const entry = app.locator('#agents-list li[data-client-id="agent-rp"]');
+  await entry.waitFor();
+  assert.match(await entry.textContent(), /Travel agent/);
+  assert.match(await entry.textContent(), new RegExp(`At: ${API.replace(/[./]/g, '\\$&')}`));
+  await entry.locator('button.withdraw').tap();
+  await app.locator('#withdraw-confirm').tap();
+  await app.getByText('Withdrawn: Travel agent can no longer act for you.').waitFor();
+  assert.equal(await app.locator('#agents-list li').count(), 0);
+  await phone.close();
+  assert.equal((await oidc.tokenIntrospection(config, exchanged.access_token)).active, false);
+  await assert.rejects(
+    oidc.genericGrantRequest(config, TE, {
+      subject_token: tokens.access_token,
+      subject_token_type: AT,
+    }),
+    (e) => e.error === 'invalid_request',
   );
 });

@@ -43,6 +43,7 @@ home-how = لتسجيل الدخول إلى أي مكان، امسح رمز QR �
 home-manage = الإدارة
 home-activity = عمليات تسجيل الدخول الأخيرة
 home-keys = المفاتيح ومفاتيح المرور
+home-agents = الوكلاء الذين يتصرفون نيابةً عنك
 home-rotate = استبدال مفتاح الجهاز
 home-sign-out = تسجيل الخروج من كل مكان
 home-delete = حذف الهوية
@@ -161,3 +162,13 @@ approved-device = تم ربط { $client }. تابع على الجهاز.
 denied-text = أُبلغ { $client } بأنك رفضت.
 refused = لا يسمح { $client } بعملية تسجيل الدخول هذه: { $reason }. أُلغيت.
 not-waiting = لم تعد عملية تسجيل الدخول هذه في الانتظار (انتهت صلاحيتها أو حُسم أمرها). امسح الرمز مرة أخرى.
+
+# The agents acting for the person (token exchange)
+agents-text = تطبيقات سمحت لها بالتصرف نيابةً عنك في أماكن أخرى، في حدود ما سمحت به فقط. اسحب الإذن من أحدها فيتوقف فورًا عن التصرف نيابةً عنك.
+agents-none = لا يتصرف أي وكيل نيابةً عنك.
+agents-since = سُمح به { $when }
+agents-scopes = يمكنه استخدام: { $scopes }
+agents-resources = لدى: { $resources }
+agents-withdraw = سحب الإذن
+agents-ask = هل تريد إيقاف { $client } عن التصرف نيابةً عنك؟ ينتهي وصوله باسمك فورًا، وسيُطلب منك الإذن مرة أخرى عند تسجيل دخوله التالي.
+agents-withdrawn = سُحب الإذن: لم يعد بإمكان { $client } التصرف نيابةً عنك.

@@ -43,6 +43,7 @@ home-how = Um sich irgendwo anzumelden, scannen Sie den QR-Code auf der Anmeldes
 home-manage = Verwalten
 home-activity = Letzte Anmeldungen
 home-keys = Schlüssel und Passkeys
+home-agents = Agenten, die für Sie handeln
 home-rotate = Geräteschlüssel ersetzen
 home-sign-out = Überall abmelden
 home-delete = Identität löschen
@@ -157,3 +158,13 @@ approved-device = { $client } ist verbunden. Machen Sie auf dem Gerät weiter.
 denied-text = { $client } wurde mitgeteilt, dass Sie abgelehnt haben.
 refused = { $client } erlaubt diese Anmeldung nicht: { $reason }. Sie wurde abgebrochen.
 not-waiting = Diese Anmeldung wartet nicht mehr (sie ist abgelaufen oder wurde entschieden). Scannen Sie den Code erneut.
+
+# The agents acting for the person (token exchange)
+agents-text = Anwendungen, denen Sie erlaubt haben, anderswo für Sie zu handeln, mit höchstens dem Zugriff, den Sie ihnen gegeben haben. Widerrufen Sie eine, handelt sie sofort nicht mehr für Sie.
+agents-none = Kein Agent handelt für Sie.
+agents-since = Erlaubt { $when }
+agents-scopes = Darf verwenden: { $scopes }
+agents-resources = Bei: { $resources }
+agents-withdraw = Widerrufen
+agents-ask = Soll { $client } nicht mehr für Sie handeln? Sein Zugriff in Ihrem Namen endet sofort, und bei der nächsten Anmeldung werden Sie erneut gefragt.
+agents-withdrawn = Widerrufen: { $client } kann nicht mehr für Sie handeln.

@@ -53,6 +53,7 @@ home-how = To log in somewhere, scan the QR code on its login page with your pho
 home-manage = Manage
 home-activity = Recent logins
 home-keys = Keys and passkeys
+home-agents = Agents acting for you
 home-rotate = Replace device key
 home-sign-out = Sign out everywhere
 home-delete = Delete identity
@@ -179,3 +180,13 @@ approved-device = { $client } is connected. Continue on the device.
 denied-text = { $client } was told you said no.
 refused = { $client } does not allow this login: { $reason }. It was cancelled.
 not-waiting = This login is no longer waiting (it expired or was decided). Scan the code again.
+
+# The agents acting for the person (token exchange)
+agents-text = Applications you allowed to act for you elsewhere, with no more than you allowed them. Withdraw one and it stops acting for you at once.
+agents-none = No agent acts for you.
+agents-since = Allowed { $when }
+agents-scopes = May use: { $scopes }
+agents-resources = At: { $resources }
+agents-withdraw = Withdraw
+agents-ask = Stop { $client } from acting for you? Its access on your behalf ends at once, and its next login asks you again.
+agents-withdrawn = Withdrawn: { $client } can no longer act for you.

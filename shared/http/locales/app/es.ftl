@@ -43,6 +43,7 @@ home-how = Para iniciar sesión en algún sitio, escanea el código QR de su pá
 home-manage = Gestionar
 home-activity = Inicios de sesión recientes
 home-keys = Claves y llaves de acceso
+home-agents = Agentes que actúan por ti
 home-rotate = Sustituir la clave del dispositivo
 home-sign-out = Cerrar sesión en todas partes
 home-delete = Eliminar identidad
@@ -157,3 +158,13 @@ approved-device = { $client } está conectado. Continúa en el dispositivo.
 denied-text = Se avisó a { $client } de que dijiste que no.
 refused = { $client } no permite este inicio de sesión: { $reason }. Se canceló.
 not-waiting = Este inicio de sesión ya no está esperando (caducó o ya se decidió). Vuelve a escanear el código.
+
+# The agents acting for the person (token exchange)
+agents-text = Aplicaciones a las que permitiste actuar por ti en otros sitios, sin superar el acceso que les diste. Retira una y deja de actuar por ti al instante.
+agents-none = Ningún agente actúa por ti.
+agents-since = Permitido { $when }
+agents-scopes = Puede usar: { $scopes }
+agents-resources = En: { $resources }
+agents-withdraw = Retirar
+agents-ask = ¿Impedir que { $client } actúe por ti? Su acceso en tu nombre termina al instante y su próximo inicio de sesión te lo volverá a preguntar.
+agents-withdrawn = Retirado: { $client } ya no puede actuar por ti.

@@ -43,6 +43,7 @@ home-how = Pour vous connecter quelque part, scannez le code QR de sa page de co
 home-manage = Gérer
 home-activity = Connexions récentes
 home-keys = Clés et clés d’accès
+home-agents = Agents qui agissent pour vous
 home-rotate = Remplacer la clé de l’appareil
 home-sign-out = Se déconnecter partout
 home-delete = Supprimer l’identité
@@ -157,3 +158,13 @@ approved-device = { $client } est connecté. Continuez sur l’appareil.
 denied-text = { $client } a été informé de votre refus.
 refused = { $client } n’autorise pas cette connexion : { $reason }. Elle a été annulée.
 not-waiting = Cette connexion n’attend plus (elle a expiré ou a déjà été décidée). Scannez à nouveau le code.
+
+# The agents acting for the person (token exchange)
+agents-text = Les applications que vous avez autorisées à agir pour vous ailleurs, sans dépasser l’accès que vous leur avez donné. Retirez-en une et elle cesse aussitôt d’agir pour vous.
+agents-none = Aucun agent n’agit pour vous.
+agents-since = Autorisé { $when }
+agents-scopes = Peut utiliser : { $scopes }
+agents-resources = Auprès de : { $resources }
+agents-withdraw = Retirer
+agents-ask = Empêcher { $client } d’agir pour vous ? Son accès en votre nom prend fin aussitôt, et sa prochaine connexion vous redemandera.
+agents-withdrawn = Retiré : { $client } ne peut plus agir pour vous.

@@ -43,6 +43,7 @@ home-how = Per accedere da qualche parte, scansiona il codice QR della sua pagin
 home-manage = Gestisci
 home-activity = Accessi recenti
 home-keys = Chiavi e passkey
+home-agents = Agenti che agiscono per te
 home-rotate = Sostituisci la chiave del dispositivo
 home-sign-out = Esci ovunque
 home-delete = Elimina identità
@@ -157,3 +158,13 @@ approved-device = { $client } è collegato. Continua sul dispositivo.
 denied-text = { $client } è stato avvisato che hai rifiutato.
 refused = { $client } non consente questo accesso: { $reason }. È stato annullato.
 not-waiting = Questo accesso non è più in attesa (è scaduto o è già stato deciso). Scansiona di nuovo il codice.
+
+# The agents acting for the person (token exchange)
+agents-text = Le applicazioni a cui hai permesso di agire per te altrove, senza superare l’accesso che hai dato loro. Revocane una e smette subito di agire per te.
+agents-none = Nessun agente agisce per te.
+agents-since = Consentito { $when }
+agents-scopes = Può usare: { $scopes }
+agents-resources = Presso: { $resources }
+agents-withdraw = Revoca
+agents-ask = Impedire a { $client } di agire per te? Il suo accesso a tuo nome termina subito e al prossimo accesso ti verrà chiesto di nuovo.
+agents-withdrawn = Revocato: { $client } non può più agire per te.

@@ -43,6 +43,7 @@ home-how = どこかにログインするには、そのログインページの
 home-manage = 管理
 home-activity = 最近のログイン
 home-keys = 鍵とパスキー
+home-agents = あなたの代わりに行動するエージェント
 home-rotate = デバイスの鍵を交換
 home-sign-out = すべてからログアウト
 home-delete = ID を削除
@@ -156,3 +157,13 @@ approved-device = { $client } が接続されました。デバイスで続け�
 denied-text = あなたが拒否したことを { $client } に伝えました。
 refused = { $client } はこのログインを許可していません：{ $reason }。キャンセルされました。
 not-waiting = このログインはもう待機していません（期限切れか、決定済みです）。コードをもう一度スキャンしてください。
+
+# The agents acting for the person (token exchange)
+agents-text = ほかの場所であなたの代わりに行動することを許可したアプリです。許可した範囲を超えることはありません。取り消すと、すぐにあなたの代わりに行動できなくなります。
+agents-none = あなたの代わりに行動しているエージェントはありません。
+agents-since = { $when } に許可
+agents-scopes = 使用できる情報: { $scopes }
+agents-resources = 対象: { $resources }
+agents-withdraw = 取り消す
+agents-ask = { $client } があなたの代わりに行動するのを止めますか？あなたの代理としてのアクセスはすぐに終わり、次回のログインで再び確認されます。
+agents-withdrawn = 取り消しました: { $client } はもうあなたの代わりに行動できません。

@@ -43,6 +43,7 @@ home-how = 어딘가에 로그인하려면 그 로그인 페이지의 QR 코드�
 home-manage = 관리
 home-activity = 최근 로그인
 home-keys = 키와 패스키
+home-agents = 당신을 대신해 행동하는 에이전트
 home-rotate = 기기 키 교체
 home-sign-out = 모든 곳에서 로그아웃
 home-delete = 신원 삭제
@@ -156,3 +157,13 @@ approved-device = { $client }이(가) 연결되었습니다. 기기에서 계속
 denied-text = 거부했다는 사실을 { $client }에 알렸습니다.
 refused = { $client }은(는) 이 로그인을 허용하지 않습니다: { $reason }. 취소되었습니다.
 not-waiting = 이 로그인은 더 이상 기다리지 않습니다(만료되었거나 이미 결정됨). 코드를 다시 스캔하세요.
+
+# The agents acting for the person (token exchange)
+agents-text = 다른 곳에서 당신을 대신해 행동하도록 허용한 앱입니다. 허용한 범위를 넘지 않습니다. 철회하면 즉시 당신을 대신해 행동하지 못합니다.
+agents-none = 당신을 대신해 행동하는 에이전트가 없습니다.
+agents-since = { $when }에 허용
+agents-scopes = 사용 가능: { $scopes }
+agents-resources = 대상: { $resources }
+agents-withdraw = 철회
+agents-ask = { $client }이(가) 당신을 대신해 행동하지 못하게 할까요? 당신을 대신한 접근이 즉시 끝나고, 다음 로그인 때 다시 묻습니다.
+agents-withdrawn = 철회됨: { $client }은(는) 더 이상 당신을 대신해 행동할 수 없습니다.

@@ -43,6 +43,7 @@ home-how = Om ergens in te loggen, scan je de QR-code op de inlogpagina met de c
 home-manage = Beheren
 home-activity = Recente logins
 home-keys = Sleutels en passkeys
+home-agents = Agenten die namens jou handelen
 home-rotate = Apparaatsleutel vervangen
 home-sign-out = Overal uitloggen
 home-delete = Identiteit verwijderen
@@ -157,3 +158,13 @@ approved-device = { $client } is gekoppeld. Ga verder op het apparaat.
 denied-text = { $client } heeft gehoord dat je nee zei.
 refused = { $client } staat deze login niet toe: { $reason }. Hij is geannuleerd.
 not-waiting = Deze login wacht niet meer (hij is verlopen of er is al over beslist). Scan de code opnieuw.
+
+# The agents acting for the person (token exchange)
+agents-text = Apps die je hebt toegestaan elders namens jou te handelen, met hoogstens de toegang die je ze gaf. Trek er een in en die handelt meteen niet meer namens jou.
+agents-none = Er handelt geen agent namens jou.
+agents-since = Toegestaan { $when }
+agents-scopes = Mag gebruiken: { $scopes }
+agents-resources = Bij: { $resources }
+agents-withdraw = Intrekken
+agents-ask = Mag { $client } niet meer namens jou handelen? De toegang namens jou stopt meteen en bij de volgende login wordt het je opnieuw gevraagd.
+agents-withdrawn = Ingetrokken: { $client } kan niet meer namens jou handelen.

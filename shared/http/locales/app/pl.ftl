@@ -43,6 +43,7 @@ home-how = Aby się gdzieś zalogować, zeskanuj kod QR ze strony logowania apar
 home-manage = Zarządzaj
 home-activity = Ostatnie logowania
 home-keys = Klucze i klucze dostępu
+home-agents = Agenci działający w Twoim imieniu
 home-rotate = Wymień klucz urządzenia
 home-sign-out = Wyloguj wszędzie
 home-delete = Usuń tożsamość
@@ -159,3 +160,13 @@ approved-device = { $client } jest połączony. Kontynuuj na urządzeniu.
 denied-text = { $client } wie, że odmówiłeś.
 refused = { $client } nie pozwala na to logowanie: { $reason }. Zostało anulowane.
 not-waiting = To logowanie już nie czeka (wygasło lub zostało rozstrzygnięte). Zeskanuj kod ponownie.
+
+# The agents acting for the person (token exchange)
+agents-text = Aplikacje, którym pozwolono działać w Twoim imieniu gdzie indziej, w granicach dostępu, który im dano. Cofnij zgodę, a aplikacja od razu przestanie działać w Twoim imieniu.
+agents-none = Żaden agent nie działa w Twoim imieniu.
+agents-since = Zgoda { $when }
+agents-scopes = Może używać: { $scopes }
+agents-resources = W: { $resources }
+agents-withdraw = Cofnij
+agents-ask = Czy { $client } ma przestać działać w Twoim imieniu? Jego dostęp w Twoim imieniu kończy się od razu, a przy następnym logowaniu zostaniesz zapytany ponownie.
+agents-withdrawn = Cofnięto: { $client } nie może już działać w Twoim imieniu.

@@ -43,6 +43,7 @@ home-how = Para entrar em algum lugar, escaneie o QR code da página de login co
 home-manage = Gerenciar
 home-activity = Logins recentes
 home-keys = Chaves e chaves de acesso
+home-agents = Agentes que agem por você
 home-rotate = Substituir a chave do dispositivo
 home-sign-out = Sair de todos os lugares
 home-delete = Excluir identidade
@@ -157,3 +158,13 @@ approved-device = { $client } está conectado. Continue no dispositivo.
 denied-text = { $client } foi avisado de que você recusou.
 refused = { $client } não permite este login: { $reason }. Ele foi cancelado.
 not-waiting = Este login não está mais esperando (expirou ou já foi decidido). Escaneie o código de novo.
+
+# The agents acting for the person (token exchange)
+agents-text = Aplicativos que você permitiu agir por você em outros lugares, sem ultrapassar o acesso que você deu. Retire um e ele deixa de agir por você na hora.
+agents-none = Nenhum agente age por você.
+agents-since = Permitido { $when }
+agents-scopes = Pode usar: { $scopes }
+agents-resources = Em: { $resources }
+agents-withdraw = Retirar
+agents-ask = Impedir que { $client } aja por você? O acesso dele em seu nome termina na hora, e o próximo login vai perguntar de novo.
+agents-withdrawn = Retirado: { $client } não pode mais agir por você.

@@ -43,6 +43,7 @@ home-how = För att logga in någonstans skannar du QR-koden på inloggningssida
 home-manage = Hantera
 home-activity = Senaste inloggningar
 home-keys = Nycklar och passkeys
+home-agents = Agenter som agerar för dig
 home-rotate = Byt enhetsnyckel
 home-sign-out = Logga ut överallt
 home-delete = Radera identitet
@@ -157,3 +158,13 @@ approved-device = { $client } är ansluten. Fortsätt på enheten.
 denied-text = { $client } har fått veta att du sa nej.
 refused = { $client } tillåter inte den här inloggningen: { $reason }. Den avbröts.
 not-waiting = Inloggningen väntar inte längre (den gick ut eller har avgjorts). Skanna koden igen.
+
+# The agents acting for the person (token exchange)
+agents-text = Appar som du har låtit agera för dig på andra ställen, med högst den åtkomst du gav dem. Dra tillbaka en så slutar den agera för dig direkt.
+agents-none = Ingen agent agerar för dig.
+agents-since = Tillåten { $when }
+agents-scopes = Får använda: { $scopes }
+agents-resources = Hos: { $resources }
+agents-withdraw = Dra tillbaka
+agents-ask = Ska { $client } sluta agera för dig? Dess åtkomst för din räkning upphör direkt, och nästa inloggning frågar dig igen.
+agents-withdrawn = Tillbakadraget: { $client } kan inte längre agera för dig.

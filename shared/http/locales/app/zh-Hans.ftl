@@ -43,6 +43,7 @@ home-how = 要在某处登录，请用手机相机扫描其登录页上的二维
 home-manage = 管理
 home-activity = 最近登录
 home-keys = 密钥和通行密钥
+home-agents = 代表你行事的代理
 home-rotate = 更换设备密钥
 home-sign-out = 在所有地方退出登录
 home-delete = 删除身份
@@ -156,3 +157,13 @@ approved-device = { $client } 已连接。请在设备上继续。
 denied-text = 已告知 { $client } 你拒绝了。
 refused = { $client } 不允许此登录：{ $reason }。登录已取消。
 not-waiting = 此登录已不再等待（已过期或已处理）。请重新扫描代码。
+
+# The agents acting for the person (token exchange)
+agents-text = 你允许在别处代表你行事的应用，权限不超过你给它们的范围。撤回后，它会立即停止代表你行事。
+agents-none = 没有代理代表你行事。
+agents-since = 于 { $when } 允许
+agents-scopes = 可使用：{ $scopes }
+agents-resources = 位于：{ $resources }
+agents-withdraw = 撤回
+agents-ask = 要让 { $client } 停止代表你行事吗？它代表你的访问会立即结束，下次登录时会再次询问你。
+agents-withdrawn = 已撤回：{ $client } 不能再代表你行事。

@@ -34,6 +34,7 @@ const MODULES: &[Asset] = &[
     js_module!("app", "signout.js"),
     js_module!("app", "delete.js"),
     js_module!("app", "activity.js"),
+    js_module!("app", "agents.js"),
     js_module!("app", "where.js"),
     js_module!("app", "decision.js"),
     js_module!("app", "approve.js"),

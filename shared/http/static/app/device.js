@@ -355,6 +355,20 @@ export async function recentLogins(me) {
   return (await call('POST', `/app/identities/${me.profile.sub}/activity`, { activity })).logins;
 }
 
+/** The agents acting for the identity (token exchange): `[{ client_id, client_name, scopes,
+ * resources, granted_at }]`. */
+export async function delegations(me) {
+  const req = await signAs(me, 'delegations+jwt', { sub: me.profile.sub });
+  return (await call('POST', `/app/identities/${me.profile.sub}/delegations`, { delegations: req }))
+    .delegations;
+}
+
+/** Withdraws the delegation to agent `clientId`: its exchanged tokens stop working at once. */
+export async function withdrawDelegation(me, clientId) {
+  const withdraw = await signAs(me, 'withdraw+jwt', { sub: me.profile.sub, client_id: clientId });
+  return call('POST', `/app/identities/${me.profile.sub}/delegations/withdraw`, { withdraw });
+}
+
 /** Uploads a photo (JPEG, PNG or WebP, at most 1 MB) and makes it the profile photo. */
 export async function uploadPhoto(me, file) {
   const bytes = new Uint8Array(await file.arrayBuffer());

@@ -1,5 +1,6 @@
 // The home screen: the identity's card and what can be done with it.
 import { showActivity } from './activity.js';
+import { showAgents } from './agents.js';
 import { showDelete } from './delete.js';
 import { showEdit } from './edit.js';
 import { showKeys } from './keys.js';
@@ -50,6 +51,11 @@ export function showHome(me, note) {
         t('home-activity'),
       ),
       h('button', { type: 'button', id: 'keys', onclick: () => showKeys(me) }, t('home-keys')),
+      h(
+        'button',
+        { type: 'button', id: 'agents', onclick: () => showAgents(me) },
+        t('home-agents'),
+      ),
       me.passkey
         ? null
         : h(
