@@ -10,6 +10,7 @@ pub mod client_assertion;
 pub mod consent;
 pub(crate) mod device_grant;
 pub mod discovery;
+pub mod dpop;
 pub(crate) mod grant;
 pub mod identity;
 pub mod issuer;
