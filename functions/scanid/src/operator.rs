@@ -158,6 +158,10 @@ pub struct CreateArgs {
     /// authorization endpoint without a request_uri is refused.
     #[arg(long = "require-par")]
     pub require_par: bool,
+    /// Its access tokens are always DPoP-bound (RFC 9449): a token request without a DPoP
+    /// proof is refused.
+    #[arg(long)]
+    pub dpop_bound_access_tokens: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -228,6 +232,9 @@ pub struct UpdateArgs {
     /// `true`: its authorization requests must be pushed (RFC 9126); `false`: not required.
     #[arg(long)]
     pub require_par: Option<bool>,
+    /// `true`: a DPoP proof is required at the token endpoint (RFC 9449); `false`: optional.
+    #[arg(long)]
+    pub dpop_bound_access_tokens: Option<bool>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -239,10 +246,15 @@ async fn update(a: UpdateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
         a.jwks_uri.as_deref(),
         a.token_endpoint_auth_alg.as_deref(),
     )?;
-    if a.refuse_on.is_none() && a.require_acr.is_none() && keys.is_none() && a.require_par.is_none()
+    if a.refuse_on.is_none()
+        && a.require_acr.is_none()
+        && keys.is_none()
+        && a.require_par.is_none()
+        && a.dpop_bound_access_tokens.is_none()
     {
         return Err(CliError::Usage(
-            "say what to change: --refuse-on, --require-acr, --jwks or --jwks-uri, --require-par"
+            "say what to change: --refuse-on, --require-acr, --jwks or --jwks-uri, --require-par, \
+             --dpop-bound-access-tokens"
                 .into(),
         ));
     }
@@ -274,6 +286,9 @@ async fn update(a: UpdateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
     }
     if let Some(par) = a.require_par {
         c.require_par = par;
+    }
+    if let Some(dpop) = a.dpop_bound_access_tokens {
+        c.dpop_bound_access_tokens = dpop;
     }
     match store.update_client(&c, version, now).await {
         Ok(()) => {}
@@ -323,6 +338,7 @@ fn client_json(c: &client::Client) -> serde_json::Value {
         "admin_roles": c.admin_roles,
         "jwks": c.jwks,
         "require_pushed_authorization_requests": c.require_par,
+        "dpop_bound_access_tokens": c.dpop_bound_access_tokens,
         "created_at": c.created_at.to_rfc3339_millis(),
         // Registered by itself (RFC 7591), not by an operator.
         "registered": registration::self_registered(c),
@@ -513,6 +529,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             admin_roles,
             jwks,
             require_par: a.require_par,
+            dpop_bound_access_tokens: a.dpop_bound_access_tokens,
         },
         now,
         &SystemRandom::new(),

@@ -89,6 +89,10 @@ pub struct Client {
     /// Its authorization requests must be pushed first (RFC 9126 §6).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub require_par: bool,
+    /// Its access tokens are always DPoP-bound (RFC 9449 §5.2): a token request without a
+    /// DPoP proof is refused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dpop_bound_access_tokens: bool,
 }
 
 /// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2). A
@@ -384,6 +388,8 @@ pub struct NewClient {
     pub jwks: Option<crate::domain::client_assertion::ClientKeys>,
     /// Its authorization requests must be pushed first (RFC 9126).
     pub require_par: bool,
+    /// A DPoP proof is required at the token endpoint (RFC 9449 §5.2).
+    pub dpop_bound_access_tokens: bool,
 }
 
 /// Why a registration was refused.
@@ -533,6 +539,7 @@ pub fn register(
         admin_roles: dedup_roles(new.admin_roles),
         jwks: new.jwks,
         require_par: new.require_par,
+        dpop_bound_access_tokens: new.dpop_bound_access_tokens,
     };
     Ok((client, secret))
 }

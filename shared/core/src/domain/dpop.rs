@@ -125,7 +125,12 @@ fn fits(jwk: &Value, alg: &str) -> bool {
 pub fn thumbprint(jwk: &Value) -> Option<String> {
     let s = |m: &str| jwk.get(m).and_then(Value::as_str).map(Value::from);
     let mut members: Vec<(&str, Value)> = match jwk.get("kty").and_then(Value::as_str)? {
-        "EC" => vec![("crv", s("crv")?), ("kty", "EC".into()), ("x", s("x")?), ("y", s("y")?)],
+        "EC" => vec![
+            ("crv", s("crv")?),
+            ("kty", "EC".into()),
+            ("x", s("x")?),
+            ("y", s("y")?),
+        ],
         "RSA" => vec![("e", s("e")?), ("kty", "RSA".into()), ("n", s("n")?)],
         "OKP" => vec![("crv", s("crv")?), ("kty", "OKP".into()), ("x", s("x")?)],
         _ => return None,
@@ -241,7 +246,11 @@ fn check_claims(
     if let Some(token) = expected.access_token {
         match &c.ath {
             Some(a) if a.as_bytes() == ath(token).as_bytes() => {}
-            Some(_) => return Err(Invalid("the DPoP proof's ath is not the access token's hash")),
+            Some(_) => {
+                return Err(Invalid(
+                    "the DPoP proof's ath is not the access token's hash",
+                ))
+            }
             None => return Err(Invalid("the DPoP proof needs ath with an access token")),
         }
     }
@@ -346,8 +355,12 @@ mod tests {
         let now = Timestamp::from_secs(1_800_000_000);
         let t = now.secs();
         let good = json!({"jti": "j1", "htm": "POST", "htu": format!("{URL}?x=1"), "iat": t});
-        let p = verify(&sign(&key, &jwk, "dpop+jwt", good.clone()), &expected(None, None), now)
-            .unwrap();
+        let p = verify(
+            &sign(&key, &jwk, "dpop+jwt", good.clone()),
+            &expected(None, None),
+            now,
+        )
+        .unwrap();
         assert_eq!(p.jkt, thumbprint(&jwk).unwrap());
         assert_eq!((p.jti.as_str(), p.iat), ("j1", t));
         let refused = |claims: Value, typ: &str, exp: Expected<'_>| {
@@ -359,7 +372,10 @@ mod tests {
         ));
         for (k, v) in [
             ("htm", json!("GET")),
-            ("htu", json!("https://id.example/realms/r/protocol/openid-connect/userinfo")),
+            (
+                "htu",
+                json!("https://id.example/realms/r/protocol/openid-connect/userinfo"),
+            ),
             ("iat", json!(t - 120)),
             ("iat", json!(t + 11)),
             ("iat", Value::Null),
@@ -368,7 +384,10 @@ mod tests {
             let mut c = good.clone();
             c[k] = v.clone();
             assert!(
-                matches!(refused(c, "dpop+jwt", expected(None, None)), Refused::Invalid(_)),
+                matches!(
+                    refused(c, "dpop+jwt", expected(None, None)),
+                    Refused::Invalid(_)
+                ),
                 "{k}={v}"
             );
         }
@@ -418,7 +437,11 @@ mod tests {
         // Signed by another key than its jwk.
         let (other, _) = es256();
         assert!(matches!(
-            verify(&sign(&other, &jwk, "dpop+jwt", good), &expected(None, None), now),
+            verify(
+                &sign(&other, &jwk, "dpop+jwt", good),
+                &expected(None, None),
+                now
+            ),
             Err(Refused::Invalid(_))
         ));
     }
@@ -431,10 +454,17 @@ mod tests {
         let n = nonce(secret, now);
         assert!(nonce_is_fresh(secret, &n, now));
         assert!(nonce_is_fresh(secret, &n, now.plus_secs(NONCE_STEP_SECS)));
-        assert!(!nonce_is_fresh(secret, &n, now.plus_secs(3 * NONCE_STEP_SECS)), "expired");
+        assert!(
+            !nonce_is_fresh(secret, &n, now.plus_secs(3 * NONCE_STEP_SECS)),
+            "expired"
+        );
         let future = nonce(secret, now.plus_secs(2 * NONCE_STEP_SECS));
         assert!(!nonce_is_fresh(secret, &future, now), "from the future");
-        assert!(!nonce_is_fresh(b"another secret of 32 bytes......", &n, now));
+        assert!(!nonce_is_fresh(
+            b"another secret of 32 bytes......",
+            &n,
+            now
+        ));
         assert!(!nonce_is_fresh(secret, "not-a-nonce", now));
         let t = now.secs();
         let claims = |nonce: Option<&str>| {
@@ -445,7 +475,10 @@ mod tests {
             sign(&key, &jwk, "dpop+jwt", c)
         };
         let e = expected(None, Some(secret));
-        assert!(matches!(verify(&claims(None), &e, now), Err(Refused::UseNonce(_))));
+        assert!(matches!(
+            verify(&claims(None), &e, now),
+            Err(Refused::UseNonce(_))
+        ));
         assert!(matches!(
             verify(&claims(Some(&future)), &e, now),
             Err(Refused::UseNonce(_))
@@ -462,7 +495,10 @@ mod tests {
             thumbprint(&jwk).as_deref(),
             Some("NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs")
         );
-        assert!(htu_matches("HTTPS://id.example:443/a#f", "https://id.example/a"));
+        assert!(htu_matches(
+            "HTTPS://id.example:443/a#f",
+            "https://id.example/a"
+        ));
         assert!(!htu_matches("https://id.example/b", "https://id.example/a"));
         assert_eq!(one_header(&[]), Ok(None));
         assert!(one_header(&["a", "b"]).is_err());

@@ -6,7 +6,7 @@
 //!   its `jti`; `webauthn`: the relying party and the server's challenges.
 //! * [`sessions`]: the SSO session a cookie proves, and the end of sessions.
 //! * [`issuance`]: the signed tokens every grant hands out; [`client_auth`]: client
-//!   authentication; [`grants`]: whether a grant still stands.
+//!   authentication; [`grants`]: whether a grant still stands; [`dpop`]: DPoP proofs.
 //! * `limits`: rate limits.
 //! * [`assessment`]: where a QR login came from, judged; [`login_history`]: the identity's
 //!   recent logins; `photos`: hosted photos no record names any more.
@@ -20,6 +20,7 @@ pub mod admin;
 pub mod app_error;
 pub mod assessment;
 pub mod client_auth;
+pub mod dpop;
 pub mod erase;
 pub mod grants;
 pub mod issuance;

@@ -26,6 +26,8 @@ use crate::store::{ClientStore, Grants, IdentityStore, SsoSessions, StoreError};
 // Callers outside the core (the operator's CLI, the integration tests) end sessions by these
 // paths; the sessions service owns them.
 pub use crate::service::sessions::{end_known_session, end_sessions_of};
+// DPoP proofs at userinfo, introspection and revocation (RFC 9449 §7).
+pub use crate::service::dpop::{check as check_dpop, DpopError};
 
 /// A live access token: its claims, grant, client and identity (none for client credentials).
 #[derive(Debug, Clone)]
@@ -226,7 +228,12 @@ pub async fn introspect(
             groups: c.groups.map(Cow::into_owned),
             client_id: Some(t.grant.client_id.into()),
             username,
-            token_type: Some(TokenType::Bearer),
+            token_type: Some(if c.cnf.is_some() {
+                TokenType::DPoP
+            } else {
+                TokenType::Bearer
+            }),
+            cnf: c.cnf,
         });
     }
     if let Some((_, g, i)) = live_refresh_token(ctx, token, now).await? {

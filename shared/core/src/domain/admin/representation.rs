@@ -48,6 +48,8 @@ pub const AUTH_ALG: &str = "token.endpoint.auth.signing.alg";
 
 /// Keycloak's attribute of a client that must push its authorization requests (RFC 9126).
 pub const REQUIRE_PAR: &str = "require.pushed.authorization.requests";
+/// Keycloak's attribute of a client whose access tokens are DPoP-bound (RFC 9449 §5.2).
+pub const DPOP_BOUND: &str = "dpop.bound.access.tokens";
 
 /// The shortest and longest secret an admin may set (Keycloak's own are 32 characters).
 pub const SECRET_LEN: std::ops::RangeInclusive<usize> = 32..=512;
@@ -110,6 +112,10 @@ pub fn to_representation(c: &Client) -> Value {
         attributes.insert(AUTH_ALG.into(), json!(k.alg.clone().unwrap_or_default()));
     }
     attributes.insert(REQUIRE_PAR.into(), json!(c.require_par.to_string()));
+    attributes.insert(
+        DPOP_BOUND.into(),
+        json!(c.dpop_bound_access_tokens.to_string()),
+    );
     let authenticator = if c.jwks.is_some() {
         "client-jwt"
     } else {
@@ -161,6 +167,7 @@ pub fn as_new_client(c: &Client, local_development: bool) -> NewClient {
         admin_roles: c.admin_roles.clone(),
         jwks: c.jwks.clone(),
         require_par: c.require_par,
+        dpop_bound_access_tokens: c.dpop_bound_access_tokens,
     }
 }
 
@@ -364,6 +371,12 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
         Some("true") => base.require_par = true,
         Some("false") => base.require_par = false,
         Some(_) => return Err(field(REQUIRE_PAR, "\"true\" or \"false\"")),
+        None => {}
+    }
+    match attr(DPOP_BOUND)? {
+        Some("true") => base.dpop_bound_access_tokens = true,
+        Some("false") => base.dpop_bound_access_tokens = false,
+        Some(_) => return Err(field(DPOP_BOUND, "\"true\" or \"false\"")),
         None => {}
     }
     match attr(DEVICE_GRANT)? {

@@ -24,6 +24,7 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         admin_roles: vec![crate::domain::admin::AdminRole::ViewClients],
         jwks: None,
         require_par: false,
+        dpop_bound_access_tokens: false,
     };
     s.create_client(&client, T0).await.unwrap();
     assert!(matches!(
@@ -150,6 +151,7 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
         admin_roles: vec![],
         jwks: None,
         require_par: false,
+        dpop_bound_access_tokens: false,
     };
     s.create_client(&client, T0).await.unwrap();
     let (got, version) = s.client(&client.client_id, T0).await.unwrap().unwrap();
@@ -241,8 +243,15 @@ pub async fn a_dpop_proof_is_accepted_once<B: Backend + 'static>(s: Arc<B>) {
         let (s, jti) = (s.clone(), jti.clone());
         async move { s.spend_dpop_proof(&k, &jti, until, at).await.unwrap() }
     };
-    assert_eq!(spend(id("other"), T0, exp).await, Outcome::Done, "another key's jti space");
-    assert_eq!(spend(jkt.clone(), T0.plus_secs(60), exp).await, Outcome::Lost);
+    assert_eq!(
+        spend(id("other"), T0, exp).await,
+        Outcome::Done,
+        "another key's jti space"
+    );
+    assert_eq!(
+        spend(jkt.clone(), T0.plus_secs(60), exp).await,
+        Outcome::Lost
+    );
     assert_eq!(
         spend(jkt.clone(), T0.plus_secs(71), exp + 71).await,
         Outcome::Done,

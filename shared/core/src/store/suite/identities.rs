@@ -100,6 +100,7 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         admin_roles: vec![],
         jwks: None,
         require_par: false,
+        dpop_bound_access_tokens: false,
     };
     s.create_client(&client, T0).await.unwrap();
     let consent = Consent {
