@@ -7,11 +7,15 @@
 // (RFC 9449) for a client whose access tokens are DPoP-bound, on a server that wants nonces:
 // the PAR request, the code exchange, the refresh and userinfo carry proofs by one key, the
 // library answers use_dpop_nonce by itself, and jose checks that the access tokens' cnf.jkt is
-// that key's thumbprint.
+// that key's thumbprint. A second library nobody here wrote, requests-oauth2client (PyPI,
+// tests/py/requests_oauth2client_rp.py), does the same with its own DPoP key.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import * as oidc from 'openid-client';
 import {
   calculateJwkThumbprint,
@@ -22,6 +26,7 @@ import {
 } from 'jose';
 import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
 
+const here = path.dirname(fileURLToPath(import.meta.url));
 let server, rp, browser, carol, privateKey;
 
 before(async () => {
@@ -226,3 +231,42 @@ async function browserLoginRefused(url) {
   await ctx.close();
   return landed;
 }
+
+test('requests-oauth2client (Python): private_key_jwt, PAR, dpop_jkt, DPoP code exchange, userinfo and refresh', async () => {
+  const jwk = { ...(await exportJWK(privateKey)), kid: 'rp-1', alg: 'ES256' };
+  const py = spawn(
+    process.env.PYTHON ?? 'python3',
+    [
+      path.join(here, '..', 'py', 'requests_oauth2client_rp.py'),
+      server.issuer,
+      'fapi-dpop',
+      JSON.stringify(jwk),
+      rp.url,
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  py.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const lines = createInterface({ input: py.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const { value, done } = await lines.next();
+    assert.ok(!done, `requests_oauth2client_rp.py ended early: ${stderr}`);
+    const line = JSON.parse(value);
+    assert.equal(line.error, undefined, `${line.error}\n${stderr}`);
+    return line;
+  };
+  try {
+    const { authorization_url: url } = await next();
+    const parsed = new URL(url);
+    assert.deepEqual([...parsed.searchParams.keys()].sort(), ['client_id', 'request_uri']);
+    const callback = await browserLogin(parsed);
+    py.stdin.write(`${callback}\n`);
+    const { result } = await next();
+    assert.equal(result.username, 'carol');
+    assert.match(result.jkt, /^[A-Za-z0-9_-]{43}$/);
+  } finally {
+    if (py.exitCode === null) py.kill();
+  }
+});
