@@ -511,3 +511,86 @@ fn a_dpop_proof_is_accepted_once_on_dynamodb() {
         refused(r, 400, "invalid_dpop_proof", "a replay on DynamoDB");
     }
 }
+
+#[test]
+fn registration_and_the_admin_api_set_dpop_bound_access_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let robot = secret_of(&create_client(
+        dir.path().to_str().unwrap(),
+        &[
+            "--name",
+            "Robot",
+            "--client-id",
+            "robot",
+            "--client-credentials",
+            "--admin-role",
+            "manage-clients",
+        ],
+    ));
+    let mut flags = LENIENT.to_vec();
+    flags.extend_from_slice(&["--open-client-registration", "true"]);
+    let s = TestServer::start(dir.path(), &flags);
+    // RFC 7591 with RFC 9449 §5.2's metadata.
+    let body = json!({
+        "redirect_uris": [CB],
+        "grant_types": ["authorization_code", "client_credentials"],
+        "dpop_bound_access_tokens": true,
+    });
+    let r = request(
+        "POST",
+        &format!("{}/clients-registrations/openid-connect", s.issuer),
+        &[("Content-Type", "application/json")],
+        body.to_string().as_bytes(),
+    );
+    assert_eq!(r.status, 201, "{}", r.text());
+    let reg = r.json();
+    assert_eq!(reg["dpop_bound_access_tokens"], true, "{reg}");
+    let (id, secret) = (
+        reg["client_id"].as_str().unwrap().to_owned(),
+        reg["client_secret"].as_str().unwrap().to_owned(),
+    );
+    let cc = |proof: Option<&str>| {
+        let headers: Vec<(&str, &str)> = proof.map(|p| ("DPoP", p)).into_iter().collect();
+        post_form_with(
+            &s.oidc("token"),
+            &headers,
+            Some((&id, &secret)),
+            &[("grant_type", "client_credentials")],
+        )
+    };
+    refused(
+        &cc(None),
+        400,
+        "invalid_dpop_proof",
+        "a registered DPoP-bound client",
+    );
+    let key = DpopKey::new();
+    let r = cc(Some(&key.proof("POST", &s.oidc("token"), &[])));
+    assert_eq!(r.json()["token_type"], "DPoP", "{}", r.text());
+    // The admin API: Keycloak's attribute.
+    let t = post_form(
+        &s.oidc("token"),
+        Some(("robot", &robot)),
+        &[("grant_type", "client_credentials")],
+    );
+    let bearer = format!("Bearer {}", t.json()["access_token"].as_str().unwrap());
+    let clients = s.url("/admin/realms/scanid/clients");
+    let h = [
+        ("Authorization", bearer.as_str()),
+        ("Content-Type", "application/json"),
+    ];
+    let rep = |value: &str| {
+        json!({"clientId": "api", "serviceAccountsEnabled": true, "standardFlowEnabled": false,
+            "attributes": {"dpop.bound.access.tokens": value}})
+        .to_string()
+    };
+    let bad = request("POST", &clients, &h, rep("yes").as_bytes());
+    assert_eq!(bad.status, 400, "{}", bad.text());
+    let created = request("POST", &clients, &h, rep("true").as_bytes());
+    assert_eq!(created.status, 201, "{}", created.text());
+    let shown = request("GET", &format!("{clients}/api"), &h[..1], b"").json();
+    assert_eq!(
+        shown["attributes"]["dpop.bound.access.tokens"], "true",
+        "{shown}"
+    );
+}
