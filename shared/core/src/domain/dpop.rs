@@ -446,6 +446,58 @@ mod tests {
         ));
     }
 
+    /// A compact JWS over `header` and `claims`, signed by `sign`.
+    fn jws(header: &Value, claims: &Value, sign: impl Fn(&[u8]) -> Vec<u8>) -> String {
+        let input = format!(
+            "{}.{}",
+            B64.encode(header.to_string()),
+            B64.encode(claims.to_string())
+        );
+        let sig = sign(input.as_bytes());
+        format!("{input}.{}", B64.encode(sig))
+    }
+
+    #[test]
+    fn an_eddsa_proof_verifies_and_malformed_ones_are_refused_without_a_panic() {
+        use aws_lc_rs::signature::{Ed25519KeyPair, KeyPair};
+        let ed = Ed25519KeyPair::generate().unwrap();
+        let jwk =
+            json!({"kty": "OKP", "crv": "Ed25519", "x": B64.encode(ed.public_key().as_ref())});
+        let now = Timestamp::from_secs(1_800_000_000);
+        let claims = json!({"jti": "e", "htm": "POST", "htu": URL, "iat": now.secs()});
+        let header = json!({"typ": "dpop+jwt", "alg": "EdDSA", "jwk": jwk});
+        let sign = |m: &[u8]| ed.sign(m).as_ref().to_vec();
+        let p = verify(&jws(&header, &claims, sign), &expected(None, None), now).unwrap();
+        assert_eq!(Some(p.jkt), thumbprint(&jwk));
+        // The header's alg and key must fit each other; alg none and HMAC are refused.
+        for (alg, key) in [
+            ("ES256", jwk.clone()),
+            ("none", jwk.clone()),
+            ("HS256", json!({"kty": "oct", "k": "AAAA"})),
+            (
+                "EdDSA",
+                json!({"kty": "OKP", "crv": "X25519", "x": jwk["x"]}),
+            ),
+            ("EdDSA", json!("a string")),
+            (
+                "EdDSA",
+                json!({"kty": "OKP", "crv": "Ed25519", "x": "not base64!"}),
+            ),
+        ] {
+            let h = json!({"typ": "dpop+jwt", "alg": alg, "jwk": key});
+            let r = verify(&jws(&h, &claims, sign), &expected(None, None), now);
+            assert!(matches!(r, Err(Refused::Invalid(_))), "{alg} {key}: {r:?}");
+        }
+        for garbage in ["", ".", "..", "a.b.c", "e30.e30.", "e30.e30.e30", "x.y.z.w"] {
+            assert!(
+                verify(garbage, &expected(None, None), now).is_err(),
+                "{garbage}"
+            );
+        }
+        let long = "a".repeat(MAX_LEN + 1);
+        assert!(verify(&long, &expected(None, None), now).is_err());
+    }
+
     #[test]
     fn nonces_are_the_servers_and_last_two_steps() {
         let (key, jwk) = es256();
