@@ -594,3 +594,54 @@ fn registration_and_the_admin_api_set_dpop_bound_access_tokens() {
         "{shown}"
     );
 }
+
+#[test]
+fn a_device_polls_with_a_proof_and_gets_tokens_bound_to_its_key() {
+    use crate::device_grant::{app_approve, enroll, start, DEVICE_GRANT};
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), LENIENT);
+    create_client(
+        dir.path().to_str().unwrap(),
+        &[
+            "--name",
+            "TV",
+            "--client-id",
+            "tv",
+            "--public",
+            "--grant",
+            "device_code",
+        ],
+    );
+    let d = start(&s, ("tv", None), "openid offline_access").json();
+    let key = enroll(&s, dir.path(), "dora");
+    let complete = d["verification_uri_complete"].as_str().unwrap();
+    assert_eq!(app_approve(&s, &key, complete, false)["status"], "approved");
+    let dpop = DpopKey::new();
+    let token_url = s.oidc("token");
+    let device_code = d["device_code"].as_str().unwrap();
+    let pairs = [
+        ("grant_type", DEVICE_GRANT),
+        ("client_id", "tv"),
+        ("device_code", device_code),
+    ];
+    let r = token_with(&s, Some(&dpop.proof("POST", &token_url, &[])), &pairs);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["token_type"], "DPoP");
+    let at = r.json()["access_token"].as_str().unwrap().to_owned();
+    assert_eq!(scanid_tests::jwt_claims(&at)["cnf"]["jkt"], dpop.jkt());
+    // The public client's refresh token is bound to the key too.
+    let rt = r.json()["refresh_token"].as_str().unwrap().to_owned();
+    let refresh = [
+        ("grant_type", "refresh_token"),
+        ("client_id", "tv"),
+        ("refresh_token", &rt),
+    ];
+    refused(
+        &token_with(&s, None, &refresh),
+        400,
+        "invalid_grant",
+        "unbound refresh",
+    );
+    let r = token_with(&s, Some(&dpop.proof("POST", &token_url, &[])), &refresh);
+    assert_eq!(r.json()["token_type"], "DPoP", "{}", r.text());
+}
