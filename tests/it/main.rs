@@ -54,5 +54,6 @@ mod resource_indicators;
 mod same_device;
 mod serve;
 mod session_revocation;
+mod token_exchange;
 mod tokens;
 mod webapp;

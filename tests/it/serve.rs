@@ -79,7 +79,8 @@ fn discovery_has_every_spec_field_with_truthful_values() {
             "authorization_code",
             "refresh_token",
             "client_credentials",
-            "urn:ietf:params:oauth:grant-type:device_code"
+            "urn:ietf:params:oauth:grant-type:device_code",
+            "urn:ietf:params:oauth:grant-type:token-exchange"
         ])
     );
     assert_eq!(

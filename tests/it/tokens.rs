@@ -701,10 +701,18 @@ fn i1_i3_v1_u2_u3_introspection_revocation_userinfo_errors() {
     let ui = e.s.oidc("userinfo");
     let r = get(&ui);
     assert_eq!(r.status, 401);
+    // RFC 9728 §5.1: the challenge names the protected resource metadata.
+    let metadata = format!(
+        "{}/.well-known/oauth-protected-resource/realms/scanid",
+        e.s.base
+    );
     assert_eq!(
         r.header("www-authenticate"),
-        Some("Bearer realm=\"scanid\"")
+        Some(format!("Bearer realm=\"scanid\", resource_metadata=\"{metadata}\"").as_str())
     );
+    let doc = get(&metadata).json();
+    assert_eq!(doc["resource"], json!(e.s.issuer));
+    assert_eq!(doc["authorization_servers"], json!([e.s.issuer]));
     let r = request("GET", &ui, &[("Authorization", "Bearer nope")], b"");
     assert_eq!(r.status, 401);
     assert!(r

@@ -109,7 +109,8 @@ pub struct CreateArgs {
     #[arg(long)]
     pub client_credentials: bool,
     /// Allow a further grant (repeatable): `device_code` (RFC 8628, devices without a browser:
-    /// TVs, CLIs, kiosks) or `client_credentials`.
+    /// TVs, CLIs, kiosks), `client_credentials`, or `token_exchange` (RFC 8693: an agent the
+    /// person may delegate to on its consent page; confidential clients).
     #[arg(long = "grant")]
     pub grants: Vec<String>,
     /// Choose the client id instead of a random UUID.
@@ -487,14 +488,18 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
         .map(|r| admin_role(r))
         .collect::<Result<Vec<_>, _>>()?;
     let mut device_code = false;
+    let mut token_exchange = false;
     let mut client_credentials = a.client_credentials;
     for g in &a.grants {
         match g.as_str() {
             "device_code" | "urn:ietf:params:oauth:grant-type:device_code" => device_code = true,
             "client_credentials" => client_credentials = true,
+            "token_exchange" | "urn:ietf:params:oauth:grant-type:token-exchange" => {
+                token_exchange = true;
+            }
             other => {
                 return Err(CliError::Usage(format!(
-                    "--grant {other:?}: device_code or client_credentials"
+                    "--grant {other:?}: device_code, client_credentials or token_exchange"
                 )))
             }
         }
@@ -530,6 +535,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             jwks,
             require_par: a.require_par,
             dpop_bound_access_tokens: a.dpop_bound_access_tokens,
+            token_exchange,
         },
         now,
         &SystemRandom::new(),

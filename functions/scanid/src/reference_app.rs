@@ -32,6 +32,18 @@ pub enum AppCommand {
     Activity(Common),
     /// "This wasn't me": revoke a recent login's tokens and end its session.
     Report(ReportArgs),
+    /// The agents the identity delegates to (clients that may act for it by token exchange).
+    Delegations(Common),
+    /// Withdraw a delegation: the agent's exchanged tokens stop working at once.
+    Withdraw(WithdrawArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct WithdrawArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// The agent's client id, as `scanid app delegations` lists it.
+    pub client_id: String,
 }
 
 #[derive(Debug, Args)]
@@ -182,8 +194,10 @@ pub async fn run(cmd: AppCommand) -> Result<(), CliError> {
         AppCommand::Approve(a) => approve(a).await,
         AppCommand::Profile(a) => profile(a).await,
         AppCommand::RotateKey(a) => rotate_key(a.common, a.end_sessions).await,
-        AppCommand::Activity(c) => activity(c).await,
+        AppCommand::Activity(c) => signed_read(c, "activity", Value::Null).await,
         AppCommand::Report(a) => report(a).await,
+        AppCommand::Delegations(c) => signed_read(c, "delegations", Value::Null).await,
+        AppCommand::Withdraw(a) => signed_read(a.common, "withdraw", json!(a.client_id)).await,
     }
 }
 
@@ -578,15 +592,25 @@ async fn rotate_key(c: Common, end_sessions: bool) -> Result<(), CliError> {
     Ok(())
 }
 
-async fn activity(c: Common) -> Result<(), CliError> {
+/// A request signed by the device key whose body is `{"<what>": "<what>+jwt"}`: the recent
+/// logins (`activity`), the delegations, or withdrawing one (`withdraw`, naming the agent as
+/// `client_id`).
+async fn signed_read(c: Common, what: &str, client_id: Value) -> Result<(), CliError> {
     let (file, key) = load(&c)?;
     let iss = issuer(&c);
     let mut claims = claims_base(&iss);
     claims["sub"] = json!(file.sub);
-    let jws = app_jws::sign(&key, "activity+jwt", &claims).map_err(|e| failed("sign", e))?;
+    let path = if client_id.is_null() {
+        what.to_owned()
+    } else {
+        claims["client_id"] = client_id;
+        format!("delegations/{what}")
+    };
+    let jws =
+        app_jws::sign(&key, &format!("{what}+jwt"), &claims).map_err(|e| failed("sign", e))?;
     let (status, body) = post_json(
-        &format!("{iss}/app/identities/{}/activity", file.sub),
-        &json!({ "activity": jws }),
+        &format!("{iss}/app/identities/{}/{path}", file.sub),
+        &json!({ what: jws }),
     )
     .await?;
     if status != 200 {

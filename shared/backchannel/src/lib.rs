@@ -46,11 +46,19 @@ impl std::fmt::Debug for Http {
 
 impl Http {
     /// Clients whose vetted names are resolved by `resolver`.
+    /// Certificates are verified against the system's roots, and, when the environment names
+    /// a CA bundle in `SSL_CERT_FILE`, against those and the bundle's together (a developer's
+    /// or a test's own CA, e.g. for a client metadata document on `https://localhost`).
     pub fn new(resolver: Arc<dyn Resolver>) -> Result<Self, reqwest::Error> {
+        let extra = extra_roots();
         let builder = || {
-            reqwest::Client::builder()
+            let b = reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
-                .pool_idle_timeout(Duration::from_secs(10))
+                .pool_idle_timeout(Duration::from_secs(10));
+            match &extra {
+                Some(certs) => b.tls_certs_only(certs.iter().cloned()),
+                None => b,
+            }
         };
         Ok(Self {
             any: builder().build()?,
@@ -70,6 +78,34 @@ impl Http {
             Reach::Public => &self.public,
         }
     }
+}
+
+/// Where the system's CA bundle usually is (Debian and Ubuntu, Amazon Linux and Fedora,
+/// Alpine and others).
+const SYSTEM_BUNDLES: &[&str] = &[
+    "/etc/ssl/certs/ca-certificates.crt",
+    "/etc/pki/tls/certs/ca-bundle.crt",
+    "/etc/ssl/cert.pem",
+];
+
+/// With `SSL_CERT_FILE` set, its certificates and the system bundle's: the platform verifier
+/// would read that file *instead of* the system's roots, so both are given here (a file that
+/// cannot be read is logged and left out). `None` without it: the platform's roots.
+fn extra_roots() -> Option<Vec<reqwest::Certificate>> {
+    let named = std::env::var_os("SSL_CERT_FILE")?;
+    let mut certs = Vec::new();
+    let system = SYSTEM_BUNDLES
+        .iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .map(std::path::PathBuf::from);
+    for path in system.into_iter().chain([std::path::PathBuf::from(named)]) {
+        match std::fs::read(&path).map(|pem| reqwest::Certificate::from_pem_bundle(&pem)) {
+            Ok(Ok(found)) => certs.extend(found),
+            Ok(Err(e)) => tracing::warn!(path = %path.display(), error = %e, "CA bundle not read"),
+            Err(e) => tracing::warn!(path = %path.display(), error = %e, "CA bundle not read"),
+        }
+    }
+    Some(certs)
 }
 
 /// The HTTP clients of deliveries, resolving with the system's resolver.

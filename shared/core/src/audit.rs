@@ -28,6 +28,8 @@ pub enum Event {
     ConsentGranted,
     /// The person denied the client on the consent page.
     ConsentDenied,
+    /// The person withdrew a consent in the app (an agent's delegation).
+    ConsentWithdrawn,
     /// An authorization code was issued.
     CodeIssued,
     /// An authorization code was redeemed.
@@ -100,6 +102,7 @@ impl Event {
             Event::LoginCancelled => "login.cancelled",
             Event::ConsentGranted => "consent.granted",
             Event::ConsentDenied => "consent.denied",
+            Event::ConsentWithdrawn => "consent.withdrawn",
             Event::CodeIssued => "code.issued",
             Event::CodeRedeemed => "code.redeemed",
             Event::CodeReplayed => "code.replayed",
@@ -228,6 +231,7 @@ mod tests {
             Event::LoginCancelled,
             Event::ConsentGranted,
             Event::ConsentDenied,
+            Event::ConsentWithdrawn,
             Event::CodeIssued,
             Event::CodeRedeemed,
             Event::CodeReplayed,

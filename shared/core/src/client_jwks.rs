@@ -25,11 +25,35 @@ pub const MAX_ENTRIES: usize = 256;
 /// At most this many bytes of a fetched set.
 pub const MAX_BYTES: usize = 64 * 1024;
 
-/// Fetches a document (a JWK Set) from a client's URI, connecting only where `reach` allows.
+/// A fetched client metadata document ([`crate::domain::client_document`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fetched {
+    /// The body of the 200 answer.
+    pub body: Vec<u8>,
+    /// Its `Cache-Control` header, if any.
+    pub cache_control: Option<String>,
+}
+
+/// Fetches a client's documents from URIs it chose, connecting only where `reach` allows: its
+/// JWK Set (a `jwks_uri`), and its metadata document (an `https` `client_id`).
 #[async_trait::async_trait]
 pub trait JwksFetch: Send + Sync {
     /// The body of a 200 answer to a GET of `uri` (at most [`MAX_BYTES`]), or why not.
     async fn fetch(&self, uri: &str, reach: Reach) -> Result<Vec<u8>, String>;
+
+    /// A 200 `application/json` answer to a GET of `uri` of at most `max_bytes`, within the
+    /// fetcher's time limit, with no redirect followed; or why not. By default nothing is
+    /// fetched.
+    async fn fetch_document(
+        &self,
+        uri: &str,
+        _reach: Reach,
+        _max_bytes: usize,
+    ) -> Result<Fetched, String> {
+        Err(format!(
+            "{uri}: this process fetches no client metadata document"
+        ))
+    }
 }
 
 /// The port of a context that fetches nothing (tests, until a process sets one).

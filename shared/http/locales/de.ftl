@@ -46,6 +46,7 @@ consent-resources = und Zugriff, in Ihrem Namen, auf:
 consent-deny = Ablehnen
 consent-allow = Erlauben
 consent-sent-back = Sie werden zu { $host } zurückgeleitet.
+consent-agent = { $client } ist ein Agent: Wenn Sie zustimmen, darf er auch in Ihrem Namen handeln, mit höchstens diesem Zugriff, und jedes Token, das er verwendet, nennt ihn als für Sie handelnd. Sie können dies jederzeit in der scanid-App widerrufen.
 scope-openid = Ihre scanid-Kennungen (Subjekt und Dienst-ID)
 scope-profile = Ihr Benutzername, Anzeigename, Profilbild, die letzte Änderung Ihres Profils und die Gruppen, denen Sie angehören
 scope-groups = Die Gruppen, denen Sie angehören

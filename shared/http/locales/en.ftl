@@ -47,6 +47,7 @@ consent-resources = and access, as you, to:
 consent-deny = Deny
 consent-allow = Allow
 consent-sent-back = You will be sent back to { $host }.
+consent-agent = { $client } is an agent: if you allow, it may also act for you with no more than this access, and every token it uses names it as acting for you. You can withdraw this at any time in the scanid app.
 scope-openid = Your scanid identifiers (subject and service ID)
 scope-profile = Your user name, display name, profile photo, when your profile last changed, and the groups you belong to
 scope-groups = The groups you belong to

@@ -46,6 +46,7 @@ consent-resources = y acceso, en tu nombre, a:
 consent-deny = Denegar
 consent-allow = Permitir
 consent-sent-back = Volverás a { $host }.
+consent-agent = { $client } es un agente: si lo permites, también podrá actuar por ti sin superar este acceso, y cada token que use indicará que actúa por ti. Puedes retirarlo en cualquier momento en la app de scanid.
 scope-openid = Tus identificadores de scanid (sujeto e ID de servicio)
 scope-profile = Tu nombre de usuario, nombre visible, foto de perfil, cuándo cambió tu perfil por última vez y los grupos a los que perteneces
 scope-groups = Los grupos a los que perteneces

@@ -46,6 +46,7 @@ consent-resources = et l’accès, en votre nom, à :
 consent-deny = Refuser
 consent-allow = Autoriser
 consent-sent-back = Vous serez renvoyé vers { $host }.
+consent-agent = { $client } est un agent : si vous acceptez, il pourra aussi agir pour vous, sans dépasser cet accès, et chaque jeton qu’il utilise indique qu’il agit pour vous. Vous pouvez retirer cette autorisation à tout moment dans l’app scanid.
 scope-openid = Vos identifiants scanid (sujet et identifiant de service)
 scope-profile = Votre nom d’utilisateur, votre nom affiché, votre photo de profil, la date de dernière modification de votre profil et les groupes dont vous faites partie
 scope-groups = Les groupes dont vous faites partie

@@ -46,6 +46,7 @@ consent-resources = e l’accesso, a tuo nome, a:
 consent-deny = Rifiuta
 consent-allow = Consenti
 consent-sent-back = Tornerai a { $host }.
+consent-agent = { $client } è un agente: se lo consenti, potrà anche agire per te senza superare questo accesso, e ogni token che usa indica che agisce per te. Puoi revocarlo in qualsiasi momento nell’app scanid.
 scope-openid = I tuoi identificativi scanid (soggetto e ID di servizio)
 scope-profile = Il tuo nome utente, il nome visualizzato, la foto del profilo, quando il profilo è cambiato l’ultima volta e i gruppi a cui appartieni
 scope-groups = I gruppi a cui appartieni

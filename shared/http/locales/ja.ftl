@@ -46,6 +46,7 @@ consent-resources = さらに、あなたとして次へのアクセス:
 consent-deny = 拒否
 consent-allow = 許可
 consent-sent-back = { $host } に戻ります。
+consent-agent = { $client } はエージェントです。許可すると、このアクセスの範囲内であなたの代わりに行動できるようになり、使用するすべてのトークンに、あなたの代理として行動していることが記されます。scanid アプリでいつでも取り消せます。
 scope-openid = あなたの scanid 識別子（サブジェクトとサービス ID）
 scope-profile = ユーザー名、表示名、プロフィール写真、プロフィールの最終更新日時、所属グループ
 scope-groups = 所属グループ

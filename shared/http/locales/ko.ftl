@@ -46,6 +46,7 @@ consent-resources = 그리고 사용자 본인으로서의 접근:
 consent-deny = 거부
 consent-allow = 허용
 consent-sent-back = { $host }(으)로 돌아갑니다.
+consent-agent = { $client }은(는) 에이전트입니다. 허용하면 이 접근 범위 안에서 당신을 대신해 행동할 수 있으며, 사용하는 모든 토큰에 당신을 대신해 행동한다는 사실이 표시됩니다. scanid 앱에서 언제든지 철회할 수 있습니다.
 scope-openid = scanid 식별자(주체 및 서비스 ID)
 scope-profile = 사용자 이름, 표시 이름, 프로필 사진, 프로필을 마지막으로 변경한 시각, 소속 그룹
 scope-groups = 소속 그룹

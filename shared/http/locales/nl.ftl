@@ -46,6 +46,7 @@ consent-resources = en toegang, als jou, tot:
 consent-deny = Weigeren
 consent-allow = Toestaan
 consent-sent-back = Je gaat terug naar { $host }.
+consent-agent = { $client } is een agent: als je het toestaat, mag het ook namens jou handelen met hoogstens deze toegang, en elk token dat het gebruikt vermeldt dat het namens jou handelt. Je kunt dit altijd intrekken in de scanid-app.
 scope-openid = Je scanid-kenmerken (subject en dienst-ID)
 scope-profile = Je gebruikersnaam, weergavenaam, profielfoto, wanneer je profiel voor het laatst is gewijzigd en de groepen waar je bij hoort
 scope-groups = De groepen waar je bij hoort

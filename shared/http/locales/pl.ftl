@@ -46,6 +46,7 @@ consent-resources = oraz dostęp, w Twoim imieniu, do:
 consent-deny = Odmów
 consent-allow = Zezwól
 consent-sent-back = Wrócisz do { $host }.
+consent-agent = { $client } jest agentem: jeśli się zgodzisz, będzie mógł także działać w Twoim imieniu, w granicach tego dostępu, a każdy token, którego użyje, wskaże, że działa w Twoim imieniu. W każdej chwili możesz to cofnąć w aplikacji scanid.
 scope-openid = Twoje identyfikatory scanid (podmiot i identyfikator usługi)
 scope-profile = Twoja nazwa użytkownika, nazwa wyświetlana, zdjęcie profilowe, data ostatniej zmiany profilu i grupy, do których należysz
 scope-groups = Grupy, do których należysz

@@ -46,6 +46,7 @@ consent-resources = e acesso, em seu nome, a:
 consent-deny = Recusar
 consent-allow = Permitir
 consent-sent-back = Você vai voltar para { $host }.
+consent-agent = { $client } é um agente: se você permitir, ele também poderá agir por você sem ultrapassar este acesso, e cada token que ele usar dirá que ele age por você. Você pode retirar isso a qualquer momento no app scanid.
 scope-openid = Seus identificadores do scanid (sujeito e ID de serviço)
 scope-profile = Seu nome de usuário, nome de exibição, foto de perfil, quando seu perfil mudou pela última vez e os grupos de que você faz parte
 scope-groups = Os grupos de que você faz parte

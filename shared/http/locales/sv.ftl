@@ -46,6 +46,7 @@ consent-resources = och åtkomst, som du, till:
 consent-deny = Neka
 consent-allow = Tillåt
 consent-sent-back = Du skickas tillbaka till { $host }.
+consent-agent = { $client } är en agent: om du tillåter kan den också agera för dig med högst den här åtkomsten, och varje token den använder anger att den agerar för dig. Du kan när som helst dra tillbaka detta i scanid-appen.
 scope-openid = Dina scanid-identifierare (subjekt och tjänste-ID)
 scope-profile = Ditt användarnamn, visningsnamn, din profilbild, när profilen senast ändrades och grupperna du tillhör
 scope-groups = Grupperna du tillhör

@@ -46,6 +46,7 @@ consent-resources = 以及以你的身份访问：
 consent-deny = 拒绝
 consent-allow = 允许
 consent-sent-back = 你将被送回 { $host }。
+consent-agent = { $client } 是一个代理：如果你允许，它还可以在不超出此访问权限的范围内代表你行事，它使用的每个令牌都会注明它在代表你行事。你可以随时在 scanid 应用中撤回。
 scope-openid = 你的 scanid 标识符（主体和服务 ID）
 scope-profile = 你的用户名、显示名称、头像、资料最近一次更改的时间，以及你所在的群组
 scope-groups = 你所在的群组

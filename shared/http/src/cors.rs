@@ -124,3 +124,33 @@ pub(crate) async fn preflight(ctx: &Context, req: Request) -> Result<Response, H
         )),
     }
 }
+
+/// CORS by a fixed list of origins (the operator's `--registration-cors-origin`): the
+/// response gets the CORS headers when the request's origin is listed; `OPTIONS` is its
+/// preflight (204 for a listed origin, 403 otherwise). `Vary: Origin` always.
+pub(crate) fn for_listed(req: &Request, listed: &[String], resp: Response) -> Response {
+    let resp = match origin(req) {
+        Some(o) if listed.iter().any(|l| l == o) => allow(resp, o),
+        _ => resp,
+    };
+    vary(resp)
+}
+
+/// The preflight of an endpoint whose origins are a fixed list ([`for_listed`]).
+pub(crate) fn listed_preflight(req: &Request, listed: &[String], methods: &str) -> Response {
+    match origin(req) {
+        Some(o) if listed.iter().any(|l| l == o) => {
+            let resp = finish(
+                base(204)
+                    .header("access-control-allow-methods", methods)
+                    .header("access-control-allow-headers", ALLOW_HEADERS)
+                    .header("access-control-max-age", "3600"),
+                Body::Empty,
+            );
+            vary(allow(resp, o))
+        }
+        _ => vary(
+            HttpError::forbidden("cors_denied", "origin or method not allowed").into_response(),
+        ),
+    }
+}

@@ -300,6 +300,18 @@ impl HttpError {
     pub fn page_not_found(title: &'static str, message: &'static str) -> Self {
         Self::page(404, title, message)
     }
+    /// A bearer error answered with `resource_metadata` (RFC 9728 §5.1) in its challenge;
+    /// `None` for another error.
+    pub fn bearer_with_metadata(&self, metadata: &str) -> Option<Response> {
+        match self {
+            Self::Bearer {
+                status,
+                error,
+                description,
+            } => Some(bearer(*status, *error, description, Some(metadata))),
+            _ => None,
+        }
+    }
     /// RFC 6750 §3.1 `invalid_token` (401).
     pub fn invalid_token(description: &'static str) -> Self {
         Self::Bearer {
@@ -446,7 +458,7 @@ impl HttpError {
                 status,
                 error,
                 description,
-            } => bearer(status, error, description),
+            } => bearer(status, error, description, None),
             HttpError::Dpop { error, description } => dpop(error, description),
             HttpError::RateLimited {
                 html: false,
@@ -565,13 +577,22 @@ fn with_retry_after(mut r: Response, secs: impl ToString) -> Response {
 }
 
 /// RFC 6750 §3: the bearer challenge, with the error when there is one.
-fn bearer(status: u16, error: Option<&'static str>, description: &str) -> Response {
-    let challenge = match error {
+/// With `metadata`, the challenge names the resource's metadata (RFC 9728 §5.1).
+fn bearer(
+    status: u16,
+    error: Option<&'static str>,
+    description: &str,
+    metadata: Option<&str>,
+) -> Response {
+    let mut challenge = match error {
         Some(e) => {
             format!("Bearer realm=\"scanid\", error=\"{e}\", error_description=\"{description}\"")
         }
         None => "Bearer realm=\"scanid\"".to_owned(),
     };
+    if let Some(m) = metadata {
+        challenge.push_str(&format!(", resource_metadata=\"{m}\""));
+    }
     finish(
         base(status)
             .header("content-type", "application/json")

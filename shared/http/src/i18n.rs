@@ -442,6 +442,7 @@ mod tests {
                     csrf: "x",
                     host: "shop.example",
                     self_registered: true,
+                    agent: true,
                 }
                 .render(),
                 DevicePage {

@@ -150,6 +150,11 @@ pub const ROUTES: &[Route] = &[
     route("HEAD", "/realms/{realm}/.well-known/oauth-authorization-server", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
     route("GET",  "/.well-known/oauth-authorization-server/realms/{realm}", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
     route("HEAD", "/.well-known/oauth-authorization-server/realms/{realm}", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
+    // RFC 9728: the protected resource metadata of scanid's own APIs (the issuer's).
+    route("GET",  "/.well-known/oauth-protected-resource/realms/{realm}", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
+    route("HEAD", "/.well-known/oauth-protected-resource/realms/{realm}", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/.well-known/oauth-protected-resource", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
+    route("HEAD", "/realms/{realm}/.well-known/oauth-protected-resource", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
     route("GET",  "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks", READ, NO_CORS, NO_PHOTOS),
     route("HEAD", "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks", READ, NO_CORS, NO_PHOTOS),
     route("GET",  "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize", WRITE, NO_CORS, NO_PHOTOS),
@@ -193,6 +198,10 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/app/identities/{sub}/key", Handler::DeviceKey, "app-key", SIGN, NO_CORS, NO_PHOTOS),
     route("DELETE", "/realms/{realm}/app/identities/{sub}", Handler::DeviceDelete, "app-delete", SIGN, NO_CORS, PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/activity", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
+    // The agents the identity delegates to (token exchange), and withdrawing one: reads and
+    // a consent's deletion, signed like the activity read (served by its function).
+    route("POST", "/realms/{realm}/app/identities/{sub}/delegations", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/app/identities/{sub}/delegations/withdraw", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/photo", Handler::DevicePhoto, "app-photo", WRITE, NO_CORS, PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/logins/{login_id}/report", Handler::DeviceReport, "app-report", SIGN, NO_CORS, NO_PHOTOS),
     // "Sign out everywhere" (issue 38): ends sessions as a report does, in the same function.
@@ -219,6 +228,7 @@ pub const ROUTES: &[Route] = &[
     // Counts registrations per source, spends initial access tokens, writes clients.
     // RFC 7591 registration and RFC 7592 management, at Keycloak's paths.
     route("POST", "/realms/{realm}/clients-registrations/openid-connect", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
+    route("OPTIONS", "/realms/{realm}/clients-registrations/openid-connect", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
     route("GET",  "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
     route("PUT",  "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
     route("DELETE", "/realms/{realm}/clients-registrations/openid-connect/{client_id}", Handler::ClientRegistration, "client-registration", WRITE, NO_CORS, NO_PHOTOS),
@@ -498,13 +508,15 @@ impl Handler {
     }
 
     /// Endpoints that authenticate clients, so may verify a `private_key_jwt` assertion with
-    /// keys fetched from the client's `jwks_uri`: only their functions link the HTTP client
-    /// that fetches them (it adds about 0.27 MB zipped, which the read-only functions' 3 MB
-    /// bar has no room for).
+    /// keys fetched from the client's `jwks_uri`, or fetch a client's metadata document (an
+    /// `https` `client_id`: the authorization endpoint too): only their functions link the
+    /// HTTP client that fetches them (it adds about 0.27 MB zipped, which the read-only
+    /// functions' 3 MB bar has no room for).
     pub const fn authenticates_clients(self) -> bool {
         matches!(
             self,
             Handler::Token
+                | Handler::Authorize
                 | Handler::Introspect
                 | Handler::Revoke
                 | Handler::DeviceAuthorization
@@ -708,6 +720,8 @@ mod tests {
             "/realms/x/.well-known/openid-configuration",
             "/realms/x/.well-known/oauth-authorization-server",
             "/.well-known/oauth-authorization-server/realms/x",
+            "/.well-known/oauth-protected-resource/realms/x",
+            "/realms/x/.well-known/oauth-protected-resource",
             "/realms/x/protocol/openid-connect/certs",
         ] {
             let get = match match_route("GET", p) {

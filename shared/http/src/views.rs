@@ -156,6 +156,8 @@ pub struct ConsentPage<'a> {
     pub host: &'a str,
     /// The client registered itself (RFC 7591): its name is its own claim, nobody checked it.
     pub self_registered: bool,
+    /// The client is an agent (RFC 8693 token exchange): allowing lets it act for the person.
+    pub agent: bool,
 }
 
 /// The device authorization grant's verification page: the code entry form (RFC 8628 §3.3).
@@ -366,6 +368,7 @@ mod tests {
             csrf: EVIL,
             host: EVIL,
             self_registered: false,
+            agent: false,
         });
         in_layout(&html, "Allow access");
         escaped(&html, 10);
@@ -377,6 +380,28 @@ mod tests {
         )));
         assert!(!html.contains("<script"), "no script: {html}");
         assert!(!html.contains("registered itself"));
+    }
+
+    #[test]
+    fn consent_page_says_an_agent_may_act_for_the_person() {
+        let html = render(&ConsentPage {
+            nonce: "N0NCE",
+            tr: &Tr::new(crate::domain::locale::Locale::En),
+            client: EVIL,
+            display_name: "Carol",
+            user_name: "carol",
+            scopes: vec!["Your name".to_owned()],
+            resources: vec![],
+            action: "/a",
+            session: "s",
+            csrf: "c",
+            host: "tool.example",
+            self_registered: false,
+            agent: true,
+        });
+        assert!(html.contains(&format!(
+            "<p class=\"agent\" id=\"delegation\"><strong>{ESCAPED} is an agent: if you allow, it may also act for you"
+        )));
     }
 
     #[test]
@@ -394,7 +419,9 @@ mod tests {
             csrf: "c",
             host: "tool.example",
             self_registered: true,
+            agent: false,
         });
+        assert!(!html.contains("is an agent"));
         assert!(html.contains(&format!(
             "<p class=\"muted\">{ESCAPED} registered itself with this service: nobody has checked that name.</p>"
         )));

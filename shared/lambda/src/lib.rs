@@ -62,8 +62,9 @@ pub async fn run(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
 }
 
 /// As [`run`], for a function that authenticates clients and never signs (introspection,
-/// revocation, device authorization, pushed requests): it links the HTTP client that fetches
-/// a client's `jwks_uri`.
+/// revocation, device authorization, pushed requests), or fetches a client's metadata
+/// document (the authorization endpoint): it links the HTTP client that fetches a client's
+/// `jwks_uri` and client ID metadata documents.
 pub async fn run_clients(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
     if endpoint.handler.access() == Access::Sign {

@@ -124,6 +124,10 @@ pub struct Settings {
     pub resources: Vec<String>,
     /// Anyone may register a client (RFC 7591) without an initial access token.
     pub open_client_registration: bool,
+    /// Browser origins that may call the client registration endpoint (CORS).
+    pub registration_cors_origins: Vec<String>,
+    /// Client ID Metadata Documents: on or off, and the hosts trusted or refused.
+    pub client_documents: crate::domain::client_document::Policy,
     /// The GeoIP databases (MaxMind DB files) read at start ([`crate::geoip`]); empty: none.
     pub geoip_db: Vec<PathBuf>,
     /// More login attempts than this for one identity within an hour raise `high_usage`.
@@ -203,6 +207,8 @@ impl Settings {
             ))
             .map_err(|(r, why)| bad("SCANID_RESOURCES", format!("{r:?}: {why}")))?,
             open_client_registration: flag(&setting::OPEN_CLIENT_REGISTRATION, raw)?,
+            registration_cors_origins: cors_origins(raw)?,
+            client_documents: client_documents(raw)?,
             geoip_db: list(setting::GEOIP_DB.raw(raw))
                 .map(PathBuf::from)
                 .collect(),
@@ -223,6 +229,10 @@ impl crate::domain::issuer::Issuer for Settings {
 
     fn require_pushed_requests(&self) -> bool {
         self.require_par
+    }
+
+    fn client_id_metadata_documents(&self) -> bool {
+        self.client_documents.enabled
     }
 }
 

@@ -235,6 +235,22 @@ settings! {
         flag: Some("open-client-registration"), default: Some("false"), repeatable: false,
         help: "`true`: anyone may register a client (RFC 7591) without an initial access token (default: closed; tokens from `scanid client registration-token create`)",
     }
+    REGISTRATION_CORS_ORIGINS registration_cors_origins = "SCANID_REGISTRATION_CORS_ORIGINS" {
+        flag: Some("registration-cors-origin"), default: None, repeatable: true,
+        help: "A browser origin (scheme://host[:port]) that may call the client registration endpoint (CORS; repeatable; default none)",
+    }
+    CLIENT_ID_METADATA_DOCUMENTS client_id_metadata_documents = "SCANID_CLIENT_ID_METADATA_DOCUMENTS" {
+        flag: Some("client-id-metadata-documents"), default: Some("true"), repeatable: false,
+        help: "`true`: an https client_id is a Client ID Metadata Document, fetched and used as the client without registration; `false`: only registered clients",
+    }
+    CLIENT_DOCUMENT_TRUSTED_HOSTS client_document_trusted_hosts = "SCANID_CLIENT_DOCUMENT_TRUSTED_HOSTS" {
+        flag: Some("client-document-trusted-host"), default: None, repeatable: true,
+        help: "A host (with its subdomains) that may serve client metadata documents; when any is given, only these (repeatable; default any host)",
+    }
+    CLIENT_DOCUMENT_REFUSED_HOSTS client_document_refused_hosts = "SCANID_CLIENT_DOCUMENT_REFUSED_HOSTS" {
+        flag: Some("client-document-refused-host"), default: None, repeatable: true,
+        help: "A host (with its subdomains) whose client metadata documents are refused (repeatable; default none)",
+    }
     REGISTRATION_RATE_PER_HOUR registration_rate_per_hour = "SCANID_REGISTRATION_RATE_PER_HOUR" {
         flag: Some("registration-rate-per-hour"), default: Some("20"), repeatable: false,
         help: "Dynamic client registration requests allowed per source address and hour",

@@ -344,3 +344,54 @@ pub(super) fn seconds(
     }
     Ok(n)
 }
+
+/// The origins that may call the registration endpoint: `scheme://host[:port]` each.
+pub(super) fn cors_origins(raw: &RawSettings) -> Result<Vec<String>, ConfigError> {
+    list(setting::REGISTRATION_CORS_ORIGINS.raw(raw))
+        .map(|o| {
+            let ok = url::Url::parse(o).is_ok_and(|u| {
+                matches!(u.scheme(), "https" | "http")
+                    && u.origin().ascii_serialization() == o.trim_end_matches('/')
+            });
+            if ok {
+                Ok(o.trim_end_matches('/').to_owned())
+            } else {
+                Err(bad(
+                    "SCANID_REGISTRATION_CORS_ORIGINS",
+                    format!("{o:?}: an origin, scheme://host[:port]"),
+                ))
+            }
+        })
+        .collect()
+}
+
+/// The policy for client metadata documents: on or off, and host names (`*.` allowed in
+/// front) trusted or refused.
+pub(super) fn client_documents(
+    raw: &RawSettings,
+) -> Result<crate::domain::client_document::Policy, ConfigError> {
+    let hosts = |s: &Setting| {
+        list(s.raw(raw))
+            .map(|h| {
+                let bare = h.trim_start_matches("*.");
+                if !bare.is_empty()
+                    && bare
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b':'))
+                {
+                    Ok(h.to_ascii_lowercase())
+                } else {
+                    Err(bad(
+                        s.env,
+                        format!("{h:?}: a host name, *.domain or an address"),
+                    ))
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    Ok(crate::domain::client_document::Policy {
+        enabled: flag(&setting::CLIENT_ID_METADATA_DOCUMENTS, raw)?,
+        trusted_hosts: hosts(&setting::CLIENT_DOCUMENT_TRUSTED_HOSTS)?,
+        refused_hosts: hosts(&setting::CLIENT_DOCUMENT_REFUSED_HOSTS)?,
+    })
+}

@@ -390,6 +390,9 @@ pub struct NewClient {
     pub require_par: bool,
     /// A DPoP proof is required at the token endpoint (RFC 9449 §5.2).
     pub dpop_bound_access_tokens: bool,
+    /// An agent (confidential only): may exchange a person's access token for a narrower one
+    /// that names it in `act` (RFC 8693), where the person delegated to it on its consent page.
+    pub token_exchange: bool,
 }
 
 /// Why a registration was refused.
@@ -424,6 +427,9 @@ pub enum RegistrationError {
     /// A public client asked for `client_credentials`.
     #[error("a public client cannot use client_credentials")]
     PublicClientCredentials,
+    /// A public client asked to be an agent (token exchange).
+    #[error("an agent (token exchange) authenticates, so it cannot be a public client")]
+    PublicAgent,
     /// A public client registered keys to authenticate with.
     #[error("a public client does not authenticate, so it registers no jwks")]
     PublicKeys,
@@ -515,6 +521,9 @@ pub fn register(
     if new.device_code {
         grant_types.push(GrantType::DeviceCode);
     }
+    if new.token_exchange {
+        grant_types.push(GrantType::TokenExchange);
+    }
     let client = Client {
         client_id,
         name,
@@ -576,6 +585,9 @@ fn check_grants(new: &NewClient) -> Result<(), RegistrationError> {
     }
     if new.public && new.resource_server {
         return Err(RegistrationError::PublicResourceServer);
+    }
+    if new.public && new.token_exchange {
+        return Err(RegistrationError::PublicAgent);
     }
     if !new.admin_roles.is_empty() && !new.client_credentials {
         return Err(RegistrationError::AdminRoleWithoutServiceAccount);

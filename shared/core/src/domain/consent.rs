@@ -129,6 +129,8 @@ pub fn decide(
                         granted_at: now,
                         claims: login.request.claims.all(),
                         resources: login.request.resources.clone(),
+                        // Set by the caller, which knows whether the client is an agent.
+                        delegation: false,
                     }),
                 },
                 Some("deny") => Deny { by_user: true },
@@ -234,6 +236,7 @@ mod tests {
                     granted_at: later,
                     claims: vec![],
                     resources: vec![],
+                    delegation: false,
                 })
             }
         );

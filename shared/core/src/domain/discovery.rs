@@ -40,6 +40,28 @@ pub const CLAIMS: &[&str] = &[
     "address",
 ];
 
+/// Where the protected resource metadata (RFC 9728 §3) of scanid's own APIs (userinfo) is:
+/// their resource identifier is the issuer, so the metadata is at the issuer's path under
+/// `/.well-known/oauth-protected-resource`.
+pub fn resource_metadata_url(public_url: &str, realm: &str) -> String {
+    format!("{public_url}/.well-known/oauth-protected-resource/realms/{realm}")
+}
+
+/// The protected resource metadata (RFC 9728 §2) of scanid's own APIs: the issuer as the
+/// resource and its authorization server, the scopes, and the bearer token in the header
+/// or the form body (never the query).
+pub fn protected_resource(settings: &impl Issuer) -> serde_json::Value {
+    let issuer = settings.issuer();
+    serde_json::json!({
+        "resource": issuer,
+        "authorization_servers": [issuer],
+        "scopes_supported": SCOPES,
+        "bearer_methods_supported": ["header", "body"],
+        "resource_name": "scanid (userinfo)",
+        "resource_documentation": "https://github.com/scanid/scanid/blob/main/docs/book/src/mcp.md",
+    })
+}
+
 fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| (*s).to_owned()).collect()
 }
@@ -66,6 +88,7 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
         device_authorization_endpoint: oidc("auth/device"),
         pushed_authorization_request_endpoint: oidc("ext/par/request"),
         require_pushed_authorization_requests: settings.require_pushed_requests(),
+        client_id_metadata_document_supported: settings.client_id_metadata_documents(),
         issuer,
         response_types_supported: strings(&["code"]),
         subject_types_supported: strings(&["public"]),
@@ -91,6 +114,7 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
             "refresh_token",
             "client_credentials",
             crate::protocol::requests::DEVICE_CODE_GRANT,
+            crate::protocol::requests::TOKEN_EXCHANGE_GRANT,
         ]),
         code_challenge_methods_supported: strings(&["S256"]),
         scopes_supported: strings(SCOPES),

@@ -155,6 +155,8 @@ pub struct Issued {
     pub session_state: Option<String>,
     /// The key the access token is bound to (DPoP, RFC 9449): `token_type` is then `DPoP`.
     pub cnf_jkt: Option<String>,
+    /// RFC 8693: what a token exchange issued (`None` for the other grants).
+    pub issued_token_type: Option<&'static str>,
 }
 
 impl std::fmt::Debug for Issued {
@@ -188,6 +190,7 @@ impl Issued {
             refresh_token: self.refresh_token,
             id_token: self.id_token,
             session_state: self.session_state,
+            issued_token_type: self.issued_token_type.map(str::to_owned),
         }
     }
 }

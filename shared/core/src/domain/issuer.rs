@@ -12,6 +12,10 @@ pub trait Issuer {
     fn require_pushed_requests(&self) -> bool {
         false
     }
+    /// An `https` `client_id` is a Client ID Metadata Document.
+    fn client_id_metadata_documents(&self) -> bool {
+        false
+    }
 }
 
 /// Token and session lifetimes, in seconds.

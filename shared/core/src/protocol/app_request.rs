@@ -257,6 +257,30 @@ impl AppRequest for Activity {
     const TYP: &'static str = "activity+jwt";
 }
 
+/// A read of the agents the identity delegates to (`delegations+jwt`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct Delegations {
+    /// The identity whose delegations are read.
+    pub sub: String,
+}
+
+impl AppRequest for Delegations {
+    const TYP: &'static str = "delegations+jwt";
+}
+
+/// A delegation withdrawn (`withdraw+jwt`): the agent's exchanged tokens stop working at once.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Withdrawal {
+    /// The identity withdrawing.
+    pub sub: String,
+    /// The agent (a client id).
+    pub client_id: String,
+}
+
+impl AppRequest for Withdrawal {
+    const TYP: &'static str = "withdraw+jwt";
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -464,6 +488,8 @@ mod tests {
             Report::TYP,
             Deletion::TYP,
             Activity::TYP,
+            Delegations::TYP,
+            Withdrawal::TYP,
         ];
         let distinct: std::collections::BTreeSet<_> = typs.iter().collect();
         assert_eq!(distinct.len(), typs.len());

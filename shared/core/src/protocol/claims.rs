@@ -136,6 +136,10 @@ pub struct AccessTokenClaims<'a> {
     /// `cnf` (RFC 7800): the key a DPoP-bound token is bound to (RFC 9449 §6.1).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cnf: Option<Confirmation>,
+    /// RFC 8693 §4.1: the agent acting for the person (a token exchanged by a client the
+    /// person delegated to), with the earlier actors nested in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub act: Option<Actor>,
 }
 
 /// `cnf` of a DPoP-bound token: `{"jkt": <the key's JWK SHA-256 thumbprint>}`.
@@ -143,6 +147,23 @@ pub struct AccessTokenClaims<'a> {
 pub struct Confirmation {
     /// The JWK SHA-256 thumbprint (RFC 7638) of the key, base64url.
     pub jkt: String,
+}
+
+/// RFC 8693 §4.1 `act`: who acts (a client id as `sub`), and who acted before it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Actor {
+    /// The acting client's id.
+    pub sub: String,
+    /// The actor before this one in the chain.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub act: Option<Box<Actor>>,
+}
+
+impl Actor {
+    /// The acting clients, the current one first.
+    pub fn chain(&self) -> impl Iterator<Item = &str> {
+        std::iter::successors(Some(self), |a| a.act.as_deref()).map(|a| a.sub.as_str())
+    }
 }
 
 impl AccessTokenClaims<'_> {
@@ -331,6 +352,7 @@ mod tests {
             preferred_username: None,
             groups: None,
             cnf: None,
+            act: None,
         }
     }
 

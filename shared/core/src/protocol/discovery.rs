@@ -33,6 +33,10 @@ pub struct OpenIdConfiguration {
     /// RFC 9126 §5: every client must push (the operator's setting); a client may be held to
     /// it alone (its registration's `require_pushed_authorization_requests`).
     pub require_pushed_authorization_requests: bool,
+    /// draft-ietf-oauth-client-id-metadata-document: an `https` `client_id` is fetched as the
+    /// client's metadata (the operator may turn it off).
+    #[serde(default)]
+    pub client_id_metadata_document_supported: bool,
     /// `response_types_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub response_types_supported: Vec<String>,
     /// `subject_types_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).

@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 /// The device authorization grant's `grant_type` (RFC 8628 §3.4).
 pub const DEVICE_CODE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
 
+/// RFC 8693 §2.1: the token exchange grant type.
+pub(crate) const TOKEN_EXCHANGE_GRANT: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+
 /// The grants a client may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -23,6 +26,8 @@ pub enum GrantType {
     ClientCredentials,
     /// RFC 8628: `urn:ietf:params:oauth:grant-type:device_code`.
     DeviceCode,
+    /// RFC 8693: `urn:ietf:params:oauth:grant-type:token-exchange` (delegation to an agent).
+    TokenExchange,
 }
 
 impl GrantType {
@@ -33,6 +38,7 @@ impl GrantType {
             GrantType::RefreshToken => "refresh_token",
             GrantType::ClientCredentials => "client_credentials",
             GrantType::DeviceCode => DEVICE_CODE_GRANT,
+            GrantType::TokenExchange => TOKEN_EXCHANGE_GRANT,
         }
     }
 }
@@ -66,6 +72,15 @@ pub enum TokenRequest<'a> {
         /// `device_code` (RFC 8628 §3.4).
         device_code: &'a str,
     },
+    /// RFC 8693 §2.1: a person's access token exchanged by an agent for a narrower one.
+    TokenExchange {
+        /// `subject_token`: the access token the agent acts with.
+        subject_token: &'a str,
+        /// `scope`: a narrowing of the subject token's scopes.
+        scope: Option<&'a str>,
+        /// `audience`: the client the new token is for (another agent, for a chain).
+        audience: Option<&'a str>,
+    },
 }
 
 /// Never prints a code, verifier or refresh token.
@@ -85,6 +100,13 @@ impl std::fmt::Debug for TokenRequest<'_> {
                 .field("scope", scope)
                 .finish(),
             Self::DeviceCode { .. } => f.debug_struct("DeviceCode").finish_non_exhaustive(),
+            Self::TokenExchange {
+                scope, audience, ..
+            } => f
+                .debug_struct("TokenExchange")
+                .field("scope", scope)
+                .field("audience", audience)
+                .finish_non_exhaustive(),
         }
     }
 }
@@ -105,9 +127,10 @@ impl<'a> TokenRequest<'a> {
             "refresh_token" => Ok(GrantType::RefreshToken),
             "client_credentials" => Ok(GrantType::ClientCredentials),
             DEVICE_CODE_GRANT => Ok(GrantType::DeviceCode),
+            TOKEN_EXCHANGE_GRANT => Ok(GrantType::TokenExchange),
             _ => Err(OAuthError::new(
                 OAuthErrorCode::UnsupportedGrantType,
-                "supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code",
+                "supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code, urn:ietf:params:oauth:grant-type:token-exchange",
             )),
         }
     }
@@ -139,6 +162,7 @@ impl<'a> TokenRequest<'a> {
                 device_code: one("device_code")?
                     .ok_or_else(|| invalid_request("device_code is required"))?,
             },
+            GrantType::TokenExchange => Self::token_exchange(params)?,
         })
     }
 
@@ -154,9 +178,65 @@ impl<'a> TokenRequest<'a> {
             Self::RefreshToken { .. } => GrantType::RefreshToken,
             Self::ClientCredentials { .. } => GrantType::ClientCredentials,
             Self::DeviceCode { .. } => GrantType::DeviceCode,
+            Self::TokenExchange { .. } => GrantType::TokenExchange,
         }
     }
+
+    /// RFC 8693 §2.1: `subject_token` of type access token (or JWT: scanid's access tokens
+    /// are JWTs); no `actor_token` (the actor is the authenticated client); only an access
+    /// token asked for; at most one `audience`.
+    fn token_exchange(params: &'a Params) -> Result<Self, OAuthError> {
+        let one = |n: &'static str| {
+            params
+                .one(n)
+                .map_err(|_| invalid_request("a parameter is repeated"))
+        };
+        let subject_token =
+            one("subject_token")?.ok_or_else(|| invalid_request("subject_token is required"))?;
+        match one("subject_token_type")? {
+            Some(ACCESS_TOKEN_TYPE | JWT_TOKEN_TYPE) => {}
+            Some(_) => {
+                return Err(invalid_request(
+                    "subject_token_type: only urn:ietf:params:oauth:token-type:access_token (or :jwt) is accepted",
+                ))
+            }
+            None => return Err(invalid_request("subject_token_type is required")),
+        }
+        if one("actor_token")?.is_some() || one("actor_token_type")?.is_some() {
+            return Err(invalid_request(
+                "actor_token is not accepted: the actor is the authenticated client",
+            ));
+        }
+        match one("requested_token_type")? {
+            None | Some(ACCESS_TOKEN_TYPE) => {}
+            Some(_) => {
+                return Err(invalid_request(
+                    "requested_token_type: only urn:ietf:params:oauth:token-type:access_token is issued",
+                ))
+            }
+        }
+        if params.all("audience").len() > 1 {
+            return Err(OAuthError::new(
+                OAuthErrorCode::InvalidTarget,
+                "one audience at most",
+            ));
+        }
+        Ok(Self::TokenExchange {
+            subject_token,
+            scope: one("scope")?,
+            audience: params
+                .all("audience")
+                .first()
+                .copied()
+                .filter(|a| !a.is_empty()),
+        })
+    }
 }
+
+/// RFC 8693 §3: the token type URI of an access token (what the exchange issues).
+pub(crate) const ACCESS_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:access_token";
+/// RFC 8693 §3: the token type URI of a JWT.
+pub(crate) const JWT_TOKEN_TYPE: &str = "urn:ietf:params:oauth:token-type:jwt";
 
 #[cfg(test)]
 mod tests {
@@ -257,7 +337,7 @@ mod tests {
             (
                 &[("grant_type", "password")],
                 UnsupportedGrantType,
-                "supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code",
+                "supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code, urn:ietf:params:oauth:grant-type:token-exchange",
             ),
             (
                 &[("grant_type", "authorization_code"), ("redirect_uri", "r")],

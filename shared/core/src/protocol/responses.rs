@@ -42,6 +42,9 @@ pub struct TokenResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     /// `session_state`: the SSO session, as Keycloak names it.
     pub session_state: Option<String>,
+    /// RFC 8693 §2.2.1: what a token exchange issued.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issued_token_type: Option<String>,
 }
 
 impl std::fmt::Debug for TokenResponse {
@@ -123,6 +126,9 @@ pub struct IntrospectionResponse {
     /// `cnf`: the key a DPoP-bound token is bound to (RFC 9449 §6.2).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cnf: Option<super::claims::Confirmation>,
+    /// RFC 8693 §4.1: the agents acting for the person, for an exchanged token.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub act: Option<super::claims::Actor>,
 }
 
 impl IntrospectionResponse {
@@ -177,6 +183,7 @@ mod tests {
             refresh_token: None,
             id_token: None,
             session_state: None,
+            issued_token_type: None,
         };
         round_trip(
             &minimal,
@@ -242,6 +249,7 @@ mod tests {
             username: Some("alice".into()),
             token_type: Some(TokenType::Bearer),
             cnf: None,
+            act: None,
         };
         round_trip(
             &r,

@@ -110,9 +110,9 @@ pub async fn authenticate(
             }
         },
     };
-    let client = match crate::protocol::ClientId::parse(&id) {
-        Ok(id) => ctx.store.client(&id, now).await?.map(|(c, _)| c),
-        Err(_) => None,
+    let client = match super::client_documents::client(ctx, &id, now).await? {
+        Ok(c) => c,
+        Err(why) => return Err(oauth(OAuthErrorCode::InvalidClient, why)),
     };
     let public = client
         .as_ref()
@@ -201,9 +201,9 @@ async fn by_assertion(
         }
     };
     let now = ctx.clock.now();
-    let client = match crate::protocol::ClientId::parse(&id) {
-        Ok(cid) => ctx.store.client(&cid, now).await?.map(|(c, _)| c),
-        Err(_) => None,
+    let client = match super::client_documents::client(ctx, &id, now).await? {
+        Ok(c) => c,
+        Err(why) => return Err(oauth(OAuthErrorCode::InvalidClient, why)),
     };
     let (client, keys) = match client {
         Some(c) => match c.jwks.clone() {

@@ -90,18 +90,17 @@ pub async fn sign_tokens_for(
     resource: Option<&str>,
 ) -> Result<Issued, SignError> {
     let tokens = (scopes, identity, refresh_token);
-    sign_tokens_bound(ctx, grant, tokens, now, resource, None).await
+    sign_tokens_bound(ctx, grant, tokens, now, (resource, None)).await
 }
 
-/// [`sign_tokens_for`] with the access token bound to the DPoP key `jkt` (RFC 9449 §6:
-/// `cnf.jkt`, `token_type: DPoP`) when there is one.
+/// [`sign_tokens_for`] (for `resource`) with the access token bound to the DPoP key `jkt`
+/// (RFC 9449 §6: `cnf.jkt`, `token_type: DPoP`) when there is one.
 pub async fn sign_tokens_bound(
     ctx: &Context,
     grant: &Grant,
     (scopes, identity, refresh_token): (&[String], Option<&Identity>, Option<String>),
     now: Timestamp,
-    resource: Option<&str>,
-    jkt: Option<&str>,
+    (resource, jkt): (Option<&str>, Option<&str>),
 ) -> Result<Issued, SignError> {
     let issuer = ctx.settings.issuer();
     let ttl = ctx.settings.lifetimes.access_token;
@@ -146,6 +145,7 @@ pub async fn sign_tokens_bound(
             .filter(|_| grant::releases_groups(scopes))
             .map(|i| Cow::Borrowed(i.groups.as_slice())),
         cnf: jkt.map(|j| Confirmation { jkt: j.to_owned() }),
+        act: None,
     };
     let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
     let id_token = match identity {
@@ -192,5 +192,6 @@ pub async fn sign_tokens_bound(
         scope,
         session_state: grant.sid.clone().map(Into::into),
         cnf_jkt: jkt.map(str::to_owned),
+        issued_token_type: None,
     })
 }

@@ -5,13 +5,15 @@ use async_trait::async_trait;
 use super::{Backend, Cond, Key, Kind, Outcome, Record, StoreError};
 use crate::clock::Timestamp;
 use crate::domain::client::Client;
+use crate::domain::client_document::{is_document_id, ClientDocument};
 
 /// Reading and writing registered clients.
 #[async_trait]
 pub trait ClientStore: Send + Sync {
     /// Creates the client; [`StoreError::ConditionFailed`] when the id is taken.
     async fn create_client(&self, client: &Client, now: Timestamp) -> Result<(), StoreError>;
-    /// The client and its version.
+    /// The client and its version: a registered one, else one fetched from its metadata
+    /// document while the store keeps it ([`ClientStore::keep_client_document`]).
     async fn client(
         &self,
         client_id: &str,
@@ -32,6 +34,20 @@ pub trait ClientStore: Send + Sync {
         &self,
         client_id: &str,
         version: u64,
+        now: Timestamp,
+    ) -> Result<(), StoreError>;
+    /// A client fetched from its metadata document, while its record lives.
+    async fn client_document(
+        &self,
+        client_id: &str,
+        now: Timestamp,
+    ) -> Result<Option<ClientDocument>, StoreError>;
+    /// Keeps a client fetched from its metadata document until `expires_at`, replacing what
+    /// was kept.
+    async fn keep_client_document(
+        &self,
+        doc: &ClientDocument,
+        expires_at: i64,
         now: Timestamp,
     ) -> Result<(), StoreError>;
     /// Every registered client.
@@ -69,8 +85,40 @@ impl<B: Backend + ?Sized> ClientStore for B {
     ) -> Result<Option<(Client, u64)>, StoreError> {
         match self.get(&key(client_id), now).await? {
             Some(r) => Ok(Some((r.value()?, r.version))),
+            None if is_document_id(client_id) => {
+                let doc = Key::new(Kind::ClientDocument, client_id);
+                match self.get(&doc, now).await? {
+                    Some(r) => Ok(Some((r.value::<ClientDocument>()?.client, r.version))),
+                    None => Ok(None),
+                }
+            }
             None => Ok(None),
         }
+    }
+
+    async fn client_document(
+        &self,
+        client_id: &str,
+        now: Timestamp,
+    ) -> Result<Option<ClientDocument>, StoreError> {
+        match self
+            .get(&Key::new(Kind::ClientDocument, client_id), now)
+            .await?
+        {
+            Some(r) => Ok(Some(r.value()?)),
+            None => Ok(None),
+        }
+    }
+
+    async fn keep_client_document(
+        &self,
+        doc: &ClientDocument,
+        expires_at: i64,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let key = Key::new(Kind::ClientDocument, doc.client.client_id.as_str());
+        self.put(Record::new(key, doc, Some(expires_at))?, Cond::Any, now)
+            .await
     }
 
     async fn update_client(

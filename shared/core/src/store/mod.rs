@@ -108,6 +108,9 @@ pub enum Kind {
     /// A pushed authorization request (RFC 9126), keyed by its `request_uri`'s hash, until
     /// it is used once or expires.
     PushedRequest,
+    /// A client fetched from its metadata document (an `https` `client_id`), keyed by its
+    /// URL, until it is fetched again or its flows are over.
+    ClientDocument,
     /// Used by the adapter test suite.
     Test,
 }
@@ -140,6 +143,7 @@ impl Kind {
             Kind::IdentityPasskeys => "identity_passkeys",
             Kind::WebauthnChallenge => "webauthn_challenge",
             Kind::PushedRequest => "par",
+            Kind::ClientDocument => "client_document",
             Kind::Test => "test",
         }
     }

@@ -10,12 +10,11 @@ use crate::context::Context;
 use crate::domain::authorize::{
     self, AuthorizationRequest, AuthorizeError, ErrorTarget, ResponseMode,
 };
-use crate::domain::client::Client;
+use crate::domain::client::{Client, GrantType};
 use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal, Known};
 use crate::domain::identity::Identity;
 use crate::domain::login::{AuthCode, Authenticated, Consent, LoginStatus, QrLogin, SsoSession};
 use crate::domain::ratelimit::{Counted, Limit, Source};
-use crate::protocol::ClientId;
 use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId, Subject};
 use crate::random;
 use crate::service::login_history::remember_sso_login;
@@ -139,9 +138,12 @@ pub async fn remembered(
     ctx: &Context,
     sub: &str,
     req: &AuthorizationRequest,
-    client_created: Timestamp,
+    client: &Client,
     now: Timestamp,
 ) -> Result<bool, StoreError> {
+    // An agent's consent page says it may act for the person: a consent from before it
+    // became an agent did not, so the page is shown again.
+    let agent = client.allows(GrantType::TokenExchange);
     if req.prompt.consent {
         return Ok(false);
     }
@@ -152,7 +154,8 @@ pub async fn remembered(
         .is_some_and(|c| {
             c.covers(&req.scopes, &req.claims.all())
                 && c.covers_resources(&req.resources)
-                && c.granted_at.secs() >= client_created.secs()
+                && c.granted_at.secs() >= client.created_at.secs()
+                && (c.delegation || !agent)
         }))
 }
 
@@ -171,7 +174,10 @@ pub async fn authorize(
         Err(why) => return Ok(AuthorizeDecision::ErrorPage(why.into())),
     };
     let params = pushed.as_ref().unwrap_or(params);
-    let client = live_client(ctx, params, now).await?;
+    let client = match live_client(ctx, params, now).await? {
+        Ok(c) => c,
+        Err(why) => return Ok(AuthorizeDecision::ErrorPage(why.into())),
+    };
     let policy = authorize::Policy {
         require_nonce: ctx.settings.require_nonce,
         resources: &ctx.settings.resources,
@@ -250,23 +256,18 @@ pub async fn authorize(
 }
 
 /// The client a request names, unless unknown or disabled (a disabled client is refused as
-/// an unknown one).
+/// an unknown one): a registered one, or one its metadata document describes (why that was
+/// refused otherwise).
 async fn live_client(
     ctx: &Context,
     params: &Params,
     now: Timestamp,
-) -> Result<Option<Client>, StoreError> {
+) -> Result<Result<Option<Client>, String>, StoreError> {
     Ok(match params.one("client_id") {
-        Ok(Some(id)) => match ClientId::parse(id) {
-            Ok(id) => ctx
-                .store
-                .client(&id, now)
-                .await?
-                .map(|(c, _)| c)
-                .filter(|c| !c.disabled),
-            Err(_) => None,
-        },
-        _ => None,
+        Ok(Some(id)) => service::client_documents::client(ctx, id, now)
+            .await?
+            .map(|c| c.filter(|c| !c.disabled)),
+        _ => Ok(None),
     })
 }
 
@@ -323,7 +324,7 @@ async fn with_sso_session(
         method: s.value.method,
     };
     let (sub, sid) = (who.sub.clone(), s.value.sid.clone());
-    if remembered(ctx, &sub, &req, client.created_at, now).await? {
+    if remembered(ctx, &sub, &req, client, now).await? {
         let done = match complete(ctx, &req, &who, Some(sid.clone()), None, None).await {
             Ok(done) => done,
             Err(CompleteError::Store(e)) => return Err(e),
@@ -694,7 +695,7 @@ pub async fn consent(
                 .map(|(c, _)| c);
             if let Some(c) = &client {
                 known.client_exists = true;
-                known.remembered = remembered(ctx, sub, &l.request, c.created_at, now).await?;
+                known.remembered = remembered(ctx, sub, &l.request, c, now).await?;
             }
             found = identity.zip(client);
         }
@@ -720,10 +721,18 @@ pub async fn consent(
             }),
             None => Ok(ConsentOutcome::Refused(ConsentRefusal::UnknownClient)),
         },
-        ConsentDecision::Complete { remember } => {
+        ConsentDecision::Complete { mut remember } => {
             let Some(who) = approved else {
                 return Ok(ConsentOutcome::Refused(ConsentRefusal::NotApproved));
             };
+            if let Some(c) = remember.as_mut() {
+                // Allowed on a page that said the agent may act for the person.
+                c.delegation = ctx
+                    .store
+                    .client(&l.request.client_id, now)
+                    .await?
+                    .is_some_and(|(c, _)| c.allows(GrantType::TokenExchange));
+            }
             let sub = who.sub.clone();
             let done = complete(
                 ctx,

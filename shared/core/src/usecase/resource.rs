@@ -13,156 +13,25 @@ use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::client::Client;
-use crate::domain::grant::{Grant, GrantKind, RefreshRecord};
+use crate::domain::grant::{Grant, RefreshRecord};
 use crate::domain::identity::Identity;
 use crate::keys::jwt;
-use crate::protocol::claims::{Gty, TokenTyp};
+use crate::protocol::claims::TokenTyp;
 use crate::protocol::responses::TokenType;
-use crate::protocol::{AccessTokenClaims, GrantId, IntrospectionResponse, UserinfoResponse};
-use crate::service::grants::{find_refresh_token, revoked_by_identity};
+use crate::protocol::{AccessTokenClaims, IntrospectionResponse, UserinfoResponse};
+use crate::service::grants::find_refresh_token;
 use crate::service::sessions::end_session;
-use crate::store::{ClientStore, Grants, IdentityStore, SsoSessions, StoreError};
+use crate::store::{Grants, StoreError};
 
 // Callers outside the core (the operator's CLI, the integration tests) end sessions by these
 // paths; the sessions service owns them.
 pub use crate::service::sessions::{end_known_session, end_sessions_of};
 // DPoP proofs at userinfo, introspection and revocation (RFC 9449 §7).
 pub use crate::service::dpop::{check as check_dpop, DpopError};
-
-/// A live access token: its claims, grant, client and identity (none for client credentials).
-#[derive(Debug, Clone)]
-pub struct LiveToken {
-    /// The token's claims.
-    pub claims: AccessTokenClaims<'static>,
-    /// Its grant.
-    pub grant: Grant,
-    /// Its client.
-    pub client: Client,
-    /// Its identity (none for client credentials).
-    pub identity: Option<Identity>,
-}
-
-/// Is the client that got a token at `issued` still the same registration, and enabled? A
-/// deleted client's tokens are dead everywhere, and stay dead if its `client_id` is registered
-/// again; a disabled client's are inactive until it is enabled.
-async fn live_client(
-    ctx: &Context,
-    client_id: &str,
-    issued: Timestamp,
-    now: Timestamp,
-) -> Result<Option<Client>, StoreError> {
-    if crate::protocol::ClientId::parse(client_id).is_err() {
-        return Ok(None);
-    }
-    Ok(ctx
-        .store
-        .client(client_id, now)
-        .await?
-        .map(|(c, _)| c)
-        .filter(|c| c.created_at.secs() <= issued.secs() && !c.disabled))
-}
-
-async fn live_grant(
-    ctx: &Context,
-    grant_id: &GrantId,
-    now: Timestamp,
-) -> Result<Option<(Grant, Client, Option<Identity>)>, StoreError> {
-    let Some(g) = ctx.store.grant(grant_id, now).await? else {
-        return Ok(None);
-    };
-    let g = g.value;
-    if g.revoked {
-        return Ok(None);
-    }
-    let Some(client) = live_client(ctx, &g.client_id, g.created_at, now).await? else {
-        return Ok(None);
-    };
-    if g.kind == GrantKind::ClientCredentials {
-        return Ok(Some((g, client, None)));
-    }
-    if !g.offline {
-        let sid = g.sid.clone().unwrap_or_default();
-        if ctx.store.sso_session(&sid, now).await?.is_none() {
-            return Ok(None);
-        }
-    } else if let Some(sid) = &g.sid {
-        // An offline grant outlives its session, but not a "this wasn't me" on it.
-        if ctx.store.session_grants_revoked(sid, now).await? {
-            return Ok(None);
-        }
-    }
-    match ctx.store.identity(&g.sub, now).await? {
-        Some((i, _)) if !i.disabled && !revoked_by_identity(&g, &i) => {
-            Ok(Some((g, client, Some(i))))
-        }
-        _ => Ok(None),
-    }
-}
-
-/// The access token, if live.
-pub async fn live_access_token(
-    ctx: &Context,
-    token: &str,
-    now: Timestamp,
-) -> Result<Option<LiveToken>, StoreError> {
-    let Ok(claims) =
-        jwt::verify::<AccessTokenClaims>(&*ctx.keyring().await, token, &ctx.settings.issuer(), now)
-    else {
-        return Ok(None);
-    };
-    if claims.typ != TokenTyp::Bearer {
-        return Ok(None);
-    }
-    if claims.gty == Some(Gty::ClientCredentials) {
-        if ctx.store.token_revoked(&claims.gid, now).await? {
-            return Ok(None);
-        }
-        let grant = client_credentials_grant(ctx, &claims);
-        let Some(client) = live_client(ctx, &grant.client_id, grant.created_at, now).await? else {
-            return Ok(None);
-        };
-        return Ok(Some(LiveToken {
-            claims,
-            grant,
-            client,
-            identity: None,
-        }));
-    }
-    Ok(live_grant(ctx, &claims.gid, now)
-        .await?
-        .map(|(grant, client, identity)| LiveToken {
-            claims,
-            grant,
-            client,
-            identity,
-        }))
-}
-
-/// The (unstored) grant a client-credentials token stands for, rebuilt from its claims.
-fn client_credentials_grant(ctx: &Context, claims: &AccessTokenClaims<'_>) -> Grant {
-    Grant {
-        id: claims.gid.clone().into_owned(),
-        kind: GrantKind::ClientCredentials,
-        client_id: claims.azp.clone().into_owned(),
-        sub: claims.sub.clone().into_owned(),
-        sid: None,
-        scopes: crate::protocol::Scopes::from_stored(claims.scopes()),
-        auth_time: Timestamp::from_secs(claims.auth_time),
-        nonce: None,
-        claims: Default::default(),
-        created_at: Timestamp::from_secs(claims.iat),
-        offline: false,
-        generation: 0,
-        rotated_at: Timestamp::from_secs(claims.iat),
-        revoked: false,
-        alg: ctx.settings.signing_alg,
-        resources: (claims.aud != claims.azp.as_str())
-            .then(|| claims.aud.clone().into_owned())
-            .into_iter()
-            .collect(),
-        method: Default::default(),
-    }
-}
+// Whether an access token is live is asked by the token endpoint too (token exchange): the
+// live-tokens service owns the rule.
+use crate::service::live_tokens::{delegated_marker, live_grant};
+pub use crate::service::live_tokens::{live_access_token, LiveToken};
 
 /// The refresh token's grant, if the token is live (current generation).
 async fn live_refresh_token(
@@ -199,7 +68,8 @@ pub async fn introspect(
 ) -> Result<IntrospectionResponse, StoreError> {
     let inactive = IntrospectionResponse::inactive();
     if let Some(t) = live_access_token(ctx, token, now).await? {
-        if t.grant.client_id != caller.client_id && !caller.resource_server {
+        // The token's client: the grant's, or the agent an exchanged token was issued to.
+        if t.client.client_id != caller.client_id && !caller.resource_server {
             return Ok(inactive);
         }
         let c = t.claims;
@@ -226,7 +96,7 @@ pub async fn introspect(
             service_id: c.service_id.map(Cow::into_owned),
             // As the token has them, not as the identity has them now.
             groups: c.groups.map(Cow::into_owned),
-            client_id: Some(t.grant.client_id.into()),
+            client_id: Some(t.client.client_id.into()),
             username,
             token_type: Some(if c.cnf.is_some() {
                 TokenType::DPoP
@@ -234,6 +104,7 @@ pub async fn introspect(
                 TokenType::Bearer
             }),
             cnf: c.cnf,
+            act: c.act,
         });
     }
     if let Some((_, g, i)) = live_refresh_token(ctx, token, now).await? {
@@ -298,7 +169,12 @@ pub async fn revoke(
     if let Ok(claims) = jwt::verify::<AccessTokenClaims>(&keys, token, &ctx.settings.issuer(), now)
     {
         if claims.azp.as_str() == client_id {
-            if claims.gty.is_some() {
+            if claims.act.is_some() {
+                // An exchanged token: the agent ends its own token, never the person's grant.
+                ctx.store
+                    .mark_token_revoked(&delegated_marker(&claims.jti), claims.exp, now)
+                    .await?;
+            } else if claims.gty.is_some() {
                 // Client credentials: stateless, so a marker until it would have expired.
                 ctx.store
                     .mark_token_revoked(&claims.gid, claims.exp, now)

@@ -23,6 +23,7 @@ use crate::protocol::{
 use crate::protocol::{GrantType, Params};
 use crate::random;
 use crate::service::dpop;
+use crate::service::exchange::{exchange, ExchangeRequest};
 use crate::service::grants::revoked_by_identity;
 use crate::service::issuance::oauth;
 use crate::service::sessions::end_session;
@@ -49,7 +50,12 @@ pub async fn token(
     source: &Source,
 ) -> Result<(Client, Issued), TokenError> {
     let kind = TokenRequest::grant_type(params).map_err(TokenError::OAuth)?;
-    let client = authenticate(ctx, presented, kind != GrantType::ClientCredentials, source).await?;
+    // A client's own tokens and an agent's delegation need a confidential client.
+    let public_allowed = !matches!(
+        kind,
+        GrantType::ClientCredentials | GrantType::TokenExchange
+    );
+    let client = authenticate(ctx, presented, public_allowed, source).await?;
     if !client.allows(kind) {
         return Err(oauth(
             OAuthErrorCode::UnauthorizedClient,
@@ -92,6 +98,19 @@ pub async fn token(
             // is one not granted, `invalid_target` before the poll counts.
             audience(ctx, &resource, Some(&[]))?;
             poll_device_code_bound(ctx, &client, device_code, jkt).await
+        }
+        TokenRequest::TokenExchange {
+            subject_token,
+            scope,
+            audience,
+        } => {
+            let req = ExchangeRequest {
+                subject_token,
+                scope,
+                audience,
+                resource: &resource,
+            };
+            exchange(ctx, &client, req).await
         }
     }?;
     Audit::new(Event::TokenIssued)
@@ -240,7 +259,7 @@ async fn code_grant(
     // Sign first: if KMS is down the code is still unredeemed and the client can retry
     // (F1, F2); the tokens are handed out only once the transaction has committed.
     let tokens = (g.scopes.as_slice(), Some(&identity), Some(rt));
-    let tokens = sign_tokens_bound(ctx, &g, tokens, now, aud.as_deref(), jkt).await?;
+    let tokens = sign_tokens_bound(ctx, &g, tokens, now, (aud.as_deref(), jkt)).await?;
     match ctx
         .store
         .redeem_code(
@@ -402,7 +421,7 @@ async fn refresh_grant(
     };
     // Sign first, commit second: a KMS outage leaves the refresh token unrotated (F2).
     let tokens = (scopes.as_slice(), Some(&identity), Some(new_rt));
-    let tokens = sign_tokens_bound(ctx, &next, tokens, now, aud.as_deref(), jkt).await?;
+    let tokens = sign_tokens_bound(ctx, &next, tokens, now, (aud.as_deref(), jkt)).await?;
     match ctx
         .store
         .rotate_grant(&g, &next, &new_hash, &rec, exp, now)
@@ -581,7 +600,7 @@ async fn issue_device_tokens(
     };
     // Sign first: if signing fails the code is still unspent and the device polls again.
     let tokens = (g.scopes.as_slice(), Some(&identity), Some(rt));
-    let tokens = sign_tokens_bound(ctx, &g, tokens, now, None, jkt).await?;
+    let tokens = sign_tokens_bound(ctx, &g, tokens, now, (None, jkt)).await?;
     match ctx
         .store
         .redeem_device_code(
@@ -659,5 +678,5 @@ async fn client_credentials(
     // Stateless: nothing is stored at issuance (no refresh token, no session); a revocation
     // writes a marker that introspection checks until the token would have expired.
     let tokens = (g.scopes.as_slice(), None, None);
-    Ok(sign_tokens_bound(ctx, &g, tokens, now, aud.as_deref(), jkt).await?)
+    Ok(sign_tokens_bound(ctx, &g, tokens, now, (aud.as_deref(), jkt)).await?)
 }

@@ -287,10 +287,55 @@ struct ActivityBody {
 /// its own device (a signed request: where someone logs in is nobody else's business).
 pub(crate) async fn activity(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
+    let path = req.uri().path();
+    if path.ends_with("/delegations") || path.ends_with("/delegations/withdraw") {
+        return delegations(ctx, req).await;
+    }
     let body: ActivityBody = json_body(&req)?;
     let logins = app::recent_logins(ctx, &path_sub(&req)?, &body.activity).await?;
     let logins: Vec<_> = logins.iter().map(activity_json).collect();
     Ok(json(200, &json!({ "logins": logins })))
+}
+
+#[derive(Deserialize)]
+struct DelegationsBody {
+    #[serde(default)]
+    delegations: Option<String>,
+    #[serde(default)]
+    withdraw: Option<String>,
+}
+
+/// `POST .../app/identities/{sub}/delegations` (`delegations+jwt`): the agents the identity
+/// delegates to; `POST .../delegations/withdraw` (`withdraw+jwt` naming the agent): withdraws
+/// one, and the agent's exchanged tokens stop working at once.
+async fn delegations(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    let body: DelegationsBody = json_body(&req)?;
+    let sub = path_sub(&req)?;
+    if req.uri().path().ends_with("/withdraw") {
+        let request = body
+            .withdraw
+            .ok_or_else(|| HttpError::bad_request("withdraw: a signed withdraw+jwt is required"))?;
+        let withdrawn = app::withdraw(ctx, &sub, &request).await?;
+        let status = if withdrawn { "withdrawn" } else { "none" };
+        return Ok(json(200, &json!({ "status": status })));
+    }
+    let request = body.delegations.ok_or_else(|| {
+        HttpError::bad_request("delegations: a signed delegations+jwt is required")
+    })?;
+    let list: Vec<_> = app::delegations(ctx, &sub, &request)
+        .await?
+        .into_iter()
+        .map(|d| {
+            json!({
+                "client_id": d.client_id,
+                "client_name": d.client_name,
+                "scopes": d.scopes,
+                "resources": d.resources,
+                "granted_at": d.granted_at.to_rfc3339_millis(),
+            })
+        })
+        .collect();
+    Ok(json(200, &json!({ "delegations": list })))
 }
 
 /// One recent login as the app sees it.

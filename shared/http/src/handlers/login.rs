@@ -536,6 +536,7 @@ fn consent_page(
             csrf,
             host: &host,
             self_registered: crate::domain::registration::self_registered(client),
+            agent: client.allows(crate::domain::client::GrantType::TokenExchange),
         })
     })
 }

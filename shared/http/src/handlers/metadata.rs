@@ -26,8 +26,18 @@ fn cached_json(bytes: &bytes::Bytes) -> Response {
 /// Authorization Server Metadata at `GET /realms/{realm}/.well-known/oauth-authorization-server`
 /// and `GET /.well-known/oauth-authorization-server/realms/{realm}`
 /// ([`crate::domain::discovery`]).
+///
+/// The same function answers the protected resource metadata (RFC 9728) of scanid's own
+/// APIs at `GET /.well-known/oauth-protected-resource/realms/{realm}` (and
+/// `/realms/{realm}/.well-known/oauth-protected-resource`).
 pub(crate) async fn discovery(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
+    if req.uri().path().contains("/oauth-protected-resource") {
+        let doc = crate::domain::discovery::protected_resource(&ctx.settings);
+        return Ok(cached_json(&bytes::Bytes::from(
+            serde_json::to_vec(&doc).unwrap_or_default(),
+        )));
+    }
     Ok(cached_json(&ctx.discovery_json))
 }
 

@@ -9,20 +9,34 @@ use crate::usecase::registration as usecase;
 use crate::Context;
 use crate::{base, check_realm, finish, path_param, source, HttpError, Request, Response};
 
-/// One handler for the four routes (one Lambda function); the method says which.
+/// One handler for the four routes (one Lambda function); the method says which. Browser
+/// clients (an MCP client in a web page) may call it from the operator's listed origins
+/// (`--registration-cors-origin`), errors included; `OPTIONS` is their preflight.
 pub(crate) async fn registration(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
-    let token = crate::optional_bearer(&req)?;
+    let listed = &ctx.settings.registration_cors_origins;
+    if req.method() == http::Method::OPTIONS {
+        return Ok(crate::cors::listed_preflight(
+            &req,
+            listed,
+            "GET, POST, PUT, DELETE, OPTIONS",
+        ));
+    }
+    let resp = match answer(ctx, &req).await {
+        Ok(r) => r,
+        Err(e) if listed.is_empty() => return Err(e),
+        Err(e) => e.into_response(),
+    };
+    Ok(crate::cors::for_listed(&req, listed, resp))
+}
+
+async fn answer(ctx: &Context, req: &Request) -> Result<Response, HttpError> {
+    let token = crate::optional_bearer(req)?;
     let token = token.as_deref();
-    match (req.method().as_str(), path_param(&req, "client_id")) {
+    match (req.method().as_str(), path_param(req, "client_id")) {
         ("POST", None) => {
-            let r = usecase::register(
-                ctx,
-                token,
-                crate::json_bytes(&req, MAX_BODY)?,
-                &source(&req),
-            )
-            .await?;
+            let r = usecase::register(ctx, token, crate::json_bytes(req, MAX_BODY)?, &source(req))
+                .await?;
             Ok(information(ctx, 201, &r))
         }
         ("GET", Some(id)) => {
@@ -30,7 +44,7 @@ pub(crate) async fn registration(ctx: &Context, req: Request) -> Result<Response
             Ok(information(ctx, 200, &r))
         }
         ("PUT", Some(id)) => {
-            let r = usecase::update(ctx, &id, token, crate::json_bytes(&req, MAX_BODY)?).await?;
+            let r = usecase::update(ctx, &id, token, crate::json_bytes(req, MAX_BODY)?).await?;
             Ok(information(ctx, 200, &r))
         }
         ("DELETE", Some(id)) => {

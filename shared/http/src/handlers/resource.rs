@@ -132,13 +132,30 @@ async fn dpop_proof(ctx: &Context, req: &Request, t: &str) -> Result<String, Htt
     }
 }
 
-/// `GET|POST .../userinfo` (docs/requirements.md U1-U4, C1).
+/// `GET|POST .../userinfo` (docs/requirements.md U1-U4, C1); its bearer challenges name
+/// the protected resource metadata (RFC 9728 §5.1).
 pub(crate) async fn userinfo(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
-    let (t, dpop_scheme) = bearer(&req)?;
+    match userinfo_of(ctx, &req).await {
+        Err(e) => {
+            let metadata = crate::domain::discovery::resource_metadata_url(
+                &ctx.settings.public_url,
+                &ctx.settings.realm,
+            );
+            match e.bearer_with_metadata(&metadata) {
+                Some(r) => Ok(r),
+                None => Err(e),
+            }
+        }
+        ok => ok,
+    }
+}
+
+async fn userinfo_of(ctx: &Context, req: &Request) -> Result<Response, HttpError> {
+    let (t, dpop_scheme) = bearer(req)?;
     let now = ctx.clock.now();
     let proof = if dpop_scheme {
-        Some(dpop_proof(ctx, &req, &t).await?)
+        Some(dpop_proof(ctx, req, &t).await?)
     } else {
         None
     };
@@ -194,5 +211,5 @@ pub(crate) async fn userinfo(ctx: &Context, req: Request) -> Result<Response, Ht
     let mut r = json(200, &resource::userinfo(&live, identity));
     r.headers_mut()
         .insert("cache-control", http::HeaderValue::from_static("no-store"));
-    Ok(cors::for_client(&req, &live.client, r))
+    Ok(cors::for_client(req, &live.client, r))
 }

@@ -21,6 +21,10 @@ pub fn keycloak_type(name: &str, outcome: &str, detail: Option<&str>) -> String 
         ("login.denied" | "login.refused" | "login.cancelled", _) => Some("LOGIN_ERROR"),
         ("consent.granted", _) => Some("GRANT_CONSENT"),
         ("consent.denied", _) => Some("GRANT_CONSENT_ERROR"),
+        ("consent.withdrawn", _) => Some("REVOKE_GRANT"),
+        ("token.issued", Some("urn:ietf:params:oauth:grant-type:token-exchange")) => {
+            Some("TOKEN_EXCHANGE")
+        }
         ("code.redeemed", _) => Some("CODE_TO_TOKEN"),
         ("code.replayed", _) => Some("CODE_TO_TOKEN_ERROR"),
         ("refresh.rotated", _) => Some("REFRESH_TOKEN"),

@@ -51,6 +51,10 @@ pub const REQUIRE_PAR: &str = "require.pushed.authorization.requests";
 /// Keycloak's attribute of a client whose access tokens are DPoP-bound (RFC 9449 §5.2).
 pub const DPOP_BOUND: &str = "dpop.bound.access.tokens";
 
+/// Keycloak's (token exchange v2) attribute of a client that may exchange tokens: in scanid,
+/// an agent the person may delegate to (RFC 8693).
+pub const TOKEN_EXCHANGE: &str = "standard.token.exchange.enabled";
+
 /// The shortest and longest secret an admin may set (Keycloak's own are 32 characters).
 pub const SECRET_LEN: std::ops::RangeInclusive<usize> = 32..=512;
 
@@ -116,6 +120,10 @@ pub fn to_representation(c: &Client) -> Value {
         DPOP_BOUND.into(),
         json!(c.dpop_bound_access_tokens.to_string()),
     );
+    attributes.insert(
+        TOKEN_EXCHANGE.into(),
+        json!(c.allows(GrantType::TokenExchange).to_string()),
+    );
     let authenticator = if c.jwks.is_some() {
         "client-jwt"
     } else {
@@ -168,6 +176,7 @@ pub fn as_new_client(c: &Client, local_development: bool) -> NewClient {
         jwks: c.jwks.clone(),
         require_par: c.require_par,
         dpop_bound_access_tokens: c.dpop_bound_access_tokens,
+        token_exchange: c.allows(GrantType::TokenExchange),
     }
 }
 
@@ -383,6 +392,12 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
         Some("true") => base.device_code = true,
         Some("false") => base.device_code = false,
         Some(_) => return Err(field(DEVICE_GRANT, "\"true\" or \"false\"")),
+        None => {}
+    }
+    match attr(TOKEN_EXCHANGE)? {
+        Some("true") => base.token_exchange = true,
+        Some("false") => base.token_exchange = false,
+        Some(_) => return Err(field(TOKEN_EXCHANGE, "\"true\" or \"false\"")),
         None => {}
     }
     if let Some(v) = attr(POST_LOGOUT)? {

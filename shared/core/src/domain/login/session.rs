@@ -117,6 +117,11 @@ pub struct Consent {
     /// consent from before resources were remembered covers none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resources: Vec<String>,
+    /// Given to an agent on a consent page that said it may act for the person: the
+    /// delegation token exchange needs (RFC 8693, [`crate::domain::delegation`]). A consent
+    /// given before the client became an agent is no delegation.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub delegation: bool,
 }
 
 impl Consent {
@@ -193,6 +198,7 @@ mod tests {
             granted_at: Timestamp::from_secs(0),
             claims: v(&["address"]),
             resources: Vec::new(),
+            delegation: false,
         };
         let table: &[(&[&str], &[&str], bool)] = &[
             (&["openid"], &[], true),

@@ -125,6 +125,21 @@ pub trait SsoSessions: Backend {
             .map(|c| c.value))
     }
 
+    /// Forgets the consent `sub` gave `client_id` (a delegation withdrawn in the app).
+    async fn forget_consent(
+        &self,
+        sub: &str,
+        client_id: &str,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        self.delete(
+            &Key::new(Kind::Consent, Consent::key(sub, client_id)),
+            Cond::Any,
+            now,
+        )
+        .await
+    }
+
     /// Forgets every consent `sub` gave (one per registered client).
     async fn forget_consents(&self, sub: &str, now: Timestamp) -> Result<(), StoreError> {
         for c in crate::store::ClientStore::clients(self, now).await? {

@@ -258,3 +258,51 @@ pub async fn a_dpop_proof_is_accepted_once<B: Backend + 'static>(s: Arc<B>) {
         "once expired, the record is gone"
     );
 }
+
+/// A client fetched from its metadata document (an `https` `client_id`) is kept with an
+/// expiry, read back by `client()` like a registered one (the functions that do not fetch
+/// find it), replaced by a later fetch, and gone once expired; never listed with the
+/// registered clients.
+pub async fn a_client_document_is_read_as_a_client_until_it_expires<B: Backend>(s: Arc<B>) {
+    use crate::domain::client_document::{client_of, ClientDocument};
+    let url = format!("https://{}.example/client.json", id("doc"));
+    let body = serde_json::json!({
+        "client_id": url,
+        "client_name": "Suite MCP",
+        "redirect_uris": ["http://127.0.0.1:4711/cb"],
+    });
+    let rng = crate::random::SeededRandom::new(7);
+    let client = client_of(&url, body.to_string().as_bytes(), &[], false, T0, &rng).unwrap();
+    assert_eq!(s.client(&url, T0).await.unwrap(), None);
+    let doc = ClientDocument {
+        client: client.clone(),
+        fresh_until: T0.plus_secs(60),
+    };
+    s.keep_client_document(&doc, T0.secs() + 600, T0)
+        .await
+        .unwrap();
+    let (got, _) = s.client(&url, T0).await.unwrap().unwrap();
+    assert_eq!(got, client);
+    assert_eq!(
+        s.client_document(&url, T0).await.unwrap(),
+        Some(doc.clone())
+    );
+    let mut renamed = doc.clone();
+    renamed.client.name = "Renamed (x.example)".into();
+    s.keep_client_document(&renamed, T0.secs() + 600, T0)
+        .await
+        .unwrap();
+    assert_eq!(
+        s.client(&url, T0).await.unwrap().unwrap().0.name,
+        renamed.client.name
+    );
+    assert!(!s
+        .clients(T0)
+        .await
+        .unwrap()
+        .iter()
+        .any(|c| c.client_id.as_str() == url));
+    let later = T0.plus_secs(601);
+    assert_eq!(s.client(&url, later).await.unwrap(), None);
+    assert_eq!(s.client_document(&url, later).await.unwrap(), None);
+}

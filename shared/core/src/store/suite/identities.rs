@@ -108,6 +108,8 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         granted_at: T0,
         claims: vec!["name".into()],
         resources: Vec::new(),
+        // A delegation (the client is an agent) reads back as one.
+        delegation: true,
     };
     let key = Consent::key(&a.sub, &client.client_id);
     s.create(Kind::Consent, &key, &consent, None, T0)
@@ -118,6 +120,20 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         Some(consent.clone()),
         "a consent reads back with the claims granted by name"
     );
+    // Withdrawn (a delegation, in the app), it is gone; given again, it is back.
+    s.forget_consent(&a.sub, &client.client_id, T0)
+        .await
+        .unwrap();
+    assert_eq!(
+        s.consent(&a.sub, &client.client_id, T0).await.unwrap(),
+        None
+    );
+    s.forget_consent(&a.sub, &client.client_id, T0)
+        .await
+        .unwrap();
+    s.create(Kind::Consent, &key, &consent, None, T0)
+        .await
+        .unwrap();
     let login = |n: usize| LoginActivity {
         at: T0.plus_secs(n as i64),
         client_id: client.client_id.to_string(),

@@ -77,7 +77,8 @@ macro_rules! adapter_suite {
                 passkeys_are_found_by_credential_and_by_identity,
                 a_passkey_use_is_one_conditional_write,
                 the_last_key_is_never_removed,
-                a_spend_that_loses_leaves_nothing_behind);
+                a_spend_that_loses_leaves_nothing_behind,
+                a_client_document_is_read_as_a_client_until_it_expires);
         }
     };
     (@tests $factory:expr; $($name:ident),*) => {

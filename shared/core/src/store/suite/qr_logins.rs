@@ -169,6 +169,7 @@ pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
         granted_at: T0,
         claims: Vec::new(),
         resources: Vec::new(),
+        delegation: false,
     };
     let issue = |login, hash| CodeIssue {
         login,

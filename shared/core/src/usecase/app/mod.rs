@@ -1,6 +1,6 @@
 //! The app API's use cases (app protocol §1, §3, §4), one file per thing the scanid app does:
 //! sign up, scan a QR login, decide it, update the profile, manage the keys, host the photo,
-//! read the recent logins, report one, delete the identity. Every write is a request signed
+//! read the recent logins, report one, list and withdraw delegations, delete the identity. Every write is a request signed
 //! by one of the identity's keys, checked by [`crate::service::signed_request`]; its `jti` is
 //! spent in the same transaction as the write, so a replay is refused.
 //!
@@ -9,6 +9,7 @@
 
 pub mod activity;
 pub mod decide;
+pub mod delegations;
 pub mod delete;
 pub mod keys;
 pub mod photo;
@@ -20,6 +21,7 @@ pub mod signup;
 
 pub use activity::recent_logins;
 pub use decide::decide;
+pub use delegations::{delegations, withdraw, Delegation};
 pub use delete::{delete_identity, erase};
 pub use keys::{
     add_passkey, keys, keys_for_operator, new_challenge, remove_key, replace_key_by_operator,

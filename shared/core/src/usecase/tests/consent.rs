@@ -119,3 +119,48 @@ async fn a_forged_consent_form_is_refused_and_changes_nothing() {
     let out = env.submit_consent(&login.id, &secret, "allow").await;
     assert!(matches!(out, ConsentOutcome::Completed(_)), "{out:?}");
 }
+
+#[tokio::test]
+async fn a_consent_from_before_the_client_became_an_agent_is_asked_again_and_then_delegates() {
+    use crate::domain::client::GrantType;
+    use crate::store::ClientStore;
+    let env = env().await;
+    let first = env.login(&env.shop_auth(&[])).await;
+    let plain = env
+        .store
+        .consent(&env.alice.sub, SHOP, env.now())
+        .await
+        .unwrap();
+    assert!(
+        !plain.expect("remembered").delegation,
+        "the shop is no agent"
+    );
+    // The operator makes the shop an agent (Keycloak's standard.token.exchange.enabled).
+    let (mut shop, v) = env.store.client(SHOP, env.now()).await.unwrap().unwrap();
+    shop.grant_types.push(GrantType::TokenExchange);
+    env.store.update_client(&shop, v, env.now()).await.unwrap();
+    env.advance(10);
+    // The remembered consent said nothing of acting for the person: the page is shown again.
+    let d = env
+        .authorize(&env.shop_auth(&[]), Some(&first.sso_cookie))
+        .await;
+    let AuthorizeDecision::AskConsent {
+        login,
+        browser_secret,
+    } = d
+    else {
+        panic!("expected the consent page again, got {d:?}");
+    };
+    let ConsentOutcome::Completed(_) = env
+        .submit_consent(&login.id, &browser_secret, "allow")
+        .await
+    else {
+        panic!("expected a code");
+    };
+    let now_delegated = env
+        .store
+        .consent(&env.alice.sub, SHOP, env.now())
+        .await
+        .unwrap();
+    assert!(now_delegated.expect("remembered").delegation);
+}
