@@ -645,3 +645,50 @@ fn a_device_polls_with_a_proof_and_gets_tokens_bound_to_its_key() {
     let r = token_with(&s, Some(&dpop.proof("POST", &token_url, &[])), &refresh);
     assert_eq!(r.json()["token_type"], "DPoP", "{}", r.text());
 }
+
+#[test]
+fn a_dpop_bound_token_is_not_exchanged_by_an_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let secret = bank(dir.path(), &[]);
+    let agent = secret_of(&create_client(
+        dir.path().to_str().unwrap(),
+        &[
+            "--name",
+            "Agent",
+            "--client-id",
+            "agent",
+            "--redirect-uri",
+            CB,
+            "--grant",
+            "token_exchange",
+        ],
+    ));
+    let s = TestServer::start(dir.path(), LENIENT);
+    let key = DpopKey::new();
+    let r = cc(&s, &secret, Some(&key.proof("POST", &s.oidc("token"), &[])));
+    let bound = r.json()["access_token"].as_str().unwrap().to_owned();
+    let r = post_form(
+        &s.oidc("token"),
+        Some(("agent", &agent)),
+        &[
+            (
+                "grant_type",
+                "urn:ietf:params:oauth:grant-type:token-exchange",
+            ),
+            ("subject_token", &bound),
+            (
+                "subject_token_type",
+                "urn:ietf:params:oauth:token-type:access_token",
+            ),
+        ],
+    );
+    refused(&r, 400, "invalid_request", "a DPoP-bound subject token");
+    assert!(
+        r.json()["error_description"]
+            .as_str()
+            .unwrap()
+            .contains("DPoP-bound"),
+        "{}",
+        r.text()
+    );
+}
