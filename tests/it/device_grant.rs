@@ -90,7 +90,7 @@ fn claims(jwt: &str) -> Value {
 }
 
 /// Enrolls `name` with the reference app; the key file.
-fn enroll(s: &TestServer, dir: &std::path::Path, name: &str) -> String {
+pub(crate) fn enroll(s: &TestServer, dir: &std::path::Path, name: &str) -> String {
     let key = dir.join(format!("{name}.key"));
     let out = scanid(&[
         "app",
@@ -115,7 +115,7 @@ fn enroll(s: &TestServer, dir: &std::path::Path, name: &str) -> String {
 }
 
 /// `scanid app approve [--deny] PAYLOAD`: its JSON answer.
-fn app_approve(s: &TestServer, key: &str, payload: &str, deny: bool) -> Value {
+pub(crate) fn app_approve(s: &TestServer, key: &str, payload: &str, deny: bool) -> Value {
     let mut args = vec!["app", "approve", "--key-file", key, "--server", &s.base];
     if deny {
         args.push("--deny");

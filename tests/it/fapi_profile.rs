@@ -12,7 +12,8 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
 use scanid_tests::{
     auth_url, bearer_call, client_token, code_of, jwt_header, location, login, params_of,
-    post_form, scanid, Browser, Resp, TestApp, TestServer, PKCE_CHALLENGE, PKCE_VERIFIER,
+    post_form, post_form_with, scanid, Browser, Resp, TestApp, TestServer, PKCE_CHALLENGE,
+    PKCE_VERIFIER,
 };
 use serde_json::{json, Value};
 
@@ -272,25 +273,34 @@ fn a_fapi2_client_is_refused_what_the_profile_forbids_and_logs_in_by_par() {
         &auth_url(&s, &[("client_id", "bank"), ("request_uri", uri.as_str())]),
     );
     let code = code_of(&back);
-    let token = |pairs: &[(&str, &str)]| {
+    // DPoP-bound access tokens (FAPI 2.0 §5.3.2.1): every token request carries a proof.
+    let dpop = crate::dpop::DpopKey::new();
+    let token = |pairs: &[(&str, &str)], with_proof: bool| {
         let mut all = pairs.to_vec();
         let a = key.assertion("bank", json!(iss));
         all.extend_from_slice(&[("client_assertion_type", JWT_BEARER)]);
-        let r = post_form(
+        let proof = dpop.proof("POST", &s.oidc("token"), &[]);
+        let headers: &[(&str, &str)] = if with_proof { &[("DPoP", &proof)] } else { &[] };
+        post_form_with(
             &s.oidc("token"),
+            headers,
             None,
             &[all, vec![("client_assertion", a.as_str())]].concat(),
-        );
-        r
+        )
     };
-    let t = token(&[
+    let redeem = [
         ("grant_type", "authorization_code"),
-        ("code", &code),
+        ("code", code.as_str()),
         ("redirect_uri", CB),
         ("code_verifier", PKCE_VERIFIER),
-    ]);
+    ];
+    let bare = token(&redeem, false);
+    assert_eq!(bare.status, 400, "{}", bare.text());
+    assert_eq!(bare.json()["error"], "invalid_dpop_proof");
+    let t = token(&redeem, true);
     assert_eq!(t.status, 200, "{}", t.text());
     let t = t.json();
+    assert_eq!(t["token_type"], "DPoP");
     for name in ["id_token", "access_token"] {
         assert_eq!(
             jwt_header(t[name].as_str().unwrap())["alg"],
@@ -300,7 +310,10 @@ fn a_fapi2_client_is_refused_what_the_profile_forbids_and_logs_in_by_par() {
     }
     let rt = t["refresh_token"].as_str().unwrap().to_owned();
     for _ in 0..2 {
-        let r = token(&[("grant_type", "refresh_token"), ("refresh_token", &rt)]);
+        let r = token(
+            &[("grant_type", "refresh_token"), ("refresh_token", &rt)],
+            true,
+        );
         assert_eq!(r.status, 200, "{}", r.text());
         assert_eq!(r.json()["refresh_token"], rt.as_str(), "not rotated");
     }

@@ -171,6 +171,7 @@ async fn setup(e: &mut Env) -> String {
         nonce: Some("n".into()),
         claims: Default::default(),
         code_challenge: None,
+        dpop_jkt: None,
         resources: Vec::new(),
         sub: Subject::new(sub),
         sid: sso.sid,

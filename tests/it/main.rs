@@ -32,6 +32,7 @@ mod crash;
 mod device_attacks;
 mod device_grant;
 mod directory;
+mod dpop;
 mod events;
 mod events_writer;
 mod fapi_profile;

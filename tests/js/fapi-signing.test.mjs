@@ -166,6 +166,8 @@ for (const alg of ['PS256', 'EdDSA']) {
       oidc.PrivateKeyJwt({ key: privateKey, kid: 'rp-1' }),
       { execute: [oidc.allowInsecureRequests] },
     );
+    // The profile's access tokens are DPoP-bound (FAPI 2.0 §5.3.2.1).
+    const DPoP = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256'));
     const verifier = oidc.randomPKCECodeVerifier();
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
@@ -177,12 +179,19 @@ for (const alg of ['PS256', 'EdDSA']) {
       state,
       nonce,
     });
-    const tokens = await oidc.authorizationCodeGrant(config, await browserLogin(url), {
-      pkceCodeVerifier: verifier,
-      expectedState: state,
-      expectedNonce: nonce,
-      idTokenExpected: true,
-    });
+    const tokens = await oidc.authorizationCodeGrant(
+      config,
+      await browserLogin(url),
+      {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+        expectedNonce: nonce,
+        idTokenExpected: true,
+      },
+      undefined,
+      { DPoP },
+    );
+    assert.equal(tokens.token_type.toLowerCase(), 'dpop');
     const keys = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri));
     const id = await jwtVerify(tokens.id_token, keys, {
       issuer: server.issuer,
@@ -200,10 +209,12 @@ for (const alg of ['PS256', 'EdDSA']) {
     await assert.rejects(jwtVerify(tokens.id_token, keys, { algorithms: ['RS256'] }));
 
     // No rotation: the same refresh token back, new tokens signed alike.
-    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token);
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token, undefined, {
+      DPoP,
+    });
     assert.equal(refreshed.refresh_token, tokens.refresh_token);
     assert.equal(decodeProtectedHeader(refreshed.id_token).alg, alg);
-    const again = await oidc.refreshTokenGrant(config, tokens.refresh_token);
+    const again = await oidc.refreshTokenGrant(config, tokens.refresh_token, undefined, { DPoP });
     assert.equal(again.claims().sub, id.payload.sub);
   });
 }

@@ -3,19 +3,37 @@
 // `scanid client create --jwks`), pushes its authorization request (RFC 9126; the client is
 // registered with --require-par), sends the browser with the request_uri, and a real QR login
 // (Chromium, approved with the reference app) ends with a code it redeems with PKCE. jose
-// verifies the id_token and the access token with the JWKS alone.
+// verifies the id_token and the access token with the JWKS alone. Then the same with DPoP
+// (RFC 9449) for a client whose access tokens are DPoP-bound, on a server that wants nonces:
+// the PAR request, the code exchange, the refresh and userinfo carry proofs by one key, the
+// library answers use_dpop_nonce by itself, and jose checks that the access tokens' cnf.jkt is
+// that key's thumbprint. A second library nobody here wrote, requests-oauth2client (PyPI,
+// tests/py/requests_oauth2client_rp.py), does the same with its own DPoP key.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import * as oidc from 'openid-client';
-import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from 'jose';
+import {
+  calculateJwkThumbprint,
+  createRemoteJWKSet,
+  exportJWK,
+  generateKeyPair,
+  jwtVerify,
+} from 'jose';
 import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
 
+const here = path.dirname(fileURLToPath(import.meta.url));
 let server, rp, browser, carol, privateKey;
 
 before(async () => {
-  server = await startServer();
+  server = await startServer([
+    '--dpop-nonce-secret',
+    'a-dpop-nonce-secret-of-32-characters-or-more',
+  ]);
   rp = await startCallback();
   browser = await launchBrowser();
   const pair = await generateKeyPair('ES256', { extractable: true });
@@ -39,6 +57,22 @@ before(async () => {
     '--require-par',
   ]);
   assert.equal(created.client_secret, undefined, 'a client with keys has no secret');
+  await cli([
+    'client',
+    'create',
+    '--data-dir',
+    server.dataDir,
+    '--name',
+    'FAPI DPoP RP',
+    '--client-id',
+    'fapi-dpop',
+    '--redirect-uri',
+    rp.url,
+    '--jwks',
+    file,
+    '--require-par',
+    '--dpop-bound-access-tokens',
+  ]);
   carol = await enroll(server, 'carol');
 });
 
@@ -124,6 +158,69 @@ test('openid-client: private_key_jwt, PAR and PKCE through a QR login; jose veri
   assert.equal(refreshed.claims().sub, id.payload.sub);
 });
 
+test('openid-client: private_key_jwt, PAR, DPoP and PKCE; refresh and userinfo with DPoP; jose checks cnf.jkt', async () => {
+  const config = await oidc.discovery(
+    new URL(server.issuer),
+    'fapi-dpop',
+    undefined,
+    oidc.PrivateKeyJwt({ key: privateKey, kid: 'rp-1' }),
+    { execute: [oidc.allowInsecureRequests] },
+  );
+  const meta = config.serverMetadata();
+  assert.ok(meta.dpop_signing_alg_values_supported.includes('ES256'));
+  const dpopKeys = await oidc.randomDPoPKeyPair('ES256');
+  const DPoP = oidc.getDPoPHandle(config, dpopKeys);
+  const jkt = await calculateJwkThumbprint(await exportJWK(dpopKeys.publicKey));
+
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = await oidc.buildAuthorizationUrlWithPAR(
+    config,
+    {
+      redirect_uri: rp.url,
+      scope: 'openid profile offline_access',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    },
+    { DPoP },
+  );
+  const callback = await browserLogin(url);
+  const checks = { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce };
+  // Without a proof this client gets no token (its access tokens are DPoP-bound).
+  await assert.rejects(oidc.authorizationCodeGrant(config, callback, checks), (e) => {
+    assert.equal(e.error, 'invalid_dpop_proof');
+    return true;
+  });
+  const tokens = await oidc.authorizationCodeGrant(config, callback, checks, undefined, { DPoP });
+  assert.equal(tokens.token_type.toLowerCase(), 'dpop');
+  const jwks = createRemoteJWKSet(new URL(meta.jwks_uri));
+  const at = await jwtVerify(tokens.access_token, jwks, { issuer: server.issuer });
+  assert.equal(at.payload.cnf.jkt, jkt, "the access token is bound to the client's DPoP key");
+  const sub = tokens.claims().sub;
+
+  const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token, undefined, { DPoP });
+  assert.equal(refreshed.token_type.toLowerCase(), 'dpop');
+  const again = await jwtVerify(refreshed.access_token, jwks, { issuer: server.issuer });
+  assert.equal(again.payload.cnf.jkt, jkt);
+
+  const info = await oidc.fetchUserInfo(config, refreshed.access_token, sub, { DPoP });
+  assert.equal(info.sub, sub);
+  assert.equal(info.preferred_username, 'carol');
+  // The same token as a bearer token is refused (WWW-Authenticate: DPoP, invalid_token).
+  await assert.rejects(oidc.fetchUserInfo(config, refreshed.access_token, sub), (e) => {
+    assert.equal(e.cause?.status ?? e.status, 401);
+    return true;
+  });
+  // Introspection shows the binding.
+  const active = await oidc.tokenIntrospection(config, refreshed.access_token);
+  assert.equal(active.active, true);
+  assert.equal(active.token_type, 'DPoP');
+  assert.equal(active.cnf.jkt, jkt);
+});
+
 /** Opens `url` (no login expected): where the browser was sent. */
 async function browserLoginRefused(url) {
   const ctx = await browser.newContext();
@@ -134,3 +231,42 @@ async function browserLoginRefused(url) {
   await ctx.close();
   return landed;
 }
+
+test('requests-oauth2client (Python): private_key_jwt, PAR, dpop_jkt, DPoP code exchange, userinfo and refresh', async () => {
+  const jwk = { ...(await exportJWK(privateKey)), kid: 'rp-1', alg: 'ES256' };
+  const py = spawn(
+    process.env.PYTHON ?? 'python3',
+    [
+      path.join(here, '..', 'py', 'requests_oauth2client_rp.py'),
+      server.issuer,
+      'fapi-dpop',
+      JSON.stringify(jwk),
+      rp.url,
+    ],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let stderr = '';
+  py.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const lines = createInterface({ input: py.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const { value, done } = await lines.next();
+    assert.ok(!done, `requests_oauth2client_rp.py ended early: ${stderr}`);
+    const line = JSON.parse(value);
+    assert.equal(line.error, undefined, `${line.error}\n${stderr}`);
+    return line;
+  };
+  try {
+    const { authorization_url: url } = await next();
+    const parsed = new URL(url);
+    assert.deepEqual([...parsed.searchParams.keys()].sort(), ['client_id', 'request_uri']);
+    const callback = await browserLogin(parsed);
+    py.stdin.write(`${callback}\n`);
+    const { result } = await next();
+    assert.equal(result.username, 'carol');
+    assert.match(result.jkt, /^[A-Za-z0-9_-]{43}$/);
+  } finally {
+    if (py.exitCode === null) py.kill();
+  }
+});

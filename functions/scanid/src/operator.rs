@@ -166,6 +166,10 @@ pub struct CreateArgs {
     pub profile: Option<String>,
     #[command(flatten)]
     pub rotation: RotationArgs,
+    /// Its access tokens are always DPoP-bound (RFC 9449): a token request without a DPoP
+    /// proof is refused.
+    #[arg(long)]
+    pub dpop_bound_access_tokens: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -322,6 +326,9 @@ pub struct UpdateArgs {
     pub token_alg: Option<String>,
     #[command(flatten)]
     pub rotation: RotationArgs,
+    /// `true`: a DPoP proof is required at the token endpoint (RFC 9449); `false`: optional.
+    #[arg(long)]
+    pub dpop_bound_access_tokens: Option<bool>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -343,10 +350,12 @@ async fn update(a: UpdateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
         && keys.is_none()
         && a.require_par.is_none()
         && held.is_empty()
+        && a.dpop_bound_access_tokens.is_none()
     {
         return Err(CliError::Usage(
             "say what to change: --refuse-on, --require-acr, --jwks or --jwks-uri, --require-par, \
-             --profile, --token-alg, --refresh-rotation, --refresh-reuse-window"
+             --profile, --token-alg, --refresh-rotation, --refresh-reuse-window, \
+             --dpop-bound-access-tokens"
                 .into(),
         ));
     }
@@ -381,6 +390,10 @@ async fn update(a: UpdateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
     if let Some(par) = a.require_par {
         c.require_par = par;
     }
+    if let Some(dpop) = a.dpop_bound_access_tokens {
+        c.dpop_bound_access_tokens = dpop;
+    }
+    // The profile decides last: a FAPI 2.0 client's tokens stay DPoP-bound.
     let c = held.apply(c)?;
     match store.update_client(&c, version, now).await {
         Ok(()) => {}
@@ -470,6 +483,7 @@ fn client_json(c: &client::Client) -> serde_json::Value {
         "profile": c.profile.map(|p| p.as_str()),
         "refresh_rotation": c.refresh_rotation.as_str(),
         "refresh_reuse_window": c.refresh_rotation.window(),
+        "dpop_bound_access_tokens": c.dpop_bound_access_tokens,
         "created_at": c.created_at.to_rfc3339_millis(),
         // Registered by itself (RFC 7591), not by an operator.
         "registered": registration::self_registered(c),
@@ -659,6 +673,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             admin_roles,
             jwks,
             require_par: a.require_par,
+            dpop_bound_access_tokens: a.dpop_bound_access_tokens,
             token_exchange,
             profile: profile(a.profile.as_deref())?.flatten(),
             refresh_rotation: a.rotation.parse()?.unwrap_or_default(),

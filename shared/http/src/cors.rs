@@ -21,7 +21,7 @@ use crate::Context;
 use crate::{base, check_realm, finish, HttpError, Request, Response};
 
 const ALLOW_METHODS: &str = "GET, POST, OPTIONS";
-const ALLOW_HEADERS: &str = "Authorization, Content-Type";
+const ALLOW_HEADERS: &str = "Authorization, Content-Type, DPoP";
 
 /// Marks a response whose CORS headers were decided by its client's own origins.
 #[derive(Debug, Clone, Copy)]
@@ -46,7 +46,7 @@ fn allow(mut resp: Response, origin: &str) -> Response {
         );
         h.insert(
             "access-control-expose-headers",
-            http::HeaderValue::from_static("WWW-Authenticate, Retry-After"),
+            http::HeaderValue::from_static("WWW-Authenticate, Retry-After, DPoP-Nonce"),
         );
     }
     resp

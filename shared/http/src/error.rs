@@ -83,6 +83,14 @@ pub enum HttpError {
         /// The `error_description`.
         description: &'static str,
     },
+    /// A DPoP error at a resource (RFC 9449 §7.1): 401 with `WWW-Authenticate: DPoP`, the
+    /// code (`invalid_token`, `invalid_dpop_proof` or `use_dpop_nonce`) and the algorithms.
+    Dpop {
+        /// The error code.
+        error: &'static str,
+        /// The `error_description`.
+        description: &'static str,
+    },
     /// An approval the client's policy refused (issue 24): 403 `login_refused` with the
     /// refusing risk flags, `{"error", "error_description", "flags"}`.
     LoginRefused {
@@ -384,6 +392,7 @@ impl HttpError {
             HttpError::Page { .. } => "login_page",
             HttpError::RateLimited { .. } | HttpError::ClientAuthLimited { .. } => "rate_limited",
             HttpError::Bearer { error, .. } => error.unwrap_or("missing_token"),
+            HttpError::Dpop { error, .. } => error,
             HttpError::Internal => "internal",
         }
     }
@@ -450,6 +459,7 @@ impl HttpError {
                 error,
                 description,
             } => bearer(status, error, description, None),
+            HttpError::Dpop { error, description } => dpop(error, description),
             HttpError::RateLimited {
                 html: false,
                 retry_after,
@@ -589,6 +599,20 @@ fn bearer(
             .header("www-authenticate", challenge)
             .header("cache-control", "no-store"),
         json_error(error.unwrap_or("invalid_request"), description),
+    )
+}
+
+/// RFC 9449 §7.1: the DPoP challenge, with the algorithms a proof may use.
+fn dpop(error: &'static str, description: &str) -> Response {
+    let algs = scanid_core::domain::dpop::ALGS.join(" ");
+    let challenge =
+        format!("DPoP error=\"{error}\", error_description=\"{description}\", algs=\"{algs}\"");
+    finish(
+        base(401)
+            .header("content-type", "application/json")
+            .header("www-authenticate", challenge)
+            .header("cache-control", "no-store"),
+        json_error(error, description),
     )
 }
 

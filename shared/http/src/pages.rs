@@ -276,6 +276,7 @@ mod tests {
             nonce: None,
             scopes: crate::domain::authorize::known_scopes(scope),
             code_challenge: None,
+            dpop_jkt: None,
             prompt: Default::default(),
             max_age: None,
             login_hint: None,

@@ -186,8 +186,8 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect", WRITE, NO_CORS, NO_PHOTOS),
     // Keycloak's own path for introspection (its Python and Node clients call it there).
     route("POST", "/realms/{realm}/protocol/openid-connect/token/introspect", Handler::Introspect, "introspect", WRITE, NO_CORS, NO_PHOTOS),
-    route("GET",  "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo", READ, CORS, NO_PHOTOS),
-    route("POST", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo", READ, CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo", WRITE, CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo", WRITE, CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Revoke, "revoke", WRITE, CORS, NO_PHOTOS),
     route("GET",  "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout", SIGN, CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/protocol/openid-connect/logout", Handler::Logout, "logout", SIGN, CORS, NO_PHOTOS),
@@ -768,7 +768,7 @@ mod tests {
             Handler::Discovery,
             Handler::Jwks,
             Handler::LoginStatus,
-            Handler::Userinfo,
+            // Userinfo writes since DPoP: a proof's jti is spent (RFC 9449 §11.1).
             Handler::DirectoryBySub,
             Handler::DirectoryByServiceId,
             Handler::DirectoryAvatar,

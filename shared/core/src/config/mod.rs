@@ -117,6 +117,9 @@ pub struct Settings {
     pub require_nonce: bool,
     /// Every client must use pushed authorization requests (RFC 9126).
     pub require_par: bool,
+    /// The secret of DPoP server nonces (`SCANID_DPOP_NONCE_SECRET`): set, every proof at the
+    /// token and PAR endpoints carries a nonce (RFC 9449 §8).
+    pub dpop_nonce_secret: Option<crate::protocol::Secret>,
     /// The resource servers access tokens may be issued for (RFC 8707), as registered.
     pub resources: Vec<String>,
     /// Anyone may register a client (RFC 7591) without an initial access token.
@@ -198,6 +201,7 @@ impl Settings {
             edge_secret: edge_secret(raw)?,
             require_nonce: flag(&setting::REQUIRE_NONCE, raw)?,
             require_par: flag(&setting::REQUIRE_PUSHED_AUTHORIZATION_REQUESTS, raw)?,
+            dpop_nonce_secret: dpop_nonce_secret(raw)?,
             resources: crate::domain::resource_indicator::registry(list(
                 setting::RESOURCES.raw(raw),
             ))

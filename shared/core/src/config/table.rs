@@ -223,6 +223,10 @@ settings! {
         flag: Some("require-pushed-authorization-requests"), default: Some("false"), repeatable: false,
         help: "`true`: every client must push its authorization requests (RFC 9126) first; a request to the authorization endpoint without a request_uri is refused",
     }
+    DPOP_NONCE_SECRET dpop_nonce_secret = "SCANID_DPOP_NONCE_SECRET" {
+        flag: Some("dpop-nonce-secret"), default: None, repeatable: false,
+        help: "A random value of at least 32 characters: every DPoP proof at the token and PAR endpoints must then carry a server nonce (RFC 9449 §8; `use_dpop_nonce`), made and checked with this secret without server state (default unset: no nonces)",
+    }
     RESOURCES resources = "SCANID_RESOURCES" {
         flag: Some("resource"), default: None, repeatable: true,
         help: "A resource server access tokens may be issued for (RFC 8707; repeatable absolute URI without fragment; default none)",

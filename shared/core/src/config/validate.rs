@@ -221,6 +221,22 @@ pub(super) fn edge_secret(
     }
 }
 
+/// The DPoP nonce secret: unset, or a random value of at least 32 characters.
+pub(super) fn dpop_nonce_secret(
+    raw: &RawSettings,
+) -> Result<Option<crate::protocol::Secret>, ConfigError> {
+    match setting::DPOP_NONCE_SECRET.raw(raw).map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) if v.len() >= 32 && v.bytes().all(|b| b.is_ascii_graphic()) => {
+            Ok(Some(crate::protocol::Secret::new(v)))
+        }
+        Some(_) => Err(bad(
+            "SCANID_DPOP_NONCE_SECRET",
+            "at least 32 printable ASCII characters (a random value)",
+        )),
+    }
+}
+
 /// A `true`/`false` setting.
 pub(super) fn flag(setting: &Setting, raw: &RawSettings) -> Result<bool, ConfigError> {
     match setting.value(raw).map(str::trim) {

@@ -98,6 +98,10 @@ pub struct Client {
         skip_serializing_if = "crate::domain::profile::RefreshRotation::is_default"
     )]
     pub refresh_rotation: crate::domain::profile::RefreshRotation,
+    /// Its access tokens are always DPoP-bound (RFC 9449 §5.2): a token request without a
+    /// DPoP proof is refused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dpop_bound_access_tokens: bool,
 }
 
 /// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2). A
@@ -393,6 +397,8 @@ pub struct NewClient {
     pub jwks: Option<crate::domain::client_assertion::ClientKeys>,
     /// Its authorization requests must be pushed first (RFC 9126).
     pub require_par: bool,
+    /// A DPoP proof is required at the token endpoint (RFC 9449 §5.2).
+    pub dpop_bound_access_tokens: bool,
     /// An agent (confidential only): may exchange a person's access token for a narrower one
     /// that names it in `act` (RFC 8693), where the person delegated to it on its consent page.
     pub token_exchange: bool,
@@ -561,6 +567,7 @@ pub fn register(
         require_par: new.require_par,
         profile: new.profile,
         refresh_rotation: new.refresh_rotation,
+        dpop_bound_access_tokens: new.dpop_bound_access_tokens,
     };
     Ok((client, secret))
 }

@@ -170,6 +170,7 @@ mod tests {
             nonce: None,
             scopes: Scopes::from_stored(["openid", "profile"]),
             code_challenge: None,
+            dpop_jkt: None,
             prompt: Prompt::default(),
             max_age: None,
             login_hint: None,

@@ -185,6 +185,7 @@ mod tests {
             preferred_username: None,
             groups: None,
             act: None,
+            cnf: None,
         }
     }
 

@@ -127,6 +127,7 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
         token_endpoint_auth_signing_alg_values_supported: strings(
             crate::domain::client_assertion::ALGS,
         ),
+        dpop_signing_alg_values_supported: strings(crate::domain::dpop::ALGS),
         // Request objects by value, unsigned only (domain::request_object says why).
         request_parameter_supported: true,
         request_object_signing_alg_values_supported: strings(&["none"]),

@@ -164,6 +164,8 @@ pub struct Issued {
     pub refresh_expires_in: i64,
     pub scope: String,
     pub session_state: Option<String>,
+    /// The key the access token is bound to (DPoP, RFC 9449): `token_type` is then `DPoP`.
+    pub cnf_jkt: Option<String>,
     /// RFC 8693: what a token exchange issued (`None` for the other grants).
     pub issued_token_type: Option<&'static str>,
 }
@@ -189,7 +191,11 @@ impl Issued {
             access_token: self.access_token,
             expires_in: self.expires_in,
             refresh_expires_in: self.refresh_expires_in,
-            token_type: TokenType::Bearer,
+            token_type: if self.cnf_jkt.is_some() {
+                TokenType::DPoP
+            } else {
+                TokenType::Bearer
+            },
             not_before_policy: 0,
             scope: self.scope,
             refresh_token: self.refresh_token,
@@ -217,11 +223,25 @@ pub(crate) const MAX_REFRESH_TOKEN_LEN: usize = 4096;
 /// tokens (a grant from a code exchange since issue 27): the token then carries the grant's id
 /// (`gid`) and that key (`fam`), read back by [`refresh_token_locator`]; `None` for a token kept
 /// in a record of its own (device grants, grants of an earlier release).
+#[cfg(test)]
 pub(crate) fn new_refresh_token(
     settings: &impl Issuer,
     rng: &dyn Random,
     grant: &Grant,
     family: Option<&str>,
+    now: Timestamp,
+) -> (String, String) {
+    new_bound_refresh_token(settings, rng, grant, family, None, now)
+}
+
+/// [`new_refresh_token`], bound to the DPoP key `jkt` when there is one (`cnf.jkt`, read back
+/// by [`refresh_token_jkt`]).
+pub(crate) fn new_bound_refresh_token(
+    settings: &impl Issuer,
+    rng: &dyn Random,
+    grant: &Grant,
+    family: Option<&str>,
+    jkt: Option<&str>,
     now: Timestamp,
 ) -> (String, String) {
     use base64::Engine;
@@ -246,6 +266,7 @@ pub(crate) fn new_refresh_token(
         scope: grant.scopes.join(" ").into(),
         gid: family.map(|_| Cow::Borrowed(&grant.id)),
         fam: family.map(Cow::Borrowed),
+        cnf: jkt.map(|j| crate::protocol::claims::Confirmation { jkt: j.to_owned() }),
     };
     let header = b64(br#"{"alg":"HS256","typ":"JWT"}"#);
     // Strings and integers only: serializing cannot fail.
@@ -322,6 +343,22 @@ pub(crate) fn refresh_token_locator(token: &str) -> RefreshLocator {
         gid: value("\"gid\":\"").map(GrantId::new),
         family: value("\"fam\":\""),
     }
+}
+
+/// The DPoP key a refresh token is bound to (its `cnf.jkt`), read as
+/// [`refresh_token_locator`] reads: to be trusted only once the store found the token by its
+/// hash (so its payload is the one written here).
+pub(crate) fn refresh_token_jkt(token: &str) -> Option<String> {
+    use base64::Engine;
+    let payload = token.split('.').nth(1)?;
+    let json = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload)
+        .ok()?;
+    let json = std::str::from_utf8(&json).ok()?;
+    let name = "\"cnf\":{\"jkt\":\"";
+    let rest = &json[json.find(name)? + name.len()..];
+    let v = &rest[..rest.find('"')?];
+    (!v.is_empty() && !v.contains('\\')).then(|| v.to_owned())
 }
 
 /// Claims by scope, for the id token and userinfo: the one rule of what each scope releases
@@ -616,6 +653,14 @@ mod tests {
         assert_eq!(payload["fam"], family.as_str());
         // A token of its own record names neither.
         let (own, _) = new_refresh_token(&settings, &rng, &g, None, t0);
+        assert_eq!(refresh_token_jkt(&own), None, "unbound");
+        let jkt = "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs";
+        let (bound, _) = new_bound_refresh_token(&settings, &rng, &g, None, Some(jkt), t0);
+        assert_eq!(
+            refresh_token_jkt(&bound).as_deref(),
+            Some(jkt),
+            "DPoP-bound"
+        );
         assert_eq!(refresh_token_locator(&own), RefreshLocator::default());
         // What is not a token of ours locates nothing, and never panics.
         for bad in [

@@ -12,6 +12,7 @@ pub mod consent;
 pub mod delegation;
 pub(crate) mod device_grant;
 pub mod discovery;
+pub mod dpop;
 pub(crate) mod grant;
 pub mod identity;
 pub mod issuer;

@@ -167,9 +167,8 @@ fn fapi2(new: &mut NewClient) -> Result<(), ProfileRefused> {
     new.refresh_rotation = RefreshRotation::Off;
     new.require_par = true;
     new.require_pkce = true;
-    // FAPI2-DPOP: the profile will also require DPoP-bound access tokens here (RFC 9449,
-    // FAPI 2.0 §5.3.2.1 sender-constrained tokens), setting the client's
-    // `dpop_bound_access_tokens` once that field exists.
+    // FAPI 2.0 §5.3.2.1: sender-constrained access tokens, by DPoP (RFC 9449) here.
+    new.dpop_bound_access_tokens = true;
     Ok(())
 }
 
@@ -211,6 +210,7 @@ mod tests {
         let mut c = fapi(NewClient::default());
         apply(&mut c).unwrap();
         assert!(c.require_par && c.require_pkce);
+        assert!(c.dpop_bound_access_tokens, "DPoP-bound access tokens");
         assert_eq!(c.token_alg, Some(Alg::ES256));
         assert_eq!(c.refresh_rotation, RefreshRotation::Off);
         let mut ps = fapi(NewClient {

@@ -68,6 +68,8 @@ pub struct ClientMetadata {
     pub token_endpoint_auth_signing_alg: Option<String>,
     /// `require_pushed_authorization_requests` (RFC 9126 §6).
     pub require_pushed_authorization_requests: Option<bool>,
+    /// `dpop_bound_access_tokens` (RFC 9449 §5.2).
+    pub dpop_bound_access_tokens: Option<bool>,
     /// Only in an update (RFC 7592 §2.2): must be the client's own.
     pub client_id: Option<String>,
     /// Only in an update: if present, must be the client's current secret.
@@ -219,6 +221,7 @@ fn requested(
             local_development,
             jwks,
             require_par: m.require_pushed_authorization_requests.unwrap_or(false),
+            dpop_bound_access_tokens: m.dpop_bound_access_tokens.unwrap_or(false),
             ..Default::default()
         },
         method,
@@ -380,6 +383,9 @@ pub fn information(issuer: &str, r: &Registered) -> serde_json::Value {
     }
     if c.require_par {
         out["require_pushed_authorization_requests"] = serde_json::json!(true);
+    }
+    if c.dpop_bound_access_tokens {
+        out["dpop_bound_access_tokens"] = serde_json::json!(true);
     }
     if let Some(k) = &c.jwks {
         for (name, v) in [

@@ -273,6 +273,7 @@ mod tests {
             nonce: None,
             claims: Default::default(),
             code_challenge: challenge.map(str::to_owned),
+            dpop_jkt: None,
             resources: vec![API.to_owned()],
             sub: Subject::new("u"),
             sid: SessionId::new("s"),

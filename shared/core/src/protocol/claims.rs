@@ -136,10 +136,20 @@ pub struct AccessTokenClaims<'a> {
     /// A user's token with `groups` or `profile`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub groups: Option<Cow<'a, [String]>>,
+    /// `cnf` (RFC 7800): the key a DPoP-bound token is bound to (RFC 9449 §6.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cnf: Option<Confirmation>,
     /// RFC 8693 §4.1: the agent acting for the person (a token exchanged by a client the
     /// person delegated to), with the earlier actors nested in it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub act: Option<Actor>,
+}
+
+/// `cnf` of a DPoP-bound token: `{"jkt": <the key's JWK SHA-256 thumbprint>}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Confirmation {
+    /// The JWK SHA-256 thumbprint (RFC 7638) of the key, base64url.
+    pub jkt: String,
 }
 
 /// RFC 8693 §4.1 `act`: who acts (a client id as `sub`), and who acted before it.
@@ -258,6 +268,10 @@ pub struct RefreshTokenClaims<'a> {
     /// issued to this family, so that presenting it again revokes the family (issue 27).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fam: Option<Cow<'a, str>>,
+    /// `cnf`: the DPoP key a public client's refresh token is bound to (RFC 9449 §5): a
+    /// refresh needs a proof by that key. Trusted only once the token was found by its hash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cnf: Option<Confirmation>,
 }
 
 /// The `events` claim of a logout token: exactly the back-channel logout event, whose value is
@@ -340,6 +354,7 @@ mod tests {
             service_id: None,
             preferred_username: None,
             groups: None,
+            cnf: None,
             act: None,
         }
     }
@@ -489,6 +504,7 @@ mod tests {
             scope: "openid".into(),
             gid: None,
             fam: None,
+            cnf: None,
         };
         round_trip(
             &minimal,

@@ -66,6 +66,9 @@ pub struct OpenIdConfiguration {
     pub response_modes_supported: Vec<String>,
     /// Spec 2.1 lists it; scanid supports no JWT client authentication, so it is empty.
     pub token_endpoint_auth_signing_alg_values_supported: Vec<String>,
+    /// `dpop_signing_alg_values_supported` (RFC 9449 §5.1): what a DPoP proof may be signed with.
+    #[serde(default)]
+    pub dpop_signing_alg_values_supported: Vec<String>,
     /// `request_parameter_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub request_parameter_supported: bool,
     /// RFC 9101 / OIDC Discovery: `none` only (scanid holds no key to verify a signed one).

@@ -55,6 +55,10 @@ pub enum OAuthErrorCode {
     SlowDown,
     /// RFC 8628 §3.5: the device code expired.
     ExpiredToken,
+    /// RFC 9449 §5: the DPoP proof is invalid.
+    InvalidDpopProof,
+    /// RFC 9449 §8: the DPoP proof must carry the server's nonce (`DPoP-Nonce`).
+    UseDpopNonce,
 }
 
 impl OAuthErrorCode {
@@ -84,6 +88,8 @@ impl OAuthErrorCode {
             Self::AuthorizationPending => "authorization_pending",
             Self::SlowDown => "slow_down",
             Self::ExpiredToken => "expired_token",
+            Self::InvalidDpopProof => "invalid_dpop_proof",
+            Self::UseDpopNonce => "use_dpop_nonce",
         }
     }
 

@@ -10,6 +10,8 @@ use super::claims::{ProfileClaims, TokenTyp};
 pub enum TokenType {
     /// `Bearer` (RFC 6750).
     Bearer,
+    /// `DPoP` (RFC 9449 §5): the access token is bound to the client's key.
+    DPoP,
     #[serde(rename = "refresh_token")]
     /// `refresh_token` (introspection of a refresh token).
     RefreshToken,
@@ -24,7 +26,7 @@ pub struct TokenResponse {
     pub expires_in: i64,
     /// 0 for an offline grant's and for no refresh token (as Keycloak).
     pub refresh_expires_in: i64,
-    /// Always [`TokenType::Bearer`].
+    /// [`TokenType::Bearer`], or [`TokenType::DPoP`] for a DPoP-bound access token.
     pub token_type: TokenType,
     /// Keycloak's; always 0.
     #[serde(rename = "not-before-policy")]
@@ -119,8 +121,11 @@ pub struct IntrospectionResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub username: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    /// `token_type`: `Bearer` or Keycloak's `refresh_token`.
+    /// `token_type`: `Bearer`, `DPoP` or Keycloak's `refresh_token`.
     pub token_type: Option<TokenType>,
+    /// `cnf`: the key a DPoP-bound token is bound to (RFC 9449 §6.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cnf: Option<super::claims::Confirmation>,
     /// RFC 8693 §4.1: the agents acting for the person, for an exchanged token.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub act: Option<super::claims::Actor>,
@@ -243,6 +248,7 @@ mod tests {
             client_id: Some("shop".into()),
             username: Some("alice".into()),
             token_type: Some(TokenType::Bearer),
+            cnf: None,
             act: None,
         };
         round_trip(

@@ -28,6 +28,8 @@ pub struct Presented {
     /// Presented at the PAR endpoint: an assertion's `aud` must then be the issuer, not the
     /// token endpoint's URL (FAPI 2.0 Security Profile §5.3.2.1).
     pub at_par: bool,
+    /// The request's DPoP proof (RFC 9449), if it sent one.
+    pub dpop: Option<crate::service::dpop::Presented>,
 }
 
 impl std::fmt::Debug for Presented {
@@ -59,6 +61,7 @@ impl Presented {
             body_secret: one("client_secret")?.map(str::to_owned),
             assertion: assertion.map(|a| (assertion_type, a)),
             at_par: false,
+            dpop: None,
         })
     }
 }

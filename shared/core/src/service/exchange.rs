@@ -68,6 +68,13 @@ pub async fn exchange(
             "subject_token: not a live access token of this service",
         )));
     };
+    // A DPoP-bound token is usable only with its client's key, which the agent does not prove:
+    // exchanging it would unbind it (RFC 9449 §7).
+    if subject.claims.cnf.is_some() {
+        return Err(TokenError::OAuth(OAuthError::invalid_request(
+            "subject_token: a DPoP-bound access token cannot be exchanged",
+        )));
+    }
     let consent = ctx
         .store
         .consent(subject.claims.sub.as_str(), agent.client_id.as_str(), now)
@@ -108,6 +115,8 @@ pub async fn exchange(
             .filter(|_| d.scopes.contains("profile")),
         groups: s.groups.filter(|_| grant::releases_groups(&d.scopes)),
         act: Some(d.act),
+        // Bound to no DPoP key: the subject token's key is its client's, not the agent's.
+        cnf: None,
         ..s
     };
     let keys = ctx.keyring().await;
@@ -122,5 +131,6 @@ pub async fn exchange(
         scope,
         session_state: None,
         issued_token_type: Some(ACCESS_TOKEN_TYPE),
+        cnf_jkt: None,
     })
 }

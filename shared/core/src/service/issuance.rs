@@ -10,7 +10,7 @@ use crate::context::Context;
 use crate::domain::grant::{self, Grant, GrantKind, Issued};
 use crate::domain::identity::Identity;
 use crate::keys::{jwt, SignError};
-use crate::protocol::claims::{Gty, ACR};
+use crate::protocol::claims::{Confirmation, Gty, ACR};
 use crate::protocol::{AccessTokenClaims, IdTokenClaims, OAuthError, OAuthErrorCode, TokenTyp};
 use crate::random;
 use crate::store::StoreError;
@@ -89,6 +89,19 @@ pub async fn sign_tokens_for(
     now: Timestamp,
     resource: Option<&str>,
 ) -> Result<Issued, SignError> {
+    let tokens = (scopes, identity, refresh_token);
+    sign_tokens_bound(ctx, grant, tokens, now, (resource, None)).await
+}
+
+/// [`sign_tokens_for`] (for `resource`) with the access token bound to the DPoP key `jkt`
+/// (RFC 9449 §6: `cnf.jkt`, `token_type: DPoP`) when there is one.
+pub async fn sign_tokens_bound(
+    ctx: &Context,
+    grant: &Grant,
+    (scopes, identity, refresh_token): (&[String], Option<&Identity>, Option<String>),
+    now: Timestamp,
+    (resource, jkt): (Option<&str>, Option<&str>),
+) -> Result<Issued, SignError> {
     let issuer = ctx.settings.issuer();
     let ttl = ctx.settings.lifetimes.access_token;
     let keys = ctx.keyring().await;
@@ -131,6 +144,7 @@ pub async fn sign_tokens_for(
         groups: identity
             .filter(|_| grant::releases_groups(scopes))
             .map(|i| Cow::Borrowed(i.groups.as_slice())),
+        cnf: jkt.map(|j| Confirmation { jkt: j.to_owned() }),
         act: None,
     };
     let access_token = jwt::encode(signer.as_ref(), "JWT", &at).await?;
@@ -174,6 +188,7 @@ pub async fn sign_tokens_for(
         refresh_expires_in,
         scope,
         session_state: grant.sid.clone().map(Into::into),
+        cnf_jkt: jkt.map(str::to_owned),
         issued_token_type: None,
     })
 }

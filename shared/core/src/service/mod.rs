@@ -7,7 +7,8 @@
 //! * [`sessions`]: the SSO session a cookie proves, and the end of sessions.
 //! * [`issuance`]: the signed tokens every grant hands out; [`client_auth`]: client
 //!   authentication; [`grants`]: whether a grant still stands; [`live_tokens`]: whether an
-//!   access token is live; [`exchange`]: delegation by token exchange (RFC 8693).
+//!   access token is live; [`exchange`]: delegation by token exchange (RFC 8693); [`dpop`]: DPoP
+//!   proofs.
 //! * `limits`: rate limits.
 //! * [`assessment`]: where a QR login came from, judged; [`login_history`]: the identity's
 //!   recent logins; `photos`: hosted photos no record names any more.
@@ -22,6 +23,7 @@ pub mod app_error;
 pub mod assessment;
 pub mod client_auth;
 pub mod client_documents;
+pub mod dpop;
 pub mod erase;
 pub mod exchange;
 pub mod grants;

@@ -15,6 +15,7 @@
 
 pub(crate) mod clients;
 pub(crate) mod device_grants;
+pub(crate) mod dpop;
 pub mod events;
 pub(crate) mod eventual;
 #[cfg(any(test, feature = "test-support"))]
@@ -42,6 +43,7 @@ use crate::clock::Timestamp;
 
 pub use clients::ClientStore;
 pub use device_grants::DeviceGrants;
+pub use dpop::DpopProofs;
 pub use events::{EventQuery, EventStore, StoredEvent};
 pub use eventual::Eventual;
 pub use flows::{Codes, Counters, Grants, Outcome, QrLogins, SsoSessions};

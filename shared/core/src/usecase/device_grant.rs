@@ -197,6 +197,7 @@ async fn device_login(
         nonce: None,
         scopes: d.scopes.clone(),
         code_challenge: None,
+        dpop_jkt: None,
         prompt: Prompt::default(),
         max_age: None,
         login_hint: None,

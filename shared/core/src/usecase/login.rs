@@ -545,6 +545,7 @@ pub async fn complete(
         nonce: req.nonce.clone(),
         claims: req.claims.clone(),
         code_challenge: req.code_challenge.clone(),
+        dpop_jkt: req.dpop_jkt.clone(),
         resources: req.resources.clone(),
         sub: Subject::new(sub),
         sid: sid.clone(),

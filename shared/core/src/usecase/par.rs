@@ -11,6 +11,7 @@ use crate::domain::pushed::{self, PushedRequest};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::{OAuthErrorCode, Params};
 use crate::service::client_auth::{authenticate, Presented};
+use crate::service::dpop;
 use crate::service::issuance::{oauth, TokenError};
 use crate::service::limits;
 use crate::store::PushedRequests;
@@ -43,7 +44,22 @@ pub async fn push(
             "a pushed request cannot carry request_uri",
         ));
     }
-    let request = PushedRequest::of(params, client.client_id.as_str());
+    // DPoP (RFC 9449 §10.1): a proof at PAR binds the code to its key, as `dpop_jkt` would;
+    // both must then name the same key.
+    let proof = dpop::at_token(ctx, presented.dpop.as_ref()).await?;
+    let mut request = PushedRequest::of(params, client.client_id.as_str());
+    if let Some(p) = proof {
+        match params.one("dpop_jkt").ok().flatten() {
+            Some(j) if j != p.jkt => {
+                return Err(oauth(
+                    OAuthErrorCode::InvalidDpopProof,
+                    "dpop_jkt is not the thumbprint of the DPoP proof's key",
+                ))
+            }
+            Some(_) => {}
+            None => request.params.push(("dpop_jkt".into(), p.jkt)),
+        }
+    }
     let now = ctx.clock.now();
     let issuer = ctx.settings.issuer();
     let policy = authorize::Policy {

@@ -26,6 +26,8 @@ use crate::store::{Grants, StoreError};
 // Callers outside the core (the operator's CLI, the integration tests) end sessions by these
 // paths; the sessions service owns them.
 pub use crate::service::sessions::{end_known_session, end_sessions_of};
+// DPoP proofs at userinfo, introspection and revocation (RFC 9449 §7).
+pub use crate::service::dpop::{check as check_dpop, DpopError};
 // Whether an access token is live is asked by the token endpoint too (token exchange): the
 // live-tokens service owns the rule.
 use crate::service::live_tokens::{delegated_marker, live_grant};
@@ -96,7 +98,12 @@ pub async fn introspect(
             groups: c.groups.map(Cow::into_owned),
             client_id: Some(t.client.client_id.into()),
             username,
-            token_type: Some(TokenType::Bearer),
+            token_type: Some(if c.cnf.is_some() {
+                TokenType::DPoP
+            } else {
+                TokenType::Bearer
+            }),
+            cnf: c.cnf,
             act: c.act,
         });
     }

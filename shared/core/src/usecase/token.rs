@@ -23,6 +23,7 @@ use crate::protocol::{
 };
 use crate::protocol::{GrantType, Params};
 use crate::random;
+use crate::service::dpop;
 use crate::service::exchange::{exchange, ExchangeRequest};
 use crate::service::grants::revoked_by_identity;
 use crate::service::issuance::oauth;
@@ -34,7 +35,8 @@ use crate::store::{Codes, DeviceGrants, Grants, IdentityStore, Outcome, SsoSessi
 // share (the device authorization endpoint, introspection, revocation, logout); callers
 // outside the core name them here, with the endpoint they belong to.
 pub use crate::service::client_auth::{authenticate, Presented};
-pub use crate::service::issuance::{sign_tokens, sign_tokens_for, TokenError};
+pub use crate::service::dpop::{current_nonce as dpop_nonce, Presented as DpopPresented};
+pub use crate::service::issuance::{sign_tokens, sign_tokens_bound, sign_tokens_for, TokenError};
 
 fn invalid_grant(d: &'static str) -> TokenError {
     oauth(OAuthErrorCode::InvalidGrant, d)
@@ -61,6 +63,15 @@ pub async fn token(
             "this client may not use this grant type",
         ));
     }
+    // DPoP (RFC 9449 §5): a proof binds the access token to its key.
+    let proof = dpop::at_token(ctx, presented.dpop.as_ref()).await?;
+    if proof.is_none() && client.dpop_bound_access_tokens {
+        return Err(oauth(
+            OAuthErrorCode::InvalidDpopProof,
+            "this client's access tokens are DPoP-bound: send a DPoP proof",
+        ));
+    }
+    let jkt = proof.as_ref().map(|p| p.jkt.as_str());
     // RFC 8707: `resource` may be repeated in the form; `at_token` allows one.
     let resource: Vec<String> = params
         .all("resource")
@@ -72,19 +83,22 @@ pub async fn token(
             code,
             redirect_uri,
             code_verifier,
-        } => code_grant(ctx, &client, code, redirect_uri, code_verifier, &resource).await,
+        } => {
+            let presented = (code, redirect_uri, code_verifier);
+            code_grant(ctx, &client, presented, &resource, jkt).await
+        }
         TokenRequest::RefreshToken {
             refresh_token,
             scope,
-        } => refresh_grant(ctx, &client, refresh_token, scope, &resource).await,
+        } => refresh_grant(ctx, &client, refresh_token, scope, &resource, jkt).await,
         TokenRequest::ClientCredentials { scope } => {
-            client_credentials(ctx, &client, scope, &resource).await
+            client_credentials(ctx, &client, scope, &resource, jkt).await
         }
         TokenRequest::DeviceCode { device_code } => {
             // A device authorization grants no resource (its request takes none): a `resource`
             // is one not granted, `invalid_target` before the poll counts.
             audience(ctx, &resource, Some(&[]))?;
-            poll_device_code(ctx, &client, device_code).await
+            poll_device_code_bound(ctx, &client, device_code, jkt).await
         }
         TokenRequest::TokenExchange {
             subject_token,
@@ -176,10 +190,9 @@ fn code_grant_record(
 async fn code_grant(
     ctx: &Context,
     client: &Client,
-    code: &str,
-    redirect_uri: &str,
-    verifier: Option<&str>,
+    (code, redirect_uri, verifier): (&str, &str, Option<&str>),
     resource: &[String],
+    jkt: Option<&str>,
 ) -> Result<Issued, TokenError> {
     let now = ctx.clock.now();
     if code.len() > 256 {
@@ -213,6 +226,12 @@ async fn code_grant(
         }
     };
     let c = &pending.code;
+    // A code bound to a DPoP key (`dpop_jkt`, RFC 9449 §10) is redeemed only with a proof by it.
+    if c.dpop_jkt.is_some() && c.dpop_jkt.as_deref() != jkt {
+        return Err(invalid_grant(
+            "the code is bound to a DPoP key (dpop_jkt): send a DPoP proof by that key",
+        ));
+    }
     let identity = live_identity(ctx, &c.sub, now).await?;
     let offline = c.scopes.iter().any(|s| s == "offline_access");
     // A login from before the identity ended every session (a replaced key), or one it
@@ -230,20 +249,18 @@ async fn code_grant(
     let ttl = g.refresh_ttl(&ctx.settings.lifetimes);
     let exp = now.plus_secs(ttl).secs();
     let family = grant::new_family(ctx.random.as_ref());
-    let (rt, rt_hash) =
-        grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, Some(&family), now);
+    let (rt, rt_hash) = grant::new_bound_refresh_token(
+        &ctx.settings,
+        ctx.random.as_ref(),
+        &g,
+        Some(&family),
+        refresh_binding(client, jkt),
+        now,
+    );
     // Sign first: if KMS is down the code is still unredeemed and the client can retry
     // (F1, F2); the tokens are handed out only once the transaction has committed.
-    let tokens = sign_tokens_for(
-        ctx,
-        &g,
-        &g.scopes,
-        Some(&identity),
-        Some(rt),
-        now,
-        aud.as_deref(),
-    )
-    .await?;
+    let tokens = (g.scopes.as_slice(), Some(&identity), Some(rt));
+    let tokens = sign_tokens_bound(ctx, &g, tokens, now, (aud.as_deref(), jkt)).await?;
     match ctx
         .store
         .redeem_code(
@@ -320,12 +337,19 @@ async fn refresh_token_and_grant(
     })
 }
 
+/// The DPoP key a new refresh token is bound to: a public client's proof key (RFC 9449 §5;
+/// a confidential client's refresh tokens are bound by its authentication already).
+fn refresh_binding<'a>(client: &Client, jkt: Option<&'a str>) -> Option<&'a str> {
+    jkt.filter(|_| client.client_type == crate::domain::client::ClientType::Public)
+}
+
 async fn refresh_grant(
     ctx: &Context,
     client: &Client,
     rt: &str,
     scope: Option<&str>,
     resource: &[String],
+    jkt: Option<&str>,
 ) -> Result<Issued, TokenError> {
     let now = ctx.clock.now();
     if rt.len() > grant::MAX_REFRESH_TOKEN_LEN {
@@ -347,6 +371,13 @@ async fn refresh_grant(
     ) else {
         return Err(invalid_grant("invalid or expired refresh token"));
     };
+    // A refresh token bound to a DPoP key (a public client's) needs a proof by that key.
+    let bound = grant::refresh_token_jkt(rt);
+    if bound.is_some() && bound.as_deref() != jkt {
+        return Err(invalid_grant(
+            "the refresh token is DPoP-bound: send a DPoP proof by its key",
+        ));
+    }
     let identity = live_identity(ctx, &g.value.sub, now).await?;
     grant_still_live(ctx, &g.value, &identity, now).await?;
     let window = client
@@ -378,11 +409,12 @@ async fn refresh_grant(
         .secs();
     // A token that carries a family key was found in its grant's record, which keeps the
     // family ([`Grants::find_refresh_token`]): the next one carries the same key.
-    let (new_rt, new_hash) = grant::new_refresh_token(
+    let (new_rt, new_hash) = grant::new_bound_refresh_token(
         &ctx.settings,
         ctx.random.as_ref(),
         &next,
         locator.family.as_deref(),
+        bound.as_deref(),
         now,
     );
     let rec = RefreshRecord {
@@ -391,16 +423,8 @@ async fn refresh_grant(
         generation: next.generation,
     };
     // Sign first, commit second: a KMS outage leaves the refresh token unrotated (F2).
-    let tokens = sign_tokens_for(
-        ctx,
-        &next,
-        &scopes,
-        Some(&identity),
-        Some(new_rt),
-        now,
-        aud.as_deref(),
-    )
-    .await?;
+    let tokens = (scopes.as_slice(), Some(&identity), Some(new_rt));
+    let tokens = sign_tokens_bound(ctx, &next, tokens, now, (aud.as_deref(), jkt)).await?;
     match ctx
         .store
         .rotate_grant(&g, &next, &new_hash, &rec, exp, now)
@@ -446,6 +470,16 @@ pub async fn poll_device_code(
     ctx: &Context,
     client: &Client,
     device_code: &str,
+) -> Result<Issued, TokenError> {
+    poll_device_code_bound(ctx, client, device_code, None).await
+}
+
+/// [`poll_device_code`], the tokens bound to the DPoP key `jkt` when a proof came.
+async fn poll_device_code_bound(
+    ctx: &Context,
+    client: &Client,
+    device_code: &str,
+    jkt: Option<&str>,
 ) -> Result<Issued, TokenError> {
     let now = ctx.clock.now();
     let unknown = || invalid_grant("invalid or used device code");
@@ -506,7 +540,7 @@ pub async fn poll_device_code(
                 auth_time,
                 method,
             };
-            issue_device_tokens(ctx, client, &hash, &old, &who, now).await
+            issue_device_tokens(ctx, client, &hash, (&old, &who), now, jkt).await
         }
     }
 }
@@ -551,9 +585,9 @@ async fn issue_device_tokens(
     ctx: &Context,
     client: &Client,
     hash: &str,
-    approved: &Versioned<DeviceAuthorization>,
-    who: &Authenticated,
+    (approved, who): (&Versioned<DeviceAuthorization>, &Authenticated),
     now: Timestamp,
+    jkt: Option<&str>,
 ) -> Result<Issued, TokenError> {
     let (sub, auth_time) = (who.sub.as_str(), who.auth_time);
     let identity = match ctx.store.identity(sub, now).await? {
@@ -582,14 +616,17 @@ async fn issue_device_tokens(
     let sso_exp = sso.expires_at(now, lifetimes.sso_idle, lifetimes.sso_max);
     let g = device_grant_record(ctx, client, approved, who, &sso.sid, now);
     let exp = now.plus_secs(g.refresh_ttl(&lifetimes)).secs();
-    let (rt, rt_hash) = grant::new_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, None, now);
+    let binding = refresh_binding(client, jkt);
+    let (rt, rt_hash) =
+        grant::new_bound_refresh_token(&ctx.settings, ctx.random.as_ref(), &g, None, binding, now);
     let refresh = RefreshRecord {
         grant_id: g.id.clone(),
         client_id: g.client_id.clone(),
         generation: 1,
     };
     // Sign first: if signing fails the code is still unspent and the device polls again.
-    let tokens = sign_tokens(ctx, &g, &g.scopes, Some(&identity), Some(rt), now).await?;
+    let tokens = (g.scopes.as_slice(), Some(&identity), Some(rt));
+    let tokens = sign_tokens_bound(ctx, &g, tokens, now, (None, jkt)).await?;
     match ctx
         .store
         .redeem_device_code(
@@ -627,6 +664,7 @@ async fn client_credentials(
     client: &Client,
     scope: Option<&str>,
     resource: &[String],
+    jkt: Option<&str>,
 ) -> Result<Issued, TokenError> {
     let now = ctx.clock.now();
     let aud = resource_indicator::at_client_credentials(
@@ -665,5 +703,6 @@ async fn client_credentials(
     };
     // Stateless: nothing is stored at issuance (no refresh token, no session); a revocation
     // writes a marker that introspection checks until the token would have expired.
-    Ok(sign_tokens_for(ctx, &g, &g.scopes, None, None, now, aud.as_deref()).await?)
+    let tokens = (g.scopes.as_slice(), None, None);
+    Ok(sign_tokens_bound(ctx, &g, tokens, now, (aud.as_deref(), jkt)).await?)
 }

@@ -4,11 +4,11 @@
 use lambda_http::Body;
 
 use crate::domain::client::Client;
-use crate::handlers::token::{basic_credentials, no_store};
+use crate::handlers::token::no_store;
 use crate::protocol::OAuthError;
 use crate::protocol::Params;
 use crate::usecase::resource::{self, LiveToken};
-use crate::usecase::token::{self, Presented};
+use crate::usecase::token;
 use crate::Context;
 use crate::{
     base, check_realm, cors, finish, form_pairs, json, query_pairs, source, HttpError, Request,
@@ -38,8 +38,14 @@ async fn client_and_token(
     let params = Params::from_pairs(form_pairs(req).map_err(|_| {
         OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
     })?);
-    let presented = Presented::from_params(basic_credentials(req)?, &params)?;
+    let presented = super::token::presented(ctx, req, &params)?;
     let client = token::authenticate(ctx, &presented, public, &source(req)).await?;
+    // A DPoP proof, when one came, is checked (RFC 9449 §4.3) and spent; it binds nothing here.
+    if let Some(p) = &presented.dpop {
+        resource::check_dpop(ctx, p, None, false)
+            .await
+            .map_err(token::TokenError::from)?;
+    }
     let t = params
         .one("token")
         .map_err(|_| OAuthError::invalid_request("token is repeated"))?
@@ -59,13 +65,19 @@ pub(crate) async fn revoke(ctx: &Context, req: Request) -> Result<Response, Http
     ))
 }
 
-/// The bearer token, from exactly one place (RFC 6750 §2; docs/requirements.md U3).
-fn bearer(req: &Request) -> Result<String, HttpError> {
+/// The access token, from exactly one place (RFC 6750 §2; docs/requirements.md U3), and
+/// whether it came in the `DPoP` scheme (RFC 9449 §7.1; the scheme's name in any case).
+fn bearer(req: &Request) -> Result<(String, bool), HttpError> {
     let mut found: Vec<String> = Vec::new();
+    let mut dpop = false;
     if let Some(h) = req.headers().get(http::header::AUTHORIZATION) {
         let h = h.to_str().unwrap_or("");
         match h.split_once(' ') {
             Some((scheme, t)) if scheme.eq_ignore_ascii_case("bearer") && !t.trim().is_empty() => {
+                found.push(t.trim().to_owned())
+            }
+            Some((scheme, t)) if scheme.eq_ignore_ascii_case("dpop") && !t.trim().is_empty() => {
+                dpop = true;
                 found.push(t.trim().to_owned())
             }
             _ => return Err(HttpError::invalid_token("malformed Authorization header")),
@@ -89,10 +101,34 @@ fn bearer(req: &Request) -> Result<String, HttpError> {
     }
     match found.len() {
         0 => Err(HttpError::token_required("an access token is required")),
-        1 => Ok(found.remove(0)),
+        1 => Ok((found.remove(0), dpop)),
         _ => Err(HttpError::bearer_invalid_request(
             "the access token was sent more than one way",
         )),
+    }
+}
+
+/// A DPoP challenge (RFC 9449 §7.1).
+fn dpop_error(error: &'static str, description: &'static str) -> HttpError {
+    HttpError::Dpop { error, description }
+}
+
+/// The request's DPoP proof for the access token `t`, checked and spent: its key's thumbprint.
+async fn dpop_proof(ctx: &Context, req: &Request, t: &str) -> Result<String, HttpError> {
+    let p = match super::token::dpop_presented(ctx, req) {
+        Ok(Some(p)) => p,
+        Ok(None) => {
+            return Err(dpop_error(
+                "invalid_dpop_proof",
+                "the DPoP scheme needs a DPoP proof",
+            ))
+        }
+        Err(why) => return Err(dpop_error("invalid_dpop_proof", why)),
+    };
+    match resource::check_dpop(ctx, &p, Some(t), false).await {
+        Ok(proof) => Ok(proof.jkt),
+        Err(resource::DpopError::Refused(r)) => Err(dpop_error(r.code(), r.description())),
+        Err(resource::DpopError::Store(e)) => Err(e.into()),
     }
 }
 
@@ -116,13 +152,45 @@ pub(crate) async fn userinfo(ctx: &Context, req: Request) -> Result<Response, Ht
 }
 
 async fn userinfo_of(ctx: &Context, req: &Request) -> Result<Response, HttpError> {
-    let t = bearer(req)?;
+    let (t, dpop_scheme) = bearer(req)?;
     let now = ctx.clock.now();
-    let Some(live) = resource::live_access_token(ctx, &t, now).await? else {
-        return Err(HttpError::invalid_token(
-            "the access token is invalid, expired or revoked",
-        ));
+    let proof = if dpop_scheme {
+        Some(dpop_proof(ctx, req, &t).await?)
+    } else {
+        None
     };
+    let Some(live) = resource::live_access_token(ctx, &t, now).await? else {
+        return Err(match proof {
+            Some(_) => dpop_error(
+                "invalid_token",
+                "the access token is invalid, expired or revoked",
+            ),
+            None => HttpError::invalid_token("the access token is invalid, expired or revoked"),
+        });
+    };
+    // RFC 9449 §7: a DPoP-bound token only with a proof by its key; a bearer token only as one.
+    match (live.claims.cnf.as_ref(), proof.as_deref()) {
+        (Some(cnf), Some(jkt)) if cnf.jkt == jkt => {}
+        (Some(_), Some(_)) => {
+            return Err(dpop_error(
+                "invalid_token",
+                "the DPoP proof's key is not the one the access token is bound to",
+            ))
+        }
+        (Some(_), None) => {
+            return Err(dpop_error(
+                "invalid_token",
+                "the access token is DPoP-bound: send it in the DPoP scheme with a proof",
+            ))
+        }
+        (None, Some(_)) => {
+            return Err(dpop_error(
+                "invalid_token",
+                "the access token is not DPoP-bound: send it in the Bearer scheme",
+            ))
+        }
+        (None, None) => {}
+    }
     // RFC 8707: a token for a resource server is that server's, not userinfo's.
     if live.claims.for_resource_server() {
         return Err(HttpError::invalid_token(

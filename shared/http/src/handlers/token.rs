@@ -3,9 +3,9 @@
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine;
 
-use crate::protocol::OAuthError;
 use crate::protocol::Params;
-use crate::usecase::token::{self, Presented};
+use crate::protocol::{OAuthError, OAuthErrorCode};
+use crate::usecase::token::{self, DpopPresented, Presented};
 use crate::Context;
 use crate::{check_realm, cors, form_pairs, json, source, HttpError, Request, Response};
 
@@ -50,17 +50,70 @@ pub(crate) fn no_store<T: serde::Serialize>(status: u16, v: &T) -> Response {
     r
 }
 
+/// The request's DPoP proof (RFC 9449 §4), with its method and the endpoint's public URL (the
+/// issuer and the path from `/protocol/` on); more than one `DPoP` header, or one that is not
+/// text, is refused with the reason.
+pub(crate) fn dpop_presented(
+    ctx: &Context,
+    req: &Request,
+) -> Result<Option<DpopPresented>, &'static str> {
+    let values: Vec<&http::HeaderValue> = req.headers().get_all("dpop").iter().collect();
+    let proof = match values.as_slice() {
+        [] => return Ok(None),
+        [one] => one.to_str().map_err(|_| "the DPoP header is not text")?,
+        _ => return Err("send one DPoP header"),
+    };
+    let path = req.uri().path();
+    let tail = path.find("/protocol/").map_or(path, |i| &path[i..]);
+    Ok(Some(DpopPresented {
+        proof: proof.trim().to_owned(),
+        htm: req.method().as_str().to_owned(),
+        htu: format!("{}{tail}", ctx.settings.issuer()),
+    }))
+}
+
+/// `invalid_dpop_proof` (400) for a DPoP header that cannot be read.
+fn bad_dpop(why: &'static str) -> HttpError {
+    HttpError::OAuth(OAuthError::new(OAuthErrorCode::InvalidDpopProof, why))
+}
+
+/// The answer of the token or PAR endpoint, with the server's current `DPoP-Nonce` when
+/// nonces are in use (RFC 9449 §8: with `use_dpop_nonce`, and with every answer so the client
+/// has the next one).
+pub(crate) fn with_dpop_nonce(ctx: &Context, answer: Result<Response, HttpError>) -> Response {
+    let mut r = answer.unwrap_or_else(HttpError::into_response);
+    if let Some(n) = token::dpop_nonce(ctx).and_then(|n| http::HeaderValue::from_str(&n).ok()) {
+        r.headers_mut().insert("dpop-nonce", n);
+    }
+    r
+}
+
+/// The credentials of a token or PAR request, with its DPoP proof.
+pub(crate) fn presented(
+    ctx: &Context,
+    req: &Request,
+    params: &Params,
+) -> Result<Presented, HttpError> {
+    let mut presented = Presented::from_params(basic_credentials(req)?, params)?;
+    presented.dpop = dpop_presented(ctx, req).map_err(bad_dpop)?;
+    Ok(presented)
+}
+
 /// `POST .../token`
 pub(crate) async fn token(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
-    let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
-        OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
-    })?);
-    let presented = Presented::from_params(basic_credentials(&req)?, &params)?;
-    let (client, issued) = token::token(ctx, &params, &presented, &source(&req)).await?;
-    Ok(cors::for_client(
-        &req,
-        &client,
-        no_store(200, &issued.response()),
-    ))
+    let answer = async {
+        let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
+            OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
+        })?);
+        let presented = presented(ctx, &req, &params)?;
+        let (client, issued) = token::token(ctx, &params, &presented, &source(&req)).await?;
+        Ok(cors::for_client(
+            &req,
+            &client,
+            no_store(200, &issued.response()),
+        ))
+    }
+    .await;
+    Ok(with_dpop_nonce(ctx, answer))
 }

@@ -51,6 +51,8 @@ pub const AUTH_ALG: &str = "token.endpoint.auth.signing.alg";
 
 /// Keycloak's attribute of a client that must push its authorization requests (RFC 9126).
 pub const REQUIRE_PAR: &str = "require.pushed.authorization.requests";
+/// Keycloak's attribute of a client whose access tokens are DPoP-bound (RFC 9449 §5.2).
+pub const DPOP_BOUND: &str = "dpop.bound.access.tokens";
 
 /// Keycloak's (token exchange v2) attribute of a client that may exchange tokens: in scanid,
 /// an agent the person may delegate to (RFC 8693).
@@ -117,6 +119,10 @@ pub fn to_representation(c: &Client) -> Value {
         attributes.insert(AUTH_ALG.into(), json!(k.alg.clone().unwrap_or_default()));
     }
     attributes.insert(REQUIRE_PAR.into(), json!(c.require_par.to_string()));
+    attributes.insert(
+        DPOP_BOUND.into(),
+        json!(c.dpop_bound_access_tokens.to_string()),
+    );
     attributes.insert(
         TOKEN_EXCHANGE.into(),
         json!(c.allows(GrantType::TokenExchange).to_string()),
@@ -187,6 +193,7 @@ pub fn as_new_client(c: &Client, local_development: bool) -> NewClient {
         admin_roles: c.admin_roles.clone(),
         jwks: c.jwks.clone(),
         require_par: c.require_par,
+        dpop_bound_access_tokens: c.dpop_bound_access_tokens,
         token_exchange: c.allows(GrantType::TokenExchange),
         profile: c.profile,
         refresh_rotation: c.refresh_rotation,
@@ -393,6 +400,12 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
         Some("true") => base.require_par = true,
         Some("false") => base.require_par = false,
         Some(_) => return Err(field(REQUIRE_PAR, "\"true\" or \"false\"")),
+        None => {}
+    }
+    match attr(DPOP_BOUND)? {
+        Some("true") => base.dpop_bound_access_tokens = true,
+        Some("false") => base.dpop_bound_access_tokens = false,
+        Some(_) => return Err(field(DPOP_BOUND, "\"true\" or \"false\"")),
         None => {}
     }
     match attr(DEVICE_GRANT)? {

@@ -67,6 +67,9 @@ pub struct AuthorizationRequest {
     /// S256 challenge (RFC 7636), 43 base64url characters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code_challenge: Option<String>,
+    /// `dpop_jkt` (RFC 9449 §10): the code is bound to this DPoP key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_jkt: Option<String>,
     /// `prompt`.
     #[serde(default, skip_serializing_if = "is_default")]
     pub prompt: Prompt,

@@ -113,6 +113,7 @@ pub fn validate_with(
         nonce,
         scopes,
         code_challenge,
+        dpop_jkt: dpop_jkt_of(params, &refuse)?,
         prompt,
         max_age,
         login_hint: short("login_hint"),
@@ -175,6 +176,25 @@ fn check_form(
         ));
     }
     Ok(())
+}
+
+/// `dpop_jkt` (RFC 9449 §10): the thumbprint of the DPoP key the code is bound to, 43
+/// base64url characters (a SHA-256).
+fn dpop_jkt_of(params: &Params, refuse: &Refuse) -> Result<Option<String>, AuthorizeError> {
+    match params.one("dpop_jkt") {
+        Ok(None) => Ok(None),
+        Ok(Some(j))
+            if j.len() == 43
+                && j.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') =>
+        {
+            Ok(Some(j.to_owned()))
+        }
+        _ => {
+            Err(refuse
+                .invalid("dpop_jkt must be a JWK SHA-256 thumbprint (43 base64url characters)"))
+        }
+    }
 }
 
 /// PKCE's `code_challenge`: S256 only, 43 base64url characters.

@@ -344,6 +344,7 @@ mod tests {
             nonce: Some("n".into()),
             scopes: Scopes::from_stored(["openid"]),
             code_challenge: None,
+            dpop_jkt: None,
             prompt: Prompt::default(),
             max_age: None,
             login_hint: None,
@@ -477,6 +478,7 @@ mod tests {
             nonce: Some(b43('n')),
             scopes: Scopes::from_stored(["openid", "profile", "email"]),
             code_challenge: Some(b43('c')),
+            dpop_jkt: None,
             prompt: Prompt::default(),
             max_age: None,
             login_hint: None,
@@ -498,6 +500,7 @@ mod tests {
             nonce: Some("n-1".into()),
             scopes: Scopes::from_stored(["openid", "profile"]),
             code_challenge: None,
+            dpop_jkt: None,
             ..real
         };
         for (ver, (step, login)) in

@@ -164,6 +164,10 @@ pub struct AuthCode {
     pub claims: crate::domain::claims_request::RequestedClaims,
     /// The PKCE S256 challenge the verifier must match.
     pub code_challenge: Option<String>,
+    /// The DPoP key the code is bound to (`dpop_jkt`, RFC 9449 §10): the token request's
+    /// proof must be by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpop_jkt: Option<String>,
     /// The resources granted (RFC 8707); the token request may narrow to one.
     #[serde(default)]
     pub resources: Vec<String>,

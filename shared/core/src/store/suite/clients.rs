@@ -26,6 +26,7 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         require_par: false,
         profile: None,
         refresh_rotation: Default::default(),
+        dpop_bound_access_tokens: false,
     };
     s.create_client(&client, T0).await.unwrap();
     assert!(matches!(
@@ -154,6 +155,7 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
         require_par: false,
         profile: None,
         refresh_rotation: Default::default(),
+        dpop_bound_access_tokens: false,
     };
     s.create_client(&client, T0).await.unwrap();
     let (got, version) = s.client(&client.client_id, T0).await.unwrap().unwrap();
@@ -217,6 +219,45 @@ pub async fn a_client_assertion_is_accepted_once<B: Backend + 'static>(s: Arc<B>
         s.spend_assertion(&client, &jti, exp + 60, T0.plus_secs(60))
             .await
             .unwrap(),
+        Outcome::Done,
+        "once expired, the record is gone"
+    );
+}
+
+/// A DPoP proof's `jti` is spent once (even by 20 at a time), per key, until it could no
+/// longer be accepted (RFC 9449 §11.1).
+pub async fn a_dpop_proof_is_accepted_once<B: Backend + 'static>(s: Arc<B>) {
+    use crate::store::{DpopProofs, Outcome};
+    let (jkt, jti) = (id("jkt"), id("jti"));
+    let exp = T0.secs() + 70;
+    let tries: Vec<_> = (0..20)
+        .map(|_| {
+            let (s, jkt, jti) = (s.clone(), jkt.clone(), jti.clone());
+            tokio::spawn(async move { s.spend_dpop_proof(&jkt, &jti, exp, T0).await.unwrap() })
+        })
+        .collect();
+    let mut won = 0;
+    for t in tries {
+        if t.await.unwrap() == Outcome::Done {
+            won += 1;
+        }
+    }
+    assert_eq!(won, 1, "exactly one of 20 concurrent uses");
+    let spend = |k: String, at: Timestamp, until: i64| {
+        let (s, jti) = (s.clone(), jti.clone());
+        async move { s.spend_dpop_proof(&k, &jti, until, at).await.unwrap() }
+    };
+    assert_eq!(
+        spend(id("other"), T0, exp).await,
+        Outcome::Done,
+        "another key's jti space"
+    );
+    assert_eq!(
+        spend(jkt.clone(), T0.plus_secs(60), exp).await,
+        Outcome::Lost
+    );
+    assert_eq!(
+        spend(jkt.clone(), T0.plus_secs(71), exp + 71).await,
         Outcome::Done,
         "once expired, the record is gone"
     );

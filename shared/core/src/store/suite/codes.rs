@@ -22,6 +22,7 @@ pub async fn a_redeemed_code_points_to_its_grant<B: Backend + 'static>(s: Arc<B>
         )
         .unwrap(),
         code_challenge: None,
+        dpop_jkt: None,
         // RFC 8707: the granted resources travel with the code and the grant.
         resources: vec!["https://api.example/".into(), "urn:example:mcp".into()],
         sub: Subject::new("sub-1"),
@@ -248,6 +249,7 @@ pub(super) fn code_grant_fixture(
         nonce: Some("n-1".into()),
         claims: Default::default(),
         code_challenge: None,
+        dpop_jkt: None,
         resources: vec![],
         sub: Subject::new("sub-1"),
         sid: SessionId::new("sid-1"),

@@ -102,6 +102,7 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         require_par: false,
         profile: None,
         refresh_rotation: Default::default(),
+        dpop_bound_access_tokens: false,
     };
     s.create_client(&client, T0).await.unwrap();
     let consent = Consent {

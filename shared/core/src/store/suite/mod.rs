@@ -65,6 +65,7 @@ macro_rules! adapter_suite {
                 initial_access_tokens_are_spent_once_per_use_and_expire,
                 a_self_registered_client_keeps_its_registration,
                 a_client_assertion_is_accepted_once,
+                a_dpop_proof_is_accepted_once,
                 device_authorizations_are_found_by_user_code_and_expire,
                 a_device_code_is_redeemed_once,
                 an_identity_keeps_the_places_it_approved_logins_from,

@@ -308,6 +308,7 @@ pub async fn eventual_reads_check_expiry_and_write_through<B: Backend + 'static>
         nonce: None,
         scopes: Scopes::from_stored(["openid"]),
         code_challenge: None,
+        dpop_jkt: None,
         prompt: Prompt::default(),
         max_age: None,
         login_hint: None,
