@@ -237,7 +237,7 @@ settings! {
     }
     REGISTRATION_CORS_ORIGINS registration_cors_origins = "SCANID_REGISTRATION_CORS_ORIGINS" {
         flag: Some("registration-cors-origin"), default: None, repeatable: true,
-        help: "A browser origin (scheme://host[:port]) that may call the client registration endpoint (CORS; repeatable; default none)",
+        help: "A browser origin (scheme://host or scheme://host:port) that may call the client registration endpoint (CORS; repeatable; default none)",
     }
     CLIENT_ID_METADATA_DOCUMENTS client_id_metadata_documents = "SCANID_CLIENT_ID_METADATA_DOCUMENTS" {
         flag: Some("client-id-metadata-documents"), default: Some("true"), repeatable: false,
