@@ -396,44 +396,30 @@ mod tests {
     }
 
     #[test]
-    fn consent_page_says_an_agent_may_act_for_the_person() {
-        let html = render(&ConsentPage {
-            nonce: "N0NCE",
-            tr: &Tr::new(crate::domain::locale::Locale::En),
-            client: EVIL,
-            display_name: "Carol",
-            user_name: "carol",
-            scopes: vec!["Your name".to_owned()],
-            resources: vec![],
-            action: "/a",
-            session: "s",
-            csrf: "c",
-            host: "tool.example",
-            self_registered: false,
-            agent: true,
-        });
-        assert!(html.contains(&format!(
+    fn consent_page_says_when_a_client_named_itself_or_is_an_agent() {
+        let tr = Tr::new(crate::domain::locale::Locale::En);
+        let page = |self_registered, agent| {
+            render(&ConsentPage {
+                nonce: "N0NCE",
+                tr: &tr,
+                client: EVIL,
+                display_name: "Carol",
+                user_name: "carol",
+                scopes: vec!["Your name".to_owned()],
+                resources: vec![],
+                action: "/a",
+                session: "s",
+                csrf: "c",
+                host: "tool.example",
+                self_registered,
+                agent,
+            })
+        };
+        // An agent (token exchange): allowing lets it act for the person, and the page says so.
+        assert!(page(false, true).contains(&format!(
             "<p class=\"agent\" id=\"delegation\"><strong>{ESCAPED} is an agent: if you allow, it may also act for you"
         )));
-    }
-
-    #[test]
-    fn consent_page_says_when_a_client_named_itself() {
-        let html = render(&ConsentPage {
-            nonce: "N0NCE",
-            tr: &Tr::new(crate::domain::locale::Locale::En),
-            client: EVIL,
-            display_name: "Carol",
-            user_name: "carol",
-            scopes: vec!["Your name".to_owned()],
-            resources: vec![],
-            action: "/a",
-            session: "s",
-            csrf: "c",
-            host: "tool.example",
-            self_registered: true,
-            agent: false,
-        });
+        let html = page(true, false);
         assert!(!html.contains("is an agent"));
         assert!(html.contains(&format!(
             "<p class=\"muted\">{ESCAPED} registered itself with this service: nobody has checked that name.</p>"

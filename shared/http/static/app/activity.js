@@ -1,7 +1,7 @@
 // The recent logins, each with "This wasn't me".
 import * as device from './device.js';
 import { showHome } from './home.js';
-import { busy, h, message, show } from './ui.js';
+import { askFirst, h, message, show } from './ui.js';
 import { dateTime, t } from './i18n.js';
 import { flagText, placeText } from './where.js';
 
@@ -54,36 +54,20 @@ function activityEntry(me, l) {
     return li;
   }
   if (!l.id || l.outcome !== 'approved') return li;
-  const area = h('div');
-  const ask = h('button', { type: 'button', class: 'danger report' }, t('activity-not-me'));
-  ask.addEventListener('click', () => {
-    const yes = h(
-      'button',
-      { type: 'button', class: 'danger', id: 'report-confirm' },
-      t('activity-yes'),
-    );
-    const no = h('button', { type: 'button', id: 'report-cancel' }, t('cancel'));
-    const out = h('div');
-    no.addEventListener('click', () => area.replaceChildren(ask));
-    yes.addEventListener('click', () =>
-      busy(yes, out, async () => {
+  li.append(
+    askFirst({
+      label: t('activity-not-me'),
+      className: 'report',
+      question: t('activity-ask', { client: l.client_name }),
+      yes: t('activity-yes'),
+      yesId: 'report-confirm',
+      noId: 'report-cancel',
+      act: async () => {
         const done = await device.reportLogin(me, l.id);
         await showActivity(me, reportedNote(l.client_name, done));
-      }),
-    );
-    area.replaceChildren(
-      h(
-        'p',
-        { class: 'note error small', role: 'alert' },
-        t('activity-ask', { client: l.client_name }),
-      ),
-      h('div', { class: 'buttons' }, yes, no),
-      out,
-    );
-    yes.focus();
-  });
-  area.append(ask);
-  li.append(area);
+      },
+    }),
+  );
   return li;
 }
 

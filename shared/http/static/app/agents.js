@@ -3,7 +3,7 @@
 // tokens stop working at once.
 import * as device from './device.js';
 import { showHome } from './home.js';
-import { busy, h, message, show } from './ui.js';
+import { askFirst, h, message, show } from './ui.js';
 import { dateTime, t } from './i18n.js';
 
 export async function showAgents(me, note) {
@@ -38,35 +38,19 @@ function agentEntry(me, a) {
       ? h('p', { class: 'small' }, t('agents-resources', { resources: a.resources.join(' · ') }))
       : null,
   );
-  const area = h('div');
-  const ask = h('button', { type: 'button', class: 'danger withdraw' }, t('agents-withdraw'));
-  ask.addEventListener('click', () => {
-    const yes = h(
-      'button',
-      { type: 'button', class: 'danger', id: 'withdraw-confirm' },
-      t('agents-withdraw'),
-    );
-    const no = h('button', { type: 'button', id: 'withdraw-cancel' }, t('cancel'));
-    const out = h('div');
-    no.addEventListener('click', () => area.replaceChildren(ask));
-    yes.addEventListener('click', () =>
-      busy(yes, out, async () => {
+  li.append(
+    askFirst({
+      label: t('agents-withdraw'),
+      className: 'withdraw',
+      question: t('agents-ask', { client: a.client_name }),
+      yes: t('agents-withdraw'),
+      yesId: 'withdraw-confirm',
+      noId: 'withdraw-cancel',
+      act: async () => {
         await device.withdrawDelegation(me, a.client_id);
         await showAgents(me, t('agents-withdrawn', { client: a.client_name }));
-      }),
-    );
-    area.replaceChildren(
-      h(
-        'p',
-        { class: 'note error small', role: 'alert' },
-        t('agents-ask', { client: a.client_name }),
-      ),
-      h('div', { class: 'buttons' }, yes, no),
-      out,
-    );
-    yes.focus();
-  });
-  area.append(ask);
-  li.append(area);
+      },
+    }),
+  );
   return li;
 }

@@ -49,6 +49,32 @@ export async function busy(button, out, work) {
   }
 }
 
+/**
+ * A button that asks before it acts: pressed, it shows `question` (an alert) with a confirming
+ * button (`yes`, id `yesId`) and Cancel (id `noId`), which puts the button back; confirmed,
+ * `act()` runs with the confirming button busy (a failure is shown below it). Returns the area
+ * to place.
+ */
+export function askFirst({ label, className, question, yes, yesId, noId, act }) {
+  const area = h('div');
+  const ask = h('button', { type: 'button', class: `danger ${className}` }, label);
+  ask.addEventListener('click', () => {
+    const confirm = h('button', { type: 'button', class: 'danger', id: yesId }, yes);
+    const no = h('button', { type: 'button', id: noId }, i18n.t('cancel'));
+    const out = h('div');
+    no.addEventListener('click', () => area.replaceChildren(ask));
+    confirm.addEventListener('click', () => busy(confirm, out, act));
+    area.replaceChildren(
+      h('p', { class: 'note error small', role: 'alert' }, question),
+      h('div', { class: 'buttons' }, confirm, no),
+      out,
+    );
+    confirm.focus();
+  });
+  area.append(ask);
+  return area;
+}
+
 export function field(label, input, hint) {
   const id = input.id;
   return h(
