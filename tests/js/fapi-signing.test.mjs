@@ -18,7 +18,7 @@ import {
   generateKeyPair,
   jwtVerify,
 } from 'jose';
-import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
+import { startServer, startCallback, launchBrowser, cli, enroll, qrLogin } from './helpers.mjs';
 
 let server, rp, browser, dave, privateKey, adminToken;
 
@@ -90,24 +90,8 @@ async function register(alg) {
   });
 }
 
-async function browserLogin(url) {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  await page.goto(url.toString());
-  const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
-  assert.equal((await approve(server, dave, payload, { page })).status, 'approved');
-  await page.waitForURL(
-    (u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()),
-    { timeout: 10_000 },
-  );
-  if (!page.url().startsWith(rp.url)) {
-    await page.click('button[name="consent"][value="allow"]');
-    await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
-  }
-  const landed = new URL(page.url());
-  await ctx.close();
-  return landed;
-}
+/** Logs dave in through the QR login; resolves to the callback URL the RP received. */
+const browserLogin = (url) => qrLogin(browser, server, dave, rp.url, url);
 
 test('PS256 and EdDSA keys through the admin API; discovery and registration follow them', async () => {
   const before = await (await fetch(`${server.issuer}/.well-known/openid-configuration`)).json();

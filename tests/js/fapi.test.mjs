@@ -24,7 +24,7 @@ import {
   generateKeyPair,
   jwtVerify,
 } from 'jose';
-import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
+import { startServer, startCallback, launchBrowser, cli, enroll, qrLogin } from './helpers.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let server, rp, browser, carol, privateKey;
@@ -82,24 +82,8 @@ after(async () => {
   await server?.stop();
 });
 
-async function browserLogin(url) {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  await page.goto(url.toString());
-  const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
-  assert.equal((await approve(server, carol, payload, { page })).status, 'approved');
-  await page.waitForURL(
-    (u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()),
-    { timeout: 10_000 },
-  );
-  if (!page.url().startsWith(rp.url)) {
-    await page.click('button[name="consent"][value="allow"]');
-    await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
-  }
-  const landed = new URL(page.url());
-  await ctx.close();
-  return landed;
-}
+/** Logs carol in through the QR login; resolves to the callback URL the RP received. */
+const browserLogin = (url) => qrLogin(browser, server, carol, rp.url, url);
 
 test('openid-client: private_key_jwt, PAR and PKCE through a QR login; jose verifies the tokens', async () => {
   const config = await oidc.discovery(

@@ -290,3 +290,28 @@ export async function startLocalhostServer(storeFlags) {
     }
   }
 }
+
+/**
+ * Logs `identity` in through the QR login in a fresh context of `browser`: the reference app
+ * approves with the number the page shows, the consent page is allowed when it comes. Resolves
+ * to the URL the relying party at `rpUrl` received.
+ */
+export async function qrLogin(browser, server, identity, rpUrl, url) {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(url.toString());
+  const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
+  const approved = await approve(server, identity, payload, { page });
+  if (approved.status !== 'approved') throw new Error(`not approved: ${JSON.stringify(approved)}`);
+  await page.waitForURL(
+    (u) => u.toString().startsWith(rpUrl) || /login-actions\/consent/.test(u.toString()),
+    { timeout: 10_000 },
+  );
+  if (!page.url().startsWith(rpUrl)) {
+    await page.click('button[name="consent"][value="allow"]');
+    await page.waitForURL((u) => u.toString().startsWith(rpUrl), { timeout: 10_000 });
+  }
+  const landed = new URL(page.url());
+  await ctx.close();
+  return landed;
+}

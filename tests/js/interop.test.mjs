@@ -6,7 +6,15 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
+import {
+  startServer,
+  startCallback,
+  launchBrowser,
+  cli,
+  enroll,
+  approve,
+  qrLogin,
+} from './helpers.mjs';
 
 let server, rp, browser, bob, secret;
 
@@ -36,25 +44,8 @@ after(async () => {
   await server?.stop();
 });
 
-/** Logs in in the browser; resolves to the callback URL the RP received. */
-async function browserLogin(url) {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  await page.goto(url.toString());
-  const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
-  assert.equal((await approve(server, bob, payload, { page })).status, 'approved');
-  await page.waitForURL(
-    (u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()),
-    { timeout: 10_000 },
-  );
-  if (!page.url().startsWith(rp.url)) {
-    await page.click('button[name="consent"][value="allow"]');
-    await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
-  }
-  const landed = new URL(page.url());
-  await ctx.close();
-  return landed;
-}
+/** Logs bob in through the QR login; resolves to the callback URL the RP received. */
+const browserLogin = (url) => qrLogin(browser, server, bob, rp.url, url);
 
 for (const method of ['client_secret_post', 'client_secret_basic']) {
   test(`openid-client (${method}): discovery, code + PKCE, id_token, userinfo, refresh, introspect, revoke`, async () => {

@@ -8,7 +8,7 @@
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
-import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
+import { startServer, startCallback, launchBrowser, cli, enroll, qrLogin } from './helpers.mjs';
 
 const emulator = process.env.SCANID_TEST_AWS_ENDPOINT;
 if (emulator) {
@@ -67,25 +67,8 @@ async function initialAccessToken(uses) {
   return out.initial_access_token;
 }
 
-/** Logs in in the browser; resolves to the callback URL the RP received. */
-async function browserLogin(url) {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  await page.goto(url.toString());
-  const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
-  assert.equal((await approve(server, carol, payload, { page })).status, 'approved');
-  await page.waitForURL(
-    (u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()),
-    { timeout: 10_000 },
-  );
-  if (!page.url().startsWith(rp.url)) {
-    await page.click('button[name="consent"][value="allow"]');
-    await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
-  }
-  const landed = new URL(page.url());
-  await ctx.close();
-  return landed;
-}
+/** Logs carol in through the QR login; resolves to the callback URL the RP received. */
+const browserLogin = (url) => qrLogin(browser, server, carol, rp.url, url);
 
 /** The code flow with PKCE for `config`: the validated token response. */
 async function codeFlow(config) {

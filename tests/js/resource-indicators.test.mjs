@@ -7,7 +7,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
 import { createRemoteJWKSet, jwtVerify, UnsecuredJWT, generateKeyPair } from 'jose';
-import { startServer, startCallback, launchBrowser, cli, enroll, approve } from './helpers.mjs';
+import { startServer, startCallback, launchBrowser, cli, enroll, qrLogin } from './helpers.mjs';
 
 const API = 'https://api.example/v1';
 const MCP = 'https://mcp.example/mcp';
@@ -51,25 +51,8 @@ after(async () => {
   await server?.stop();
 });
 
-/** Logs in in the browser; resolves to the callback URL the RP received. */
-async function browserLogin(url) {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  await page.goto(url.toString());
-  const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
-  assert.equal((await approve(server, carol, payload, { page })).status, 'approved');
-  await page.waitForURL(
-    (u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()),
-    { timeout: 10_000 },
-  );
-  if (!page.url().startsWith(rp.url)) {
-    await page.click('button[name="consent"][value="allow"]');
-    await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
-  }
-  const landed = new URL(page.url());
-  await ctx.close();
-  return landed;
-}
+/** Logs carol in through the QR login; resolves to the callback URL the RP received. */
+const browserLogin = (url) => qrLogin(browser, server, carol, rp.url, url);
 
 /** Where the authorization endpoint sends the browser at once (an error redirect). */
 async function redirectedTo(url) {
