@@ -114,12 +114,18 @@ pub fn decide(
         ConsentInput::Open if known.remembered => Complete { remember: None },
         ConsentInput::Open => Ask,
         ConsentInput::Submit { csrf, choice } => {
-            let expected = csrf_token(browser_secret, &login.id);
-            let genuine = csrf.is_some_and(|p| {
-                aws_lc_rs::constant_time::verify_slices_are_equal(p.as_bytes(), expected.as_bytes())
+            let matches = |expected: String| {
+                csrf.is_some_and(|p| {
+                    aws_lc_rs::constant_time::verify_slices_are_equal(
+                        p.as_bytes(),
+                        expected.as_bytes(),
+                    )
                     .is_ok()
-            });
-            if !genuine {
+                })
+            };
+            // The agent's page carries its own token: the form proves what the page said.
+            let delegation = matches(delegation_csrf_token(browser_secret, &login.id));
+            if !delegation && !matches(csrf_token(browser_secret, &login.id)) {
                 return Refuse(ConsentRefusal::Forged);
             }
             match choice {
@@ -129,8 +135,7 @@ pub fn decide(
                         granted_at: now,
                         claims: login.request.claims.all(),
                         resources: login.request.resources.clone(),
-                        // Set by the caller, which knows whether the client is an agent.
-                        delegation: false,
+                        delegation,
                     }),
                 },
                 Some("deny") => Deny { by_user: true },
@@ -144,6 +149,14 @@ pub fn decide(
 /// (docs/requirements.md B3); nothing to store.
 pub fn csrf_token(browser_secret: &str, login_id: &str) -> String {
     login::hash(&format!("consent-csrf:{browser_secret}:{login_id}"))
+}
+
+/// The consent form's anti-CSRF token on an agent's page (one that said the agent may act for
+/// the person): allowing with it is a delegation (RFC 8693 token exchange,
+/// [`crate::domain::delegation`]). Another token than the plain one, so the consent records
+/// what the page said without reading the client again.
+pub fn delegation_csrf_token(browser_secret: &str, login_id: &str) -> String {
+    login::hash(&format!("consent-csrf-agent:{browser_secret}:{login_id}"))
 }
 
 #[cfg(test)]
@@ -220,6 +233,31 @@ mod tests {
         assert_eq!(
             decide(&l, SECRET, remembered, ConsentInput::Open, T0),
             ConsentDecision::Complete { remember: None }
+        );
+    }
+
+    #[test]
+    fn allow_on_an_agents_page_records_a_delegation() {
+        let l = approved();
+        let agent = delegation_csrf_token(SECRET, &l.id);
+        let ConsentDecision::Complete { remember: Some(c) } =
+            decide(&l, SECRET, LIVE, submit(&agent, "allow"), T0)
+        else {
+            panic!("expected a remembered consent");
+        };
+        assert!(c.delegation);
+        let plain = csrf_token(SECRET, &l.id);
+        let ConsentDecision::Complete { remember: Some(c) } =
+            decide(&l, SECRET, LIVE, submit(&plain, "allow"), T0)
+        else {
+            panic!("expected a remembered consent");
+        };
+        assert!(!c.delegation);
+        // Another login's agent token is no token.
+        let other = delegation_csrf_token(SECRET, "another-login");
+        assert_eq!(
+            decide(&l, SECRET, LIVE, submit(&other, "allow"), T0),
+            ConsentDecision::Refuse(ConsentRefusal::Forged)
         );
     }
 

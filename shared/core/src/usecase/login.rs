@@ -726,18 +726,10 @@ pub async fn consent(
             }),
             None => Ok(ConsentOutcome::Refused(ConsentRefusal::UnknownClient)),
         },
-        ConsentDecision::Complete { mut remember } => {
+        ConsentDecision::Complete { remember } => {
             let Some(who) = approved else {
                 return Ok(ConsentOutcome::Refused(ConsentRefusal::NotApproved));
             };
-            if let Some(c) = remember.as_mut() {
-                // Allowed on a page that said the agent may act for the person.
-                c.delegation = ctx
-                    .store
-                    .client(&l.request.client_id, now)
-                    .await?
-                    .is_some_and(|(c, _)| c.allows(GrantType::TokenExchange));
-            }
             let sub = who.sub.clone();
             let done = complete(
                 ctx,

@@ -4,7 +4,7 @@
 use lambda_http::Body;
 use serde_json::json;
 
-use crate::domain::consent::{csrf_token, ConsentInput};
+use crate::domain::consent::{csrf_token, delegation_csrf_token, ConsentInput};
 use crate::domain::identity::Identity;
 use crate::domain::login::{self, QrLogin};
 use crate::i18n::Tr;
@@ -469,7 +469,12 @@ pub(crate) async fn consent(ctx: &Context, req: Request) -> Result<Response, Htt
             &s.value,
             &client,
             &identity,
-            &csrf_token(&browser, &s.value.id),
+            // An agent's page says it may act for the person; its form's token says so back.
+            &if client.allows(crate::domain::client::GrantType::TokenExchange) {
+                delegation_csrf_token(&browser, &s.value.id)
+            } else {
+                csrf_token(&browser, &s.value.id)
+            },
         )),
         ConsentOutcome::Completed(done) => Ok(login_completed(ctx, &tr, &s, done, after_post)),
         ConsentOutcome::DeviceGrant {

@@ -151,10 +151,13 @@ async fn a_consent_from_before_the_client_became_an_agent_is_asked_again_and_the
     else {
         panic!("expected the consent page again, got {d:?}");
     };
-    let ConsentOutcome::Completed(_) = env
-        .submit_consent(&login.id, &browser_secret, "allow")
-        .await
-    else {
+    // The page said the shop may act for Alice: its form carries the agent page's token.
+    let csrf = crate::domain::consent::delegation_csrf_token(browser_secret.expose(), &login.id);
+    let submit = ConsentInput::Submit {
+        csrf: Some(&csrf),
+        choice: Some("allow"),
+    };
+    let ConsentOutcome::Completed(_) = env.consent(&login.id, &browser_secret, submit).await else {
         panic!("expected a code");
     };
     let now_delegated = env
