@@ -52,7 +52,8 @@ pub struct Context {
     pub random: Arc<dyn Random>,
     /// The discovery document, serialized once per set of active signing algorithms
     /// ([`Context::discovery_json`]).
-    pub(crate) discovery: std::sync::Mutex<(Vec<crate::keys::Alg>, Bytes)>,
+    /// Read without a lock on every request (arc-swap); replaced only when they change.
+    pub(crate) discovery: arc_swap::ArcSwap<(Vec<crate::keys::Alg>, Bytes)>,
     /// Every client's web origins, for CORS preflights (read again every minute).
     pub web_origins: crate::store::origins::OriginCache,
     /// Where hosted profile photos live; `None` where photos are not served (a Lambda
@@ -117,7 +118,7 @@ impl Context {
     ) -> Result<Self, StartError> {
         let discovery_json = discovery_document(&settings, algs)
             .map_err(|e| StartError::Unsupported(format!("discovery: {e}")))?;
-        let discovery = std::sync::Mutex::new((algs.to_vec(), discovery_json));
+        let discovery = arc_swap::ArcSwap::from_pointee((algs.to_vec(), discovery_json));
         Ok(Self {
             settings,
             store,
@@ -204,18 +205,23 @@ impl Context {
     /// or EdDSA key activated by a rotation is listed in `id_token_signing_alg_values_supported`
     /// within the keys' reload, not at the next start).
     pub async fn discovery_json(&self) -> Bytes {
-        let algs = self.keyring().await.algs();
-        let mut cached = match self.discovery.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        if cached.0 != algs {
-            match discovery_document(&self.settings, &algs) {
-                Ok(doc) => *cached = (algs, doc),
-                Err(e) => tracing::error!(error = %e, "discovery document"),
+        let keys = self.keyring().await;
+        let cached = self.discovery.load();
+        if cached.0 == keys.active_algs() {
+            return cached.1.clone();
+        }
+        let algs = keys.algs();
+        match discovery_document(&self.settings, &algs) {
+            Ok(doc) => {
+                self.discovery
+                    .store(std::sync::Arc::new((algs, doc.clone())));
+                doc
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "discovery document");
+                cached.1.clone()
             }
         }
-        cached.1.clone()
     }
 }
 

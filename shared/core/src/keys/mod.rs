@@ -170,6 +170,11 @@ impl Keyring {
         self.active.clone()
     }
 
+    /// [`Self::algs`] without a copy.
+    pub fn active_algs(&self) -> &[Alg] {
+        &self.active
+    }
+
     /// The published key with id `kid`, if any.
     pub fn verifying_key(&self, kid: &str) -> Option<&VerifyingKey> {
         self.verifiers.get(kid)
