@@ -67,6 +67,7 @@ pub async fn push(
         resources: &ctx.settings.resources,
         issuer: &issuer,
         now,
+        signing_alg: ctx.settings.signing_alg,
     };
     match authorize::validate_with(&request.params(), Some(&client), &policy) {
         Ok(_) => {}
