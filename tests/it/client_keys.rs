@@ -34,14 +34,14 @@ impl Key {
         }
     }
 
-    fn jwk(&self) -> Value {
+    pub(crate) fn jwk(&self) -> Value {
         let point = self.pair.public_key().as_ref();
         json!({"kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": self.kid,
             "x": URL_SAFE_NO_PAD.encode(&point[1..33]), "y": URL_SAFE_NO_PAD.encode(&point[33..])})
     }
 
     /// A compact JWS (ES256) over `claims`, with this key's `kid`.
-    fn sign(&self, claims: &Value) -> String {
+    pub(crate) fn sign(&self, claims: &Value) -> String {
         let header = json!({"alg": "ES256", "typ": "JWT", "kid": self.kid});
         let input = format!(
             "{}.{}",

@@ -43,6 +43,7 @@ mod import_overwrite;
 mod languages;
 mod load_driver;
 mod login;
+mod message_signing;
 mod passkey_login;
 mod passkeys;
 mod properties;

@@ -89,6 +89,10 @@ pub struct Client {
     /// Its authorization requests must be pushed first (RFC 9126 §6).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub require_par: bool,
+    /// Its pushed requests must carry a request object signed with its keys (RFC 9101 §10.5,
+    /// `require_signed_request_object`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub require_signed_request_object: bool,
     /// The profile it is held to ([`crate::domain::profile`]: FAPI 2.0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::domain::profile::Profile>,
@@ -397,6 +401,8 @@ pub struct NewClient {
     pub jwks: Option<crate::domain::client_assertion::ClientKeys>,
     /// Its authorization requests must be pushed first (RFC 9126).
     pub require_par: bool,
+    /// Its pushed requests must carry a signed request object (RFC 9101 §10.5).
+    pub require_signed_request_object: bool,
     /// A DPoP proof is required at the token endpoint (RFC 9449 §5.2).
     pub dpop_bound_access_tokens: bool,
     /// An agent (confidential only): may exchange a person's access token for a narrower one
@@ -565,6 +571,7 @@ pub fn register(
         admin_roles: dedup_roles(new.admin_roles),
         jwks: new.jwks,
         require_par: new.require_par,
+        require_signed_request_object: new.require_signed_request_object,
         profile: new.profile,
         refresh_rotation: new.refresh_rotation,
         dpop_bound_access_tokens: new.dpop_bound_access_tokens,

@@ -155,7 +155,9 @@ async fn decide(
         return Ok(AuthorizeDecision::ErrorPage("unknown client_id".into()));
     };
     req.claims.locale = cookies.page_locale.clone();
-    if pushed.is_none() && (client.require_par || ctx.settings.require_par) {
+    // A signed request object is accepted pushed only: a client that must sign must push.
+    let must_push = client.require_par || client.require_signed_request_object;
+    if pushed.is_none() && (must_push || ctx.settings.require_par) {
         let e = OAuthError::new(OAuthErrorCode::InvalidRequest, PAR_REQUIRED);
         return Ok(refuse_at_once(&client, &req, e, &issuer));
     }

@@ -51,6 +51,9 @@ pub const AUTH_ALG: &str = "token.endpoint.auth.signing.alg";
 
 /// Keycloak's attribute of a client that must push its authorization requests (RFC 9126).
 pub const REQUIRE_PAR: &str = "require.pushed.authorization.requests";
+/// Keycloak's attribute of whether a request object is required (`not required`, `request`,
+/// `request or request_uri`): scanid requires a signed one, pushed (RFC 9101 §10.5).
+pub const REQUEST_OBJECT: &str = "request.object.required";
 /// Keycloak's attribute of a client whose access tokens are DPoP-bound (RFC 9449 §5.2).
 pub const DPOP_BOUND: &str = "dpop.bound.access.tokens";
 
@@ -119,6 +122,14 @@ pub fn to_representation(c: &Client) -> Value {
         attributes.insert(AUTH_ALG.into(), json!(k.alg.clone().unwrap_or_default()));
     }
     attributes.insert(REQUIRE_PAR.into(), json!(c.require_par.to_string()));
+    attributes.insert(
+        REQUEST_OBJECT.into(),
+        json!(if c.require_signed_request_object {
+            "request"
+        } else {
+            "not required"
+        }),
+    );
     attributes.insert(
         DPOP_BOUND.into(),
         json!(c.dpop_bound_access_tokens.to_string()),
@@ -193,6 +204,7 @@ pub fn as_new_client(c: &Client, local_development: bool) -> NewClient {
         admin_roles: c.admin_roles.clone(),
         jwks: c.jwks.clone(),
         require_par: c.require_par,
+        require_signed_request_object: c.require_signed_request_object,
         dpop_bound_access_tokens: c.dpop_bound_access_tokens,
         token_exchange: c.allows(GrantType::TokenExchange),
         profile: c.profile,
@@ -396,6 +408,17 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
             Some(_) => Err(field(name, "an attribute's value is a string")),
         }
     };
+    match attr(REQUEST_OBJECT)? {
+        Some("request" | "request or request_uri") => base.require_signed_request_object = true,
+        Some("not required") => base.require_signed_request_object = false,
+        Some(_) => {
+            return Err(field(
+                REQUEST_OBJECT,
+                "\"not required\", \"request\" or \"request or request_uri\"",
+            ))
+        }
+        None => {}
+    }
     match attr(REQUIRE_PAR)? {
         Some("true") => base.require_par = true,
         Some("false") => base.require_par = false,
