@@ -350,3 +350,68 @@ fn signed_request_objects_at_par_and_jarm_on_dynamodb() {
     let s = TestServer::start(dir.path(), &flags);
     message_signing_flow(&s, &key);
 }
+
+/// A client registering itself (RFC 7591) asks for signed request objects and names its one
+/// algorithm by the JARM and introspection metadata; then pushes only signed requests.
+#[test]
+fn a_self_registered_client_asks_for_message_signing() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(
+        dir.path(),
+        &["--open-client-registration", "true", LENIENT[0], LENIENT[1]],
+    );
+    let key = Key::new("r1");
+    let register = |body: Value| {
+        scanid_tests::request(
+            "POST",
+            &s.url("/realms/scanid/clients-registrations/openid-connect"),
+            &[("Content-Type", "application/json")],
+            body.to_string().as_bytes(),
+        )
+    };
+    let body = json!({
+        "redirect_uris": [CB],
+        "token_endpoint_auth_method": "private_key_jwt",
+        "jwks": { "keys": [key.jwk()] },
+        "require_signed_request_object": true,
+        "authorization_signed_response_alg": "ES256",
+        "introspection_signed_response_alg": "ES256",
+    });
+    let mut conflicting = body.clone();
+    conflicting["id_token_signed_response_alg"] = json!("RS256");
+    let r = register(conflicting);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_client_metadata");
+    let r = register(body);
+    assert_eq!(r.status, 201, "{}", r.text());
+    let got = r.json();
+    assert_eq!(got["require_signed_request_object"], true);
+    assert_eq!(got["authorization_signed_response_alg"], "ES256");
+    assert_eq!(got["introspection_signed_response_alg"], "ES256");
+    let id = got["client_id"].as_str().unwrap().to_owned();
+    let pushed = |request: Option<&str>| {
+        let assertion = key.assertion(&id, json!(s.issuer));
+        let mut pairs = vec![
+            ("client_id", id.as_str()),
+            ("client_assertion_type", JWT_BEARER),
+            ("client_assertion", assertion.as_str()),
+            ("response_type", "code"),
+            ("redirect_uri", CB),
+            ("scope", "openid"),
+            ("state", "s"),
+        ];
+        if let Some(r) = request {
+            pairs.push(("request", r));
+        }
+        post_form(&s.oidc("ext/par/request"), None, &pairs)
+    };
+    let r = pushed(None);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_request");
+    let claims = with(
+        object(&s.issuer),
+        &[("iss", json!(id)), ("client_id", json!(id))],
+    );
+    let r = pushed(Some(&key.sign(&claims)));
+    assert_eq!(r.status, 201, "{}", r.text());
+}

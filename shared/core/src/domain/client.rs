@@ -493,6 +493,7 @@ pub fn register(
         None => ClientId::new(random::uuid_v4(rng).to_string()),
     };
     check_grants(&new)?;
+    let grant_types = grant_types_of(&new);
     let (client_type, secret) = credentials(&new, rng)?;
     for uri in new
         .redirect_uris
@@ -533,20 +534,6 @@ pub fn register(
             reason,
         })?;
     }
-    let mut grant_types = if new.no_code_flow {
-        vec![GrantType::RefreshToken]
-    } else {
-        vec![GrantType::AuthorizationCode, GrantType::RefreshToken]
-    };
-    if new.client_credentials {
-        grant_types.push(GrantType::ClientCredentials);
-    }
-    if new.device_code {
-        grant_types.push(GrantType::DeviceCode);
-    }
-    if new.token_exchange {
-        grant_types.push(GrantType::TokenExchange);
-    }
     let client = Client {
         client_id,
         name,
@@ -577,6 +564,25 @@ pub fn register(
         dpop_bound_access_tokens: new.dpop_bound_access_tokens,
     };
     Ok((client, secret))
+}
+
+/// The grants a new client may use.
+fn grant_types_of(new: &NewClient) -> Vec<GrantType> {
+    let mut grant_types = if new.no_code_flow {
+        vec![GrantType::RefreshToken]
+    } else {
+        vec![GrantType::AuthorizationCode, GrantType::RefreshToken]
+    };
+    for (on, g) in [
+        (new.client_credentials, GrantType::ClientCredentials),
+        (new.device_code, GrantType::DeviceCode),
+        (new.token_exchange, GrantType::TokenExchange),
+    ] {
+        if on {
+            grant_types.push(g);
+        }
+    }
+    grant_types
 }
 
 /// Public (no secret), by keys (no secret), or a new secret.

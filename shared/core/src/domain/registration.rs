@@ -542,6 +542,36 @@ mod tests {
     }
 
     #[test]
+    fn the_signed_response_algs_name_the_clients_one_algorithm() {
+        let cb = serde_json::json!(["https://rp.example/cb"]);
+        let r = reg(serde_json::json!({"redirect_uris": cb,
+            "authorization_signed_response_alg": "ES256",
+            "introspection_signed_response_alg": "ES256",
+            "require_signed_request_object": true}))
+        .unwrap();
+        assert_eq!(r.client.token_alg, Some(Alg::ES256));
+        assert!(r.client.require_signed_request_object);
+        let info = information("https://i", &r);
+        for name in [
+            "id_token_signed_response_alg",
+            "authorization_signed_response_alg",
+            "introspection_signed_response_alg",
+        ] {
+            assert_eq!(info[name], "ES256", "{name}");
+        }
+        assert_eq!(info["require_signed_request_object"], true);
+        for bad in [
+            serde_json::json!({"redirect_uris": cb, "id_token_signed_response_alg": "RS256",
+                "authorization_signed_response_alg": "ES256"}),
+            serde_json::json!({"redirect_uris": cb, "introspection_signed_response_alg": "PS256"}),
+            serde_json::json!({"redirect_uris": cb, "authorization_signed_response_alg": "none"}),
+        ] {
+            let e = reg(bad.clone()).unwrap_err();
+            assert_eq!(e.code(), "invalid_client_metadata", "{bad}: {e}");
+        }
+    }
+
+    #[test]
     fn a_public_client_has_no_secret_and_uses_pkce() {
         let r = reg(serde_json::json!({
             "redirect_uris": ["http://127.0.0.1/cb"],

@@ -1,13 +1,14 @@
 //! Request objects passed by value (`request`; RFC 9101, OIDC Core §6.1): the authorization
 //! request's parameters as the claims of a JWT.
 //!
-//! scanid accepts unsigned request objects (`alg: none`) only. A signed one could be verified
-//! only with a key scanid holds for the client, and it holds none: client secrets are stored
-//! hashed (docs/requirements.md T8), so HS256 over the secret cannot be checked, and the keys
-//! a client may register (`jwks`/`jwks_uri`) serve `private_key_jwt` only so far. A signed request object is refused with
-//! `invalid_request_object` rather than accepted unverified. An unsigned request object
-//! carries nothing the query could not, so it is treated with exactly the query's trust: its
-//! parameters go through the same validation.
+//! At the authorization endpoint scanid reads unsigned request objects (`alg: none`) only: a
+//! signed one there is refused with `invalid_request_object` rather than accepted unverified
+//! (HS256 over the client secret cannot be checked, secrets being stored hashed,
+//! docs/requirements.md T8). An unsigned request object carries nothing the query could not,
+//! so it is treated with exactly the query's trust: its parameters go through the same
+//! validation. Signed request objects are read at PAR (`usecase::par`), verified with the
+//! client's keys and checked by [`RequestObject::check_signed`]; the request is then the
+//! object's parameters only ([`RequestObject::pushed_params`]).
 //!
 //! Its claims take precedence over the query's parameters (OIDC Core §6.3.3); parameters only
 //! in the query are kept. `client_id` and `response_type`, when in both, must match; `iss`

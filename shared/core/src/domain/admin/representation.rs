@@ -30,12 +30,13 @@ pub const BACKCHANNEL: &str = "backchannel.logout.url";
 /// Keycloak's attribute of the PKCE method (`S256`, or empty: not required).
 pub const PKCE: &str = "pkce.code.challenge.method";
 
-/// Keycloak's attributes of the signing algorithm of the access token and of the ID token:
-/// one algorithm in scanid (its client's `token_alg`), so both read the same and may only be
-/// set alike.
-pub const TOKEN_ALGS: [&str; 2] = [
+/// Keycloak's attributes of the signing algorithm of the access token, of the ID token and
+/// of a JARM authorization response: one algorithm in scanid (its client's `token_alg`), so
+/// all read the same and may only be set alike.
+pub const TOKEN_ALGS: [&str; 3] = [
     "access.token.signed.response.alg",
     "id.token.signed.response.alg",
+    "authorization.signed.response.alg",
 ];
 
 /// Keycloak's attributes of a `client-jwt` client's keys: a JWKS URL, or a JWK Set as text.
@@ -395,6 +396,19 @@ fn refuse_behaviour(rep: &Map<String, Value>) -> Result<(), RepresentationError>
     Ok(())
 }
 
+/// Keycloak's `request.object.required`: whether the client must send a (signed, pushed)
+/// request object.
+fn request_object_required(v: &str) -> Result<bool, RepresentationError> {
+    match v {
+        "request" | "request or request_uri" => Ok(true),
+        "not required" | "" => Ok(false),
+        _ => Err(field(
+            REQUEST_OBJECT,
+            "\"not required\", \"request\" or \"request or request_uri\"",
+        )),
+    }
+}
+
 fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), RepresentationError> {
     let attrs = match attrs {
         Value::Null => return Ok(()),
@@ -408,16 +422,8 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
             Some(_) => Err(field(name, "an attribute's value is a string")),
         }
     };
-    match attr(REQUEST_OBJECT)? {
-        Some("request" | "request or request_uri") => base.require_signed_request_object = true,
-        Some("not required") => base.require_signed_request_object = false,
-        Some(_) => {
-            return Err(field(
-                REQUEST_OBJECT,
-                "\"not required\", \"request\" or \"request or request_uri\"",
-            ))
-        }
-        None => {}
+    if let Some(v) = attr(REQUEST_OBJECT)? {
+        base.require_signed_request_object = request_object_required(v)?;
     }
     match attr(REQUIRE_PAR)? {
         Some("true") => base.require_par = true,
@@ -487,7 +493,7 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
             Some(other) if other != this => {
                 return Err(field(
                     name,
-                    "scanid signs a client's access and ID tokens alike",
+                    "scanid signs a client's access and ID tokens and JARM responses alike",
                 ))
             }
             _ => alg = Some(this),
