@@ -35,6 +35,7 @@ mod directory;
 mod dpop;
 mod events;
 mod events_writer;
+mod fapi2_message_signing;
 mod fapi_profile;
 mod faults;
 mod geo;
