@@ -271,7 +271,7 @@ async fn verify_with_keys(
         client_assertion::verify(assertion, id, keys, set, audiences, now)
     })
     .await
-    .map_err(|r| r.map_or_else(refusal, |why| why))
+    .map_err(|r| r.unwrap_or_else(refusal))
 }
 
 /// `check` with the client's keys: its registered set, or the one at its `jwks_uri` (fetched
