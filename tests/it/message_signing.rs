@@ -415,3 +415,45 @@ fn a_self_registered_client_asks_for_message_signing() {
     let r = pushed(Some(&key.sign(&claims)));
     assert_eq!(r.status, 201, "{}", r.text());
 }
+
+/// `fragment.jwt` puts `response` in the fragment, `form_post.jwt` in a self-submitting form;
+/// both JWTs verify with the JWKS alone, for the client.
+#[test]
+fn jarm_travels_in_the_fragment_and_a_form_post() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let key = Key::new("ec-1");
+    let jwks = jwks_file(dir.path(), &[&key]);
+    let args = bank_args(&jwks);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    scanid_tests::create_client(data, &args);
+    let s = TestServer::start(dir.path(), LENIENT);
+    let app = TestApp::enroll(&s, "modes");
+    let verified = |token: &str| {
+        let out = pyjwt_verify_for(&s.oidc("certs"), &s.issuer, token, "bank", "exp,iss,aud");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let start = |mode: &str| {
+        let claims = with(object(&s.issuer), &[("response_mode", json!(mode))]);
+        let uri = request_uri(&push(&s, &key, Some(&key.sign(&claims)), &[]));
+        auth_url(&s, &[("client_id", "bank"), ("request_uri", uri.as_str())])
+    };
+    let r = login(&mut Browser::new(), &s, &app, &start("fragment.jwt"));
+    let loc = location(&r);
+    assert!(loc.starts_with(&format!("{CB}#response=")), "{loc}");
+    assert_eq!(verified(&params_of(&loc)["response"])["state"], "inside");
+    let r = login(&mut Browser::new(), &s, &app, &start("form_post.jwt"));
+    assert_eq!(r.status, 200);
+    let html = r.text();
+    assert!(html.contains(&format!("action=\"{CB}\"")), "{html}");
+    assert!(scanid_tests::attr(&html, "name=\"code\"", "value").is_none());
+    let token = scanid_tests::attr(&html, "name=\"response\"", "value").unwrap();
+    let claims = verified(&token);
+    assert_eq!(claims["state"], "inside");
+    assert!(claims["code"].is_string());
+}
