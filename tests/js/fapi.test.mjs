@@ -294,7 +294,14 @@ test('openid-client: FAPI 2.0 Message Signing: a signed request object at PAR, J
   assert.equal(id.payload.nonce, nonce);
   await jwtVerify(tokens.access_token, jwks, { issuer: server.issuer });
   // Introspection answers a signed JWT (RFC 9701), which openid-client verifies.
+  const seen = [];
+  config[oidc.customFetch] = async (url, options) => {
+    const r = await fetch(url, options);
+    seen.push(r.headers.get('content-type'));
+    return r;
+  };
   const active = await oidc.tokenIntrospection(config, tokens.access_token);
+  assert.deepEqual(seen, ['application/token-introspection+jwt']);
   assert.equal(active.active, true);
   assert.equal(active.client_id, 'fapi-ms');
 });
