@@ -100,7 +100,11 @@ pub async fn seal(ctx: &Context, r: AuthResponse) -> Result<AuthResponse, StoreE
         Ok(signer) => jwt::encode(signer.as_ref(), "JWT", &claims).await,
         Err(e) => Err(e),
     }
-    .map_err(|e| StoreError::Unavailable(Box::new(e)))?;
+    .map_err(|e| {
+        // On Lambda the authorization and consent functions hold no signer (fapi.md).
+        tracing::error!(error = %e, alg = alg.as_str(), "a JARM response could not be signed");
+        StoreError::Unavailable(Box::new(e))
+    })?;
     let mode = match over {
         crate::domain::authorize::Delivery::Query => ResponseMode::Query,
         crate::domain::authorize::Delivery::Fragment => ResponseMode::Fragment,

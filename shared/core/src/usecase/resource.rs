@@ -58,7 +58,11 @@ pub async fn signed_introspection(
         Ok(signer) => jwt::encode(signer.as_ref(), INTROSPECTION_JWT, &claims).await,
         Err(e) => Err(e),
     }
-    .map_err(|e| StoreError::Unavailable(Box::new(e)))
+    .map_err(|e| {
+        // On Lambda the introspection function holds no signer (fapi.md).
+        tracing::error!(error = %e, alg = alg.as_str(), "an introspection response could not be signed");
+        StoreError::Unavailable(Box::new(e))
+    })
 }
 
 /// The refresh token's grant, if the token is live (current generation).
