@@ -6,9 +6,11 @@
 //! name and back-channel checks. Of the metadata of RFC 7591 §2 and OIDC Dynamic Client
 //! Registration §2, scanid keeps what its client model has: `redirect_uris`,
 //! `token_endpoint_auth_method`, `grant_types`, `response_types`, `client_name`,
-//! `post_logout_redirect_uris`, `backchannel_logout_uri`, `id_token_signed_response_alg`, and
-//! for `private_key_jwt` `jwks` or `jwks_uri` and `token_endpoint_auth_signing_alg`, and
-//! `require_pushed_authorization_requests`.
+//! `post_logout_redirect_uris`, `backchannel_logout_uri`, `id_token_signed_response_alg` (and
+//! `authorization_signed_response_alg` and `introspection_signed_response_alg`, the same one
+//! algorithm), and for `private_key_jwt` `jwks` or `jwks_uri` and
+//! `token_endpoint_auth_signing_alg`, and `require_pushed_authorization_requests` and
+//! `require_signed_request_object`.
 //! Every other field (`logo_uri`, `client_uri`, `policy_uri`, `tos_uri`, `contacts`,
 //! `scope`, `software_id`, ...) is ignored and not echoed back (RFC 7591 §3.2.1 lets the server
 //! say what it registered).
