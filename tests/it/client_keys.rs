@@ -266,7 +266,7 @@ fn private_key_jwt_gets_tokens_and_every_bad_assertion_is_invalid_client() {
 }
 
 /// Serves a JWK Set that the test may replace, on 127.0.0.1; counts the GETs.
-fn jwks_server(initial: Value) -> (String, Arc<Mutex<(Value, u32)>>) {
+pub(crate) fn jwks_server(initial: Value) -> (String, Arc<Mutex<(Value, u32)>>) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/jwks", listener.local_addr().unwrap());
     let state = Arc::new(Mutex::new((initial, 0)));

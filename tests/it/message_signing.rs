@@ -457,3 +457,30 @@ fn jarm_travels_in_the_fragment_and_a_form_post() {
     assert_eq!(claims["state"], "inside");
     assert!(claims["code"].is_string());
 }
+
+/// A client whose keys are at a `jwks_uri`: its request object verifies with the set fetched
+/// from there (a rotated key by fetching it again); a key in no set is refused.
+#[test]
+fn a_request_object_verifies_with_the_keys_at_the_jwks_uri() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let (a, b) = (Key::new("a"), Key::new("b"));
+    let (url, state) = crate::client_keys::jwks_server(json!({ "keys": [a.jwk()] }));
+    let mut args = bank_args("unused");
+    let at = args.iter().position(|x| x == "--jwks").unwrap();
+    args[at] = "--jwks-uri".into();
+    args[at + 1] = url;
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    scanid_tests::create_client(data, &args);
+    let s = TestServer::start(dir.path(), LENIENT);
+    request_uri(&push(&s, &a, Some(&a.sign(&object(&s.issuer))), &[]));
+    // The client rotates to key b (its assertion too): fetched again for the unknown kid.
+    state.lock().unwrap().0 = json!({ "keys": [b.jwk()] });
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    request_uri(&push(&s, &b, Some(&b.sign(&object(&s.issuer))), &[]));
+    let stranger = Key::new("c");
+    let r = push(&s, &b, Some(&stranger.sign(&object(&s.issuer))), &[]);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.json()["error"], "invalid_request_object");
+    assert!(r.text().contains("kid"), "{}", r.text());
+}
