@@ -217,6 +217,10 @@ mod tests {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     fn connector(read_timeout: Option<Duration>) -> SharedHttpConnector {
+        connector_of(AwsHttp::new(), read_timeout)
+    }
+
+    fn connector_of(http: AwsHttp, read_timeout: Option<Duration>) -> SharedHttpConnector {
         let mut settings = HttpConnectorSettings::builder();
         if let Some(t) = read_timeout {
             settings = settings.read_timeout(t);
@@ -224,7 +228,15 @@ mod tests {
         let components = RuntimeComponentsBuilder::for_tests()
             .build()
             .expect("test components");
-        AwsHttp::new().http_connector(&settings.build(), &components)
+        http.http_connector(&settings.build(), &components)
+    }
+
+    /// The error `connector` answers a request to `url` with (it must fail).
+    async fn refusal(connector: SharedHttpConnector, url: &str) -> ConnectorError {
+        connector
+            .call(request(url, "{}"))
+            .await
+            .expect_err("the call fails")
     }
 
     fn request(url: &str, body: &'static str) -> HttpRequest {
@@ -299,30 +311,21 @@ mod tests {
             .and_then(|l| l.local_addr())
             .expect("port")
             .port();
-        let e = connector(None)
-            .call(request(&format!("http://127.0.0.1:{port}/"), "{}"))
-            .await
-            .expect_err("refused");
+        let e = refusal(connector(None), &format!("http://127.0.0.1:{port}/")).await;
         assert!(e.is_io(), "{e:?}");
     }
 
     #[tokio::test]
     async fn a_server_that_never_answers_is_a_timeout() {
         let (url, _seen) = server(None).await;
-        let e = connector(Some(Duration::from_millis(200)))
-            .call(request(&url, "{}"))
-            .await
-            .expect_err("timeout");
+        let e = refusal(connector(Some(Duration::from_millis(200))), &url).await;
         assert!(e.is_timeout(), "{e:?}");
     }
 
     #[tokio::test]
     async fn a_connection_closed_before_the_answer_is_io() {
         let (url, _seen) = server(Some("")).await;
-        let e = connector(None)
-            .call(request(&url, "{}"))
-            .await
-            .expect_err("closed");
+        let e = refusal(connector(None), &url).await;
         assert!(
             e.is_io() || e.as_other() == Some(ErrorKind::TransientError),
             "{e:?}"
@@ -437,21 +440,13 @@ mod tests {
         let url = format!("https://127.0.0.1:{port}/");
         let mut roots = rustls::RootCertStore::empty();
         roots.add(ca.into()).expect("root");
-        let components = RuntimeComponentsBuilder::for_tests()
-            .build()
-            .expect("components");
-        let trusting = AwsHttp::with_roots(roots)
-            .http_connector(&HttpConnectorSettings::builder().build(), &components);
-        let response = trusting
+        let response = connector_of(AwsHttp::with_roots(roots), None)
             .call(request(&url, "{}"))
             .await
             .expect("https answer");
         assert_eq!(response.status().as_u16(), 200);
         // The system's roots do not know the test's CA: refused, as a connection failure.
-        let e = connector(None)
-            .call(request(&url, "{}"))
-            .await
-            .expect_err("untrusted");
+        let e = refusal(connector(None), &url).await;
         assert!(e.is_io(), "{e:?}");
     }
 
@@ -460,10 +455,7 @@ mod tests {
         // A plain-text server on the other end: the TLS handshake fails, which is what a
         // missing root or a wrong certificate looks like to the retry strategy (connect).
         let (url, _seen) = server(Some("HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")).await;
-        let e = connector(None)
-            .call(request(&url.replace("http://", "https://"), "{}"))
-            .await
-            .expect_err("not TLS");
+        let e = refusal(connector(None), &url.replace("http://", "https://")).await;
         assert!(e.is_io(), "{e:?}");
     }
 }
