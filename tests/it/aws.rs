@@ -1005,3 +1005,21 @@ fn passkey_challenges_are_limited_on_dynamodb() {
     let s = TestServer::start(dir.path(), &flags);
     crate::passkey_login::passkey_challenges_are_limited(&s);
 }
+
+/// OpenID CIBA poll mode on DynamoDB: the raw phone approves and denies, an unknown hint
+/// answers as a person who does not answer, a flood for one person is refused
+/// (`crate::ciba`).
+#[test]
+fn ciba_on_dynamodb() {
+    let aws = Aws::init("kms-envelope");
+    let mut args = vec!["client", "create"];
+    args.extend_from_slice(crate::ciba::CLIENT_FLAGS);
+    let secret = aws.cli(&args)["client_secret"].as_str().unwrap().to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let mut flags = aws.flags();
+    flags.extend_from_slice(crate::ciba::SERVER_FLAGS);
+    let s = TestServer::start(dir.path(), &flags);
+    crate::ciba::approve_and_deny(&s, &secret);
+    crate::ciba::unknown_hint_is_no_oracle(&s, &secret);
+    crate::ciba::flood_is_refused(&s, &secret);
+}

@@ -110,8 +110,10 @@ pub struct CreateArgs {
     #[arg(long)]
     pub client_credentials: bool,
     /// Allow a further grant (repeatable): `device_code` (RFC 8628, devices without a browser:
-    /// TVs, CLIs, kiosks), `client_credentials`, or `token_exchange` (RFC 8693: an agent the
-    /// person may delegate to on its consent page; confidential clients).
+    /// TVs, CLIs, kiosks), `client_credentials`, `token_exchange` (RFC 8693: an agent the
+    /// person may delegate to on its consent page; confidential clients), or `ciba` (OpenID
+    /// CIBA: the client asks by the back channel, the person approves on the phone;
+    /// confidential clients).
     #[arg(long = "grant")]
     pub grants: Vec<String>,
     /// Choose the client id instead of a random UUID.
@@ -628,6 +630,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
         .collect::<Result<Vec<_>, _>>()?;
     let mut device_code = false;
     let mut token_exchange = false;
+    let mut ciba = false;
     let mut client_credentials = a.client_credentials;
     for g in &a.grants {
         match g.as_str() {
@@ -636,15 +639,16 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             "token_exchange" | "urn:ietf:params:oauth:grant-type:token-exchange" => {
                 token_exchange = true;
             }
+            "ciba" | "urn:openid:params:grant-type:ciba" => ciba = true,
             other => {
                 return Err(CliError::Usage(format!(
-                    "--grant {other:?}: device_code, client_credentials or token_exchange"
+                    "--grant {other:?}: device_code, client_credentials, token_exchange or ciba"
                 )))
             }
         }
     }
     // A service account with no redirect URI has no code flow.
-    let no_code_flow = a.redirect_uris.is_empty() && client_credentials && !device_code;
+    let no_code_flow = a.redirect_uris.is_empty() && (client_credentials || ciba) && !device_code;
     let jwks = client_keys(
         a.jwks.as_deref(),
         a.jwks_uri.as_deref(),
@@ -675,6 +679,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             require_par: a.require_par,
             dpop_bound_access_tokens: a.dpop_bound_access_tokens,
             token_exchange,
+            ciba,
             profile: profile(a.profile.as_deref())?.flatten(),
             refresh_rotation: a.rotation.parse()?.unwrap_or_default(),
         },

@@ -402,6 +402,9 @@ pub struct NewClient {
     /// An agent (confidential only): may exchange a person's access token for a narrower one
     /// that names it in `act` (RFC 8693), where the person delegated to it on its consent page.
     pub token_exchange: bool,
+    /// May start OpenID CIBA requests (confidential only): a person approves on the phone a
+    /// login the client asked for by the back channel (Keycloak's `oidc.ciba.grant.enabled`).
+    pub ciba: bool,
     /// The profile it is held to (FAPI 2.0), which [`register`] applies.
     pub profile: Option<crate::domain::profile::Profile>,
     /// How its refresh tokens rotate.
@@ -424,7 +427,7 @@ pub enum RegistrationError {
     #[error("a client without the code flow has no redirect URI")]
     RedirectUriWithoutCodeFlow,
     /// No grant at all.
-    #[error("a client without the code flow needs client_credentials or the device grant")]
+    #[error("a client without the code flow needs client_credentials, the device grant or CIBA")]
     NoGrant,
     /// Admin roles for a client without a service account.
     #[error("admin roles belong to a client_credentials client (a service account)")]
@@ -443,6 +446,9 @@ pub enum RegistrationError {
     /// A public client asked to be an agent (token exchange).
     #[error("an agent (token exchange) authenticates, so it cannot be a public client")]
     PublicAgent,
+    /// A public client asked for CIBA.
+    #[error("a CIBA client authenticates at the backchannel authentication endpoint, so it cannot be a public client")]
+    PublicCiba,
     /// A public client registered keys to authenticate with.
     #[error("a public client does not authenticate, so it registers no jwks")]
     PublicKeys,
@@ -504,6 +510,7 @@ pub fn register(
             reason,
         })?;
     }
+    let grant_types = grant_types(&new);
     let web_origins = if new.web_origins.is_empty() && new.public {
         vec!["+".to_owned()]
     } else {
@@ -526,20 +533,6 @@ pub fn register(
             uri: uri.clone(),
             reason,
         })?;
-    }
-    let mut grant_types = if new.no_code_flow {
-        vec![GrantType::RefreshToken]
-    } else {
-        vec![GrantType::AuthorizationCode, GrantType::RefreshToken]
-    };
-    if new.client_credentials {
-        grant_types.push(GrantType::ClientCredentials);
-    }
-    if new.device_code {
-        grant_types.push(GrantType::DeviceCode);
-    }
-    if new.token_exchange {
-        grant_types.push(GrantType::TokenExchange);
     }
     let client = Client {
         client_id,
@@ -585,6 +578,26 @@ fn credentials(
     })
 }
 
+/// The grants a new client may use.
+fn grant_types(new: &NewClient) -> Vec<GrantType> {
+    let mut grant_types = if new.no_code_flow {
+        vec![GrantType::RefreshToken]
+    } else {
+        vec![GrantType::AuthorizationCode, GrantType::RefreshToken]
+    };
+    for (asked, grant) in [
+        (new.client_credentials, GrantType::ClientCredentials),
+        (new.device_code, GrantType::DeviceCode),
+        (new.token_exchange, GrantType::TokenExchange),
+        (new.ciba, GrantType::Ciba),
+    ] {
+        if asked {
+            grant_types.push(grant);
+        }
+    }
+    grant_types
+}
+
 /// The flows a client asks for agree with each other: redirect URIs for the code flow (none
 /// without it), some grant, no service account for a public client, admin roles only for a
 /// service account.
@@ -593,7 +606,7 @@ fn check_grants(new: &NewClient) -> Result<(), RegistrationError> {
         if !new.redirect_uris.is_empty() {
             return Err(RegistrationError::RedirectUriWithoutCodeFlow);
         }
-        if !new.device_code && !new.client_credentials {
+        if !new.device_code && !new.client_credentials && !new.ciba {
             return Err(RegistrationError::NoGrant);
         }
     } else if new.redirect_uris.is_empty() && !new.device_code {
@@ -607,6 +620,9 @@ fn check_grants(new: &NewClient) -> Result<(), RegistrationError> {
     }
     if new.public && new.token_exchange {
         return Err(RegistrationError::PublicAgent);
+    }
+    if new.public && new.ciba {
+        return Err(RegistrationError::PublicCiba);
     }
     if !new.admin_roles.is_empty() && !new.client_credentials {
         return Err(RegistrationError::AdminRoleWithoutServiceAccount);

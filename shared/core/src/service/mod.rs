@@ -21,6 +21,7 @@
 pub mod admin;
 pub mod app_error;
 pub mod assessment;
+pub mod backchannel;
 pub mod client_auth;
 pub mod client_documents;
 pub mod dpop;

@@ -57,6 +57,8 @@ pub const DPOP_BOUND: &str = "dpop.bound.access.tokens";
 /// Keycloak's (token exchange v2) attribute of a client that may exchange tokens: in scanid,
 /// an agent the person may delegate to (RFC 8693).
 pub const TOKEN_EXCHANGE: &str = "standard.token.exchange.enabled";
+/// Keycloak's attribute for the CIBA grant.
+pub const CIBA: &str = "oidc.ciba.grant.enabled";
 
 /// The shortest and longest secret an admin may set (Keycloak's own are 32 characters).
 pub const SECRET_LEN: std::ops::RangeInclusive<usize> = 32..=512;
@@ -127,6 +129,7 @@ pub fn to_representation(c: &Client) -> Value {
         TOKEN_EXCHANGE.into(),
         json!(c.allows(GrantType::TokenExchange).to_string()),
     );
+    attributes.insert(CIBA.into(), json!(c.allows(GrantType::Ciba).to_string()));
     attributes.insert(
         PROFILE_ATTRIBUTE.into(),
         json!(c.profile.map_or("", |p| p.keycloak_name())),
@@ -195,6 +198,7 @@ pub fn as_new_client(c: &Client, local_development: bool) -> NewClient {
         require_par: c.require_par,
         dpop_bound_access_tokens: c.dpop_bound_access_tokens,
         token_exchange: c.allows(GrantType::TokenExchange),
+        ciba: c.allows(GrantType::Ciba),
         profile: c.profile,
         refresh_rotation: c.refresh_rotation,
     }
@@ -418,6 +422,12 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
         Some("true") => base.token_exchange = true,
         Some("false") => base.token_exchange = false,
         Some(_) => return Err(field(TOKEN_EXCHANGE, "\"true\" or \"false\"")),
+        None => {}
+    }
+    match attr(CIBA)? {
+        Some("true") => base.ciba = true,
+        Some("false") => base.ciba = false,
+        Some(_) => return Err(field(CIBA, "\"true\" or \"false\"")),
         None => {}
     }
     if let Some(v) = attr(POST_LOGOUT)? {

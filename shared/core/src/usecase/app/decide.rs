@@ -208,6 +208,10 @@ async fn write_decision(
         let Some(d) = ctx.store.device_authorization(hash, now).await? else {
             return Err(AppError::UnknownLogin);
         };
+        // A backchannel request (OpenID CIBA) is decided by the person it asks, only.
+        if !d.value.asks(&signed.sub) {
+            return Err(AppError::UnknownLogin);
+        }
         let mut settled = d.value.clone();
         match settled.settle(approver, now) {
             Ok(()) => {}
