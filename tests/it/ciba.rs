@@ -283,7 +283,7 @@ fn discovery_and_every_refusal_of_the_endpoint() {
     );
     assert_eq!(
         d["backchannel_token_delivery_modes_supported"],
-        json!(["poll"])
+        json!(["poll", "ping"])
     );
     assert_eq!(d["backchannel_user_code_parameter_supported"], false);
     assert!(d
@@ -424,9 +424,55 @@ fn the_admin_api_allows_ciba_with_keycloaks_attribute() {
         )
     };
     assert_eq!(ask().status, 200, "{}", ask().text());
-    // Without CIBA it needs another grant: a service account.
+    assert_eq!(
+        shown["attributes"]["ciba.backchannel.token.delivery.mode"],
+        "poll"
+    );
+    // Ping mode by Keycloak's attribute: the endpoint is checked as at the CLI.
+    let mut ping = serde_json::from_str::<Value>(&rep("true")).unwrap();
+    ping["attributes"]["ciba.backchannel.client.notification.endpoint"] =
+        json!("http://10.0.0.1/notify");
+    let bad = request(
+        "PUT",
+        &format!("{clients}/till"),
+        &h,
+        ping.to_string().as_bytes(),
+    );
+    assert_eq!(bad.status, 400, "{}", bad.text());
+    ping["attributes"]["ciba.backchannel.client.notification.endpoint"] =
+        json!("https://till.example/notify");
+    let set = request(
+        "PUT",
+        &format!("{clients}/till"),
+        &h,
+        ping.to_string().as_bytes(),
+    );
+    assert!(set.status == 204 || set.status == 200, "{}", set.text());
+    let shown = request("GET", &format!("{clients}/till"), &h[..1], b"").json();
+    assert_eq!(
+        shown["attributes"]["ciba.backchannel.token.delivery.mode"],
+        "ping"
+    );
+    assert_eq!(
+        error_of(&ask()),
+        "invalid_request",
+        "a ping client sends its token"
+    );
+    // Without CIBA it needs another grant (a service account), and no notification endpoint.
     let mut without = serde_json::from_str::<Value>(&rep("false")).unwrap();
     without["serviceAccountsEnabled"] = json!(true);
+    let kept = request(
+        "PUT",
+        &format!("{clients}/till"),
+        &h,
+        without.to_string().as_bytes(),
+    );
+    assert!(
+        kept.text().contains("only a CIBA client"),
+        "{}",
+        kept.text()
+    );
+    without["attributes"]["ciba.backchannel.client.notification.endpoint"] = json!("");
     let off = request(
         "PUT",
         &format!("{clients}/till"),
@@ -435,4 +481,78 @@ fn the_admin_api_allows_ciba_with_keycloaks_attribute() {
     );
     assert!(off.status == 204 || off.status == 200, "{}", off.text());
     assert_eq!(error_of(&ask()), "unauthorized_client");
+}
+
+/// Ping mode (CIBA Core §10.2): a client registered with a notification endpoint must send a
+/// `client_notification_token`; once the person decides, scanid POSTs `{"auth_req_id"}` with
+/// that token as a bearer to the endpoint (a local receiver here: loopback is allowed only to
+/// a client registered under a loopback --public-url), and the client then polls the tokens.
+#[test]
+fn ping_mode_tells_the_notification_endpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap().to_owned();
+    let (url, received) = scanid_tests::post_receiver(204);
+    let mut args = vec!["client", "create", "--data-dir", &data];
+    args.extend_from_slice(&["--name", "Till", "--client-id", "till", "--grant", "ciba"]);
+    args.extend_from_slice(&["--ciba-notification-endpoint", &url]);
+    let refused = scanid_tests::scanid(&args);
+    assert!(
+        !refused.status.success(),
+        "a loopback endpoint outside local development"
+    );
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("ciba_notification_endpoint"));
+    args.extend_from_slice(&["--public-url", "http://127.0.0.1"]);
+    let secret = secret_of(&scanid_tests::scanid_json(&args));
+    let s = TestServer::start(dir.path(), SERVER_FLAGS);
+    let d = get(&format!("{}/.well-known/openid-configuration", s.issuer)).json();
+    assert_eq!(
+        d["backchannel_token_delivery_modes_supported"],
+        json!(["poll", "ping"])
+    );
+    let client = ("till", secret.as_str());
+    let app = TestApp::enroll(&s, "ciba-pinged");
+    let ask = |token: Option<&str>| {
+        let mut pairs = vec![("scope", "openid"), ("login_hint", "ciba-pinged")];
+        if let Some(t) = token {
+            pairs.push(("client_notification_token", t));
+        }
+        start(&s, client, &pairs)
+    };
+    assert_eq!(error_of(&ask(None)), "invalid_request");
+    assert_eq!(error_of(&ask(Some("bad token"))), "invalid_request");
+    for (decision, token) in [("approve", "tok-approve.1"), ("deny", "tok-deny.2")] {
+        let r = ask(Some(token));
+        assert_eq!(r.status, 200, "{}", r.text());
+        let id = r.json()["auth_req_id"].as_str().unwrap().to_owned();
+        assert!(
+            received
+                .recv_timeout(std::time::Duration::from_millis(300))
+                .is_err(),
+            "nothing before the person decides"
+        );
+        let list = waiting(&app);
+        let (_, decided) = decide(&app, list[0]["id"].as_str().unwrap(), decision);
+        assert_eq!(decided.status, 200, "{}", decided.text());
+        let got = received
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the ping");
+        let lower = got.to_ascii_lowercase();
+        assert!(got.starts_with("POST /bcl "), "{got}");
+        assert!(
+            lower.contains(&format!(
+                "authorization: bearer {}",
+                token.to_ascii_lowercase()
+            )),
+            "{got}"
+        );
+        assert!(lower.contains("content-type: application/json"), "{got}");
+        let body: Value = serde_json::from_str(got.split_once("\r\n\r\n").unwrap().1).unwrap();
+        assert_eq!(body, json!({ "auth_req_id": id }));
+        let polled = poll(&s, client, &id);
+        if decision == "approve" {
+            assert_eq!(polled.status, 200, "{}", polled.text());
+        } else {
+            assert_eq!(error_of(&polled), "access_denied");
+        }
+    }
 }

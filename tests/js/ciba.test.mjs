@@ -78,7 +78,7 @@ test('openid-client: CIBA poll mode, approved in the web app on a phone; tokens 
     meta.backchannel_authentication_endpoint,
     `${server.issuer}/protocol/openid-connect/ext/ciba/auth`,
   );
-  assert.deepEqual(meta.backchannel_token_delivery_modes_supported, ['poll']);
+  assert.deepEqual(meta.backchannel_token_delivery_modes_supported, ['poll', 'ping']);
   const started = await oidc.initiateBackchannelAuthentication(config, {
     scope: 'openid profile',
     login_hint: 'gina',

@@ -132,6 +132,10 @@ pub struct CreateArgs {
     /// OIDC Back-Channel Logout: where logout tokens are POSTed when a session ends.
     #[arg(long)]
     pub backchannel_logout_uri: Option<String>,
+    /// A CIBA client's notification endpoint (ping mode, https; http on loopback only under a
+    /// loopback --public-url): told `{"auth_req_id"}` once the person decided.
+    #[arg(long)]
+    pub ciba_notification_endpoint: Option<String>,
     /// Risk flags that refuse a login instead of warning (comma-separated):
     /// location_mismatch, first_from_here, high_usage; default none.
     #[arg(long)]
@@ -667,6 +671,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             resource_server: a.resource_server,
             web_origins: a.web_origins,
             backchannel_logout_uri: a.backchannel_logout_uri,
+            ciba_notification_endpoint: a.ciba_notification_endpoint,
             // Only a loopback public URL the operator names: the command's own
             // default (a loopback URL) says nothing about where the server runs.
             local_development: a.config.public_url.is_some() && settings.local_development(),

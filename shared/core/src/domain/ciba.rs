@@ -37,6 +37,49 @@ pub struct Backchannel {
     /// Shown on the phone, and nowhere else.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub binding_message: Option<String>,
+    /// Ping mode: what the client is told with once the person decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ping: Option<Ping>,
+}
+
+/// What a ping mode request keeps until it is decided (CIBA Core §10.2): the client's bearer
+/// token for its notification endpoint, and the `auth_req_id` the notification names (a
+/// poll mode request keeps only its hash).
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ping {
+    /// `client_notification_token`.
+    pub token: String,
+    /// The request's `auth_req_id`.
+    pub auth_req_id: String,
+}
+
+/// Never prints the token or the id.
+impl std::fmt::Debug for Ping {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ping").finish_non_exhaustive()
+    }
+}
+
+/// The longest `client_notification_token` (CIBA Core §7.1: 1024 characters at most).
+const MAX_NOTIFICATION_TOKEN: usize = 1024;
+
+/// A ping client's `client_notification_token` (CIBA Core §7.1): required, an RFC 6750
+/// `b64token` of at most 1024 characters.
+pub fn notification_token(t: Option<&str>) -> Result<String, OAuthError> {
+    let t =
+        t.ok_or_else(|| invalid("client_notification_token is required of a ping mode client"))?;
+    let body = t.trim_end_matches('=');
+    let ok = t.len() <= MAX_NOTIFICATION_TOKEN
+        && !body.is_empty()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
+    if !ok {
+        return Err(invalid(
+            "client_notification_token: a bearer token (RFC 6750 b64token) of at most 1024 characters",
+        ));
+    }
+    Ok(t.to_owned())
 }
 
 /// How the client names the person (CIBA Core §7.1: exactly one hint).
@@ -60,6 +103,9 @@ pub struct BackchannelRequest<'a> {
     pub binding_message: Option<String>,
     /// `requested_expiry`, seconds, when given.
     pub requested_expiry: Option<i64>,
+    /// `client_notification_token`, as sent (a ping client's is checked by
+    /// [`notification_token`]).
+    pub client_notification_token: Option<&'a str>,
 }
 
 fn invalid(d: &'static str) -> OAuthError {
@@ -110,6 +156,7 @@ pub fn read(params: &Params) -> Result<BackchannelRequest<'_>, OAuthError> {
         hint,
         binding_message,
         requested_expiry,
+        client_notification_token: one("client_notification_token")?,
     })
 }
 
@@ -275,6 +322,18 @@ mod tests {
         }
         assert!(binding_message(&"é".repeat(64)).is_ok());
         assert!(binding_message(&"é".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn a_notification_token_is_a_bearer_token() {
+        assert_eq!(
+            notification_token(Some("abc-._~+/==")).unwrap(),
+            "abc-._~+/=="
+        );
+        assert!(notification_token(None).is_err());
+        assert!(notification_token(Some("a b")).is_err());
+        assert!(notification_token(Some("==")).is_err());
+        assert!(notification_token(Some(&"a".repeat(1025))).is_err());
     }
 
     #[test]

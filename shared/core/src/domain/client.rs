@@ -60,6 +60,10 @@ pub struct Client {
     /// OIDC Back-Channel Logout 1.0: where logout tokens are POSTed when a session ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backchannel_logout_uri: Option<String>,
+    /// OpenID CIBA ping mode: where the service POSTs `{"auth_req_id"}` once the person
+    /// decided (`None`: the client polls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ciba_notification_endpoint: Option<String>,
     /// Set when the client registered itself (RFC 7591); `None` for the operator's clients,
     /// which the management endpoint (RFC 7592) never reads, changes or deletes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -405,6 +409,8 @@ pub struct NewClient {
     /// May start OpenID CIBA requests (confidential only): a person approves on the phone a
     /// login the client asked for by the back channel (Keycloak's `oidc.ciba.grant.enabled`).
     pub ciba: bool,
+    /// CIBA ping mode: its client notification endpoint (https, or http on loopback).
+    pub ciba_notification_endpoint: Option<String>,
     /// The profile it is held to (FAPI 2.0), which [`register`] applies.
     pub profile: Option<crate::domain::profile::Profile>,
     /// How its refresh tokens rotate.
@@ -466,6 +472,14 @@ pub enum RegistrationError {
     /// The client cannot have the profile it asks for.
     #[error("profile: {0}")]
     Profile(&'static str),
+    /// A CIBA client notification endpoint refused.
+    #[error("ciba_notification_endpoint {uri:?}: {reason}")]
+    CibaNotificationEndpoint {
+        /// The refused URI.
+        uri: String,
+        /// Why.
+        reason: &'static str,
+    },
     /// A back-channel logout URI refused.
     #[error("backchannel_logout_uri {uri:?}: {reason}")]
     BackchannelLogoutUri {
@@ -511,29 +525,12 @@ pub fn register(
         })?;
     }
     let grant_types = grant_types(&new);
+    check_backchannel_uris(&new)?;
     let web_origins = if new.web_origins.is_empty() && new.public {
         vec!["+".to_owned()]
     } else {
         dedup(new.web_origins)
     };
-    if let Some(uri) = &new.backchannel_logout_uri {
-        let ok = validate_redirect_uri(uri)
-            .and_then(|()| match origin_of(uri) {
-                Some(_) => Ok(()),
-                None => Err("must be an https URL (or http on loopback)"),
-            })
-            .and_then(|()| {
-                if new.local_development || !internal_host(uri) {
-                    Ok(())
-                } else {
-                    Err("must not be a loopback, link-local or unspecified address outside local development (the service would POST to its own host; developing locally, give the server's loopback --public-url)")
-                }
-            });
-        ok.map_err(|reason| RegistrationError::BackchannelLogoutUri {
-            uri: uri.clone(),
-            reason,
-        })?;
-    }
     let client = Client {
         client_id,
         name,
@@ -550,6 +547,7 @@ pub fn register(
         resource_server: new.resource_server,
         web_origins,
         backchannel_logout_uri: new.backchannel_logout_uri,
+        ciba_notification_endpoint: new.ciba_notification_endpoint,
         registration: None,
         refuse_on: new.refuse_on,
         require_acr: new.require_acr,
@@ -576,6 +574,50 @@ fn credentials(
         (false, true) => (ClientType::Confidential, None),
         (false, false) => (ClientType::Confidential, Some(ClientSecret::generate(rng))),
     })
+}
+
+/// Where the service POSTs to a client (its back-channel logout URI, its CIBA notification
+/// endpoint): an https URL (or http on loopback), never the service's own host outside local
+/// development.
+fn backchannel_uri(uri: &str, local_development: bool) -> Result<(), &'static str> {
+    validate_redirect_uri(uri)
+        .and_then(|()| match origin_of(uri) {
+            Some(_) => Ok(()),
+            None => Err("must be an https URL (or http on loopback)"),
+        })
+        .and_then(|()| {
+            if local_development || !internal_host(uri) {
+                Ok(())
+            } else {
+                Err("must not be a loopback, link-local or unspecified address outside local development (the service would POST to its own host; developing locally, give the server's loopback --public-url)")
+            }
+        })
+}
+
+fn check_backchannel_uris(new: &NewClient) -> Result<(), RegistrationError> {
+    if let Some(uri) = &new.backchannel_logout_uri {
+        backchannel_uri(uri, new.local_development).map_err(|reason| {
+            RegistrationError::BackchannelLogoutUri {
+                uri: uri.clone(),
+                reason,
+            }
+        })?;
+    }
+    if let Some(uri) = &new.ciba_notification_endpoint {
+        if !new.ciba {
+            return Err(RegistrationError::CibaNotificationEndpoint {
+                uri: uri.clone(),
+                reason: "only a CIBA client (--grant ciba) has one",
+            });
+        }
+        backchannel_uri(uri, new.local_development).map_err(|reason| {
+            RegistrationError::CibaNotificationEndpoint {
+                uri: uri.clone(),
+                reason,
+            }
+        })?;
+    }
+    Ok(())
 }
 
 /// The grants a new client may use.

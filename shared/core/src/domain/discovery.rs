@@ -152,7 +152,7 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
         backchannel_logout_session_supported: true,
         // CIBA (domain::ciba): Keycloak's path; no signed authentication requests, so no
         // `backchannel_authentication_request_signing_alg_values_supported`.
-        backchannel_token_delivery_modes_supported: strings(&["poll"]),
+        backchannel_token_delivery_modes_supported: strings(&["poll", "ping"]),
         backchannel_user_code_parameter_supported: false,
     }
 }

@@ -3,6 +3,7 @@
 //! a request becomes when the person's app opens it ([`login_for`]), which the app decides
 //! like any other (`usecase::app::decide`).
 
+use crate::backchannel::Delivery;
 use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::authn::AcrRequest;
@@ -10,11 +11,13 @@ use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
 use crate::domain::claims_request::RequestedClaims;
 use crate::domain::client::Client;
 use crate::domain::device_grant::DeviceAuthorization;
+use crate::domain::device_grant::DeviceGrantStatus;
 use crate::domain::login::{QrLogin, Scanner};
 use crate::protocol::{RedirectUri, Subject};
 use crate::random;
+use crate::reach::Reach;
 use crate::store::backchannel::FoundBackchannel;
-use crate::store::{Backchannels, Outcome, QrLogins, StoreError};
+use crate::store::{Backchannels, ClientStore, DeviceGrants, Outcome, QrLogins, StoreError};
 
 /// Announces a new backchannel request (stored under `hash`) to the person it asks: today it
 /// is stored with the person's list of pending requests, which their app reads when it opens.
@@ -34,6 +37,48 @@ pub(crate) async fn announce(
         }
     }
     Ok(Outcome::Lost)
+}
+
+/// Tells a ping mode client (CIBA Core §10.2) that the person decided request `hash`: one POST
+/// of `{"auth_req_id"}` with the client's bearer token to its notification endpoint, handed to
+/// the context's delivery port (back-channel logout's: a task under `serve`, the queue on
+/// AWS), which returns at once. Nothing for a poll mode request or one still pending.
+pub(crate) async fn ping(ctx: &Context, hash: &str, now: Timestamp) {
+    let d = match ctx.store.device_authorization(hash, now).await {
+        Ok(Some(d)) => d.value,
+        Ok(None) => return,
+        Err(e) => {
+            tracing::warn!(error = %e, "CIBA ping: reading the request failed");
+            return;
+        }
+    };
+    let Some(b) = d.backchannel else {
+        return;
+    };
+    let (Some(p), false) = (b.ping, d.status == DeviceGrantStatus::Pending) else {
+        return;
+    };
+    let client = match ctx.store.client(&d.client_id, now).await {
+        Ok(Some((c, _))) => c,
+        _ => return,
+    };
+    let Some(uri) = client.ciba_notification_endpoint.clone() else {
+        return;
+    };
+    let reach = Reach::of(
+        ctx.settings.local_development(),
+        client.registration.is_some(),
+    );
+    let delivery = Delivery {
+        client_id: client.client_id.into_string(),
+        uri,
+        token: p.token,
+        sub: b.sub.map(|s| s.to_string()).unwrap_or_default(),
+        issued_at: now,
+        reach,
+        ciba_auth_req_id: Some(p.auth_req_id),
+    };
+    ctx.backchannel.send(vec![delivery]).await;
 }
 
 /// Where a backchannel request's QR login says it goes: the backchannel endpoint, as a device

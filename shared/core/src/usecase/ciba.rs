@@ -13,7 +13,7 @@ use serde::Deserialize;
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
-use crate::domain::ciba::{self, Backchannel, Hint};
+use crate::domain::ciba::{self, Backchannel, Hint, Ping};
 use crate::domain::client::Client;
 use crate::domain::device_grant::DeviceAuthorization;
 use crate::domain::login;
@@ -57,6 +57,12 @@ pub async fn start(
         ));
     }
     let req = ciba::read(params).map_err(TokenError::OAuth)?;
+    let ping_token = match &client.ciba_notification_endpoint {
+        Some(_) => Some(
+            ciba::notification_token(req.client_notification_token).map_err(TokenError::OAuth)?,
+        ),
+        None => None,
+    };
     within(ctx, Limit::CibaPerClient, client.client_id.as_str(), now).await?;
     let sub = person(ctx, &client, req.hint, now).await?;
     // Counted on the person; on the hint itself when it names nobody, so an unknown hint
@@ -76,12 +82,16 @@ pub async fn start(
     );
     d.device_ip = source.as_str().to_owned();
     d.device_user_agent = user_agent.chars().take(512).collect();
+    let auth_req_id = Secret::new(random::token(ctx.random.as_ref(), 32));
+    let hash = login::hash(auth_req_id.expose());
     d.backchannel = Some(Backchannel {
         sub,
         binding_message: req.binding_message,
+        ping: ping_token.map(|token| Ping {
+            token,
+            auth_req_id: auth_req_id.expose().to_owned(),
+        }),
     });
-    let auth_req_id = Secret::new(random::token(ctx.random.as_ref(), 32));
-    let hash = login::hash(auth_req_id.expose());
     if announce(ctx, &hash, &d, now).await? == Outcome::Lost {
         return Err(StoreError::ConditionFailed.into());
     }

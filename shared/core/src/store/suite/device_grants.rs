@@ -200,6 +200,7 @@ pub async fn backchannel_requests_are_listed_for_their_person<B: Backend + 'stat
         d.backchannel = Some(Backchannel {
             sub: who.map(Subject::new),
             binding_message: Some("Till 4".into()),
+            ping: None,
         });
         d
     };
