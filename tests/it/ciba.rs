@@ -556,3 +556,41 @@ fn ping_mode_tells_the_notification_endpoint() {
         }
     }
 }
+
+/// requests-oauth2client (PyPI) runs CIBA poll mode (tests/py/requests_oauth2client_ciba.py):
+/// its backchannel_authentication_request, then its ciba() polls while the raw phone here
+/// approves; it verifies the ID token (signature by the JWKS, aud, sub) itself.
+#[test]
+fn requests_oauth2client_runs_poll_mode() {
+    use std::io::BufRead;
+    let (_d, s, secret) = server();
+    let app = TestApp::enroll(&s, "ciba-py");
+    let mut child = std::process::Command::new(scanid_tests::python())
+        .arg(scanid_tests::repo_root().join("tests/py/requests_oauth2client_ciba.py"))
+        .args([&s.issuer, "desk", &secret, "ciba-py", &app.sub])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    if line.trim() != r#"{"started": true}"# {
+        let done = child.wait_with_output().unwrap();
+        panic!("{line}\n{}", String::from_utf8_lossy(&done.stderr));
+    }
+    let list = waiting(&app);
+    assert_eq!(list[0]["binding_message"], "Py 42");
+    let (_, decided) = decide(&app, list[0]["id"].as_str().unwrap(), "approve");
+    assert_eq!(decided.status, 200, "{}", decided.text());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
+    let done = child.wait_with_output().unwrap();
+    assert!(
+        done.status.success(),
+        "{rest}\n{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let result: Value = serde_json::from_str(rest.trim()).unwrap();
+    assert_eq!(result["result"]["sub"], app.sub.as_str());
+}
