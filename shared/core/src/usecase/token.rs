@@ -514,7 +514,7 @@ async fn poll_device_code_bound(
     match next.poll(&client.client_id, now) {
         PollDecision::WrongClient => Err(oauth(
             OAuthErrorCode::InvalidGrant,
-            "the device code was issued to another client",
+            "the code was issued to another client",
         )),
         PollDecision::Expired => Err(oauth(
             OAuthErrorCode::ExpiredToken,
