@@ -34,14 +34,14 @@ impl Key {
         }
     }
 
-    fn jwk(&self) -> Value {
+    pub(crate) fn jwk(&self) -> Value {
         let point = self.pair.public_key().as_ref();
         json!({"kty": "EC", "crv": "P-256", "use": "sig", "alg": "ES256", "kid": self.kid,
             "x": URL_SAFE_NO_PAD.encode(&point[1..33]), "y": URL_SAFE_NO_PAD.encode(&point[33..])})
     }
 
     /// A compact JWS (ES256) over `claims`, with this key's `kid`.
-    fn sign(&self, claims: &Value) -> String {
+    pub(crate) fn sign(&self, claims: &Value) -> String {
         let header = json!({"alg": "ES256", "typ": "JWT", "kid": self.kid});
         let input = format!(
             "{}.{}",
@@ -266,7 +266,7 @@ fn private_key_jwt_gets_tokens_and_every_bad_assertion_is_invalid_client() {
 }
 
 /// Serves a JWK Set that the test may replace, on 127.0.0.1; counts the GETs.
-fn jwks_server(initial: Value) -> (String, Arc<Mutex<(Value, u32)>>) {
+pub(crate) fn jwks_server(initial: Value) -> (String, Arc<Mutex<(Value, u32)>>) {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/jwks", listener.local_addr().unwrap());
     let state = Arc::new(Mutex::new((initial, 0)));

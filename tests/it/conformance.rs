@@ -242,7 +242,7 @@ fn oidcc_unsigned_request_object_supported_correctly_or_rejected_as_unsupported(
     assert_eq!(d["request_parameter_supported"], true);
     assert_eq!(
         d["request_object_signing_alg_values_supported"],
-        json!(["none"])
+        json!(["none", "ES256", "PS256", "RS256", "EdDSA"])
     );
     // The suite's request (AbstractOIDCCRequestObjectServerTest): every parameter in an
     // unsigned request object with iss (the client) and aud (the issuer); response_type,
@@ -424,7 +424,7 @@ fn oidcc_discovery_endpoint_verification() {
     assert_eq!(d["request_parameter_supported"], true);
     assert_eq!(
         d["request_object_signing_alg_values_supported"],
-        json!(["none"])
+        json!(["none", "ES256", "PS256", "RS256", "EdDSA"])
     );
     assert_eq!(d["request_uri_parameter_supported"], false);
     assert_eq!(d["claims_parameter_supported"], true, "OIDC Core 5.5");

@@ -366,10 +366,28 @@ fn the_admin_api_sets_the_fapi2_profile() {
     assert_eq!(attrs["require.pushed.authorization.requests"], "true");
     assert_eq!(attrs["pkce.code.challenge.method"], "S256");
     assert_eq!(attrs["id.token.signed.response.alg"], "ES256");
+    assert_eq!(
+        attrs["authorization.signed.response.alg"], "ES256",
+        "JARM too"
+    );
+    assert_eq!(attrs["request.object.required"], "not required");
     assert_eq!(attrs["scanid.refresh.rotation"], "off");
+    // Keycloak's request.object.required: the client must push a signed request object.
+    let mut signed = got.clone();
+    signed["attributes"]["request.object.required"] = json!("request or request_uri");
+    let at = format!("{clients}/bank2");
+    let r = bearer_call(&s, "PUT", &at, Some(&token), Some(&signed));
+    assert!(r.status < 300, "{}", r.text());
+    let back = bearer_call(&s, "GET", &at, Some(&token), None).json();
+    assert_eq!(back["attributes"]["request.object.required"], "request");
+    signed["attributes"]["request.object.required"] = json!("sometimes");
+    let r = bearer_call(&s, "PUT", &at, Some(&token), Some(&signed));
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("request.object.required"), "{}", r.text());
     let mut rs = got.clone();
     rs["attributes"]["id.token.signed.response.alg"] = json!("RS256");
     rs["attributes"]["access.token.signed.response.alg"] = json!("RS256");
+    rs["attributes"]["authorization.signed.response.alg"] = json!("RS256");
     let r = bearer_call(
         &s,
         "PUT",

@@ -355,6 +355,7 @@ mod properties {
                 resources: &resources,
                 issuer: "https://id.example/realms/scanid",
                 now: Timestamp::from_secs(1_700_000_000),
+                ..Policy::default()
             };
             for request in [unsigned(&Value::Object(obj)), raw.clone()] {
                 let p = Params::from_pairs([

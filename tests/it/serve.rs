@@ -115,7 +115,7 @@ fn discovery_has_every_spec_field_with_truthful_values() {
     assert_eq!(d["request_parameter_supported"], true);
     assert_eq!(
         d["request_object_signing_alg_values_supported"],
-        json!(["none"])
+        json!(["none", "ES256", "PS256", "RS256", "EdDSA"])
     );
     // The jwks_uri from discovery works.
     assert_eq!(get(d["jwks_uri"].as_str().unwrap()).status, 200);

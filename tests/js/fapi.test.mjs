@@ -8,7 +8,9 @@
 // the PAR request, the code exchange, the refresh and userinfo carry proofs by one key, the
 // library answers use_dpop_nonce by itself, and jose checks that the access tokens' cnf.jkt is
 // that key's thumbprint. A second library nobody here wrote, requests-oauth2client (PyPI,
-// tests/py/requests_oauth2client_rp.py), does the same with its own DPoP key.
+// tests/py/requests_oauth2client_rp.py), does the same with its own DPoP key. And FAPI 2.0
+// Message Signing: a signed request object pushed, a JARM response jose verifies, and a signed
+// introspection response.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -20,6 +22,7 @@ import * as oidc from 'openid-client';
 import {
   calculateJwkThumbprint,
   createRemoteJWKSet,
+  decodeProtectedHeader,
   exportJWK,
   generateKeyPair,
   jwtVerify,
@@ -203,6 +206,104 @@ test('openid-client: private_key_jwt, PAR, DPoP and PKCE; refresh and userinfo w
   assert.equal(active.active, true);
   assert.equal(active.token_type, 'DPoP');
   assert.equal(active.cnf.jkt, jkt);
+});
+
+test('openid-client: FAPI 2.0 Message Signing: a signed request object at PAR, JARM, DPoP, signed introspection; jose verifies the JARM response', async () => {
+  const file = path.join(server.dataDir, 'fapi-rp-jwks.json');
+  await cli([
+    'client',
+    'create',
+    '--data-dir',
+    server.dataDir,
+    '--name',
+    'FAPI MS RP',
+    '--client-id',
+    'fapi-ms',
+    '--redirect-uri',
+    rp.url,
+    '--jwks',
+    file,
+    '--profile',
+    'fapi2',
+    '--require-signed-request-object',
+  ]);
+  const config = await oidc.discovery(
+    new URL(server.issuer),
+    'fapi-ms',
+    { authorization_signed_response_alg: 'ES256', introspection_signed_response_alg: 'ES256' },
+    oidc.PrivateKeyJwt({ key: privateKey, kid: 'rp-1' }),
+    { execute: [oidc.allowInsecureRequests] },
+  );
+  const meta = config.serverMetadata();
+  assert.ok(meta.response_modes_supported.includes('jwt'));
+  assert.ok(meta.authorization_signing_alg_values_supported.includes('ES256'));
+  assert.ok(meta.request_object_signing_alg_values_supported.includes('ES256'));
+  oidc.useJwtResponseMode(config);
+  const DPoP = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256'));
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const params = {
+    redirect_uri: rp.url,
+    scope: 'openid profile',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+  };
+  // Pushed without a request object: refused for this client.
+  await assert.rejects(oidc.buildAuthorizationUrlWithPAR(config, params, { DPoP }), (e) => {
+    assert.equal(e.error, 'invalid_request');
+    return true;
+  });
+  const jar = await oidc.buildAuthorizationUrlWithJAR(config, params, {
+    key: privateKey,
+    kid: 'rp-1',
+  });
+  const request = jar.searchParams.get('request');
+  assert.equal(decodeProtectedHeader(request).alg, 'ES256');
+  const url = await oidc.buildAuthorizationUrlWithPAR(
+    config,
+    { client_id: 'fapi-ms', request },
+    { DPoP },
+  );
+  assert.deepEqual([...url.searchParams.keys()].sort(), ['client_id', 'request_uri']);
+  const callback = await browserLogin(url);
+  // The response is one signed JWT: jose verifies it with the JWKS alone.
+  assert.deepEqual([...callback.searchParams.keys()], ['response']);
+  const jwks = createRemoteJWKSet(new URL(meta.jwks_uri));
+  const jarm = await jwtVerify(callback.searchParams.get('response'), jwks, {
+    issuer: server.issuer,
+    audience: 'fapi-ms',
+    algorithms: ['ES256'],
+  });
+  assert.equal(jarm.payload.state, state);
+  assert.equal(typeof jarm.payload.code, 'string');
+  assert.ok(jarm.payload.exp - jarm.payload.iat <= 600);
+  // openid-client checks it too (signature, iss, aud, exp, state) and redeems the code.
+  const tokens = await oidc.authorizationCodeGrant(
+    config,
+    callback,
+    { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce },
+    undefined,
+    { DPoP },
+  );
+  assert.equal(tokens.token_type.toLowerCase(), 'dpop');
+  const id = await jwtVerify(tokens.id_token, jwks, { issuer: server.issuer, audience: 'fapi-ms' });
+  assert.equal(id.protectedHeader.alg, 'ES256', 'a FAPI client never gets RS256');
+  assert.equal(id.payload.nonce, nonce);
+  await jwtVerify(tokens.access_token, jwks, { issuer: server.issuer });
+  // Introspection answers a signed JWT (RFC 9701), which openid-client verifies.
+  const seen = [];
+  config[oidc.customFetch] = async (url, options) => {
+    const r = await fetch(url, options);
+    seen.push(r.headers.get('content-type'));
+    return r;
+  };
+  const active = await oidc.tokenIntrospection(config, tokens.access_token);
+  assert.deepEqual(seen, ['application/token-introspection+jwt']);
+  assert.equal(active.active, true);
+  assert.equal(active.client_id, 'fapi-ms');
 });
 
 /** Opens `url` (no login expected): where the browser was sent. */

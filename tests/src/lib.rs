@@ -487,6 +487,21 @@ pub fn pyjwt_verify(jwks_url: &str, issuer: &str, token: &str) -> Output {
         .unwrap()
 }
 
+/// [`pyjwt_verify`] for `audience`, with `required` the claims that must be present.
+pub fn pyjwt_verify_for(
+    jwks_url: &str,
+    issuer: &str,
+    token: &str,
+    audience: &str,
+    required: &str,
+) -> Output {
+    Command::new(python())
+        .arg(repo_root().join("tests/py/verify_jwt.py"))
+        .args([jwks_url, issuer, token, audience, required])
+        .output()
+        .unwrap()
+}
+
 /// The repository root.
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

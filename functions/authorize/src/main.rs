@@ -4,5 +4,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid_lambda::run_clients(scanid_lambda::endpoints::AUTHORIZE).await
+    scanid_lambda::run_signing(scanid_lambda::endpoints::AUTHORIZE).await
 }

@@ -166,6 +166,10 @@ pub struct CreateArgs {
     /// authorization endpoint without a request_uri is refused.
     #[arg(long = "require-par")]
     pub require_par: bool,
+    /// Its pushed requests must carry a request object signed with its keys (RFC 9101;
+    /// FAPI 2.0 Message Signing).
+    #[arg(long)]
+    pub require_signed_request_object: bool,
     /// Hold the client to a profile: `fapi2` (FAPI 2.0: private_key_jwt, PAR, PKCE S256,
     /// ES256/PS256/EdDSA tokens, no refresh rotation; see the book's fapi.md).
     #[arg(long)]
@@ -324,6 +328,9 @@ pub struct UpdateArgs {
     /// `true`: its authorization requests must be pushed (RFC 9126); `false`: not required.
     #[arg(long)]
     pub require_par: Option<bool>,
+    /// `true`: its pushed requests must carry a signed request object (RFC 9101).
+    #[arg(long)]
+    pub require_signed_request_object: Option<bool>,
     /// `fapi2`: hold the client to FAPI 2.0 from now on; `none`: to no profile.
     #[arg(long)]
     pub profile: Option<String>,
@@ -355,12 +362,13 @@ async fn update(a: UpdateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
         && a.require_acr.is_none()
         && keys.is_none()
         && a.require_par.is_none()
+        && a.require_signed_request_object.is_none()
         && held.is_empty()
         && a.dpop_bound_access_tokens.is_none()
     {
         return Err(CliError::Usage(
             "say what to change: --refuse-on, --require-acr, --jwks or --jwks-uri, --require-par, \
-             --profile, --token-alg, --refresh-rotation, --refresh-reuse-window, \
+             --require-signed-request-object, --profile, --token-alg, --refresh-rotation, --refresh-reuse-window, \
              --dpop-bound-access-tokens"
                 .into(),
         ));
@@ -395,6 +403,9 @@ async fn update(a: UpdateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
     }
     if let Some(par) = a.require_par {
         c.require_par = par;
+    }
+    if let Some(signed) = a.require_signed_request_object {
+        c.require_signed_request_object = signed;
     }
     if let Some(dpop) = a.dpop_bound_access_tokens {
         c.dpop_bound_access_tokens = dpop;
@@ -486,6 +497,7 @@ fn client_json(c: &client::Client) -> serde_json::Value {
         "admin_roles": c.admin_roles,
         "jwks": c.jwks,
         "require_pushed_authorization_requests": c.require_par,
+        "require_signed_request_object": c.require_signed_request_object,
         "profile": c.profile.map(|p| p.as_str()),
         "refresh_rotation": c.refresh_rotation.as_str(),
         "refresh_reuse_window": c.refresh_rotation.window(),
@@ -682,6 +694,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             admin_roles,
             jwks,
             require_par: a.require_par,
+            require_signed_request_object: a.require_signed_request_object,
             dpop_bound_access_tokens: a.dpop_bound_access_tokens,
             token_exchange,
             ciba,

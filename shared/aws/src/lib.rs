@@ -12,6 +12,9 @@
 //! - `profile_config` (feature `profiles`: `scanid serve` and the operator commands): the
 //!   standard AWS chain, profiles and per-service endpoints included.
 //!
+//! Both call AWS through [`http::AwsHttp`] (HTTP/1.1, rustls on aws-lc-rs), not the SDK's
+//! default client, which links HTTP/2 as well.
+//!
 //! On top of either, scanid sets the time budget of a request (docs/requirements.md F3):
 //! throttling and transient errors are retried by the SDK's standard retry strategy
 //! (exponential backoff with jitter), and every call, retries included, ends within
@@ -26,6 +29,7 @@ pub mod dynamo;
 pub mod events;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake;
+pub mod http;
 pub mod kms;
 pub mod photos;
 pub mod queue;
@@ -61,7 +65,7 @@ pub fn retry_config() -> RetryConfig {
 /// The time budget of one call.
 pub fn timeout_config() -> TimeoutConfig {
     TimeoutConfig::builder()
-        .connect_timeout(Duration::from_secs(1))
+        .connect_timeout(http::CONNECT_TIMEOUT)
         .operation_attempt_timeout(ATTEMPT_BUDGET)
         .operation_timeout(OPERATION_BUDGET)
         .build()
@@ -137,6 +141,7 @@ fn base(
         .behavior_version(BehaviorVersion::latest())
         .region(region)
         .credentials_provider(SharedCredentialsProvider::new(credentials))
+        .http_client(http::AwsHttp::new().shared())
         .retry_config(retry_config())
         .timeout_config(timeout_config());
     if let Some(endpoint) = endpoint {
@@ -154,6 +159,7 @@ pub async fn profile_config() -> Result<SdkConfig, ConfigError> {
     CONFIG
         .get_or_init(|| async {
             let config = aws_config::defaults(BehaviorVersion::latest())
+                .http_client(http::AwsHttp::new().shared())
                 .retry_config(retry_config())
                 .timeout_config(timeout_config())
                 .load()

@@ -7,7 +7,7 @@
 use askama::Template;
 use lambda_http::Body;
 
-use crate::domain::authorize::ResponseMode;
+use crate::domain::authorize::Delivery;
 use crate::i18n::Tr;
 use crate::random::{self, Random};
 use crate::usecase::login::AuthResponse;
@@ -134,8 +134,10 @@ pub fn auth_response(
         }
         s.finish()
     };
-    let location = match r.mode {
-        ResponseMode::Query => {
+    // A JARM response is signed before it gets here ([`crate::service::auth_response::seal`]):
+    // its mode is the plain one it travels by.
+    let location = match r.mode.delivery() {
+        Delivery::Query => {
             let sep = if r.redirect_uri.contains('?') {
                 '&'
             } else {
@@ -143,8 +145,8 @@ pub fn auth_response(
             };
             format!("{}{sep}{encoded}", r.redirect_uri)
         }
-        ResponseMode::Fragment => format!("{}#{encoded}", r.redirect_uri),
-        ResponseMode::FormPost => {
+        Delivery::Fragment => format!("{}#{encoded}", r.redirect_uri),
+        Delivery::FormPost => {
             return html(
                 rng,
                 200,

@@ -157,11 +157,11 @@ pub const ROUTES: &[Route] = &[
     route("HEAD", "/realms/{realm}/.well-known/oauth-protected-resource", Handler::Discovery, "discovery", READ, NO_CORS, NO_PHOTOS),
     route("GET",  "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks", READ, NO_CORS, NO_PHOTOS),
     route("HEAD", "/realms/{realm}/protocol/openid-connect/certs", Handler::Jwks, "jwks", READ, NO_CORS, NO_PHOTOS),
-    route("GET",  "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize", WRITE, NO_CORS, NO_PHOTOS),
-    route("POST", "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize", SIGN, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/protocol/openid-connect/auth", Handler::Authorize, "authorize", SIGN, NO_CORS, NO_PHOTOS),
     route("GET",  "/realms/{realm}/login-actions/status", Handler::LoginStatus, "login-status", READ, NO_CORS, NO_PHOTOS),
-    route("GET",  "/realms/{realm}/login-actions/consent", Handler::Consent, "consent", WRITE, NO_CORS, NO_PHOTOS),
-    route("POST", "/realms/{realm}/login-actions/consent", Handler::Consent, "consent", WRITE, NO_CORS, NO_PHOTOS),
+    route("GET",  "/realms/{realm}/login-actions/consent", Handler::Consent, "consent", SIGN, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/login-actions/consent", Handler::Consent, "consent", SIGN, NO_CORS, NO_PHOTOS),
     // "Sign in with a passkey" on the login page (issue 26): a challenge, then the assertion;
     // spends a WebAuthn challenge, records the passkey's use, approves the login.
     route("POST", "/realms/{realm}/login-actions/passkey", Handler::LoginPasskey, "login-passkey", WRITE, NO_CORS, NO_PHOTOS),
@@ -186,9 +186,9 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/protocol/openid-connect/ext/ciba/auth", Handler::DeviceAuthorization, "device-authorization", WRITE, NO_CORS, NO_PHOTOS),
     route("GET",  "/realms/{realm}/device", Handler::DevicePages, "device-pages", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/device", Handler::DevicePages, "device-pages", WRITE, NO_CORS, NO_PHOTOS),
-    route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect", SIGN, NO_CORS, NO_PHOTOS),
     // Keycloak's own path for introspection (its Python and Node clients call it there).
-    route("POST", "/realms/{realm}/protocol/openid-connect/token/introspect", Handler::Introspect, "introspect", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/protocol/openid-connect/token/introspect", Handler::Introspect, "introspect", SIGN, NO_CORS, NO_PHOTOS),
     route("GET",  "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo", WRITE, CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/protocol/openid-connect/userinfo", Handler::Userinfo, "userinfo", WRITE, CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/protocol/openid-connect/revoke", Handler::Revoke, "revoke", WRITE, CORS, NO_PHOTOS),
@@ -531,6 +531,17 @@ impl Handler {
         )
     }
 
+    /// Signing handlers that sign only when a client asks for it (a JARM authorization
+    /// response, a signed introspection response): their functions link the signer but do not
+    /// decrypt the signing key at init, so a cold start of the authorization endpoint waits on
+    /// no KMS call; the first such response in a container pays it.
+    pub const fn signs_on_request(self) -> bool {
+        matches!(
+            self,
+            Handler::Authorize | Handler::Consent | Handler::Introspect
+        )
+    }
+
     /// Endpoints browser clients call with `fetch` (CORS per client's web origins), as the
     /// table's CORS column says.
     pub const fn cors(self) -> bool {
@@ -770,6 +781,10 @@ mod tests {
             Handler::DeviceDelete,
             Handler::DeviceKey,
             Handler::DeviceReport,
+            // They sign the responses a client asks to be signed (JARM, RFC 9701).
+            Handler::Authorize,
+            Handler::Consent,
+            Handler::Introspect,
         ];
         let read = [
             Handler::Discovery,

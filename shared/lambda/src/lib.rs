@@ -191,8 +191,9 @@ async fn serve(
             tracing::error!(error = %e, "init failed");
         })?;
     // Decrypt the envelope key now (init), not on the first token request; a failure here is
-    // retried at the first signature (503 until KMS answers).
-    if handler.access() == Access::Sign {
+    // retried at the first signature (503 until KMS answers). A function that signs only on a
+    // client's request (JARM, signed introspection) pays it at its first signature instead.
+    if handler.access() == Access::Sign && !handler.signs_on_request() {
         let t = Instant::now();
         if let Err(e) = ctx.keyring().await.warm().await {
             tracing::warn!(error = %e, "signing keys not ready yet");

@@ -189,6 +189,7 @@ async fn seed(a: SeedArgs) -> Result<(), String> {
         resources: &ctx.settings.resources,
         issuer: &issuer,
         now: ctx.clock.now(),
+        signing_alg: ctx.settings.signing_alg,
     };
     let req = authorize::validate_with(&params, Some(&client), &policy)
         .map_err(|e| format!("the authorization request: {e:?}"))?;

@@ -93,6 +93,10 @@ pub struct Client {
     /// Its authorization requests must be pushed first (RFC 9126 §6).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub require_par: bool,
+    /// Its pushed requests must carry a request object signed with its keys (RFC 9101 §10.5,
+    /// `require_signed_request_object`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub require_signed_request_object: bool,
     /// The profile it is held to ([`crate::domain::profile`]: FAPI 2.0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<crate::domain::profile::Profile>,
@@ -401,6 +405,8 @@ pub struct NewClient {
     pub jwks: Option<crate::domain::client_assertion::ClientKeys>,
     /// Its authorization requests must be pushed first (RFC 9126).
     pub require_par: bool,
+    /// Its pushed requests must carry a signed request object (RFC 9101 §10.5).
+    pub require_signed_request_object: bool,
     /// A DPoP proof is required at the token endpoint (RFC 9449 §5.2).
     pub dpop_bound_access_tokens: bool,
     /// An agent (confidential only): may exchange a person's access token for a narrower one
@@ -507,6 +513,7 @@ pub fn register(
         None => ClientId::new(random::uuid_v4(rng).to_string()),
     };
     check_grants(&new)?;
+    let grant_types = grant_types_of(&new);
     let (client_type, secret) = credentials(&new, rng)?;
     for uri in new
         .redirect_uris
@@ -524,7 +531,6 @@ pub fn register(
             reason,
         })?;
     }
-    let grant_types = grant_types(&new);
     check_backchannel_uris(&new)?;
     let web_origins = if new.web_origins.is_empty() && new.public {
         vec!["+".to_owned()]
@@ -556,11 +562,32 @@ pub fn register(
         admin_roles: dedup_roles(new.admin_roles),
         jwks: new.jwks,
         require_par: new.require_par,
+        require_signed_request_object: new.require_signed_request_object,
         profile: new.profile,
         refresh_rotation: new.refresh_rotation,
         dpop_bound_access_tokens: new.dpop_bound_access_tokens,
     };
     Ok((client, secret))
+}
+
+/// The grants a new client may use.
+fn grant_types_of(new: &NewClient) -> Vec<GrantType> {
+    let mut grant_types = if new.no_code_flow {
+        vec![GrantType::RefreshToken]
+    } else {
+        vec![GrantType::AuthorizationCode, GrantType::RefreshToken]
+    };
+    for (on, g) in [
+        (new.client_credentials, GrantType::ClientCredentials),
+        (new.device_code, GrantType::DeviceCode),
+        (new.token_exchange, GrantType::TokenExchange),
+        (new.ciba, GrantType::Ciba),
+    ] {
+        if on {
+            grant_types.push(g);
+        }
+    }
+    grant_types
 }
 
 /// Public (no secret), by keys (no secret), or a new secret.
@@ -618,26 +645,6 @@ fn check_backchannel_uris(new: &NewClient) -> Result<(), RegistrationError> {
         })?;
     }
     Ok(())
-}
-
-/// The grants a new client may use.
-fn grant_types(new: &NewClient) -> Vec<GrantType> {
-    let mut grant_types = if new.no_code_flow {
-        vec![GrantType::RefreshToken]
-    } else {
-        vec![GrantType::AuthorizationCode, GrantType::RefreshToken]
-    };
-    for (asked, grant) in [
-        (new.client_credentials, GrantType::ClientCredentials),
-        (new.device_code, GrantType::DeviceCode),
-        (new.token_exchange, GrantType::TokenExchange),
-        (new.ciba, GrantType::Ciba),
-    ] {
-        if asked {
-            grant_types.push(grant);
-        }
-    }
-    grant_types
 }
 
 /// The flows a client asks for agree with each other: redirect URIs for the code flow (none

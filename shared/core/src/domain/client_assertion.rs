@@ -217,18 +217,34 @@ pub fn verify(
     audiences: &[&str],
     now: Timestamp,
 ) -> Result<Verified, Refused> {
-    use Refused::Invalid;
     if assertion.len() > MAX_LEN {
-        return Err(Invalid("the client assertion is too long"));
+        return Err(Refused::Invalid("the client assertion is too long"));
     }
-    let header = jsonwebtoken::decode_header(assertion)
-        .map_err(|_| Invalid("the client assertion is not a signed JWT"))?;
+    let claims: Claims = signed_by(assertion, keys.alg.as_deref(), set).map_err(|r| match r {
+        Refused::Invalid(_) if jsonwebtoken::decode_header(assertion).is_err() => {
+            Refused::Invalid("the client assertion is not a signed JWT")
+        }
+        r => r,
+    })?;
+    check_claims(&claims, client_id, audiences, now)
+}
+
+/// The claims of `jws` once its signature verifies with one of the client's keys in `set`
+/// (the key its `kid` names, or each that fits the algorithm): `alg` one of [`ALGS`], or
+/// `only` when given. Used for client assertions and for signed request objects (RFC 9101).
+pub fn signed_by<T: serde::de::DeserializeOwned>(
+    jws: &str,
+    only: Option<&str>,
+    set: &JwkSet,
+) -> Result<T, Refused> {
+    use Refused::Invalid;
+    let header = jsonwebtoken::decode_header(jws).map_err(|_| Invalid("not a signed JWT"))?;
     let alg_name = serde_json::to_value(header.alg)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))
         .unwrap_or_default();
     let alg = match algorithm(&alg_name) {
-        Some(a) if keys.alg.as_deref().is_none_or(|r| r == alg_name) => a,
+        Some(a) if only.is_none_or(|r| r == alg_name) => a,
         _ => {
             return Err(Invalid(
                 "the client assertion's alg is not one this client may use",
@@ -247,7 +263,7 @@ pub fn verify(
     validation.validate_nbf = false;
     validation.validate_aud = false;
     validation.required_spec_claims.clear();
-    let claims = candidates
+    candidates
         .into_iter()
         .filter(|k| fits(k, alg))
         .filter(|k| {
@@ -258,13 +274,12 @@ pub fn verify(
         })
         .find_map(|k| {
             let key = DecodingKey::from_jwk(k).ok()?;
-            jsonwebtoken::decode::<Claims>(assertion, &key, &validation).ok()
+            jsonwebtoken::decode::<T>(jws, &key, &validation).ok()
         })
+        .map(|d| d.claims)
         .ok_or(Invalid(
             "the client assertion's signature does not verify with the client's keys",
-        ))?
-        .claims;
-    check_claims(&claims, client_id, audiences, now)
+        ))
 }
 
 fn check_claims(

@@ -125,14 +125,26 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
         ]),
         code_challenge_methods_supported: strings(&["S256"]),
         scopes_supported: strings(SCOPES),
-        response_modes_supported: strings(&["query", "fragment", "form_post"]),
+        response_modes_supported: strings(crate::domain::authorize::RESPONSE_MODES),
         token_endpoint_auth_signing_alg_values_supported: strings(
             crate::domain::client_assertion::ALGS,
         ),
         dpop_signing_alg_values_supported: strings(crate::domain::dpop::ALGS),
-        // Request objects by value, unsigned only (domain::request_object says why).
+        // Request objects by value unsigned; signed ones with the client's keys at PAR
+        // (domain::request_object says why).
         request_parameter_supported: true,
-        request_object_signing_alg_values_supported: strings(&["none"]),
+        request_object_signing_alg_values_supported: std::iter::once("none")
+            .chain(crate::domain::client_assertion::ALGS.iter().copied())
+            .map(str::to_owned)
+            .collect(),
+        authorization_signing_alg_values_supported: algs
+            .iter()
+            .map(|a| a.as_str().to_owned())
+            .collect(),
+        introspection_signing_alg_values_supported: algs
+            .iter()
+            .map(|a| a.as_str().to_owned())
+            .collect(),
         request_uri_parameter_supported: false,
         require_request_uri_registration: false,
         tls_client_certificate_bound_access_tokens: false,
@@ -183,7 +195,17 @@ mod tests {
         assert!(d.authorization_response_iss_parameter_supported);
         assert!(!d.grant_types_supported.contains(&"password".to_owned()));
         assert!(d.request_parameter_supported && !d.request_uri_parameter_supported);
-        assert_eq!(d.request_object_signing_alg_values_supported, vec!["none"]);
+        assert_eq!(
+            d.request_object_signing_alg_values_supported,
+            vec!["none", "ES256", "PS256", "RS256", "EdDSA"]
+        );
+        assert!(d
+            .response_modes_supported
+            .contains(&"form_post.jwt".to_owned()));
+        assert_eq!(
+            d.authorization_signing_alg_values_supported,
+            d.id_token_signing_alg_values_supported
+        );
         // Keycloak's "1" stays the lowest level; a passkey reaches 2 or 3.
         assert_eq!(d.acr_values_supported, vec!["1", "2", "3"]);
         assert!(d.claims_supported.contains(&"amr".to_owned()));

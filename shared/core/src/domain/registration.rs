@@ -6,9 +6,11 @@
 //! name and back-channel checks. Of the metadata of RFC 7591 §2 and OIDC Dynamic Client
 //! Registration §2, scanid keeps what its client model has: `redirect_uris`,
 //! `token_endpoint_auth_method`, `grant_types`, `response_types`, `client_name`,
-//! `post_logout_redirect_uris`, `backchannel_logout_uri`, `id_token_signed_response_alg`, and
-//! for `private_key_jwt` `jwks` or `jwks_uri` and `token_endpoint_auth_signing_alg`, and
-//! `require_pushed_authorization_requests`.
+//! `post_logout_redirect_uris`, `backchannel_logout_uri`, `id_token_signed_response_alg` (and
+//! `authorization_signed_response_alg` and `introspection_signed_response_alg`, the same one
+//! algorithm), and for `private_key_jwt` `jwks` or `jwks_uri` and
+//! `token_endpoint_auth_signing_alg`, and `require_pushed_authorization_requests` and
+//! `require_signed_request_object`.
 //! Every other field (`logo_uri`, `client_uri`, `policy_uri`, `tos_uri`, `contacts`,
 //! `scope`, `software_id`, ...) is ignored and not echoed back (RFC 7591 §3.2.1 lets the server
 //! say what it registered).
@@ -68,6 +70,12 @@ pub struct ClientMetadata {
     pub token_endpoint_auth_signing_alg: Option<String>,
     /// `require_pushed_authorization_requests` (RFC 9126 §6).
     pub require_pushed_authorization_requests: Option<bool>,
+    /// `require_signed_request_object` (RFC 9101 §10.5).
+    pub require_signed_request_object: Option<bool>,
+    /// `authorization_signed_response_alg` (JARM): the client's one algorithm.
+    pub authorization_signed_response_alg: Option<String>,
+    /// `introspection_signed_response_alg` (RFC 9701): the client's one algorithm.
+    pub introspection_signed_response_alg: Option<String>,
     /// `dpop_bound_access_tokens` (RFC 9449 §5.2).
     pub dpop_bound_access_tokens: Option<bool>,
     /// Only in an update (RFC 7592 §2.2): must be the client's own.
@@ -103,6 +111,41 @@ impl MetadataError {
 
 fn meta(why: impl Into<String>) -> MetadataError {
     MetadataError::Metadata(why.into())
+}
+
+/// The client's one signing algorithm: `id_token_signed_response_alg`,
+/// `authorization_signed_response_alg` (JARM) and `introspection_signed_response_alg` (RFC
+/// 9701) name it, each one of the realm's, and alike when several are sent (scanid signs
+/// everything for a client with one algorithm, as its admin API's token attributes).
+fn token_alg_of(m: &ClientMetadata, algs: &[Alg]) -> Result<Option<Alg>, MetadataError> {
+    let mut chosen: Option<Alg> = None;
+    for (name, value) in [
+        (
+            "id_token_signed_response_alg",
+            &m.id_token_signed_response_alg,
+        ),
+        (
+            "authorization_signed_response_alg",
+            &m.authorization_signed_response_alg,
+        ),
+        (
+            "introspection_signed_response_alg",
+            &m.introspection_signed_response_alg,
+        ),
+    ] {
+        let Some(s) = value.as_deref() else { continue };
+        let Some(a) = Alg::parse(s).filter(|a| algs.contains(a)) else {
+            let names: Vec<&str> = algs.iter().map(|a| a.as_str()).collect();
+            return Err(meta(format!("{name}: one of {}", names.join(", "))));
+        };
+        if chosen.is_some_and(|c| c != a) {
+            return Err(meta(format!(
+                "{name}: scanid signs everything for a client with one algorithm; send the same as the other *_signed_response_alg"
+            )));
+        }
+        chosen = Some(a);
+    }
+    Ok(chosen)
 }
 
 /// Reads a request body: a JSON object, its unknown members ignored.
@@ -186,19 +229,7 @@ fn requested(
             "at most {MAX_URIS} post-logout redirect URIs"
         )));
     }
-    let token_alg = match m.id_token_signed_response_alg.as_deref() {
-        None => None,
-        Some(s) => match Alg::parse(s).filter(|a| algs.contains(a)) {
-            Some(a) => Some(a),
-            None => {
-                let names: Vec<&str> = algs.iter().map(|a| a.as_str()).collect();
-                return Err(meta(format!(
-                    "id_token_signed_response_alg: one of {}",
-                    names.join(", ")
-                )));
-            }
-        },
-    };
+    let token_alg = token_alg_of(m, algs)?;
     let name = match &m.client_name {
         Some(n) => n.clone(),
         None => default_name(&redirect_uris),
@@ -221,6 +252,7 @@ fn requested(
             local_development,
             jwks,
             require_par: m.require_pushed_authorization_requests.unwrap_or(false),
+            require_signed_request_object: m.require_signed_request_object.unwrap_or(false),
             dpop_bound_access_tokens: m.dpop_bound_access_tokens.unwrap_or(false),
             ..Default::default()
         },
@@ -379,10 +411,20 @@ pub fn information(issuer: &str, r: &Registered) -> serde_json::Value {
         out["backchannel_logout_session_required"] = serde_json::json!(true);
     }
     if let Some(a) = c.token_alg {
-        out["id_token_signed_response_alg"] = serde_json::json!(a.as_str());
+        // One algorithm signs everything scanid signs for the client.
+        for name in [
+            "id_token_signed_response_alg",
+            "authorization_signed_response_alg",
+            "introspection_signed_response_alg",
+        ] {
+            out[name] = serde_json::json!(a.as_str());
+        }
     }
     if c.require_par {
         out["require_pushed_authorization_requests"] = serde_json::json!(true);
+    }
+    if c.require_signed_request_object {
+        out["require_signed_request_object"] = serde_json::json!(true);
     }
     if c.dpop_bound_access_tokens {
         out["dpop_bound_access_tokens"] = serde_json::json!(true);
@@ -499,6 +541,36 @@ mod tests {
             info.get("logo_uri").is_none(),
             "unsupported metadata is dropped"
         );
+    }
+
+    #[test]
+    fn the_signed_response_algs_name_the_clients_one_algorithm() {
+        let cb = serde_json::json!(["https://rp.example/cb"]);
+        let r = reg(serde_json::json!({"redirect_uris": cb,
+            "authorization_signed_response_alg": "ES256",
+            "introspection_signed_response_alg": "ES256",
+            "require_signed_request_object": true}))
+        .unwrap();
+        assert_eq!(r.client.token_alg, Some(Alg::ES256));
+        assert!(r.client.require_signed_request_object);
+        let info = information("https://i", &r);
+        for name in [
+            "id_token_signed_response_alg",
+            "authorization_signed_response_alg",
+            "introspection_signed_response_alg",
+        ] {
+            assert_eq!(info[name], "ES256", "{name}");
+        }
+        assert_eq!(info["require_signed_request_object"], true);
+        for bad in [
+            serde_json::json!({"redirect_uris": cb, "id_token_signed_response_alg": "RS256",
+                "authorization_signed_response_alg": "ES256"}),
+            serde_json::json!({"redirect_uris": cb, "introspection_signed_response_alg": "PS256"}),
+            serde_json::json!({"redirect_uris": cb, "authorization_signed_response_alg": "none"}),
+        ] {
+            let e = reg(bad.clone()).unwrap_err();
+            assert_eq!(e.code(), "invalid_client_metadata", "{bad}: {e}");
+        }
     }
 
     #[test]

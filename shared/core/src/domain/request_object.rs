@@ -1,13 +1,14 @@
 //! Request objects passed by value (`request`; RFC 9101, OIDC Core §6.1): the authorization
 //! request's parameters as the claims of a JWT.
 //!
-//! scanid accepts unsigned request objects (`alg: none`) only. A signed one could be verified
-//! only with a key scanid holds for the client, and it holds none: client secrets are stored
-//! hashed (docs/requirements.md T8), so HS256 over the secret cannot be checked, and the keys
-//! a client may register (`jwks`/`jwks_uri`) serve `private_key_jwt` only so far. A signed request object is refused with
-//! `invalid_request_object` rather than accepted unverified. An unsigned request object
-//! carries nothing the query could not, so it is treated with exactly the query's trust: its
-//! parameters go through the same validation.
+//! At the authorization endpoint scanid reads unsigned request objects (`alg: none`) only: a
+//! signed one there is refused with `invalid_request_object` rather than accepted unverified
+//! (HS256 over the client secret cannot be checked, secrets being stored hashed,
+//! docs/requirements.md T8). An unsigned request object carries nothing the query could not,
+//! so it is treated with exactly the query's trust: its parameters go through the same
+//! validation. Signed request objects are read at PAR (`usecase::par`), verified with the
+//! client's keys and checked by [`RequestObject::check_signed`]; the request is then the
+//! object's parameters only ([`RequestObject::pushed_params`]).
 //!
 //! Its claims take precedence over the query's parameters (OIDC Core §6.3.3); parameters only
 //! in the query are kept. `client_id` and `response_type`, when in both, must match; `iss`
@@ -214,6 +215,80 @@ impl RequestObject {
     }
 }
 
+/// The longest a signed request object may be valid (`exp - nbf`), and the oldest its `nbf`
+/// may be (FAPI 2.0 Message Signing §5.3.2: 60 minutes each).
+pub const SIGNED_MAX_SECS: i64 = 3600;
+/// How far in the future a signed request object's `nbf` may be (clock skew).
+pub const NBF_SKEW_SECS: i64 = 10;
+
+/// The `alg` of a JWS-shaped `request`'s header, unverified (`none` is refused at PAR before
+/// any key is looked at).
+pub fn alg_of(jwt: &str) -> Option<String> {
+    let header = segment(jwt.split('.').next()?).ok()?;
+    header.get("alg").and_then(Value::as_str).map(str::to_owned)
+}
+
+impl RequestObject {
+    /// A request object of verified `claims` (a signature checked with the client's keys).
+    pub fn verified(claims: Map<String, Value>) -> Self {
+        Self { claims }
+    }
+
+    /// The checks of a signed request object pushed by `client_id` (RFC 9101 §4, FAPI 2.0
+    /// Message Signing §5.3.2): `iss` the client, `aud` the issuer, `exp` and `nbf` present,
+    /// `nbf` not in the future and at most 60 minutes old, `exp` after now and at most 60
+    /// minutes after `nbf`, and a `client_id`, when present, the client's.
+    pub fn check_signed(
+        &self,
+        client_id: &str,
+        issuer: &str,
+        now: Timestamp,
+    ) -> Result<(), Invalid> {
+        if self.claims.get("iss").and_then(Value::as_str) != Some(client_id) {
+            return Err("the request object's iss must be the client_id");
+        }
+        let aud_ok = match self.claims.get("aud") {
+            Some(Value::String(a)) => a == issuer,
+            Some(Value::Array(a)) => a.iter().any(|x| x.as_str() == Some(issuer)),
+            _ => false,
+        };
+        if !aud_ok {
+            return Err("the request object's aud must be the issuer");
+        }
+        if let Some(c) = self.claims.get("client_id") {
+            if c.as_str() != Some(client_id) {
+                return Err("client_id differs between the request object and the client");
+            }
+        }
+        let exp = int_claim(&self.claims, "exp")?.ok_or("the request object has no exp")?;
+        let nbf = int_claim(&self.claims, "nbf")?.ok_or("the request object has no nbf")?;
+        let t = now.secs();
+        if exp <= t {
+            return Err("the request object has expired");
+        }
+        if nbf > t + NBF_SKEW_SECS {
+            return Err("the request object is not valid yet (nbf)");
+        }
+        if nbf < t - SIGNED_MAX_SECS {
+            return Err("the request object's nbf is more than 60 minutes in the past");
+        }
+        if exp - nbf > SIGNED_MAX_SECS {
+            return Err("the request object is valid for more than 60 minutes (exp - nbf)");
+        }
+        int_claim(&self.claims, "iat")?;
+        Ok(())
+    }
+
+    /// The authorization request a verified object carries: its parameters only (RFC 9101
+    /// §6.3, FAPI 2.0 Message Signing: those outside it are ignored), for `client_id`.
+    pub fn pushed_params(&self, client_id: &str) -> Params {
+        self.merged_over(&Params::from_pairs(vec![(
+            "client_id".to_owned(),
+            client_id.to_owned(),
+        )]))
+    }
+}
+
 /// An unsigned request object of `claims` (tests and the CLI reference client).
 pub fn unsigned(claims: &Value) -> String {
     format!(
@@ -329,6 +404,57 @@ mod tests {
         ] {
             assert_eq!(merged.one(gone), Ok(None), "{gone}");
         }
+    }
+
+    #[test]
+    fn signed_checks() {
+        let now = Timestamp::from_secs(10_000);
+        let good = json!({"iss": "rp", "aud": ISS, "exp": 10_300, "nbf": 9_990,
+            "client_id": "rp", "scope": "openid", "state": "in"});
+        let check = |claims: &Value| {
+            RequestObject::verified(claims.as_object().unwrap().clone())
+                .check_signed("rp", ISS, now)
+        };
+        assert_eq!(check(&good), Ok(()));
+        let set = |k: &str, v: Value| {
+            let mut o = good.clone();
+            o[k] = v;
+            o
+        };
+        let drop = |k: &str| {
+            let mut o = good.clone();
+            o.as_object_mut().unwrap().remove(k);
+            o
+        };
+        // The FAPI 2.0 Message Signing module's edges: 8 s ahead is fine, 60 min old is.
+        assert_eq!(check(&set("nbf", 10_008.into())), Ok(()));
+        assert_eq!(
+            check(&set("nbf", 6_400.into()).clone()),
+            Err("the request object is valid for more than 60 minutes (exp - nbf)")
+        );
+        let cases: Vec<(Value, &str)> = vec![
+            (drop("exp"), "no exp"),
+            (drop("nbf"), "no nbf"),
+            (drop("iss"), "iss"),
+            (drop("aud"), "aud"),
+            (set("aud", "https://other.example".into()), "aud"),
+            (set("iss", "other".into()), "iss"),
+            (set("client_id", "other".into()), "client_id"),
+            (set("exp", 10_000.into()), "expired"),
+            (set("nbf", 10_011.into()), "not valid yet"),
+            (set("nbf", 6_399.into()), "60 minutes in the past"),
+            (set("exp", 13_591.into()), "more than 60 minutes"),
+        ];
+        for (claims, want) in cases {
+            let got = check(&claims).unwrap_err();
+            assert!(got.contains(want), "{claims}: {got}");
+        }
+        // Only the object's parameters; the client's id.
+        let p = RequestObject::verified(good.as_object().unwrap().clone()).pushed_params("rp");
+        assert_eq!(p.one("state"), Ok(Some("in")));
+        assert_eq!(p.one("client_id"), Ok(Some("rp")));
+        assert_eq!(p.one("iss"), Ok(None));
+        assert_eq!(alg_of(&unsigned(&good)).as_deref(), Some("none"));
     }
 
     #[test]

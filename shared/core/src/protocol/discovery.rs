@@ -71,9 +71,16 @@ pub struct OpenIdConfiguration {
     pub dpop_signing_alg_values_supported: Vec<String>,
     /// `request_parameter_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub request_parameter_supported: bool,
-    /// RFC 9101 / OIDC Discovery: `none` only (scanid holds no key to verify a signed one).
+    /// RFC 9101 / OIDC Discovery: `none` (by value at the authorization endpoint) and the
+    /// algorithms a client's keys may sign one with (pushed, RFC 9126).
     #[serde(default)]
     pub request_object_signing_alg_values_supported: Vec<String>,
+    /// JARM §3: what a JWT authorization response may be signed with (the realm's keys).
+    #[serde(default)]
+    pub authorization_signing_alg_values_supported: Vec<String>,
+    /// RFC 9701 §7: what a signed introspection response may be signed with.
+    #[serde(default)]
+    pub introspection_signing_alg_values_supported: Vec<String>,
     /// `request_uri_parameter_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub request_uri_parameter_supported: bool,
     /// `require_request_uri_registration` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).

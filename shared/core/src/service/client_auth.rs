@@ -267,14 +267,31 @@ async fn verify_with_keys(
 ) -> Result<client_assertion::Verified, &'static str> {
     let now = ctx.clock.now();
     let id = client.client_id.as_str();
+    with_keys(ctx, client, keys, |set| {
+        client_assertion::verify(assertion, id, keys, set, audiences, now)
+    })
+    .await
+    .map_err(|r| r.unwrap_or_else(refusal))
+}
+
+/// `check` with the client's keys: its registered set, or the one at its `jwks_uri` (fetched
+/// again once when `check` finds the `kid` unknown). `Err(Ok(why))`: the keys could not be
+/// had; `Err(Err(refused))`: `check`'s refusal.
+pub(crate) async fn with_keys<T>(
+    ctx: &Context,
+    client: &Client,
+    keys: &ClientKeys,
+    check: impl Fn(&jsonwebtoken::jwk::JwkSet) -> Result<T, Refused>,
+) -> Result<T, Result<&'static str, Refused>> {
+    let now = ctx.clock.now();
+    let id = client.client_id.as_str();
     if let Some(jwks) = &keys.jwks {
         let set = client_assertion::parse_jwks(jwks)
-            .map_err(|_| "the client's registered jwks are unusable")?;
-        return client_assertion::verify(assertion, id, keys, &set, audiences, now)
-            .map_err(refusal);
+            .map_err(|_| Ok("the client's registered jwks are unusable"))?;
+        return check(&set).map_err(Err);
     }
     let Some(uri) = keys.jwks_uri.as_deref() else {
-        return Err("this client registered no keys (private_key_jwt)");
+        return Err(Ok("this client registered no keys (private_key_jwt)"));
     };
     let reach = Reach::of(
         ctx.settings.local_development(),
@@ -288,11 +305,11 @@ async fn verify_with_keys(
             .await
             .map_err(|e| {
                 tracing::info!(client_id = id, error = %e, "jwks_uri could not be fetched");
-                "the client's jwks_uri could not be fetched"
+                Ok("the client's jwks_uri could not be fetched")
             })?;
-        match client_assertion::verify(assertion, id, keys, &set, audiences, now) {
+        match check(&set) {
             Err(Refused::UnknownKey) if !refresh => refresh = true,
-            r => return r.map_err(refusal),
+            r => return r.map_err(Err),
         }
     }
 }

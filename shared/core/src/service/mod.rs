@@ -13,6 +13,7 @@
 //! * [`assessment`]: where a QR login came from, judged; [`login_history`]: the identity's
 //!   recent logins; `photos`: hosted photos no record names any more.
 //! * [`erase`]: deleting an identity (its app, the CLI, the admin API).
+//! * [`auth_response`]: the authorization response, and its signed JARM form.
 //! * [`pushed`]: the pushed authorization request a `request_uri` names (RFC 9126).
 //! * [`rotation`]: the signing keys' rotation steps (the CLI's `scanid keys`, the admin API).
 //! * [`app_error`]: the error of the app API; [`admin`]: who may call the admin API, and its
@@ -21,6 +22,7 @@
 pub mod admin;
 pub mod app_error;
 pub mod assessment;
+pub mod auth_response;
 pub mod backchannel;
 pub mod client_auth;
 pub mod client_documents;

@@ -7,9 +7,7 @@
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
-use crate::domain::authorize::{
-    self, AuthorizationRequest, AuthorizeError, ErrorTarget, ResponseMode,
-};
+use crate::domain::authorize::{self, AuthorizationRequest, AuthorizeError};
 use crate::domain::client::{Client, GrantType};
 use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal, Known};
 use crate::domain::identity::Identity;
@@ -24,68 +22,8 @@ use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
 use crate::store::{ClientStore, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError};
 
-/// An authorization response: where to send the browser, how, and with which parameters.
-#[derive(Clone, PartialEq, Eq)]
-pub struct AuthResponse {
-    /// The client's redirect URI.
-    pub redirect_uri: String,
-    /// Query, fragment or form post.
-    pub mode: ResponseMode,
-    /// The response's parameters (`code`, `state`, `iss`, ... or the error's).
-    pub params: Vec<(&'static str, String)>,
-}
-
-impl std::fmt::Debug for AuthResponse {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let params: Vec<(&str, &str)> = self
-            .params
-            .iter()
-            .map(|(k, v)| {
-                (
-                    *k,
-                    if *k == "code" {
-                        "<redacted>"
-                    } else {
-                        v.as_str()
-                    },
-                )
-            })
-            .collect();
-        f.debug_struct("AuthResponse")
-            .field("redirect_uri", &self.redirect_uri)
-            .field("mode", &self.mode)
-            .field("params", &params)
-            .finish()
-    }
-}
-
-impl AuthResponse {
-    /// An error response (RFC 6749 §4.1.2.1) with `iss` (RFC 9207).
-    pub fn error(target: &ErrorTarget, e: &OAuthError, issuer: &str) -> Self {
-        let mut params = vec![
-            ("error", e.error.as_str().to_owned()),
-            ("error_description", e.error_description.to_string()),
-        ];
-        if let Some(s) = &target.state {
-            params.push(("state", s.clone()));
-        }
-        params.push(("iss", issuer.to_owned()));
-        Self {
-            redirect_uri: target.redirect_uri.clone(),
-            mode: target.response_mode,
-            params,
-        }
-    }
-
-    fn for_request(req: &AuthorizationRequest, e: OAuthError, issuer: &str) -> Self {
-        let target = ErrorTarget {
-            redirect_uri: req.redirect_uri.clone().into(),
-            response_mode: req.response_mode,
-            state: req.state.clone(),
-        };
-        Self::error(&target, &e, issuer)
-    }
-}
+use crate::service::auth_response::seal;
+pub use crate::service::auth_response::AuthResponse;
 
 /// What the browser carries.
 #[derive(Debug, Clone, Default)]
@@ -163,8 +101,22 @@ pub async fn remembered(
         }))
 }
 
-/// `GET|POST .../auth`.
+/// `GET|POST .../auth`: what to do with the request; a response to the client signed when
+/// it asked for JARM.
 pub async fn authorize(
+    ctx: &Context,
+    params: &Params,
+    cookies: &BrowserCookies,
+    ip: &str,
+    user_agent: &str,
+) -> Result<AuthorizeDecision, StoreError> {
+    match decide(ctx, params, cookies, ip, user_agent).await? {
+        AuthorizeDecision::Respond(r) => Ok(AuthorizeDecision::Respond(seal(ctx, r).await?)),
+        d => Ok(d),
+    }
+}
+
+async fn decide(
     ctx: &Context,
     params: &Params,
     cookies: &BrowserCookies,
@@ -187,6 +139,7 @@ pub async fn authorize(
         resources: &ctx.settings.resources,
         issuer: &issuer,
         now,
+        signing_alg: ctx.settings.signing_alg,
     };
     let mut req = match authorize::validate_with(params, client.as_ref(), &policy) {
         Ok(r) => r,
@@ -202,7 +155,9 @@ pub async fn authorize(
         return Ok(AuthorizeDecision::ErrorPage("unknown client_id".into()));
     };
     req.claims.locale = cookies.page_locale.clone();
-    if pushed.is_none() && (client.require_par || ctx.settings.require_par) {
+    // A signed request object is accepted pushed only: a client that must sign must push.
+    let must_push = client.require_par || client.require_signed_request_object;
+    if pushed.is_none() && (must_push || ctx.settings.require_par) {
         let e = OAuthError::new(OAuthErrorCode::InvalidRequest, PAR_REQUIRED);
         return Ok(refuse_at_once(&client, &req, e, &issuer));
     }
@@ -583,6 +538,7 @@ pub async fn complete(
         .emit();
     let response = AuthResponse {
         redirect_uri: req.redirect_uri.clone().into(),
+        client_id: req.client_id.to_string(),
         mode: req.response_mode,
         params: [
             Some(("code", code)),
@@ -595,7 +551,7 @@ pub async fn complete(
         .collect(),
     };
     Ok(Completed {
-        response,
+        response: seal(ctx, response).await?,
         sso_cookie,
     })
 }
@@ -631,11 +587,12 @@ pub async fn deny(
     if ctx.store.close_qr_login(login, now).await? == Outcome::Lost {
         return Err(CompleteError::AlreadyCompleted);
     }
-    Ok(AuthResponse::for_request(
+    let r = AuthResponse::for_request(
         &login.value.request,
         OAuthError::new(OAuthErrorCode::AccessDenied, "the user denied the request"),
         &ctx.settings.issuer(),
-    ))
+    );
+    Ok(seal(ctx, r).await?)
 }
 
 /// What came of the consent step.

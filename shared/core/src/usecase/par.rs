@@ -10,7 +10,12 @@ use crate::domain::authorize::{self, AuthorizeError};
 use crate::domain::pushed::{self, PushedRequest};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::{OAuthErrorCode, Params};
-use crate::service::client_auth::{authenticate, Presented};
+use serde_json::{Map, Value};
+
+use crate::domain::client::Client;
+use crate::domain::client_assertion::{self, Refused};
+use crate::domain::request_object::{self, RequestObject};
+use crate::service::client_auth::{self, authenticate, Presented};
 use crate::service::dpop;
 use crate::service::issuance::{oauth, TokenError};
 use crate::service::limits;
@@ -44,6 +49,10 @@ pub async fn push(
             "a pushed request cannot carry request_uri",
         ));
     }
+    // A signed request object carries the whole request (RFC 9101 §6.3): what is outside it
+    // is ignored.
+    let object = signed_object(ctx, &client, params).await?;
+    let params = object.as_ref().unwrap_or(params);
     // DPoP (RFC 9449 §10.1): a proof at PAR binds the code to its key, as `dpop_jkt` would;
     // both must then name the same key.
     let proof = dpop::at_token(ctx, presented.dpop.as_ref()).await?;
@@ -67,6 +76,7 @@ pub async fn push(
         resources: &ctx.settings.resources,
         issuer: &issuer,
         now,
+        signing_alg: ctx.settings.signing_alg,
     };
     match authorize::validate_with(&request.params(), Some(&client), &policy) {
         Ok(_) => {}
@@ -97,4 +107,69 @@ pub async fn push(
         request_uri,
         expires_in: pushed::LIFETIME_SECS,
     })
+}
+
+/// The request a pushed, signed request object carries (RFC 9101, FAPI 2.0 Message Signing),
+/// verified with the client's keys; `None` without one (refused for a client that must send
+/// one). Unsigned (`alg: none`) objects are refused here, and RS256 for a FAPI 2.0 client.
+async fn signed_object(
+    ctx: &Context,
+    client: &Client,
+    params: &Params,
+) -> Result<Option<Params>, TokenError> {
+    let invalid = |why| oauth(OAuthErrorCode::InvalidRequestObject, why);
+    let jwt = match params.one("request") {
+        Ok(Some(j)) => j,
+        Ok(None) if client.require_signed_request_object => {
+            return Err(oauth(
+                OAuthErrorCode::InvalidRequest,
+                "this client must push a signed request object (request)",
+            ))
+        }
+        Ok(None) => return Ok(None),
+        Err(_) => return Err(invalid("request is repeated")),
+    };
+    if jwt.len() > request_object::MAX_LEN {
+        return Err(invalid(
+            "the request object is longer than 16384 characters",
+        ));
+    }
+    match request_object::alg_of(jwt).as_deref() {
+        None => return Err(invalid("the request object is not a signed JWT")),
+        Some("none") => {
+            return Err(invalid(
+                "a pushed request object is signed with the client's keys (not alg none)",
+            ))
+        }
+        Some("RS256") if client.profile.is_some() => {
+            return Err(invalid(
+                "a FAPI 2.0 client signs its request objects with ES256, PS256 or EdDSA, not RS256",
+            ))
+        }
+        Some(_) => {}
+    }
+    let Some(keys) = client.jwks.clone() else {
+        return Err(invalid(
+            "this client registered no keys (jwks or jwks_uri) to verify its request object",
+        ));
+    };
+    let claims = client_auth::with_keys(ctx, client, &keys, |set| {
+        client_assertion::signed_by::<Map<String, Value>>(jwt, None, set)
+    })
+    .await
+    .map_err(|r| {
+        invalid(match r {
+            Ok(why) => why,
+            Err(Refused::UnknownKey) => "the request object's kid names none of the client's keys",
+            Err(Refused::Invalid(_)) => {
+                "the request object's signature does not verify with the client's keys"
+            }
+        })
+    })?;
+    let object = RequestObject::verified(claims);
+    let issuer = ctx.settings.issuer();
+    object
+        .check_signed(client.client_id.as_str(), &issuer, ctx.clock.now())
+        .map_err(invalid)?;
+    Ok(Some(object.pushed_params(client.client_id.as_str())))
 }

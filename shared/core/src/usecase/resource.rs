@@ -33,6 +33,38 @@ pub use crate::service::dpop::{check as check_dpop, DpopError};
 use crate::service::live_tokens::{delegated_marker, live_grant};
 pub use crate::service::live_tokens::{live_access_token, LiveToken};
 
+/// The `typ` and media type of a signed introspection response (RFC 9701 §4).
+pub const INTROSPECTION_JWT: &str = "token-introspection+jwt";
+
+/// RFC 9701 §5: the introspection response as a JWT for the `caller` that asked for one
+/// (`Accept: application/token-introspection+jwt`): `iss`, `aud` the caller, `iat`, and the
+/// response in `token_introspection`, signed with the caller's algorithm (the realm's by
+/// default). A signing failure (a KMS outage) is answered as the store's: 503.
+pub async fn signed_introspection(
+    ctx: &Context,
+    caller: &Client,
+    response: &IntrospectionResponse,
+    now: Timestamp,
+) -> Result<String, StoreError> {
+    let claims = serde_json::json!({
+        "iss": ctx.settings.issuer(),
+        "aud": caller.client_id.as_str(),
+        "iat": now.secs(),
+        "token_introspection": response,
+    });
+    let keys = ctx.keyring().await;
+    let alg = caller.token_alg.unwrap_or(ctx.settings.signing_alg);
+    match keys.signer(alg) {
+        Ok(signer) => jwt::encode(signer.as_ref(), INTROSPECTION_JWT, &claims).await,
+        Err(e) => Err(e),
+    }
+    .map_err(|e| {
+        // On Lambda the introspection function holds no signer (fapi.md).
+        tracing::error!(error = %e, alg = alg.as_str(), "an introspection response could not be signed");
+        StoreError::Unavailable(Box::new(e))
+    })
+}
+
 /// The refresh token's grant, if the token is live (current generation).
 async fn live_refresh_token(
     ctx: &Context,

@@ -22,10 +22,35 @@ pub(crate) async fn introspect(ctx: &Context, req: Request) -> Result<Response, 
     check_realm(ctx, &req)?;
     let (client, t) = client_and_token(ctx, &req, false).await?;
     let now = ctx.clock.now();
-    Ok(no_store(
-        200,
-        &resource::introspect(ctx, &client, &t, now).await?,
-    ))
+    let answer = resource::introspect(ctx, &client, &t, now).await?;
+    if !wants_jwt(&req) {
+        return Ok(no_store(200, &answer));
+    }
+    // RFC 9701: the caller asked for the response signed.
+    let signed = resource::signed_introspection(ctx, &client, &answer, now).await?;
+    let b = base(200)
+        .header(
+            "content-type",
+            format!("application/{}", resource::INTROSPECTION_JWT),
+        )
+        .header("cache-control", "no-store")
+        .header("pragma", "no-cache");
+    Ok(finish(b, Body::Text(signed)))
+}
+
+/// Whether the request's `Accept` names `application/token-introspection+jwt` (RFC 9701 §4).
+fn wants_jwt(req: &Request) -> bool {
+    req.headers()
+        .get_all(http::header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|t| {
+            t.split(';').next().is_some_and(|m| {
+                m.trim()
+                    .eq_ignore_ascii_case("application/token-introspection+jwt")
+            })
+        })
 }
 
 /// The authenticated client and the `token` parameter of an introspection or revocation

@@ -30,12 +30,13 @@ pub const BACKCHANNEL: &str = "backchannel.logout.url";
 /// Keycloak's attribute of the PKCE method (`S256`, or empty: not required).
 pub const PKCE: &str = "pkce.code.challenge.method";
 
-/// Keycloak's attributes of the signing algorithm of the access token and of the ID token:
-/// one algorithm in scanid (its client's `token_alg`), so both read the same and may only be
-/// set alike.
-pub const TOKEN_ALGS: [&str; 2] = [
+/// Keycloak's attributes of the signing algorithm of the access token, of the ID token and
+/// of a JARM authorization response: one algorithm in scanid (its client's `token_alg`), so
+/// all read the same and may only be set alike.
+pub const TOKEN_ALGS: [&str; 3] = [
     "access.token.signed.response.alg",
     "id.token.signed.response.alg",
+    "authorization.signed.response.alg",
 ];
 
 /// Keycloak's attributes of a `client-jwt` client's keys: a JWKS URL, or a JWK Set as text.
@@ -51,6 +52,9 @@ pub const AUTH_ALG: &str = "token.endpoint.auth.signing.alg";
 
 /// Keycloak's attribute of a client that must push its authorization requests (RFC 9126).
 pub const REQUIRE_PAR: &str = "require.pushed.authorization.requests";
+/// Keycloak's attribute of whether a request object is required (`not required`, `request`,
+/// `request or request_uri`): scanid requires a signed one, pushed (RFC 9101 §10.5).
+pub const REQUEST_OBJECT: &str = "request.object.required";
 /// Keycloak's attribute of a client whose access tokens are DPoP-bound (RFC 9449 §5.2).
 pub const DPOP_BOUND: &str = "dpop.bound.access.tokens";
 
@@ -126,6 +130,14 @@ pub fn to_representation(c: &Client) -> Value {
         attributes.insert(AUTH_ALG.into(), json!(k.alg.clone().unwrap_or_default()));
     }
     attributes.insert(REQUIRE_PAR.into(), json!(c.require_par.to_string()));
+    attributes.insert(
+        REQUEST_OBJECT.into(),
+        json!(if c.require_signed_request_object {
+            "request"
+        } else {
+            "not required"
+        }),
+    );
     attributes.insert(
         DPOP_BOUND.into(),
         json!(c.dpop_bound_access_tokens.to_string()),
@@ -206,6 +218,7 @@ pub fn as_new_client(c: &Client, local_development: bool) -> NewClient {
         admin_roles: c.admin_roles.clone(),
         jwks: c.jwks.clone(),
         require_par: c.require_par,
+        require_signed_request_object: c.require_signed_request_object,
         dpop_bound_access_tokens: c.dpop_bound_access_tokens,
         token_exchange: c.allows(GrantType::TokenExchange),
         ciba: c.allows(GrantType::Ciba),
@@ -408,6 +421,19 @@ fn boolean(name: &str, v: Option<&str>, into: &mut bool) -> Result<(), Represent
     Ok(())
 }
 
+/// Keycloak's `request.object.required`: whether the client must send a (signed, pushed)
+/// request object.
+fn request_object_required(v: &str) -> Result<bool, RepresentationError> {
+    match v {
+        "request" | "request or request_uri" => Ok(true),
+        "not required" | "" => Ok(false),
+        _ => Err(field(
+            REQUEST_OBJECT,
+            "\"not required\", \"request\" or \"request or request_uri\"",
+        )),
+    }
+}
+
 fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), RepresentationError> {
     let attrs = match attrs {
         Value::Null => return Ok(()),
@@ -421,6 +447,9 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
             Some(_) => Err(field(name, "an attribute's value is a string")),
         }
     };
+    if let Some(v) = attr(REQUEST_OBJECT)? {
+        base.require_signed_request_object = request_object_required(v)?;
+    }
     boolean(REQUIRE_PAR, attr(REQUIRE_PAR)?, &mut base.require_par)?;
     boolean(
         DPOP_BOUND,
@@ -481,7 +510,7 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
             Some(other) if other != this => {
                 return Err(field(
                     name,
-                    "scanid signs a client's access and ID tokens alike",
+                    "scanid signs a client's access and ID tokens and JARM responses alike",
                 ))
             }
             _ => alg = Some(this),

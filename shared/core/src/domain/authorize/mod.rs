@@ -17,7 +17,7 @@ use crate::domain::request_object::{self, RequestObject};
 use crate::domain::resource_indicator;
 /// The request's parameters: moved to `protocol` (a wire value), named here as before.
 pub use crate::protocol::Params;
-use crate::protocol::{ClientId, OAuthError, OAuthErrorCode, RedirectUri, Scopes};
+use crate::protocol::{Alg, ClientId, OAuthError, OAuthErrorCode, RedirectUri, Scopes};
 
 mod object;
 mod validate;
@@ -34,6 +34,78 @@ pub enum ResponseMode {
     Fragment,
     /// A self-submitting form POST to the redirect URI.
     FormPost,
+    /// JARM (JWT Secured Authorization Response Mode): the parameters as the claims of one
+    /// JWT, `response`, signed with `alg` (the client's), delivered `over` a plain mode.
+    Jwt {
+        /// How the `response` parameter travels.
+        over: Delivery,
+        /// The client's signing algorithm (never RS256 for a FAPI 2.0 client).
+        alg: Alg,
+    },
+}
+
+/// How a JARM response's `response` parameter travels (`query.jwt`, `fragment.jwt`,
+/// `form_post.jwt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Delivery {
+    /// In the query.
+    Query,
+    /// In the fragment.
+    Fragment,
+    /// In a self-submitting form.
+    FormPost,
+}
+
+/// The `response_mode` values scanid understands (`jwt` is `query.jwt` for the code flow).
+pub const RESPONSE_MODES: &[&str] = &[
+    "query",
+    "fragment",
+    "form_post",
+    "jwt",
+    "query.jwt",
+    "fragment.jwt",
+    "form_post.jwt",
+];
+
+impl ResponseMode {
+    /// The mode `response_mode` names (an unknown or absent one: `query`; an unknown one is
+    /// refused by the validation), a JARM one signing with `alg`.
+    pub fn of(param: Option<&str>, alg: Alg) -> Self {
+        let jwt = |over| ResponseMode::Jwt { over, alg };
+        match param {
+            Some("fragment") => ResponseMode::Fragment,
+            Some("form_post") => ResponseMode::FormPost,
+            Some("jwt" | "query.jwt") => jwt(Delivery::Query),
+            Some("fragment.jwt") => jwt(Delivery::Fragment),
+            Some("form_post.jwt") => jwt(Delivery::FormPost),
+            _ => ResponseMode::Query,
+        }
+    }
+
+    /// How the response travels: a JARM mode by its plain one.
+    pub fn delivery(self) -> Delivery {
+        match self {
+            ResponseMode::Query => Delivery::Query,
+            ResponseMode::Fragment => Delivery::Fragment,
+            ResponseMode::FormPost => Delivery::FormPost,
+            ResponseMode::Jwt { over, .. } => over,
+        }
+    }
+
+    /// Its `response_mode` value.
+    pub fn param(self) -> &'static str {
+        match self {
+            ResponseMode::Query => "query",
+            ResponseMode::Fragment => "fragment",
+            ResponseMode::FormPost => "form_post",
+            ResponseMode::Jwt { over, .. } => match over {
+                Delivery::Query => "query.jwt",
+                Delivery::Fragment => "fragment.jwt",
+                Delivery::FormPost => "form_post.jwt",
+            },
+        }
+    }
 }
 
 /// `prompt` (OIDC Core §3.1.2.1).
@@ -111,14 +183,8 @@ impl AuthorizationRequest {
             .append_pair("redirect_uri", self.redirect_uri.as_str())
             .append_pair("response_type", "code")
             .append_pair("scope", &self.scope());
-        match self.response_mode {
-            ResponseMode::Query => {}
-            ResponseMode::Fragment => {
-                q.append_pair("response_mode", "fragment");
-            }
-            ResponseMode::FormPost => {
-                q.append_pair("response_mode", "form_post");
-            }
+        if self.response_mode != ResponseMode::Query {
+            q.append_pair("response_mode", self.response_mode.param());
         }
         let optional = [
             ("state", self.state.as_deref()),
@@ -163,6 +229,8 @@ impl AuthorizationRequest {
 pub struct ErrorTarget {
     /// The redirect URI.
     pub redirect_uri: String,
+    /// The client: a JARM response's `aud`.
+    pub client_id: ClientId,
     /// How the error goes back.
     pub response_mode: ResponseMode,
     /// The request's `state`, echoed.
@@ -221,6 +289,8 @@ pub struct Policy<'a> {
     pub issuer: &'a str,
     /// Now: a request object's `exp`.
     pub now: Timestamp,
+    /// The realm's signing algorithm: a JARM response's, unless the client has its own.
+    pub signing_alg: Alg,
 }
 
 impl Default for Policy<'_> {
@@ -230,6 +300,7 @@ impl Default for Policy<'_> {
             resources: &[],
             issuer: "",
             now: Timestamp::from_secs(0),
+            signing_alg: Alg::RS256,
         }
     }
 }
@@ -312,6 +383,7 @@ mod tests {
             resources,
             issuer: ISSUER,
             now: Timestamp::from_secs(1000),
+            signing_alg: Alg::ES256,
         }
     }
 

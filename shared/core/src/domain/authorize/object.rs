@@ -8,14 +8,18 @@ use super::*;
 pub(super) fn request_object_of(
     query: &Params,
     client: Option<&Client>,
+    policy: &Policy,
 ) -> Result<Option<RequestObject>, AuthorizeError> {
     if let (Ok(Some(_)), Ok(Some(_))) = (query.one("request"), query.one("request_uri")) {
-        let (_, redirect_uri) = trusted_target(query, client)?;
+        let target = trusted_target(query, client)?;
         return Err(query_target_error(
             query,
-            redirect_uri,
-            OAuthErrorCode::InvalidRequest,
-            "request and request_uri cannot both be sent",
+            target,
+            (
+                OAuthErrorCode::InvalidRequest,
+                "request and request_uri cannot both be sent",
+            ),
+            policy,
         ));
     }
     let Ok(Some(jwt)) = query.one("request") else {
@@ -28,12 +32,12 @@ pub(super) fn request_object_of(
             // that redirect URI is found registered.
             let unverified = request_object::unverified(jwt).map(|o| o.merged_over(query));
             let target = unverified.as_ref().unwrap_or(query);
-            let (_, redirect_uri) = trusted_target(target, client)?;
+            let trusted = trusted_target(target, client)?;
             Err(query_target_error(
                 target,
-                redirect_uri,
-                OAuthErrorCode::InvalidRequestObject,
-                why,
+                trusted,
+                (OAuthErrorCode::InvalidRequestObject, why),
+                policy,
             ))
         }
     }

@@ -37,16 +37,18 @@ pub fn validate_with(
     client: Option<&Client>,
     policy: &Policy,
 ) -> Result<AuthorizationRequest, AuthorizeError> {
-    let object = request_object_of(query, client)?;
+    let object = request_object_of(query, client, policy)?;
     let merged = object.as_ref().map(|o| o.merged_over(query));
     let params = merged.as_ref().unwrap_or(query);
     let (client, redirect_uri) = trusted_target(params, client)?;
     // The response mode decides how errors travel, so read it before anything else.
     let mode_param = params.one("response_mode");
     let state = params.one("state").ok().flatten().map(str::to_owned);
+    let alg = client.token_alg.unwrap_or(policy.signing_alg);
     let refuse = Refuse(ErrorTarget {
         redirect_uri: redirect_uri.clone(),
-        response_mode: response_mode_of(mode_param),
+        client_id: client.client_id.clone(),
+        response_mode: ResponseMode::of(mode_param.ok().flatten(), alg),
         state: state.clone(),
     });
     if let Some(o) = &object {
@@ -136,15 +138,6 @@ impl Refuse {
     }
 }
 
-/// How a `response_mode` parameter delivers (an invalid one is refused later, by query).
-fn response_mode_of(mode: Result<Option<&str>, &'static str>) -> ResponseMode {
-    match mode {
-        Ok(Some("fragment")) => ResponseMode::Fragment,
-        Ok(Some("form_post")) => ResponseMode::FormPost,
-        _ => ResponseMode::Query,
-    }
-}
-
 /// The request's form: no parameter twice, a known `response_mode`, `response_type=code`,
 /// no `request_uri`.
 fn check_form(
@@ -155,8 +148,12 @@ fn check_form(
     if params.repeated().is_some() {
         return Err(refuse.invalid("a parameter is repeated"));
     }
-    if !matches!(mode, Ok(None | Some("query" | "fragment" | "form_post"))) {
-        return Err(refuse.invalid("response_mode must be query, fragment or form_post"));
+    if !matches!(mode, Ok(None))
+        && !mode.is_ok_and(|m| m.is_some_and(|m| RESPONSE_MODES.contains(&m)))
+    {
+        return Err(refuse.invalid(
+            "response_mode must be query, fragment, form_post, jwt, query.jwt, fragment.jwt or form_post.jwt",
+        ));
     }
     match params.one("response_type") {
         Ok(Some("code")) => {}
@@ -269,14 +266,16 @@ fn prompt_of(params: &Params, refuse: &Refuse) -> Result<Prompt, AuthorizeError>
 /// request object that is refused).
 pub(super) fn query_target_error(
     query: &Params,
-    redirect_uri: String,
-    code: OAuthErrorCode,
-    description: &'static str,
+    (client, redirect_uri): (&Client, String),
+    (code, description): (OAuthErrorCode, &'static str),
+    policy: &Policy,
 ) -> AuthorizeError {
-    let response_mode = response_mode_of(query.one("response_mode"));
+    let alg = client.token_alg.unwrap_or(policy.signing_alg);
+    let response_mode = ResponseMode::of(query.one("response_mode").ok().flatten(), alg);
     AuthorizeError::Redirect(
         ErrorTarget {
             redirect_uri,
+            client_id: client.client_id.clone(),
             response_mode,
             state: query.one("state").ok().flatten().map(str::to_owned),
         },
@@ -342,6 +341,44 @@ mod tests {
     }
 
     #[test]
+    fn jarm_modes_sign_with_the_clients_algorithm_or_the_realms() {
+        let mut c = client(false, &["https://rp.example/cb"]);
+        let reg = Vec::new();
+        let mode = |c: &Client, m: &'static str| {
+            validate_with(
+                &params(&with(good(), "response_mode", m)),
+                Some(c),
+                &policy(&reg),
+            )
+            .map(|r| r.response_mode)
+        };
+        let jwt = |over, alg| ResponseMode::Jwt { over, alg };
+        assert_eq!(mode(&c, "jwt"), Ok(jwt(Delivery::Query, Alg::ES256)));
+        assert_eq!(mode(&c, "query.jwt"), Ok(jwt(Delivery::Query, Alg::ES256)));
+        assert_eq!(
+            mode(&c, "fragment.jwt"),
+            Ok(jwt(Delivery::Fragment, Alg::ES256))
+        );
+        c.token_alg = Some(Alg::PS256);
+        let form = mode(&c, "form_post.jwt").unwrap();
+        assert_eq!(form, jwt(Delivery::FormPost, Alg::PS256));
+        assert_eq!(form.param(), "form_post.jwt");
+        // A refusal travels by the JARM mode too, to the client.
+        let p = with(
+            with(good(), "response_mode", "fragment.jwt"),
+            "prompt",
+            "bogus",
+        );
+        match validate_with(&params(&p), Some(&c), &policy(&reg)) {
+            Err(AuthorizeError::Redirect(t, _)) => {
+                assert_eq!(t.response_mode, jwt(Delivery::Fragment, Alg::PS256));
+                assert_eq!(t.client_id.as_str(), "rp");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn errors_after_the_redirect_is_trusted() {
         let c = client(false, &["https://rp.example/cb"]);
         let cases: Vec<(Vec<(&str, &str)>, &str)> = vec![
@@ -351,7 +388,10 @@ mod tests {
             ),
             (without(good(), "response_type"), "invalid_request"),
             (without(good(), "state"), "invalid_request"),
-            (with(good(), "response_mode", "jwt"), "invalid_request"),
+            (
+                with(good(), "response_mode", "jwt.query"),
+                "invalid_request",
+            ),
             (
                 with(
                     with(good(), "code_challenge", CHALLENGE),

@@ -101,6 +101,7 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         admin_roles: vec![],
         jwks: None,
         require_par: false,
+        require_signed_request_object: false,
         profile: None,
         refresh_rotation: Default::default(),
         dpop_bound_access_tokens: false,

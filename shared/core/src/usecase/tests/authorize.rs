@@ -158,3 +158,55 @@ async fn authorize_max_age_elapsed_forces_a_new_login() {
         .await;
     assert!(matches!(d, AuthorizeDecision::Respond(_)), "{d:?}");
 }
+
+/// JARM: an error answered at once (`prompt=none`, no session) travels as one signed JWT for
+/// the client; a deployment whose keyring cannot sign (a Lambda function without the KMS
+/// signer) answers it as unavailable, not as a crash or an unsigned response.
+#[tokio::test]
+async fn a_jarm_error_is_signed_for_the_client_and_unavailable_without_a_signer() {
+    let env = env().await;
+    let p = env.shop_auth(&[("response_mode", "jwt"), ("prompt", "none")]);
+    let AuthorizeDecision::Respond(r) = env.authorize(&p, None).await else {
+        panic!("expected a response to the client");
+    };
+    assert_eq!(r.mode, crate::domain::authorize::ResponseMode::Query);
+    assert_eq!(r.params.len(), 1, "only `response`: {r:?}");
+    let jwt = param(&r, "response").unwrap();
+    let issuer = env.ctx.settings.issuer();
+    let claims: Value =
+        jwt::verify_ignoring_expiry(&*env.ctx.keyring().await, jwt, &issuer).unwrap();
+    assert_eq!(claims["error"], "login_required");
+    assert_eq!(claims["aud"], SHOP);
+    assert_eq!(claims["iss"], env.ctx.settings.issuer());
+    assert_eq!(claims["exp"], env.now().secs() + 600);
+    assert!(claims.get("code").is_none());
+
+    let ring = crate::testing::keyring();
+    let published = crate::keys::Keyring::publish_only(
+        serde_json::from_slice::<crate::keys::jwk::JwkSet>(&ring.jwks_json())
+            .unwrap()
+            .keys,
+        ring.algs(),
+    )
+    .unwrap();
+    let ctx = crate::context::Context::new(
+        env.ctx.settings.clone(),
+        env.ctx.store.clone(),
+        std::sync::Arc::new(published),
+        env.ctx.clock.clone(),
+        env.ctx.random.clone(),
+    )
+    .unwrap();
+    let answer = crate::usecase::login::authorize(
+        &ctx,
+        &p,
+        &crate::usecase::login::BrowserCookies::default(),
+        "192.0.2.1",
+        "test",
+    )
+    .await;
+    assert!(
+        matches!(answer, Err(crate::store::StoreError::Unavailable(_))),
+        "{answer:?}"
+    );
+}
