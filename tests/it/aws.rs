@@ -694,6 +694,7 @@ async fn back_channel_logout_goes_through_the_queue_and_the_sender() {
         sub: env.alice.sub.to_string(),
         issued_at: now,
         reach: Default::default(),
+        ciba_auth_req_id: None,
     };
     queue.put(&old).await.unwrap();
     env.advance(99);
@@ -707,6 +708,24 @@ async fn back_channel_logout_goes_through_the_queue_and_the_sender() {
         captured.events("backchannel_logout.failed").last().unwrap(),
         &("good".to_owned(), "expired".to_owned())
     );
+
+    // An OpenID CIBA ping (Core §10.2) takes the same queue and sender: a JSON body naming
+    // the auth_req_id.
+    let ping = Delivery {
+        client_id: "good".into(),
+        uri: good_url.clone(),
+        token: "client-notification-token".into(),
+        sub: env.alice.sub.to_string(),
+        issued_at: scanid_core::clock::Clock::now(env.clock.as_ref()),
+        reach: Default::default(),
+        ciba_auth_req_id: Some("the-auth-req-id".into()),
+    };
+    queue.put(&ping).await.unwrap();
+    let (event, _) = receive(&sqs, &url, 1).await;
+    let (_, handled) = sender.handle(event).await;
+    assert_eq!(handled[0].1, Handled::Delivered);
+    let body = good.recv_timeout(Duration::from_secs(1)).unwrap();
+    assert_eq!(body, r#"{"auth_req_id":"the-auth-req-id"}"#);
 }
 
 /// The photo bucket of `aws`, read and written directly (as a crash would leave it).
@@ -1004,4 +1023,22 @@ fn passkey_challenges_are_limited_on_dynamodb() {
     ]);
     let s = TestServer::start(dir.path(), &flags);
     crate::passkey_login::passkey_challenges_are_limited(&s);
+}
+
+/// OpenID CIBA poll mode on DynamoDB: the raw phone approves and denies, an unknown hint
+/// answers as a person who does not answer, a flood for one person is refused
+/// (`crate::ciba`).
+#[test]
+fn ciba_on_dynamodb() {
+    let aws = Aws::init("kms-envelope");
+    let mut args = vec!["client", "create"];
+    args.extend_from_slice(crate::ciba::CLIENT_FLAGS);
+    let secret = aws.cli(&args)["client_secret"].as_str().unwrap().to_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let mut flags = aws.flags();
+    flags.extend_from_slice(crate::ciba::SERVER_FLAGS);
+    let s = TestServer::start(dir.path(), &flags);
+    crate::ciba::approve_and_deny(&s, &secret);
+    crate::ciba::unknown_hint_is_no_oracle(&s, &secret);
+    crate::ciba::flood_is_refused(&s, &secret);
 }

@@ -24,6 +24,7 @@ mod attacks;
 mod attacks_registration;
 mod aws;
 mod aws_faults;
+mod ciba;
 mod cli;
 mod client_keys;
 mod conformance;

@@ -110,8 +110,10 @@ pub struct CreateArgs {
     #[arg(long)]
     pub client_credentials: bool,
     /// Allow a further grant (repeatable): `device_code` (RFC 8628, devices without a browser:
-    /// TVs, CLIs, kiosks), `client_credentials`, or `token_exchange` (RFC 8693: an agent the
-    /// person may delegate to on its consent page; confidential clients).
+    /// TVs, CLIs, kiosks), `client_credentials`, `token_exchange` (RFC 8693: an agent the
+    /// person may delegate to on its consent page; confidential clients), or `ciba` (OpenID
+    /// CIBA: the client asks by the back channel, the person approves on the phone;
+    /// confidential clients).
     #[arg(long = "grant")]
     pub grants: Vec<String>,
     /// Choose the client id instead of a random UUID.
@@ -130,6 +132,10 @@ pub struct CreateArgs {
     /// OIDC Back-Channel Logout: where logout tokens are POSTed when a session ends.
     #[arg(long)]
     pub backchannel_logout_uri: Option<String>,
+    /// A CIBA client's notification endpoint (ping mode, https; http on loopback only under a
+    /// loopback --public-url): told `{"auth_req_id"}` once the person decided.
+    #[arg(long)]
+    pub ciba_notification_endpoint: Option<String>,
     /// Risk flags that refuse a login instead of warning (comma-separated):
     /// location_mismatch, first_from_here, high_usage; default none.
     #[arg(long)]
@@ -640,6 +646,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
         .collect::<Result<Vec<_>, _>>()?;
     let mut device_code = false;
     let mut token_exchange = false;
+    let mut ciba = false;
     let mut client_credentials = a.client_credentials;
     for g in &a.grants {
         match g.as_str() {
@@ -648,15 +655,16 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             "token_exchange" | "urn:ietf:params:oauth:grant-type:token-exchange" => {
                 token_exchange = true;
             }
+            "ciba" | "urn:openid:params:grant-type:ciba" => ciba = true,
             other => {
                 return Err(CliError::Usage(format!(
-                    "--grant {other:?}: device_code, client_credentials or token_exchange"
+                    "--grant {other:?}: device_code, client_credentials, token_exchange or ciba"
                 )))
             }
         }
     }
     // A service account with no redirect URI has no code flow.
-    let no_code_flow = a.redirect_uris.is_empty() && client_credentials && !device_code;
+    let no_code_flow = a.redirect_uris.is_empty() && (client_credentials || ciba) && !device_code;
     let jwks = client_keys(
         a.jwks.as_deref(),
         a.jwks_uri.as_deref(),
@@ -675,6 +683,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             resource_server: a.resource_server,
             web_origins: a.web_origins,
             backchannel_logout_uri: a.backchannel_logout_uri,
+            ciba_notification_endpoint: a.ciba_notification_endpoint,
             // Only a loopback public URL the operator names: the command's own
             // default (a loopback URL) says nothing about where the server runs.
             local_development: a.config.public_url.is_some() && settings.local_development(),
@@ -688,6 +697,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             require_signed_request_object: a.require_signed_request_object,
             dpop_bound_access_tokens: a.dpop_bound_access_tokens,
             token_exchange,
+            ciba,
             profile: profile(a.profile.as_deref())?.flatten(),
             refresh_rotation: a.rotation.parse()?.unwrap_or_default(),
         },

@@ -182,18 +182,27 @@ pub async fn post(http: &Http, d: &Delivery, timeout: Duration) -> Attempt {
         tracing::warn!(client_id = %d.client_id, uri = %d.uri, "back-channel logout: the address is refused");
         return Attempt::AddressRefused;
     }
-    let body = url::form_urlencoded::Serializer::new(String::new())
-        .append_pair("logout_token", &d.token)
-        .finish();
-    let sent = http
+    let request = http
         .client(d.reach)
         .post(&d.uri)
         .timeout(timeout)
-        .header("cache-control", "no-store")
-        .header("content-type", "application/x-www-form-urlencoded")
-        .body(body)
-        .send()
-        .await;
+        .header("cache-control", "no-store");
+    let request = match &d.ciba_auth_req_id {
+        // OpenID CIBA Core §10.2: the ping, with the client's own bearer token.
+        Some(id) => request
+            .header("authorization", format!("Bearer {}", d.token))
+            .header("content-type", "application/json")
+            // The id is the service's own base64url token: nothing to escape.
+            .body(format!("{{\"auth_req_id\":\"{id}\"}}")),
+        None => request
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(
+                url::form_urlencoded::Serializer::new(String::new())
+                    .append_pair("logout_token", &d.token)
+                    .finish(),
+            ),
+    };
+    let sent = request.send().await;
     match sent {
         Ok(r) => {
             let outcome = Attempt::of_status(r.status().as_u16());
@@ -362,6 +371,7 @@ mod tests {
             sub: "s".into(),
             issued_at: SystemClock.now(),
             reach: Reach::Any,
+            ciba_auth_req_id: None,
         }
     }
 

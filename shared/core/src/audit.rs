@@ -72,6 +72,8 @@ pub enum Event {
     ClientDeleted,
     /// A device asked for a device code (RFC 8628).
     DeviceAuthorizationStarted,
+    /// A backchannel authentication request (OpenID CIBA) was started.
+    BackchannelRequested,
     /// An identity's device key was replaced (by its app, or by an operator).
     DeviceKeyReplaced,
     /// Every SSO session and token of an identity was ended (a replaced key).
@@ -125,6 +127,7 @@ impl Event {
             Event::ClientUpdated => "client.updated",
             Event::ClientDeleted => "client.deleted",
             Event::DeviceAuthorizationStarted => "device_authorization.started",
+            Event::BackchannelRequested => "backchannel.requested",
             Event::DeviceKeyReplaced => "device_key.replaced",
             Event::SessionsEnded => "identity.sessions_ended",
             Event::LoginReported => "login.reported",

@@ -48,6 +48,11 @@ pub struct Delivery {
     /// resolved at delivery and only vetted addresses are connected to.
     #[serde(default)]
     pub reach: Reach,
+    /// An OpenID CIBA ping (Core §10.2) instead of a logout token: the body is
+    /// `{"auth_req_id": ...}` with this id, and `token` is the client's
+    /// `client_notification_token`, sent as `Authorization: Bearer`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ciba_auth_req_id: Option<String>,
 }
 
 impl std::fmt::Debug for Delivery {
@@ -305,6 +310,7 @@ pub async fn notify(ctx: &Context, session: &SsoSession, now: Timestamp) {
                 sub: session.sub.to_string(),
                 issued_at: now,
                 reach,
+                ciba_auth_req_id: None,
             }),
             Err(e) => {
                 tracing::warn!(error = %e, client_id = %client_id, "back-channel logout: signing failed")

@@ -181,6 +181,9 @@ pub const ROUTES: &[Route] = &[
     route("POST", "/realms/{realm}/protocol/openid-connect/ext/par/request", Handler::PushedAuthorization, "par", WRITE, NO_CORS, NO_PHOTOS),
     // RFC 8628 at Keycloak's paths.
     route("POST", "/realms/{realm}/protocol/openid-connect/auth/device", Handler::DeviceAuthorization, "device-authorization", WRITE, NO_CORS, NO_PHOTOS),
+    // OpenID CIBA at Keycloak's path, in the same function: both store a request a person
+    // decides on the phone.
+    route("POST", "/realms/{realm}/protocol/openid-connect/ext/ciba/auth", Handler::DeviceAuthorization, "device-authorization", WRITE, NO_CORS, NO_PHOTOS),
     route("GET",  "/realms/{realm}/device", Handler::DevicePages, "device-pages", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/device", Handler::DevicePages, "device-pages", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/protocol/openid-connect/introspect", Handler::Introspect, "introspect", SIGN, NO_CORS, NO_PHOTOS),
@@ -202,6 +205,10 @@ pub const ROUTES: &[Route] = &[
     // a consent's deletion, signed like the activity read (served by its function).
     route("POST", "/realms/{realm}/app/identities/{sub}/delegations", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/delegations/withdraw", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
+    // The backchannel requests (OpenID CIBA) waiting for the identity, and one opened for the
+    // approval screen (a QR login written): signed like the activity read.
+    route("POST", "/realms/{realm}/app/identities/{sub}/backchannel-requests", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/app/identities/{sub}/backchannel-requests/open", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/photo", Handler::DevicePhoto, "app-photo", WRITE, NO_CORS, PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/logins/{login_id}/report", Handler::DeviceReport, "app-report", SIGN, NO_CORS, NO_PHOTOS),
     // "Sign out everywhere" (issue 38): ends sessions as a report does, in the same function.

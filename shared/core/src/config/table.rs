@@ -175,6 +175,14 @@ settings! {
         flag: Some("device-codes-per-client-per-hour"), default: Some("1000"), repeatable: false,
         help: "Device codes (RFC 8628) one client may start per hour (bounds what it holds pending)",
     }
+    CIBA_REQUESTS_PER_CLIENT_PER_HOUR ciba_requests_per_client_per_hour = "SCANID_CIBA_REQUESTS_PER_CLIENT_PER_HOUR" {
+        flag: Some("ciba-requests-per-client-per-hour"), default: Some("1000"), repeatable: false,
+        help: "Backchannel authentication requests (OpenID CIBA) one client may start per hour",
+    }
+    CIBA_REQUESTS_PER_PERSON_PER_HOUR ciba_requests_per_person_per_hour = "SCANID_CIBA_REQUESTS_PER_PERSON_PER_HOUR" {
+        flag: Some("ciba-requests-per-person-per-hour"), default: Some("10"), repeatable: false,
+        help: "Backchannel authentication requests (OpenID CIBA) for one person (one hint), from all clients, per hour",
+    }
     DECISION_RATE_PER_MINUTE decision_rate_per_minute = "SCANID_DECISION_RATE_PER_MINUTE" {
         flag: Some("decision-rate-per-minute"), default: Some("10"), repeatable: false,
         help: "App approvals/denials allowed per identity and minute",

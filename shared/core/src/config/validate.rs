@@ -135,6 +135,8 @@ pub(super) fn limits(raw: &RawSettings) -> Result<Limits, ConfigError> {
         passkey_challenges_per_login: count(&PASSKEY_CHALLENGES_PER_LOGIN, raw)?,
         device_authorizations_per_minute: count(&DEVICE_AUTHORIZATION_RATE_PER_MINUTE, raw)?,
         device_codes_per_client_per_hour: count(&DEVICE_CODES_PER_CLIENT_PER_HOUR, raw)?,
+        ciba_requests_per_client_per_hour: count(&CIBA_REQUESTS_PER_CLIENT_PER_HOUR, raw)?,
+        ciba_requests_per_person_per_hour: count(&CIBA_REQUESTS_PER_PERSON_PER_HOUR, raw)?,
     })
 }
 

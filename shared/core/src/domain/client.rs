@@ -60,6 +60,10 @@ pub struct Client {
     /// OIDC Back-Channel Logout 1.0: where logout tokens are POSTed when a session ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backchannel_logout_uri: Option<String>,
+    /// OpenID CIBA ping mode: where the service POSTs `{"auth_req_id"}` once the person
+    /// decided (`None`: the client polls).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ciba_notification_endpoint: Option<String>,
     /// Set when the client registered itself (RFC 7591); `None` for the operator's clients,
     /// which the management endpoint (RFC 7592) never reads, changes or deletes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -408,6 +412,11 @@ pub struct NewClient {
     /// An agent (confidential only): may exchange a person's access token for a narrower one
     /// that names it in `act` (RFC 8693), where the person delegated to it on its consent page.
     pub token_exchange: bool,
+    /// May start OpenID CIBA requests (confidential only): a person approves on the phone a
+    /// login the client asked for by the back channel (Keycloak's `oidc.ciba.grant.enabled`).
+    pub ciba: bool,
+    /// CIBA ping mode: its client notification endpoint (https, or http on loopback).
+    pub ciba_notification_endpoint: Option<String>,
     /// The profile it is held to (FAPI 2.0), which [`register`] applies.
     pub profile: Option<crate::domain::profile::Profile>,
     /// How its refresh tokens rotate.
@@ -430,7 +439,7 @@ pub enum RegistrationError {
     #[error("a client without the code flow has no redirect URI")]
     RedirectUriWithoutCodeFlow,
     /// No grant at all.
-    #[error("a client without the code flow needs client_credentials or the device grant")]
+    #[error("a client without the code flow needs client_credentials, the device grant or CIBA")]
     NoGrant,
     /// Admin roles for a client without a service account.
     #[error("admin roles belong to a client_credentials client (a service account)")]
@@ -449,6 +458,9 @@ pub enum RegistrationError {
     /// A public client asked to be an agent (token exchange).
     #[error("an agent (token exchange) authenticates, so it cannot be a public client")]
     PublicAgent,
+    /// A public client asked for CIBA.
+    #[error("a CIBA client authenticates at the backchannel authentication endpoint, so it cannot be a public client")]
+    PublicCiba,
     /// A public client registered keys to authenticate with.
     #[error("a public client does not authenticate, so it registers no jwks")]
     PublicKeys,
@@ -466,6 +478,14 @@ pub enum RegistrationError {
     /// The client cannot have the profile it asks for.
     #[error("profile: {0}")]
     Profile(&'static str),
+    /// A CIBA client notification endpoint refused.
+    #[error("ciba_notification_endpoint {uri:?}: {reason}")]
+    CibaNotificationEndpoint {
+        /// The refused URI.
+        uri: String,
+        /// Why.
+        reason: &'static str,
+    },
     /// A back-channel logout URI refused.
     #[error("backchannel_logout_uri {uri:?}: {reason}")]
     BackchannelLogoutUri {
@@ -511,29 +531,12 @@ pub fn register(
             reason,
         })?;
     }
+    check_backchannel_uris(&new)?;
     let web_origins = if new.web_origins.is_empty() && new.public {
         vec!["+".to_owned()]
     } else {
         dedup(new.web_origins)
     };
-    if let Some(uri) = &new.backchannel_logout_uri {
-        let ok = validate_redirect_uri(uri)
-            .and_then(|()| match origin_of(uri) {
-                Some(_) => Ok(()),
-                None => Err("must be an https URL (or http on loopback)"),
-            })
-            .and_then(|()| {
-                if new.local_development || !internal_host(uri) {
-                    Ok(())
-                } else {
-                    Err("must not be a loopback, link-local or unspecified address outside local development (the service would POST to its own host; developing locally, give the server's loopback --public-url)")
-                }
-            });
-        ok.map_err(|reason| RegistrationError::BackchannelLogoutUri {
-            uri: uri.clone(),
-            reason,
-        })?;
-    }
     let client = Client {
         client_id,
         name,
@@ -550,6 +553,7 @@ pub fn register(
         resource_server: new.resource_server,
         web_origins,
         backchannel_logout_uri: new.backchannel_logout_uri,
+        ciba_notification_endpoint: new.ciba_notification_endpoint,
         registration: None,
         refuse_on: new.refuse_on,
         require_acr: new.require_acr,
@@ -577,6 +581,7 @@ fn grant_types_of(new: &NewClient) -> Vec<GrantType> {
         (new.client_credentials, GrantType::ClientCredentials),
         (new.device_code, GrantType::DeviceCode),
         (new.token_exchange, GrantType::TokenExchange),
+        (new.ciba, GrantType::Ciba),
     ] {
         if on {
             grant_types.push(g);
@@ -598,6 +603,50 @@ fn credentials(
     })
 }
 
+/// Where the service POSTs to a client (its back-channel logout URI, its CIBA notification
+/// endpoint): an https URL (or http on loopback), never the service's own host outside local
+/// development.
+fn backchannel_uri(uri: &str, local_development: bool) -> Result<(), &'static str> {
+    validate_redirect_uri(uri)
+        .and_then(|()| match origin_of(uri) {
+            Some(_) => Ok(()),
+            None => Err("must be an https URL (or http on loopback)"),
+        })
+        .and_then(|()| {
+            if local_development || !internal_host(uri) {
+                Ok(())
+            } else {
+                Err("must not be a loopback, link-local or unspecified address outside local development (the service would POST to its own host; developing locally, give the server's loopback --public-url)")
+            }
+        })
+}
+
+fn check_backchannel_uris(new: &NewClient) -> Result<(), RegistrationError> {
+    if let Some(uri) = &new.backchannel_logout_uri {
+        backchannel_uri(uri, new.local_development).map_err(|reason| {
+            RegistrationError::BackchannelLogoutUri {
+                uri: uri.clone(),
+                reason,
+            }
+        })?;
+    }
+    if let Some(uri) = &new.ciba_notification_endpoint {
+        if !new.ciba {
+            return Err(RegistrationError::CibaNotificationEndpoint {
+                uri: uri.clone(),
+                reason: "only a CIBA client (--grant ciba) has one",
+            });
+        }
+        backchannel_uri(uri, new.local_development).map_err(|reason| {
+            RegistrationError::CibaNotificationEndpoint {
+                uri: uri.clone(),
+                reason,
+            }
+        })?;
+    }
+    Ok(())
+}
+
 /// The flows a client asks for agree with each other: redirect URIs for the code flow (none
 /// without it), some grant, no service account for a public client, admin roles only for a
 /// service account.
@@ -606,7 +655,7 @@ fn check_grants(new: &NewClient) -> Result<(), RegistrationError> {
         if !new.redirect_uris.is_empty() {
             return Err(RegistrationError::RedirectUriWithoutCodeFlow);
         }
-        if !new.device_code && !new.client_credentials {
+        if !new.device_code && !new.client_credentials && !new.ciba {
             return Err(RegistrationError::NoGrant);
         }
     } else if new.redirect_uris.is_empty() && !new.device_code {
@@ -620,6 +669,9 @@ fn check_grants(new: &NewClient) -> Result<(), RegistrationError> {
     }
     if new.public && new.token_exchange {
         return Err(RegistrationError::PublicAgent);
+    }
+    if new.public && new.ciba {
+        return Err(RegistrationError::PublicCiba);
     }
     if !new.admin_roles.is_empty() && !new.client_credentials {
         return Err(RegistrationError::AdminRoleWithoutServiceAccount);

@@ -108,6 +108,10 @@ pub struct DeviceAuthorization {
     pub device_ip: String,
     #[serde(default)]
     pub device_user_agent: String,
+    /// A backchannel authentication request (OpenID CIBA, `crate::domain::ciba`): who is
+    /// asked. It has no user code; only that person's app lists it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backchannel: Option<crate::domain::ciba::Backchannel>,
 }
 
 /// What the phone must say about every device authorization (RFC 8628 §5.4; the
@@ -170,11 +174,20 @@ impl DeviceAuthorization {
             status: DeviceGrantStatus::Pending,
             device_ip: String::new(),
             device_user_agent: String::new(),
+            backchannel: None,
         }
     }
 
     pub fn expired(&self, now: Timestamp) -> bool {
         now >= self.expires_at
+    }
+
+    /// Whether `sub` may decide it: anyone who holds the device's code, for a device
+    /// authorization; only the person it asks, for a backchannel request.
+    pub fn asks(&self, sub: &str) -> bool {
+        self.backchannel
+            .as_ref()
+            .is_none_or(|b| b.sub.as_ref().is_some_and(|s| s.as_str() == sub))
     }
 
     /// The device's poll by `client_id` at `now`: what to answer, with `self` updated for

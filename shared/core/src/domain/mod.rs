@@ -4,6 +4,7 @@ pub mod admin;
 pub mod app_jws;
 pub mod authn;
 pub mod authorize;
+pub mod ciba;
 pub mod claims_request;
 pub mod client;
 pub mod client_assertion;

@@ -41,6 +41,11 @@ pub struct Limits {
     pub device_authorizations_per_minute: u64,
     /// Device codes started per client and hour: bounds what one client holds pending.
     pub device_codes_per_client_per_hour: u64,
+    /// Backchannel authentication requests (CIBA) per client and hour.
+    pub ciba_requests_per_client_per_hour: u64,
+    /// Backchannel authentication requests (CIBA) per person (or per unknown hint) and hour:
+    /// no one floods a person's phone.
+    pub ciba_requests_per_person_per_hour: u64,
 }
 
 /// Who a rate limit counts: an IPv4 address, or an IPv6 /64 (one customer's network: a
@@ -120,6 +125,11 @@ pub enum Limit {
     /// for the rest of the hour) is the price of a bound on what it holds pending (at most
     /// twice the budget: a device code lives at most 30 minutes).
     DeviceCodesPerClient,
+    /// Backchannel authentication requests (CIBA) per client: bounds what it holds pending.
+    CibaPerClient,
+    /// Backchannel authentication requests (CIBA) per person asked (keyed on the `sub`; on
+    /// the hint itself when it names nobody, so an unknown hint is limited as a known one).
+    CibaPerPerson,
 }
 
 impl Limit {
@@ -141,6 +151,8 @@ impl Limit {
             ),
             Limit::DeviceAuthorization => (limits.device_authorizations_per_minute, 60),
             Limit::DeviceCodesPerClient => (limits.device_codes_per_client_per_hour, 3600),
+            Limit::CibaPerClient => (limits.ciba_requests_per_client_per_hour, 3600),
+            Limit::CibaPerPerson => (limits.ciba_requests_per_person_per_hour, 3600),
         }
     }
 
@@ -160,6 +172,8 @@ impl Limit {
             Limit::PasskeyChallengePerLogin => "passkey_challenge_login",
             Limit::DeviceAuthorization => "device_authorization",
             Limit::DeviceCodesPerClient => "device_codes_per_client",
+            Limit::CibaPerClient => "ciba_per_client",
+            Limit::CibaPerPerson => "ciba_per_person",
         }
     }
 }
@@ -250,6 +264,8 @@ mod tests {
             passkey_challenges_per_login: 10,
             device_authorizations_per_minute: 30,
             device_codes_per_client_per_hour: 1000,
+            ciba_requests_per_client_per_hour: 1000,
+            ciba_requests_per_person_per_hour: 10,
         }
     }
 

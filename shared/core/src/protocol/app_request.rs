@@ -281,6 +281,31 @@ impl AppRequest for Withdrawal {
     const TYP: &'static str = "withdraw+jwt";
 }
 
+/// A read of the identity's pending backchannel requests (OpenID CIBA, `backchannel+jwt`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct BackchannelRequests {
+    /// The identity whose requests are read.
+    pub sub: String,
+}
+
+impl AppRequest for BackchannelRequests {
+    const TYP: &'static str = "backchannel+jwt";
+}
+
+/// One pending backchannel request opened, to be decided like a scanned QR login
+/// (`backchannel-open+jwt`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct BackchannelOpen {
+    /// The identity opening it.
+    pub sub: String,
+    /// The request, by the `id` its list gave.
+    pub request: String,
+}
+
+impl AppRequest for BackchannelOpen {
+    const TYP: &'static str = "backchannel-open+jwt";
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -105,4 +105,10 @@ pub struct OpenIdConfiguration {
     pub backchannel_logout_supported: bool,
     /// `backchannel_logout_session_supported` (OpenID Connect Discovery 1.0 §3 and the RFCs that extend it).
     pub backchannel_logout_session_supported: bool,
+    /// `backchannel_authentication_endpoint` (OpenID CIBA Core 1.0 §4).
+    pub backchannel_authentication_endpoint: String,
+    /// `backchannel_token_delivery_modes_supported` (CIBA Core §4).
+    pub backchannel_token_delivery_modes_supported: Vec<String>,
+    /// `backchannel_user_code_parameter_supported` (CIBA Core §4): `false`.
+    pub backchannel_user_code_parameter_supported: bool,
 }

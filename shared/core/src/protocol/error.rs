@@ -55,6 +55,8 @@ pub enum OAuthErrorCode {
     SlowDown,
     /// RFC 8628 §3.5: the device code expired.
     ExpiredToken,
+    /// CIBA Core §13: the `binding_message` is invalid or unacceptable.
+    InvalidBindingMessage,
     /// RFC 9449 §5: the DPoP proof is invalid.
     InvalidDpopProof,
     /// RFC 9449 §8: the DPoP proof must carry the server's nonce (`DPoP-Nonce`).
@@ -88,6 +90,7 @@ impl OAuthErrorCode {
             Self::AuthorizationPending => "authorization_pending",
             Self::SlowDown => "slow_down",
             Self::ExpiredToken => "expired_token",
+            Self::InvalidBindingMessage => "invalid_binding_message",
             Self::InvalidDpopProof => "invalid_dpop_proof",
             Self::UseDpopNonce => "use_dpop_nonce",
         }

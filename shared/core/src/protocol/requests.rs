@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 /// The device authorization grant's `grant_type` (RFC 8628 §3.4).
 pub const DEVICE_CODE_GRANT: &str = "urn:ietf:params:oauth:grant-type:device_code";
 
+/// CIBA Core §10.1: the backchannel authentication grant's `grant_type`.
+pub(crate) const CIBA_GRANT: &str = "urn:openid:params:grant-type:ciba";
+
 /// RFC 8693 §2.1: the token exchange grant type.
 pub(crate) const TOKEN_EXCHANGE_GRANT: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
 
@@ -28,6 +31,9 @@ pub enum GrantType {
     DeviceCode,
     /// RFC 8693: `urn:ietf:params:oauth:grant-type:token-exchange` (delegation to an agent).
     TokenExchange,
+    /// OpenID CIBA Core 1.0: `urn:openid:params:grant-type:ciba` (a person approves on the
+    /// phone a request the client started by the back channel).
+    Ciba,
 }
 
 impl GrantType {
@@ -39,6 +45,7 @@ impl GrantType {
             GrantType::ClientCredentials => "client_credentials",
             GrantType::DeviceCode => DEVICE_CODE_GRANT,
             GrantType::TokenExchange => TOKEN_EXCHANGE_GRANT,
+            GrantType::Ciba => CIBA_GRANT,
         }
     }
 }
@@ -81,6 +88,11 @@ pub enum TokenRequest<'a> {
         /// `audience`: the client the new token is for (another agent, for a chain).
         audience: Option<&'a str>,
     },
+    /// CIBA Core §10.1: the poll for a backchannel authentication request.
+    Ciba {
+        /// `auth_req_id`.
+        auth_req_id: &'a str,
+    },
 }
 
 /// Never prints a code, verifier or refresh token.
@@ -100,6 +112,7 @@ impl std::fmt::Debug for TokenRequest<'_> {
                 .field("scope", scope)
                 .finish(),
             Self::DeviceCode { .. } => f.debug_struct("DeviceCode").finish_non_exhaustive(),
+            Self::Ciba { .. } => f.debug_struct("Ciba").finish_non_exhaustive(),
             Self::TokenExchange {
                 scope, audience, ..
             } => f
@@ -128,9 +141,10 @@ impl<'a> TokenRequest<'a> {
             "client_credentials" => Ok(GrantType::ClientCredentials),
             DEVICE_CODE_GRANT => Ok(GrantType::DeviceCode),
             TOKEN_EXCHANGE_GRANT => Ok(GrantType::TokenExchange),
+            CIBA_GRANT => Ok(GrantType::Ciba),
             _ => Err(OAuthError::new(
                 OAuthErrorCode::UnsupportedGrantType,
-                "supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code, urn:ietf:params:oauth:grant-type:token-exchange",
+                "supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code, urn:ietf:params:oauth:grant-type:token-exchange, urn:openid:params:grant-type:ciba",
             )),
         }
     }
@@ -163,6 +177,10 @@ impl<'a> TokenRequest<'a> {
                     .ok_or_else(|| invalid_request("device_code is required"))?,
             },
             GrantType::TokenExchange => Self::token_exchange(params)?,
+            GrantType::Ciba => Self::Ciba {
+                auth_req_id: one("auth_req_id")?
+                    .ok_or_else(|| invalid_request("auth_req_id is required"))?,
+            },
         })
     }
 
@@ -179,6 +197,7 @@ impl<'a> TokenRequest<'a> {
             Self::ClientCredentials { .. } => GrantType::ClientCredentials,
             Self::DeviceCode { .. } => GrantType::DeviceCode,
             Self::TokenExchange { .. } => GrantType::TokenExchange,
+            Self::Ciba { .. } => GrantType::Ciba,
         }
     }
 
@@ -337,7 +356,7 @@ mod tests {
             (
                 &[("grant_type", "password")],
                 UnsupportedGrantType,
-                "supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code, urn:ietf:params:oauth:grant-type:token-exchange",
+                "supported: authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:device_code, urn:ietf:params:oauth:grant-type:token-exchange, urn:openid:params:grant-type:ciba",
             ),
             (
                 &[("grant_type", "authorization_code"), ("redirect_uri", "r")],

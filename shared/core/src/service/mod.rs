@@ -23,6 +23,7 @@ pub mod admin;
 pub mod app_error;
 pub mod assessment;
 pub mod auth_response;
+pub mod backchannel;
 pub mod client_auth;
 pub mod client_documents;
 pub mod dpop;

@@ -13,6 +13,7 @@
 //!
 //! The adapter test suite (`suite`, built for tests and the `test-support` feature) holds every adapter to these rules.
 
+pub(crate) mod backchannel;
 pub(crate) mod clients;
 pub(crate) mod device_grants;
 pub(crate) mod dpop;
@@ -41,6 +42,7 @@ use serde::Serialize;
 
 use crate::clock::Timestamp;
 
+pub use backchannel::Backchannels;
 pub use clients::ClientStore;
 pub use device_grants::DeviceGrants;
 pub use dpop::DpopProofs;
@@ -111,6 +113,9 @@ pub enum Kind {
     /// A client fetched from its metadata document (an `https` `client_id`), keyed by its
     /// URL, until it is fetched again or its flows are over.
     ClientDocument,
+    /// An identity's pending backchannel authentication requests (OpenID CIBA): `sub` ->
+    /// their `auth_req_id` hashes.
+    IdentityBackchannel,
     /// Used by the adapter test suite.
     Test,
 }
@@ -144,6 +149,7 @@ impl Kind {
             Kind::WebauthnChallenge => "webauthn_challenge",
             Kind::PushedRequest => "par",
             Kind::ClientDocument => "client_document",
+            Kind::IdentityBackchannel => "identity_backchannel",
             Kind::Test => "test",
         }
     }

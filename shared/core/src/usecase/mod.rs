@@ -6,6 +6,7 @@
 
 pub mod admin;
 pub mod app;
+pub mod ciba;
 pub mod device_grant;
 pub mod directory;
 pub mod login;

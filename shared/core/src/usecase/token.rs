@@ -54,7 +54,7 @@ pub async fn token(
     // A client's own tokens and an agent's delegation need a confidential client.
     let public_allowed = !matches!(
         kind,
-        GrantType::ClientCredentials | GrantType::TokenExchange
+        GrantType::ClientCredentials | GrantType::TokenExchange | GrantType::Ciba
     );
     let client = authenticate(ctx, presented, public_allowed, source).await?;
     if !client.allows(kind) {
@@ -98,7 +98,13 @@ pub async fn token(
             // A device authorization grants no resource (its request takes none): a `resource`
             // is one not granted, `invalid_target` before the poll counts.
             audience(ctx, &resource, Some(&[]))?;
-            poll_device_code_bound(ctx, &client, device_code, jkt).await
+            poll_device_code_bound(ctx, &client, (device_code, false), jkt).await
+        }
+        TokenRequest::Ciba { auth_req_id } => {
+            // A backchannel request is a device authorization that names its person
+            // (`domain::ciba`): polled, refused and redeemed the same way.
+            audience(ctx, &resource, Some(&[]))?;
+            poll_device_code_bound(ctx, &client, (auth_req_id, true), jkt).await
         }
         TokenRequest::TokenExchange {
             subject_token,
@@ -471,18 +477,25 @@ pub async fn poll_device_code(
     client: &Client,
     device_code: &str,
 ) -> Result<Issued, TokenError> {
-    poll_device_code_bound(ctx, client, device_code, None).await
+    poll_device_code_bound(ctx, client, (device_code, false), None).await
 }
 
-/// [`poll_device_code`], the tokens bound to the DPoP key `jkt` when a proof came.
+/// [`poll_device_code`], the tokens bound to the DPoP key `jkt` when a proof came; with
+/// `backchannel`, the code is a CIBA `auth_req_id` (and only a backchannel request's).
 async fn poll_device_code_bound(
     ctx: &Context,
     client: &Client,
-    device_code: &str,
+    (device_code, backchannel): (&str, bool),
     jkt: Option<&str>,
 ) -> Result<Issued, TokenError> {
     let now = ctx.clock.now();
-    let unknown = || invalid_grant("invalid or used device code");
+    let unknown = || {
+        invalid_grant(if backchannel {
+            "invalid or used auth_req_id"
+        } else {
+            "invalid or used device code"
+        })
+    };
     if device_code.len() > 256 {
         return Err(unknown());
     }
@@ -490,6 +503,9 @@ async fn poll_device_code_bound(
     let Some(old) = ctx.store.device_authorization(&hash, now).await? else {
         return Err(unknown());
     };
+    if old.value.backchannel.is_some() != backchannel {
+        return Err(unknown());
+    }
     // A code of an earlier registration of this client_id (deleted, then registered again).
     if old.value.created_at.secs() < client.created_at.secs() {
         return Err(unknown());
@@ -498,11 +514,11 @@ async fn poll_device_code_bound(
     match next.poll(&client.client_id, now) {
         PollDecision::WrongClient => Err(oauth(
             OAuthErrorCode::InvalidGrant,
-            "the device code was issued to another client",
+            "the code was issued to another client",
         )),
         PollDecision::Expired => Err(oauth(
             OAuthErrorCode::ExpiredToken,
-            "the device code expired; start again",
+            "the request expired; start again",
         )),
         PollDecision::Denied => Err(oauth(
             OAuthErrorCode::AccessDenied,

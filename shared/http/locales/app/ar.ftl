@@ -172,3 +172,13 @@ agents-resources = لدى: { $resources }
 agents-withdraw = سحب الإذن
 agents-ask = هل تريد إيقاف { $client } عن التصرف نيابةً عنك؟ ينتهي وصوله باسمك فورًا، وسيُطلب منك الإذن مرة أخرى عند تسجيل دخوله التالي.
 agents-withdrawn = سُحب الإذن: لم يعد بإمكان { $client } التصرف نيابةً عنك.
+
+# Requests waiting for the person (OpenID CIBA)
+waiting-title = طلبات بانتظارك
+waiting-none = لا يوجد طلب بانتظارك.
+waiting-open = فتح
+waiting-asked = طُلب في { $time }
+waiting-gone = لم يعد هذا الطلب بانتظارك (انتهت صلاحيته أو تم البتّ فيه).
+binding-message = ينبغي أن يعرض عليك من يطلب هذه الرسالة نفسها:
+binding-none = وصل هذا الطلب بلا رسالة للمقارنة.
+binding-check = لا توافق إلا إذا كنت تتعامل مع هذا التطبيق الآن (في مكالمة، أو عند صندوق دفع، أو مع وكيلك) وكان ما يعرضه عليك مطابقًا. إن لم تكن تتوقع هذا الطلب، فارفضه.

@@ -168,3 +168,13 @@ agents-resources = Bei: { $resources }
 agents-withdraw = Widerrufen
 agents-ask = Soll { $client } nicht mehr für Sie handeln? Sein Zugriff in Ihrem Namen endet sofort, und bei der nächsten Anmeldung werden Sie erneut gefragt.
 agents-withdrawn = Widerrufen: { $client } kann nicht mehr für Sie handeln.
+
+# Requests waiting for the person (OpenID CIBA)
+waiting-title = Anfragen, die auf Sie warten
+waiting-none = Keine Anfrage wartet auf Sie.
+waiting-open = Öffnen
+waiting-asked = Gestellt um { $time }
+waiting-gone = Diese Anfrage wartet nicht mehr (sie ist abgelaufen oder wurde entschieden).
+binding-message = Wer fragt, sollte Ihnen genau diese Nachricht zeigen:
+binding-none = Diese Anfrage kam ohne Nachricht zum Vergleichen.
+binding-check = Bestätigen Sie nur, wenn Sie gerade mit dieser Anwendung zu tun haben (am Telefon, an einer Kasse, mit Ihrem Agenten) und das, was sie Ihnen zeigt, übereinstimmt. Wenn Sie diese Anfrage nicht erwartet haben, lehnen Sie ab.

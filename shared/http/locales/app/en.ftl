@@ -190,3 +190,13 @@ agents-resources = At: { $resources }
 agents-withdraw = Withdraw
 agents-ask = Stop { $client } from acting for you? Its access on your behalf ends at once, and its next login asks you again.
 agents-withdrawn = Withdrawn: { $client } can no longer act for you.
+
+# Requests waiting for the person (OpenID CIBA)
+waiting-title = Requests waiting for you
+waiting-none = No request is waiting for you.
+waiting-open = Open
+waiting-asked = Asked at { $time }
+waiting-gone = This request is no longer waiting (it expired or was decided).
+binding-message = The one asking should show you this same message:
+binding-none = This request came with no message to compare.
+binding-check = Approve only if you are dealing with this application right now (on a call, at a till, with your agent) and what it shows you matches. If you did not expect this request, deny.

@@ -168,3 +168,13 @@ agents-resources = En: { $resources }
 agents-withdraw = Retirar
 agents-ask = ¿Impedir que { $client } actúe por ti? Su acceso en tu nombre termina al instante y su próximo inicio de sesión te lo volverá a preguntar.
 agents-withdrawn = Retirado: { $client } ya no puede actuar por ti.
+
+# Requests waiting for the person (OpenID CIBA)
+waiting-title = Solicitudes que te esperan
+waiting-none = Ninguna solicitud te espera.
+waiting-open = Abrir
+waiting-asked = Pedida a las { $time }
+waiting-gone = Esta solicitud ya no está esperando (caducó o ya se decidió).
+binding-message = Quien la pide debería mostrarte exactamente este mensaje:
+binding-none = Esta solicitud no trae ningún mensaje para comparar.
+binding-check = Aprueba solo si estás tratando ahora mismo con esta aplicación (en una llamada, en una caja, con tu agente) y lo que te muestra coincide. Si no esperabas esta solicitud, recházala.

@@ -168,3 +168,13 @@ agents-resources = Auprès de : { $resources }
 agents-withdraw = Retirer
 agents-ask = Empêcher { $client } d’agir pour vous ? Son accès en votre nom prend fin aussitôt, et sa prochaine connexion vous redemandera.
 agents-withdrawn = Retiré : { $client } ne peut plus agir pour vous.
+
+# Requests waiting for the person (OpenID CIBA)
+waiting-title = Demandes en attente
+waiting-none = Aucune demande ne vous attend.
+waiting-open = Ouvrir
+waiting-asked = Demandée à { $time }
+waiting-gone = Cette demande n’est plus en attente (elle a expiré ou a été tranchée).
+binding-message = Celui qui demande devrait vous montrer exactement ce message :
+binding-none = Cette demande n’a aucun message à comparer.
+binding-check = N’approuvez que si vous êtes en train d’échanger avec cette application (au téléphone, à une caisse, avec votre agent) et que ce qu’elle vous montre correspond. Si vous n’attendiez pas cette demande, refusez.

@@ -168,3 +168,13 @@ agents-resources = Presso: { $resources }
 agents-withdraw = Revoca
 agents-ask = Impedire a { $client } di agire per te? Il suo accesso a tuo nome termina subito e al prossimo accesso ti verrà chiesto di nuovo.
 agents-withdrawn = Revocato: { $client } non può più agire per te.
+
+# Requests waiting for the person (OpenID CIBA)
+waiting-title = Richieste in attesa
+waiting-none = Nessuna richiesta ti sta aspettando.
+waiting-open = Apri
+waiting-asked = Richiesta alle { $time }
+waiting-gone = Questa richiesta non è più in attesa (è scaduta o è già stata decisa).
+binding-message = Chi la chiede dovrebbe mostrarti esattamente questo messaggio:
+binding-none = Questa richiesta non ha alcun messaggio da confrontare.
+binding-check = Approva solo se stai trattando proprio ora con questa applicazione (al telefono, a una cassa, con il tuo agente) e ciò che ti mostra corrisponde. Se non ti aspettavi questa richiesta, rifiuta.

@@ -167,3 +167,13 @@ agents-resources = 対象: { $resources }
 agents-withdraw = 取り消す
 agents-ask = { $client } があなたの代わりに行動するのを止めますか？あなたの代理としてのアクセスはすぐに終わり、次回のログインで再び確認されます。
 agents-withdrawn = 取り消しました: { $client } はもうあなたの代わりに行動できません。
+
+# Requests waiting for the person (OpenID CIBA)
+waiting-title = あなたを待っているリクエスト
+waiting-none = あなたを待っているリクエストはありません。
+waiting-open = 開く
+waiting-asked = { $time } に依頼
+waiting-gone = このリクエストはもう待機していません（期限が切れたか、すでに決定されました）。
+binding-message = 依頼している相手は、これとまったく同じメッセージをあなたに見せているはずです:
+binding-none = このリクエストには照合するメッセージがありません。
+binding-check = 今まさにこのアプリケーションとやり取りしていて（通話中、レジで、あなたのエージェントと）、表示されている内容が一致する場合にだけ承認してください。このリクエストに心当たりがなければ、拒否してください。

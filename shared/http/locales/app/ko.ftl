@@ -167,3 +167,13 @@ agents-resources = 대상: { $resources }
 agents-withdraw = 철회
 agents-ask = { $client }이(가) 당신을 대신해 행동하지 못하게 할까요? 당신을 대신한 접근이 즉시 끝나고, 다음 로그인 때 다시 묻습니다.
 agents-withdrawn = 철회됨: { $client }은(는) 더 이상 당신을 대신해 행동할 수 없습니다.
+
+# Requests waiting for the person (OpenID CIBA)
+waiting-title = 기다리고 있는 요청
+waiting-none = 기다리고 있는 요청이 없습니다.
+waiting-open = 열기
+waiting-asked = { $time }에 요청됨
+waiting-gone = 이 요청은 더 이상 기다리지 않습니다(만료되었거나 이미 결정되었습니다).
+binding-message = 요청하는 쪽이 이와 똑같은 메시지를 보여 주어야 합니다:
+binding-none = 이 요청에는 비교할 메시지가 없습니다.
+binding-check = 지금 바로 이 애플리케이션과 거래 중이고(통화 중, 계산대에서, 에이전트와 함께) 보여 주는 내용이 일치할 때만 승인하세요. 예상하지 못한 요청이라면 거부하세요.

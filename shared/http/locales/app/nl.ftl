@@ -168,3 +168,13 @@ agents-resources = Bij: { $resources }
 agents-withdraw = Intrekken
 agents-ask = Mag { $client } niet meer namens jou handelen? De toegang namens jou stopt meteen en bij de volgende login wordt het je opnieuw gevraagd.
 agents-withdrawn = Ingetrokken: { $client } kan niet meer namens jou handelen.
+
+# Requests waiting for the person (OpenID CIBA)
+waiting-title = Verzoeken die op je wachten
+waiting-none = Er wacht geen verzoek op je.
+waiting-open = Openen
+waiting-asked = Gevraagd om { $time }
+waiting-gone = Dit verzoek wacht niet meer (het is verlopen of er is al over beslist).
+binding-message = Wie het vraagt, hoort je precies dit bericht te laten zien:
+binding-none = Dit verzoek heeft geen bericht om te vergelijken.
+binding-check = Keur alleen goed als je nu met deze toepassing te maken hebt (aan de telefoon, bij een kassa, met je agent) en wat die je laat zien overeenkomt. Verwachtte je dit verzoek niet, weiger dan.

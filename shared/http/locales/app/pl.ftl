@@ -170,3 +170,13 @@ agents-resources = W: { $resources }
 agents-withdraw = Cofnij
 agents-ask = Czy { $client } ma przestać działać w Twoim imieniu? Jego dostęp w Twoim imieniu kończy się od razu, a przy następnym logowaniu zostaniesz zapytany ponownie.
 agents-withdrawn = Cofnięto: { $client } nie może już działać w Twoim imieniu.
+
+# Requests waiting for the person (OpenID CIBA)
+waiting-title = Prośby, które na ciebie czekają
+waiting-none = Żadna prośba na ciebie nie czeka.
+waiting-open = Otwórz
+waiting-asked = Wysłana o { $time }
+waiting-gone = Ta prośba już nie czeka (wygasła lub została rozstrzygnięta).
+binding-message = Osoba, która prosi, powinna pokazać ci dokładnie ten komunikat:
+binding-none = Ta prośba nie zawiera komunikatu do porównania.
+binding-check = Zatwierdź tylko wtedy, gdy właśnie masz do czynienia z tą aplikacją (podczas rozmowy, przy kasie, ze swoim agentem) i to, co ci pokazuje, się zgadza. Jeśli nie spodziewałeś się tej prośby, odrzuć ją.

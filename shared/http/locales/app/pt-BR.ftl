@@ -168,3 +168,13 @@ agents-resources = Em: { $resources }
 agents-withdraw = Retirar
 agents-ask = Impedir que { $client } aja por você? O acesso dele em seu nome termina na hora, e o próximo login vai perguntar de novo.
 agents-withdrawn = Retirado: { $client } não pode mais agir por você.
+
+# Requests waiting for the person (OpenID CIBA)
+waiting-title = Pedidos esperando por você
+waiting-none = Nenhum pedido está esperando por você.
+waiting-open = Abrir
+waiting-asked = Pedido às { $time }
+waiting-gone = Este pedido não está mais esperando (expirou ou já foi decidido).
+binding-message = Quem pede deve mostrar a você exatamente esta mensagem:
+binding-none = Este pedido veio sem mensagem para comparar.
+binding-check = Aprove somente se você está lidando com este aplicativo agora (em uma ligação, em um caixa, com seu agente) e o que ele mostra confere. Se você não esperava este pedido, recuse.

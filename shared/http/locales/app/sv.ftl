@@ -168,3 +168,13 @@ agents-resources = Hos: { $resources }
 agents-withdraw = Dra tillbaka
 agents-ask = Ska { $client } sluta agera för dig? Dess åtkomst för din räkning upphör direkt, och nästa inloggning frågar dig igen.
 agents-withdrawn = Tillbakadraget: { $client } kan inte längre agera för dig.
+
+# Requests waiting for the person (OpenID CIBA)
+waiting-title = Förfrågningar som väntar på dig
+waiting-none = Ingen förfrågan väntar på dig.
+waiting-open = Öppna
+waiting-asked = Frågade kl. { $time }
+waiting-gone = Den här förfrågan väntar inte längre (den har gått ut eller avgjorts).
+binding-message = Den som frågar ska visa dig exakt samma meddelande:
+binding-none = Förfrågan kom utan något meddelande att jämföra med.
+binding-check = Godkänn bara om du har kontakt med den här tjänsten just nu (i ett samtal, vid en kassa, med din agent) och det den visar dig stämmer. Om du inte väntade dig förfrågan, neka.

@@ -167,3 +167,13 @@ agents-resources = 位于：{ $resources }
 agents-withdraw = 撤回
 agents-ask = 要让 { $client } 停止代表你行事吗？它代表你的访问会立即结束，下次登录时会再次询问你。
 agents-withdrawn = 已撤回：{ $client } 不能再代表你行事。
+
+# Requests waiting for the person (OpenID CIBA)
+waiting-title = 等待你处理的请求
+waiting-none = 没有等待你处理的请求。
+waiting-open = 打开
+waiting-asked = 请求于 { $time }
+waiting-gone = 此请求已不再等待（已过期或已处理）。
+binding-message = 请求方应向你展示完全相同的这条消息：
+binding-none = 此请求没有可供核对的消息。
+binding-check = 只有当你此刻正在与该应用打交道（通话中、收银台前、与你的代理一起）并且它向你展示的内容一致时，才批准。如果你没有预料到这个请求，请拒绝。

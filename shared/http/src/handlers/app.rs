@@ -35,6 +35,7 @@ const MODULES: &[Asset] = &[
     js_module!("app", "delete.js"),
     js_module!("app", "activity.js"),
     js_module!("app", "agents.js"),
+    js_module!("app", "waiting.js"),
     js_module!("app", "where.js"),
     js_module!("app", "decision.js"),
     js_module!("app", "approve.js"),

@@ -138,7 +138,7 @@ pub(crate) async fn scan(ctx: &Context, req: Request) -> Result<Response, HttpEr
 
 /// The phone's own address and place, the risk flags and whether the client's policy
 /// refuses them (issue 24), added to a scan answer.
-fn where_from(out: &mut serde_json::Value, a: &Assessment) {
+pub(crate) fn where_from(out: &mut serde_json::Value, a: &Assessment) {
     let Geo { location, network } = &a.phone;
     out["phone"] = json!({ "ip": a.phone_ip, "location": location, "network": network });
     out["flags"] = json!(a.flags);
@@ -229,7 +229,7 @@ struct UpdateBody {
 }
 
 /// The identity named in the path.
-fn path_sub(req: &Request) -> Result<String, HttpError> {
+pub(crate) fn path_sub(req: &Request) -> Result<String, HttpError> {
     path_param(req, "sub").ok_or_else(|| HttpError::not_found("unknown identity"))
 }
 
@@ -290,6 +290,9 @@ pub(crate) async fn activity(ctx: &Context, req: Request) -> Result<Response, Ht
     let path = req.uri().path();
     if path.ends_with("/delegations") || path.ends_with("/delegations/withdraw") {
         return delegations(ctx, req).await;
+    }
+    if path.ends_with("/backchannel-requests") || path.ends_with("/backchannel-requests/open") {
+        return super::backchannel::requests(ctx, req).await;
     }
     let body: ActivityBody = json_body(&req)?;
     let logins = app::recent_logins(ctx, &path_sub(&req)?, &body.activity).await?;

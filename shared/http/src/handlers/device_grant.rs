@@ -24,6 +24,9 @@ use crate::{
 /// authentication as at the token endpoint.
 pub(crate) async fn authorization(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
+    if req.uri().path().ends_with("/ext/ciba/auth") {
+        return backchannel(ctx, req).await;
+    }
     let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
         OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
     })?);
@@ -36,6 +39,26 @@ pub(crate) async fn authorization(ctx: &Context, req: Request) -> Result<Respons
             "user_code": s.user_code,
             "verification_uri": s.verification_uri,
             "verification_uri_complete": s.verification_uri_complete,
+            "expires_in": s.expires_in,
+            "interval": s.interval,
+        }),
+    ))
+}
+
+/// `POST .../protocol/openid-connect/ext/ciba/auth` (OpenID CIBA Core §7): client
+/// authentication as at the token endpoint (served by the device authorization endpoint's
+/// function: both store one request a person decides on the phone).
+async fn backchannel(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    let params = Params::from_pairs(form_pairs(&req).map_err(|_| {
+        OAuthError::invalid_request("the body must be application/x-www-form-urlencoded")
+    })?);
+    let presented = Presented::from_params(super::token::basic_credentials(&req)?, &params)?;
+    let s = crate::usecase::ciba::start(ctx, &params, &presented, &source(&req), &user_agent(&req))
+        .await?;
+    Ok(super::token::no_store(
+        200,
+        &json!({
+            "auth_req_id": s.auth_req_id.expose(),
             "expires_in": s.expires_in,
             "interval": s.interval,
         }),

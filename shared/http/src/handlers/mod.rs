@@ -5,6 +5,7 @@ pub(crate) mod admin_ops;
 pub(crate) mod admin_users;
 pub(crate) mod app;
 mod assets;
+mod backchannel;
 pub(crate) mod console;
 pub(crate) mod device_api;
 pub(crate) mod device_grant;

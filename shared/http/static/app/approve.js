@@ -194,6 +194,18 @@ export function showRequest(me, session, challenge, info) {
     return;
   }
   const here = startedHere(info);
+  // A request by the back channel (OpenID CIBA): the message the one asking shows.
+  const binding = info.backchannel
+    ? h(
+        'section',
+        { class: 'where warn', id: 'binding', role: 'alert' },
+        h('p', {}, t(info.binding_message ? 'binding-message' : 'binding-none')),
+        info.binding_message
+          ? h('p', {}, h('strong', { id: 'binding-message' }, h('bdi', {}, info.binding_message)))
+          : null,
+        h('p', {}, t('binding-check')),
+      )
+    : null;
   show(
     t('login-title', { client: info.client.name }),
     h(
@@ -212,6 +224,7 @@ export function showRequest(me, session, challenge, info) {
       resourcesOf(info),
       as(),
     ),
+    binding,
     h(
       'section',
       { class: `where ${here ? 'ok' : 'warn'}`, id: 'where', role: here ? undefined : 'alert' },

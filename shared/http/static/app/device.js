@@ -363,6 +363,23 @@ export async function delegations(me) {
     .delegations;
 }
 
+/** The backchannel requests (OpenID CIBA) waiting for the identity, oldest first: `[{ id,
+ * client: { client_id, name, host, self_registered }, binding_message, scopes, requested_at,
+ * expires_at, from: { ip, user_agent, agent } }]`. */
+export async function backchannelRequests(me) {
+  const requests = await signAs(me, 'backchannel+jwt', { sub: me.profile.sub });
+  return (
+    await call('POST', `/app/identities/${me.profile.sub}/backchannel-requests`, { requests })
+  ).requests;
+}
+
+/** Opens waiting request `id`: a scan answer (session, challenge, client, scopes, where from,
+ * binding_message) to decide like a scanned login. */
+export async function openBackchannel(me, id) {
+  const open = await signAs(me, 'backchannel-open+jwt', { sub: me.profile.sub, request: id });
+  return call('POST', `/app/identities/${me.profile.sub}/backchannel-requests/open`, { open });
+}
+
 /** Withdraws the delegation to agent `clientId`: its exchanged tokens stop working at once. */
 export async function withdrawDelegation(me, clientId) {
   const withdraw = await signAs(me, 'withdraw+jwt', { sub: me.profile.sub, client_id: clientId });

@@ -6,6 +6,7 @@ import { showEdit } from './edit.js';
 import { showKeys } from './keys.js';
 import { showRotate } from './rotate.js';
 import { showSignOut } from './signout.js';
+import { waitingSection } from './waiting.js';
 import { t } from './i18n.js';
 import { h, languagePicker, message, show } from './ui.js';
 
@@ -40,6 +41,7 @@ export function showHome(me, note) {
     t('home-title'),
     note ? message(note, 'ok') : null,
     card(me.profile),
+    waitingSection(me),
     h('p', {}, t('home-how')),
     h(
       'nav',

@@ -1,7 +1,7 @@
 // The web app's service worker: keeps the app's own files so the app opens offline to its
 // shell. The device API is never cached: requests for JSON, and anything not a GET, always
 // go to the network.
-const CACHE = 'scanid-app-v3';
+const CACHE = 'scanid-app-v4';
 const base = new URL('./', self.location).pathname;
 // The shell, its modules (the list in shared/http/src/handlers/app.rs, held to this one by a
 // test there), its stylesheet, manifest and icon.
@@ -19,6 +19,7 @@ const MODULES = [
   'delete.js',
   'activity.js',
   'agents.js',
+  'waiting.js',
   'where.js',
   'decision.js',
   'approve.js',

@@ -61,6 +61,13 @@ pub const DPOP_BOUND: &str = "dpop.bound.access.tokens";
 /// Keycloak's (token exchange v2) attribute of a client that may exchange tokens: in scanid,
 /// an agent the person may delegate to (RFC 8693).
 pub const TOKEN_EXCHANGE: &str = "standard.token.exchange.enabled";
+/// Keycloak's attribute for the CIBA grant.
+pub const CIBA: &str = "oidc.ciba.grant.enabled";
+/// Keycloak's attribute for a CIBA client's notification endpoint (ping mode).
+pub const CIBA_NOTIFICATION: &str = "ciba.backchannel.client.notification.endpoint";
+/// Keycloak's attribute for a CIBA client's delivery mode (`poll` or `ping`; shown, the
+/// endpoint decides it).
+pub const CIBA_MODE: &str = "ciba.backchannel.token.delivery.mode";
 
 /// The shortest and longest secret an admin may set (Keycloak's own are 32 characters).
 pub const SECRET_LEN: std::ops::RangeInclusive<usize> = 32..=512;
@@ -139,6 +146,11 @@ pub fn to_representation(c: &Client) -> Value {
         TOKEN_EXCHANGE.into(),
         json!(c.allows(GrantType::TokenExchange).to_string()),
     );
+    attributes.insert(CIBA.into(), json!(c.allows(GrantType::Ciba).to_string()));
+    let ping = c.ciba_notification_endpoint.clone();
+    let mode = if ping.is_some() { "ping" } else { "poll" };
+    attributes.insert(CIBA_MODE.into(), json!(mode));
+    attributes.insert(CIBA_NOTIFICATION.into(), json!(ping.unwrap_or_default()));
     attributes.insert(
         PROFILE_ATTRIBUTE.into(),
         json!(c.profile.map_or("", |p| p.keycloak_name())),
@@ -197,6 +209,7 @@ pub fn as_new_client(c: &Client, local_development: bool) -> NewClient {
         resource_server: c.resource_server,
         web_origins: c.web_origins.clone(),
         backchannel_logout_uri: c.backchannel_logout_uri.clone(),
+        ciba_notification_endpoint: c.ciba_notification_endpoint.clone(),
         local_development,
         refuse_on: c.refuse_on.clone(),
         require_acr: c.require_acr,
@@ -208,6 +221,7 @@ pub fn as_new_client(c: &Client, local_development: bool) -> NewClient {
         require_signed_request_object: c.require_signed_request_object,
         dpop_bound_access_tokens: c.dpop_bound_access_tokens,
         token_exchange: c.allows(GrantType::TokenExchange),
+        ciba: c.allows(GrantType::Ciba),
         profile: c.profile,
         refresh_rotation: c.refresh_rotation,
     }
@@ -396,6 +410,17 @@ fn refuse_behaviour(rep: &Map<String, Value>) -> Result<(), RepresentationError>
     Ok(())
 }
 
+/// A `"true"` or `"false"` attribute `name` read onto `into` (absent: unchanged).
+fn boolean(name: &str, v: Option<&str>, into: &mut bool) -> Result<(), RepresentationError> {
+    match v {
+        Some("true") => *into = true,
+        Some("false") => *into = false,
+        Some(_) => return Err(field(name, "\"true\" or \"false\"")),
+        None => {}
+    }
+    Ok(())
+}
+
 /// Keycloak's `request.object.required`: whether the client must send a (signed, pushed)
 /// request object.
 fn request_object_required(v: &str) -> Result<bool, RepresentationError> {
@@ -425,29 +450,21 @@ fn merge_attributes(attrs: &Value, base: &mut NewClient) -> Result<(), Represent
     if let Some(v) = attr(REQUEST_OBJECT)? {
         base.require_signed_request_object = request_object_required(v)?;
     }
-    match attr(REQUIRE_PAR)? {
-        Some("true") => base.require_par = true,
-        Some("false") => base.require_par = false,
-        Some(_) => return Err(field(REQUIRE_PAR, "\"true\" or \"false\"")),
-        None => {}
-    }
-    match attr(DPOP_BOUND)? {
-        Some("true") => base.dpop_bound_access_tokens = true,
-        Some("false") => base.dpop_bound_access_tokens = false,
-        Some(_) => return Err(field(DPOP_BOUND, "\"true\" or \"false\"")),
-        None => {}
-    }
-    match attr(DEVICE_GRANT)? {
-        Some("true") => base.device_code = true,
-        Some("false") => base.device_code = false,
-        Some(_) => return Err(field(DEVICE_GRANT, "\"true\" or \"false\"")),
-        None => {}
-    }
-    match attr(TOKEN_EXCHANGE)? {
-        Some("true") => base.token_exchange = true,
-        Some("false") => base.token_exchange = false,
-        Some(_) => return Err(field(TOKEN_EXCHANGE, "\"true\" or \"false\"")),
-        None => {}
+    boolean(REQUIRE_PAR, attr(REQUIRE_PAR)?, &mut base.require_par)?;
+    boolean(
+        DPOP_BOUND,
+        attr(DPOP_BOUND)?,
+        &mut base.dpop_bound_access_tokens,
+    )?;
+    boolean(DEVICE_GRANT, attr(DEVICE_GRANT)?, &mut base.device_code)?;
+    boolean(
+        TOKEN_EXCHANGE,
+        attr(TOKEN_EXCHANGE)?,
+        &mut base.token_exchange,
+    )?;
+    boolean(CIBA, attr(CIBA)?, &mut base.ciba)?;
+    if let Some(v) = attr(CIBA_NOTIFICATION)? {
+        base.ciba_notification_endpoint = (!v.is_empty()).then(|| v.to_owned());
     }
     if let Some(v) = attr(POST_LOGOUT)? {
         base.post_logout_redirect_uris = if v == "+" {

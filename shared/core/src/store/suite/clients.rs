@@ -16,6 +16,7 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         resource_server: false,
         web_origins: vec!["+".into()],
         backchannel_logout_uri: Some("https://rp.example/bcl".into()),
+        ciba_notification_endpoint: None,
         registration: None,
         refuse_on: vec![],
         require_acr: None,
@@ -143,6 +144,7 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
         resource_server: false,
         web_origins: vec!["+".into()],
         backchannel_logout_uri: None,
+        ciba_notification_endpoint: None,
         registration: Some(Registration {
             access_token_hash: "rat-hash".into(),
             token_endpoint_auth_method: AuthMethod::None,

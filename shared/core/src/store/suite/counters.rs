@@ -51,6 +51,8 @@ pub async fn rate_limit_counters_count_per_window<B: Backend + 'static>(s: Arc<B
         passkey_challenges_per_login: 10,
         device_authorizations_per_minute: 30,
         device_codes_per_client_per_hour: 1000,
+        ciba_requests_per_client_per_hour: 1000,
+        ciba_requests_per_person_per_hour: 10,
     };
     let (max, _) = Limit::ClientAuthFailure.budget(&limits);
     let who = id("source");

@@ -177,3 +177,87 @@ pub async fn a_device_code_is_redeemed_once<B: Backend + 'static>(s: Arc<B>) {
         .is_none());
     assert_eq!(redeem(3).await.0, Outcome::Lost);
 }
+
+/// Backchannel requests (OpenID CIBA): stored with their person's list in one write; the
+/// list gives only the live, undecided requests that ask that person; a request that names
+/// nobody is stored without a list; concurrent requests for one person both land (the loser
+/// of the list's version retries).
+pub async fn backchannel_requests_are_listed_for_their_person<B: Backend + 'static>(s: Arc<B>) {
+    use crate::domain::ciba::Backchannel;
+    use crate::store::backchannel::Backchannels;
+    use crate::store::device_grants::DeviceGrants;
+    use crate::store::flows::Outcome;
+
+    let sub = id("sub");
+    let request = |who: Option<&str>, ttl: i64| {
+        let mut d = crate::domain::device_grant::DeviceAuthorization::new(
+            ClientId::new("desk"),
+            Scopes::from_stored(["openid"]),
+            String::new(),
+            ttl,
+            T0,
+        );
+        d.backchannel = Some(Backchannel {
+            sub: who.map(Subject::new),
+            binding_message: Some("Till 4".into()),
+            ping: None,
+        });
+        d
+    };
+    let (a, b, short, nobody) = (id("a"), id("b"), id("short"), id("nobody"));
+    let d = request(Some(&sub), 600);
+    assert_eq!(
+        s.create_backchannel_request(&a, &d, T0).await.unwrap(),
+        Outcome::Done
+    );
+    assert_eq!(
+        s.create_backchannel_request(&a, &d, T0).await.unwrap(),
+        Outcome::Lost,
+        "the same key twice"
+    );
+    s.create_backchannel_request(&short, &request(Some(&sub), 10), T0)
+        .await
+        .unwrap();
+    s.create_backchannel_request(&nobody, &request(None, 600), T0)
+        .await
+        .unwrap();
+    assert!(s.device_authorization(&nobody, T0).await.unwrap().is_some());
+    let listed = |at: Timestamp| {
+        let s = s.clone();
+        let sub = sub.clone();
+        async move {
+            s.pending_backchannel(&sub, at)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|f| f.hash)
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(listed(T0).await, vec![a.clone(), short.clone()]);
+    assert_eq!(listed(T0.plus_secs(10)).await, vec![a.clone()], "expired");
+    assert!(s
+        .backchannel_request("someone-else", &a, T0)
+        .await
+        .unwrap()
+        .is_none());
+    // Two at once: the list's version decides, the loser writes nothing and may retry.
+    let (c, dc) = (id("c"), request(Some(&sub), 600));
+    let (r1, r2) = tokio::join!(
+        s.create_backchannel_request(&b, &dc, T0),
+        s.create_backchannel_request(&c, &dc, T0),
+    );
+    let outcomes = [r1.unwrap(), r2.unwrap()];
+    assert!(outcomes.contains(&Outcome::Done));
+    if outcomes.contains(&Outcome::Lost) {
+        assert_eq!(listed(T0).await.len(), 3);
+    }
+    // Decided: no longer listed.
+    let old = s.device_authorization(&a, T0).await.unwrap().unwrap();
+    let mut next = old.value.clone();
+    next.settle(None, T0).unwrap();
+    s.update_device_authorization(&old, &next, T0)
+        .await
+        .unwrap();
+    assert!(!listed(T0).await.contains(&a));
+}

@@ -92,6 +92,7 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         resource_server: false,
         web_origins: vec![],
         backchannel_logout_uri: None,
+        ciba_notification_endpoint: None,
         registration: None,
         refuse_on: vec![],
         require_acr: None,

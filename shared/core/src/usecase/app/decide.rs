@@ -16,6 +16,7 @@ use crate::domain::risk::Flag;
 use crate::protocol::app_request::{self, AppRequest, Approval, Decision};
 use crate::service::app_error::{flag_list, invalid, AppError};
 use crate::service::assessment::{assess, who_addr, Assessment};
+use crate::service::backchannel::ping;
 use crate::service::limits;
 use crate::service::login_history::{cancelled, first_scanner, remember_login};
 use crate::service::signed_request::{unverified, verify_signed};
@@ -69,6 +70,10 @@ pub async fn decide(
     let approver =
         (approve && cancel.is_none()).then_some((signed.sub.as_str(), signed.approved_with));
     let written = write_decision(ctx, id, (&s, &next), approver, &signed, now).await?;
+    // A backchannel request's ping mode client is told (OpenID CIBA Core §10.2).
+    if let (Outcome::Done, Some(hash)) = (written, &next.device_grant) {
+        ping(ctx, hash, now).await;
+    }
     match (written, cancel) {
         (Outcome::Done, Some(reason)) => {
             let first = match reason {
@@ -208,6 +213,10 @@ async fn write_decision(
         let Some(d) = ctx.store.device_authorization(hash, now).await? else {
             return Err(AppError::UnknownLogin);
         };
+        // A backchannel request (OpenID CIBA) is decided by the person it asks, only.
+        if !d.value.asks(&signed.sub) {
+            return Err(AppError::UnknownLogin);
+        }
         let mut settled = d.value.clone();
         match settled.settle(approver, now) {
             Ok(()) => {}

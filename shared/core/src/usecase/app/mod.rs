@@ -8,6 +8,7 @@
 //! ([`crate::service`]). The items are re-exported here, as the HTTP layer names them.
 
 pub mod activity;
+pub mod backchannel;
 pub mod decide;
 pub mod delegations;
 pub mod delete;
@@ -20,6 +21,7 @@ pub mod sign_out;
 pub mod signup;
 
 pub use activity::recent_logins;
+pub use backchannel::{backchannel_requests, open_backchannel, OpenedBackchannel, PendingRequest};
 pub use decide::decide;
 pub use delegations::{delegations, withdraw, Delegation};
 pub use delete::{delete_identity, erase};
