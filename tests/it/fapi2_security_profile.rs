@@ -44,27 +44,33 @@ struct Plan {
 fn plan_with(extra: &[&str]) -> Plan {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap().to_owned();
+    let create = |args: &[&str]| {
+        scanid_tests::create_client(&data, args);
+    };
+    plan_on(dir, &create, extra)
+}
+
+/// The plan's clients made by `create` (`scanid client create` arguments), the server
+/// started with `flags`.
+fn plan_on(dir: tempfile::TempDir, create: &dyn Fn(&[&str]), flags: &[&str]) -> Plan {
     let (key, other) = (Key::new("bank-1"), Key::new("bank2-1"));
     for (id, k) in [("bank", &key), ("bank2", &other)] {
         let jwks = jwks_file(dir.path(), &[k]);
-        scanid_tests::create_client(
-            &data,
-            &[
-                "--name",
-                id,
-                "--client-id",
-                id,
-                "--redirect-uri",
-                CB,
-                "--jwks",
-                &jwks,
-                "--profile",
-                "fapi2",
-            ],
-        );
+        create(&[
+            "--name",
+            id,
+            "--client-id",
+            id,
+            "--redirect-uri",
+            CB,
+            "--jwks",
+            &jwks,
+            "--profile",
+            "fapi2",
+        ]);
     }
     let mut args = LENIENT.to_vec();
-    args.extend_from_slice(extra);
+    args.extend_from_slice(flags);
     let s = TestServer::start(dir.path(), &args);
     Plan {
         s,
@@ -994,10 +1000,32 @@ fn fapi2_security_profile_final_ensure_client_assertion_with_no_sub_fails() {
 
 #[test]
 fn fapi2_security_profile_final_refresh_token() {
-    // Both variants: a refresh with the DPoP key succeeds and does not rotate (FAPI 2.0
-    // §5.3.2.1-9); the same refresh token used again later succeeds; another client (bank2)
-    // gets invalid_grant; a refresh without a proof is refused.
-    let p = plan();
+    refresh_token(&plan());
+}
+
+/// The SQLite tests' refresh and PAR audience modules, on DynamoDB (moto).
+#[test]
+fn fapi2_security_profile_final_refresh_token_and_par_audience_on_dynamodb() {
+    let aws = crate::aws::Aws::init("kms-envelope");
+    let create = |args: &[&str]| {
+        let mut all = vec!["client", "create"];
+        all.extend_from_slice(args);
+        aws.cli(&all);
+    };
+    let p = plan_on(tempfile::tempdir().unwrap(), &create, &aws.flags());
+    refresh_token(&p);
+    let a = assertion_with(
+        &p,
+        &[("aud", json!([p.s.issuer, "https://other.example/"]))],
+    );
+    let r = p.push_full("bank", &a, OPENID, &[], None);
+    refused(&r, &[400, 401], &["invalid_client"], "list aud");
+}
+
+/// Both variants: a refresh with the DPoP key succeeds, DPoP-bound, and does not rotate
+/// (FAPI 2.0 §5.3.2.1-9); the same refresh token used again later succeeds; another client
+/// (bank2) gets invalid_grant; a refresh without a proof is refused.
+fn refresh_token(p: &Plan) {
     for scope in [OPENID, PLAIN] {
         let dpop = DpopKey::new();
         let scope_with_offline = format!("{scope} offline_access");
