@@ -317,18 +317,56 @@ fn fapi2_security_profile_final_happy_flow() {
     for scope in [OPENID, PLAIN] {
         let dpop = DpopKey::new();
         let r = p.push_full("bank", &p.assertion("bank"), scope, &[], Some(&dpop));
-        let back = p.login(&p.pushed_url(&r, "bank", &[]));
+        // CheckPAREndpointResponse201WithNoError, EnsureMinimumRequestUriEntropy (128 bits).
+        assert!(r
+            .header("content-type")
+            .unwrap_or_default()
+            .starts_with("application/json"));
+        let uri = r.json()["request_uri"].as_str().unwrap().to_owned();
+        let random = uri.rsplit(':').next().unwrap();
+        assert!(random.len() >= 22, "{uri}");
+        let url = p.pushed_url(&r, "bank", &[]);
+        let back = p.login(&url);
         assert_eq!(back["state"], "st-fapi");
+        // EnsureMinimumAuthorizationCodeLength/Entropy (128 bits).
+        assert!(back["code"].len() >= 22, "{back:?}");
         let t = p.tokens(&back["code"], &dpop);
         let at = t["access_token"].as_str().unwrap();
+        // EnsureMinimumAccessTokenLength/Entropy (FAPI 2.0 §5.4.1-4).
+        assert!(at.len() >= 22);
         if scope == OPENID {
-            let id = jwt_claims(t["id_token"].as_str().unwrap());
+            let id_token = t["id_token"].as_str().unwrap();
+            // EnsureIdTokenContainsKid (a key of the JWKS), FAPI2's algorithms only.
+            let h = scanid_tests::jwt_header(id_token);
+            assert!(
+                ["PS256", "ES256", "EdDSA"].contains(&h["alg"].as_str().unwrap()),
+                "{h}"
+            );
+            let jwks = get(&p.s.oidc("certs")).json();
+            let keys = jwks["keys"].as_array().unwrap();
+            assert!(keys.iter().any(|k| k["kid"] == h["kid"]), "{h}");
+            // FAPI2FinalEnsureMinimumServerKeyLength: RSA 2048 bits, EC 256.
+            for k in keys {
+                if k["kty"] == "RSA" {
+                    assert!(k["n"].as_str().unwrap().len() >= 342, "{k}");
+                }
+                if k["kty"] == "EC" {
+                    assert!(["P-256", "P-384", "P-521"].contains(&k["crv"].as_str().unwrap()));
+                }
+            }
+            let id = jwt_claims(id_token);
             assert_eq!(id["nonce"], "n-fapi");
             assert_eq!(id["aud"], "bank");
             assert_eq!(id["iss"], p.s.issuer);
             let u = p.userinfo("DPoP", at, &dpop);
             assert_eq!(u.status, 200, "{}", u.text());
             assert_eq!(u.json()["sub"], id["sub"]);
+            // CheckForDateHeaderInResourceResponse, EnsureContentTypeJson (FAILURE).
+            assert!(u.header("date").is_some(), "no Date header at userinfo");
+            assert!(u
+                .header("content-type")
+                .unwrap_or_default()
+                .starts_with("application/json"));
         } else {
             assert!(t.get("id_token").is_none(), "plain_oauth: {t}");
         }
