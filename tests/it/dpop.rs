@@ -47,7 +47,14 @@ impl DpopKey {
 
     /// A proof with `claims` (over fresh defaults) and the header `typ`.
     pub(crate) fn sign(&self, typ: &str, claims: &Value) -> String {
-        let header = json!({"alg": "ES256", "typ": typ, "jwk": self.jwk()});
+        self.sign_with_header(
+            &json!({"alg": "ES256", "typ": typ, "jwk": self.jwk()}),
+            claims,
+        )
+    }
+
+    /// A JWS over `claims` with `header` as given, signed by this key (ES256).
+    pub(crate) fn sign_with_header(&self, header: &Value, claims: &Value) -> String {
         let input = format!(
             "{}.{}",
             B64.encode(header.to_string()),

@@ -676,6 +676,44 @@ fn fapi2_security_profile_final_dpop_negative_tests() {
             vec![DpopKey::new().sign("dpop+jwt", &good())],
         ),
     ];
+    let with = |k: &str, v: Value| {
+        let mut c = good();
+        c[k] = v;
+        dpop.sign("dpop+jwt", &c)
+    };
+    let signed_header = |extra: (&str, Value)| {
+        let mut h = json!({"alg": "ES256", "typ": "dpop+jwt", "jwk": dpop.jwk()});
+        h[extra.0] = extra.1;
+        dpop.sign_with_header(&h, &good())
+    };
+    let private_jwk = {
+        let mut jwk = dpop.jwk();
+        jwk["d"] = json!(b64(&json!("a private key's d")));
+        signed_header(("jwk", jwk))
+    };
+    let none_alg = {
+        let proof = dpop.sign("dpop+jwt", &good());
+        let mut parts = proof.split('.');
+        let mut header: Value = jwt_part(parts.next().unwrap());
+        header["alg"] = json!("none");
+        format!("{}.{}.", b64(&header), parts.next().unwrap())
+    };
+    let bad_signature = {
+        let proof = dpop.sign("dpop+jwt", &good());
+        let (body, sig) = proof.rsplit_once('.').unwrap();
+        let flipped = if sig.starts_with('A') { "B" } else { "A" };
+        format!("{body}.{flipped}{}", &sig[1..])
+    };
+    let cases: Vec<(&str, Vec<String>)> = cases
+        .into_iter()
+        .chain([
+            ("alg none", vec![none_alg]),
+            ("a bad signature", vec![bad_signature]),
+            ("a private key in jwk", vec![private_jwk]),
+            ("htm PUT", vec![with("htm", json!("PUT"))]),
+            ("a wrong ath", vec![with("ath", ath("another token"))]),
+        ])
+        .collect();
     for (what, proofs) in cases {
         let mut headers = vec![("Authorization", auth.as_str())];
         headers.extend(proofs.iter().map(|p| ("DPoP", p.as_str())));
@@ -687,6 +725,33 @@ fn fapi2_security_profile_final_dpop_negative_tests() {
             r.text()
         );
     }
+    // Accepted (FAILURE if refused): htu with a query and fragment (ignored, RFC 9449 §4.3),
+    // unknown header parameters and claims (§7.2). Accepted at WARNING: the scheme and host in
+    // capitals, the default port (RFC 3986 §6.2.2-3 normalization).
+    let htu_query = with("htu", json!(format!("{url}?x=1#frag")));
+    let extra = signed_header(("x-extra", json!("ignored")));
+    let extra_claims = with("x-extra", json!("ignored"));
+    for (what, proof) in [
+        ("htu with a query and fragment", htu_query),
+        ("an unknown header parameter", extra),
+        ("an unknown claim", extra_claims),
+    ] {
+        let r = p.userinfo_with(&auth, &[("DPoP", &proof)]);
+        assert_eq!(r.status, 200, "{what}: {}", r.text());
+    }
+    let upper = url.replacen("http://127.0.0.1", "HTTP://127.0.0.1", 1);
+    let r = p.userinfo_with(&auth, &[("DPoP", &with("htu", json!(upper)))]);
+    eprintln!(
+        "WARNING-level: htu scheme in capitals answered {}",
+        r.status
+    );
+    // No DPoP header with the DPoP scheme (FAPI2-BASE-4.3.3).
+    let none = p.userinfo_with(&auth, &[]);
+    assert!(
+        [400, 401].contains(&none.status),
+        "no proof: {}",
+        none.text()
+    );
     // A replayed proof, and the DPoP token as a bearer token (CallProtectedResourceForceBearer).
     let once = dpop.sign("dpop+jwt", &good());
     assert_eq!(p.userinfo_with(&auth, &[("DPoP", &once)]).status, 200);
