@@ -26,13 +26,13 @@ impl DpopKey {
         Self(EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap())
     }
 
-    fn jwk(&self) -> Value {
+    pub(crate) fn jwk(&self) -> Value {
         let p = self.0.public_key().as_ref();
         json!({"kty": "EC", "crv": "P-256", "x": B64.encode(&p[1..33]), "y": B64.encode(&p[33..])})
     }
 
     /// The JWK SHA-256 thumbprint (RFC 7638), computed here on its own.
-    fn jkt(&self) -> String {
+    pub(crate) fn jkt(&self) -> String {
         let j = self.jwk();
         let canonical = format!(
             r#"{{"crv":"P-256","kty":"EC","x":"{}","y":"{}"}}"#,
@@ -46,8 +46,15 @@ impl DpopKey {
     }
 
     /// A proof with `claims` (over fresh defaults) and the header `typ`.
-    fn sign(&self, typ: &str, claims: &Value) -> String {
-        let header = json!({"alg": "ES256", "typ": typ, "jwk": self.jwk()});
+    pub(crate) fn sign(&self, typ: &str, claims: &Value) -> String {
+        self.sign_with_header(
+            &json!({"alg": "ES256", "typ": typ, "jwk": self.jwk()}),
+            claims,
+        )
+    }
+
+    /// A JWS over `claims` with `header` as given, signed by this key (ES256).
+    pub(crate) fn sign_with_header(&self, header: &Value, claims: &Value) -> String {
         let input = format!(
             "{}.{}",
             B64.encode(header.to_string()),

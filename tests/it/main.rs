@@ -37,6 +37,7 @@ mod dpop;
 mod events;
 mod events_writer;
 mod fapi2_message_signing;
+mod fapi2_security_profile;
 mod fapi_profile;
 mod faults;
 mod geo;

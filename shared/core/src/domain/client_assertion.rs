@@ -5,8 +5,9 @@
 //! The checks: `alg` one of ES256, PS256, RS256 and EdDSA (Ed25519), or only the one the
 //! client registered; the key named by `kid` (without a `kid`, each of the client's keys that
 //! fits the algorithm); `iss` = `sub` = the client id; `aud` the issuer, or a list containing
-//! it (the token endpoint's URL is accepted too where the caller says so, OIDC Core §9; not at
-//! the PAR endpoint, where FAPI 2.0 wants the issuer only); `exp` required, in the future and
+//! it where the caller allows a list (the token endpoint's URL is accepted too where the caller
+//! says so, OIDC Core §9; not at the PAR endpoint, where FAPI 2.0 Final §5.3.2.1-8 wants the
+//! issuer only, as a string); `exp` required, in the future and
 //! at most five minutes ahead; `iat` and `nbf`, when present, at most ten seconds ahead (clock
 //! skew); a `jti`, which the caller spends once.
 //!
@@ -208,13 +209,24 @@ fn fits(jwk: &Jwk, alg: Algorithm) -> bool {
     }
 }
 
-/// Verifies `assertion` as `client_id`'s, signed by one of `keys`, for one of `audiences`.
+/// Where a client assertion may be addressed: `accepted` values of `aud`, and whether a list
+/// containing one of them will do (`list`: false wants a single string, FAPI 2.0 Final
+/// §5.3.2.1-8).
+#[derive(Debug, Clone, Copy)]
+pub struct Audience<'a> {
+    /// The values `aud` may be.
+    pub accepted: &'a [&'a str],
+    /// Whether a list holding one of them is accepted.
+    pub list: bool,
+}
+
+/// Verifies `assertion` as `client_id`'s, signed by one of `keys`, for `audience`.
 pub fn verify(
     assertion: &str,
     client_id: &str,
     keys: &ClientKeys,
     set: &JwkSet,
-    audiences: &[&str],
+    audience: Audience<'_>,
     now: Timestamp,
 ) -> Result<Verified, Refused> {
     if assertion.len() > MAX_LEN {
@@ -226,7 +238,7 @@ pub fn verify(
         }
         r => r,
     })?;
-    check_claims(&claims, client_id, audiences, now)
+    check_claims(&claims, client_id, audience, now)
 }
 
 /// The claims of `jws` once its signature verifies with one of the client's keys in `set`
@@ -285,7 +297,7 @@ pub fn signed_by<T: serde::de::DeserializeOwned>(
 fn check_claims(
     c: &Claims,
     client_id: &str,
-    audiences: &[&str],
+    audience: Audience<'_>,
     now: Timestamp,
 ) -> Result<Verified, Refused> {
     use Refused::Invalid;
@@ -294,9 +306,10 @@ fn check_claims(
             "the client assertion's iss and sub must be the client_id",
         ));
     }
+    let audiences = audience.accepted;
     let aud_ok = match &c.aud {
         Some(Value::String(a)) => audiences.contains(&a.as_str()),
-        Some(Value::Array(list)) => list
+        Some(Value::Array(list)) if audience.list => list
             .iter()
             .any(|a| a.as_str().is_some_and(|a| audiences.contains(&a))),
         _ => false,
@@ -373,7 +386,11 @@ mod tests {
         let now = Timestamp::from_secs(1_800_000_000);
         let t = now.secs();
         let v = |claims: Value, kid: Option<&str>, auds: &[&str]| {
-            verify(&sign(&key, kid, claims), ID, &keys, &set, auds, now)
+            let audience = Audience {
+                accepted: auds,
+                list: true,
+            };
+            verify(&sign(&key, kid, claims), ID, &keys, &set, audience, now)
         };
         assert_eq!(
             v(good(t), Some("k1"), &[ISS]),
@@ -387,8 +404,26 @@ mod tests {
         let mut list = good(t);
         list["aud"] = serde_json::json!(["x", ISS]);
         assert!(
-            v(list, Some("k1"), &[ISS]).is_ok(),
+            v(list.clone(), Some("k1"), &[ISS]).is_ok(),
             "aud a list with the issuer"
+        );
+        let string_only = Audience {
+            accepted: &[ISS],
+            list: false,
+        };
+        assert!(
+            matches!(
+                verify(
+                    &sign(&key, Some("k1"), list),
+                    ID,
+                    &keys,
+                    &set,
+                    string_only,
+                    now
+                ),
+                Err(Refused::Invalid(_))
+            ),
+            "a list where only a string will do"
         );
         let mut bad = Vec::new();
         for (k, val) in [
@@ -417,7 +452,7 @@ mod tests {
         let (other, _) = es256();
         let forged = sign(&other, Some("k1"), good(t));
         assert!(matches!(
-            verify(&forged, ID, &keys, &set, &[ISS], now),
+            verify(&forged, ID, &keys, &set, string_only, now),
             Err(Refused::Invalid(_))
         ));
         // An algorithm the client did not register.
@@ -431,7 +466,7 @@ mod tests {
                 ID,
                 &only_ps,
                 &set,
-                &[ISS],
+                string_only,
                 now
             ),
             Err(Refused::Invalid(_))

@@ -230,7 +230,13 @@ async fn by_assertion(
     } else {
         vec![issuer.as_str(), token_endpoint.as_str()]
     };
-    let verified = match verify_with_keys(ctx, &client, &keys, assertion, &audiences).await {
+    // A list as `aud`: not at PAR, nor from a FAPI 2.0 client (FAPI 2.0 Final §5.3.2.1-8, the
+    // issuer as a string; the suite's par-test-array-as-audience-fails).
+    let audience = client_assertion::Audience {
+        accepted: &audiences,
+        list: !p.at_par && client.profile.is_none(),
+    };
+    let verified = match verify_with_keys(ctx, &client, &keys, assertion, audience).await {
         Ok(v) => v,
         Err(why) => return Err(failed(ctx, &id, source, why).await),
     };
@@ -263,12 +269,12 @@ async fn verify_with_keys(
     client: &Client,
     keys: &ClientKeys,
     assertion: &str,
-    audiences: &[&str],
+    audience: client_assertion::Audience<'_>,
 ) -> Result<client_assertion::Verified, &'static str> {
     let now = ctx.clock.now();
     let id = client.client_id.as_str();
     with_keys(ctx, client, keys, |set| {
-        client_assertion::verify(assertion, id, keys, set, audiences, now)
+        client_assertion::verify(assertion, id, keys, set, audience, now)
     })
     .await
     .map_err(|r| r.unwrap_or_else(refusal))

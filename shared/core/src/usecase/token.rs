@@ -395,17 +395,10 @@ async fn refresh_grant(
     }
     if client.refresh_rotation == RefreshRotation::Off {
         // No rotation (FAPI 2.0 §5.3.2.1): the same token answered again, nothing written,
-        // so concurrent uses all succeed; a revocation or the token's expiry ends it.
-        return Ok(sign_tokens_for(
-            ctx,
-            &g.value,
-            &scopes,
-            Some(&identity),
-            Some(rt.to_owned()),
-            now,
-            aud.as_deref(),
-        )
-        .await?);
+        // so concurrent uses all succeed; a revocation or the token's expiry ends it. The
+        // access token is bound to the proof's key as at any other refresh (RFC 9449 §5).
+        let tokens = (scopes.as_slice(), Some(&identity), Some(rt.to_owned()));
+        return Ok(sign_tokens_bound(ctx, &g.value, tokens, now, (aud.as_deref(), jkt)).await?);
     }
     let mut next = g.value.clone();
     next.generation += 1;
