@@ -1,6 +1,7 @@
 // axe-core (WCAG 2.x A and AA rules) on every login page, in English and in Arabic (right to
 // left): the QR page (before and after the scan), the consent page, the device-code page (empty
-// and refusing a code), an error page, "Log out of scanid?" and the logged-out page. The page's
+// and refusing a code), an error page, "Log out of scanid?" and the logged-out page; and every
+// web app screen, a till's waiting request (CIBA) and the agents screen included. The page's
 // CSP forbids foreign scripts, so axe is injected in a context that bypasses it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -20,7 +21,7 @@ const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 
-let server, rp, browser;
+let server, rp, browser, tillSecret;
 
 before(async () => {
   server = await startServer();
@@ -38,6 +39,21 @@ before(async () => {
     '--redirect-uri',
     rp.url,
   ]);
+  // A till that asks people to approve on their phone (CIBA): the waiting list and its
+  // approval screen are web app screens too.
+  const till = await cli([
+    'client',
+    'create',
+    '--data-dir',
+    server.dataDir,
+    '--name',
+    'Access till',
+    '--client-id',
+    'a11y-till',
+    '--grant',
+    'ciba',
+  ]);
+  tillSecret = till.client_secret;
 });
 
 after(async () => {
@@ -177,6 +193,7 @@ for (const lang of ['en', 'ar']) {
       ['#sign-out', 'sign out everywhere'],
       ['#delete', 'delete'],
       ['#edit', 'edit profile'],
+      ['#agents', 'agents acting for you'],
     ]) {
       await app.goto(`${server.issuer}/app/`);
       await app.locator(button).waitFor();
@@ -205,6 +222,30 @@ for (const lang of ['en', 'ar']) {
     await app.locator('#activity').tap();
     await app.locator('#activity-list li').first().waitFor();
     await clean(app, `${lang} recent logins with a login`);
+
+    // A request from a till (CIBA): the list on the home screen, then its approval screen.
+    const asked = await fetch(`${server.issuer}/protocol/openid-connect/ext/ciba/auth`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`a11y-till:${tillSecret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({
+        scope: 'openid',
+        login_hint: `axe-reader-${lang}`,
+        binding_message: 'Till 7',
+      }),
+    });
+    assert.equal(asked.status, 200, await asked.text());
+    await app.goto(`${server.issuer}/app/`);
+    await app.locator('#waiting li').first().waitFor({ timeout: 10_000 });
+    await clean(app, `${lang} requests waiting`);
+    await app.locator('#waiting li button.open-request').first().tap();
+    await app.locator('#binding-message').waitFor();
+    await clean(app, `${lang} a request's approval`);
+    await app.tap('#deny');
+    await app.locator('#decided[data-status="denied"]').waitFor();
+    await clean(app, `${lang} denied`);
     await desktop.close();
     await phone.close();
   });
