@@ -80,7 +80,8 @@ fn discovery_has_every_spec_field_with_truthful_values() {
             "refresh_token",
             "client_credentials",
             "urn:ietf:params:oauth:grant-type:device_code",
-            "urn:ietf:params:oauth:grant-type:token-exchange"
+            "urn:ietf:params:oauth:grant-type:token-exchange",
+            "urn:openid:params:grant-type:ciba"
         ])
     );
     assert_eq!(
