@@ -695,6 +695,7 @@ async fn back_channel_logout_goes_through_the_queue_and_the_sender() {
         issued_at: now,
         reach: Default::default(),
         ciba_auth_req_id: None,
+        push: None,
     };
     queue.put(&old).await.unwrap();
     env.advance(99);
@@ -719,6 +720,7 @@ async fn back_channel_logout_goes_through_the_queue_and_the_sender() {
         issued_at: scanid_core::clock::Clock::now(env.clock.as_ref()),
         reach: Default::default(),
         ciba_auth_req_id: Some("the-auth-req-id".into()),
+        push: None,
     };
     queue.put(&ping).await.unwrap();
     let (event, _) = receive(&sqs, &url, 1).await;

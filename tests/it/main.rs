@@ -47,6 +47,7 @@ mod login;
 mod passkey_login;
 mod passkeys;
 mod properties;
+mod push;
 mod pushed_requests;
 mod qr_safety;
 mod refresh_rotation;
