@@ -15,7 +15,7 @@ use crate::ciba::{start, waiting, CLIENT_FLAGS};
 
 /// The VAPID key the server runs with (RFC 8291 Appendix A's sender key) and its public key.
 const VAPID_PRIVATE: &str = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw";
-const VAPID_PUBLIC: &str =
+pub const VAPID_PUBLIC: &str =
     "BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8";
 
 /// The local push service: its subscription (endpoint and keys) and the lines it prints,
@@ -70,7 +70,7 @@ impl Drop for PushService {
 }
 
 /// `POST .../push-subscriptions{suffix}` with `body`.
-fn push_call(app: &TestApp, suffix: &str, body: Value) -> Resp {
+pub fn push_call(app: &TestApp, suffix: &str, body: Value) -> Resp {
     request(
         "POST",
         &format!(
@@ -91,7 +91,7 @@ fn signed(app: &TestApp, typ: &str, field: &str, extra: Value) -> Value {
     json!({ field: TestApp::sign(&app.key, typ, &claims) })
 }
 
-fn subscribe(app: &TestApp, endpoint: &str, keys: &Value) -> Resp {
+pub fn subscribe(app: &TestApp, endpoint: &str, keys: &Value) -> Resp {
     let body = signed(
         app,
         "push-subscribe+jwt",
@@ -101,7 +101,7 @@ fn subscribe(app: &TestApp, endpoint: &str, keys: &Value) -> Resp {
     push_call(app, "", body)
 }
 
-fn withdraw(app: &TestApp, endpoint: &str) -> Resp {
+pub fn withdraw(app: &TestApp, endpoint: &str) -> Resp {
     let body = signed(
         app,
         "push-withdraw+jwt",
