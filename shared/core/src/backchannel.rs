@@ -451,6 +451,33 @@ mod tests {
     }
 
     #[test]
+    fn a_push_message_travels_the_queue_as_json_and_a_logout_token_keeps_its_shape() {
+        let mut d = Delivery {
+            client_id: "desk".into(),
+            uri: "https://push.example/wpush/1".into(),
+            token: String::new(),
+            sub: "s".into(),
+            issued_at: Timestamp::from_secs(1),
+            reach: Reach::Public,
+            ciba_auth_req_id: None,
+            push: Some(PushMessage {
+                authorization: "vapid t=a.b.c, k=K".into(),
+                body: "AAEC".into(),
+                ttl: 300,
+            }),
+        };
+        let json = serde_json::to_string(&d).expect("json");
+        assert_eq!(serde_json::from_str::<Delivery>(&json).expect("back"), d);
+        assert_eq!(
+            d.push.as_ref().and_then(PushMessage::body_octets),
+            Some(vec![0, 1, 2])
+        );
+        d.push = None;
+        let json = serde_json::to_string(&d).expect("json");
+        assert!(!json.contains("\"push\""), "{json}");
+    }
+
+    #[test]
     fn answers_are_delivered_refused_or_worth_another_try() {
         assert_eq!(Attempt::of_status(200), Attempt::Delivered);
         assert_eq!(Attempt::of_status(204), Attempt::Delivered);
