@@ -695,6 +695,7 @@ async fn back_channel_logout_goes_through_the_queue_and_the_sender() {
         issued_at: now,
         reach: Default::default(),
         ciba_auth_req_id: None,
+        push: None,
     };
     queue.put(&old).await.unwrap();
     env.advance(99);
@@ -719,6 +720,7 @@ async fn back_channel_logout_goes_through_the_queue_and_the_sender() {
         issued_at: scanid_core::clock::Clock::now(env.clock.as_ref()),
         reach: Default::default(),
         ciba_auth_req_id: Some("the-auth-req-id".into()),
+        push: None,
     };
     queue.put(&ping).await.unwrap();
     let (event, _) = receive(&sqs, &url, 1).await;
@@ -1041,4 +1043,33 @@ fn ciba_on_dynamodb() {
     crate::ciba::approve_and_deny(&s, &secret);
     crate::ciba::unknown_hint_is_no_oracle(&s, &secret);
     crate::ciba::flood_is_refused(&s, &secret);
+}
+
+/// Push subscriptions on DynamoDB: the key is served, a subscription is stored and withdrawn
+/// through the table; outside local development (a table, not the embedded store) an
+/// endpoint on loopback is refused, as a back-channel logout URI is (`crate::push`).
+#[test]
+fn push_subscriptions_on_dynamodb() {
+    use serde_json::json;
+    let aws = Aws::init("kms-envelope");
+    let dir = tempfile::tempdir().unwrap();
+    let mut flags = aws.flags();
+    flags.extend_from_slice(crate::push::SERVER_FLAGS);
+    let s = TestServer::start(dir.path(), &flags);
+    let app = TestApp::enroll(&s, "push-dynamo");
+    let r = crate::push::push_call(&app, "", json!({}));
+    assert_eq!(
+        r.json()["application_server_key"],
+        crate::push::VAPID_PUBLIC
+    );
+    let keys = json!({ "p256dh": crate::push::VAPID_PUBLIC, "auth": "BTBZMqHH6r4Tts7J_aSIgg" });
+    let r = crate::push::subscribe(&app, "http://127.0.0.1:9/push", &keys);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("loopback"), "{}", r.text());
+    let r = crate::push::subscribe(&app, "https://push.example.net/wpush/1", &keys);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let r = crate::push::withdraw(&app, "https://push.example.net/wpush/1");
+    assert_eq!(r.json()["withdrawn"], true, "{}", r.text());
+    let r = crate::push::withdraw(&app, "https://push.example.net/wpush/1");
+    assert_eq!(r.json()["withdrawn"], false, "{}", r.text());
 }

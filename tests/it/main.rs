@@ -50,6 +50,7 @@ mod message_signing;
 mod passkey_login;
 mod passkeys;
 mod properties;
+mod push;
 mod pushed_requests;
 mod qr_safety;
 mod refresh_rotation;

@@ -18,10 +18,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use scanid_core::backchannel::{
-    self, Attempt, Delivery, GiveUp, LogoutDelivery, Next, RetryPolicy,
+    self, Attempt, Delivery, GiveUp, LogoutDelivery, Next, PushMessage, RetryPolicy,
 };
 use scanid_core::clock::Clock;
 use scanid_core::reach::{Reach, Resolver, SystemResolver};
+use scanid_core::store::Backend;
 use tokio::task::JoinHandle;
 
 pub mod jwks;
@@ -187,6 +188,9 @@ pub async fn post(http: &Http, d: &Delivery, timeout: Duration) -> Attempt {
         .post(&d.uri)
         .timeout(timeout)
         .header("cache-control", "no-store");
+    if let Some(m) = &d.push {
+        return push(http, d, m, timeout).await;
+    }
     let request = match &d.ciba_auth_req_id {
         // OpenID CIBA Core §10.2: the ping, with the client's own bearer token.
         Some(id) => request
@@ -226,6 +230,50 @@ pub async fn post(http: &Http, d: &Delivery, timeout: Duration) -> Attempt {
     }
 }
 
+/// One push message (RFC 8030 §5): `POST` of the `aes128gcm` body to the subscription's
+/// endpoint with `TTL`, `Urgency: high` and the VAPID authorization, no redirects, to an
+/// address the delivery's reach allows. A 404 or 410 says the subscription is gone
+/// ([`Attempt::Refused`] with that status).
+async fn push(http: &Http, d: &Delivery, m: &PushMessage, timeout: Duration) -> Attempt {
+    let Some(body) = m.body_octets() else {
+        return Attempt::Refused(400);
+    };
+    let sent = http
+        .client(d.reach)
+        .post(&d.uri)
+        .timeout(timeout)
+        .header("ttl", m.ttl.to_string())
+        .header("urgency", "high")
+        .header("content-encoding", "aes128gcm")
+        .header("content-type", "application/octet-stream")
+        .header("authorization", &m.authorization)
+        .body(body)
+        .send()
+        .await;
+    match sent {
+        Ok(r) => {
+            let outcome = Attempt::of_status(r.status().as_u16());
+            if outcome != Attempt::Delivered {
+                tracing::info!(status = r.status().as_u16(), "push message answered");
+            }
+            outcome
+        }
+        Err(e) if refused_address(&e) => {
+            tracing::warn!(uri = %d.uri, "push: the endpoint resolves to a refused address");
+            Attempt::AddressRefused
+        }
+        Err(e) => {
+            tracing::info!(error = %e, "push attempt failed");
+            Attempt::Failed
+        }
+    }
+}
+
+/// Whether `outcome` says a push subscription is gone (RFC 8030 §7.3: 404 or 410).
+pub fn subscription_gone(outcome: Attempt) -> bool {
+    matches!(outcome, Attempt::Refused(404 | 410))
+}
+
 /// Attempts `d` until the policy says stop: `Ok(attempts)` once delivered, or why it was
 /// given up. Waits between attempts by the policy's backoff (measured on `clock`).
 pub async fn deliver(
@@ -262,6 +310,8 @@ pub struct InProcess {
     policy: RetryPolicy,
     /// The tasks still running, for [`LogoutDelivery::settle`].
     running: Mutex<Vec<JoinHandle<()>>>,
+    /// Where push subscriptions live: one a push service says is gone is dropped there.
+    store: Option<Arc<dyn Backend>>,
 }
 
 impl std::fmt::Debug for InProcess {
@@ -283,7 +333,59 @@ impl InProcess {
             clock,
             policy,
             running: Mutex::new(Vec::new()),
+            store: None,
         }
+    }
+
+    /// The same, dropping from `store` a push subscription its push service says is gone.
+    pub fn with_store(mut self, store: Arc<dyn Backend>) -> Self {
+        self.store = Some(store);
+        self
+    }
+}
+
+/// Delivers `d`: a push message gets one attempt first, and a subscription its push service
+/// says is gone (404, 410) is dropped from `store`; otherwise (and a push that failed) as
+/// the policy says.
+async fn run_one(
+    http: &Http,
+    clock: &dyn Clock,
+    policy: &RetryPolicy,
+    store: Option<&dyn Backend>,
+    d: &Delivery,
+) {
+    if d.push.is_some() {
+        let outcome = post(http, d, policy.attempt_timeout).await;
+        if subscription_gone(outcome) {
+            if let Some(store) = store {
+                drop_subscription(store, d, clock.now()).await;
+            }
+        }
+        if outcome != Attempt::Failed {
+            match policy.next(d.issued_at, 1, outcome, clock.now()) {
+                Next::Done => backchannel::delivered(d),
+                Next::GiveUp(why) => backchannel::gave_up(d, why),
+                Next::RetryAt(_) => {}
+            }
+            return;
+        }
+    }
+    match deliver(http, clock, policy, d).await {
+        Ok(_) => backchannel::delivered(d),
+        Err(why) => backchannel::gave_up(d, why),
+    }
+}
+
+/// Drops the subscription `d` went to (its push service said it is gone).
+pub async fn drop_subscription(
+    store: &dyn Backend,
+    d: &Delivery,
+    now: scanid_core::clock::Timestamp,
+) {
+    use scanid_core::store::PushSubscriptions as _;
+    match store.remove_push_subscription(&d.sub, &d.uri, now).await {
+        Ok(_) => tracing::info!(sub = %d.sub, "push: a gone subscription was dropped"),
+        Err(e) => tracing::warn!(error = %e, "push: dropping a gone subscription failed"),
     }
 }
 
@@ -300,11 +402,9 @@ impl LogoutDelivery for InProcess {
             .into_iter()
             .map(|d| {
                 let (http, clock, policy) = (http.clone(), self.clock.clone(), self.policy);
+                let store = self.store.clone();
                 tokio::spawn(async move {
-                    match deliver(&http, clock.as_ref(), &policy, &d).await {
-                        Ok(_) => backchannel::delivered(&d),
-                        Err(why) => backchannel::gave_up(&d, why),
-                    }
+                    run_one(&http, clock.as_ref(), &policy, store.as_deref(), &d).await;
                 })
             })
             .collect();
@@ -372,6 +472,7 @@ mod tests {
             issued_at: SystemClock.now(),
             reach: Reach::Any,
             ciba_auth_req_id: None,
+            push: None,
         }
     }
 

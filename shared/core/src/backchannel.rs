@@ -53,6 +53,34 @@ pub struct Delivery {
     /// `client_notification_token`, sent as `Authorization: Bearer`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ciba_auth_req_id: Option<String>,
+    /// A Web Push message (RFC 8030) to a person's app instead: `uri` is the subscription's
+    /// endpoint, `sub` its identity, `client_id` the client whose request it announces, and
+    /// `token` is empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub push: Option<PushMessage>,
+}
+
+/// A push message ready to be POSTed to a push service (RFC 8030 §5): encrypted for the
+/// subscription (RFC 8291) and authorized with VAPID (RFC 8292) when it was made.
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PushMessage {
+    /// The `Authorization` header: `vapid t=..., k=...`.
+    pub authorization: String,
+    /// The `aes128gcm` body, base64url (JSON-safe on the queue).
+    pub body: String,
+    /// The `TTL` header: how long the push service may keep it (s).
+    pub ttl: i64,
+}
+
+impl PushMessage {
+    /// The body's octets (`None`: not base64url, a message nobody here wrote).
+    pub fn body_octets(&self) -> Option<Vec<u8>> {
+        use base64::Engine as _;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(&self.body)
+            .ok()
+    }
 }
 
 impl std::fmt::Debug for Delivery {
@@ -243,6 +271,10 @@ fn millis(d: Duration) -> i64 {
 
 /// The audit line of a delivered token.
 pub fn delivered(d: &Delivery) {
+    if d.push.is_some() {
+        tracing::info!(client_id = %d.client_id, "push message accepted by the push service");
+        return;
+    }
     Audit::new(Event::BackchannelLogout)
         .client(&d.client_id)
         .subject(&d.sub)
@@ -252,6 +284,10 @@ pub fn delivered(d: &Delivery) {
 
 /// The audit line (and warning) of a delivery given up: one per delivery, at the end.
 pub fn gave_up(d: &Delivery, why: GiveUp) {
+    if d.push.is_some() {
+        tracing::warn!(client_id = %d.client_id, uri = %d.uri, reason = why.detail(), "push message given up");
+        return;
+    }
     tracing::warn!(
         client_id = %d.client_id,
         uri = %d.uri,
@@ -311,6 +347,7 @@ pub async fn notify(ctx: &Context, session: &SsoSession, now: Timestamp) {
                 issued_at: now,
                 reach,
                 ciba_auth_req_id: None,
+                push: None,
             }),
             Err(e) => {
                 tracing::warn!(error = %e, client_id = %client_id, "back-channel logout: signing failed")
@@ -411,6 +448,33 @@ mod tests {
 
     fn at(ms: i64) -> Timestamp {
         Timestamp::from_millis(T0.millis() + ms)
+    }
+
+    #[test]
+    fn a_push_message_travels_the_queue_as_json_and_a_logout_token_keeps_its_shape() {
+        let mut d = Delivery {
+            client_id: "desk".into(),
+            uri: "https://push.example/wpush/1".into(),
+            token: String::new(),
+            sub: "s".into(),
+            issued_at: Timestamp::from_secs(1),
+            reach: Reach::Public,
+            ciba_auth_req_id: None,
+            push: Some(PushMessage {
+                authorization: "vapid t=a.b.c, k=K".into(),
+                body: "AAEC".into(),
+                ttl: 300,
+            }),
+        };
+        let json = serde_json::to_string(&d).expect("json");
+        assert_eq!(serde_json::from_str::<Delivery>(&json).expect("back"), d);
+        assert_eq!(
+            d.push.as_ref().and_then(PushMessage::body_octets),
+            Some(vec![0, 1, 2])
+        );
+        d.push = None;
+        let json = serde_json::to_string(&d).expect("json");
+        assert!(!json.contains("\"push\""), "{json}");
     }
 
     #[test]

@@ -37,6 +37,7 @@ pub mod telemetry;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;
 pub mod usecase;
+pub mod webpush;
 
 #[cfg(test)]
 mod layers;

@@ -209,6 +209,10 @@ pub const ROUTES: &[Route] = &[
     // approval screen (a QR login written): signed like the activity read.
     route("POST", "/realms/{realm}/app/identities/{sub}/backchannel-requests", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/backchannel-requests/open", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
+    // Push subscriptions (Web Push of a new backchannel request): the key to subscribe with
+    // (unsigned), a subscription registered (push-subscribe+jwt) or withdrawn (push-withdraw+jwt).
+    route("POST", "/realms/{realm}/app/identities/{sub}/push-subscriptions", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
+    route("POST", "/realms/{realm}/app/identities/{sub}/push-subscriptions/withdraw", Handler::DeviceActivity, "app-activity", WRITE, NO_CORS, NO_PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/photo", Handler::DevicePhoto, "app-photo", WRITE, NO_CORS, PHOTOS),
     route("POST", "/realms/{realm}/app/identities/{sub}/logins/{login_id}/report", Handler::DeviceReport, "app-report", SIGN, NO_CORS, NO_PHOTOS),
     // "Sign out everywhere" (issue 38): ends sessions as a report does, in the same function.

@@ -19,11 +19,10 @@ pub async fn context(settings: Settings) -> Result<Context, StartError> {
     let keys = fresh_keys(&settings, store.clone(), SystemClock.now()).await?;
     let photos = open_photos(&settings).await?;
     let ctx = Context::running(settings, store, keys).await?;
-    let clock = ctx.clock.clone();
-    let ctx = ctx.with_backchannel(Arc::new(scanid_backchannel::InProcess::new(
-        clock,
-        RetryPolicy::DEFAULT,
-    )));
+    let (clock, store) = (ctx.clock.clone(), ctx.store.clone());
+    let ctx = ctx.with_backchannel(Arc::new(
+        scanid_backchannel::InProcess::new(clock, RetryPolicy::DEFAULT).with_store(store),
+    ));
     let ctx = match scanid_backchannel::http_client() {
         Ok(http) => ctx.with_jwks_fetch(Arc::new(scanid_backchannel::JwksHttp::new(http))),
         Err(e) => {

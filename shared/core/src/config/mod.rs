@@ -12,6 +12,7 @@ mod table;
 mod validate;
 
 pub use table::{setting, RawSettings, Setting, SETTINGS, VARIABLES};
+pub use validate::PushSettings;
 use validate::*;
 
 pub use crate::domain::issuer::Lifetimes;
@@ -120,6 +121,9 @@ pub struct Settings {
     /// The secret of DPoP server nonces (`SCANID_DPOP_NONCE_SECRET`): set, every proof at the
     /// token and PAR endpoints carries a nonce (RFC 9449 §8).
     pub dpop_nonce_secret: Option<crate::protocol::Secret>,
+    /// Web Push to the app (`SCANID_VAPID_PRIVATE_KEY`, `SCANID_VAPID_SUBJECT`): the VAPID
+    /// key (checked at start) and the contact; `None`: no push.
+    pub push: Option<PushSettings>,
     /// The resource servers access tokens may be issued for (RFC 8707), as registered.
     pub resources: Vec<String>,
     /// Anyone may register a client (RFC 7591) without an initial access token.
@@ -163,6 +167,7 @@ impl Settings {
     /// validated on its own (below); the order is the order errors are reported in.
     pub fn from_raw(raw: &RawSettings) -> Result<Self, ConfigError> {
         let (realm, public_url, directory_url) = urls(raw)?;
+        let push = push(raw, &public_url)?;
         let (data_dir, store) = storage(raw)?;
         let signing = signing(raw)?;
         let signing_alg = signing_alg(raw)?;
@@ -202,6 +207,7 @@ impl Settings {
             require_nonce: flag(&setting::REQUIRE_NONCE, raw)?,
             require_par: flag(&setting::REQUIRE_PUSHED_AUTHORIZATION_REQUESTS, raw)?,
             dpop_nonce_secret: dpop_nonce_secret(raw)?,
+            push,
             resources: crate::domain::resource_indicator::registry(list(
                 setting::RESOURCES.raw(raw),
             ))

@@ -235,6 +235,14 @@ settings! {
         flag: Some("dpop-nonce-secret"), default: None, repeatable: false,
         help: "A random value of at least 32 characters: every DPoP proof at the token and PAR endpoints must then carry a server nonce (RFC 9449 §8; `use_dpop_nonce`), made and checked with this secret without server state (default unset: no nonces)",
     }
+    VAPID_PRIVATE_KEY vapid_private_key = "SCANID_VAPID_PRIVATE_KEY" {
+        flag: Some("vapid-private-key"), default: None, repeatable: false,
+        help: "The VAPID key (RFC 8292) of Web Push to the scanid app: a P-256 private key, its 32-octet scalar in base64url; default unset: no push, the app lists waiting requests when it opens",
+    }
+    VAPID_SUBJECT vapid_subject = "SCANID_VAPID_SUBJECT" {
+        flag: Some("vapid-subject"), default: None, repeatable: false,
+        help: "The contact push services see in the VAPID token's `sub`: a mailto: or https: URI (default: the public URL when it is https, else mailto:push@localhost)",
+    }
     RESOURCES resources = "SCANID_RESOURCES" {
         flag: Some("resource"), default: None, repeatable: true,
         help: "A resource server access tokens may be issued for (RFC 8707; repeatable absolute URI without fragment; default none)",

@@ -239,6 +239,63 @@ pub(super) fn dpop_nonce_secret(
     }
 }
 
+/// Web Push to the app: the VAPID key and the contact the push services see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PushSettings {
+    /// The VAPID private key (base64url scalar), checked to be a P-256 key.
+    pub vapid_key: crate::protocol::Secret,
+    /// The VAPID `sub`: a `mailto:` or `https:` URI.
+    pub subject: String,
+}
+
+impl PushSettings {
+    /// The VAPID key pair (checked when the settings were read).
+    pub fn key(&self) -> Result<crate::webpush::VapidKey, crate::webpush::PushError> {
+        crate::webpush::VapidKey::from_b64(self.vapid_key.expose())
+    }
+}
+
+/// The VAPID key and subject: unset key, no push; a key that is not a P-256 scalar, or a
+/// subject that is neither `mailto:` nor `https:`, is refused.
+pub(super) fn push(
+    raw: &RawSettings,
+    public_url: &str,
+) -> Result<Option<PushSettings>, ConfigError> {
+    let subject = match setting::VAPID_SUBJECT.raw(raw).map(str::trim) {
+        None | Some("") => None,
+        Some(s) if (s.starts_with("mailto:") && s.len() > 7) || s.starts_with("https://") => {
+            Some(s.to_owned())
+        }
+        Some(s) => {
+            return Err(bad(
+                "SCANID_VAPID_SUBJECT",
+                format!("{s:?}: a mailto: or https: URI"),
+            ))
+        }
+    };
+    let key = match setting::VAPID_PRIVATE_KEY.raw(raw).map(str::trim) {
+        None | Some("") => return Ok(None),
+        Some(k) => k,
+    };
+    if crate::webpush::VapidKey::from_b64(key).is_err() {
+        return Err(bad(
+            "SCANID_VAPID_PRIVATE_KEY",
+            "a P-256 private key: its 32-octet scalar in base64url",
+        ));
+    }
+    let subject = subject.unwrap_or_else(|| {
+        if public_url.starts_with("https://") {
+            public_url.to_owned()
+        } else {
+            "mailto:push@localhost".to_owned()
+        }
+    });
+    Ok(Some(PushSettings {
+        vapid_key: crate::protocol::Secret::new(key),
+        subject,
+    }))
+}
+
 /// A `true`/`false` setting.
 pub(super) fn flag(setting: &Setting, raw: &RawSettings) -> Result<bool, ConfigError> {
     match setting.value(raw).map(str::trim) {

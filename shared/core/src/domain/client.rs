@@ -606,7 +606,7 @@ fn credentials(
 /// Where the service POSTs to a client (its back-channel logout URI, its CIBA notification
 /// endpoint): an https URL (or http on loopback), never the service's own host outside local
 /// development.
-fn backchannel_uri(uri: &str, local_development: bool) -> Result<(), &'static str> {
+pub fn backchannel_uri(uri: &str, local_development: bool) -> Result<(), &'static str> {
     validate_redirect_uri(uri)
         .and_then(|()| match origin_of(uri) {
             Some(_) => Ok(()),

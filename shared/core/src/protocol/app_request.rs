@@ -306,6 +306,54 @@ impl AppRequest for BackchannelOpen {
     const TYP: &'static str = "backchannel-open+jwt";
 }
 
+/// A push subscription registered (`push-subscribe+jwt`): where to tell the identity's app
+/// of a new backchannel request.
+#[derive(Debug, Clone, Deserialize)]
+pub struct PushSubscribe {
+    /// The identity subscribing.
+    pub sub: String,
+    /// `webpush` (the only kind delivered today); another kind (a native app's token) is kept.
+    #[serde(default = "webpush")]
+    pub kind: String,
+    /// The push service's URL for this subscription (`PushSubscription.endpoint`).
+    pub endpoint: String,
+    /// `PushSubscription.toJSON().keys`: `p256dh` and `auth`, base64url.
+    #[serde(default)]
+    pub keys: PushKeys,
+}
+
+/// The keys of a Web Push subscription.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct PushKeys {
+    /// The app's P-256 public key, uncompressed, base64url.
+    #[serde(default)]
+    pub p256dh: String,
+    /// The app's 16-octet authentication secret, base64url.
+    #[serde(default)]
+    pub auth: String,
+}
+
+fn webpush() -> String {
+    "webpush".to_owned()
+}
+
+impl AppRequest for PushSubscribe {
+    const TYP: &'static str = "push-subscribe+jwt";
+}
+
+/// A push subscription withdrawn (`push-withdraw+jwt`).
+#[derive(Debug, Clone, Deserialize)]
+pub struct PushWithdraw {
+    /// The identity withdrawing.
+    pub sub: String,
+    /// The subscription's endpoint.
+    pub endpoint: String,
+}
+
+impl AppRequest for PushWithdraw {
+    const TYP: &'static str = "push-withdraw+jwt";
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,10 +19,11 @@ use crate::reach::Reach;
 use crate::store::backchannel::FoundBackchannel;
 use crate::store::{Backchannels, ClientStore, DeviceGrants, Outcome, QrLogins, StoreError};
 
-/// Announces a new backchannel request (stored under `hash`) to the person it asks: today it
-/// is stored with the person's list of pending requests, which their app reads when it opens.
-/// A push to the person's devices (Web Push) belongs here, after the write. A request whose
-/// hint named nobody is stored all the same and reaches no one.
+/// Announces a new backchannel request (stored under `hash`) to the person it asks: it is
+/// stored with the person's list of pending requests, which their app reads when it opens,
+/// and then pushed to the person's apps (Web Push, [`super::push`]; handed to the delivery
+/// port, never failing the request). A request whose hint named nobody is stored all the
+/// same and reaches no one.
 pub(crate) async fn announce(
     ctx: &Context,
     hash: &str,
@@ -33,6 +34,11 @@ pub(crate) async fn announce(
     // retry (the request's own key is fresh, so it is never what lost).
     for _ in 0..3 {
         if ctx.store.create_backchannel_request(hash, d, now).await? == Outcome::Done {
+            if let Some(sub) = d.backchannel.as_ref().and_then(|b| b.sub.as_ref()) {
+                let ttl = d.expires_at.secs() - now.secs();
+                super::push::announce(ctx, sub.as_str(), d.client_id.as_str(), hash, ttl, now)
+                    .await;
+            }
             return Ok(Outcome::Done);
         }
     }
@@ -77,6 +83,7 @@ pub(crate) async fn ping(ctx: &Context, hash: &str, now: Timestamp) {
         issued_at: now,
         reach,
         ciba_auth_req_id: Some(p.auth_req_id),
+        push: None,
     };
     ctx.backchannel.send(vec![delivery]).await;
 }

@@ -35,6 +35,7 @@ pub(crate) mod limits;
 pub mod live_tokens;
 pub mod login_history;
 pub(crate) mod photos;
+pub mod push;
 pub mod pushed;
 pub mod rotation;
 pub mod sessions;

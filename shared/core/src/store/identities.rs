@@ -471,6 +471,7 @@ fn deletion(
         Write::Delete(Key::new(Kind::IdentitySessions, sub), Cond::Any),
         Write::Delete(Key::new(Kind::IdentityActivity, sub), Cond::Any),
         Write::Delete(Key::new(Kind::IdentityBackchannel, sub), Cond::Any),
+        Write::Delete(Key::new(Kind::IdentityPush, sub), Cond::Any),
     ];
     for (jti, exp) in jtis {
         writes.push(super::flows::jti_write(sub, jti, *exp)?);

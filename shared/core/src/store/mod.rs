@@ -29,6 +29,7 @@ pub mod memory;
 pub mod origins;
 pub(crate) mod passkeys;
 pub(crate) mod photos;
+pub mod push_subscriptions;
 pub(crate) mod pushed;
 pub mod read_only;
 pub(crate) mod registration;
@@ -53,6 +54,7 @@ pub use identities::{IdentityStore, LoginHistory, NewIdentityError};
 pub use key_sets::KeySets;
 pub use passkeys::{NewPasskey, Passkeys, Removal};
 pub use photos::PhotoStore;
+pub use push_subscriptions::PushSubscriptions;
 pub use pushed::PushedRequests;
 pub use registration::InitialAccessTokens;
 pub use typed::Typed;
@@ -116,6 +118,8 @@ pub enum Kind {
     /// An identity's pending backchannel authentication requests (OpenID CIBA): `sub` ->
     /// their `auth_req_id` hashes.
     IdentityBackchannel,
+    /// An identity's push subscriptions (Web Push, and other kinds behind the same port).
+    IdentityPush,
     /// Used by the adapter test suite.
     Test,
 }
@@ -150,6 +154,7 @@ impl Kind {
             Kind::PushedRequest => "par",
             Kind::ClientDocument => "client_document",
             Kind::IdentityBackchannel => "identity_backchannel",
+            Kind::IdentityPush => "identity_push",
             Kind::Test => "test",
         }
     }

@@ -294,10 +294,52 @@ pub(crate) async fn activity(ctx: &Context, req: Request) -> Result<Response, Ht
     if path.ends_with("/backchannel-requests") || path.ends_with("/backchannel-requests/open") {
         return super::backchannel::requests(ctx, req).await;
     }
+    if path.ends_with("/push-subscriptions") || path.ends_with("/push-subscriptions/withdraw") {
+        return push_subscriptions(ctx, req).await;
+    }
     let body: ActivityBody = json_body(&req)?;
     let logins = app::recent_logins(ctx, &path_sub(&req)?, &body.activity).await?;
     let logins: Vec<_> = logins.iter().map(activity_json).collect();
     Ok(json(200, &json!({ "logins": logins })))
+}
+
+#[derive(Deserialize)]
+struct PushBody {
+    #[serde(default)]
+    subscribe: Option<String>,
+    #[serde(default)]
+    withdraw: Option<String>,
+}
+
+/// `POST .../app/identities/{sub}/push-subscriptions`: with `subscribe` (a signed
+/// `push-subscribe+jwt`), registers the subscription; without, only the key to subscribe
+/// with. `POST .../push-subscriptions/withdraw` (`withdraw`, a `push-withdraw+jwt`):
+/// withdraws one. Each answer names the key (`null`: this service sends no push).
+async fn push_subscriptions(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    let body: PushBody = json_body(&req)?;
+    let sub = path_sub(&req)?;
+    let key = app::application_server_key(ctx);
+    if req.uri().path().ends_with("/withdraw") {
+        let request = body.withdraw.ok_or_else(|| {
+            HttpError::bad_request("withdraw: a signed push-withdraw+jwt is required")
+        })?;
+        let withdrawn = app::withdraw_push(ctx, &sub, &request).await?;
+        return Ok(json(
+            200,
+            &json!({ "withdrawn": withdrawn, "application_server_key": key }),
+        ));
+    }
+    let subscribed = match body.subscribe {
+        Some(request) => {
+            app::subscribe(ctx, &sub, &request).await?;
+            true
+        }
+        None => false,
+    };
+    Ok(json(
+        200,
+        &json!({ "subscribed": subscribed, "application_server_key": key }),
+    ))
 }
 
 #[derive(Deserialize)]

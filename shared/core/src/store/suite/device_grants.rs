@@ -261,3 +261,73 @@ pub async fn backchannel_requests_are_listed_for_their_person<B: Backend + 'stat
         .unwrap();
     assert!(!listed(T0).await.contains(&a));
 }
+
+/// Push subscriptions (Web Push to the app): kept per identity, one per endpoint (a second
+/// registration of an endpoint replaces it), the oldest dropped past the cap; removed by
+/// endpoint; two registrations at once both land.
+pub async fn push_subscriptions_are_kept_per_identity<B: Backend + 'static>(s: Arc<B>) {
+    use crate::store::push_subscriptions::{
+        PushSubscription, PushSubscriptions, MAX_SUBSCRIPTIONS,
+    };
+
+    let (sub, other) = (id("push-sub"), id("push-other"));
+    let subscription = |n: usize| PushSubscription {
+        kind: "webpush".into(),
+        endpoint: format!("https://push.example/{n}"),
+        p256dh: "key".into(),
+        auth: format!("auth{n}"),
+        created_at: T0.secs(),
+    };
+    assert!(s.push_subscriptions(&sub, T0).await.unwrap().is_empty());
+    s.add_push_subscription(&sub, &subscription(1), T0)
+        .await
+        .unwrap();
+    let mut again = subscription(1);
+    again.auth = "renewed".into();
+    s.add_push_subscription(&sub, &again, T0).await.unwrap();
+    let list = s.push_subscriptions(&sub, T0).await.unwrap();
+    assert_eq!(list, vec![again]);
+    assert!(s.push_subscriptions(&other, T0).await.unwrap().is_empty());
+
+    let (a, b) = (s.clone(), s.clone());
+    let (sa, sb) = (sub.clone(), sub.clone());
+    let (ra, rb) = tokio::join!(
+        async move { a.add_push_subscription(&sa, &subscription(2), T0).await },
+        async move { b.add_push_subscription(&sb, &subscription(3), T0).await },
+    );
+    ra.unwrap();
+    rb.unwrap();
+    assert_eq!(s.push_subscriptions(&sub, T0).await.unwrap().len(), 3);
+
+    assert!(s
+        .remove_push_subscription(&sub, "https://push.example/2", T0)
+        .await
+        .unwrap());
+    assert!(!s
+        .remove_push_subscription(&sub, "https://push.example/2", T0)
+        .await
+        .unwrap());
+    let endpoints: Vec<String> = s
+        .push_subscriptions(&sub, T0)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.endpoint)
+        .collect();
+    assert_eq!(
+        endpoints,
+        ["https://push.example/1", "https://push.example/3"]
+    );
+
+    for n in 10..10 + MAX_SUBSCRIPTIONS {
+        s.add_push_subscription(&sub, &subscription(n), T0)
+            .await
+            .unwrap();
+    }
+    let list = s.push_subscriptions(&sub, T0).await.unwrap();
+    assert_eq!(list.len(), MAX_SUBSCRIPTIONS);
+    assert_eq!(
+        list.first().map(|p| p.endpoint.as_str()),
+        Some("https://push.example/10")
+    );
+}

@@ -182,12 +182,33 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
     ));
     assert!(s.identity(&a.sub, T0).await.unwrap().is_some());
     let del_jti = [(short("j"), T0.secs() + 300)];
+    // A push subscription goes with the identity.
+    {
+        use crate::store::push_subscriptions::{PushSubscription, PushSubscriptions};
+        let p = PushSubscription {
+            kind: "webpush".into(),
+            endpoint: "https://push.example/deleted".into(),
+            p256dh: String::new(),
+            auth: String::new(),
+            created_at: T0.secs(),
+        };
+        s.add_push_subscription(a.sub.as_str(), &p, T0)
+            .await
+            .unwrap();
+    }
     s.forget_consents(&a.sub, T0).await.unwrap();
     s.delete_identity(&a, version, &del_jti, None, T0)
         .await
         .unwrap();
     assert!(s.identity(&a.sub, T0).await.unwrap().is_none());
     assert!(s.identity_by_name(&name, T0).await.unwrap().is_none());
+    assert!(
+        crate::store::PushSubscriptions::push_subscriptions(s.as_ref(), a.sub.as_str(), T0)
+            .await
+            .unwrap()
+            .is_empty(),
+        "the identity's push subscriptions are deleted with it"
+    );
     assert!(s.identity_by_service_id(&sid, T0).await.unwrap().is_none());
     assert!(s.recent_logins(&a.sub, T0).await.unwrap().is_empty());
     assert!(s

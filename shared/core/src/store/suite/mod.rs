@@ -68,6 +68,7 @@ macro_rules! adapter_suite {
                 a_dpop_proof_is_accepted_once,
                 device_authorizations_are_found_by_user_code_and_expire,
                 backchannel_requests_are_listed_for_their_person,
+                push_subscriptions_are_kept_per_identity,
                 a_device_code_is_redeemed_once,
                 an_identity_keeps_the_places_it_approved_logins_from,
                 a_reported_login_is_marked_with_its_jti_spent,

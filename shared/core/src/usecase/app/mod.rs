@@ -15,6 +15,7 @@ pub mod delete;
 pub mod keys;
 pub mod photo;
 pub mod profile;
+pub mod push;
 pub mod report;
 pub mod scan;
 pub mod sign_out;
@@ -31,6 +32,7 @@ pub use keys::{
 };
 pub use photo::{hosted_photo, upload_photo};
 pub use profile::update_profile;
+pub use push::{application_server_key, subscribe, withdraw_push};
 pub use report::{report_login, Reported};
 pub use scan::{scan, scan_from, ScanBy, Scanned};
 pub use sign_out::sign_out_everywhere;
