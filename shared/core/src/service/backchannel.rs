@@ -1,6 +1,6 @@
 //! Backchannel authentication requests (OpenID CIBA) on their way to the person: the one
-//! place a new request is announced to the person's devices ([`announce`]), and the QR login
-//! a request becomes when the person's app opens it ([`login_for`]), which the app decides
+//! place a new request is announced to the person's devices (`announce`), and the QR login
+//! a request becomes when the person's app opens it (`login_for`), which the app decides
 //! like any other (`usecase::app::decide`).
 
 use crate::backchannel::Delivery;

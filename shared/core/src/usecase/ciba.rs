@@ -1,6 +1,6 @@
 //! The backchannel authentication endpoint (OpenID CIBA Core 1.0 §7): a client the operator
 //! allowed (`--grant ciba`, Keycloak's `oidc.ciba.grant.enabled`) asks for a person by a hint;
-//! the request is announced to that person ([`crate::service::backchannel::announce`]), who
+//! the request is announced to that person (`service::backchannel::announce`), who
 //! approves or refuses it in the app; the client polls the token endpoint with the
 //! `auth_req_id` (`usecase::token`, the CIBA grant).
 //!
