@@ -6,14 +6,12 @@
 use crate::backchannel::Delivery;
 use crate::clock::Timestamp;
 use crate::context::Context;
-use crate::domain::authn::AcrRequest;
-use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
-use crate::domain::claims_request::RequestedClaims;
+use crate::domain::authorize::AuthorizationRequest;
 use crate::domain::client::Client;
 use crate::domain::device_grant::DeviceAuthorization;
 use crate::domain::device_grant::DeviceGrantStatus;
 use crate::domain::login::{QrLogin, Scanner};
-use crate::protocol::{RedirectUri, Subject};
+use crate::protocol::Subject;
 use crate::random;
 use crate::reach::Reach;
 use crate::store::backchannel::FoundBackchannel;
@@ -110,25 +108,7 @@ pub(crate) async fn login_for(
     now: Timestamp,
 ) -> Result<(QrLogin, String), StoreError> {
     let d = &found.request.value;
-    let request = AuthorizationRequest {
-        client_id: d.client_id.clone(),
-        redirect_uri: RedirectUri::new(endpoint(ctx)),
-        response_mode: ResponseMode::Query,
-        state: None,
-        nonce: None,
-        scopes: d.scopes.clone(),
-        code_challenge: None,
-        dpop_jkt: None,
-        prompt: Prompt::default(),
-        max_age: None,
-        login_hint: None,
-        ui_locales: None,
-        resources: Vec::new(),
-        claims: RequestedClaims {
-            acr: AcrRequest::default().with_client_minimum(client.require_acr),
-            ..Default::default()
-        },
-    };
+    let request = AuthorizationRequest::without_browser(client, endpoint(ctx), d.scopes.clone());
     let ttl = ctx
         .settings
         .lifetimes

@@ -12,16 +12,14 @@
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
-use crate::domain::authn::AcrRequest;
-use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
-use crate::domain::claims_request::RequestedClaims;
+use crate::domain::authorize::AuthorizationRequest;
 use crate::domain::client::Client;
 use crate::domain::device_grant::{self, DeviceAuthorization};
 use crate::domain::discovery::SCOPES;
 use crate::domain::login::{self, QrLogin};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::{GrantType, Params, Scopes};
-use crate::protocol::{OAuthErrorCode, RedirectUri, Secret};
+use crate::protocol::{OAuthErrorCode, Secret};
 use crate::random;
 use crate::service::app_error::AppError;
 use crate::service::client_auth::{authenticate, Presented};
@@ -189,25 +187,8 @@ async fn device_login(
     now: Timestamp,
 ) -> Result<(QrLogin, Secret, Option<String>), AppError> {
     let d = &found.authorization.value;
-    let request = AuthorizationRequest {
-        client_id: d.client_id.clone(),
-        redirect_uri: RedirectUri::new(verification_uri(ctx)),
-        response_mode: ResponseMode::Query,
-        state: None,
-        nonce: None,
-        scopes: d.scopes.clone(),
-        code_challenge: None,
-        dpop_jkt: None,
-        prompt: Prompt::default(),
-        max_age: None,
-        login_hint: None,
-        ui_locales: None,
-        resources: Vec::new(),
-        claims: RequestedClaims {
-            acr: AcrRequest::default().with_client_minimum(client.require_acr),
-            ..Default::default()
-        },
-    };
+    let request =
+        AuthorizationRequest::without_browser(client, verification_uri(ctx), d.scopes.clone());
     let browser_secret = Secret::new(random::token(ctx.random.as_ref(), 32));
     // Never longer than the device code itself lives.
     let ttl = ctx

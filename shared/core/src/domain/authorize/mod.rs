@@ -169,6 +169,31 @@ fn is_default<T: Default + PartialEq>(v: &T) -> bool {
 }
 
 impl AuthorizationRequest {
+    /// The request a login started without a browser stands for (a device authorization, a
+    /// backchannel request): `client`'s, for `scopes`, answered at `endpoint` (no redirect
+    /// URI is ever used), with the client's minimum `acr` and nothing else asked.
+    pub fn without_browser(client: &Client, endpoint: String, scopes: Scopes) -> Self {
+        Self {
+            client_id: client.client_id.clone(),
+            redirect_uri: RedirectUri::new(endpoint),
+            response_mode: ResponseMode::Query,
+            state: None,
+            nonce: None,
+            scopes,
+            code_challenge: None,
+            dpop_jkt: None,
+            prompt: Prompt::default(),
+            max_age: None,
+            login_hint: None,
+            ui_locales: None,
+            resources: Vec::new(),
+            claims: RequestedClaims {
+                acr: AcrRequest::default().with_client_minimum(client.require_acr),
+                ..Default::default()
+            },
+        }
+    }
+
     /// The granted scopes as a `scope` value.
     pub fn scope(&self) -> String {
         self.scopes.join(" ")
