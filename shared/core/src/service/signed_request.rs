@@ -13,7 +13,7 @@ use crate::domain::ratelimit::{Limit, Source};
 use crate::geoip;
 use crate::service::app_error::{invalid, AppError};
 use crate::service::{limits, webauthn};
-use crate::store::{IdentityStore, Outcome, Passkeys};
+use crate::store::{IdentityStore, Outcome, Passkeys, StoreError};
 
 /// A signed app request that did not verify counts against its source: past the limit
 /// the source gets 429 instead of 400.
@@ -172,4 +172,20 @@ pub(crate) async fn commit(
         .await
         .map_err(AppError::from_signed_write)?;
     Ok(next)
+}
+
+/// Spends a verified app request's `jti` for `sub` (one conditional write): a request sent
+/// twice is refused the second time.
+pub async fn spend_jti(
+    ctx: &Context,
+    sub: &str,
+    jti: String,
+    exp: i64,
+    now: Timestamp,
+) -> Result<(), AppError> {
+    match ctx.store.spend_jtis(sub, &[(jti, exp)], now).await {
+        Ok(()) => Ok(()),
+        Err(StoreError::ConditionFailed) => Err(invalid("jti was already used")),
+        Err(e) => Err(e.into()),
+    }
 }

@@ -13,8 +13,9 @@ use crate::service::app_error::{invalid, AppError};
 use crate::service::assessment::{assess, who_addr, Assessment};
 use crate::service::backchannel::login_for;
 use crate::service::signed_request::signed_by_identity;
+use crate::service::signed_request::spend_jti;
 use crate::store::backchannel::FoundBackchannel;
-use crate::store::{Backchannels, ClientStore, IdentityStore, StoreError};
+use crate::store::{Backchannels, ClientStore, StoreError};
 
 /// One request waiting for the person.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,7 +85,7 @@ pub async fn backchannel_requests(
     let (ident, _, v) =
         signed_by_identity(ctx, sub, request, BackchannelRequests::TYP, now).await?;
     let _: BackchannelRequests = app_request::read(&v.claims).map_err(invalid)?;
-    spend(ctx, ident.sub.as_str(), v.jti, v.exp, now).await?;
+    spend_jti(ctx, ident.sub.as_str(), v.jti, v.exp, now).await?;
     let mut out = Vec::new();
     for found in ctx
         .store
@@ -144,7 +145,7 @@ pub async fn open_backchannel(
     let now = ctx.clock.now();
     let (ident, _, v) = signed_by_identity(ctx, sub, request, BackchannelOpen::TYP, now).await?;
     let open: BackchannelOpen = app_request::read(&v.claims).map_err(invalid)?;
-    spend(ctx, ident.sub.as_str(), v.jti, v.exp, now).await?;
+    spend_jti(ctx, ident.sub.as_str(), v.jti, v.exp, now).await?;
     if open.request.len() > 128 {
         return Err(AppError::UnknownLogin);
     }
@@ -172,18 +173,4 @@ pub async fn open_backchannel(
         client,
         assessment,
     })
-}
-
-async fn spend(
-    ctx: &Context,
-    sub: &str,
-    jti: String,
-    exp: i64,
-    now: Timestamp,
-) -> Result<(), AppError> {
-    match ctx.store.spend_jtis(sub, &[(jti, exp)], now).await {
-        Ok(()) => Ok(()),
-        Err(StoreError::ConditionFailed) => Err(invalid("jti was already used")),
-        Err(e) => Err(e.into()),
-    }
 }

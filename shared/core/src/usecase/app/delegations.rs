@@ -12,7 +12,8 @@ use crate::domain::login::Consent;
 use crate::protocol::app_request::{self, AppRequest, Delegations, Withdrawal};
 use crate::service::app_error::{invalid, AppError};
 use crate::service::signed_request::signed_by_identity;
-use crate::store::{ClientStore, IdentityStore, SsoSessions, StoreError};
+use crate::service::signed_request::spend_jti;
+use crate::store::{ClientStore, SsoSessions, StoreError};
 
 /// One agent the person delegates to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +41,7 @@ pub async fn delegations(
     let now = ctx.clock.now();
     let (ident, _, v) = signed_by_identity(ctx, sub, request, Delegations::TYP, now).await?;
     let _: Delegations = app_request::read(&v.claims).map_err(invalid)?;
-    spend(ctx, &ident.sub, v.jti, v.exp, now).await?;
+    spend_jti(ctx, &ident.sub, v.jti, v.exp, now).await?;
     let mut out = Vec::new();
     for c in ctx.store.clients(now).await? {
         if let Some(consent) = delegated(ctx, &ident.sub, &c, now).await? {
@@ -62,7 +63,7 @@ pub async fn withdraw(ctx: &Context, sub: &str, request: &str) -> Result<bool, A
     let now = ctx.clock.now();
     let (ident, _, v) = signed_by_identity(ctx, sub, request, Withdrawal::TYP, now).await?;
     let w: Withdrawal = app_request::read(&v.claims).map_err(invalid)?;
-    spend(ctx, &ident.sub, v.jti, v.exp, now).await?;
+    spend_jti(ctx, &ident.sub, v.jti, v.exp, now).await?;
     let client = match crate::protocol::ClientId::parse(&w.client_id) {
         Ok(_) => ctx.store.client(&w.client_id, now).await?.map(|(c, _)| c),
         Err(_) => None,
@@ -82,20 +83,6 @@ pub async fn withdraw(ctx: &Context, sub: &str, request: &str) -> Result<bool, A
         .detail("delegation")
         .emit();
     Ok(true)
-}
-
-async fn spend(
-    ctx: &Context,
-    sub: &str,
-    jti: String,
-    exp: i64,
-    now: Timestamp,
-) -> Result<(), AppError> {
-    match ctx.store.spend_jtis(sub, &[(jti, exp)], now).await {
-        Ok(()) => Ok(()),
-        Err(StoreError::ConditionFailed) => Err(invalid("jti was already used")),
-        Err(e) => Err(e.into()),
-    }
 }
 
 /// The person's consent to `client` when it is an agent and the consent is its own (not one

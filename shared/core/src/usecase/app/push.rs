@@ -6,8 +6,9 @@ use crate::protocol::app_request::{self, AppRequest, PushSubscribe, PushWithdraw
 use crate::service::app_error::{invalid, AppError};
 use crate::service::push::WEBPUSH;
 use crate::service::signed_request::signed_by_identity;
+use crate::service::signed_request::spend_jti;
 use crate::store::push_subscriptions::PushSubscription;
-use crate::store::{IdentityStore, PushSubscriptions, StoreError};
+use crate::store::PushSubscriptions;
 use crate::webpush::ReceiverKeys;
 
 /// The longest endpoint (or native token) kept.
@@ -51,7 +52,7 @@ pub async fn subscribe(ctx: &Context, sub: &str, request: &str) -> Result<(), Ap
         ReceiverKeys::from_b64(&p.keys.p256dh, &p.keys.auth)
             .map_err(|e| invalid(format!("keys: {e}")))?;
     }
-    spend(ctx, ident.sub.as_str(), v.jti, v.exp, now).await?;
+    spend_jti(ctx, ident.sub.as_str(), v.jti, v.exp, now).await?;
     let s = PushSubscription {
         kind: p.kind,
         endpoint: p.endpoint,
@@ -70,23 +71,9 @@ pub async fn withdraw_push(ctx: &Context, sub: &str, request: &str) -> Result<bo
     let now = ctx.clock.now();
     let (ident, _, v) = signed_by_identity(ctx, sub, request, PushWithdraw::TYP, now).await?;
     let p: PushWithdraw = app_request::read(&v.claims).map_err(invalid)?;
-    spend(ctx, ident.sub.as_str(), v.jti, v.exp, now).await?;
+    spend_jti(ctx, ident.sub.as_str(), v.jti, v.exp, now).await?;
     Ok(ctx
         .store
         .remove_push_subscription(ident.sub.as_str(), &p.endpoint, now)
         .await?)
-}
-
-async fn spend(
-    ctx: &Context,
-    sub: &str,
-    jti: String,
-    exp: i64,
-    now: crate::clock::Timestamp,
-) -> Result<(), AppError> {
-    match ctx.store.spend_jtis(sub, &[(jti, exp)], now).await {
-        Ok(()) => Ok(()),
-        Err(StoreError::ConditionFailed) => Err(invalid("jti was already used")),
-        Err(e) => Err(e.into()),
-    }
 }
