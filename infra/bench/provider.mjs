@@ -17,8 +17,12 @@
 // (opaque access tokens, for userinfo and introspection): each a Grant plus an
 // AuthorizationCode saved through its models, what its endpoints save at the end of a login.
 //
-// usage: [SEED_CODES=N CODES_FILE=path] node provider.mjs PORT ALG
-import { writeFileSync } from 'node:fs';
+// With FAPI_JWKS=path (a public JWK Set) it also has the client `fapi`: FAPI 2.0's client
+// authentication, private_key_jwt with those keys (ES256), and DPoP-bound access tokens, for
+// run.sh's `fapi` mode (client_credentials with a resource: a JWT access token with cnf.jkt).
+//
+// usage: [SEED_CODES=N CODES_FILE=path] [FAPI_JWKS=path] node provider.mjs PORT ALG
+import { readFileSync, writeFileSync } from 'node:fs';
 import Provider from 'oidc-provider';
 import { generateKeyPair, exportJWK } from 'jose';
 
@@ -95,11 +99,22 @@ const provider = new Provider(issuer, {
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_basic',
     id_token_signed_response_alg: alg,
-  }],
+  }, ...(process.env.FAPI_JWKS ? [{
+    client_id: 'fapi',
+    grant_types: ['client_credentials'],
+    redirect_uris: [],
+    response_types: [],
+    token_endpoint_auth_method: 'private_key_jwt',
+    token_endpoint_auth_signing_alg: 'ES256',
+    jwks: JSON.parse(readFileSync(process.env.FAPI_JWKS, 'utf8')),
+    dpop_bound_access_tokens: true,
+    id_token_signed_response_alg: alg,
+  }] : [])],
   ttl: { AuthorizationCode: 600, AccessToken: 3600, RefreshToken: 86400, Grant: 86400 },
   rotateRefreshToken: true,
   features: {
     devInteractions: { enabled: false },
+    dPoP: { enabled: true },
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
     userinfo: { enabled: true },

@@ -9,8 +9,13 @@
 #              p50/p99 latency and the ratio; then whole QR logins per second (scanid only: the
 #              authorization page, the app's scan and signed approval, a status poll, consent,
 #              the code exchange), driven by tests/src/bin/scanid_load.rs.
+#   fapi:      for RS256 and ES256, FAPI 2.0's token request: client_credentials with a client
+#              assertion (private_key_jwt, ES256) and a DPoP proof, each request with its own
+#              (pre-signed by assertions.mjs just before the run; both servers spend every jti
+#              once), answered with a DPoP-bound JWT access token (cnf.jkt); req/s, p50/p99 and
+#              the ratio, beside oidc-provider's client `fapi` configured the same way.
 # usage: [SCANID_BENCH_BIN=path] [CORES="1 2"] bash infra/bench/run.sh [seconds per run,
-#        default 10] [stateless|stateful|all, default all]
+#        default 10] [stateless|stateful|fapi|all, default all (fapi only when named)]
 # CORES: a list of core counts; for each, scanid runs on that many cores (`taskset -c 0-(n-1)`;
 # oidc-provider, wrk and the load driver are not pinned) and the tables are printed again.
 # Unset: no pinning. Binaries are found under CARGO_TARGET_DIR when it is set.
@@ -30,7 +35,7 @@ ROOT=$(cd ../.. && pwd)
 TGT=${CARGO_TARGET_DIR:-$ROOT/target}
 SECS=${1:-10}
 WHAT=${2:-all}
-case $WHAT in stateless|stateful|all) ;; *) echo "usage: run.sh [seconds] [stateless|stateful|all]" >&2; exit 2;; esac
+case $WHAT in stateless|stateful|fapi|all) ;; *) echo "usage: run.sh [seconds] [stateless|stateful|fapi|all]" >&2; exit 2;; esac
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 [ -d node_modules/oidc-provider ] || npm ci --no-audit --no-fund --loglevel=error
 # SCANID_BENCH_BIN: a scanid binary to measure instead of this tree's release build (to compare
@@ -41,7 +46,7 @@ else
   (cd "$ROOT" && nice -n 10 cargo build --release -q -p scanid-cli)
   BIN="$TGT/release/scanid"
 fi
-if [ "$WHAT" != stateless ]; then
+if [ "$WHAT" = stateful ] || [ "$WHAT" = all ]; then
   (cd "$ROOT" && nice -n 10 cargo build --release -q -p scanid-tests --bin scanid-load)
   LOAD="$TGT/release/scanid-load"
 fi
@@ -64,6 +69,10 @@ start_scanid() { # ALG PORT -> pid
   SCANID_DIR=$dir
   secret=$("$BIN" client create --data-dir "$dir" --name bench --client-id bench \
     --redirect-uri https://shop.example/cb --client-credentials --token-alg "$1" | sed 's/.*"client_secret":"\([^"]*\)".*/\1/')
+  if [ -n "${FAPI_JWKS:-}" ]; then
+    "$BIN" client create --data-dir "$dir" --name fapi --client-id fapi --client-credentials \
+      --jwks "$FAPI_JWKS" --token-endpoint-auth-alg ES256 --dpop-bound-access-tokens --token-alg "$1" > /dev/null
+  fi
   RUST_LOG=${BENCH_RUST_LOG:-warn} ${PIN:-} "$BIN" serve --addr "127.0.0.1:$2" --data-dir "$dir" --signing-alg "$1" --no-demo --max-connections-per-source 100000 > "${BENCH_LOGS:-$WORK}/scanid-$1.out" 2>&1 &
   PIDS+=($!)
   SCANID_PID=$!
@@ -71,7 +80,7 @@ start_scanid() { # ALG PORT -> pid
 }
 
 start_peer() { # ALG PORT [codes to seed]
-  NODE_ENV=production SEED_CODES="${3:-0}" CODES_FILE="$WORK/peer-codes" node provider.mjs "$2" "$1" > "$WORK/peer-$1.out" 2>&1 &
+  NODE_ENV=production SEED_CODES="${3:-0}" CODES_FILE="$WORK/peer-codes" FAPI_JWKS="${FAPI_JWKS:-}" node provider.mjs "$2" "$1" > "$WORK/peer-$1.out" 2>&1 &
   PIDS+=($!)
   for _ in $(seq 100); do grep -q '"issuer"' "$WORK/peer-$1.out" 2>/dev/null && break; sleep 0.2; done
   grep -q '"issuer"' "$WORK/peer-$1.out" || { cat "$WORK/peer-$1.out" >&2; exit 1; }
@@ -261,10 +270,61 @@ PY
   done
 }
 
+# ---- FAPI 2.0's token request ----------------------------------------------------------------
+# One FAPI token request on one side, checked: a DPoP-bound JWT access token signed with ALG.
+fapi_check() { # URL AUDIENCE EXTRA ALG
+  local line body
+  line=$(node assertions.mjs sign "$WORK" fapi "$2" "$1" 1)
+  body=$(curl -s -H "DPoP: ${line#* }" -d "grant_type=client_credentials&client_assertion_type=urn%3Aietf%3Aparams%3Aoauth%3Aclient-assertion-type%3Ajwt-bearer&client_assertion=${line%% *}$3" "$1")
+  printf '%s' "$body" | python3 -c '
+import sys, json, base64
+t = json.load(sys.stdin)
+seg = lambda s: json.loads(base64.urlsafe_b64decode(s + "=" * (-len(s) % 4)))
+at = t["access_token"].split(".")
+assert t["token_type"] == "DPoP", t
+assert seg(at[0])["alg"] == sys.argv[1], seg(at[0])
+assert "jkt" in seg(at[1]).get("cnf", {}), seg(at[1])
+' "$4" || { echo "the FAPI token request to $1 failed: $body" >&2; exit 1; }
+}
+
+fapi_run() { # BASE PATH AUDIENCE EXTRA SECONDS -> figures
+  local f="$WORK/fapi-$RANDOM" n=$(( ${FAPI_RATE:-4000} * $5 * 3 / 2 ))
+  node assertions.mjs sign "$WORK" fapi "$3" "$1$2" "$n" > "$f"
+  THREADS=$CONNS LINES=$f PATH_=$2 EXTRA=$4 measure -t$CONNS -c$CONNS -d"$5s" -s fapi.lua "$1" |
+    awk -v n="$n" -v url="$1$2" '{ if ($4 >= n - 16) print "the signed requests ran out for " url " (raise FAPI_RATE)" > "/dev/stderr"; print }'
+}
+
+fapi() {
+  echo "| FAPI token request | scanid req/s | scanid p50 / p99 ms | oidc-provider req/s | oidc-provider p50 / p99 ms | ratio | goal |"
+  echo "|---|---|---|---|---|---|---|"
+  node assertions.mjs keys "$WORK"
+  FAPI_JWKS=$WORK/client-jwks.json
+  # The proofs must be used within 60 s of signing: a run is at most 20 s.
+  local secs=$SECS; [ "$secs" -gt 20 ] && secs=20
+  for ALG in ${ALGS:-RS256 ES256}; do
+    SP=$([ "$ALG" = RS256 ] && echo 18641 || echo 18651); PP=$([ "$ALG" = RS256 ] && echo 18642 || echo 18652)
+    start_scanid "$ALG" "$SP"
+    start_peer "$ALG" "$PP"
+    local S_BASE=http://127.0.0.1:$SP S_AUD=http://127.0.0.1:$SP/realms/scanid
+    local P_BASE=http://127.0.0.1:$PP P_EXTRA="&resource=urn%3Abench%3Aapi"
+    fapi_check "$S_BASE$S_OIDC/token" "$S_AUD" "" "$ALG"
+    fapi_check "$P_BASE/token" "$P_BASE" "$P_EXTRA" "$ALG"
+    FAPI_RATE=1000 fapi_run "$S_BASE" "$S_OIDC/token" "$S_AUD" "" 2 > /dev/null  # warm-up
+    FAPI_RATE=1000 fapi_run "$P_BASE" /token "$P_BASE" "$P_EXTRA" 2 > /dev/null
+    S=$(fapi_run "$S_BASE" "$S_OIDC/token" "$S_AUD" "" "$secs")
+    P=$(fapi_run "$P_BASE" /token "$P_BASE" "$P_EXTRA" "$secs")
+    # The token issuance goals: >= 1.5x oidc-provider with RS256, >= 3x with ES256.
+    row "private_key_jwt + DPoP, $ALG" "$([ "$ALG" = ES256 ] && echo 3 || echo 1.5)" "$S" "$P"
+    stop_all
+  done
+  FAPI_JWKS=
+}
+
 once() {
   case $WHAT in
     stateless) stateless ;;
     stateful) stateful ;;
+    fapi) fapi ;;
     all) stateless; echo; stateful ;;
   esac
 }
