@@ -21,6 +21,9 @@
 # Unset: no pinning. Binaries are found under CARGO_TARGET_DIR when it is set.
 # ALGS (default "RS256 ES256"), PATHS (default "refresh code introspect userinfo") and
 # LOGINS=0 (no whole QR logins) narrow the stateful run, e.g. ALGS=ES256 PATHS=code LOGINS=0.
+# RUNS=3 repeats the whole measurement three times and ends with each path's worst figures:
+# the lowest ratio, the worst p99, whether its p99 was at or under the peer's in every run, and
+# its worst p99 / p50 (issue 41's bar: under 20x).
 # BENCH_RUST_LOG (default warn) is scanid's RUST_LOG, e.g. warn,scanid_sqlite=debug for the
 # store's checkpoints and fsyncs with their durations; BENCH_LOGS=dir keeps scanid's output there.
 # Refresh runs first when it is in PATHS: the code run is seeded for 1.5x its rate (else for
@@ -65,7 +68,7 @@ export SCANID_LOGIN_RATE_PER_MINUTE=1000000 SCANID_DECISION_RATE_PER_MINUTE=1000
 
 start_scanid() { # ALG PORT -> pid
   local pin=${PIN:-none}
-  local dir="$WORK/scanid-$1-$2-${pin// /}"
+  local dir="$WORK/scanid-$1-$2-${pin// /}-run${run:-1}"
   SCANID_DIR=$dir
   secret=$("$BIN" client create --data-dir "$dir" --name bench --client-id bench \
     --redirect-uri https://shop.example/cb --client-credentials --token-alg "$1" | sed 's/.*"client_secret":"\([^"]*\)".*/\1/')
@@ -217,6 +220,7 @@ row() { # LABEL BAR "scanid figures" "peer figures"
   tail=$(python3 -c "print('met' if $s_p99 <= $p_p99 else 'MISSED')")
   [ "$ok$tail" = metmet ] || FAILED=1
   [ "$s_bad$p_bad" = 00 ] || echo "non-2xx answers: scanid $s_bad, oidc-provider $p_bad ($1)" >&2
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$s_rps" "$s_p50" "$s_p99" "$p_rps" "$p_p50" "$p_p99" "$((s_bad + p_bad))" >> "$ROWS"
   echo "| $1 | $s_rps | $s_p50 / $s_p99 | $p_rps | $p_p50 / $p_p99 | ${ratio}× | ≥ $2×: $ok; p99 ≤ peer's: $tail |"
 }
 
@@ -258,13 +262,15 @@ stateful() {
   echo "| whole QR logins | logins/s | login p50 / p99 ms | HTTP requests | goal |"
   echo "|---|---|---|---|---|"
   for q in "${QR[@]+"${QR[@]}"}"; do
-    python3 - "$q" <<'PY' || FAILED=1
+    python3 - "$q" "$LOGIN_ROWS" <<'PY' || FAILED=1
 import json, sys
 alg, summary = sys.argv[1].split(' ', 1)
 s = json.loads(summary)
 goal = 600 if alg == 'ES256' else 200
 ok = s['logins_per_sec'] >= goal and s['errors'] == 0
 print(f"| {alg} | {s['logins_per_sec']:.0f} | {s['login_p50_ms']} / {s['login_p99_ms']} | {s['requests']} | ≥ {goal}/s: {'met' if ok else 'MISSED'} |")
+with open(sys.argv[2], 'a') as f:
+    f.write(f"{alg}\t{s['logins_per_sec']:.0f}\t{s['login_p50_ms']}\t{s['login_p99_ms']}\t{s['errors']}\n")
 sys.exit(0 if ok else 1)
 PY
   done
@@ -328,16 +334,59 @@ once() {
     all) stateless; echo; stateful ;;
   esac
 }
-if [ -z "${CORES:-}" ]; then
-  once
-else
-  for n in $CORES; do
-    PIN="taskset -c 0-$((n - 1))"
-    echo "### scanid on $n core(s) (load average $(cut -d' ' -f1 /proc/loadavg))"
-    echo
+ROWS=$WORK/rows.tsv LOGIN_ROWS=$WORK/logins.tsv
+# RUNS=N (e.g. 3): the whole measurement N times, then each path's worst figures over the runs,
+# so a goal is judged on repeat runs, not one.
+for run in $(seq "${RUNS:-1}"); do
+  [ "${RUNS:-1}" = 1 ] || { echo "### run $run of $RUNS (load average $(cut -d' ' -f1 /proc/loadavg))"; echo; }
+  if [ -z "${CORES:-}" ]; then
     once
-    echo
-  done
+  else
+    for n in $CORES; do
+      PIN="taskset -c 0-$((n - 1))"
+      echo "### scanid on $n core(s) (load average $(cut -d' ' -f1 /proc/loadavg))"
+      echo
+      once
+      echo
+    done
+  fi
+  echo
+done
+if [ "${RUNS:-1}" != 1 ]; then
+  python3 - "$ROWS" "$LOGIN_ROWS" "$RUNS" <<'PY' || FAILED=1
+import collections, os, sys
+rows, logins, runs = sys.argv[1], sys.argv[2], sys.argv[3]
+by = collections.defaultdict(list)
+if os.path.exists(rows):
+    for line in open(rows):
+        label, bar, *f = line.rstrip('\n').split('\t')
+        by[(label, float(bar))].append([float(x) for x in f])
+ok_all = True
+print(f"### each path's worst over {runs} runs")
+print()
+print("| path | lowest ratio | scanid p99, worst (ms) | p99 ≤ peer's in every run | scanid worst p99 / p50 | goal |")
+print("|---|---|---|---|---|---|")
+for (label, bar), rs in by.items():
+    ratio = min(r[0] / max(r[3], 1) for r in rs)
+    worst = max(r[2] for r in rs)
+    under = all(r[2] <= r[5] for r in rs)
+    spread = max(r[2] / max(r[1], 0.001) for r in rs)
+    bad = sum(r[6] for r in rs)
+    ok = ratio >= bar and under and spread < 20 and bad == 0
+    ok_all &= ok
+    print(f"| {label} | {ratio:.2f}× | {worst:.2f} | {'yes' if under else 'NO'} | {spread:.1f}× | ≥ {bar}×, p99 ≤ peer's, p99 < 20× p50: {'met' if ok else 'MISSED'} |")
+if os.path.exists(logins):
+    print()
+    print("| whole QR logins | lowest logins/s | worst p99 (ms) |")
+    print("|---|---|---|")
+    by_alg = collections.defaultdict(list)
+    for line in open(logins):
+        alg, rate, p50, p99, errors = line.rstrip('\n').split('\t')
+        by_alg[alg].append((float(rate), float(p99)))
+    for alg, rs in by_alg.items():
+        print(f"| {alg} | {min(r[0] for r in rs):.0f} | {max(r[1] for r in rs)} |")
+sys.exit(0 if ok_all else 1)
+PY
 fi
 if [ "${BENCH_CHECK:-0}" = 1 ] && [ "$FAILED" = 1 ]; then
   echo "a bar was missed" >&2
