@@ -3,7 +3,8 @@
 // test's own push service (tests/py/push_service.py: PyJWT checks the VAPID JWT, PyPI
 // http-ece decrypts the RFC 8291 message), the test hands that payload to the app's service
 // worker (CDP ServiceWorker.deliverPushMessage), the notification is shown (generic words, in
-// the person's language), and its link opens the waiting request, which the person approves.
+// the person's language), and a tap on it (the worker's notificationclick handler) opens the
+// waiting request, which the person approves.
 //
 // Headless Chromium has no push service: an init script replaces PushManager's subscribe,
 // getSubscription and unsubscribe with a subscription whose endpoint is the test's push
@@ -241,11 +242,22 @@ test('the person turns notifications on; a CIBA request from openid-client is pu
   const url = new URL(n.data.url, server.base);
   assert.equal(url.href, `${server.issuer}/app/?request=${encodeURIComponent(payload.request)}`);
 
-  // The notification's link (what a tap opens) goes straight to the request.
-  await app.goto(url.href);
+  // A tap on the notification: the service worker's notificationclick handler, given the
+  // notification it showed (CDP cannot tap one), takes the app's window to the request.
+  await home();
+  const worker = phone.serviceWorkers().find((w) => w.url().endsWith('/app/sw.js'));
+  await Promise.all([
+    app.waitForURL(url.href),
+    worker.evaluate(async (tag) => {
+      const [shown] = await self.registration.getNotifications({ tag });
+      self.dispatchEvent(new self.NotificationEvent('notificationclick', { notification: shown }));
+    }, n.tag),
+  ]);
   await app.locator('#binding-message').waitFor();
   assert.equal(await app.locator('#binding-message').textContent(), 'Call 4411');
   assert.equal(await app.locator('#client-name').textContent(), 'Call centre');
+  // The tapped notification is gone.
+  assert.equal((await notifications(app)).filter((x) => x.tag === n.tag).length, 0);
   await app.locator('#approve[data-armed="true"]').waitFor();
   await app.tap('#approve');
   await app.locator('#decided[data-status="approved"]').waitFor();
@@ -349,6 +361,36 @@ test('signing out everywhere withdraws the subscription too', async () => {
   assert.equal(await app.evaluate(() => localStorage.getItem('test-push-subscription')), null);
   await oidc.initiateBackchannelAuthentication(config, { scope: 'openid', login_hint: 'hana' });
   await assert.rejects(pusher.next(3_000), /no push/);
+});
+
+test('deleting the identity unsubscribes this browser (its subscriptions went with it)', async () => {
+  const other = await browser.newContext(PHONE);
+  await other.grantPermissions(['notifications'], { origin: server.base });
+  await other.addInitScript(stubPushManager, pusher.subscription);
+  const page = await other.newPage();
+  try {
+    await page.goto(`${server.issuer}/app/`);
+    await page.locator('#signup-form').waitFor();
+    await page.fill('#name', 'kai');
+    await page.locator('#name-hint.ok').waitFor();
+    await page.fill('#display-name', 'Kai Gone');
+    await page.fill('#country', 'SE');
+    await page.tap('#signup');
+    await page.locator('#push-toggle').waitFor();
+    await page.tap('#push-toggle');
+    await page.locator('#push-toggle[data-on="true"]').waitFor();
+    assert.notEqual(
+      await page.evaluate(() => localStorage.getItem('test-push-subscription')),
+      null,
+    );
+    await page.tap('#delete');
+    await page.fill('#delete-name', 'kai');
+    await page.tap('#delete-confirm');
+    await page.locator('#signup-form').waitFor();
+    assert.equal(await page.evaluate(() => localStorage.getItem('test-push-subscription')), null);
+  } finally {
+    await other.close();
+  }
 });
 
 test('a denied permission says so clearly, and nothing is subscribed', async () => {
