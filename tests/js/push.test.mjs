@@ -393,6 +393,35 @@ test('deleting the identity unsubscribes this browser (its subscriptions went wi
   }
 });
 
+test('the shell publishes the VAPID public key; without one, no key and no Notifications card (the home screen still opens)', async () => {
+  const shellKey = async (issuer) => {
+    const html = await (await fetch(`${issuer}/app/`)).text();
+    const block = html.match(/<script type="application\/json" id="push">([^<]*)<\/script>/);
+    assert.ok(block, 'the shell has a #push block');
+    return JSON.parse(block[1]).application_server_key;
+  };
+  assert.equal(await shellKey(server.issuer), VAPID_PUBLIC);
+  const plain = await startServer();
+  const ctx = await browser.newContext(PHONE);
+  try {
+    assert.equal(await shellKey(plain.issuer), null);
+    const page = await ctx.newPage();
+    await page.goto(`${plain.issuer}/app/`);
+    await page.locator('#signup-form').waitFor();
+    await page.fill('#name', 'lena');
+    await page.locator('#name-hint.ok').waitFor();
+    await page.fill('#display-name', 'Lena Nopush');
+    await page.fill('#country', 'SE');
+    await page.tap('#signup');
+    await page.locator('#identity').waitFor();
+    await page.locator('#waiting').waitFor({ state: 'attached' });
+    assert.equal(await page.locator('#notifications').count(), 0);
+  } finally {
+    await ctx.close();
+    await plain.stop();
+  }
+});
+
 test('a denied permission says so clearly, and nothing is subscribed', async () => {
   const other = await browser.newContext(PHONE);
   await other.addInitScript(stubPushManager, pusher.subscription);
