@@ -276,8 +276,11 @@ test('the notification speaks the language the person picked in the app (Arabic)
   await home();
   await app.selectOption('#language', 'ar');
   await app.locator('html[lang="ar"] #notifications').waitFor();
-  // The page hands the service worker its words when it opens; give it a moment to keep them.
-  await app.waitForTimeout(300);
+  // The page hands the service worker its words when it opens; the worker keeps them.
+  await app.waitForFunction(async () => {
+    const kept = await caches.match(new URL('notification-words', location.href).href);
+    return kept && (await kept.json()).lang === 'ar';
+  });
   const started = await oidc.initiateBackchannelAuthentication(config, {
     scope: 'openid',
     login_hint: 'hana',
