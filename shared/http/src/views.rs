@@ -234,6 +234,9 @@ pub struct AppShell<'a> {
     /// The languages (tag, name, dir, messages file) and the realm's default, as JSON for the
     /// app's `#languages` block.
     pub languages: &'a str,
+    /// What the app's `#push` block tells it: `{"application_server_key": key | null}`, the
+    /// VAPID public key to subscribe with (app protocol §7), as JSON.
+    pub push: &'a str,
 }
 
 /// A page keycloak-js frames: one of the static scripts above and nothing else.
@@ -465,6 +468,7 @@ mod tests {
             noscript: "The scanid web app needs JavaScript.",
             manifest: "manifest-en.webmanifest",
             languages: "{\"default\":\"en\"}",
+            push: "{\"application_server_key\":null}",
         });
         escaped(&html, 2);
         assert!(html.contains(&format!(
@@ -473,6 +477,9 @@ mod tests {
         assert!(html.contains("<script type=\"module\" src=\"/realms/scanid/app/app.js\">"));
         assert!(html.contains("<link rel=\"modulepreload\" href=\"/realms/scanid/app/ui.js\">"));
         assert!(!html.contains("<style"), "no inline style");
+        assert!(html.contains(
+            "<script type=\"application/json\" id=\"push\">{\"application_server_key\":null}</script>"
+        ));
     }
 
     #[test]

@@ -178,3 +178,16 @@ waiting-gone = Diese Anfrage wartet nicht mehr (sie ist abgelaufen oder wurde en
 binding-message = Wer fragt, sollte Ihnen genau diese Nachricht zeigen:
 binding-none = Diese Anfrage kam ohne Nachricht zum Vergleichen.
 binding-check = Bestätigen Sie nur, wenn Sie gerade mit dieser Anwendung zu tun haben (am Telefon, an einer Kasse, mit Ihrem Agenten) und das, was sie Ihnen zeigt, übereinstimmt. Wenn Sie diese Anfrage nicht erwartet haben, lehnen Sie ab.
+
+# Notifications (Web Push): the home screen's card, and the notification itself
+push-title = Benachrichtigungen
+push-text = Erhalte eine Benachrichtigung auf diesem Telefon, wenn dich jemand über den Rückkanal anfragt: ein Callcenter, eine Kasse oder ein Agent. Sie sagt nur, dass eine Anfrage wartet.
+push-is-on = Benachrichtigungen sind auf diesem Telefon an.
+push-is-off = Benachrichtigungen sind aus: Öffne die App, um wartende Anfragen zu sehen.
+push-turn-on = Benachrichtigungen einschalten
+push-turn-off = Benachrichtigungen ausschalten
+push-now-on = Benachrichtigungen sind an.
+push-now-off = Benachrichtigungen sind aus.
+push-blocked = Benachrichtigungen sind für diese App blockiert. Erlaube sie in den Website-Einstellungen deines Browsers und versuche es erneut.
+push-notice-title = Eine Anfrage wartet auf dich
+push-notice-body = Öffne scanid, um zu sehen, wer fragt, und bestätige oder lehne ab.

@@ -200,3 +200,16 @@ waiting-gone = This request is no longer waiting (it expired or was decided).
 binding-message = The one asking should show you this same message:
 binding-none = This request came with no message to compare.
 binding-check = Approve only if you are dealing with this application right now (on a call, at a till, with your agent) and what it shows you matches. If you did not expect this request, deny.
+
+# Notifications (Web Push): the home screen's card, and the notification itself
+push-title = Notifications
+push-text = Get a notification on this phone when someone asks for you by the back channel: a call centre, a till or an agent. It says only that a request is waiting.
+push-is-on = Notifications are on for this phone.
+push-is-off = Notifications are off: open the app to see waiting requests.
+push-turn-on = Turn on notifications
+push-turn-off = Turn off notifications
+push-now-on = Notifications are on.
+push-now-off = Notifications are off.
+push-blocked = Notifications are blocked for this app. Allow them in your browser's site settings, then try again.
+push-notice-title = A request is waiting for you
+push-notice-body = Open scanid to see who is asking, then approve or deny.

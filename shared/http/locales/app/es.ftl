@@ -178,3 +178,16 @@ waiting-gone = Esta solicitud ya no está esperando (caducó o ya se decidió).
 binding-message = Quien la pide debería mostrarte exactamente este mensaje:
 binding-none = Esta solicitud no trae ningún mensaje para comparar.
 binding-check = Aprueba solo si estás tratando ahora mismo con esta aplicación (en una llamada, en una caja, con tu agente) y lo que te muestra coincide. Si no esperabas esta solicitud, recházala.
+
+# Notifications (Web Push): the home screen's card, and the notification itself
+push-title = Notificaciones
+push-text = Recibe una notificación en este teléfono cuando alguien te pida por el canal de respaldo: un centro de llamadas, una caja o un agente. Solo dice que hay una solicitud esperando.
+push-is-on = Las notificaciones están activadas en este teléfono.
+push-is-off = Las notificaciones están desactivadas: abre la app para ver las solicitudes pendientes.
+push-turn-on = Activar notificaciones
+push-turn-off = Desactivar notificaciones
+push-now-on = Notificaciones activadas.
+push-now-off = Notificaciones desactivadas.
+push-blocked = Las notificaciones están bloqueadas para esta app. Permítelas en la configuración del sitio de tu navegador y vuelve a intentarlo.
+push-notice-title = Hay una solicitud esperándote
+push-notice-body = Abre scanid para ver quién lo pide y aprueba o rechaza.

@@ -178,3 +178,16 @@ waiting-gone = Cette demande n’est plus en attente (elle a expiré ou a été 
 binding-message = Celui qui demande devrait vous montrer exactement ce message :
 binding-none = Cette demande n’a aucun message à comparer.
 binding-check = N’approuvez que si vous êtes en train d’échanger avec cette application (au téléphone, à une caisse, avec votre agent) et que ce qu’elle vous montre correspond. Si vous n’attendiez pas cette demande, refusez.
+
+# Notifications (Web Push): the home screen's card, and the notification itself
+push-title = Notifications
+push-text = Recevez une notification sur ce téléphone quand quelqu'un vous sollicite par le canal de retour : un centre d'appels, une caisse ou un agent. Elle dit seulement qu'une demande attend.
+push-is-on = Les notifications sont activées sur ce téléphone.
+push-is-off = Les notifications sont désactivées : ouvrez l'application pour voir les demandes en attente.
+push-turn-on = Activer les notifications
+push-turn-off = Désactiver les notifications
+push-now-on = Notifications activées.
+push-now-off = Notifications désactivées.
+push-blocked = Les notifications sont bloquées pour cette application. Autorisez-les dans les paramètres du site de votre navigateur, puis réessayez.
+push-notice-title = Une demande vous attend
+push-notice-body = Ouvrez scanid pour voir qui demande, puis approuvez ou refusez.

@@ -178,3 +178,16 @@ waiting-gone = Questa richiesta non è più in attesa (è scaduta o è già stat
 binding-message = Chi la chiede dovrebbe mostrarti esattamente questo messaggio:
 binding-none = Questa richiesta non ha alcun messaggio da confrontare.
 binding-check = Approva solo se stai trattando proprio ora con questa applicazione (al telefono, a una cassa, con il tuo agente) e ciò che ti mostra corrisponde. Se non ti aspettavi questa richiesta, rifiuta.
+
+# Notifications (Web Push): the home screen's card, and the notification itself
+push-title = Notifiche
+push-text = Ricevi una notifica su questo telefono quando qualcuno ti cerca tramite il canale secondario: un call center, una cassa o un agente. Dice solo che una richiesta è in attesa.
+push-is-on = Le notifiche sono attive su questo telefono.
+push-is-off = Le notifiche sono disattivate: apri l'app per vedere le richieste in attesa.
+push-turn-on = Attiva le notifiche
+push-turn-off = Disattiva le notifiche
+push-now-on = Notifiche attivate.
+push-now-off = Notifiche disattivate.
+push-blocked = Le notifiche sono bloccate per questa app. Consentile nelle impostazioni del sito del browser, poi riprova.
+push-notice-title = Una richiesta ti aspetta
+push-notice-body = Apri scanid per vedere chi chiede, poi approva o rifiuta.

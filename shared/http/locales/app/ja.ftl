@@ -177,3 +177,16 @@ waiting-gone = このリクエストはもう待機していません（期限�
 binding-message = 依頼している相手は、これとまったく同じメッセージをあなたに見せているはずです:
 binding-none = このリクエストには照合するメッセージがありません。
 binding-check = 今まさにこのアプリケーションとやり取りしていて（通話中、レジで、あなたのエージェントと）、表示されている内容が一致する場合にだけ承認してください。このリクエストに心当たりがなければ、拒否してください。
+
+# Notifications (Web Push): the home screen's card, and the notification itself
+push-title = 通知
+push-text = コールセンター、レジ、エージェントなどがバックチャネルであなたに確認を求めたとき、この電話に通知します。通知には、リクエストが待っていることだけが書かれます。
+push-is-on = この電話では通知がオンです。
+push-is-off = 通知はオフです。待っているリクエストはアプリを開くと表示されます。
+push-turn-on = 通知をオンにする
+push-turn-off = 通知をオフにする
+push-now-on = 通知をオンにしました。
+push-now-off = 通知をオフにしました。
+push-blocked = このアプリの通知はブロックされています。ブラウザのサイト設定で許可してから、もう一度お試しください。
+push-notice-title = リクエストがあなたを待っています
+push-notice-body = scanid を開いて誰からか確認し、承認または拒否してください。

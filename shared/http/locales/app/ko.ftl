@@ -177,3 +177,16 @@ waiting-gone = 이 요청은 더 이상 기다리지 않습니다(만료되었�
 binding-message = 요청하는 쪽이 이와 똑같은 메시지를 보여 주어야 합니다:
 binding-none = 이 요청에는 비교할 메시지가 없습니다.
 binding-check = 지금 바로 이 애플리케이션과 거래 중이고(통화 중, 계산대에서, 에이전트와 함께) 보여 주는 내용이 일치할 때만 승인하세요. 예상하지 못한 요청이라면 거부하세요.
+
+# Notifications (Web Push): the home screen's card, and the notification itself
+push-title = 알림
+push-text = 콜센터, 계산대, 에이전트 등이 백채널로 요청하면 이 휴대폰에 알림을 받습니다. 알림에는 요청이 기다리고 있다는 내용만 담깁니다.
+push-is-on = 이 휴대폰에서 알림이 켜져 있습니다.
+push-is-off = 알림이 꺼져 있습니다. 대기 중인 요청은 앱을 열면 볼 수 있습니다.
+push-turn-on = 알림 켜기
+push-turn-off = 알림 끄기
+push-now-on = 알림을 켰습니다.
+push-now-off = 알림을 껐습니다.
+push-blocked = 이 앱의 알림이 차단되어 있습니다. 브라우저의 사이트 설정에서 허용한 뒤 다시 시도하세요.
+push-notice-title = 요청이 기다리고 있습니다
+push-notice-body = scanid를 열어 누가 요청했는지 확인하고 승인하거나 거부하세요.

@@ -178,3 +178,16 @@ waiting-gone = Dit verzoek wacht niet meer (het is verlopen of er is al over bes
 binding-message = Wie het vraagt, hoort je precies dit bericht te laten zien:
 binding-none = Dit verzoek heeft geen bericht om te vergelijken.
 binding-check = Keur alleen goed als je nu met deze toepassing te maken hebt (aan de telefoon, bij een kassa, met je agent) en wat die je laat zien overeenkomt. Verwachtte je dit verzoek niet, weiger dan.
+
+# Notifications (Web Push): the home screen's card, and the notification itself
+push-title = Meldingen
+push-text = Krijg een melding op deze telefoon als iemand je via het backchannel vraagt: een callcenter, een kassa of een agent. De melding zegt alleen dat er een verzoek wacht.
+push-is-on = Meldingen staan aan op deze telefoon.
+push-is-off = Meldingen staan uit: open de app om wachtende verzoeken te zien.
+push-turn-on = Meldingen aanzetten
+push-turn-off = Meldingen uitzetten
+push-now-on = Meldingen staan aan.
+push-now-off = Meldingen staan uit.
+push-blocked = Meldingen zijn geblokkeerd voor deze app. Sta ze toe in de site-instellingen van je browser en probeer het opnieuw.
+push-notice-title = Er wacht een verzoek op je
+push-notice-body = Open scanid om te zien wie het vraagt, en keur goed of weiger.

@@ -180,3 +180,16 @@ waiting-gone = Ta prośba już nie czeka (wygasła lub została rozstrzygnięta)
 binding-message = Osoba, która prosi, powinna pokazać ci dokładnie ten komunikat:
 binding-none = Ta prośba nie zawiera komunikatu do porównania.
 binding-check = Zatwierdź tylko wtedy, gdy właśnie masz do czynienia z tą aplikacją (podczas rozmowy, przy kasie, ze swoim agentem) i to, co ci pokazuje, się zgadza. Jeśli nie spodziewałeś się tej prośby, odrzuć ją.
+
+# Notifications (Web Push): the home screen's card, and the notification itself
+push-title = Powiadomienia
+push-text = Otrzymuj powiadomienie na tym telefonie, gdy ktoś poprosi o ciebie kanałem zwrotnym: infolinia, kasa lub agent. Mówi ono tylko, że czeka prośba.
+push-is-on = Powiadomienia są włączone na tym telefonie.
+push-is-off = Powiadomienia są wyłączone: otwórz aplikację, aby zobaczyć oczekujące prośby.
+push-turn-on = Włącz powiadomienia
+push-turn-off = Wyłącz powiadomienia
+push-now-on = Powiadomienia włączone.
+push-now-off = Powiadomienia wyłączone.
+push-blocked = Powiadomienia są zablokowane dla tej aplikacji. Zezwól na nie w ustawieniach witryny w przeglądarce i spróbuj ponownie.
+push-notice-title = Czeka na ciebie prośba
+push-notice-body = Otwórz scanid, aby zobaczyć, kto prosi, i zatwierdź lub odrzuć.

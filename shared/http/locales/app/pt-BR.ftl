@@ -178,3 +178,16 @@ waiting-gone = Este pedido não está mais esperando (expirou ou já foi decidid
 binding-message = Quem pede deve mostrar a você exatamente esta mensagem:
 binding-none = Este pedido veio sem mensagem para comparar.
 binding-check = Aprove somente se você está lidando com este aplicativo agora (em uma ligação, em um caixa, com seu agente) e o que ele mostra confere. Se você não esperava este pedido, recuse.
+
+# Notifications (Web Push): the home screen's card, and the notification itself
+push-title = Notificações
+push-text = Receba uma notificação neste celular quando alguém pedir por você pelo canal de retorno: uma central de atendimento, um caixa ou um agente. Ela diz apenas que há uma solicitação esperando.
+push-is-on = As notificações estão ativadas neste celular.
+push-is-off = As notificações estão desativadas: abra o app para ver as solicitações pendentes.
+push-turn-on = Ativar notificações
+push-turn-off = Desativar notificações
+push-now-on = Notificações ativadas.
+push-now-off = Notificações desativadas.
+push-blocked = As notificações estão bloqueadas para este app. Permita-as nas configurações do site no seu navegador e tente de novo.
+push-notice-title = Uma solicitação espera por você
+push-notice-body = Abra o scanid para ver quem está pedindo e aprove ou recuse.

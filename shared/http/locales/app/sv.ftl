@@ -178,3 +178,16 @@ waiting-gone = Den här förfrågan väntar inte längre (den har gått ut eller
 binding-message = Den som frågar ska visa dig exakt samma meddelande:
 binding-none = Förfrågan kom utan något meddelande att jämföra med.
 binding-check = Godkänn bara om du har kontakt med den här tjänsten just nu (i ett samtal, vid en kassa, med din agent) och det den visar dig stämmer. Om du inte väntade dig förfrågan, neka.
+
+# Notifications (Web Push): the home screen's card, and the notification itself
+push-title = Aviseringar
+push-text = Få en avisering på den här telefonen när någon frågar efter dig via bakkanalen: ett callcenter, en kassa eller en agent. Den säger bara att en begäran väntar.
+push-is-on = Aviseringar är på på den här telefonen.
+push-is-off = Aviseringar är av: öppna appen för att se väntande begäranden.
+push-turn-on = Slå på aviseringar
+push-turn-off = Stäng av aviseringar
+push-now-on = Aviseringar är på.
+push-now-off = Aviseringar är av.
+push-blocked = Aviseringar är blockerade för den här appen. Tillåt dem i webbläsarens webbplatsinställningar och försök igen.
+push-notice-title = En begäran väntar på dig
+push-notice-body = Öppna scanid för att se vem som frågar, och godkänn eller neka.

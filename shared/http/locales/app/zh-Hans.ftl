@@ -177,3 +177,16 @@ waiting-gone = 此请求已不再等待（已过期或已处理）。
 binding-message = 请求方应向你展示完全相同的这条消息：
 binding-none = 此请求没有可供核对的消息。
 binding-check = 只有当你此刻正在与该应用打交道（通话中、收银台前、与你的代理一起）并且它向你展示的内容一致时，才批准。如果你没有预料到这个请求，请拒绝。
+
+# Notifications (Web Push): the home screen's card, and the notification itself
+push-title = 通知
+push-text = 当有人通过后台渠道找你时（呼叫中心、收银台或代理），在这部手机上收到通知。通知只说明有请求在等待。
+push-is-on = 这部手机上的通知已开启。
+push-is-off = 通知已关闭：打开应用即可查看等待中的请求。
+push-turn-on = 开启通知
+push-turn-off = 关闭通知
+push-now-on = 通知已开启。
+push-now-off = 通知已关闭。
+push-blocked = 此应用的通知已被阻止。请在浏览器的网站设置中允许通知，然后重试。
+push-notice-title = 有一个请求在等你
+push-notice-body = 打开 scanid 查看是谁在请求，然后批准或拒绝。

@@ -36,6 +36,7 @@ const MODULES: &[Asset] = &[
     js_module!("app", "activity.js"),
     js_module!("app", "agents.js"),
     js_module!("app", "waiting.js"),
+    js_module!("app", "push.js"),
     js_module!("app", "where.js"),
     js_module!("app", "decision.js"),
     js_module!("app", "approve.js"),
@@ -138,6 +139,16 @@ fn languages_json(default: Locale) -> String {
         })
         .collect();
     serde_json::json!({ "default": default.tag(), "languages": list })
+        .to_string()
+        .replace('<', "\\u003c")
+}
+
+/// What the shell's `#push` block tells the app: the VAPID public key to subscribe with
+/// (base64url, uncompressed P-256; `null`: this service sends no push), the same key
+/// `POST .../push-subscriptions` answers (app protocol §7).
+fn push_json(ctx: &Context) -> String {
+    let key = crate::usecase::app::application_server_key(ctx);
+    serde_json::json!({ "application_server_key": key })
         .to_string()
         .replace('<', "\\u003c")
 }
@@ -254,6 +265,7 @@ pub(crate) fn shell(ctx: &Context, req: &Request) -> Result<Response, HttpError>
         noscript: words.shell("shell-noscript"),
         manifest: &format!("manifest-{}.webmanifest", l.tag()),
         languages: &languages_json(default),
+        push: &push_json(ctx),
     })
     .map_err(|e| {
         tracing::error!(error = %e, "rendering the app shell");

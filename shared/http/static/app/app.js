@@ -8,6 +8,7 @@ import { showHome } from './home.js';
 import { showDeviceScan, showScan } from './scan.js';
 import { showSignUp } from './signup.js';
 import * as i18n from './i18n.js';
+import { tellWorker } from './push.js';
 import { message, show } from './ui.js';
 
 async function start() {
@@ -21,6 +22,8 @@ async function start() {
     navigator.serviceWorker
       .register(`${device.issuer}/app/sw.js`, { scope: `${device.issuer}/app/` })
       .catch(() => {});
+    // The words of a notification, in this language, for the service worker to keep.
+    tellWorker().catch(() => {});
   }
   const me = await device.load();
   const q = new URLSearchParams(location.search);
@@ -33,7 +36,8 @@ async function start() {
   } else if (location.pathname.endsWith('/app/scan') && userCode) {
     await showDeviceScan(me, userCode);
   } else if (me) {
-    showHome(me);
+    // A notification opens the app at its request: `?request=id`.
+    showHome(me, undefined, q.get('request') ?? undefined);
   } else {
     showSignUp((created) => showHome(created, i18n.t('welcome')));
   }

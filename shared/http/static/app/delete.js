@@ -1,6 +1,7 @@
 // Deleting the identity, confirmed by typing its name.
 import * as device from './device.js';
 import { showHome } from './home.js';
+import { turnOff } from './push.js';
 import { showSignUp } from './signup.js';
 import { t } from './i18n.js';
 import { busy, field, h, message, show } from './ui.js';
@@ -25,6 +26,8 @@ export function showDelete(me) {
     }
     busy(go, out, async () => {
       await device.deleteIdentity(me);
+      // The identity's subscriptions went with it; this browser unsubscribes too.
+      await turnOff(me, { local: true });
       showSignUp(showHome, t('delete-done'));
     });
   });

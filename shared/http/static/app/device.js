@@ -380,6 +380,26 @@ export async function openBackchannel(me, id) {
   return call('POST', `/app/identities/${me.profile.sub}/backchannel-requests/open`, { open });
 }
 
+/** Registers this browser's push subscription (`PushSubscription.toJSON()`) for the identity
+ * (app protocol §7): a new waiting request is pushed to it. */
+export async function subscribePush(me, subscription) {
+  const subscribe = await signAs(me, 'push-subscribe+jwt', {
+    sub: me.profile.sub,
+    kind: 'webpush',
+    endpoint: subscription.endpoint,
+    keys: { p256dh: subscription.keys.p256dh, auth: subscription.keys.auth },
+  });
+  return call('POST', `/app/identities/${me.profile.sub}/push-subscriptions`, { subscribe });
+}
+
+/** Withdraws the push subscription at `endpoint`: nothing is pushed to it any more. */
+export async function withdrawPush(me, endpoint) {
+  const withdraw = await signAs(me, 'push-withdraw+jwt', { sub: me.profile.sub, endpoint });
+  return call('POST', `/app/identities/${me.profile.sub}/push-subscriptions/withdraw`, {
+    withdraw,
+  });
+}
+
 /** Withdraws the delegation to agent `clientId`: its exchanged tokens stop working at once. */
 export async function withdrawDelegation(me, clientId) {
   const withdraw = await signAs(me, 'withdraw+jwt', { sub: me.profile.sub, client_id: clientId });

@@ -6,6 +6,7 @@ import { showEdit } from './edit.js';
 import { showKeys } from './keys.js';
 import { showRotate } from './rotate.js';
 import { showSignOut } from './signout.js';
+import { pushSection } from './push.js';
 import { waitingSection } from './waiting.js';
 import { t } from './i18n.js';
 import { h, languagePicker, message, show } from './ui.js';
@@ -36,12 +37,14 @@ function card(p) {
   );
 }
 
-export function showHome(me, note) {
+/** The home screen; `open`: a waiting request to open at once (a notification's). */
+export function showHome(me, note, open) {
   show(
     t('home-title'),
     note ? message(note, 'ok') : null,
     card(me.profile),
-    waitingSection(me),
+    waitingSection(me, open),
+    pushSection(me),
     h('p', {}, t('home-how')),
     h(
       'nav',

@@ -1,6 +1,7 @@
 // "Sign out everywhere" (issue 38): for every identity, whatever its keys.
 import * as device from './device.js';
 import { showHome } from './home.js';
+import { turnOff } from './push.js';
 import { t } from './i18n.js';
 import { busy, h, show } from './ui.js';
 
@@ -19,6 +20,8 @@ export function showSignOut(me) {
   go.addEventListener('click', () =>
     busy(go, out, async () => {
       const done = await device.signOutEverywhere(me);
+      // Signed out: nothing is pushed to this phone until the person turns it on again.
+      await turnOff(me).catch(() => {});
       showHome(me, signedOutNote(done));
     }),
   );

@@ -7,8 +7,9 @@ import { h, message } from './ui.js';
 import { t, time } from './i18n.js';
 
 /** The "Requests waiting for you" section: filled when the list comes, hidden when empty. A
- * passkey identity signs each read with its passkey, so it lists on a tap, not on its own. */
-export function waitingSection(me) {
+ * passkey identity signs each read with its passkey, so it lists on a tap, not on its own.
+ * `open`: the id of a request to open as soon as it is listed (the notification tapped). */
+export function waitingSection(me, open) {
   const section = h('section', { class: 'card waiting', id: 'waiting', hidden: true });
   const load = async () => {
     try {
@@ -27,6 +28,8 @@ export function waitingSection(me) {
         ),
       );
       section.hidden = false;
+      const named = open && section.querySelector(`li[data-request="${CSS.escape(open)}"]`);
+      named?.querySelector('button.open-request')?.click();
     } catch (e) {
       section.replaceChildren(message(e.message));
       section.hidden = false;
