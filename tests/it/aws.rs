@@ -1073,3 +1073,170 @@ fn push_subscriptions_on_dynamodb() {
     let r = crate::push::withdraw(&app, "https://push.example.net/wpush/1");
     assert_eq!(r.json()["withdrawn"], false, "{}", r.text());
 }
+
+/// Web Push through SQS on moto: a CIBA request for a person with a push subscription (in
+/// DynamoDB) puts the push on the queue and answers; the `backchannel-sender` code takes it
+/// from the queue to the test's push service (tests/py/push_service.py), which checks the
+/// VAPID JWT with PyJWT and decrypts the body with http-ece. A push service that answers 410
+/// makes the sender drop the subscription from the table, through the only keys its IAM
+/// policy lets it touch (`identity_push#`, checked against template.yaml).
+#[tokio::test(flavor = "current_thread")]
+async fn a_ciba_push_goes_through_the_queue_and_a_gone_subscription_leaves_the_table() {
+    use scanid_aws::dynamo::DynamoStore;
+    use scanid_aws::queue::{Queue, SqsDelivery};
+    use scanid_core::backchannel::{Delivery, GiveUp};
+    use scanid_core::clock::Clock;
+    use scanid_core::domain::client::{register, NewClient};
+    use scanid_core::service::client_auth::Presented;
+    use scanid_core::store::push_subscriptions::PushSubscription;
+    use scanid_core::store::{ClientStore, IdentityStore, Key, Kind, PushSubscriptions};
+    use scanid_lambda::sender::{Handled, Sender};
+    use serde_json::json;
+    use std::sync::Arc;
+
+    require_emulator();
+    let config = scanid_aws::emulator(&std::env::var("SCANID_TEST_AWS_ENDPOINT").unwrap()).await;
+    let table = format!("scanid-it-{}", uuid::Uuid::new_v4().simple());
+    let dynamo = Arc::new(DynamoStore::from_config(&config, &table));
+    assert!(dynamo.create_table().await.unwrap());
+    let sqs = aws_sdk_sqs::Client::new(&config);
+    let (url, _dlq) = queue_with_dead_letters(
+        &sqs,
+        scanid_core::backchannel::RetryPolicy::DEFAULT.max_attempts,
+    )
+    .await;
+    let queue = Queue::from_config(&config, &url);
+
+    // The service as a function runs it: the table, the queue, a VAPID key; a loopback public
+    // URL so the push service may be on 127.0.0.1 (local development's rule).
+    let mut env = scanid_core::testing::Builder::new()
+        .at(scanid_core::clock::SystemClock.now())
+        .setting(|r| {
+            r.public_url = Some("http://127.0.0.1:8080".into());
+            r.vapid_private_key = Some(crate::push::VAPID_PRIVATE.into());
+            r.vapid_subject = Some("mailto:ops@example.com".into());
+        })
+        .build()
+        .await;
+    env.ctx.store = dynamo.clone() as Arc<dyn scanid_core::store::Backend>;
+    env.ctx.backchannel = Arc::new(SqsDelivery(queue.clone()));
+    let now = env.now();
+    let (desk, secret) = register(
+        NewClient {
+            name: "Call centre".into(),
+            client_id: Some("desk".into()),
+            redirect_uris: vec!["https://rp.example/cb".into()],
+            ciba: true,
+            ..Default::default()
+        },
+        now,
+        env.random.as_ref(),
+    )
+    .unwrap();
+    dynamo.create_client(&desk, now).await.unwrap();
+    dynamo.create_identity(&env.alice, None, now).await.unwrap();
+    let sub = env.alice.sub.to_string();
+
+    let push = crate::push::PushService::start();
+    let s = &push.subscription;
+    let endpoint = s["endpoint"].as_str().unwrap().to_owned();
+    let subscription = |endpoint: &str| PushSubscription {
+        kind: "webpush".into(),
+        endpoint: endpoint.to_owned(),
+        p256dh: s["p256dh"].as_str().unwrap().into(),
+        auth: s["auth"].as_str().unwrap().into(),
+        created_at: now.secs(),
+    };
+    dynamo
+        .add_push_subscription(&sub, &subscription(&endpoint), now)
+        .await
+        .unwrap();
+
+    let presented = Presented {
+        basic: Some(("desk".into(), secret.unwrap().expose().to_owned())),
+        ..Default::default()
+    };
+    let ask = |binding: &'static str| {
+        let params = scanid_core::testing::params(&[
+            ("scope", "openid"),
+            ("login_hint", "alice"),
+            ("binding_message", binding),
+        ]);
+        let (ctx, presented, source) = (&env.ctx, presented.clone(), env.source());
+        async move {
+            scanid_core::usecase::ciba::start(ctx, &params, &presented, &source, "till")
+                .await
+                .unwrap()
+        }
+    };
+    let started = ask("Secret 42").await;
+    let request = scanid_core::domain::login::hash(started.auth_req_id.expose());
+
+    // The request answered having queued the push: one message, for the subscription, with
+    // nothing personal in it (the body is encrypted; the binding message is nowhere).
+    let (event, _) = receive(&sqs, &url, 1).await;
+    assert_eq!(event.records.len(), 1, "{event:?}");
+    let queued: Delivery = serde_json::from_str(&event.records[0].body).unwrap();
+    assert_eq!(queued.uri, endpoint);
+    assert!(queued.push.is_some());
+    assert!(!event.records[0].body.contains("Secret 42"));
+
+    let sender = Sender::new(
+        queue.clone(),
+        env.clock.clone(),
+        scanid_core::backchannel::RetryPolicy::DEFAULT,
+    )
+    .unwrap()
+    .with_store(dynamo.clone());
+    let (response, handled) = sender.handle(event).await;
+    assert!(response.batch_item_failures.is_empty(), "{response:?}");
+    assert_eq!(handled[0].1, Handled::Delivered);
+    let got = push.next();
+    assert!(got.get("error").is_none(), "{got}");
+    assert_eq!(
+        got["payload"],
+        json!({ "kind": "ciba", "request": request })
+    );
+    assert_eq!(got["path"], "/push/sub-1");
+    assert_eq!(got["k"], crate::push::VAPID_PUBLIC);
+    assert_eq!(got["vapid"]["sub"], "mailto:ops@example.com");
+    assert_eq!(got["headers"]["content-encoding"], "aes128gcm");
+
+    // The person's app moved: its push service answers 410 from now on.
+    let gone = endpoint.replace("/sub-1", "/gone");
+    dynamo
+        .remove_push_subscription(&sub, &endpoint, now)
+        .await
+        .unwrap();
+    dynamo
+        .add_push_subscription(&sub, &subscription(&gone), now)
+        .await
+        .unwrap();
+    ask("Secret 43").await;
+    let (event, _) = receive(&sqs, &url, 1).await;
+    assert_eq!(event.records.len(), 1, "{event:?}");
+    let (response, handled) = sender.handle(event).await;
+    assert!(response.batch_item_failures.is_empty(), "not tried again");
+    assert_eq!(handled[0].1, Handled::GaveUp(GiveUp::Refused, false));
+    let got = push.next();
+    assert_eq!(got["path"], "/push/gone", "{got}");
+    assert!(got.get("error").is_none(), "{got}");
+    assert!(
+        dynamo
+            .push_subscriptions(&sub, now)
+            .await
+            .unwrap()
+            .is_empty(),
+        "the gone subscription left the table"
+    );
+
+    // What the sender touched is what its IAM policy allows, and nothing else.
+    let pk = Key::new(Kind::IdentityPush, &sub).pk();
+    assert!(pk.starts_with("identity_push#"), "{pk}");
+    let template =
+        std::fs::read_to_string(scanid_tests::repo_root().join("template.yaml")).unwrap();
+    assert!(
+        template.contains("dynamodb:LeadingKeys: [\"identity_push#*\"]"),
+        "the sender's table access is limited to push subscriptions"
+    );
+}

@@ -159,11 +159,16 @@ fn every_function_has_a_binary_crate() {
         // Only functions that sign link the KMS signer; each names its own endpoint, so its
         // binary links no other handler.
         // Only functions that handle photos link the S3 client, only those that authenticate
-        // clients the fetcher of their jwks_uri.
+        // clients the fetcher of their jwks_uri, only those that queue deliveries (and sign
+        // nothing) the SQS client as well.
         let runner = match (handler.access(), handler.photos()) {
             (Access::Sign, false) => "run_signing",
             (Access::Sign, true) => "run_signing_photos",
+            (_, false) if handler.authenticates_clients() && handler.queues_deliveries() => {
+                "run_clients_queueing"
+            }
             (_, false) if handler.authenticates_clients() => "run_clients",
+            (_, false) if handler.queues_deliveries() => "run_queueing",
             (_, false) => "run",
             (_, true) => "run_photos",
         };
@@ -317,19 +322,20 @@ fn template_iam_is_least_privilege_per_the_route_table() {
             continue;
         }
         let handler = routes::function_handler(name).unwrap();
-        // Only the functions that may end sessions queue back-channel logout deliveries, on
-        // that queue alone, and are told where it is.
+        // Only the functions that may end sessions (logout tokens), start a CIBA request (a
+        // push) or decide one (a ping) queue deliveries, on that queue alone, and are told
+        // where it is.
         assert_eq!(
             block.contains("sqs:"),
-            handler.ends_sessions(),
-            "{name}: SQS only where sessions end"
+            handler.queues_deliveries(),
+            "{name}: SQS only where deliveries are queued"
         );
         assert_eq!(
             block.contains("SCANID_BACKCHANNEL_QUEUE_URL: !Ref BackchannelQueue"),
-            handler.ends_sessions(),
-            "{name}: the queue's URL where sessions end"
+            handler.queues_deliveries(),
+            "{name}: the queue's URL where deliveries are queued"
         );
-        if handler.ends_sessions() {
+        if handler.queues_deliveries() {
             let sqs: Vec<&str> = block.lines().filter(|l| l.contains("sqs:")).collect();
             assert_eq!(sqs, ["              Action: sqs:SendMessage"], "{name}");
             assert!(
@@ -482,11 +488,29 @@ fn writer_is_least_privilege(block: &str) {
     }
 }
 
-/// The sender reads, deletes and delays messages of the back-channel queue only: no table, no
-/// key, no other queue; its trigger reports partial batch failures.
+/// The sender reads, deletes and delays messages of the back-channel queue only: no key, no
+/// other queue, and of the table only the push subscriptions (to drop a gone one: a read and a
+/// write of `identity_push#` items); its trigger reports partial batch failures.
 fn sender_is_least_privilege(block: &str) {
+    let table: Vec<&str> = block
+        .lines()
+        .filter(|l| l.contains("dynamodb:"))
+        .map(str::trim)
+        .collect();
+    assert_eq!(
+        table,
+        [
+            "- dynamodb:GetItem",
+            "- dynamodb:PutItem",
+            "dynamodb:LeadingKeys: [\"identity_push#*\"]"
+        ],
+        "backchannel-sender: the table's push subscriptions only"
+    );
     for other in [
-        "dynamodb:",
+        "dynamodb:*",
+        "dynamodb:DeleteItem",
+        "dynamodb:Query",
+        "dynamodb:Scan",
         "kms:",
         "s3:",
         "sqs:*",

@@ -14,20 +14,20 @@ use serde_json::{json, Value};
 use crate::ciba::{start, waiting, CLIENT_FLAGS};
 
 /// The VAPID key the server runs with (RFC 8291 Appendix A's sender key) and its public key.
-const VAPID_PRIVATE: &str = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw";
+pub const VAPID_PRIVATE: &str = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw";
 pub const VAPID_PUBLIC: &str =
     "BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8";
 
 /// The local push service: its subscription (endpoint and keys) and the lines it prints,
 /// one per request received.
-struct PushService {
+pub(crate) struct PushService {
     child: std::process::Child,
-    subscription: Value,
+    pub(crate) subscription: Value,
     lines: mpsc::Receiver<String>,
 }
 
 impl PushService {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         let mut child = std::process::Command::new(scanid_tests::python())
             .arg(scanid_tests::repo_root().join("tests/py/push_service.py"))
             .stdout(std::process::Stdio::piped())
@@ -53,7 +53,7 @@ impl PushService {
     }
 
     /// The next request it received, within a few seconds.
-    fn next(&self) -> Value {
+    pub(crate) fn next(&self) -> Value {
         let line = self
             .lines
             .recv_timeout(Duration::from_secs(10))
@@ -245,4 +245,24 @@ fn without_a_vapid_key_there_is_no_push_and_subscribing_is_refused() {
         &json!({ "p256dh": VAPID_PUBLIC, "auth": "BTBZMqHH6r4Tts7J_aSIgg" }),
     );
     assert_eq!(r.status, 400, "{}", r.text());
+}
+
+/// `scanid keys vapid` makes a key pair: the server runs with the private key it printed and
+/// gives apps the public key it printed; two runs make two keys.
+#[test]
+fn a_vapid_key_made_by_the_cli_is_the_one_apps_are_given() {
+    let made = scanid_tests::scanid_json(&["keys", "vapid"]);
+    let private = made["vapid_private_key"].as_str().unwrap();
+    let public = made["application_server_key"].as_str().unwrap();
+    assert_eq!(made["setting"], "SCANID_VAPID_PRIVATE_KEY");
+    assert_eq!(private.len(), 43, "{made}");
+    assert!(public.starts_with('B') && public.len() == 87, "{made}");
+    let again = scanid_tests::scanid_json(&["keys", "vapid"]);
+    assert_ne!(again["vapid_private_key"], made["vapid_private_key"]);
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &["--vapid-private-key", private]);
+    let app = TestApp::enroll(&s, "push-made");
+    let r = push_call(&app, "", json!({}));
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["application_server_key"], public);
 }

@@ -4,5 +4,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid_lambda::run(scanid_lambda::endpoints::DEVICE_DECIDE).await
+    scanid_lambda::run_queueing(scanid_lambda::endpoints::DEVICE_DECIDE).await
 }

@@ -36,6 +36,10 @@ pub enum KeysCommand {
     Rotate(RotateArgs),
     /// Forget a retired key.
     Remove(RemoveArgs),
+    /// Make a VAPID key pair for Web Push (RFC 8292): prints the private key (the
+    /// `--vapid-private-key` setting, the template's `VapidPrivateKey`) and the public key
+    /// apps subscribe with (`applicationServerKey`). Nothing is stored.
+    Vapid,
 }
 
 #[derive(Debug, Args)]
@@ -211,6 +215,15 @@ pub async fn run(cmd: KeysCommand) -> Result<(), CliError> {
             .await
             .map_err(cli_err)?;
             print_json(&step.to_json());
+        }
+        KeysCommand::Vapid => {
+            let (key, private) =
+                scanid_core::webpush::VapidKey::generate(&scanid_core::random::SystemRandom::new());
+            print_json(&json!({
+                "vapid_private_key": private,
+                "application_server_key": key.public_b64(),
+                "setting": "SCANID_VAPID_PRIVATE_KEY",
+            }));
         }
         KeysCommand::Remove(a) => {
             let (settings, _, home) = load(&a.config, now).await?;

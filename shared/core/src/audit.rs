@@ -53,6 +53,10 @@ pub enum Event {
     BackchannelLogout,
     /// A back-channel logout delivery was given up (the detail says why): one per delivery.
     BackchannelLogoutFailed,
+    /// An OpenID CIBA ping (Core §10.2) was delivered to a client's notification endpoint.
+    CibaPing,
+    /// An OpenID CIBA ping was given up (the detail says why): one per ping.
+    CibaPingFailed,
     /// An identity signed up.
     IdentityCreated,
     /// An operator disabled an identity.
@@ -116,6 +120,8 @@ impl Event {
             Event::Logout => "logout",
             Event::BackchannelLogout => "backchannel_logout",
             Event::BackchannelLogoutFailed => "backchannel_logout.failed",
+            Event::CibaPing => "ciba_ping",
+            Event::CibaPingFailed => "ciba_ping.failed",
             Event::IdentityCreated => "identity.created",
             Event::PasskeyAdded => "passkey.added",
             Event::PasskeyRemoved => "key.removed",
@@ -246,6 +252,10 @@ mod tests {
             Event::Logout,
             Event::BackchannelLogout,
             Event::BackchannelLogoutFailed,
+            Event::CibaPing,
+            Event::CibaPingFailed,
+            Event::BackchannelRequested,
+            Event::DeviceAuthorizationStarted,
             Event::IdentityCreated,
             Event::IdentityDisabled,
             Event::IdentityDeleted,

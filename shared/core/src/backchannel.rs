@@ -275,7 +275,11 @@ pub fn delivered(d: &Delivery) {
         tracing::info!(client_id = %d.client_id, "push message accepted by the push service");
         return;
     }
-    Audit::new(Event::BackchannelLogout)
+    let event = match d.ciba_auth_req_id {
+        Some(_) => Event::CibaPing,
+        None => Event::BackchannelLogout,
+    };
+    Audit::new(event)
         .client(&d.client_id)
         .subject(&d.sub)
         .outcome("delivered")
@@ -288,13 +292,20 @@ pub fn gave_up(d: &Delivery, why: GiveUp) {
         tracing::warn!(client_id = %d.client_id, uri = %d.uri, reason = why.detail(), "push message given up");
         return;
     }
+    let (event, what) = match d.ciba_auth_req_id {
+        Some(_) => (Event::CibaPingFailed, "CIBA ping given up"),
+        None => (
+            Event::BackchannelLogoutFailed,
+            "back-channel logout given up",
+        ),
+    };
     tracing::warn!(
         client_id = %d.client_id,
         uri = %d.uri,
         reason = why.detail(),
-        "back-channel logout given up"
+        "{what}"
     );
-    Audit::new(Event::BackchannelLogoutFailed)
+    Audit::new(event)
         .client(&d.client_id)
         .subject(&d.sub)
         .outcome("failed")

@@ -79,6 +79,18 @@ impl VapidKey {
         Ok(Self { pair, public })
     }
 
+    /// A new key from `random` (a scalar out of range, about one in 2^32, is drawn again);
+    /// with its private scalar in base64url, the setting's form.
+    pub fn generate(random: &dyn Random) -> (Self, String) {
+        loop {
+            let mut d = [0u8; 32];
+            random.fill(&mut d);
+            if let Ok(k) = Self::from_scalar(&d) {
+                return (k, URL_SAFE_NO_PAD.encode(d));
+            }
+        }
+    }
+
     /// The key whose private scalar is `d` in base64url (the setting's form).
     pub fn from_b64(d: &str) -> Result<Self, PushError> {
         let bytes = URL_SAFE_NO_PAD
@@ -291,6 +303,16 @@ mod tests {
             encrypt(&[0; MAX_PLAINTEXT + 1], &to, &rng),
             Err(PushError::TooLong)
         );
+    }
+
+    #[test]
+    fn a_generated_key_reads_back_from_its_setting() {
+        let rng = crate::random::SeededRandom::new(7);
+        let (k, d) = VapidKey::generate(&rng);
+        assert_eq!(VapidKey::from_b64(&d).unwrap().public_b64(), k.public_b64());
+        assert_eq!(k.public_b64().len(), 87, "65 octets, uncompressed");
+        let (other, _) = VapidKey::generate(&rng);
+        assert_ne!(other.public_b64(), k.public_b64());
     }
 
     #[test]

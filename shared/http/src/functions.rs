@@ -85,6 +85,12 @@ impl Function {
     };
 }
 
+/// The Web Push settings (RFC 8292), only where a push is made or its key is answered.
+const VAPID: &[(&str, &str)] = &[
+    ("SCANID_VAPID_PRIVATE_KEY", "!Ref VapidPrivateKey"),
+    ("SCANID_VAPID_SUBJECT", "!Ref VapidSubject"),
+];
+
 /// The sample value of a path parameter, by its name (`unknown` for any other).
 pub const PARAMS: &[(&str, &str)] = &[
     ("realm", "scanid"),
@@ -182,8 +188,12 @@ pub const FUNCTIONS: &[Function] = &[
         ..described("app-decide", "App approval or denial of a login session",
             sample("", Some(Body::Json(r#"{"approval":"not-a-jws"}"#)), NOT_A_JWS))
     },
-    // The web app's script.
-    described("app-pages", "The scanid web app: its shell and files", Sample { route: 1, ..Sample::DEFAULT }),
+    // The web app's script. Its shell publishes the VAPID public key the web app subscribes
+    // to Web Push with.
+    Function {
+        env: VAPID,
+        ..described("app-pages", "The scanid web app: its shell and files", Sample { route: 1, ..Sample::DEFAULT })
+    },
     // A free name.
     described("app-name", "Whether a name is free (the web app sign-up form); lookups are counted per address", Sample::DEFAULT),
     Function {
@@ -192,8 +202,12 @@ pub const FUNCTIONS: &[Function] = &[
         ..described("app-delete", "An identity deletes itself; ends its sessions (signs back-channel logout tokens)",
             sample("", Some(Body::Json(r#"{"deletion":"not-a-jws"}"#)), NOT_A_JWS))
     },
-    described("app-activity", "An identity's recent logins, for its app",
-        sample("", Some(Body::Json(r#"{"activity":"not-a-jws"}"#)), NOT_A_JWS)),
+    // It answers the VAPID public key apps subscribe with (Web Push).
+    Function {
+        env: VAPID,
+        ..described("app-activity", "An identity's recent logins, its waiting CIBA requests and push subscriptions, for its app",
+            sample("", Some(Body::Json(r#"{"activity":"not-a-jws"}"#)), NOT_A_JWS))
+    },
     // A new WebAuthn challenge.
     described("app-passkeys", "Passkeys: WebAuthn challenges, an identity's keys listed, added (verifies registrations and assertions) and removed",
         sample("", Some(Body::Json("{}")), 201)),
@@ -227,8 +241,12 @@ pub const FUNCTIONS: &[Function] = &[
             ..Sample::DEFAULT
         })
     },
-    described("device-authorization", "Device authorization endpoint (RFC 8628): device code and user code",
-        sample("", Some(Body::Form("client_id=unknown&client_secret=wrong&scope=openid")), NO_CLIENT)),
+    // It pushes a new CIBA request to the person's apps (Web Push, VAPID).
+    Function {
+        env: VAPID,
+        ..described("device-authorization", "Device authorization endpoint (RFC 8628) and the CIBA endpoint; queues the Web Push of a CIBA request",
+            sample("", Some(Body::Form("client_id=unknown&client_secret=wrong&scope=openid")), NO_CLIENT))
+    },
     described("par", "Pushed authorization requests (RFC 9126): the request validated and stored, its request_uri answered",
         sample("", Some(Body::Form("client_id=unknown&client_secret=wrong&response_type=code")), NO_CLIENT)),
     // The code entry form, prefilled.

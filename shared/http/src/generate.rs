@@ -87,7 +87,11 @@ pub fn runner(handler: Handler) -> &'static str {
     match (handler.access(), handler.photos()) {
         (Access::Sign, false) => "run_signing",
         (Access::Sign, true) => "run_signing_photos",
+        (_, false) if handler.authenticates_clients() && handler.queues_deliveries() => {
+            "run_clients_queueing"
+        }
         (_, false) if handler.authenticates_clients() => "run_clients",
+        (_, false) if handler.queues_deliveries() => "run_queueing",
         (_, false) => "run",
         (_, true) => "run_photos",
     }
@@ -170,7 +174,7 @@ pub fn statements(name: &'static str) -> Result<Vec<Statement>, String> {
             "!Sub ${PhotoBucket.Arn}/*",
         ));
     }
-    if handler.ends_sessions() {
+    if handler.queues_deliveries() {
         out.push(statement(
             "QueueBackchannelLogout",
             &["sqs:SendMessage"],
@@ -186,11 +190,11 @@ pub fn statements(name: &'static str) -> Result<Vec<Statement>, String> {
     Ok(out)
 }
 
-/// The function's own environment variables (the queue's URL where it ends sessions, then
-/// its extras).
+/// The function's own environment variables (the queue's URL where it queues deliveries,
+/// then its extras).
 pub fn env(name: &'static str) -> Result<Vec<(&'static str, &'static str)>, String> {
     let mut out = Vec::new();
-    if handler_of(name)?.ends_sessions() {
+    if handler_of(name)?.queues_deliveries() {
         out.push(("SCANID_BACKCHANNEL_QUEUE_URL", "!Ref BackchannelQueue"));
     }
     out.extend_from_slice(functions::of(name).env);
@@ -544,6 +548,7 @@ pub fn table_json() -> Result<serde_json::Value, String> {
             "photos": handler.photos(),
             "lists_clients": handler.lists_clients(),
             "ends_sessions": handler.ends_sessions(),
+            "queues_deliveries": handler.queues_deliveries(),
             "body_limit": handler.body_limit(),
             "iam": statements,
             "env": env,

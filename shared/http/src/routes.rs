@@ -518,6 +518,14 @@ impl Handler {
         )
     }
 
+    /// Endpoints that hand deliveries to the back-channel queue (on AWS; a task under
+    /// `serve`): those that end sessions (logout tokens), the CIBA endpoint (a Web Push to the
+    /// person's apps) and the app's decision (a CIBA ping to the client). Only their functions
+    /// link the SQS client and may send to the queue.
+    pub const fn queues_deliveries(self) -> bool {
+        self.ends_sessions() || matches!(self, Handler::DeviceAuthorization | Handler::DeviceDecide)
+    }
+
     /// Endpoints that authenticate clients, so may verify a `private_key_jwt` assertion with
     /// keys fetched from the client's `jwks_uri`, or fetch a client's metadata document (an
     /// `https` `client_id`: the authorization endpoint too): only their functions link the

@@ -51,6 +51,9 @@ pub async fn run(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     if endpoint.handler.ends_sessions() {
         return Err(wrong_entry(endpoint, "ends sessions", "run_signing"));
     }
+    if endpoint.handler.queues_deliveries() {
+        return Err(wrong_entry(endpoint, "queues deliveries", "run_queueing"));
+    }
     if endpoint.handler.authenticates_clients() {
         return Err(wrong_entry(
             endpoint,
@@ -76,7 +79,50 @@ pub async fn run_clients(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     if endpoint.handler.ends_sessions() {
         return Err(wrong_entry(endpoint, "ends sessions", "run_signing"));
     }
+    if endpoint.handler.queues_deliveries() {
+        return Err(wrong_entry(
+            endpoint,
+            "queues deliveries",
+            "run_clients_queueing",
+        ));
+    }
     serve(endpoint, publish_only, None, None, Some(jwks_http)).await
+}
+
+/// As [`run`], for a function that never signs but hands deliveries to the back-channel
+/// queue (the app's decision: a CIBA ping): it links the SQS client
+/// (`SCANID_BACKCHANNEL_QUEUE_URL`).
+pub async fn run_queueing(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
+    telemetry::init();
+    if endpoint.handler.access() == Access::Sign || endpoint.handler.photos() {
+        return Err(wrong_entry(
+            endpoint,
+            "signs or handles photos",
+            "run_signing",
+        ));
+    }
+    serve(endpoint, publish_only, None, Some(sqs_queue), None).await
+}
+
+/// As [`run_clients`], for a function that also hands deliveries to the back-channel queue
+/// (the CIBA endpoint: a Web Push to the person's apps).
+pub async fn run_clients_queueing(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
+    telemetry::init();
+    if endpoint.handler.access() == Access::Sign || endpoint.handler.photos() {
+        return Err(wrong_entry(
+            endpoint,
+            "signs or handles photos",
+            "run_signing",
+        ));
+    }
+    serve(
+        endpoint,
+        publish_only,
+        None,
+        Some(sqs_queue),
+        Some(jwks_http),
+    )
+    .await
 }
 
 /// Runs the Lambda function of `endpoint`, which never signs but reads or writes hosted
@@ -146,8 +192,8 @@ fn sqs_queue(
     Arc::new(scanid_aws::queue::SqsDelivery(queue))
 }
 
-/// How a function that ends sessions reaches the back-channel logout queue. Only the signing
-/// entry points pass one, so only those functions link the SQS client.
+/// How a function that queues deliveries reaches the back-channel queue. Only the signing and
+/// queueing entry points pass one, so only those functions link the SQS client.
 type QueueOpener =
     fn(&scanid_aws::SdkConfig, &str) -> Arc<dyn scanid_core::backchannel::LogoutDelivery>;
 

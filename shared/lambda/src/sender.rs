@@ -11,13 +11,21 @@
 //!   so SQS moves it to the dead-letter queue at once.
 //!
 //! A message that cannot be read is reported failed and ends in the dead-letter queue.
+//!
+//! A Web Push message (a CIBA request announced to a person's app) whose push service answers
+//! 404 or 410 (RFC 8030 §7.3: the subscription is gone) is not tried again, and the
+//! subscription is dropped from the table, as `scanid serve` drops it. The function may only
+//! read and write the table's `identity_push#` items (template.yaml: an IAM condition on
+//! `dynamodb:LeadingKeys`), which is all [`drop_subscription`] touches.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use scanid_aws::queue::Queue;
+use scanid_backchannel::{drop_subscription, subscription_gone};
 use scanid_core::backchannel::{self, Delivery, GiveUp, Next, RetryPolicy};
 use scanid_core::clock::{Clock, SystemClock};
+use scanid_core::store::Backend;
 use serde::{Deserialize, Serialize};
 
 /// Where the sender reads and retries: the queue's URL.
@@ -84,13 +92,15 @@ pub enum Handled {
     GaveUp(GiveUp, bool),
 }
 
-/// The sender: an HTTP client, the queue (for backoffs), the clock and the policy.
+/// The sender: an HTTP client, the queue (for backoffs), the clock and the policy, and where
+/// push subscriptions live (to drop a gone one).
 #[derive(Clone)]
 pub struct Sender {
     http: scanid_backchannel::Http,
     queue: Queue,
     clock: Arc<dyn Clock>,
     policy: RetryPolicy,
+    store: Option<Arc<dyn Backend>>,
 }
 
 impl Sender {
@@ -105,7 +115,14 @@ impl Sender {
             queue,
             clock,
             policy,
+            store: None,
         })
+    }
+
+    /// The same, dropping from `store` a push subscription its push service says is gone.
+    pub fn with_store(mut self, store: Arc<dyn Backend>) -> Self {
+        self.store = Some(store);
+        self
     }
 
     /// Handles one batch: every message in parallel; the ones to hand over again (and what
@@ -167,6 +184,12 @@ impl Sender {
         let attempts = m.receives();
         let outcome = scanid_backchannel::post(&self.http, &d, self.policy.attempt_timeout).await;
         let now = self.clock.now();
+        if d.push.is_some() && subscription_gone(outcome) {
+            match &self.store {
+                Some(store) => drop_subscription(store.as_ref(), &d, now).await,
+                None => tracing::warn!("push: a gone subscription stays (the sender has no table)"),
+            }
+        }
         match self.policy.next(d.issued_at, attempts, outcome, now) {
             Next::Done => {
                 backchannel::delivered(&d);
@@ -215,11 +238,15 @@ pub async fn run() -> Result<(), lambda_http::Error> {
         })?;
     let config = scanid_aws::env_config()?;
     let queue = Queue::from_config(&config, &url);
-    let sender = Arc::new(Sender::new(
-        queue,
-        Arc::new(SystemClock),
-        RetryPolicy::DEFAULT,
-    )?);
+    let mut sender = Sender::new(queue, Arc::new(SystemClock), RetryPolicy::DEFAULT)?;
+    // The table, for gone push subscriptions only (no warm-up read: the function may read
+    // nothing but `identity_push#` items).
+    if let Some(table) = std::env::var("SCANID_TABLE").ok().filter(|t| !t.is_empty()) {
+        sender = sender.with_store(Arc::new(scanid_aws::dynamo::DynamoStore::from_config(
+            &config, table,
+        )));
+    }
+    let sender = Arc::new(sender);
     lambda_http::lambda_runtime::run(lambda_http::service_fn(
         move |event: lambda_http::LambdaEvent<SqsEvent>| {
             let sender = sender.clone();

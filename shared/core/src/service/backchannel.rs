@@ -22,20 +22,35 @@ use crate::store::{Backchannels, ClientStore, DeviceGrants, Outcome, QrLogins, S
 /// and then pushed to the person's apps (Web Push, [`super::push`]; handed to the delivery
 /// port, never failing the request). A request whose hint named nobody is stored all the
 /// same and reaches no one.
+///
+/// `list_of` is the key of the list: the person's `sub`, or for a hint that named nobody the
+/// hint's own (as the per-person limit counts it), so that such a request costs the same
+/// reads and writes as one for a person without push subscriptions (no directory oracle by
+/// timing).
 pub(crate) async fn announce(
     ctx: &Context,
     hash: &str,
     d: &DeviceAuthorization,
+    list_of: &str,
     now: Timestamp,
 ) -> Result<Outcome, StoreError> {
     // The list is read-modify-write: two requests for one person at the same moment
     // retry (the request's own key is fresh, so it is never what lost).
     for _ in 0..3 {
-        if ctx.store.create_backchannel_request(hash, d, now).await? == Outcome::Done {
-            if let Some(sub) = d.backchannel.as_ref().and_then(|b| b.sub.as_ref()) {
-                let ttl = d.expires_at.secs() - now.secs();
-                super::push::announce(ctx, sub.as_str(), d.client_id.as_str(), hash, ttl, now)
-                    .await;
+        let created = ctx
+            .store
+            .create_backchannel_request_listed(hash, d, list_of, now)
+            .await?;
+        if created == Outcome::Done {
+            let ttl = d.expires_at.secs() - now.secs();
+            match d.backchannel.as_ref().and_then(|b| b.sub.as_ref()) {
+                Some(sub) => {
+                    super::push::announce(ctx, sub.as_str(), d.client_id.as_str(), hash, ttl, now)
+                        .await
+                }
+                // The read of a person's subscriptions, under a key no identity has, so a
+                // hint that names nobody takes as long.
+                None => super::push::read_as_announcing(ctx, list_of, now).await,
             }
             return Ok(Outcome::Done);
         }

@@ -49,6 +49,9 @@ pub async fn announce(
             return;
         }
     };
+    if !subscriptions.iter().any(|s| s.kind == WEBPUSH) {
+        return;
+    }
     let key = match push.key() {
         Ok(k) => k,
         Err(e) => {
@@ -75,6 +78,17 @@ pub async fn announce(
     }
     if !deliveries.is_empty() {
         ctx.backchannel.send(deliveries).await;
+    }
+}
+
+/// The read [`announce`] makes of `sub`'s subscriptions, and nothing else: what a request
+/// whose hint named nobody does instead (under a key no identity has), so that it takes as
+/// long as one for a person without subscriptions.
+pub async fn read_as_announcing(ctx: &Context, sub: &str, now: Timestamp) {
+    if ctx.settings.push.is_some() {
+        if let Err(e) = ctx.store.push_subscriptions(sub, now).await {
+            tracing::warn!(error = %e, "push: reading the subscriptions failed");
+        }
     }
 }
 

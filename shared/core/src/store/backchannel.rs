@@ -40,8 +40,9 @@ pub struct FoundBackchannel {
 #[async_trait]
 pub trait Backchannels: Backend {
     /// Stores a new request (its record outlives it by `device_grant::RECORD_GRACE_SECS`, so a
-    /// late poll learns `expired_token`) and, when it names a person, adds it to their list
-    /// (expired entries dropped, the oldest past [`MAX_PENDING`]), all or nothing.
+    /// late poll learns `expired_token`) and adds it to its person's list (expired entries
+    /// dropped, the oldest past [`MAX_PENDING`]), all or nothing; a request whose hint named
+    /// nobody goes to a list of its own that nothing reads, at the same cost.
     /// [`Outcome::Lost`]: the list changed meanwhile (another request for the same person);
     /// try again.
     async fn create_backchannel_request(
@@ -50,37 +51,54 @@ pub trait Backchannels: Backend {
         d: &DeviceAuthorization,
         now: Timestamp,
     ) -> Result<Outcome, StoreError> {
+        let list_of = match d.backchannel.as_ref().and_then(|b| b.sub.as_ref()) {
+            Some(sub) => sub.as_str().to_owned(),
+            None => format!("nobody:{hash}"),
+        };
+        self.create_backchannel_request_listed(hash, d, &list_of, now)
+            .await
+    }
+
+    /// [`Backchannels::create_backchannel_request`], the request listed under `list_of`: its
+    /// person's `sub`, or for a hint that named nobody a key no identity has, kept per hint
+    /// (the backchannel endpoint's `hint:<hash>`), so its list grows and is rewritten as a
+    /// person's would be, at the same cost. Nothing reads such a list; it expires with its
+    /// requests.
+    async fn create_backchannel_request_listed(
+        &self,
+        hash: &str,
+        d: &DeviceAuthorization,
+        list_of: &str,
+        now: Timestamp,
+    ) -> Result<Outcome, StoreError> {
         let exp = Some(d.expires_at.secs() + device_grant::RECORD_GRACE_SECS);
         let mut writes = vec![Write::Put(
             Record::new(Key::new(Kind::DeviceCode, hash), d, exp)?,
             Cond::Absent,
         )];
-        let sub = d.backchannel.as_ref().and_then(|b| b.sub.as_ref());
-        if let Some(sub) = sub {
-            let old = self
-                .read::<PendingList>(Kind::IdentityBackchannel, sub.as_str(), now)
-                .await?;
-            let mut list = old.as_ref().map(|o| o.value.clone()).unwrap_or_default();
-            list.requests.retain(|p| p.expires_at > now.secs());
-            list.requests.push(Pending {
-                hash: hash.to_owned(),
-                expires_at: d.expires_at.secs(),
-            });
-            let excess = list.requests.len().saturating_sub(MAX_PENDING);
-            list.requests.drain(..excess);
-            let until = list.requests.iter().map(|p| p.expires_at).max();
-            let key = Key::new(Kind::IdentityBackchannel, sub.as_str());
-            writes.push(match old {
-                Some(o) => Write::Put(
-                    Record {
-                        expires_at: until,
-                        ..o.record.next(&list)?
-                    },
-                    Cond::Version(o.record.version),
-                ),
-                None => Write::Put(Record::new(key, &list, until)?, Cond::Absent),
-            });
-        }
+        let old = self
+            .read::<PendingList>(Kind::IdentityBackchannel, list_of, now)
+            .await?;
+        let mut list = old.as_ref().map(|o| o.value.clone()).unwrap_or_default();
+        list.requests.retain(|p| p.expires_at > now.secs());
+        list.requests.push(Pending {
+            hash: hash.to_owned(),
+            expires_at: d.expires_at.secs(),
+        });
+        let excess = list.requests.len().saturating_sub(MAX_PENDING);
+        list.requests.drain(..excess);
+        let until = list.requests.iter().map(|p| p.expires_at).max();
+        let key = Key::new(Kind::IdentityBackchannel, list_of);
+        writes.push(match old {
+            Some(o) => Write::Put(
+                Record {
+                    expires_at: until,
+                    ..o.record.next(&list)?
+                },
+                Cond::Version(o.record.version),
+            ),
+            None => Write::Put(Record::new(key, &list, until)?, Cond::Absent),
+        });
         match self.transact(writes, now).await {
             Ok(()) => Ok(Outcome::Done),
             Err(StoreError::ConditionFailed) => Ok(Outcome::Lost),

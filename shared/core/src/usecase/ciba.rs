@@ -92,7 +92,7 @@ pub async fn start(
             auth_req_id: auth_req_id.expose().to_owned(),
         }),
     });
-    if announce(ctx, &hash, &d, now).await? == Outcome::Lost {
+    if announce(ctx, &hash, &d, &who, now).await? == Outcome::Lost {
         return Err(StoreError::ConditionFailed.into());
     }
     Audit::new(Event::BackchannelRequested)
@@ -143,14 +143,21 @@ async fn person(
     hint: Hint<'_>,
     now: Timestamp,
 ) -> Result<Option<Subject>, TokenError> {
-    let sub = match hint {
+    // The reads are as many whether the hint names someone or not (no directory oracle by
+    // timing): a name or service_id found costs its marker and the identity, one not found
+    // its marker; so a hint that names nobody reads, once more, an identity no one has.
+    let identity = match hint {
         Hint::Login(h) => {
             let by_name = ctx.store.identity_by_name(h, now).await?;
             let by_service_id = ctx.store.identity_by_service_id(h, now).await?;
             match (by_name, by_service_id) {
                 (Some(a), Some(b)) if a.sub != b.sub => None,
-                (Some(i), _) | (None, Some(i)) => Some(i.sub),
-                (None, None) => None,
+                (Some(i), _) | (None, Some(i)) => Some(i),
+                (None, None) => {
+                    let nobody = format!("nobody:{}", login::hash(&hint_text(hint)));
+                    ctx.store.identity(&nobody, now).await?;
+                    None
+                }
             }
         }
         Hint::IdToken(t) => {
@@ -171,14 +178,8 @@ async fn person(
             if h.typ.as_deref() != Some("ID") || !for_client {
                 return Err(bad());
             }
-            Some(Subject::new(h.sub))
+            ctx.store.identity(&h.sub, now).await?.map(|(i, _)| i)
         }
     };
-    let Some(sub) = sub else {
-        return Ok(None);
-    };
-    Ok(match ctx.store.identity(sub.as_str(), now).await? {
-        Some((i, _)) if !i.disabled => Some(i.sub),
-        _ => None,
-    })
+    Ok(identity.filter(|i| !i.disabled).map(|i| i.sub))
 }

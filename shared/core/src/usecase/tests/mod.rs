@@ -58,6 +58,7 @@ async fn introspect_as_shop(env: &TestEnv, token: &str) -> Value {
 
 mod admin_keys;
 mod authorize;
+mod ciba_work;
 mod client_documents;
 mod consent;
 mod device_grant;
