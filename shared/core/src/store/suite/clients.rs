@@ -285,6 +285,8 @@ pub async fn a_client_document_is_read_as_a_client_until_it_expires<B: Backend>(
     let doc = ClientDocument {
         client: client.clone(),
         fresh_until: T0.plus_secs(60),
+        etag: Some("\"v1\"".into()),
+        last_modified: None,
     };
     s.keep_client_document(&doc, T0.secs() + 600, T0)
         .await
