@@ -1045,6 +1045,27 @@ fn ciba_on_dynamodb() {
     crate::ciba::flood_is_refused(&s, &secret);
 }
 
+/// A delegation asked through CIBA on DynamoDB: the approval recorded in the table as the
+/// agent's consent, the exchange then naming it in `act`; withdrawn, denied and expired
+/// requests leaving it refused (`crate::ciba_delegation`).
+#[test]
+fn ciba_delegation_on_dynamodb() {
+    use crate::ciba_delegation as cd;
+    let aws = Aws::init("kms-envelope");
+    let secret = |flags: &[&str]| {
+        let mut args = vec!["client", "create"];
+        args.extend_from_slice(flags);
+        aws.cli(&args)["client_secret"].as_str().unwrap().to_owned()
+    };
+    let agent = secret(cd::AGENT_FLAGS);
+    let api = secret(cd::API_FLAGS);
+    let dir = tempfile::tempdir().unwrap();
+    let mut flags = aws.flags();
+    flags.extend_from_slice(cd::SERVER_FLAGS);
+    let s = TestServer::start(dir.path(), &flags);
+    cd::delegation_through_ciba(&s, ("ciba-agent", &agent), ("api", &api));
+}
+
 /// Push subscriptions on DynamoDB: the key is served, a subscription is stored and withdrawn
 /// through the table; outside local development (a table, not the embedded store) an
 /// endpoint on loopback is refused, as a back-channel logout URI is (`crate::push`).

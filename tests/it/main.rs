@@ -25,6 +25,7 @@ mod attacks_registration;
 mod aws;
 mod aws_faults;
 mod ciba;
+mod ciba_delegation;
 mod ciba_timing;
 mod cli;
 mod client_keys;

@@ -476,3 +476,108 @@ test("a CIMD client with private_key_jwt authenticates at PAR by an assertion si
   const none = await push({});
   assert.equal(none.status, 401, 'a keyed client cannot act as a public one');
 });
+
+test('a browser MCP client identified by CIMD gets CORS at the token and revocation endpoints for its own origin only', async () => {
+  // The code verifier 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk' (RFC 7636 Appendix B).
+  const verifier = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
+  const url = authorizationUrl(server, {
+    client_id: `${docBase}/client.json`,
+    redirect_uri: rp.url,
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+    state: 'cors',
+  });
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  try {
+    await page.goto(url);
+    const payload = await page.locator('#app-link').getAttribute('data-qr-payload');
+    const phone = await approve(server, dana, payload, { page });
+    assert.equal(phone.status, 'approved', JSON.stringify(phone));
+    await page.waitForURL(
+      (u) => u.toString().startsWith(rp.url) || /login-actions\/consent/.test(u.toString()),
+      { timeout: 10_000 },
+    );
+    if (!page.url().startsWith(rp.url)) {
+      await page.click('button[name="consent"][value="allow"]');
+      await page.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 10_000 });
+    }
+    const code = new URL(page.url()).searchParams.get('code');
+    assert.ok(code);
+    const tokenUrl = `${server.issuer}/protocol/openid-connect/token`;
+    const revokeUrl = `${server.issuer}/protocol/openid-connect/revoke`;
+    // The page, at the document's redirect origin, exchanges its code with fetch and reads the
+    // answer: the browser enforces CORS.
+    const got = await page.evaluate(
+      async ([tokenUrl, revokeUrl, form]) => {
+        const r = await fetch(tokenUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(form).toString(),
+        });
+        const tokens = await r.json();
+        const v = await fetch(revokeUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            token: tokens.refresh_token,
+            client_id: form.client_id,
+          }).toString(),
+        });
+        return { status: r.status, tokens, revoked: v.status };
+      },
+      [
+        tokenUrl,
+        revokeUrl,
+        {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: rp.url,
+          client_id: `${docBase}/client.json`,
+          code_verifier: verifier,
+        },
+      ],
+    );
+    assert.equal(got.status, 200, JSON.stringify(got));
+    assert.ok(got.tokens.access_token);
+    assert.equal(got.revoked, 200);
+    // Raw: the preflight from the redirect origin passes; from another origin it does not, and
+    // an answer to another origin carries no CORS header.
+    const rpOrigin = new URL(rp.url).origin;
+    const preflight = (origin) =>
+      fetch(tokenUrl, {
+        method: 'OPTIONS',
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type, dpop',
+        },
+      });
+    const ok = await preflight(rpOrigin);
+    assert.equal(ok.status, 204);
+    assert.equal(ok.headers.get('access-control-allow-origin'), rpOrigin);
+    const other = await preflight('https://other.example');
+    assert.equal(other.status, 403);
+    assert.equal(other.headers.get('access-control-allow-origin'), null);
+    const post = (origin) =>
+      fetch(tokenUrl, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: 'spent-or-unknown',
+          redirect_uri: rp.url,
+          client_id: `${docBase}/client.json`,
+          code_verifier: verifier,
+        }).toString(),
+      });
+    const mine = await post(rpOrigin);
+    assert.equal(mine.status, 400);
+    assert.equal(mine.headers.get('access-control-allow-origin'), rpOrigin, 'its errors too');
+    const theirs = await post('https://other.example');
+    assert.equal(theirs.status, 400);
+    assert.equal(theirs.headers.get('access-control-allow-origin'), null);
+  } finally {
+    await ctx.close();
+  }
+});

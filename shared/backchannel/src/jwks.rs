@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use scanid_core::client_jwks::{Fetched, JwksFetch, MAX_BYTES};
+use scanid_core::client_jwks::{Fetched, JwksFetch, Validators, MAX_BYTES};
 use scanid_core::reach::Reach;
 
 use super::{refused_address, refused_literal, Http};
@@ -66,6 +66,7 @@ impl JwksFetch for JwksHttp {
         uri: &str,
         reach: Reach,
         max_bytes: usize,
+        validators: Validators<'_>,
     ) -> Result<Fetched, String> {
         if !uri.starts_with("https://") {
             return Err(format!("{uri}: not https"));
@@ -73,16 +74,38 @@ impl JwksFetch for JwksHttp {
         if refused_literal(uri, reach) {
             return Err(format!("{uri}: {}", reach.refusal()));
         }
-        let r = self
+        let mut get = self
             .http
             .client(reach)
             .get(uri)
             .timeout(TIMEOUT)
-            .header("accept", "application/json")
-            .send()
-            .await
-            .map_err(|e| failure(uri, reach, &e))?;
+            .header("accept", "application/json");
+        if let Some(e) = validators.etag {
+            get = get.header("if-none-match", e);
+        } else if let Some(m) = validators.last_modified {
+            get = get.header("if-modified-since", m);
+        }
+        let r = get.send().await.map_err(|e| failure(uri, reach, &e))?;
         let status = r.status().as_u16();
+        let header = |name: &str| {
+            r.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let cached = |body, not_modified| Fetched {
+            body,
+            not_modified,
+            cache_control: header("cache-control"),
+            expires: header("expires"),
+            date: header("date"),
+            etag: header("etag"),
+            last_modified: header("last-modified"),
+        };
+        let conditional = validators.etag.is_some() || validators.last_modified.is_some();
+        if status == 304 && conditional {
+            return Ok(cached(Vec::new(), true));
+        }
         if (300..400).contains(&status) {
             return Err(format!(
                 "{uri}: answered {status}, a redirect (not followed)"
@@ -91,12 +114,6 @@ impl JwksFetch for JwksHttp {
         if status != 200 {
             return Err(format!("{uri}: answered {status}"));
         }
-        let header = |name: &str| {
-            r.headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        };
         let json = header("content-type").is_some_and(|t| {
             let t = t
                 .split(';')
@@ -109,15 +126,12 @@ impl JwksFetch for JwksHttp {
         if !json {
             return Err(format!("{uri}: not application/json"));
         }
-        let cache_control = header("cache-control");
         if r.content_length().is_some_and(|n| n > max_bytes as u64) {
             return Err(format!("{uri}: larger than {max_bytes} bytes"));
         }
+        let answer = cached(Vec::new(), false);
         let body = bounded_body(uri, r, max_bytes).await?;
-        Ok(Fetched {
-            body,
-            cache_control,
-        })
+        Ok(Fetched { body, ..answer })
     }
 }
 
@@ -187,13 +201,18 @@ mod tests {
             "https://[::ffff:169.254.169.254]/c.json".to_owned(),
         ] {
             let e = f
-                .fetch_document(&uri, Reach::Public, 5120)
+                .fetch_document(&uri, Reach::Public, 5120, Validators::default())
                 .await
                 .unwrap_err();
             assert!(e.contains("not public"), "{uri}: {e}");
         }
         let e = f
-            .fetch_document(&format!("http://127.0.0.1:{port}/c.json"), Reach::Any, 5120)
+            .fetch_document(
+                &format!("http://127.0.0.1:{port}/c.json"),
+                Reach::Any,
+                5120,
+                Validators::default(),
+            )
             .await
             .unwrap_err();
         assert!(e.contains("not https"), "{e}");

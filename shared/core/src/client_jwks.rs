@@ -28,10 +28,30 @@ pub const MAX_BYTES: usize = 64 * 1024;
 /// A fetched client metadata document ([`crate::domain::client_document`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Fetched {
-    /// The body of the 200 answer.
+    /// The body of the 200 answer (empty for a 304).
     pub body: Vec<u8>,
+    /// The answer was `304 Not Modified` to a conditional request: the kept document stands.
+    pub not_modified: bool,
     /// Its `Cache-Control` header, if any.
     pub cache_control: Option<String>,
+    /// Its `Expires` header, if any.
+    pub expires: Option<String>,
+    /// Its `Date` header, if any.
+    pub date: Option<String>,
+    /// Its `ETag` header, if any.
+    pub etag: Option<String>,
+    /// Its `Last-Modified` header, if any.
+    pub last_modified: Option<String>,
+}
+
+/// The validators of a kept document, to fetch it conditionally (RFC 9110 §13.1): the
+/// answer is then `304` when it did not change.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Validators<'a> {
+    /// Sent as `If-None-Match`.
+    pub etag: Option<&'a str>,
+    /// Sent as `If-Modified-Since` (when there is no `ETag`, RFC 9110 §13.1.3).
+    pub last_modified: Option<&'a str>,
 }
 
 /// Fetches a client's documents from URIs it chose, connecting only where `reach` allows: its
@@ -42,13 +62,14 @@ pub trait JwksFetch: Send + Sync {
     async fn fetch(&self, uri: &str, reach: Reach) -> Result<Vec<u8>, String>;
 
     /// A 200 `application/json` answer to a GET of `uri` of at most `max_bytes`, within the
-    /// fetcher's time limit, with no redirect followed; or why not. By default nothing is
-    /// fetched.
+    /// fetcher's time limit, with no redirect followed, or a 304 to the conditional request
+    /// `validators` make; or why not. By default nothing is fetched.
     async fn fetch_document(
         &self,
         uri: &str,
         _reach: Reach,
         _max_bytes: usize,
+        _validators: Validators<'_>,
     ) -> Result<Fetched, String> {
         Err(format!(
             "{uri}: this process fetches no client metadata document"

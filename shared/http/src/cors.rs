@@ -11,7 +11,8 @@
 //! * Preflights and error responses name no client yet: the set of every client's origins
 //!   decides ([`scanid_core::store::origins::OriginCache`]: read again every minute, or after
 //!   five seconds when an origin is not in it, so a new client's origin works
-//!   within seconds while unknown origins cannot make every request list the clients).
+//!   within seconds while unknown origins cannot make every request list the clients), with
+//!   the origins of the client metadata documents the store keeps (`usecase::origins`).
 
 use lambda_http::Body;
 

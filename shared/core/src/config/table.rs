@@ -267,6 +267,14 @@ settings! {
         flag: Some("client-document-refused-host"), default: None, repeatable: true,
         help: "A host (with its subdomains) whose client metadata documents are refused (repeatable; default none)",
     }
+    CLIENT_DOCUMENT_MIN_CACHE_SECS client_document_min_cache_secs = "SCANID_CLIENT_DOCUMENT_MIN_CACHE_SECS" {
+        flag: Some("client-document-min-cache-secs"), default: Some("0"), repeatable: false,
+        help: "The least time, in seconds, a fetched client metadata document is used before it is fetched again, whatever its caching headers say (0 to 3600; default 0: no-store and no-cache are honoured)",
+    }
+    CLIENT_DOCUMENT_MAX_CACHE_SECS client_document_max_cache_secs = "SCANID_CLIENT_DOCUMENT_MAX_CACHE_SECS" {
+        flag: Some("client-document-max-cache-secs"), default: Some("86400"), repeatable: false,
+        help: "The longest time, in seconds, a fetched client metadata document is used before it is fetched (or revalidated) again, whatever its max-age or Expires (60 to 604800; default a day)",
+    }
     REGISTRATION_RATE_PER_HOUR registration_rate_per_hour = "SCANID_REGISTRATION_RATE_PER_HOUR" {
         flag: Some("registration-rate-per-hour"), default: Some("20"), repeatable: false,
         help: "Dynamic client registration requests allowed per source address and hour",

@@ -444,9 +444,21 @@ pub(super) fn client_documents(
             })
             .collect::<Result<Vec<_>, _>>()
     };
+    let min_fresh_secs = seconds(&setting::CLIENT_DOCUMENT_MIN_CACHE_SECS, raw, 0, 3600)?;
+    let max_fresh_secs = seconds(&setting::CLIENT_DOCUMENT_MAX_CACHE_SECS, raw, 60, 604_800)?;
+    if min_fresh_secs > max_fresh_secs {
+        return Err(bad(
+            setting::CLIENT_DOCUMENT_MIN_CACHE_SECS.env,
+            format!(
+                "{min_fresh_secs} is more than SCANID_CLIENT_DOCUMENT_MAX_CACHE_SECS ({max_fresh_secs})"
+            ),
+        ));
+    }
     Ok(crate::domain::client_document::Policy {
         enabled: flag(&setting::CLIENT_ID_METADATA_DOCUMENTS, raw)?,
         trusted_hosts: hosts(&setting::CLIENT_DOCUMENT_TRUSTED_HOSTS)?,
         refused_hosts: hosts(&setting::CLIENT_DOCUMENT_REFUSED_HOSTS)?,
+        min_fresh_secs,
+        max_fresh_secs,
     })
 }

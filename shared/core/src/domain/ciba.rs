@@ -40,6 +40,15 @@ pub struct Backchannel {
     /// Ping mode: what the client is told with once the person decided.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ping: Option<Ping>,
+    /// Asked by an agent (a client allowed token exchange): approving is the person's
+    /// delegation to it (RFC 8693, [`crate::domain::delegation`]), recorded as its consent
+    /// page's would be.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub delegation: bool,
+    /// The resource servers (RFC 8707 `resource`) the agent asks to act at: the delegation
+    /// covers them, as a consent page's resources.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<String>,
 }
 
 /// What a ping mode request keeps until it is decided (CIBA Core §10.2): the client's bearer
@@ -106,6 +115,9 @@ pub struct BackchannelRequest<'a> {
     /// `client_notification_token`, as sent (a ping client's is checked by
     /// [`notification_token`]).
     pub client_notification_token: Option<&'a str>,
+    /// `resource` (RFC 8707), each value as sent: an agent's delegation request names the
+    /// resource servers it asks to act at ([`delegation_resources`]).
+    pub resources: Vec<&'a str>,
 }
 
 fn invalid(d: &'static str) -> OAuthError {
@@ -157,7 +169,30 @@ pub fn read(params: &Params) -> Result<BackchannelRequest<'_>, OAuthError> {
         binding_message,
         requested_expiry,
         client_notification_token: one("client_notification_token")?,
+        resources: params.all("resource"),
     })
+}
+
+/// The resource servers a backchannel request's delegation covers: only an agent's request
+/// (a client allowed token exchange, whose approval is a delegation) may name any, each one
+/// a registered resource server (RFC 8707), as at the authorization endpoint.
+pub fn delegation_resources(
+    asked: &[&str],
+    agent: bool,
+    registered: &[String],
+) -> Result<Vec<String>, OAuthError> {
+    let target = |d: &'static str| OAuthError::new(OAuthErrorCode::InvalidTarget, d);
+    if asked.is_empty() {
+        return Ok(Vec::new());
+    }
+    if !agent {
+        return Err(target(
+            "resource: only an agent's request (a client allowed token exchange) names resource servers",
+        ));
+    }
+    let asked: Vec<String> = asked.iter().map(|r| (*r).to_owned()).collect();
+    crate::domain::resource_indicator::at_authorization(&asked, registered)
+        .map_err(|e| target(e.description()))
 }
 
 /// Exactly one hint. `login_hint_token` is refused: CIBA defines no format for it, and a
@@ -245,6 +280,18 @@ mod tests {
         assert_eq!(r.scopes.to_vec(), vec!["openid", "profile"]);
         assert_eq!(r.binding_message.as_deref(), Some("Till 4: order #1234"));
         assert_eq!(r.requested_expiry, Some(120));
+    }
+
+    #[test]
+    fn only_an_agents_request_names_registered_resource_servers() {
+        let reg = vec!["https://api.example/v1".to_owned()];
+        let ok = delegation_resources(&["https://api.example/v1"], true, &reg).unwrap();
+        assert_eq!(ok, reg);
+        assert!(delegation_resources(&[], false, &reg).unwrap().is_empty());
+        let e = delegation_resources(&["https://api.example/v1"], false, &reg).unwrap_err();
+        assert_eq!(e.error, OAuthErrorCode::InvalidTarget);
+        let e = delegation_resources(&["https://other.example/"], true, &reg).unwrap_err();
+        assert_eq!(e.error, OAuthErrorCode::InvalidTarget);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! document at that URL is its metadata (RFC 7591's names). The decisions, with no I/O: which
 //! URLs may be a `client_id` ([`check_url`]), which hosts the operator allows ([`Policy`]),
 //! what a fetched document must say ([`client_of`]), and how long it is used
-//! ([`fresh_secs`]). The fetch is `service::client_documents`'s.
+//! ([`freshness`]). The fetch is `service::client_documents`'s.
 
 use serde::{Deserialize, Serialize};
 
@@ -19,7 +19,8 @@ pub const MAX_BYTES: usize = 5 * 1024;
 pub const MAX_URL_LEN: usize = 512;
 /// How long a document is used when its answer says nothing of caching.
 pub const DEFAULT_FRESH_SECS: i64 = 300;
-/// The longest a document is used without fetching it again, whatever its `max-age`.
+/// The longest a document is used without fetching it again by default, whatever its
+/// `max-age` (`SCANID_CLIENT_DOCUMENT_MAX_CACHE_SECS`).
 pub const MAX_FRESH_SECS: i64 = 24 * 3600;
 /// How long a fetched client stays in the store after it stops being fresh, so that a login
 /// under way (the QR page, the phone, the consent page, the code's redemption) still finds
@@ -27,7 +28,7 @@ pub const MAX_FRESH_SECS: i64 = 24 * 3600;
 pub const FLOW_SECS: i64 = 3600;
 
 /// The operator's policy for metadata documents.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
     /// Whether an `https` `client_id` is fetched at all.
     pub enabled: bool,
@@ -35,6 +36,23 @@ pub struct Policy {
     pub trusted_hosts: Vec<String>,
     /// These hosts (and their subdomains) may not.
     pub refused_hosts: Vec<String>,
+    /// The least time a fetched document is used before it is fetched again, whatever its
+    /// caching headers say.
+    pub min_fresh_secs: i64,
+    /// The longest.
+    pub max_fresh_secs: i64,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            trusted_hosts: Vec::new(),
+            refused_hosts: Vec::new(),
+            min_fresh_secs: 0,
+            max_fresh_secs: MAX_FRESH_SECS,
+        }
+    }
 }
 
 fn covers(pattern: &str, host: &str) -> bool {
@@ -110,23 +128,77 @@ pub fn check_url(id: &str) -> Result<String, String> {
     }
 }
 
-/// How long a fetched document may be used, from its answer's `Cache-Control` (RFC 9111):
-/// `no-store` or `no-cache` not at all (fetched again on the next request), `max-age` up to
-/// [`MAX_FRESH_SECS`], else [`DEFAULT_FRESH_SECS`].
-pub fn fresh_secs(cache_control: Option<&str>) -> i64 {
-    let Some(cc) = cache_control else {
-        return DEFAULT_FRESH_SECS;
-    };
+/// What a document's answer says of caching (RFC 9111), its headers as received.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CacheHeaders<'a> {
+    /// `Cache-Control`.
+    pub cache_control: Option<&'a str>,
+    /// `Expires` (an HTTP-date).
+    pub expires: Option<&'a str>,
+    /// `Date`, the origin's clock (`Expires` counts from it).
+    pub date: Option<&'a str>,
+}
+
+/// How long a document is used without fetching it, and whether it may be revalidated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Freshness {
+    /// Seconds it is used as it is.
+    pub secs: i64,
+    /// Whether its validators (`ETag`, `Last-Modified`) are kept to revalidate it with a
+    /// conditional request (`no-store` forbids keeping anything beyond the flow under way).
+    pub revalidate: bool,
+}
+
+/// How long a fetched document may be used (RFC 9111 §4.2.1): `no-store` or `no-cache` not
+/// at all (the next request fetches it again; `no-cache` revalidates), else `max-age`, else
+/// `Expires` less `Date` (or now), else [`DEFAULT_FRESH_SECS`]; always within the operator's
+/// bounds (`min..=max`: the minimum holds even against `no-store`, so a document cannot make
+/// scanid fetch it on every request when the operator says otherwise).
+pub fn freshness(h: CacheHeaders<'_>, now: Timestamp, (min, max): (i64, i64)) -> Freshness {
     let mut max_age = None;
-    for d in cc.split(',').map(|d| d.trim().to_ascii_lowercase()) {
-        if d == "no-store" || d == "no-cache" {
-            return 0;
-        }
-        if let Some(v) = d.strip_prefix("max-age=") {
-            max_age = v.trim_matches('"').parse::<i64>().ok();
+    let (mut no_store, mut no_cache) = (false, false);
+    for d in h
+        .cache_control
+        .unwrap_or_default()
+        .split(',')
+        .map(|d| d.trim().to_ascii_lowercase())
+    {
+        match d.as_str() {
+            "no-store" => no_store = true,
+            "no-cache" => no_cache = true,
+            _ => {
+                if let Some(v) = d.strip_prefix("max-age=") {
+                    // An invalid max-age is stale (RFC 9111 §4.2.1).
+                    max_age = Some(v.trim_matches('"').parse::<i64>().unwrap_or(0));
+                }
+            }
         }
     }
-    max_age.map_or(DEFAULT_FRESH_SECS, |s| s.clamp(0, MAX_FRESH_SECS))
+    let secs = if no_store || no_cache {
+        0
+    } else if let Some(a) = max_age {
+        a
+    } else if let Some(e) = h.expires {
+        // An Expires that is no date (`0`, say) means already expired.
+        let from = h.date.and_then(http_date).unwrap_or(now.secs());
+        http_date(e).map_or(0, |e| e - from)
+    } else {
+        DEFAULT_FRESH_SECS
+    };
+    Freshness {
+        secs: secs.clamp(min, max.max(min)),
+        revalidate: !no_store,
+    }
+}
+
+/// An HTTP-date in its preferred form (RFC 9110 §5.6.7, IMF-fixdate), in Unix seconds.
+pub fn http_date(v: &str) -> Option<i64> {
+    let f = time::macros::format_description!(
+        "[weekday repr:short], [day] [month repr:short] [year] [hour]:[minute]:[second] GMT"
+    );
+    time::PrimitiveDateTime::parse(v.trim(), &f)
+        .ok()
+        .map(|t| t.assume_utc().unix_timestamp())
 }
 
 /// A fetched client, as the store keeps it.
@@ -136,6 +208,12 @@ pub struct ClientDocument {
     pub client: Client,
     /// Until when it is used without fetching the document again.
     pub fresh_until: Timestamp,
+    /// Its `ETag`, to revalidate it with `If-None-Match`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    /// Its `Last-Modified`, to revalidate it with `If-Modified-Since`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
 }
 
 /// Members a metadata document may not have (§4.1: it is public; there is no shared secret).
@@ -299,12 +377,51 @@ mod tests {
     }
 
     #[test]
-    fn caching_follows_cache_control_within_bounds() {
-        assert_eq!(fresh_secs(None), DEFAULT_FRESH_SECS);
-        assert_eq!(fresh_secs(Some("public, max-age=60")), 60);
-        assert_eq!(fresh_secs(Some("max-age=99999999")), MAX_FRESH_SECS);
-        assert_eq!(fresh_secs(Some("no-store")), 0);
-        assert_eq!(fresh_secs(Some("max-age=60, no-cache")), 0);
+    fn caching_follows_the_headers_within_the_operators_bounds() {
+        let now = Timestamp::from_secs(784_111_777); // Sun, 06 Nov 1994 08:49:37 GMT
+        let b = (0, MAX_FRESH_SECS);
+        let f = |cc: Option<&str>, expires: Option<&str>, date: Option<&str>, b| {
+            let h = CacheHeaders {
+                cache_control: cc,
+                expires,
+                date,
+            };
+            freshness(h, now, b)
+        };
+        let secs = |cc, e, d| f(cc, e, d, b).secs;
+        assert_eq!(secs(None, None, None), DEFAULT_FRESH_SECS);
+        assert_eq!(secs(Some("public, max-age=60"), None, None), 60);
+        assert_eq!(secs(Some("max-age=99999999"), None, None), MAX_FRESH_SECS);
+        assert_eq!(secs(Some("max-age=x"), None, None), 0);
+        assert_eq!(
+            f(Some("no-store"), None, None, b),
+            Freshness {
+                secs: 0,
+                revalidate: false
+            }
+        );
+        assert_eq!(
+            f(Some("max-age=60, no-cache"), None, None, b),
+            Freshness {
+                secs: 0,
+                revalidate: true
+            }
+        );
+        // Expires, from the origin's Date, else from now; max-age wins over it.
+        let exp = Some("Sun, 06 Nov 1994 08:59:37 GMT");
+        assert_eq!(secs(None, exp, None), 600);
+        assert_eq!(secs(None, exp, Some("Sun, 06 Nov 1994 08:58:37 GMT")), 60);
+        assert_eq!(secs(Some("max-age=5"), exp, None), 5);
+        assert_eq!(secs(None, Some("0"), None), 0);
+        assert_eq!(secs(None, Some("Sun, 06 Nov 1994 08:00:00 GMT"), None), 0);
+        // The operator's bounds hold over everything.
+        assert_eq!(f(Some("no-store"), None, None, (30, 600)).secs, 30);
+        assert_eq!(f(Some("max-age=3600"), None, None, (30, 600)).secs, 600);
+        assert_eq!(
+            http_date("Sun, 06 Nov 1994 08:49:37 GMT"),
+            Some(784_111_777)
+        );
+        assert_eq!(http_date("Sunday, 06-Nov-94 08:49:37 GMT"), None);
     }
 
     #[test]
@@ -313,6 +430,7 @@ mod tests {
             enabled: true,
             trusted_hosts: vec![],
             refused_hosts: vec!["evil.example".into()],
+            ..Policy::default()
         };
         assert!(p.allows("mcp.example").is_ok());
         assert!(p.allows("a.evil.example").is_err());

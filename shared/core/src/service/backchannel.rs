@@ -123,7 +123,14 @@ pub(crate) async fn login_for(
     now: Timestamp,
 ) -> Result<(QrLogin, String), StoreError> {
     let d = &found.request.value;
-    let request = AuthorizationRequest::without_browser(client, endpoint(ctx), d.scopes.clone());
+    let mut request =
+        AuthorizationRequest::without_browser(client, endpoint(ctx), d.scopes.clone());
+    // An agent's delegation request: the approval screen lists where it may act.
+    request.resources = d
+        .backchannel
+        .as_ref()
+        .map(|b| b.resources.clone())
+        .unwrap_or_default();
     let ttl = ctx
         .settings
         .lifetimes

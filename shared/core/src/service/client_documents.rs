@@ -2,17 +2,18 @@
 //! operator allows them) the one its Client ID Metadata Document describes
 //! ([`crate::domain::client_document`]), fetched through the context's fetcher with the SSRF
 //! guards of a self-registered client's URIs ([`Reach::of`]: public addresses only, except in
-//! local development), and kept in the store while fresh by its `Cache-Control` (so every
+//! local development), and kept in the store while fresh by its HTTP caching headers (so every
 //! function, the QR page's, the phone's and the consent's too, reads it back while a login is
-//! under way, without fetching). Only the functions that link the fetcher (authorization,
+//! under way, without fetching), then revalidated with its `ETag` or `Last-Modified`. Only the functions that link the fetcher (authorization,
 //! PAR, token and the other client-authenticating ones) fetch; the others read what the store
 //! keeps.
 
 use crate::audit::{Audit, Event};
+use crate::client_jwks::Validators;
 use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::client::Client;
-use crate::domain::client_document::{self, ClientDocument, FLOW_SECS, MAX_BYTES};
+use crate::domain::client_document::{self, CacheHeaders, ClientDocument, FLOW_SECS, MAX_BYTES};
 use crate::domain::ratelimit::{Counted, Limit};
 use crate::protocol::ClientId;
 use crate::reach::Reach;
@@ -55,43 +56,78 @@ pub async fn client(
         )));
     }
     let local = ctx.settings.local_development();
+    // A stale document kept with validators is fetched conditionally: a 304 keeps it.
+    let validators = kept
+        .as_ref()
+        .map_or_else(Validators::default, |k| Validators {
+            etag: k.etag.as_deref(),
+            last_modified: k.last_modified.as_deref(),
+        });
     let fetched = match ctx
         .jwks_fetch
-        .fetch_document(id, Reach::of(local, true), MAX_BYTES)
+        .fetch_document(id, Reach::of(local, true), MAX_BYTES, validators)
         .await
     {
         Ok(f) => f,
         Err(why) => return Ok(Err(refused(id, why))),
     };
-    let algs = ctx.keyring().await.algs();
-    let mut client =
-        match client_document::client_of(id, &fetched.body, &algs, local, now, ctx.random.as_ref())
-        {
+    let client = match (fetched.not_modified, kept) {
+        (true, Some(k)) => k.client,
+        (_, kept) => match fetched_client(ctx, id, &fetched.body, kept, now).await {
             Ok(c) => c,
             Err(why) => return Ok(Err(refused(id, why))),
-        };
-    // The same document fetched again is the same client: it keeps the time it was first
-    // seen, so the consents given to it stay (a changed one is a new client to consent to).
+        },
+    };
+    let headers = CacheHeaders {
+        cache_control: fetched.cache_control.as_deref(),
+        expires: fetched.expires.as_deref(),
+        date: fetched.date.as_deref(),
+    };
+    let fresh =
+        client_document::freshness(headers, now, (policy.min_fresh_secs, policy.max_fresh_secs));
+    let keep = |v: Option<String>| v.filter(|v| fresh.revalidate && v.len() <= 256);
+    let doc = ClientDocument {
+        client,
+        fresh_until: now.plus_secs(fresh.secs),
+        etag: keep(fetched.etag),
+        last_modified: keep(fetched.last_modified),
+    };
+    ctx.store
+        .keep_client_document(&doc, now.secs() + fresh.secs + FLOW_SECS, now)
+        .await?;
+    tracing::info!(
+        client_id = id,
+        host = %host,
+        fresh = fresh.secs,
+        not_modified = fetched.not_modified,
+        "client metadata document fetched"
+    );
+    Ok(Ok(Some(doc.client)))
+}
+
+/// The client a fetched document describes, or why it is refused. The same document fetched
+/// again is the same client: it keeps the time it was first seen, so the consents given to
+/// it stay (a changed one is a new client to consent to).
+async fn fetched_client(
+    ctx: &Context,
+    id: &str,
+    body: &[u8],
+    kept: Option<ClientDocument>,
+    now: Timestamp,
+) -> Result<Client, String> {
+    let algs = ctx.keyring().await.algs();
+    let local = ctx.settings.local_development();
+    let client = client_document::client_of(id, body, &algs, local, now, ctx.random.as_ref())?;
     if let Some(k) = kept {
-        let first_seen = k.client.created_at;
         let same = Client {
-            created_at: first_seen,
+            created_at: k.client.created_at,
             ..client.clone()
         };
         if same == k.client {
-            client = same;
+            return Ok(same);
         }
     }
-    let fresh = client_document::fresh_secs(fetched.cache_control.as_deref());
-    let doc = ClientDocument {
-        client,
-        fresh_until: now.plus_secs(fresh),
-    };
-    ctx.store
-        .keep_client_document(&doc, now.secs() + fresh + FLOW_SECS, now)
-        .await?;
-    tracing::info!(client_id = id, host = %host, fresh, "client metadata document fetched");
-    Ok(Ok(Some(doc.client)))
+    Ok(client)
 }
 
 /// Audits a refused document and says why.

@@ -42,8 +42,10 @@ pub trait ClientStore: Send + Sync {
         client_id: &str,
         now: Timestamp,
     ) -> Result<Option<ClientDocument>, StoreError>;
+    /// Whether a kept metadata document's client allows browser `origin` (CORS).
+    async fn document_origin(&self, origin: &str, now: Timestamp) -> Result<bool, StoreError>;
     /// Keeps a client fetched from its metadata document until `expires_at`, replacing what
-    /// was kept.
+    /// was kept, and its browser origins ([`ClientStore::document_origin`]) as long.
     async fn keep_client_document(
         &self,
         doc: &ClientDocument,
@@ -118,7 +120,23 @@ impl<B: Backend + ?Sized> ClientStore for B {
     ) -> Result<(), StoreError> {
         let key = Key::new(Kind::ClientDocument, doc.client.client_id.as_str());
         self.put(Record::new(key, doc, Some(expires_at))?, Cond::Any, now)
-            .await
+            .await?;
+        for o in doc.client.allowed_origins().iter().take(8) {
+            let key = Key::new(Kind::DocumentOrigin, o.as_str());
+            self.put(Record::new(key, &true, Some(expires_at))?, Cond::Any, now)
+                .await?;
+        }
+        Ok(())
+    }
+
+    async fn document_origin(&self, origin: &str, now: Timestamp) -> Result<bool, StoreError> {
+        if origin.len() > 512 {
+            return Ok(false);
+        }
+        Ok(self
+            .get(&Key::new(Kind::DocumentOrigin, origin), now)
+            .await?
+            .is_some())
     }
 
     async fn update_client(

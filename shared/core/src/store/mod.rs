@@ -115,6 +115,9 @@ pub enum Kind {
     /// A client fetched from its metadata document (an `https` `client_id`), keyed by its
     /// URL, until it is fetched again or its flows are over.
     ClientDocument,
+    /// A browser origin of a fetched metadata document's client (its redirect URIs'
+    /// origins), until the document's record expires: CORS for clients nobody registered.
+    DocumentOrigin,
     /// An identity's pending backchannel authentication requests (OpenID CIBA): `sub` ->
     /// their `auth_req_id` hashes.
     IdentityBackchannel,
@@ -153,6 +156,7 @@ impl Kind {
             Kind::WebauthnChallenge => "webauthn_challenge",
             Kind::PushedRequest => "par",
             Kind::ClientDocument => "client_document",
+            Kind::DocumentOrigin => "document_origin",
             Kind::IdentityBackchannel => "identity_backchannel",
             Kind::IdentityPush => "identity_push",
             Kind::Test => "test",

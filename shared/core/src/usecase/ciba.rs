@@ -57,6 +57,10 @@ pub async fn start(
         ));
     }
     let req = ciba::read(params).map_err(TokenError::OAuth)?;
+    // An agent's request is a delegation (its approval is recorded as its consent page's).
+    let delegation = client.allows(GrantType::TokenExchange);
+    let resources = ciba::delegation_resources(&req.resources, delegation, &ctx.settings.resources)
+        .map_err(TokenError::OAuth)?;
     let ping_token = match &client.ciba_notification_endpoint {
         Some(_) => Some(
             ciba::notification_token(req.client_notification_token).map_err(TokenError::OAuth)?,
@@ -91,6 +95,8 @@ pub async fn start(
             token,
             auth_req_id: auth_req_id.expose().to_owned(),
         }),
+        delegation,
+        resources,
     });
     if announce(ctx, &hash, &d, &who, now).await? == Outcome::Lost {
         return Err(StoreError::ConditionFailed.into());

@@ -5,11 +5,28 @@ use crate::protocol::ClientId;
 use crate::store::{ClientStore, StoreError};
 use crate::Context;
 
-/// Whether `origin` is a web origin of any registered client (the CORS endpoints).
+/// Whether `origin` is a web origin of any registered client (the CORS endpoints), or of a
+/// client whose metadata document scanid keeps (its redirect URIs' origins, while it keeps it:
+/// browser MCP clients nobody registered).
 pub async fn registered(ctx: &Context, origin: &str) -> bool {
-    ctx.web_origins
-        .contains(ctx.store.as_ref(), origin, ctx.clock.now())
+    let now = ctx.clock.now();
+    if ctx
+        .web_origins
+        .contains(ctx.store.as_ref(), origin, now)
         .await
+    {
+        return true;
+    }
+    if !ctx.settings.client_documents.enabled {
+        return false;
+    }
+    match ctx.store.document_origin(origin, now).await {
+        Ok(found) => found,
+        Err(e) => {
+            tracing::warn!(error = %e, "reading a client document's origin failed");
+            false
+        }
+    }
 }
 
 /// Whether client `client_id` exists and lists `origin` among its web origins (a malformed

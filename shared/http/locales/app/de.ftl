@@ -178,6 +178,7 @@ waiting-gone = Diese Anfrage wartet nicht mehr (sie ist abgelaufen oder wurde en
 binding-message = Wer fragt, sollte Ihnen genau diese Nachricht zeigen:
 binding-none = Diese Anfrage kam ohne Nachricht zum Vergleichen.
 binding-check = Bestätigen Sie nur, wenn Sie gerade mit dieser Anwendung zu tun haben (am Telefon, an einer Kasse, mit Ihrem Agenten) und das, was sie Ihnen zeigt, übereinstimmt. Wenn Sie diese Anfrage nicht erwartet haben, lehnen Sie ab.
+approve-agent = { $client } ist ein Agent: Wenn Sie zustimmen, darf er auch in Ihrem Namen handeln, mit höchstens diesem Zugriff, und jedes Token, das er verwendet, nennt ihn als für Sie handelnd. Sie können dies jederzeit in der scanid-App widerrufen.
 
 # Notifications (Web Push): the home screen's card, and the notification itself
 push-title = Benachrichtigungen

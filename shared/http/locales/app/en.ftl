@@ -200,6 +200,7 @@ waiting-gone = This request is no longer waiting (it expired or was decided).
 binding-message = The one asking should show you this same message:
 binding-none = This request came with no message to compare.
 binding-check = Approve only if you are dealing with this application right now (on a call, at a till, with your agent) and what it shows you matches. If you did not expect this request, deny.
+approve-agent = { $client } is an agent: if you allow, it may also act for you with no more than this access, and every token it uses names it as acting for you. You can withdraw this at any time in the scanid app.
 
 # Notifications (Web Push): the home screen's card, and the notification itself
 push-title = Notifications

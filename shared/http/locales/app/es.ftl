@@ -178,6 +178,7 @@ waiting-gone = Esta solicitud ya no está esperando (caducó o ya se decidió).
 binding-message = Quien la pide debería mostrarte exactamente este mensaje:
 binding-none = Esta solicitud no trae ningún mensaje para comparar.
 binding-check = Aprueba solo si estás tratando ahora mismo con esta aplicación (en una llamada, en una caja, con tu agente) y lo que te muestra coincide. Si no esperabas esta solicitud, recházala.
+approve-agent = { $client } es un agente: si lo permites, también podrá actuar por ti sin superar este acceso, y cada token que use indicará que actúa por ti. Puedes retirarlo en cualquier momento en la app de scanid.
 
 # Notifications (Web Push): the home screen's card, and the notification itself
 push-title = Notificaciones

@@ -178,6 +178,7 @@ waiting-gone = Cette demande n’est plus en attente (elle a expiré ou a été 
 binding-message = Celui qui demande devrait vous montrer exactement ce message :
 binding-none = Cette demande n’a aucun message à comparer.
 binding-check = N’approuvez que si vous êtes en train d’échanger avec cette application (au téléphone, à une caisse, avec votre agent) et que ce qu’elle vous montre correspond. Si vous n’attendiez pas cette demande, refusez.
+approve-agent = { $client } est un agent : si vous acceptez, il pourra aussi agir pour vous, sans dépasser cet accès, et chaque jeton qu’il utilise indique qu’il agit pour vous. Vous pouvez retirer cette autorisation à tout moment dans l’app scanid.
 
 # Notifications (Web Push): the home screen's card, and the notification itself
 push-title = Notifications

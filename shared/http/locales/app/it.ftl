@@ -178,6 +178,7 @@ waiting-gone = Questa richiesta non è più in attesa (è scaduta o è già stat
 binding-message = Chi la chiede dovrebbe mostrarti esattamente questo messaggio:
 binding-none = Questa richiesta non ha alcun messaggio da confrontare.
 binding-check = Approva solo se stai trattando proprio ora con questa applicazione (al telefono, a una cassa, con il tuo agente) e ciò che ti mostra corrisponde. Se non ti aspettavi questa richiesta, rifiuta.
+approve-agent = { $client } è un agente: se lo consenti, potrà anche agire per te senza superare questo accesso, e ogni token che usa indica che agisce per te. Puoi revocarlo in qualsiasi momento nell’app scanid.
 
 # Notifications (Web Push): the home screen's card, and the notification itself
 push-title = Notifiche

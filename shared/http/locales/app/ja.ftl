@@ -177,6 +177,7 @@ waiting-gone = このリクエストはもう待機していません（期限�
 binding-message = 依頼している相手は、これとまったく同じメッセージをあなたに見せているはずです:
 binding-none = このリクエストには照合するメッセージがありません。
 binding-check = 今まさにこのアプリケーションとやり取りしていて（通話中、レジで、あなたのエージェントと）、表示されている内容が一致する場合にだけ承認してください。このリクエストに心当たりがなければ、拒否してください。
+approve-agent = { $client } はエージェントです。許可すると、このアクセスの範囲内であなたの代わりに行動できるようになり、使用するすべてのトークンに、あなたの代理として行動していることが記されます。scanid アプリでいつでも取り消せます。
 
 # Notifications (Web Push): the home screen's card, and the notification itself
 push-title = 通知

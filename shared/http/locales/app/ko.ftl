@@ -177,6 +177,7 @@ waiting-gone = 이 요청은 더 이상 기다리지 않습니다(만료되었�
 binding-message = 요청하는 쪽이 이와 똑같은 메시지를 보여 주어야 합니다:
 binding-none = 이 요청에는 비교할 메시지가 없습니다.
 binding-check = 지금 바로 이 애플리케이션과 거래 중이고(통화 중, 계산대에서, 에이전트와 함께) 보여 주는 내용이 일치할 때만 승인하세요. 예상하지 못한 요청이라면 거부하세요.
+approve-agent = { $client }은(는) 에이전트입니다. 허용하면 이 접근 범위 안에서 당신을 대신해 행동할 수 있으며, 사용하는 모든 토큰에 당신을 대신해 행동한다는 사실이 표시됩니다. scanid 앱에서 언제든지 철회할 수 있습니다.
 
 # Notifications (Web Push): the home screen's card, and the notification itself
 push-title = 알림

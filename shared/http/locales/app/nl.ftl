@@ -178,6 +178,7 @@ waiting-gone = Dit verzoek wacht niet meer (het is verlopen of er is al over bes
 binding-message = Wie het vraagt, hoort je precies dit bericht te laten zien:
 binding-none = Dit verzoek heeft geen bericht om te vergelijken.
 binding-check = Keur alleen goed als je nu met deze toepassing te maken hebt (aan de telefoon, bij een kassa, met je agent) en wat die je laat zien overeenkomt. Verwachtte je dit verzoek niet, weiger dan.
+approve-agent = { $client } is een agent: als je het toestaat, mag het ook namens jou handelen met hoogstens deze toegang, en elk token dat het gebruikt vermeldt dat het namens jou handelt. Je kunt dit altijd intrekken in de scanid-app.
 
 # Notifications (Web Push): the home screen's card, and the notification itself
 push-title = Meldingen

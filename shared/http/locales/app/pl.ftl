@@ -180,6 +180,7 @@ waiting-gone = Ta prośba już nie czeka (wygasła lub została rozstrzygnięta)
 binding-message = Osoba, która prosi, powinna pokazać ci dokładnie ten komunikat:
 binding-none = Ta prośba nie zawiera komunikatu do porównania.
 binding-check = Zatwierdź tylko wtedy, gdy właśnie masz do czynienia z tą aplikacją (podczas rozmowy, przy kasie, ze swoim agentem) i to, co ci pokazuje, się zgadza. Jeśli nie spodziewałeś się tej prośby, odrzuć ją.
+approve-agent = { $client } jest agentem: jeśli się zgodzisz, będzie mógł także działać w Twoim imieniu, w granicach tego dostępu, a każdy token, którego użyje, wskaże, że działa w Twoim imieniu. W każdej chwili możesz to cofnąć w aplikacji scanid.
 
 # Notifications (Web Push): the home screen's card, and the notification itself
 push-title = Powiadomienia

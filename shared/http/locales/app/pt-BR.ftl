@@ -178,6 +178,7 @@ waiting-gone = Este pedido não está mais esperando (expirou ou já foi decidid
 binding-message = Quem pede deve mostrar a você exatamente esta mensagem:
 binding-none = Este pedido veio sem mensagem para comparar.
 binding-check = Aprove somente se você está lidando com este aplicativo agora (em uma ligação, em um caixa, com seu agente) e o que ele mostra confere. Se você não esperava este pedido, recuse.
+approve-agent = { $client } é um agente: se você permitir, ele também poderá agir por você sem ultrapassar este acesso, e cada token que ele usar dirá que ele age por você. Você pode retirar isso a qualquer momento no app scanid.
 
 # Notifications (Web Push): the home screen's card, and the notification itself
 push-title = Notificações

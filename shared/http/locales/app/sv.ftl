@@ -178,6 +178,7 @@ waiting-gone = Den här förfrågan väntar inte längre (den har gått ut eller
 binding-message = Den som frågar ska visa dig exakt samma meddelande:
 binding-none = Förfrågan kom utan något meddelande att jämföra med.
 binding-check = Godkänn bara om du har kontakt med den här tjänsten just nu (i ett samtal, vid en kassa, med din agent) och det den visar dig stämmer. Om du inte väntade dig förfrågan, neka.
+approve-agent = { $client } är en agent: om du tillåter kan den också agera för dig med högst den här åtkomsten, och varje token den använder anger att den agerar för dig. Du kan när som helst dra tillbaka detta i scanid-appen.
 
 # Notifications (Web Push): the home screen's card, and the notification itself
 push-title = Aviseringar

@@ -177,6 +177,7 @@ waiting-gone = 此请求已不再等待（已过期或已处理）。
 binding-message = 请求方应向你展示完全相同的这条消息：
 binding-none = 此请求没有可供核对的消息。
 binding-check = 只有当你此刻正在与该应用打交道（通话中、收银台前、与你的代理一起）并且它向你展示的内容一致时，才批准。如果你没有预料到这个请求，请拒绝。
+approve-agent = { $client } 是一个代理：如果你允许，它还可以在不超出此访问权限的范围内代表你行事，它使用的每个令牌都会注明它在代表你行事。你可以随时在 scanid 应用中撤回。
 
 # Notifications (Web Push): the home screen's card, and the notification itself
 push-title = 通知

@@ -47,7 +47,9 @@ pub(crate) async fn requests(ctx: &Context, req: Request) -> Result<Response, Ht
                     "self_registered": p.self_registered,
                 },
                 "binding_message": p.binding_message,
+                "delegation": p.delegation,
                 "scopes": p.scopes,
+                "resources": p.resources,
                 "requested_at": p.requested_at.to_rfc3339_millis(),
                 "expires_at": p.expires_at.to_rfc3339_millis(),
                 "from": {
@@ -71,6 +73,7 @@ fn opened(o: &OpenedBackchannel) -> serde_json::Value {
         "challenge": o.challenge,
         "backchannel": true,
         "binding_message": o.binding_message,
+        "delegation": o.delegation,
         "client": {
             "client_id": o.client.client_id,
             "name": o.client.name,

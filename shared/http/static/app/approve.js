@@ -222,6 +222,13 @@ export function showRequest(me, session, challenge, info) {
       selfRegistered,
       h('ul', { class: 'scopes', id: 'scopes' }, scopeItems(info.scopes)),
       resourcesOf(info),
+      info.delegation
+        ? h(
+            'p',
+            { class: 'agent', id: 'delegation' },
+            h('strong', {}, t('approve-agent', { client: info.client.name })),
+          )
+        : null,
       as(),
     ),
     binding,

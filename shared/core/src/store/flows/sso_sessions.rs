@@ -7,7 +7,7 @@ use crate::clock::Timestamp;
 use crate::domain::login::{Consent, SsoSession};
 use crate::protocol::ClientId;
 use crate::store::typed::Versioned;
-use crate::store::{Backend, Cond, Key, Kind, StoreError, Typed};
+use crate::store::{Backend, Cond, Key, Kind, Record, StoreError, Typed};
 
 /// At most this many SSO sessions are remembered per identity (the newest).
 pub(crate) const SESSIONS_PER_IDENTITY: usize = 32;
@@ -123,6 +123,23 @@ pub trait SsoSessions: Backend {
             .read::<Consent>(Kind::Consent, &Consent::key(sub, client_id), now)
             .await?
             .map(|c| c.value))
+    }
+
+    /// Remembers the consent `sub` gave `client_id`, over any earlier one (as allowing a
+    /// consent page does): a delegation approved on the phone (OpenID CIBA).
+    async fn remember_consent(
+        &self,
+        sub: &str,
+        client_id: &str,
+        consent: &Consent,
+        now: Timestamp,
+    ) -> Result<(), StoreError> {
+        let r = Record::new(
+            Key::new(Kind::Consent, Consent::key(sub, client_id)),
+            consent,
+            None,
+        )?;
+        self.put(r, Cond::Any, now).await
     }
 
     /// Forgets the consent `sub` gave `client_id` (a delegation withdrawn in the app).

@@ -285,6 +285,8 @@ pub async fn a_client_document_is_read_as_a_client_until_it_expires<B: Backend>(
     let doc = ClientDocument {
         client: client.clone(),
         fresh_until: T0.plus_secs(60),
+        etag: Some("\"v1\"".into()),
+        last_modified: None,
     };
     s.keep_client_document(&doc, T0.secs() + 600, T0)
         .await
@@ -295,6 +297,20 @@ pub async fn a_client_document_is_read_as_a_client_until_it_expires<B: Backend>(
         s.client_document(&url, T0).await.unwrap(),
         Some(doc.clone())
     );
+    // Its browser origin (the public client's `+`: its redirect URI's) is kept as long.
+    assert!(s
+        .document_origin("http://127.0.0.1:4711", T0)
+        .await
+        .unwrap());
+    assert!(!s
+        .document_origin("https://other.example", T0)
+        .await
+        .unwrap());
+    let late = Timestamp::from_secs(T0.secs() + 601);
+    assert!(!s
+        .document_origin("http://127.0.0.1:4711", late)
+        .await
+        .unwrap());
     let mut renamed = doc.clone();
     renamed.client.name = "Renamed (x.example)".into();
     s.keep_client_document(&renamed, T0.secs() + 600, T0)

@@ -201,6 +201,8 @@ pub async fn backchannel_requests_are_listed_for_their_person<B: Backend + 'stat
             sub: who.map(Subject::new),
             binding_message: Some("Till 4".into()),
             ping: None,
+            delegation: false,
+            resources: Vec::new(),
         });
         d
     };

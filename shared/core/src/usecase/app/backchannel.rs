@@ -43,6 +43,10 @@ pub struct PendingRequest {
     pub ip: String,
     /// The client's user agent.
     pub user_agent: String,
+    /// Asked by an agent: approving lets it act for the person (a delegation).
+    pub delegation: bool,
+    /// The resource servers the agent asks to act at.
+    pub resources: Vec<String>,
 }
 
 /// A request opened: the QR login standing for it, to show and decide like a scanned one.
@@ -56,6 +60,9 @@ pub struct OpenedBackchannel {
     pub client: Client,
     /// The binding message.
     pub binding_message: Option<String>,
+    /// Asked by an agent: approving lets it act for the person (a delegation, with the
+    /// login's scopes at the login's resources).
+    pub delegation: bool,
     /// Where the request came from and where the phone is, with the risk flags.
     pub assessment: Assessment,
 }
@@ -116,6 +123,12 @@ fn pending(found: &FoundBackchannel, client: &Client) -> PendingRequest {
         expires_at: d.expires_at,
         ip: d.device_ip.clone(),
         user_agent: d.device_user_agent.clone(),
+        delegation: d.backchannel.as_ref().is_some_and(|b| b.delegation),
+        resources: d
+            .backchannel
+            .as_ref()
+            .map(|b| b.resources.clone())
+            .unwrap_or_default(),
     }
 }
 
@@ -162,12 +175,10 @@ pub async fn open_backchannel(
     };
     let (login, challenge) = login_for(ctx, &found, &client, sub, now).await?;
     let assessment = assess(ctx, &login, &client, &who_addr(who), Some(sub), now).await?;
+    let backchannel = found.request.value.backchannel;
     Ok(OpenedBackchannel {
-        binding_message: found
-            .request
-            .value
-            .backchannel
-            .and_then(|b| b.binding_message),
+        delegation: backchannel.as_ref().is_some_and(|b| b.delegation),
+        binding_message: backchannel.and_then(|b| b.binding_message),
         login,
         challenge,
         client,

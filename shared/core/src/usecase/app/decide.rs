@@ -9,8 +9,8 @@ use crate::context::Context;
 use crate::domain::app_jws;
 use crate::domain::authn::Method;
 use crate::domain::client::Client;
-use crate::domain::device_grant::SettleError;
-use crate::domain::login::{ApprovedWith, CancelReason, DecideError, QrLogin};
+use crate::domain::device_grant::{DeviceAuthorization, SettleError};
+use crate::domain::login::{ApprovedWith, CancelReason, Consent, DecideError, QrLogin};
 use crate::domain::ratelimit::{Limit, Source};
 use crate::domain::risk::Flag;
 use crate::protocol::app_request::{self, AppRequest, Approval, Decision};
@@ -21,7 +21,9 @@ use crate::service::limits;
 use crate::service::login_history::{cancelled, first_scanner, remember_login};
 use crate::service::signed_request::{unverified, verify_signed};
 use crate::store::typed::Versioned;
-use crate::store::{ClientStore, DeviceGrants, IdentityStore, Outcome, QrLogins, StoreError};
+use crate::store::{
+    ClientStore, DeviceGrants, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError,
+};
 
 /// Records the decision signed in `approval` on QR login `id`.
 pub async fn decide(
@@ -255,8 +257,40 @@ async fn write_decision(
             tries += 1;
             continue;
         }
+        if o == Outcome::Done && approver.is_some() {
+            delegate(ctx, &settled, &signed.sub, now).await?;
+        }
         return Ok(o);
     }
+}
+
+/// An agent's backchannel request approved: the person's delegation to it (RFC 8693), recorded
+/// as allowing its consent page records it, with the scopes and resource servers the phone
+/// showed. A denied or expired request records nothing.
+async fn delegate(
+    ctx: &Context,
+    settled: &DeviceAuthorization,
+    sub: &str,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    let Some(b) = settled.backchannel.as_ref().filter(|b| b.delegation) else {
+        return Ok(());
+    };
+    let consent = Consent {
+        scopes: settled.scopes.clone(),
+        granted_at: now,
+        claims: Vec::new(),
+        resources: b.resources.clone(),
+        delegation: true,
+    };
+    ctx.store
+        .remember_consent(sub, settled.client_id.as_str(), &consent, now)
+        .await?;
+    Audit::new(Event::ConsentGranted)
+        .client(&settled.client_id)
+        .subject(sub)
+        .emit();
+    Ok(())
 }
 
 /// A decision written: refused by the client's policy, or approved or denied as signed; the

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::*;
-use crate::client_jwks::{Fetched, JwksFetch};
+use crate::client_jwks::{Fetched, JwksFetch, Validators};
 use crate::reach::Reach;
 use crate::store::ClientStore;
 
@@ -28,12 +28,19 @@ impl JwksFetch for Served {
         Err(format!("{uri}: not a JWK Set"))
     }
 
-    async fn fetch_document(&self, _: &str, _: Reach, max: usize) -> Result<Fetched, String> {
+    async fn fetch_document(
+        &self,
+        _: &str,
+        _: Reach,
+        max: usize,
+        _: Validators<'_>,
+    ) -> Result<Fetched, String> {
         assert_eq!(max, crate::domain::client_document::MAX_BYTES);
         self.fetches.fetch_add(1, Ordering::SeqCst);
         self.body.clone().map(|b| Fetched {
             body: b.into_bytes(),
             cache_control: self.cache_control.map(str::to_owned),
+            ..Fetched::default()
         })
     }
 }
