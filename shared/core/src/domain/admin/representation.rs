@@ -799,6 +799,48 @@ mod tests {
     }
 
     #[test]
+    fn client_secret_jwt_keeps_its_sealed_secret_until_a_new_one_is_set() {
+        let rng = SeededRandom::new(2);
+        let rep = json!({"clientId": "robot", "clientAuthenticatorType": "client-secret-jwt",
+            "redirectUris": ["https://robot.example/cb"],
+            "attributes": {"token.endpoint.auth.signing.alg": "HS384"}});
+        let mut c = create(rep).unwrap();
+        let jwt = c.secret_jwt.clone().unwrap();
+        assert_eq!((jwt.alg.as_deref(), jwt.sealed), (Some("HS384"), None));
+        assert!(c.secret_hash.is_some() && !c.accepts_secret_by(true));
+        let back = to_representation(&c);
+        assert_eq!(back["clientAuthenticatorType"], "client-secret-jwt");
+        assert_eq!(back["attributes"][AUTH_ALG], "HS384");
+        // Once sealed (by the use case), an update without a secret keeps it.
+        c.secret_jwt.as_mut().unwrap().sealed = Some("A256GCM.x.y".into());
+        let kept = replace(&c, &json!({"name": "Robot 2"}), false, &rng).unwrap();
+        assert_eq!(kept.secret_jwt, c.secret_jwt);
+        // A new secret: to be sealed again by the caller.
+        let secret = "s".repeat(32);
+        let renewed = replace(&c, &json!({"secret": secret}), false, &rng).unwrap();
+        assert_eq!(renewed.secret_jwt.unwrap().sealed, None);
+        // Back to client-secret: nothing sealed kept.
+        let plain = replace(
+            &c,
+            &json!({"clientAuthenticatorType": "client-secret"}),
+            false,
+            &rng,
+        )
+        .unwrap();
+        assert!(plain.secret_jwt.is_none() && plain.accepts_secret_by(true));
+        // A client-secret client switched without a secret: its secret is only a hash.
+        let switch = json!({"clientAuthenticatorType": "client-secret-jwt"});
+        assert!(replace(&plain, &switch, false, &rng).is_err());
+        let with_secret = json!({"clientAuthenticatorType": "client-secret-jwt", "secret": secret});
+        assert!(replace(&plain, &with_secret, false, &rng).is_ok());
+        // Not an HMAC algorithm.
+        let bad = json!({"clientId": "r", "clientAuthenticatorType": "client-secret-jwt",
+            "redirectUris": ["https://r.example/cb"],
+            "attributes": {"token.endpoint.auth.signing.alg": "RS256"}});
+        assert!(create(bad).is_err());
+    }
+
+    #[test]
     fn client_jwt_and_its_key_attributes_map_both_ways() {
         let rep = json!({"clientId": "bank", "clientAuthenticatorType": "client-jwt",
             "attributes": {"use.jwks.url": "true", "jwks.url": "https://bank.example/jwks",
