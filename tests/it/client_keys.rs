@@ -135,7 +135,7 @@ fn private_key_jwt_gets_tokens_and_every_bad_assertion_is_invalid_client() {
     let d = get(&s.url(DISCOVERY)).json();
     let methods = d["token_endpoint_auth_methods_supported"].to_string();
     assert!(
-        methods.contains("\"private_key_jwt\"") && !methods.contains("client_secret_jwt"),
+        methods.contains("\"private_key_jwt\"") && methods.contains("\"client_secret_jwt\""),
         "{methods}"
     );
     for alg in ["ES256", "PS256", "RS256", "EdDSA"] {

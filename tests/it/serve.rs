@@ -93,6 +93,7 @@ fn discovery_has_every_spec_field_with_truthful_values() {
         json!([
             "client_secret_basic",
             "client_secret_post",
+            "client_secret_jwt",
             "private_key_jwt",
             "none"
         ])
@@ -102,8 +103,13 @@ fn discovery_has_every_spec_field_with_truthful_values() {
         json!([
             "client_secret_basic",
             "client_secret_post",
+            "client_secret_jwt",
             "private_key_jwt"
         ])
+    );
+    assert_eq!(
+        d["token_endpoint_auth_signing_alg_values_supported"],
+        json!(["ES256", "PS256", "RS256", "EdDSA", "HS256", "HS384", "HS512"])
     );
     assert_eq!(
         d["prompt_values_supported"],

@@ -98,7 +98,7 @@ test('openid-client: private_key_jwt, PAR and PKCE through a QR login; jose veri
   );
   const meta = config.serverMetadata();
   assert.ok(meta.token_endpoint_auth_methods_supported.includes('private_key_jwt'));
-  assert.ok(!meta.token_endpoint_auth_methods_supported.includes('client_secret_jwt'));
+  assert.ok(meta.token_endpoint_auth_methods_supported.includes('client_secret_jwt'));
   assert.equal(
     meta.pushed_authorization_request_endpoint,
     `${server.issuer}/protocol/openid-connect/ext/par/request`,
@@ -304,6 +304,72 @@ test('openid-client: FAPI 2.0 Message Signing: a signed request object at PAR, J
   assert.deepEqual(seen, ['application/token-introspection+jwt']);
   assert.equal(active.active, true);
   assert.equal(active.client_id, 'fapi-ms');
+});
+
+test('openid-client: a signed request object by value (RFC 9101) at the authorization endpoint, through a QR login', async () => {
+  const file = path.join(server.dataDir, 'fapi-rp-jwks.json');
+  await cli([
+    'client',
+    'create',
+    '--data-dir',
+    server.dataDir,
+    '--name',
+    'JAR RP',
+    '--client-id',
+    'jar-rp',
+    '--redirect-uri',
+    rp.url,
+    '--jwks',
+    file,
+  ]);
+  const config = await oidc.discovery(
+    new URL(server.issuer),
+    'jar-rp',
+    undefined,
+    oidc.PrivateKeyJwt({ key: privateKey, kid: 'rp-1' }),
+    { execute: [oidc.allowInsecureRequests] },
+  );
+  assert.equal(config.serverMetadata().request_parameter_supported, true);
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const nonce = oidc.randomNonce();
+  const url = await oidc.buildAuthorizationUrlWithJAR(
+    config,
+    {
+      redirect_uri: rp.url,
+      scope: 'openid profile',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+      nonce,
+    },
+    { key: privateKey, kid: 'rp-1' },
+  );
+  const request = url.searchParams.get('request');
+  assert.equal(decodeProtectedHeader(request).alg, 'ES256');
+  assert.ok(!url.searchParams.has('request_uri'), 'by value, not pushed');
+  const callback = await browserLogin(url);
+  assert.equal(callback.searchParams.get('state'), state);
+  const tokens = await oidc.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+    idTokenExpected: true,
+  });
+  const jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri));
+  const id = await jwtVerify(tokens.id_token, jwks, { issuer: server.issuer, audience: 'jar-rp' });
+  assert.equal(id.payload.nonce, nonce);
+
+  // Signed by a key the client never registered: invalid_request_object at its redirect URI.
+  const stranger = await generateKeyPair('ES256', { extractable: true });
+  const forged = await oidc.buildAuthorizationUrlWithJAR(
+    config,
+    { redirect_uri: rp.url, scope: 'openid', state: 'st-forged' },
+    { key: stranger.privateKey, kid: 'rp-1' },
+  );
+  const refused = await browserLoginRefused(forged);
+  assert.equal(refused.searchParams.get('error'), 'invalid_request_object');
+  assert.equal(refused.searchParams.get('state'), 'st-forged');
 });
 
 /** Opens `url` (no login expected): where the browser was sent. */

@@ -13,7 +13,7 @@ use clap::Args;
 use scanid_core::clock::{Clock, SystemClock};
 use scanid_core::domain::admin::import::plan;
 use scanid_core::domain::admin::representation::{merge, new_client_defaults, replace};
-use scanid_core::domain::client::{register, ClientType};
+use scanid_core::domain::client::{register, ClientSecret, ClientType};
 use scanid_core::random::SystemRandom;
 use scanid_core::store::{ClientStore, StoreError};
 use serde_json::json;
@@ -37,6 +37,24 @@ pub struct ImportArgs {
 
 /// Operator commands do not serve, so the public URL only needs to be well-formed.
 const OPERATOR_URL: &str = "http://127.0.0.1:8080";
+
+/// A `client-secret-jwt` client's secret (the export's `secret`, else `fresh`, the one
+/// generated) sealed.
+async fn seal(
+    settings: &scanid_core::config::Settings,
+    c: &mut scanid_core::domain::client::Client,
+    rep: &serde_json::Value,
+    fresh: Option<&ClientSecret>,
+    id: &str,
+) -> Result<(), CliError> {
+    let chosen = rep.get("secret").and_then(|v| v.as_str());
+    match chosen.map(ClientSecret::chosen).as_ref().or(fresh) {
+        Some(s) => scanid_server::open::seal_secret(settings, c, s)
+            .await
+            .map_err(|e| CliError::Usage(format!("{id}: {e}"))),
+        None => Ok(()),
+    }
+}
 
 pub async fn run(a: ImportArgs) -> Result<(), CliError> {
     let now = SystemClock.now();
@@ -79,8 +97,9 @@ pub async fn run(a: ImportArgs) -> Result<(), CliError> {
                 results.push(result("SKIPPED"));
                 continue;
             }
-            let client = replace(&old, rep, local, &rng)
+            let mut client = replace(&old, rep, local, &rng)
                 .map_err(|e| CliError::Usage(format!("{id}: {e}")))?;
+            seal(&settings, &mut client, rep, None, id).await?;
             match store.update_client(&client, version, now).await {
                 Ok(()) => {}
                 Err(StoreError::ConditionFailed) => {
@@ -103,6 +122,7 @@ pub async fn run(a: ImportArgs) -> Result<(), CliError> {
         if let (Some(s), ClientType::Confidential) = (&merged.secret, client.client_type) {
             client.secret_hash = Some(s.hash());
         }
+        seal(&settings, &mut client, rep, fresh.as_ref(), id).await?;
         match store.create_client(&client, now).await {
             Ok(()) => {}
             Err(StoreError::ConditionFailed) => {

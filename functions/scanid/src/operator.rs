@@ -159,9 +159,13 @@ pub struct CreateArgs {
     #[arg(long, conflicts_with = "public")]
     pub jwks_uri: Option<String>,
     /// The one algorithm its client assertions may use: ES256, PS256, RS256 or EdDSA
-    /// (default: any of them).
+    /// (default: any of them); HS256, HS384 or HS512 with --client-secret-jwt.
     #[arg(long)]
     pub token_endpoint_auth_alg: Option<String>,
+    /// It authenticates by client_secret_jwt (RFC 7523: an HMAC of its secret) only; its
+    /// secret is then also kept sealed by the service's sealing key.
+    #[arg(long = "client-secret-jwt", conflicts_with_all = ["jwks", "jwks_uri", "public"])]
+    pub client_secret_jwt: bool,
     /// Its authorization requests must be pushed first (RFC 9126): a request to the
     /// authorization endpoint without a request_uri is refused.
     #[arg(long = "require-par")]
@@ -400,6 +404,7 @@ async fn update(a: UpdateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             return Err(CliError::Usage("a public client registers no keys".into()));
         }
         c.jwks = Some(keys);
+        c.secret_jwt = None;
     }
     if let Some(par) = a.require_par {
         c.require_par = par;
@@ -483,6 +488,7 @@ fn client_json(c: &client::Client) -> serde_json::Value {
         "client_id": c.client_id,
         "name": c.name,
         "client_type": c.client_type,
+        "client_secret_jwt": c.secret_jwt.is_some(),
         "redirect_uris": c.redirect_uris,
         "post_logout_redirect_uris": c.post_logout_redirect_uris,
         "grant_types": c.grant_types,
@@ -538,7 +544,8 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
             print_json(&json!({ "client_id": a.client_id, "deleted": true }));
         }
         ClientCommand::RotateSecret(a) => {
-            let store = scanid_server::open::open_store(&a.config.settings(OPERATOR_URL)?).await?;
+            let settings = a.config.settings(OPERATOR_URL)?;
+            let store = scanid_server::open::open_store(&settings).await?;
             let Some((mut c, version)) = store.client(&a.client_id, now).await? else {
                 return Err(CliError::Usage(format!("no client {:?}", a.client_id)));
             };
@@ -547,6 +554,9 @@ pub async fn run(cmd: ClientCommand) -> Result<(), CliError> {
             }
             let secret = ClientSecret::generate(&SystemRandom::new());
             c.secret_hash = Some(secret.hash());
+            scanid_server::open::seal_secret(&settings, &mut c, &secret)
+                .await
+                .map_err(CliError::Usage)?;
             match store.update_client(&c, version, now).await {
                 Ok(()) => {}
                 Err(StoreError::ConditionFailed) => {
@@ -633,6 +643,24 @@ async fn change(
     Ok(())
 }
 
+/// How a new client authenticates: `--jwks`/`--jwks-uri` (private_key_jwt) or
+/// `--client-secret-jwt`, with `--token-endpoint-auth-alg`; else by its secret.
+type Authentication = (
+    Option<scanid_core::domain::client_assertion::ClientKeys>,
+    Option<scanid_core::domain::client_assertion::SecretJwt>,
+);
+
+fn authentication(a: &CreateArgs) -> Result<Authentication, CliError> {
+    let alg = a.token_endpoint_auth_alg.clone();
+    if a.client_secret_jwt {
+        let jwt = scanid_core::domain::client_assertion::SecretJwt::new(alg)
+            .map_err(|e| CliError::Usage(format!("--token-endpoint-auth-alg: {e}")))?;
+        return Ok((None, Some(jwt)));
+    }
+    let keys = client_keys(a.jwks.as_deref(), a.jwks_uri.as_deref(), alg.as_deref())?;
+    Ok((keys, None))
+}
+
 /// `scanid client create`: registers the client and prints its id and (once) its secret.
 async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(), CliError> {
     let settings = a.config.settings(OPERATOR_URL)?;
@@ -665,12 +693,8 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
     }
     // A service account with no redirect URI has no code flow.
     let no_code_flow = a.redirect_uris.is_empty() && (client_credentials || ciba) && !device_code;
-    let jwks = client_keys(
-        a.jwks.as_deref(),
-        a.jwks_uri.as_deref(),
-        a.token_endpoint_auth_alg.as_deref(),
-    )?;
-    let (client, secret) = client::register(
+    let (jwks, secret_jwt) = authentication(&a)?;
+    let (mut client, secret) = client::register(
         NewClient {
             name: a.name,
             redirect_uris: a.redirect_uris,
@@ -693,6 +717,7 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
             no_code_flow,
             admin_roles,
             jwks,
+            secret_jwt,
             require_par: a.require_par,
             require_signed_request_object: a.require_signed_request_object,
             dpop_bound_access_tokens: a.dpop_bound_access_tokens,
@@ -705,6 +730,11 @@ async fn create(a: CreateArgs, now: scanid_core::clock::Timestamp) -> Result<(),
         &SystemRandom::new(),
     )
     .map_err(|e| CliError::Usage(e.to_string()))?;
+    if let Some(s) = &secret {
+        scanid_server::open::seal_secret(&settings, &mut client, s)
+            .await
+            .map_err(CliError::Usage)?;
+    }
     match store.create_client(&client, now).await {
         Ok(()) => {}
         Err(StoreError::ConditionFailed) => {

@@ -76,6 +76,9 @@ pub struct Context {
     pub jwks_fetch: Arc<dyn crate::client_jwks::JwksFetch>,
     /// The clients' fetched JWK Sets.
     pub client_jwks: crate::client_jwks::JwksCache,
+    /// The sealing key of `client_secret_jwt` clients' secrets ([`crate::keys::seal`]);
+    /// `None` where none is held (that method is then not offered).
+    pub sealing: Option<Arc<dyn crate::keys::seal::SealingKeys>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -119,6 +122,14 @@ impl Context {
         let discovery_json = discovery_document(&settings, algs)
             .map_err(|e| StartError::Unsupported(format!("discovery: {e}")))?;
         let discovery = arc_swap::ArcSwap::from_pointee((algs.to_vec(), discovery_json));
+        // Beside local signing keys, the sealing key is a file of the data dir, made on first
+        // use; elsewhere the process gives one (`with_sealing`) or none.
+        let sealing = settings.sealing_offered().then(|| {
+            Arc::new(crate::keys::seal::LocalSealing::new(
+                &settings.data_dir,
+                random.clone(),
+            )) as Arc<dyn crate::keys::seal::SealingKeys>
+        });
         Ok(Self {
             settings,
             store,
@@ -134,6 +145,7 @@ impl Context {
             resolver: Arc::new(crate::reach::NoResolver),
             jwks_fetch: Arc::new(crate::client_jwks::NoFetch),
             client_jwks: Default::default(),
+            sealing,
         })
     }
 
@@ -168,6 +180,12 @@ impl Context {
     /// The same context with clients' `jwks_uri` fetched through `fetch`.
     pub fn with_jwks_fetch(mut self, fetch: Arc<dyn crate::client_jwks::JwksFetch>) -> Self {
         self.jwks_fetch = fetch;
+        self
+    }
+
+    /// The same context with `client_secret_jwt` clients' secrets sealed by `sealing`.
+    pub fn with_sealing(mut self, sealing: Arc<dyn crate::keys::seal::SealingKeys>) -> Self {
+        self.sealing = Some(sealing);
         self
     }
 

@@ -74,6 +74,44 @@ pub async fn fresh_keys(
     }
 }
 
+/// The sealing key of `client_secret_jwt` clients' secrets `settings` select
+/// ([`scanid_core::keys::seal`]): with local signing keys, a file of the data dir; `None`
+/// where none is held.
+pub async fn sealing(
+    settings: &Settings,
+) -> Result<Option<Arc<dyn scanid_core::keys::seal::SealingKeys>>, StartError> {
+    Ok(match settings.signing {
+        SigningMode::Local => Some(Arc::new(scanid_core::keys::seal::LocalSealing::new(
+            &settings.data_dir,
+            Arc::new(scanid_core::random::SystemRandom::new()),
+        ))),
+        _ => None,
+    })
+}
+
+/// A `client_secret_jwt` client's secret sealed by the sealing key `settings` select
+/// (nothing to do for any other client); why not.
+pub async fn seal_secret(
+    settings: &Settings,
+    c: &mut scanid_core::domain::client::Client,
+    secret: &scanid_core::domain::client::ClientSecret,
+) -> Result<(), String> {
+    let Some(jwt) = c.secret_jwt.as_mut() else {
+        return Ok(());
+    };
+    let sealing = sealing(settings)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| scanid_core::service::client_secrets::NOT_OFFERED.to_owned())?;
+    let key = sealing.key().await.map_err(|e| e.to_string())?;
+    let rng = scanid_core::random::SystemRandom::new();
+    let sealed = key
+        .seal(secret.expose().as_bytes(), c.client_id.as_str(), &rng)
+        .map_err(|e| e.to_string())?;
+    jwt.sealed = Some(sealed);
+    Ok(())
+}
+
 /// Opens the store `settings` select (operator commands use the same store as the server).
 pub async fn open_store(settings: &Settings) -> Result<Arc<dyn Backend>, StartError> {
     Ok(open_stores(settings).await?.0)

@@ -240,6 +240,18 @@ impl crate::domain::issuer::Issuer for Settings {
     fn client_id_metadata_documents(&self) -> bool {
         self.client_documents.enabled
     }
+
+    fn client_secret_jwt(&self) -> bool {
+        self.sealing_offered()
+    }
+}
+
+impl Settings {
+    /// Whether a sealing key for `client_secret_jwt` clients' secrets is held (`keys::seal`):
+    /// beside local signing keys (a file of the data dir).
+    pub fn sealing_offered(&self) -> bool {
+        matches!(self.signing, SigningMode::Local)
+    }
 }
 
 #[cfg(test)]

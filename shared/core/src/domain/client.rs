@@ -90,6 +90,9 @@ pub struct Client {
     /// ([`crate::domain::client_assertion`]), never by a secret.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jwks: Option<crate::domain::client_assertion::ClientKeys>,
+    /// Set: it authenticates by `client_secret_jwt` only, its secret also kept sealed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_jwt: Option<crate::domain::client_assertion::SecretJwt>,
     /// Its authorization requests must be pushed first (RFC 9126 §6).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub require_par: bool,
@@ -112,44 +115,7 @@ pub struct Client {
     pub dpop_bound_access_tokens: bool,
 }
 
-/// How a client authenticates at the token endpoint, as it registered (RFC 7591 §2). A
-/// self-registered client is held to the method it registered ([`Client::accepts_secret_by`]);
-/// the operator's confidential clients may use either secret method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum AuthMethod {
-    /// The secret in HTTP Basic.
-    ClientSecretBasic,
-    /// The secret in the form body.
-    ClientSecretPost,
-    /// A public client: no secret, PKCE required.
-    None,
-    /// A JWT signed with one of its registered keys (RFC 7523 §2.2).
-    PrivateKeyJwt,
-}
-
-impl AuthMethod {
-    /// The method's registered name (RFC 7591 §2).
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            AuthMethod::ClientSecretBasic => "client_secret_basic",
-            AuthMethod::ClientSecretPost => "client_secret_post",
-            AuthMethod::None => "none",
-            AuthMethod::PrivateKeyJwt => "private_key_jwt",
-        }
-    }
-
-    /// A method by its registered name.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "client_secret_basic" => Some(AuthMethod::ClientSecretBasic),
-            "client_secret_post" => Some(AuthMethod::ClientSecretPost),
-            "none" => Some(AuthMethod::None),
-            "private_key_jwt" => Some(AuthMethod::PrivateKeyJwt),
-            _ => None,
-        }
-    }
-}
+pub use crate::domain::auth_method::AuthMethod;
 
 /// What a self-registered client keeps besides its metadata (RFC 7591, RFC 7592).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -167,7 +133,7 @@ impl Client {
     /// client: only the `token_endpoint_auth_method` it registered (RFC 7591 §2), so a
     /// registration saying `client_secret_post` is not also a Basic client.
     pub fn accepts_secret_by(&self, basic: bool) -> bool {
-        if self.jwks.is_some() {
+        if self.jwks.is_some() || self.secret_jwt.is_some() {
             return false;
         }
         match self
@@ -178,7 +144,7 @@ impl Client {
             None => true,
             Some(AuthMethod::ClientSecretBasic) => basic,
             Some(AuthMethod::ClientSecretPost) => !basic,
-            Some(AuthMethod::None | AuthMethod::PrivateKeyJwt) => false,
+            Some(_) => false,
         }
     }
 }
@@ -403,6 +369,8 @@ pub struct NewClient {
     /// Public keys (already validated): the client authenticates by `private_key_jwt` and
     /// gets no secret.
     pub jwks: Option<crate::domain::client_assertion::ClientKeys>,
+    /// Authenticates by `client_secret_jwt` (its secret sealed by the caller).
+    pub secret_jwt: Option<crate::domain::client_assertion::SecretJwt>,
     /// Its authorization requests must be pushed first (RFC 9126).
     pub require_par: bool,
     /// Its pushed requests must carry a signed request object (RFC 9101 §10.5).
@@ -464,6 +432,9 @@ pub enum RegistrationError {
     /// A public client registered keys to authenticate with.
     #[error("a public client does not authenticate, so it registers no jwks")]
     PublicKeys,
+    /// `client_secret_jwt` for a public client, one with keys or a FAPI 2.0 one.
+    #[error("client_secret_jwt is for a confidential client with a secret: not a public one, not one with keys (jwks), not a FAPI 2.0 one (private_key_jwt only)")]
+    SecretJwt,
     /// A public client asked to be a resource server.
     #[error("a resource server authenticates, so it cannot be a public client")]
     PublicResourceServer,
@@ -561,6 +532,7 @@ pub fn register(
         disabled: false,
         admin_roles: dedup_roles(new.admin_roles),
         jwks: new.jwks,
+        secret_jwt: new.secret_jwt,
         require_par: new.require_par,
         require_signed_request_object: new.require_signed_request_object,
         profile: new.profile,
@@ -595,6 +567,9 @@ fn credentials(
     new: &NewClient,
     rng: &dyn Random,
 ) -> Result<(ClientType, Option<ClientSecret>), RegistrationError> {
+    if new.secret_jwt.is_some() && (new.public || new.jwks.is_some() || new.profile.is_some()) {
+        return Err(RegistrationError::SecretJwt);
+    }
     Ok(match (new.public, new.jwks.is_some()) {
         (true, true) => return Err(RegistrationError::PublicKeys),
         (true, false) => (ClientType::Public, None),

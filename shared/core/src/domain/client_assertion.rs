@@ -11,8 +11,10 @@
 //! at most five minutes ahead; `iat` and `nbf`, when present, at most ten seconds ahead (clock
 //! skew); a `jti`, which the caller spends once.
 //!
-//! `client_secret_jwt` (HS256 over the client secret) is not offered: scanid keeps only a
-//! hash of each secret (docs/requirements.md T8), so it holds nothing to check an HMAC with.
+//! And `client_secret_jwt` (RFC 7523 §2.2 with an HMAC keyed by the client secret; HS256,
+//! HS384 or HS512, [`verify_hmac`]): the same claims, the MAC compared in constant time. Only
+//! a client registered for that method has its secret kept in a form that can be read back
+//! ([`SecretJwt`], sealed by the service's sealing key); every other secret is kept as a hash.
 
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
@@ -29,6 +31,8 @@ pub const ALGS: &[&str] = &["ES256", "PS256", "RS256", "EdDSA"];
 pub const MAX_LIFETIME_SECS: i64 = 300;
 /// How far ahead `iat` and `nbf` may be (clock skew).
 pub const MAX_SKEW_SECS: i64 = 10;
+/// The algorithms of a `client_secret_jwt` assertion.
+pub const HMAC_ALGS: &[&str] = &["HS256", "HS384", "HS512"];
 /// At most this many keys in a client's JWK Set.
 pub const MAX_KEYS: usize = 20;
 /// At most this many characters for an assertion.
@@ -80,6 +84,85 @@ impl ClientKeys {
             alg,
         })
     }
+}
+
+/// A `client_secret_jwt` client's secret, readable by the service only: sealed (AES-256-GCM)
+/// under the service's sealing key, bound to the client id (`keys::seal`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct SecretJwt {
+    /// The sealed secret; `None` until the secret is sealed (a registration in progress).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed: Option<String>,
+    /// The one algorithm it signs with (`token_endpoint_auth_signing_alg`); any of
+    /// [`HMAC_ALGS`] when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alg: Option<String>,
+}
+
+impl SecretJwt {
+    /// A `client_secret_jwt` registration with `alg` (one of [`HMAC_ALGS`], or any).
+    pub fn new(alg: Option<String>) -> Result<Self, KeysRefused> {
+        if alg.as_deref().is_some_and(|a| !HMAC_ALGS.contains(&a)) {
+            return Err(
+                "token_endpoint_auth_signing_alg for client_secret_jwt is HS256, HS384 or HS512",
+            );
+        }
+        Ok(Self { sealed: None, alg })
+    }
+}
+
+/// Verifies `assertion` as `client_id`'s `client_secret_jwt` assertion, its MAC keyed by
+/// `secret`: `alg` one of [`HMAC_ALGS`] (or `only`), the MAC compared in constant time, then
+/// the claims as for `private_key_jwt`.
+pub fn verify_hmac(
+    assertion: &str,
+    client_id: &str,
+    secret: &[u8],
+    only: Option<&str>,
+    audience: Audience<'_>,
+    now: Timestamp,
+) -> Result<Verified, Refused> {
+    use aws_lc_rs::hmac;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine;
+    use Refused::Invalid;
+    if assertion.len() > MAX_LEN {
+        return Err(Invalid("the client assertion is too long"));
+    }
+    let header = jsonwebtoken::decode_header(assertion)
+        .map_err(|_| Invalid("the client assertion is not a signed JWT"))?;
+    let alg = match header.alg {
+        Algorithm::HS256 => hmac::HMAC_SHA256,
+        Algorithm::HS384 => hmac::HMAC_SHA384,
+        Algorithm::HS512 => hmac::HMAC_SHA512,
+        _ => {
+            return Err(Invalid(
+                "this client authenticates by client_secret_jwt: HS256, HS384 or HS512",
+            ))
+        }
+    };
+    let name = format!("{:?}", header.alg);
+    if only.is_some_and(|o| o != name) {
+        return Err(Invalid(
+            "the client assertion's alg is not the one this client registered",
+        ));
+    }
+    let (input, mac) = assertion
+        .rsplit_once('.')
+        .ok_or(Invalid("the client assertion is not a signed JWT"))?;
+    let mac = URL_SAFE_NO_PAD
+        .decode(mac)
+        .map_err(|_| Invalid("the client assertion is not a signed JWT"))?;
+    hmac::verify(&hmac::Key::new(alg, secret), input.as_bytes(), &mac).map_err(|_| {
+        Invalid("the client assertion's MAC does not verify with the client secret")
+    })?;
+    let payload = input
+        .split_once('.')
+        .and_then(|(_, p)| URL_SAFE_NO_PAD.decode(p).ok())
+        .ok_or(Invalid("the client assertion is not a signed JWT"))?;
+    let claims: Claims = serde_json::from_slice(&payload)
+        .map_err(|_| Invalid("the client assertion's claims are malformed"))?;
+    check_claims(&claims, client_id, audience, now)
 }
 
 /// A `jwks_uri`: https with a host, or http on loopback (local development); no credentials,
@@ -475,6 +558,79 @@ mod tests {
             claimed_client(&sign(&key, None, good(t))).as_deref(),
             Some(ID)
         );
+    }
+
+    fn hs(alg: &str, secret: &[u8], claims: &Value) -> String {
+        use aws_lc_rs::hmac;
+        let b =
+            |s: &[u8]| base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, s);
+        let input = format!(
+            "{}.{}",
+            b(serde_json::json!({"alg": alg, "typ": "JWT"})
+                .to_string()
+                .as_bytes()),
+            b(claims.to_string().as_bytes())
+        );
+        let key_alg = match alg {
+            "HS384" => hmac::HMAC_SHA384,
+            "HS512" => hmac::HMAC_SHA512,
+            _ => hmac::HMAC_SHA256,
+        };
+        let tag = hmac::sign(&hmac::Key::new(key_alg, secret), input.as_bytes());
+        format!("{input}.{}", b(tag.as_ref()))
+    }
+
+    #[test]
+    fn a_client_secret_jwt_verifies_with_its_secret_only() {
+        let now = Timestamp::from_secs(1_800_000_000);
+        let t = now.secs();
+        let aud = Audience {
+            accepted: &[ISS],
+            list: true,
+        };
+        let v = |jwt: &str, only: Option<&str>| verify_hmac(jwt, ID, b"the-secret", only, aud, now);
+        for alg in HMAC_ALGS {
+            assert_eq!(
+                v(&hs(alg, b"the-secret", &good(t)), None),
+                Ok(Verified {
+                    jti: "j1".into(),
+                    exp: t + 60
+                }),
+                "{alg}"
+            );
+        }
+        let refused = |r: Result<Verified, Refused>| matches!(r, Err(Refused::Invalid(_)));
+        assert!(
+            refused(v(&hs("HS256", b"another", &good(t)), None)),
+            "wrong secret"
+        );
+        assert!(
+            refused(v(&hs("HS512", b"the-secret", &good(t)), Some("HS256"))),
+            "not its alg"
+        );
+        // alg none, and an RS256 header over an HMAC keyed by the secret (alg confusion).
+        let none = hs("HS256", b"the-secret", &good(t));
+        let body = none.split('.').nth(1).unwrap();
+        assert!(refused(v(&format!("eyJhbGciOiJub25lIn0.{body}."), None)));
+        let rs = hs("RS256", b"the-secret", &good(t));
+        assert!(refused(v(&rs, None)));
+        for (k, val) in [
+            ("exp", serde_json::json!(t - 1)),
+            ("exp", serde_json::json!(t + 301)),
+            ("aud", serde_json::json!("https://elsewhere.example")),
+            ("iss", serde_json::json!("other")),
+            ("iat", serde_json::json!(t + 11)),
+            ("jti", Value::Null),
+        ] {
+            let mut c = good(t);
+            c[k] = val.clone();
+            assert!(
+                refused(v(&hs("HS256", b"the-secret", &c), None)),
+                "{k}={val}"
+            );
+        }
+        assert!(SecretJwt::new(Some("RS256".into())).is_err());
+        assert!(SecretJwt::new(Some("HS384".into())).is_ok());
     }
 
     #[test]

@@ -67,11 +67,36 @@ fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| (*s).to_owned()).collect()
 }
 
+/// `methods` with `client_secret_jwt` after the secret ones where a sealing key is held for
+/// its clients' secrets (keys::seal); every other secret is kept hashed.
+fn auth_methods(secret_jwt: bool, methods: &[&str]) -> Vec<String> {
+    let mut m = strings(methods);
+    if secret_jwt {
+        m.insert(2, "client_secret_jwt".to_owned());
+    }
+    m
+}
+
+/// The algorithms of client assertions: the HMAC ones too with `client_secret_jwt`.
+fn auth_algs(secret_jwt: bool) -> Vec<String> {
+    let hmac: &[&str] = if secret_jwt {
+        crate::domain::client_assertion::HMAC_ALGS
+    } else {
+        &[]
+    };
+    strings(crate::domain::client_assertion::ALGS)
+        .into_iter()
+        .chain(strings(hmac))
+        .collect()
+}
+
 /// The discovery document for `settings`, advertising the algorithms in `algs`.
 pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfiguration {
     let issuer = settings.issuer();
     let oidc = |p: &str| format!("{issuer}/protocol/openid-connect/{p}");
-    let client_auth = strings(&[
+    let secret_jwt = settings.client_secret_jwt();
+    let with_secret_jwt = |methods: &[&str]| auth_methods(secret_jwt, methods);
+    let client_auth = with_secret_jwt(&[
         "client_secret_basic",
         "client_secret_post",
         "private_key_jwt",
@@ -95,8 +120,7 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
         response_types_supported: strings(&["code"]),
         subject_types_supported: strings(&["public"]),
         id_token_signing_alg_values_supported: algs.iter().map(|a| a.as_str().to_owned()).collect(),
-        // No client_secret_jwt: secrets are kept hashed (domain::client_assertion says why).
-        token_endpoint_auth_methods_supported: strings(&[
+        token_endpoint_auth_methods_supported: with_secret_jwt(&[
             "client_secret_basic",
             "client_secret_post",
             "private_key_jwt",
@@ -126,12 +150,10 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
         code_challenge_methods_supported: strings(&["S256"]),
         scopes_supported: strings(SCOPES),
         response_modes_supported: strings(crate::domain::authorize::RESPONSE_MODES),
-        token_endpoint_auth_signing_alg_values_supported: strings(
-            crate::domain::client_assertion::ALGS,
-        ),
+        token_endpoint_auth_signing_alg_values_supported: auth_algs(secret_jwt),
         dpop_signing_alg_values_supported: strings(crate::domain::dpop::ALGS),
-        // Request objects by value unsigned; signed ones with the client's keys at PAR
-        // (domain::request_object says why).
+        // Request objects by value, unsigned or signed with the client's keys, and pushed
+        // (domain::request_object, service::request_objects).
         request_parameter_supported: true,
         request_object_signing_alg_values_supported: std::iter::once("none")
             .chain(crate::domain::client_assertion::ALGS.iter().copied())
@@ -149,7 +171,7 @@ pub fn openid_configuration(settings: &impl Issuer, algs: &[Alg]) -> OpenIdConfi
         require_request_uri_registration: false,
         tls_client_certificate_bound_access_tokens: false,
         introspection_endpoint_auth_methods_supported: client_auth.clone(),
-        revocation_endpoint_auth_methods_supported: strings(&[
+        revocation_endpoint_auth_methods_supported: with_secret_jwt(&[
             "client_secret_basic",
             "client_secret_post",
             "private_key_jwt",

@@ -16,6 +16,10 @@ pub trait Issuer {
     fn client_id_metadata_documents(&self) -> bool {
         false
     }
+    /// `client_secret_jwt` is offered: a sealing key is held for its clients' secrets.
+    fn client_secret_jwt(&self) -> bool {
+        false
+    }
 }
 
 /// Token and session lifetimes, in seconds.

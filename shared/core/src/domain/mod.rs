@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod app_jws;
+pub mod auth_method;
 pub mod authn;
 pub mod authorize;
 pub mod ciba;

@@ -179,10 +179,19 @@ fn requested(
         // RFC 7591 §2: the default.
         None => AuthMethod::ClientSecretBasic,
         Some(s) => AuthMethod::parse(s).ok_or_else(|| {
-            meta("token_endpoint_auth_method: client_secret_basic, client_secret_post, private_key_jwt or none")
+            meta("token_endpoint_auth_method: client_secret_basic, client_secret_post, client_secret_jwt, private_key_jwt or none")
         })?,
     };
     let jwks = keys_of(m, method)?;
+    let secret_jwt = match method {
+        AuthMethod::ClientSecretJwt => Some(
+            crate::domain::client_assertion::SecretJwt::new(
+                m.token_endpoint_auth_signing_alg.clone(),
+            )
+            .map_err(meta)?,
+        ),
+        _ => None,
+    };
     let public = method == AuthMethod::None;
     let grants = m
         .grant_types
@@ -251,6 +260,7 @@ fn requested(
             backchannel_logout_uri: m.backchannel_logout_uri.clone(),
             local_development,
             jwks,
+            secret_jwt,
             require_par: m.require_pushed_authorization_requests.unwrap_or(false),
             require_signed_request_object: m.require_signed_request_object.unwrap_or(false),
             dpop_bound_access_tokens: m.dpop_bound_access_tokens.unwrap_or(false),
@@ -348,10 +358,16 @@ pub fn replace(
             "token_endpoint_auth_method cannot change between none and a secret: register a new client",
         ));
     }
-    if new.jwks.is_some() != old.jwks.is_some() {
+    if new.jwks.is_some() != old.jwks.is_some()
+        || new.secret_jwt.is_some() != old.secret_jwt.is_some()
+    {
         return Err(meta(
-            "token_endpoint_auth_method cannot change between private_key_jwt and a secret: register a new client",
+            "token_endpoint_auth_method cannot change between private_key_jwt, client_secret_jwt and a secret: register a new client",
         ));
+    }
+    // The sealed secret stays with the secret.
+    if let (Some(n), Some(o)) = (new.secret_jwt.as_mut(), old.secret_jwt.as_ref()) {
+        n.sealed.clone_from(&o.sealed);
     }
     new.client_id = Some(old.client_id.to_string());
     // What only the operator sets stays (a profile holds the client to it: FAPI 2.0).
@@ -442,6 +458,9 @@ pub fn information(issuer: &str, r: &Registered) -> serde_json::Value {
                 out[name] = v;
             }
         }
+    }
+    if let Some(alg) = c.secret_jwt.as_ref().and_then(|j| j.alg.clone()) {
+        out["token_endpoint_auth_signing_alg"] = serde_json::json!(alg);
     }
     // A client with keys has no secret (private_key_jwt).
     if c.client_type == ClientType::Confidential && c.jwks.is_none() {

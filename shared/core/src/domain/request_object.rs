@@ -1,14 +1,13 @@
 //! Request objects passed by value (`request`; RFC 9101, OIDC Core §6.1): the authorization
 //! request's parameters as the claims of a JWT.
 //!
-//! At the authorization endpoint scanid reads unsigned request objects (`alg: none`) only: a
-//! signed one there is refused with `invalid_request_object` rather than accepted unverified
-//! (HS256 over the client secret cannot be checked, secrets being stored hashed,
-//! docs/requirements.md T8). An unsigned request object carries nothing the query could not,
-//! so it is treated with exactly the query's trust: its parameters go through the same
-//! validation. Signed request objects are read at PAR (`usecase::par`), verified with the
-//! client's keys and checked by [`RequestObject::check_signed`]; the request is then the
-//! object's parameters only ([`RequestObject::pushed_params`]).
+//! Here: unsigned request objects (`alg: none`). An unsigned request object carries nothing
+//! the query could not, so it is treated with exactly the query's trust: its parameters go
+//! through the same validation. Signed request objects, pushed (`usecase::par`) or by value at
+//! the authorization endpoint (`usecase::login`), are verified with the client's keys
+//! (`service::request_objects`) and checked by [`RequestObject::check_signed`]; the request is
+//! then the object's parameters only ([`RequestObject::pushed_params`]). A signed object that
+//! reaches [`decode`] unverified (a client that must push) is refused.
 //!
 //! Its claims take precedence over the query's parameters (OIDC Core §6.3.3); parameters only
 //! in the query are kept. `client_id` and `response_type`, when in both, must match; `iss`
@@ -72,11 +71,9 @@ pub fn decode(jwt: &str) -> Result<RequestObject, Invalid> {
     match header.get("alg").and_then(Value::as_str) {
         Some("none") if signature.is_empty() => {}
         Some("none") => return Err("an unsigned request object has an empty signature"),
-        Some(_) => {
-            return Err(
-                "signed request objects are not supported (scanid holds no key to verify them); send alg none",
-            )
-        }
+        Some(_) => return Err(
+            "a signed request object is accepted once verified with the client's registered keys",
+        ),
         None => return Err("the request object has no alg"),
     }
     if header.contains_key("crit") {
@@ -337,11 +334,11 @@ mod tests {
             ),
             (
                 jws(&json!({"alg": "HS256"}), &good, "c2ln"),
-                "not supported",
+                "once verified",
             ),
             (
                 jws(&json!({"alg": "RS256"}), &good, "c2ln"),
-                "not supported",
+                "once verified",
             ),
             (
                 jws(&json!({"alg": "none", "crit": ["x"]}), &good, ""),

@@ -10,6 +10,7 @@ pub mod fresh;
 pub(crate) mod jwk;
 pub mod jwt;
 pub mod local;
+pub mod seal;
 pub mod set;
 
 use std::collections::HashMap;

@@ -162,7 +162,7 @@ async fn failed(ctx: &Context, id: &str, source: &Source, why: &'static str) -> 
     }
 }
 
-/// `private_key_jwt`: the assertion verified with the client's registered keys (fetched
+/// `private_key_jwt` or `client_secret_jwt`: the assertion verified with the client's registered keys (fetched
 /// again once when its `kid` is unknown and they come from a `jwks_uri`), then its `jti`
 /// spent by one conditional write.
 async fn by_assertion(
@@ -205,7 +205,25 @@ async fn by_assertion(
         Ok(c) => c,
         Err(why) => return Err(oauth(OAuthErrorCode::InvalidClient, why)),
     };
+    let issuer = ctx.settings.issuer();
+    let token_endpoint = format!("{issuer}/protocol/openid-connect/token");
+    let audiences: Vec<&str> = if p.at_par {
+        vec![issuer.as_str()]
+    } else {
+        vec![issuer.as_str(), token_endpoint.as_str()]
+    };
     let (client, keys) = match client {
+        Some(c) if c.secret_jwt.is_some() => {
+            let audience = client_assertion::Audience {
+                accepted: &audiences,
+                list: !p.at_par,
+            };
+            let verified = match by_secret(ctx, &c, assertion, audience).await {
+                Ok(v) => v,
+                Err(why) => return Err(failed(ctx, &id, source, why).await),
+            };
+            return spend(ctx, c, verified, source).await;
+        }
         Some(c) => match c.jwks.clone() {
             Some(k) => (c, k),
             None => {
@@ -223,13 +241,6 @@ async fn by_assertion(
     if let Some(why) = crate::domain::profile::assertion_alg_refused(client.profile, assertion) {
         return Err(failed(ctx, &id, source, why).await);
     }
-    let issuer = ctx.settings.issuer();
-    let token_endpoint = format!("{issuer}/protocol/openid-connect/token");
-    let audiences: Vec<&str> = if p.at_par {
-        vec![issuer.as_str()]
-    } else {
-        vec![issuer.as_str(), token_endpoint.as_str()]
-    };
     // A list as `aud`: not at PAR, nor from a FAPI 2.0 client (FAPI 2.0 Final §5.3.2.1-8, the
     // issuer as a string; the suite's par-test-array-as-audience-fails).
     let audience = client_assertion::Audience {
@@ -240,16 +251,28 @@ async fn by_assertion(
         Ok(v) => v,
         Err(why) => return Err(failed(ctx, &id, source, why).await),
     };
+    spend(ctx, client, verified, source).await
+}
+
+/// A verified assertion's `jti` spent by one conditional write (a replay is refused), then
+/// the client, unless disabled.
+async fn spend(
+    ctx: &Context,
+    client: Client,
+    verified: client_assertion::Verified,
+    source: &Source,
+) -> Result<Client, TokenError> {
+    let id = client.client_id.as_str();
     match ctx
         .store
-        .spend_assertion(client.client_id.as_str(), &verified.jti, verified.exp, now)
+        .spend_assertion(id, &verified.jti, verified.exp, ctx.clock.now())
         .await?
     {
         Outcome::Done => {}
         Outcome::Lost => {
             return Err(failed(
                 ctx,
-                &id,
+                id,
                 source,
                 "this client assertion was used already (jti)",
             )
@@ -260,6 +283,27 @@ async fn by_assertion(
         return Err(TokenError::InvalidClient("this client is disabled"));
     }
     Ok(client)
+}
+
+/// `client_secret_jwt`: the MAC checked with the client's secret, opened from its sealed
+/// form by the service's sealing key.
+async fn by_secret(
+    ctx: &Context,
+    client: &Client,
+    assertion: &str,
+    audience: client_assertion::Audience<'_>,
+) -> Result<client_assertion::Verified, &'static str> {
+    let alg = client.secret_jwt.as_ref().and_then(|s| s.alg.as_deref());
+    let secret = super::client_secrets::open(ctx, client).await?;
+    client_assertion::verify_hmac(
+        assertion,
+        client.client_id.as_str(),
+        &secret,
+        alg,
+        audience,
+        ctx.clock.now(),
+    )
+    .map_err(refusal)
 }
 
 /// Verifies with the registered set, or the one at `jwks_uri` (fetched again once when the

@@ -6,7 +6,8 @@
 //!   its `jti`; `webauthn`: the relying party and the server's challenges.
 //! * [`sessions`]: the SSO session a cookie proves, and the end of sessions.
 //! * [`issuance`]: the signed tokens every grant hands out; [`client_auth`]: client
-//!   authentication; [`grants`]: whether a grant still stands; [`live_tokens`]: whether an
+//!   authentication, [`client_secrets`] the sealed secrets of `client_secret_jwt` clients;
+//!   [`grants`]: whether a grant still stands; [`live_tokens`]: whether an
 //!   access token is live; [`exchange`]: delegation by token exchange (RFC 8693); [`dpop`]: DPoP
 //!   proofs.
 //! * `limits`: rate limits.
@@ -14,7 +15,8 @@
 //!   recent logins; `photos`: hosted photos no record names any more.
 //! * [`erase`]: deleting an identity (its app, the CLI, the admin API).
 //! * [`auth_response`]: the authorization response, and its signed JARM form.
-//! * [`pushed`]: the pushed authorization request a `request_uri` names (RFC 9126).
+//! * [`pushed`]: the pushed authorization request a `request_uri` names (RFC 9126);
+//!   [`request_objects`]: signed request objects (RFC 9101), pushed or by value.
 //! * [`rotation`]: the signing keys' rotation steps (the CLI's `scanid keys`, the admin API).
 //! * [`app_error`]: the error of the app API; [`admin`]: who may call the admin API, and its
 //!   error.
@@ -26,6 +28,7 @@ pub mod auth_response;
 pub mod backchannel;
 pub mod client_auth;
 pub mod client_documents;
+pub mod client_secrets;
 pub mod dpop;
 pub mod erase;
 pub mod exchange;
@@ -37,6 +40,7 @@ pub mod login_history;
 pub(crate) mod photos;
 pub mod push;
 pub mod pushed;
+pub mod request_objects;
 pub mod rotation;
 pub mod sessions;
 pub mod signed_request;

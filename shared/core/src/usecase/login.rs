@@ -17,7 +17,7 @@ use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId, Sub
 use crate::random;
 use crate::service::login_history::remember_sso_login;
 use crate::service::sessions::sso_session;
-use crate::service::{self, limits};
+use crate::service::{self, limits, request_objects};
 use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
 use crate::store::{ClientStore, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError};
@@ -141,24 +141,24 @@ async fn decide(
         now,
         signing_alg: ctx.settings.signing_alg,
     };
+    let object = by_value(ctx, pushed.is_some(), params, client.as_ref()).await;
+    let by_value =
+        match object.map_err(|w| authorize::refuse_object(params, client.as_ref(), &policy, w)) {
+            Ok(p) => p,
+            Err(e) => return Ok(refused(client.as_ref(), e, &issuer)),
+        };
+    let signed = by_value.is_some();
+    let params = by_value.as_ref().unwrap_or(params);
     let mut req = match authorize::validate_with(params, client.as_ref(), &policy) {
         Ok(r) => r,
-        Err(AuthorizeError::Untrusted(why)) => return Ok(AuthorizeDecision::ErrorPage(why.into())),
-        Err(AuthorizeError::Redirect(t, e)) => {
-            return Ok(match &client {
-                Some(c) if !redirects_errors(c) => page_of(&e),
-                _ => AuthorizeDecision::Respond(AuthResponse::error(&t, &e, &issuer)),
-            })
-        }
+        Err(e) => return Ok(refused(client.as_ref(), e, &issuer)),
     };
     let Some(client) = client else {
         return Ok(AuthorizeDecision::ErrorPage("unknown client_id".into()));
     };
     req.claims.locale = cookies.page_locale.clone();
-    // A signed request object is accepted pushed only: a client that must sign must push.
-    let must_push = client.require_par || client.require_signed_request_object;
-    if pushed.is_none() && (must_push || ctx.settings.require_par) {
-        let e = OAuthError::new(OAuthErrorCode::InvalidRequest, PAR_REQUIRED);
+    if let Some(why) = unpushed(ctx, &client, pushed.is_some(), signed) {
+        let e = OAuthError::new(OAuthErrorCode::InvalidRequest, why);
         return Ok(refuse_at_once(&client, &req, e, &issuer));
     }
 
@@ -235,6 +235,11 @@ async fn live_client(
 const PAR_REQUIRED: &str =
     "this client must push its authorization requests first (pushed_authorization_request_endpoint)";
 
+/// Why a request without a signed request object is refused for a client that must sign its
+/// requests (RFC 9101 §10.5, `require_signed_request_object`).
+const SIGNED_REQUIRED: &str =
+    "this client must send a signed request object (request), by value or pushed";
+
 /// Whether the authorization endpoint may send `client`'s errors back to its redirect URI
 /// with no one having looked at a page of ours (RFC 9700 §4.11.2: only to a redirect URI the
 /// server trusts). The operator's clients: yes, as OAuth and OIDC say (the conformance suites
@@ -245,6 +250,51 @@ const PAR_REQUIRED: &str =
 /// phone or the consent page) still go back to the client.
 pub fn redirects_errors(client: &Client) -> bool {
     client.registration.is_none()
+}
+
+/// Why a request that was not pushed (`pushed` false) is refused: a client that must push
+/// did not; one that must sign sent no signed request object (RFC 9101 §10.5).
+fn unpushed(ctx: &Context, client: &Client, pushed: bool, signed: bool) -> Option<&'static str> {
+    if pushed {
+        None
+    } else if client.require_par || ctx.settings.require_par {
+        Some(PAR_REQUIRED)
+    } else if client.require_signed_request_object && !signed {
+        Some(SIGNED_REQUIRED)
+    } else {
+        None
+    }
+}
+
+/// The request a signed request object by value carries (RFC 9101 §5.1), verified as at PAR:
+/// then its parameters only; `None` without one (or pushed). Not from a client that must push.
+async fn by_value(
+    ctx: &Context,
+    pushed: bool,
+    params: &Params,
+    client: Option<&Client>,
+) -> Result<Option<Params>, &'static str> {
+    match (client, params.one("request")) {
+        (Some(c), Ok(Some(jwt))) if !pushed && request_objects::claims_signature(jwt) => {
+            if c.require_par || ctx.settings.require_par {
+                return Err(PAR_REQUIRED);
+            }
+            request_objects::verify(ctx, c, jwt).await.map(Some)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// A request refused before anyone acted on it: an error page, or the error at the client's
+/// redirect URI when it is trusted with that ([`redirects_errors`]).
+fn refused(client: Option<&Client>, e: AuthorizeError, issuer: &str) -> AuthorizeDecision {
+    match (e, client) {
+        (AuthorizeError::Untrusted(why), _) => AuthorizeDecision::ErrorPage(why.into()),
+        (AuthorizeError::Redirect(_, e), Some(c)) if !redirects_errors(c) => page_of(&e),
+        (AuthorizeError::Redirect(t, e), _) => {
+            AuthorizeDecision::Respond(AuthResponse::error(&t, &e, issuer))
+        }
+    }
 }
 
 /// The error page of an error a client is not trusted to receive by redirect.

@@ -10,15 +10,14 @@ use crate::domain::authorize::{self, AuthorizeError};
 use crate::domain::pushed::{self, PushedRequest};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::{OAuthErrorCode, Params};
-use serde_json::{Map, Value};
 
 use crate::domain::client::Client;
-use crate::domain::client_assertion::{self, Refused};
-use crate::domain::request_object::{self, RequestObject};
-use crate::service::client_auth::{self, authenticate, Presented};
+use crate::domain::request_object;
+use crate::service::client_auth::{authenticate, Presented};
 use crate::service::dpop;
 use crate::service::issuance::{oauth, TokenError};
 use crate::service::limits;
+use crate::service::request_objects;
 use crate::store::PushedRequests;
 
 /// The answer (RFC 9126 §2.2): the `request_uri` and its lifetime.
@@ -129,47 +128,13 @@ async fn signed_object(
         Ok(None) => return Ok(None),
         Err(_) => return Err(invalid("request is repeated")),
     };
-    if jwt.len() > request_object::MAX_LEN {
+    if request_object::alg_of(jwt).as_deref() == Some("none") {
         return Err(invalid(
-            "the request object is longer than 16384 characters",
+            "a pushed request object is signed with the client's keys (not alg none)",
         ));
     }
-    match request_object::alg_of(jwt).as_deref() {
-        None => return Err(invalid("the request object is not a signed JWT")),
-        Some("none") => {
-            return Err(invalid(
-                "a pushed request object is signed with the client's keys (not alg none)",
-            ))
-        }
-        Some("RS256") if client.profile.is_some() => {
-            return Err(invalid(
-                "a FAPI 2.0 client signs its request objects with ES256, PS256 or EdDSA, not RS256",
-            ))
-        }
-        Some(_) => {}
-    }
-    let Some(keys) = client.jwks.clone() else {
-        return Err(invalid(
-            "this client registered no keys (jwks or jwks_uri) to verify its request object",
-        ));
-    };
-    let claims = client_auth::with_keys(ctx, client, &keys, |set| {
-        client_assertion::signed_by::<Map<String, Value>>(jwt, None, set)
-    })
-    .await
-    .map_err(|r| {
-        invalid(match r {
-            Ok(why) => why,
-            Err(Refused::UnknownKey) => "the request object's kid names none of the client's keys",
-            Err(Refused::Invalid(_)) => {
-                "the request object's signature does not verify with the client's keys"
-            }
-        })
-    })?;
-    let object = RequestObject::verified(claims);
-    let issuer = ctx.settings.issuer();
-    object
-        .check_signed(client.client_id.as_str(), &issuer, ctx.clock.now())
-        .map_err(invalid)?;
-    Ok(Some(object.pushed_params(client.client_id.as_str())))
+    request_objects::verify(ctx, client, jwt)
+        .await
+        .map(Some)
+        .map_err(invalid)
 }

@@ -11,7 +11,7 @@ use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::domain::registration::{self, InitialAccessToken, MetadataError, Registered};
 use crate::random::Random;
 use crate::reach::{self, Reach};
-use crate::service::limits;
+use crate::service::{client_secrets, limits};
 use crate::store::{Backend, ClientStore, InitialAccessTokens, StoreError};
 use crate::Context;
 
@@ -105,13 +105,22 @@ pub async fn register(
     };
     let metadata = registration::parse(body)?;
     let algs = ctx.keyring().await.algs();
-    let registered = registration::register(
+    let mut registered = registration::register(
         &metadata,
         &algs,
         ctx.settings.local_development(),
         now,
         ctx.random.as_ref(),
     )?;
+    // client_secret_jwt: the secret kept sealed too, for the service to check its MACs.
+    if let Some(secret) = registered.secret.as_ref() {
+        if registered.client.secret_jwt.is_some() && !client_secrets::offered(ctx) {
+            return Err(MetadataError::Metadata(client_secrets::NOT_OFFERED.into()).into());
+        }
+        client_secrets::seal(ctx, &mut registered.client, secret)
+            .await
+            .map_err(|e| StoreError::Unavailable(e.to_string().into()))?;
+    }
     reachable(ctx, &registered.client).await?;
     if let Some(h) = &token_hash {
         if !ctx.store.spend_initial_access_token(h, now).await? {

@@ -129,6 +129,9 @@ pub fn to_representation(c: &Client) -> Value {
         }
         attributes.insert(AUTH_ALG.into(), json!(k.alg.clone().unwrap_or_default()));
     }
+    if let Some(j) = &c.secret_jwt {
+        attributes.insert(AUTH_ALG.into(), json!(j.alg.clone().unwrap_or_default()));
+    }
     attributes.insert(REQUIRE_PAR.into(), json!(c.require_par.to_string()));
     attributes.insert(
         REQUEST_OBJECT.into(),
@@ -166,10 +169,10 @@ pub fn to_representation(c: &Client) -> Value {
             .window()
             .map_or(String::new(), |n| n.to_string())),
     );
-    let authenticator = if c.jwks.is_some() {
-        "client-jwt"
-    } else {
-        "client-secret"
+    let authenticator = match (&c.jwks, &c.secret_jwt) {
+        (Some(_), _) => "client-jwt",
+        (None, Some(_)) => "client-secret-jwt",
+        (None, None) => "client-secret",
     };
     json!({
         "id": c.client_id.as_str(),
@@ -217,6 +220,7 @@ pub fn as_new_client(c: &Client, local_development: bool) -> NewClient {
         no_code_flow: !c.allows(GrantType::AuthorizationCode),
         admin_roles: c.admin_roles.clone(),
         jwks: c.jwks.clone(),
+        secret_jwt: c.secret_jwt.clone(),
         require_par: c.require_par,
         require_signed_request_object: c.require_signed_request_object,
         dpop_bound_access_tokens: c.dpop_bound_access_tokens,
@@ -326,15 +330,30 @@ pub fn merge(body: &Value, mut base: NewClient) -> Result<Merged, Representation
 /// `client-secret` drops them.
 fn merge_keys(rep: &Map<String, Value>, base: &mut NewClient) -> Result<(), RepresentationError> {
     let kind = opt_str(rep, "clientAuthenticatorType")?;
+    let attrs = rep.get("attributes").and_then(Value::as_object);
+    let attr = |n: &str| attrs.and_then(|a| a.get(n)).and_then(Value::as_str);
     if kind == Some("client-secret") {
-        base.jwks = None;
+        (base.jwks, base.secret_jwt) = (None, None);
         return Ok(());
     }
+    // client_secret_jwt: its sealed secret stays until a new secret is set.
+    if kind == Some("client-secret-jwt") || (kind.is_none() && base.secret_jwt.is_some()) {
+        let old = base.secret_jwt.take().unwrap_or_default();
+        let alg = match attr(AUTH_ALG) {
+            Some("") => None,
+            Some(a) => Some(a.to_owned()),
+            None => old.alg,
+        };
+        let mut jwt = crate::domain::client_assertion::SecretJwt::new(alg)
+            .map_err(|why| field(AUTH_ALG, why))?;
+        jwt.sealed = old.sealed;
+        (base.jwks, base.secret_jwt) = (None, Some(jwt));
+        return Ok(());
+    }
+    base.secret_jwt = None;
     if kind.is_none() && base.jwks.is_none() {
         return Ok(());
     }
-    let attrs = rep.get("attributes").and_then(Value::as_object);
-    let attr = |n: &str| attrs.and_then(|a| a.get(n)).and_then(Value::as_str);
     let old = base.jwks.clone().unwrap_or_default();
     let uri = match (attr(USE_JWKS_URL), attr(JWKS_URL)) {
         (Some("true"), Some(u)) if !u.is_empty() => Some(u.to_owned()),
@@ -385,10 +404,10 @@ fn refuse_behaviour(rep: &Map<String, Value>) -> Result<(), RepresentationError>
         }
     }
     if let Some(a) = opt_str(rep, "clientAuthenticatorType")? {
-        if a != "client-secret" && a != "client-jwt" {
+        if !matches!(a, "client-secret" | "client-jwt" | "client-secret-jwt") {
             return Err(field(
                 "clientAuthenticatorType",
-                "client-secret or client-jwt (private_key_jwt) is supported",
+                "client-secret, client-secret-jwt or client-jwt (private_key_jwt) is supported",
             ));
         }
     }
@@ -619,6 +638,18 @@ pub fn replace(
     };
     client.registration = old.registration.clone();
     client.disabled = merged.enabled.map_or(old.disabled, |e| !e);
+    // A client_secret_jwt client's secret is sealed by the caller when the body sets one;
+    // else it keeps its sealed one, which a client switched to the method has not.
+    if let Some(jwt) = client.secret_jwt.as_mut() {
+        if merged.secret.is_some() {
+            jwt.sealed = None;
+        } else if jwt.sealed.is_none() {
+            return Err(field(
+                "clientAuthenticatorType",
+                "client-secret-jwt keeps the secret readable by the service: set `secret` with it",
+            ));
+        }
+    }
     Ok(client)
 }
 
@@ -765,6 +796,48 @@ mod tests {
                 RegistrationError::NoRedirectUri
             ))
         ));
+    }
+
+    #[test]
+    fn client_secret_jwt_keeps_its_sealed_secret_until_a_new_one_is_set() {
+        let rng = SeededRandom::new(2);
+        let rep = json!({"clientId": "robot", "clientAuthenticatorType": "client-secret-jwt",
+            "redirectUris": ["https://robot.example/cb"],
+            "attributes": {"token.endpoint.auth.signing.alg": "HS384"}});
+        let mut c = create(rep).unwrap();
+        let jwt = c.secret_jwt.clone().unwrap();
+        assert_eq!((jwt.alg.as_deref(), jwt.sealed), (Some("HS384"), None));
+        assert!(c.secret_hash.is_some() && !c.accepts_secret_by(true));
+        let back = to_representation(&c);
+        assert_eq!(back["clientAuthenticatorType"], "client-secret-jwt");
+        assert_eq!(back["attributes"][AUTH_ALG], "HS384");
+        // Once sealed (by the use case), an update without a secret keeps it.
+        c.secret_jwt.as_mut().unwrap().sealed = Some("A256GCM.x.y".into());
+        let kept = replace(&c, &json!({"name": "Robot 2"}), false, &rng).unwrap();
+        assert_eq!(kept.secret_jwt, c.secret_jwt);
+        // A new secret: to be sealed again by the caller.
+        let secret = "s".repeat(32);
+        let renewed = replace(&c, &json!({"secret": secret}), false, &rng).unwrap();
+        assert_eq!(renewed.secret_jwt.unwrap().sealed, None);
+        // Back to client-secret: nothing sealed kept.
+        let plain = replace(
+            &c,
+            &json!({"clientAuthenticatorType": "client-secret"}),
+            false,
+            &rng,
+        )
+        .unwrap();
+        assert!(plain.secret_jwt.is_none() && plain.accepts_secret_by(true));
+        // A client-secret client switched without a secret: its secret is only a hash.
+        let switch = json!({"clientAuthenticatorType": "client-secret-jwt"});
+        assert!(replace(&plain, &switch, false, &rng).is_err());
+        let with_secret = json!({"clientAuthenticatorType": "client-secret-jwt", "secret": secret});
+        assert!(replace(&plain, &with_secret, false, &rng).is_ok());
+        // Not an HMAC algorithm.
+        let bad = json!({"clientId": "r", "clientAuthenticatorType": "client-secret-jwt",
+            "redirectUris": ["https://r.example/cb"],
+            "attributes": {"token.endpoint.auth.signing.alg": "RS256"}});
+        assert!(create(bad).is_err());
     }
 
     #[test]

@@ -22,6 +22,7 @@ use crate::protocol::{Alg, ClientId, OAuthError, OAuthErrorCode, RedirectUri, Sc
 mod object;
 mod validate;
 
+pub use object::refuse_object;
 pub use validate::{validate, validate_with};
 
 /// How the authorization response is delivered.

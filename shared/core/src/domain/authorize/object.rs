@@ -27,19 +27,31 @@ pub(super) fn request_object_of(
     };
     match request_object::decode(jwt) {
         Ok(o) => Ok(Some(o)),
-        Err(why) => {
-            // Refused; the error goes where the (unverified) object or the query says, once
-            // that redirect URI is found registered.
-            let unverified = request_object::unverified(jwt).map(|o| o.merged_over(query));
-            let target = unverified.as_ref().unwrap_or(query);
-            let trusted = trusted_target(target, client)?;
-            Err(query_target_error(
-                target,
-                trusted,
-                (OAuthErrorCode::InvalidRequestObject, why),
-                policy,
-            ))
-        }
+        Err(why) => Err(refuse_object(query, client, policy, why)),
+    }
+}
+
+/// A request object (`request` in `query`) refused with `invalid_request_object` and `why`:
+/// the error goes where the (unverified) object or the query says, once that redirect URI is
+/// found registered; else an error page. Also for a signed object that did not verify
+/// (`service::request_objects`).
+pub fn refuse_object(
+    query: &Params,
+    client: Option<&Client>,
+    policy: &Policy,
+    why: &'static str,
+) -> AuthorizeError {
+    let jwt = query.one("request").ok().flatten().unwrap_or_default();
+    let unverified = request_object::unverified(jwt).map(|o| o.merged_over(query));
+    let target = unverified.as_ref().unwrap_or(query);
+    match trusted_target(target, client) {
+        Ok(trusted) => query_target_error(
+            target,
+            trusted,
+            (OAuthErrorCode::InvalidRequestObject, why),
+            policy,
+        ),
+        Err(e) => e,
     }
 }
 
@@ -142,7 +154,7 @@ mod tests {
                     ("state", "s-query".into()),
                     ("request", signed),
                 ]),
-                "signed request objects are not supported",
+                "accepted once verified",
             ),
             (
                 owned(vec![

@@ -24,6 +24,11 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
         disabled: true,
         admin_roles: vec![crate::domain::admin::AdminRole::ViewClients],
         jwks: None,
+        // A client_secret_jwt client's sealed secret round-trips (and changes with a rotation).
+        secret_jwt: Some(crate::domain::client_assertion::SecretJwt {
+            sealed: Some("A256GCM.bm9uY2U.c2VhbGVk".into()),
+            alg: Some("HS512".into()),
+        }),
         require_par: false,
         require_signed_request_object: false,
         profile: None,
@@ -39,6 +44,9 @@ pub async fn client_store_round_trip<B: Backend>(s: Arc<B>) {
     assert_eq!(got, client);
     let mut rotated = got.clone();
     rotated.secret_hash = Some("other".into());
+    if let Some(j) = rotated.secret_jwt.as_mut() {
+        j.sealed = Some("A256GCM.b3RoZXI.c2VhbGVkIGFnYWlu".into());
+    }
     s.update_client(&rotated, version, T0).await.unwrap();
     assert!(matches!(
         s.update_client(&rotated, version, T0).await,
@@ -155,6 +163,7 @@ pub async fn a_self_registered_client_keeps_its_registration<B: Backend>(s: Arc<
         disabled: false,
         admin_roles: vec![],
         jwks: None,
+        secret_jwt: None,
         require_par: false,
         require_signed_request_object: false,
         profile: None,

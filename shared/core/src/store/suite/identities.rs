@@ -100,6 +100,7 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         disabled: false,
         admin_roles: vec![],
         jwks: None,
+        secret_jwt: None,
         require_par: false,
         require_signed_request_object: false,
         profile: None,

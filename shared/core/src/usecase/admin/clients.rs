@@ -7,7 +7,8 @@
 //! one.
 //!
 //! Secrets are write-only, as the CLI's: shown once, when generated (`POST .../client-secret`)
-//! and never again; stored only as a hash. See the book's admin API chapter.
+//! and never again; stored only as a hash (a `client-secret-jwt` client's also sealed, for
+//! the service alone to check its assertions). See the book's admin API chapter.
 
 use serde_json::{json, Value};
 
@@ -20,6 +21,7 @@ use crate::domain::client::{register, Client, ClientSecret, ClientType, GrantTyp
 use crate::domain::ratelimit::Source;
 use crate::protocol::ClientId;
 use crate::service::admin::{authorize, AdminError, Caller};
+use crate::service::client_secrets;
 use crate::store::{ClientStore, StoreError};
 
 const VIEW: Need = Need::Role(AdminRole::ViewClients);
@@ -111,12 +113,16 @@ pub async fn create(
                 Err(e) => return Err(e),
             }
         }
-        let (mut client, _) = register(merged.new, now, ctx.random.as_ref())
+        let (mut client, fresh) = register(merged.new, now, ctx.random.as_ref())
             .map_err(|e| bad(RepresentationError::Invalid(e)))?;
         client.disabled = merged.enabled == Some(false);
         signable(ctx, &client).await?;
         if let (Some(s), ClientType::Confidential) = (&merged.secret, client.client_type) {
             client.secret_hash = Some(s.hash());
+        }
+        // client_secret_jwt: the secret set, or the one generated (regenerate to learn it).
+        if let Some(s) = merged.secret.as_ref().or(fresh.as_ref()) {
+            seal(ctx, &mut client, s).await?;
         }
         match ctx.store.create_client(&client, now).await {
             Ok(()) => {}
@@ -144,9 +150,12 @@ pub async fn update(
         let (old, version) = find(ctx, id).await?;
         within_reach(&caller, &old)?;
         let local = ctx.settings.local_development();
-        let client = replace(&old, &body, local, ctx.random.as_ref()).map_err(bad)?;
+        let mut client = replace(&old, &body, local, ctx.random.as_ref()).map_err(bad)?;
         if client.token_alg != old.token_alg {
             signable(ctx, &client).await?;
+        }
+        if let Some(s) = body.get("secret").and_then(Value::as_str) {
+            seal(ctx, &mut client, &ClientSecret::chosen(s)).await?;
         }
         write(ctx, &client, version).await?;
         Ok(())
@@ -249,6 +258,7 @@ pub async fn regenerate_secret(
         }
         let secret = ClientSecret::generate(ctx.random.as_ref());
         c.secret_hash = Some(secret.hash());
+        seal(ctx, &mut c, &secret).await?;
         write(ctx, &c, version).await?;
         Ok(json!({ "type": "secret", "value": secret.expose() }))
     }
@@ -323,6 +333,17 @@ async fn signable(ctx: &Context, c: &Client) -> Result<(), AdminError> {
         }
         _ => Ok(()),
     }
+}
+
+/// A `client_secret_jwt` client's secret sealed (nothing for any other client): 400 where
+/// the service holds no sealing key, 503 when it cannot be read.
+async fn seal(ctx: &Context, c: &mut Client, secret: &ClientSecret) -> Result<(), AdminError> {
+    if c.secret_jwt.is_some() && !client_secrets::offered(ctx) {
+        return Err(AdminError::BadRequest(client_secrets::NOT_OFFERED.into()));
+    }
+    client_secrets::seal(ctx, c, secret)
+        .await
+        .map_err(|e| AdminError::Store(StoreError::Unavailable(e.to_string().into())))
 }
 
 async fn write(ctx: &Context, c: &Client, version: u64) -> Result<(), AdminError> {
