@@ -315,8 +315,8 @@ fapi() {
     local P_BASE=http://127.0.0.1:$PP P_EXTRA="&resource=urn%3Abench%3Aapi"
     fapi_check "$S_BASE$S_OIDC/token" "$S_AUD" "" "$ALG"
     fapi_check "$P_BASE/token" "$P_BASE" "$P_EXTRA" "$ALG"
-    FAPI_RATE=1000 fapi_run "$S_BASE" "$S_OIDC/token" "$S_AUD" "" 2 > /dev/null  # warm-up
-    FAPI_RATE=1000 fapi_run "$P_BASE" /token "$P_BASE" "$P_EXTRA" 2 > /dev/null
+    FAPI_RATE=1000 fapi_run "$S_BASE" "$S_OIDC/token" "$S_AUD" "" 2 > /dev/null 2>&1  # warm-up
+    FAPI_RATE=1000 fapi_run "$P_BASE" /token "$P_BASE" "$P_EXTRA" 2 > /dev/null 2>&1
     S=$(fapi_run "$S_BASE" "$S_OIDC/token" "$S_AUD" "" "$secs")
     P=$(fapi_run "$P_BASE" /token "$P_BASE" "$P_EXTRA" "$secs")
     # The token issuance goals: >= 1.5x oidc-provider with RS256, >= 3x with ES256.
