@@ -558,13 +558,29 @@ fn ping_mode_tells_the_notification_endpoint() {
 }
 
 /// requests-oauth2client (PyPI) runs CIBA poll mode (tests/py/requests_oauth2client_ciba.py):
-/// its backchannel_authentication_request, then its ciba() polls while the raw phone here
-/// approves; it verifies the ID token (signature by the JWKS, aud, sub) itself.
+/// its backchannel_authentication_request reaches the raw phone as a Web Push (received and
+/// decrypted by the test's push service, tests/py/push_service.py, with http-ece), the phone
+/// opens the request the push names and approves while the library's ciba() polls; it
+/// verifies the ID token (signature by the JWKS, aud, sub) itself.
 #[test]
 fn requests_oauth2client_runs_poll_mode() {
+    use crate::push::{subscribe, PushService};
     use std::io::BufRead;
-    let (_d, s, secret) = server();
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap().to_owned();
+    let secret = secret_of(&create_client(&data, CLIENT_FLAGS));
+    let flags: Vec<&str> = SERVER_FLAGS
+        .iter()
+        .chain(crate::push::SERVER_FLAGS)
+        .copied()
+        .collect();
+    let s = TestServer::start(dir.path(), &flags);
     let app = TestApp::enroll(&s, "ciba-py");
+    let push = PushService::start();
+    let sub = &push.subscription;
+    let keys = json!({ "p256dh": sub["p256dh"], "auth": sub["auth"] });
+    let r = subscribe(&app, sub["endpoint"].as_str().unwrap(), &keys);
+    assert_eq!(r.status, 200, "{}", r.text());
     let mut child = std::process::Command::new(scanid_tests::python())
         .arg(scanid_tests::repo_root().join("tests/py/requests_oauth2client_ciba.py"))
         .args([&s.issuer, "desk", &secret, "ciba-py", &app.sub])
@@ -579,9 +595,15 @@ fn requests_oauth2client_runs_poll_mode() {
         let done = child.wait_with_output().unwrap();
         panic!("{line}\n{}", String::from_utf8_lossy(&done.stderr));
     }
+    // The push names the request, and nothing else: the phone opens the one it names.
+    let got = push.next();
+    assert!(got.get("error").is_none(), "{got}");
+    assert_eq!(got["payload"]["kind"], "ciba", "{got}");
+    assert!(!got.to_string().contains("Py 42"), "{got}");
     let list = waiting(&app);
     assert_eq!(list[0]["binding_message"], "Py 42");
-    let (_, decided) = decide(&app, list[0]["id"].as_str().unwrap(), "approve");
+    assert_eq!(got["payload"]["request"], list[0]["id"]);
+    let (_, decided) = decide(&app, got["payload"]["request"].as_str().unwrap(), "approve");
     assert_eq!(decided.status, 200, "{}", decided.text());
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut out, &mut rest).unwrap();

@@ -698,3 +698,100 @@ fn a_passkey_identity_signs_out_everywhere() {
         r.text()
     );
 }
+
+/// Issue 42: a CIBA request to a passkey identity (no device key) is listed, opened and
+/// approved with its passkey, user verified, as a QR login is: the client requires acr 2 and
+/// gets the person's tokens at acr 2. For the same client, an identity with only a device key
+/// (acr 1) is refused with `acr_not_met`, and the request stays pending: no tokens.
+#[test]
+fn a_ciba_request_is_approved_with_the_passkey() {
+    use crate::ciba::{decide as decide_ciba, poll, start, waiting, CLIENT_FLAGS};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let flags: Vec<&str> = CLIENT_FLAGS
+        .iter()
+        .copied()
+        .chain(["--require-acr", "2"])
+        .collect();
+    let secret = scanid_tests::secret_of(&scanid_tests::create_client(d, &flags));
+    let client = ("desk", secret.as_str());
+    let s = TestServer::start(dir.path(), &[]);
+    let rp = RelyingParty::for_issuer(&s.issuer).unwrap();
+    let mut auth = SoftAuthenticator::new(&rp, b"it-ciba-passkey").unwrap();
+    let sub = passkey_sign_up(&s, &mut auth, "pat.ciba");
+    let asked = |hint: &str| {
+        let r = start(
+            &s,
+            client,
+            &[
+                ("scope", "openid"),
+                ("login_hint", hint),
+                ("binding_message", "Till 7: 12.50"),
+            ],
+        );
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()["auth_req_id"].as_str().unwrap().to_owned()
+    };
+    let id = asked("pat.ciba");
+
+    // The phone lists and opens the request with requests its passkey signs.
+    let url = format!("{}/app/identities/{sub}/backchannel-requests", s.issuer);
+    let listed = by_passkey(&s, &mut auth, "backchannel+jwt", json!({ "sub": sub }));
+    let r = post(&url, &json!({ "requests": listed }));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let list = r.json()["requests"].as_array().unwrap().clone();
+    assert_eq!(list.len(), 1, "{list:?}");
+    assert_eq!(list[0]["binding_message"], "Till 7: 12.50");
+    let opening = by_passkey(
+        &s,
+        &mut auth,
+        "backchannel-open+jwt",
+        json!({ "sub": sub, "request": list[0]["id"] }),
+    );
+    let r = post(&format!("{url}/open"), &json!({ "open": opening }));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let o = r.json();
+    assert_eq!(o["backchannel"], true, "{o}");
+
+    // The approval is a passkey assertion over the opened session, without a number.
+    let approval = by_passkey(
+        &s,
+        &mut auth,
+        "approval+jwt",
+        json!({ "sub": sub, "session": o["session"], "challenge": o["challenge"],
+                "decision": "approve" }),
+    );
+    let session_url = format!(
+        "{}/app/login-sessions/{}",
+        s.issuer,
+        o["session"].as_str().unwrap()
+    );
+    let r = post(&session_url, &json!({ "approval": approval }));
+    assert_eq!(r.status, 200, "{}", r.text());
+    // Replayed: refused (its WebAuthn challenge and jti are spent).
+    let r = post(&session_url, &json!({ "approval": approval }));
+    assert_eq!(r.status, 400, "{}", r.text());
+    let tokens = poll(&s, client, &id);
+    assert_eq!(tokens.status, 200, "{}", tokens.text());
+    let idt = scanid_tests::jwt_claims(tokens.json()["id_token"].as_str().unwrap());
+    assert_eq!(idt["sub"], sub.as_str());
+    assert_eq!(idt["aud"], "desk");
+    assert_eq!(idt["acr"], "2", "{idt}");
+
+    // A device key alone does not reach the client's acr 2: refused, and no tokens.
+    let app = TestApp::enroll(&s, "ciba-key-only");
+    let id2 = asked("ciba-key-only");
+    let list = waiting(&app);
+    assert_eq!(list.len(), 1, "{list:?}");
+    let (_, decided) = decide_ciba(&app, list[0]["id"].as_str().unwrap(), "approve");
+    assert_eq!(decided.status, 403, "{}", decided.text());
+    assert_eq!(decided.json()["error"], "acr_not_met");
+    let polled = poll(&s, client, &id2);
+    assert_eq!(polled.status, 400, "{}", polled.text());
+    assert_eq!(
+        polled.json()["error"],
+        "authorization_pending",
+        "{}",
+        polled.text()
+    );
+}
