@@ -75,7 +75,8 @@ fn py(args: &[&str]) -> Value {
     serde_json::from_str(text.lines().last().unwrap()).unwrap()
 }
 
-fn scenario(s: &TestServer, op: &Operator) {
+/// The scenario; the client `hmac`'s secret at its end.
+fn scenario(s: &TestServer, op: &Operator) -> String {
     let d: Value = get(&s.url(DISCOVERY)).json();
     for list in [
         "token_endpoint_auth_methods_supported",
@@ -214,13 +215,14 @@ fn scenario(s: &TestServer, op: &Operator) {
     // requests-oauth2client signs its own (HS256 to the token endpoint, HS512 to the issuer).
     let out = py(&["cc", &token_endpoint, iss, "hmac", &new_secret]);
     assert_eq!(out["ok"], true);
+    new_secret
 }
 
 #[test]
 fn client_secret_jwt_gets_tokens_and_every_bad_assertion_is_invalid_client() {
     let dir = tempfile::tempdir().unwrap();
     let s = TestServer::start(dir.path(), LENIENT);
-    scenario(&s, &Operator::local(dir.path()));
+    let _ = scenario(&s, &Operator::local(dir.path()));
     // The sealing key is a file of the data dir, readable by its owner only; the store holds
     // the secret sealed, never in the clear.
     let key = dir.path().join("sealing-key");
@@ -247,7 +249,45 @@ fn client_secret_jwt_on_dynamodb() {
     let mut flags = vec!["--table", table.as_str(), "--signing", "local"];
     flags.extend_from_slice(LENIENT);
     let s = TestServer::start(dir.path(), &flags);
-    scenario(&s, &op);
+    let _ = scenario(&s, &op);
+}
+
+/// On AWS (`--signing kms-envelope`, moto's KMS and DynamoDB): the sealing key is made by
+/// scanid, wrapped by the table's KMS key and kept in the table, so the CLI that creates the
+/// client, the server that checks its assertions and a second server on the same table (a
+/// second container) all open the same sealed secret; discovery lists the method; no sealing
+/// key file is written.
+#[test]
+fn client_secret_jwt_on_dynamodb_with_kms_envelope() {
+    let op = Operator::on_emulator("kms-envelope");
+    let dir = tempfile::tempdir().unwrap();
+    let mut flags = op.flag_strs();
+    flags.extend_from_slice(LENIENT);
+    let s = TestServer::start(dir.path(), &flags);
+    let secret = scenario(&s, &op);
+    assert!(
+        !dir.path().join("sealing-key").exists(),
+        "no sealing key file with kms-envelope"
+    );
+    // A second process on the same table opens the same sealed secret.
+    let dir2 = tempfile::tempdir().unwrap();
+    let s2 = TestServer::start(dir2.path(), &flags);
+    let h256 = hmac::HMAC_SHA256;
+    let r = cc(
+        &s2,
+        &hs("HS256", h256, &secret, &claims("hmac", &s2.issuer)),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.json()["access_token"].is_string());
+    refused(
+        &cc(
+            &s2,
+            &hs("HS256", h256, "not-the-secret", &claims("hmac", &s2.issuer)),
+        ),
+        "wrong secret at the second server",
+    );
+    let out = py(&["cc", &s2.oidc("token"), &s2.issuer, "hmac", &secret]);
+    assert_eq!(out["ok"], true);
 }
 
 /// RFC 7591: a client registers with `token_endpoint_auth_method: client_secret_jwt` and its

@@ -393,9 +393,45 @@ fn template_iam_is_least_privilege_per_the_route_table() {
                 "{name}: S3 writes only where the table is written"
             );
         }
+        // The sealing key of client_secret_jwt clients' secrets (kms-envelope): decrypted only
+        // where clients are authenticated or secrets sealed, made only where sealed, and only
+        // with its purpose as the encryption context.
+        assert_eq!(
+            block.contains("Sid: OpenTheSealingKey"),
+            handler.holds_sealing_key(),
+            "{name}: the sealing key only where clients are authenticated or secrets sealed"
+        );
+        assert_eq!(
+            block.contains("Sid: MakeTheSealingKey"),
+            handler.seals_client_secrets(),
+            "{name}: the sealing key made only where secrets are sealed"
+        );
+        for sid in ["Sid: OpenTheSealingKey", "Sid: MakeTheSealingKey"] {
+            if let Some(at) = block.find(sid) {
+                let rest = &block[at..];
+                let end = rest[4..].find("- Sid:").map_or(rest.len(), |e| e + 4);
+                let statement = &rest[..end];
+                assert!(
+                    statement
+                        .contains("kms:EncryptionContext:scanid-purpose: client-secret-sealing")
+                        && statement.contains("aws:ResourceTag/scanid-table: !Ref Table"),
+                    "{name}: {sid} with the purpose and the table's keys"
+                );
+            }
+        }
+        let kms_beyond_sealing = block
+            .lines()
+            .map(str::trim_start)
+            .filter(|l| l.starts_with("Action: kms:") || l.starts_with("- kms:"))
+            .count()
+            > usize::from(handler.holds_sealing_key())
+                + usize::from(handler.seals_client_secrets());
         match handler.access() {
             Access::Read => assert!(!writes && !kms, "{name} is read-only"),
-            Access::Write => assert!(writes && !kms, "{name} writes but never signs"),
+            Access::Write => assert!(
+                writes && !kms_beyond_sealing,
+                "{name} writes but never signs"
+            ),
             Access::Sign => {
                 assert!(writes && kms, "{name} writes and signs");
                 assert!(

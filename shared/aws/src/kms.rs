@@ -39,7 +39,7 @@ pub const KEY_TAG: &str = "scanid-table";
 /// A KMS client with the operations scanid uses.
 #[derive(Clone, Debug)]
 pub struct Kms {
-    client: Client,
+    pub(crate) client: Client,
 }
 
 fn kms_err<E, R>(op: &'static str, e: SdkError<E, R>) -> SignError

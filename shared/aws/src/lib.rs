@@ -33,6 +33,7 @@ pub mod http;
 pub mod kms;
 pub mod photos;
 pub mod queue;
+pub mod seal;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -124,7 +124,8 @@ impl Context {
         let discovery = arc_swap::ArcSwap::from_pointee((algs.to_vec(), discovery_json));
         // Beside local signing keys, the sealing key is a file of the data dir, made on first
         // use; elsewhere the process gives one (`with_sealing`) or none.
-        let sealing = settings.sealing_offered().then(|| {
+        let local = matches!(settings.signing, crate::config::SigningMode::Local);
+        let sealing = local.then(|| {
             Arc::new(crate::keys::seal::LocalSealing::new(
                 &settings.data_dir,
                 random.clone(),

@@ -97,6 +97,42 @@ pub fn runner(handler: Handler) -> &'static str {
     }
 }
 
+/// The condition on the sealing key's KMS calls: the table's key, and the encryption context
+/// naming the purpose (`scanid_aws::seal::PURPOSE`).
+const SEALING_CONDITION: &str = "StringEquals:\n  aws:ResourceTag/scanid-table: !Ref Table\n  kms:EncryptionContext:scanid-purpose: client-secret-sealing";
+
+/// The statements on the sealing key of `client_secret_jwt` clients' secrets
+/// (kms-envelope): wrapped by the table's KMS key with its purpose as the encryption context,
+/// it is decrypted (once per container) where clients are authenticated or secrets sealed, and
+/// made only where secrets are sealed. In kms mode the table's keys cannot encrypt: these
+/// allow nothing.
+fn sealing_statements(handler: Handler) -> Vec<Statement> {
+    let mut out = Vec::new();
+    if handler.holds_sealing_key() {
+        out.push(Statement {
+            condition: Some(SEALING_CONDITION),
+            comment: Some("client_secret_jwt (kms-envelope): open the sealing key"),
+            ..statement(
+                "OpenTheSealingKey",
+                &["kms:Decrypt"],
+                "!Sub arn:${AWS::Partition}:kms:${AWS::Region}:${AWS::AccountId}:key/*",
+            )
+        });
+    }
+    if handler.seals_client_secrets() {
+        out.push(Statement {
+            condition: Some(SEALING_CONDITION),
+            comment: Some("client_secret_jwt (kms-envelope): make the sealing key"),
+            ..statement(
+                "MakeTheSealingKey",
+                &["kms:Encrypt"],
+                "!Sub arn:${AWS::Partition}:kms:${AWS::Region}:${AWS::AccountId}:key/*",
+            )
+        });
+    }
+    out
+}
+
 /// The function's IAM statements.
 pub fn statements(name: &'static str) -> Result<Vec<Statement>, String> {
     let handler = handler_of(name)?;
@@ -162,6 +198,7 @@ pub fn statements(name: &'static str) -> Result<Vec<Statement>, String> {
             )
         });
     }
+    out.extend(sealing_statements(handler));
     if handler.photos() {
         let actions: &[&str] = match (extras.photo_actions, handler.access()) {
             ([], Access::Read) => &["s3:GetObject"],

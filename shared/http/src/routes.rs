@@ -518,6 +518,19 @@ impl Handler {
         )
     }
 
+    /// Endpoints that seal `client_secret_jwt` clients' secrets (they create clients): with
+    /// `kms-envelope` their functions may make the sealing key and wrap it (`kms:Encrypt`).
+    pub const fn seals_client_secrets(self) -> bool {
+        matches!(self, Handler::Admin | Handler::ClientRegistration)
+    }
+
+    /// Endpoints that hold the sealing key of `client_secret_jwt` clients' secrets: those that
+    /// authenticate clients (to check a client's HMAC) and those that seal them. With
+    /// `kms-envelope` their functions may decrypt it (`kms:Decrypt`, once per container).
+    pub const fn holds_sealing_key(self) -> bool {
+        self.authenticates_clients() || self.seals_client_secrets()
+    }
+
     /// Endpoints that hand deliveries to the back-channel queue (on AWS; a task under
     /// `serve`): those that end sessions (logout tokens), the CIBA endpoint (a Web Push to the
     /// person's apps) and the app's decision (a CIBA ping to the client). Only their functions

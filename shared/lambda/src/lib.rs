@@ -345,7 +345,25 @@ async fn context(
         .events_table
         .as_deref()
         .map(|t| Arc::new(scanid_aws::events::DynamoEvents::new(&config, t)));
+    // The sealing key of client_secret_jwt clients' secrets (kms-envelope): decrypted by KMS on
+    // first use, not here; only the functions that authenticate clients or seal secrets.
+    let sealing = match &settings.signing {
+        scanid_core::config::SigningMode::KmsEnvelope { key_id } if handler.holds_sealing_key() => {
+            Some(scanid_aws::seal::KmsSealing::new(
+                Arc::new(scanid_aws::kms::Kms::from_config(&config)),
+                key_id,
+                store.clone(),
+                Arc::new(scanid_core::random::SystemRandom::new()),
+                clock.now(),
+                handler.seals_client_secrets(),
+            ))
+        }
+        _ => None,
+    };
     let mut ctx = Context::running(settings, store, keys).await?;
+    if let Some(sealing) = sealing {
+        ctx = ctx.with_sealing(Arc::new(sealing));
+    }
     // Clients' jwks_uri (private_key_jwt), where the function authenticates clients.
     if let Some(fetch) = jwks.and_then(|open| open()) {
         ctx = ctx.with_jwks_fetch(fetch);

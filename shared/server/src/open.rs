@@ -18,7 +18,15 @@ pub async fn context(settings: Settings) -> Result<Context, StartError> {
     let (store, events) = open_stores(&settings).await?;
     let keys = fresh_keys(&settings, store.clone(), SystemClock.now()).await?;
     let photos = open_photos(&settings).await?;
+    let sealing = match settings.signing {
+        SigningMode::KmsEnvelope { .. } => sealing_on(&settings, Some(store.clone())).await?,
+        _ => None,
+    };
     let ctx = Context::running(settings, store, keys).await?;
+    let ctx = match sealing {
+        Some(s) => ctx.with_sealing(s),
+        None => ctx,
+    };
     let (clock, store) = (ctx.clock.clone(), ctx.store.clone());
     let ctx = ctx.with_backchannel(Arc::new(
         scanid_backchannel::InProcess::new(clock, RetryPolicy::DEFAULT).with_store(store),
@@ -75,17 +83,41 @@ pub async fn fresh_keys(
 }
 
 /// The sealing key of `client_secret_jwt` clients' secrets `settings` select
-/// ([`scanid_core::keys::seal`]): with local signing keys, a file of the data dir; `None`
-/// where none is held.
+/// ([`scanid_core::keys::seal`]): with local signing keys, a file of the data dir; with
+/// `kms-envelope`, a key wrapped by the KMS key in the table (made on first use); `None`
+/// where none is held (`kms`).
 pub async fn sealing(
     settings: &Settings,
 ) -> Result<Option<Arc<dyn scanid_core::keys::seal::SealingKeys>>, StartError> {
-    Ok(match settings.signing {
+    sealing_on(settings, None).await
+}
+
+/// [`sealing`] on `store` when it is already open.
+async fn sealing_on(
+    settings: &Settings,
+    store: Option<Arc<dyn Backend>>,
+) -> Result<Option<Arc<dyn scanid_core::keys::seal::SealingKeys>>, StartError> {
+    let random = Arc::new(scanid_core::random::SystemRandom::new());
+    Ok(match &settings.signing {
         SigningMode::Local => Some(Arc::new(scanid_core::keys::seal::LocalSealing::new(
             &settings.data_dir,
-            Arc::new(scanid_core::random::SystemRandom::new()),
+            random,
         ))),
-        _ => None,
+        SigningMode::KmsEnvelope { key_id } => {
+            let kms = scanid_aws::kms::Kms::from_config(&scanid_aws::profile_config().await?);
+            Some(Arc::new(scanid_aws::seal::KmsSealing::new(
+                Arc::new(kms),
+                key_id,
+                match store {
+                    Some(s) => s,
+                    None => open_store(settings).await?,
+                },
+                random,
+                SystemClock.now(),
+                true,
+            )))
+        }
+        SigningMode::Kms { .. } => None,
     })
 }
 

@@ -248,9 +248,13 @@ impl crate::domain::issuer::Issuer for Settings {
 
 impl Settings {
     /// Whether a sealing key for `client_secret_jwt` clients' secrets is held (`keys::seal`):
-    /// beside local signing keys (a file of the data dir).
+    /// beside local signing keys (a file of the data dir) and with `kms-envelope` (a key
+    /// wrapped by the KMS key, in the table). Not with `kms` (asymmetric KMS keys wrap nothing).
     pub fn sealing_offered(&self) -> bool {
-        matches!(self.signing, SigningMode::Local)
+        matches!(
+            self.signing,
+            SigningMode::Local | SigningMode::KmsEnvelope { .. }
+        )
     }
 }
 

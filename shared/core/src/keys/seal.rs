@@ -4,11 +4,11 @@
 //! client id is the additional data), so a sealed value copied to another client does not
 //! open.
 //!
-//! The key is held as the signing keys are, never in the store: `scanid serve` and the CLI
-//! keep it in a file of the data dir beside `signing-keys.json` ([`LocalSealing`], created on
-//! first use, readable by the owner only); on AWS (`SCANID_SIGNING=kms-envelope`) it is a data
-//! key encrypted by the KMS key, decrypted at most once per process. A copy of the store alone
-//! reveals no secret.
+//! The key is held as the signing keys are, never in the clear in the store: `scanid serve`
+//! and the CLI keep it in a file of the data dir beside `signing-keys.json` ([`LocalSealing`],
+//! created on first use, readable by the owner only); on AWS (`SCANID_SIGNING=kms-envelope`)
+//! it is encrypted by the KMS key and kept in the table (`scanid_aws::seal::KmsSealing`),
+//! decrypted at most once per process. A copy of the store alone reveals no secret.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
