@@ -7,7 +7,9 @@
 //! too-long-lived assertion, another `aud`, and the secret sent by HTTP Basic are each
 //! `invalid_client`, as is an HS256 assertion from a `client_secret_basic` client. A rotated
 //! secret replaces the old one. Dynamic registration and python-keycloak make such clients
-//! too. The same on DynamoDB (moto): the client record and the `jti` spend in the table.
+//! too. The same on DynamoDB (moto): the client record and the `jti` spend in the table; and
+//! with `--signing kms-envelope`, where the sealing key is wrapped by the KMS key and kept in
+//! the table, so a second server on the table (a second container) opens the same secrets.
 
 use std::process::Command;
 
@@ -288,6 +290,17 @@ fn client_secret_jwt_on_dynamodb_with_kms_envelope() {
     );
     let out = py(&["cc", &s2.oidc("token"), &s2.issuer, "hmac", &secret]);
     assert_eq!(out["ok"], true);
+    // The admin API (python-keycloak) makes one too, on the table.
+    let admin_secret = op.service_account("pipeline", &["manage-clients"]);
+    let out = py(&[
+        "keycloak",
+        s2.base.as_str(),
+        "scanid",
+        "pipeline",
+        &admin_secret,
+        &s2.oidc("token"),
+    ]);
+    assert_eq!(out["ok"], true);
 }
 
 /// RFC 7591: a client registers with `token_endpoint_auth_method: client_secret_jwt` and its
@@ -299,6 +312,37 @@ fn a_self_registered_client_uses_client_secret_jwt() {
         dir.path(),
         &["--open-client-registration", "true", LENIENT[0], LENIENT[1]],
     );
+    self_registered(&s);
+}
+
+/// The same on a fresh table in `kms-envelope` mode: the registration endpoint makes the
+/// sealing key itself (no operator command ran before), and a second server on the table opens
+/// the secret it sealed.
+#[test]
+fn a_self_registered_client_uses_client_secret_jwt_with_kms_envelope() {
+    let op = Operator::on_emulator("kms-envelope");
+    let mut flags = op.flag_strs();
+    flags.extend_from_slice(&["--open-client-registration", "true"]);
+    flags.extend_from_slice(LENIENT);
+    let dir = tempfile::tempdir().unwrap();
+    let s = TestServer::start(dir.path(), &flags);
+    let (id, secret) = self_registered(&s);
+    let dir2 = tempfile::tempdir().unwrap();
+    let s2 = TestServer::start(dir2.path(), &flags);
+    let r = cc(
+        &s2,
+        &hs(
+            "HS256",
+            hmac::HMAC_SHA256,
+            &secret,
+            &claims(&id, &s2.issuer),
+        ),
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+}
+
+/// Registers a client_secret_jwt client at `s` and checks it: its id and secret.
+fn self_registered(s: &TestServer) -> (String, String) {
     let body = json!({
         "redirect_uris": ["https://rp.example/cb"],
         "grant_types": ["authorization_code", "client_credentials"],
@@ -318,12 +362,12 @@ fn a_self_registered_client_uses_client_secret_jwt() {
     let id = reg["client_id"].as_str().unwrap();
     let secret = reg["client_secret"].as_str().unwrap();
     let r = cc(
-        &s,
+        s,
         &hs("HS256", hmac::HMAC_SHA256, secret, &claims(id, &s.issuer)),
     );
     assert_eq!(r.status, 200, "{}", r.text());
     let other_alg = hs("HS512", hmac::HMAC_SHA512, secret, &claims(id, &s.issuer));
-    refused(&cc(&s, &other_alg), "not its registered alg");
+    refused(&cc(s, &other_alg), "not its registered alg");
     let basic = post_form(
         &s.oidc("token"),
         Some((id, secret)),
@@ -341,6 +385,7 @@ fn a_self_registered_client_uses_client_secret_jwt() {
     );
     assert_eq!(r.status, 400, "{}", r.text());
     assert_eq!(r.json()["error"], "invalid_client_metadata");
+    (id.to_owned(), secret.to_owned())
 }
 
 /// python-keycloak's KeycloakAdmin makes a `client-secret-jwt` client with a secret it chose;
