@@ -4,5 +4,5 @@
 
 #[tokio::main]
 async fn main() -> Result<(), lambda_http::Error> {
-    scanid_lambda::run(scanid_lambda::endpoints::CLIENT_REGISTRATION).await
+    scanid_lambda::run_clients(scanid_lambda::endpoints::CLIENT_REGISTRATION).await
 }

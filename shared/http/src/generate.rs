@@ -82,7 +82,8 @@ pub fn endpoint_const(handler: Handler) -> String {
 
 /// The `scanid_lambda` runner of a handler: only functions that sign link the KMS signer, only
 /// those that handle photos the S3 client, only those that authenticate clients the HTTP
-/// client that fetches their keys.
+/// client that fetches their keys (and, with those that seal `client_secret_jwt` secrets, the
+/// KMS client that opens the sealing key).
 pub fn runner(handler: Handler) -> &'static str {
     match (handler.access(), handler.photos()) {
         (Access::Sign, false) => "run_signing",
@@ -90,7 +91,9 @@ pub fn runner(handler: Handler) -> &'static str {
         (_, false) if handler.authenticates_clients() && handler.queues_deliveries() => {
             "run_clients_queueing"
         }
-        (_, false) if handler.authenticates_clients() => "run_clients",
+        (_, false) if handler.authenticates_clients() || handler.seals_client_secrets() => {
+            "run_clients"
+        }
         (_, false) if handler.queues_deliveries() => "run_queueing",
         (_, false) => "run",
         (_, true) => "run_photos",

@@ -54,20 +54,22 @@ pub async fn run(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     if endpoint.handler.queues_deliveries() {
         return Err(wrong_entry(endpoint, "queues deliveries", "run_queueing"));
     }
-    if endpoint.handler.authenticates_clients() {
+    if endpoint.handler.authenticates_clients() || endpoint.handler.seals_client_secrets() {
         return Err(wrong_entry(
             endpoint,
-            "authenticates clients",
+            "authenticates clients or seals their secrets",
             "run_clients",
         ));
     }
-    serve(endpoint, publish_only, None, None, None).await
+    serve(endpoint, publish_only, None, None, None, None).await
 }
 
 /// As [`run`], for a function that authenticates clients and never signs (introspection,
 /// revocation, device authorization, pushed requests), or fetches a client's metadata
-/// document (the authorization endpoint): it links the HTTP client that fetches a client's
-/// `jwks_uri` and client ID metadata documents.
+/// document (the authorization endpoint), or seals `client_secret_jwt` clients' secrets
+/// (client registration): it links the HTTP client that fetches a client's `jwks_uri` and
+/// client ID metadata documents, and the KMS client that opens the sealing key
+/// (`kms-envelope`; on first use, never at init).
 pub async fn run_clients(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
     if endpoint.handler.access() == Access::Sign {
@@ -86,7 +88,15 @@ pub async fn run_clients(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
             "run_clients_queueing",
         ));
     }
-    serve(endpoint, publish_only, None, None, Some(jwks_http)).await
+    serve(
+        endpoint,
+        publish_only,
+        None,
+        None,
+        Some(jwks_http),
+        Some(kms_sealing),
+    )
+    .await
 }
 
 /// As [`run`], for a function that never signs but hands deliveries to the back-channel
@@ -101,7 +111,7 @@ pub async fn run_queueing(endpoint: Endpoint) -> Result<(), lambda_http::Error> 
             "run_signing",
         ));
     }
-    serve(endpoint, publish_only, None, Some(sqs_queue), None).await
+    serve(endpoint, publish_only, None, Some(sqs_queue), None, None).await
 }
 
 /// As [`run_clients`], for a function that also hands deliveries to the back-channel queue
@@ -121,6 +131,7 @@ pub async fn run_clients_queueing(endpoint: Endpoint) -> Result<(), lambda_http:
         None,
         Some(sqs_queue),
         Some(jwks_http),
+        Some(kms_sealing),
     )
     .await
 }
@@ -135,13 +146,13 @@ pub async fn run_photos(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     if endpoint.handler.ends_sessions() {
         return Err(wrong_entry(endpoint, "ends sessions", "run_signing_photos"));
     }
-    serve(endpoint, publish_only, Some(s3_photos), None, None).await
+    serve(endpoint, publish_only, Some(s3_photos), None, None, None).await
 }
 
 /// As [`run_signing`], for a function that also removes hosted photos (identity deletion).
 pub async fn run_signing_photos(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
-    serve(endpoint, kms, Some(s3_photos), Some(sqs_queue), None).await
+    serve(endpoint, kms, Some(s3_photos), Some(sqs_queue), None, None).await
 }
 
 /// A main.rs that called the wrong entry point for its handler.
@@ -210,6 +221,36 @@ fn jwks_http() -> Option<Arc<dyn scanid_core::client_jwks::JwksFetch>> {
     }
 }
 
+/// The sealing key of `client_secret_jwt` clients' secrets (`kms-envelope`): in the table,
+/// wrapped by the KMS key, decrypted on first use; made where `create` (the functions that
+/// seal secrets).
+fn kms_sealing(
+    config: &scanid_aws::SdkConfig,
+    key_id: &str,
+    store: Arc<dyn Backend>,
+    now: scanid_core::clock::Timestamp,
+    create: bool,
+) -> Arc<dyn scanid_core::keys::seal::SealingKeys> {
+    Arc::new(scanid_aws::seal::KmsSealing::new(
+        Arc::new(scanid_aws::kms::Kms::from_config(config)),
+        key_id,
+        store,
+        Arc::new(scanid_core::random::SystemRandom::new()),
+        now,
+        create,
+    ))
+}
+
+/// How a function that authenticates clients or seals their secrets opens the sealing key.
+/// Only their entry points pass one, so only those functions link the KMS client for it.
+type SealingOpener = fn(
+    &scanid_aws::SdkConfig,
+    &str,
+    Arc<dyn Backend>,
+    scanid_core::clock::Timestamp,
+    bool,
+) -> Arc<dyn scanid_core::keys::seal::SealingKeys>;
+
 /// How a function that authenticates clients fetches their keys. Only their entry points pass
 /// one, so only those functions link the HTTP client.
 type JwksOpener = fn() -> Option<Arc<dyn scanid_core::client_jwks::JwksFetch>>;
@@ -218,7 +259,15 @@ type JwksOpener = fn() -> Option<Arc<dyn scanid_core::client_jwks::JwksFetch>>;
 /// (`kms`) or with a key KMS decrypts once (`kms-envelope`).
 pub async fn run_signing(endpoint: Endpoint) -> Result<(), lambda_http::Error> {
     telemetry::init();
-    serve(endpoint, kms, None, Some(sqs_queue), Some(jwks_http)).await
+    serve(
+        endpoint,
+        kms,
+        None,
+        Some(sqs_queue),
+        Some(jwks_http),
+        Some(kms_sealing),
+    )
+    .await
 }
 
 async fn serve(
@@ -227,11 +276,12 @@ async fn serve(
     photos: Option<PhotosOpener>,
     queue: Option<QueueOpener>,
     jwks: Option<JwksOpener>,
+    sealing: Option<SealingOpener>,
 ) -> Result<(), lambda_http::Error> {
     let started = Instant::now();
     let handler = endpoint.handler;
     let mut init = InitTimes::default();
-    let ctx = context(handler, build, photos, queue, jwks, &mut init)
+    let ctx = context(handler, build, photos, queue, jwks, sealing, &mut init)
         .await
         .inspect_err(|e| {
             tracing::error!(error = %e, "init failed");
@@ -308,6 +358,7 @@ async fn context(
     photos: Option<PhotosOpener>,
     queue: Option<QueueOpener>,
     jwks: Option<JwksOpener>,
+    sealing: Option<SealingOpener>,
     init: &mut InitTimes,
 ) -> Result<Context, StartError> {
     let settings = Settings::from_raw(&RawSettings::from_env())?;
@@ -347,13 +398,14 @@ async fn context(
         .map(|t| Arc::new(scanid_aws::events::DynamoEvents::new(&config, t)));
     // The sealing key of client_secret_jwt clients' secrets (kms-envelope): decrypted by KMS on
     // first use, not here; only the functions that authenticate clients or seal secrets.
-    let sealing = match &settings.signing {
-        scanid_core::config::SigningMode::KmsEnvelope { key_id } if handler.holds_sealing_key() => {
-            Some(scanid_aws::seal::KmsSealing::new(
-                Arc::new(scanid_aws::kms::Kms::from_config(&config)),
+    let sealing = match (&settings.signing, sealing) {
+        (scanid_core::config::SigningMode::KmsEnvelope { key_id }, Some(open))
+            if handler.holds_sealing_key() =>
+        {
+            Some(open(
+                &config,
                 key_id,
                 store.clone(),
-                Arc::new(scanid_core::random::SystemRandom::new()),
                 clock.now(),
                 handler.seals_client_secrets(),
             ))
@@ -362,7 +414,7 @@ async fn context(
     };
     let mut ctx = Context::running(settings, store, keys).await?;
     if let Some(sealing) = sealing {
-        ctx = ctx.with_sealing(Arc::new(sealing));
+        ctx = ctx.with_sealing(sealing);
     }
     // Clients' jwks_uri (private_key_jwt), where the function authenticates clients.
     if let Some(fetch) = jwks.and_then(|open| open()) {
