@@ -167,7 +167,10 @@ fn every_function_has_a_binary_crate() {
             (_, false) if handler.authenticates_clients() && handler.queues_deliveries() => {
                 "run_clients_queueing"
             }
-            (_, false) if handler.authenticates_clients() => "run_clients",
+            // (also the ones that seal client_secret_jwt secrets: the sealing key's KMS client)
+            (_, false) if handler.authenticates_clients() || handler.seals_client_secrets() => {
+                "run_clients"
+            }
             (_, false) if handler.queues_deliveries() => "run_queueing",
             (_, false) => "run",
             (_, true) => "run_photos",
