@@ -9,8 +9,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as oidc from 'openid-client';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { startServer, launchBrowser, cli } from './helpers.mjs';
+import { jwtVerify } from 'jose';
+import { startServer, launchBrowser, cibaClient, signUpInWebApp } from './helpers.mjs';
 
 const API = 'https://api.example/v1';
 const TE = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -22,38 +22,13 @@ let server, browser, config, jwks, phone, app;
 before(async () => {
   server = await startServer(['--resource', API]);
   browser = await launchBrowser();
-  const c = await cli([
-    'client',
-    'create',
-    '--data-dir',
-    server.dataDir,
-    '--name',
-    'Travel agent',
-    '--client-id',
-    'ciba-agent',
-    '--grant',
-    'ciba',
+  ({ config, jwks } = await cibaClient(server, 'ciba-agent', 'Travel agent', [
     '--grant',
     'token_exchange',
-  ]);
-  config = await oidc.discovery(
-    new URL(server.issuer),
-    'ciba-agent',
-    undefined,
-    oidc.ClientSecretBasic(c.client_secret),
-    { execute: [oidc.allowInsecureRequests] },
-  );
-  jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri));
+  ]));
   phone = await browser.newContext(PHONE);
   app = await phone.newPage();
-  await app.goto(`${server.issuer}/app/`);
-  await app.locator('#signup-form').waitFor();
-  await app.fill('#name', 'hana');
-  await app.locator('#name-hint.ok').waitFor();
-  await app.fill('#display-name', 'Hana Delegator');
-  await app.fill('#country', 'SE');
-  await app.tap('#signup');
-  await app.locator('#identity').waitFor();
+  await signUpInWebApp(app, server, 'hana', 'Hana Delegator');
 });
 
 after(async () => {

@@ -7,8 +7,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as oidc from 'openid-client';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { startServer, launchBrowser, cli } from './helpers.mjs';
+import { jwtVerify } from 'jose';
+import { startServer, launchBrowser, cibaClient, signUpInWebApp } from './helpers.mjs';
 
 let server, browser, config, jwks, phone, app;
 
@@ -17,37 +17,11 @@ const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch:
 before(async () => {
   server = await startServer();
   browser = await launchBrowser();
-  const c = await cli([
-    'client',
-    'create',
-    '--data-dir',
-    server.dataDir,
-    '--name',
-    'Call centre',
-    '--client-id',
-    'desk',
-    '--grant',
-    'ciba',
-  ]);
-  config = await oidc.discovery(
-    new URL(server.issuer),
-    'desk',
-    undefined,
-    oidc.ClientSecretBasic(c.client_secret),
-    { execute: [oidc.allowInsecureRequests] },
-  );
-  jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri));
+  ({ config, jwks } = await cibaClient(server, 'desk', 'Call centre'));
   // The phone signs up in the web app.
   phone = await browser.newContext(PHONE);
   app = await phone.newPage();
-  await app.goto(`${server.issuer}/app/`);
-  await app.locator('#signup-form').waitFor();
-  await app.fill('#name', 'gina');
-  await app.locator('#name-hint.ok').waitFor();
-  await app.fill('#display-name', 'Gina Backchannel');
-  await app.fill('#country', 'SE');
-  await app.tap('#signup');
-  await app.locator('#identity').waitFor();
+  await signUpInWebApp(app, server, 'gina', 'Gina Backchannel');
 });
 
 after(async () => {

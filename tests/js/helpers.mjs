@@ -10,6 +10,8 @@ import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import * as oidc from 'openid-client';
+import { createRemoteJWKSet } from 'jose';
 import { PNG } from 'pngjs';
 import jsQR from 'jsqr';
 
@@ -314,4 +316,42 @@ export async function qrLogin(browser, server, identity, rpUrl, url) {
   const landed = new URL(page.url());
   await ctx.close();
   return landed;
+}
+
+/** A CIBA client made by the CLI (`--grant ciba` and `extra` flags) as openid-client sees it:
+ * its discovered configuration (client_secret_basic) and the service's JWKS for jose. */
+export async function cibaClient(server, clientId, name, extra = []) {
+  const c = await cli([
+    'client',
+    'create',
+    '--data-dir',
+    server.dataDir,
+    '--name',
+    name,
+    '--client-id',
+    clientId,
+    '--grant',
+    'ciba',
+    ...extra,
+  ]);
+  const config = await oidc.discovery(
+    new URL(server.issuer),
+    clientId,
+    undefined,
+    oidc.ClientSecretBasic(c.client_secret),
+    { execute: [oidc.allowInsecureRequests] },
+  );
+  return { config, jwks: createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri)) };
+}
+
+/** Signs `name` up in the web app open in `page` (Sweden), and waits for its identity. */
+export async function signUpInWebApp(page, server, name, displayName) {
+  await page.goto(`${server.issuer}/app/`);
+  await page.locator('#signup-form').waitFor();
+  await page.fill('#name', name);
+  await page.locator('#name-hint.ok').waitFor();
+  await page.fill('#display-name', displayName);
+  await page.fill('#country', 'SE');
+  await page.tap('#signup');
+  await page.locator('#identity').waitFor();
 }

@@ -18,8 +18,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import * as oidc from 'openid-client';
-import { createRemoteJWKSet, jwtVerify } from 'jose';
-import { startServer, launchBrowser, cli } from './helpers.mjs';
+import { jwtVerify } from 'jose';
+import { startServer, launchBrowser, cibaClient, signUpInWebApp } from './helpers.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
@@ -108,26 +108,7 @@ before(async () => {
     'mailto:ops@example.com',
   ]);
   browser = await launchBrowser();
-  const c = await cli([
-    'client',
-    'create',
-    '--data-dir',
-    server.dataDir,
-    '--name',
-    'Call centre',
-    '--client-id',
-    'desk',
-    '--grant',
-    'ciba',
-  ]);
-  config = await oidc.discovery(
-    new URL(server.issuer),
-    'desk',
-    undefined,
-    oidc.ClientSecretBasic(c.client_secret),
-    { execute: [oidc.allowInsecureRequests] },
-  );
-  jwks = createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri));
+  ({ config, jwks } = await cibaClient(server, 'desk', 'Call centre'));
   phone = await browser.newContext(PHONE);
   await phone.grantPermissions(['notifications'], { origin: server.base });
   await phone.addInitScript(stubPushManager, pusher.subscription);
@@ -141,14 +122,7 @@ before(async () => {
     });
   });
   await cdp.send('ServiceWorker.enable');
-  await app.goto(`${server.issuer}/app/`);
-  await app.locator('#signup-form').waitFor();
-  await app.fill('#name', 'hana');
-  await app.locator('#name-hint.ok').waitFor();
-  await app.fill('#display-name', 'Hana Push');
-  await app.fill('#country', 'SE');
-  await app.tap('#signup');
-  await app.locator('#identity').waitFor();
+  await signUpInWebApp(app, server, 'hana', 'Hana Push');
   registrationId = await registered;
   await app.evaluate(() => navigator.serviceWorker.ready);
 });
