@@ -246,6 +246,9 @@ pub struct PushSettings {
     pub vapid_key: crate::protocol::Secret,
     /// The VAPID `sub`: a `mailto:` or `https:` URI.
     pub subject: String,
+    /// The VAPID public key apps subscribe with (`applicationServerKey`, base64url,
+    /// uncompressed P-256), derived once when the settings are read.
+    pub application_server_key: String,
 }
 
 impl PushSettings {
@@ -277,12 +280,12 @@ pub(super) fn push(
         None | Some("") => return Ok(None),
         Some(k) => k,
     };
-    if crate::webpush::VapidKey::from_b64(key).is_err() {
+    let Ok(pair) = crate::webpush::VapidKey::from_b64(key) else {
         return Err(bad(
             "SCANID_VAPID_PRIVATE_KEY",
             "a P-256 private key: its 32-octet scalar in base64url",
         ));
-    }
+    };
     let subject = subject.unwrap_or_else(|| {
         if public_url.starts_with("https://") {
             public_url.to_owned()
@@ -293,6 +296,7 @@ pub(super) fn push(
     Ok(Some(PushSettings {
         vapid_key: crate::protocol::Secret::new(key),
         subject,
+        application_server_key: pair.public_b64(),
     }))
 }
 

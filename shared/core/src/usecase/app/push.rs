@@ -17,8 +17,7 @@ pub const MAX_ENDPOINT: usize = 2048;
 /// The key the app subscribes with (`applicationServerKey`, base64url); `None`: this
 /// service has no push.
 pub fn application_server_key(ctx: &Context) -> Option<String> {
-    let push = ctx.settings.push.as_ref()?;
-    push.key().ok().map(|k| k.public_b64())
+    Some(ctx.settings.push.as_ref()?.application_server_key.clone())
 }
 
 /// Registers the subscription a `push-subscribe+jwt` (signed by one of `sub`'s keys) names:
