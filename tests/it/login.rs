@@ -2,8 +2,9 @@
 //! docs/requirements.md A1-A13, B1-B4, Q1-Q4 with the requests they name.
 
 use scanid_tests::{
-    attr, auth_url, consent_url, create_client, location, login, login_status, number_shown, open,
-    params_of, race, request, Browser, Resp, TestApp, TestServer, CB, PKCE_CHALLENGE,
+    attr, auth_url, codes_ahead, consent_url, create_client, location, login, login_status,
+    number_shown, open, page_codes, params_of, race, request, rfc3339_millis, Browser, Resp,
+    TestApp, TestServer, CB, PKCE_CHALLENGE,
 };
 
 struct Env {
@@ -139,9 +140,11 @@ fn the_page_polls_every_3_s_until_the_app_scans_then_every_second() {
     let carol = TestApp::enroll(s, "carol");
     let mut b = Browser::new();
     let (page, payload) = open(&mut b, &auth_url(s, &good("p-1")));
+    // `scanid serve` holds the page's polls (see below): its first one is sent at once. A page
+    // that does not say what it shows (`seen`) is answered at once, paced as on Lambda.
     assert_eq!(
         attr(&page.text(), "id=\"state\"", "data-poll-ms").as_deref(),
-        Some("3000")
+        Some("0")
     );
     let status_url = format!(
         "{}/login-actions/status?session={}",
@@ -171,6 +174,124 @@ fn the_page_polls_every_3_s_until_the_app_scans_then_every_second() {
     let after = b.get(&status_url).json();
     assert_eq!(after["status"], "approved");
     assert!(after.get("poll_ms").is_none(), "nothing left to poll for");
+}
+
+/// A poll held in a thread: its answer and how long it took.
+fn held(
+    b: &Browser,
+    url: &str,
+) -> std::thread::JoinHandle<(serde_json::Value, std::time::Duration)> {
+    let (mut b, url) = (b.clone(), url.to_owned());
+    std::thread::spawn(move || {
+        let t = std::time::Instant::now();
+        let r = b.get(&url);
+        assert_eq!(r.status, 200, "{}", r.text());
+        (r.json(), t.elapsed())
+    })
+}
+
+#[test]
+fn a_held_poll_answers_when_the_phone_scans_and_when_it_decides() {
+    use std::time::Duration;
+    let e = env(&[]);
+    let s = &e.s;
+    let carol = TestApp::enroll(s, "carol");
+    let mut b = Browser::new();
+    let (page, payload) = open(&mut b, &auth_url(s, &good("h-1")));
+    let codes = page_codes(&page.text());
+    let after = codes.last().unwrap().0.div_euclid(1000);
+    let status = format!(
+        "{}/login-actions/status?session={}",
+        s.issuer,
+        params_of(&payload)["session"]
+    );
+    // The page shows its code: the poll waits for the scan, which comes 0.4 s later (before
+    // the page would need new codes: at least a second after it loaded).
+    let poll = held(&b, &format!("{status}&seen=code&after={after}"));
+    std::thread::sleep(Duration::from_millis(400));
+    assert_eq!(carol.scan(&payload).status, 200);
+    let (scanned, took) = poll.join().unwrap();
+    assert_eq!(scanned["status"], "pending", "{scanned}");
+    let n = scanned["number"].as_u64().expect("the number, at once");
+    assert!(
+        took >= Duration::from_millis(350),
+        "held until the scan: {took:?}"
+    );
+    // Held polls say: ask again at once (the next one waits too).
+    assert_eq!(
+        (&scanned["poll_ms"], &scanned["pick_ms"]),
+        (&0.into(), &0.into())
+    );
+    // The page shows the number: the poll waits for the decision.
+    let poll = held(&b, &format!("{status}&seen=number"));
+    std::thread::sleep(Duration::from_millis(1000));
+    let approval = carol.approval(&payload, "approve", u8::try_from(n).ok());
+    let r = carol.post_decision(&params_of(&payload)["session"], &approval);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let (approved, took) = poll.join().unwrap();
+    assert_eq!(approved["status"], "approved", "{approved}");
+    assert!(approved["next"].as_str().unwrap().contains("consent"));
+    assert!(
+        took >= Duration::from_millis(900),
+        "held until the decision: {took:?}"
+    );
+    // A page whose view is already out of date is answered at once.
+    let t = std::time::Instant::now();
+    let r = b.get(&format!("{status}&seen=number")).json();
+    assert_eq!(r["status"], "approved");
+    assert!(
+        t.elapsed() < Duration::from_millis(900),
+        "{:?}",
+        t.elapsed()
+    );
+}
+
+#[test]
+fn a_held_poll_without_a_scan_returns_in_time_for_new_codes() {
+    use std::time::Duration;
+    let e = env(&[]);
+    let s = &e.s;
+    let mut b = Browser::new();
+    let (page, payload) = open(&mut b, &auth_url(s, &good("h-2")));
+    let codes = page_codes(&page.text());
+    let last_ms = codes.last().unwrap().0;
+    let status = format!(
+        "{}/login-actions/status?session={}",
+        s.issuer,
+        params_of(&payload)["session"]
+    );
+    let (r, took) = held(
+        &b,
+        &format!("{status}&seen=code&after={}", last_ms.div_euclid(1000)),
+    )
+    .join()
+    .unwrap();
+    // Nothing changed: it returned 2 s before the page's last code is due, with the codes
+    // after it, so the page never runs out.
+    assert_eq!(
+        (&r["status"], &r["scanned"]),
+        (&"pending".into(), &false.into())
+    );
+    let fresh = codes_ahead(&r);
+    assert!(!fresh.is_empty(), "{r}");
+    assert!(
+        fresh[0].0 > last_ms - 1000,
+        "only the codes the page lacks: {r}"
+    );
+    let answered = rfc3339_millis(r["server_time"].as_str().unwrap()).unwrap();
+    assert!(
+        answered <= last_ms - 1000,
+        "in time: answered {answered}, last code {last_ms}"
+    );
+    assert!(took >= Duration::from_millis(300), "it was held: {took:?}");
+    // What the page shows, in a form it does not know, is refused.
+    for bad in ["&seen=qr", "&seen=code&seen=number"] {
+        let r = b.get(&format!("{status}{bad}"));
+        assert_eq!(r.status, 400, "{bad}: {}", r.text());
+    }
+    // Another browser's poll is not held: it is refused, as without `seen`.
+    let r = Browser::new().get(&format!("{status}&seen=code&after=1"));
+    assert_eq!(r.status, 404, "{}", r.text());
 }
 
 #[test]

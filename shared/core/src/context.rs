@@ -79,6 +79,10 @@ pub struct Context {
     /// The sealing key of `client_secret_jwt` clients' secrets ([`crate::keys::seal`]);
     /// `None` where none is held (that method is then not offered).
     pub sealing: Option<Arc<dyn crate::keys::seal::SealingKeys>>,
+    /// The logins the login page's polls wait on ([`crate::service::login_watch`]); `None`
+    /// where the store is not this process's alone (a Lambda function, DynamoDB): the poll is
+    /// answered at once.
+    pub login_watch: Option<Arc<crate::service::login_watch::LoginWatch>>,
 }
 
 impl std::fmt::Debug for Context {
@@ -147,6 +151,7 @@ impl Context {
             jwks_fetch: Arc::new(crate::client_jwks::NoFetch),
             client_jwks: Default::default(),
             sealing,
+            login_watch: None,
         })
     }
 
@@ -188,6 +193,22 @@ impl Context {
     pub fn with_sealing(mut self, sealing: Arc<dyn crate::keys::seal::SealingKeys>) -> Self {
         self.sealing = Some(sealing);
         self
+    }
+
+    /// The same context with the login page's status polls held until their login changes
+    /// ([`crate::service::login_watch`]): only where every write to a login goes through this
+    /// process.
+    pub fn with_login_watch(mut self) -> Self {
+        self.login_watch = Some(Arc::default());
+        self
+    }
+
+    /// Tells the polls waiting on login `id` that it changed (a scan, a decision, a
+    /// cancellation); nothing without a watch.
+    pub fn login_changed(&self, id: &str) {
+        if let Some(w) = &self.login_watch {
+            w.changed(id);
+        }
     }
 
     /// The same context with addresses located by `geoip`.

@@ -1,7 +1,8 @@
 (function () {
   // The login page's poll: asks for the status as often as the last answer says (poll_ms: every
   // 3 s until the app scans, then every second; pick_ms once it first shows the number, which the
-  // person reads here and picks on the phone), one request at a time, never while the page is
+  // person reads here and picks on the phone; 0 where the server holds each poll until the login
+  // changes, `scanid serve` on its embedded store), one request at a time, never while the page is
   // hidden (no one can scan a hidden code), and at once when it shows again. Only a 404 (the
   // login is gone or not this browser's) ends it; a 429 or 5xx (throttling, an outage) is
   // retried after its Retry-After, or with a growing delay.
@@ -28,8 +29,11 @@
   var numberEl = document.getElementById('number'),
     aheadEl = document.getElementById('qr-ahead');
   var statusUrl = state.getAttribute('data-status-url');
-  var next = parseInt(state.getAttribute('data-poll-ms'), 10) || 2000,
-    timer = null,
+  var next = parseInt(state.getAttribute('data-poll-ms'), 10);
+  if (isNaN(next)) {
+    next = 2000;
+  }
+  var timer = null,
     busy = false,
     done = false,
     backoff = 2000;
@@ -106,7 +110,9 @@
     clearTimeout(timer);
     timer = null;
     if (!done && !document.hidden) {
-      timer = setTimeout(poll, ms);
+      // (A held poll's answer says 0; a short pause keeps a server that answers at once from
+      // being asked in a loop.)
+      timer = setTimeout(poll, Math.max(ms, 200));
     }
   }
   function retry(r) {
@@ -138,7 +144,10 @@
       return;
     }
     busy = true;
-    fetch(have ? statusUrl + '&after=' + have : statusUrl, {
+    // `seen`: what the page shows. A server that can hold the poll answers when that changes
+    // (the phone scanned, or decided) and says poll_ms 0: ask again at once.
+    var url = statusUrl + '&seen=' + (numberEl.hidden ? 'code' : 'number');
+    fetch(have ? url + '&after=' + have : url, {
       credentials: 'same-origin',
       headers: { Accept: 'application/json' },
       cache: 'no-store',
@@ -186,8 +195,8 @@
               state.textContent = t('qr-scanned');
             }
           }
-          next = s.poll_ms || next;
-          later(first && s.pick_ms ? s.pick_ms : next);
+          next = typeof s.poll_ms === 'number' ? s.poll_ms : next;
+          later(first && typeof s.pick_ms === 'number' ? s.pick_ms : next);
           return;
         }
         done = true;

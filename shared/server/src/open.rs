@@ -42,6 +42,12 @@ pub async fn context(settings: Settings) -> Result<Context, StartError> {
         Some(e) => ctx.with_events(e),
         None => ctx,
     };
+    // The embedded store is this process's: every scan and decision goes through it, so the
+    // login page's polls can wait for them. Another process may write a DynamoDB table.
+    let ctx = match ctx.settings.store {
+        StoreSettings::Embedded { .. } => ctx.with_login_watch(),
+        StoreSettings::DynamoDb { .. } => ctx,
+    };
     Ok(match photos {
         Some(p) => ctx.with_photos(p),
         None => ctx,

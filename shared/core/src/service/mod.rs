@@ -12,7 +12,8 @@
 //!   proofs.
 //! * `limits`: rate limits.
 //! * [`assessment`]: where a QR login came from, judged; [`login_history`]: the identity's
-//!   recent logins; `photos`: hosted photos no record names any more.
+//!   recent logins; [`login_watch`]: the login page's held status polls; `photos`: hosted
+//!   photos no record names any more.
 //! * [`erase`]: deleting an identity (its app, the CLI, the admin API).
 //! * [`auth_response`]: the authorization response, and its signed JARM form.
 //! * [`pushed`]: the pushed authorization request a `request_uri` names (RFC 9126);
@@ -37,6 +38,7 @@ pub mod issuance;
 pub(crate) mod limits;
 pub mod live_tokens;
 pub mod login_history;
+pub mod login_watch;
 pub(crate) mod photos;
 pub mod push;
 pub mod pushed;

@@ -231,6 +231,7 @@ pub async fn sign_in(
     if ctx.store.update_qr_login(login, &next, now).await? == Outcome::Lost {
         return Err(PasskeyLoginError::AlreadyDecided);
     }
+    ctx.login_changed(&next.id);
     Audit::new(Event::LoginApproved)
         .client(&l.request.client_id)
         .subject(&sub)

@@ -218,7 +218,12 @@ pub(crate) fn qr_page_noting(
             ahead: &ahead,
             app_link: &link,
             status_url: &status_url(ctx, &s.id),
-            poll_ms: s.poll_after_ms(),
+            // Where polls are held, the first one is sent at once and waits.
+            poll_ms: if ctx.login_watch.is_some() {
+                0
+            } else {
+                s.poll_after_ms()
+            },
             web_app: &format!("{}/app/", ctx.settings.issuer()),
             ios,
             android,
@@ -312,12 +317,86 @@ async fn bound_qr_login(
     }
 }
 
-/// `GET .../login-actions/status?session=`: what the QR page polls.
+/// What the page shows while the login is pending (the poll's `seen`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seen {
+    /// The QR code: nobody has scanned yet.
+    Code,
+    /// The number to pick in the app: the phone scanned.
+    Number,
+}
+
+/// The poll's `seen`, if the page says what it shows.
+fn poll_seen(pairs: &[(String, String)]) -> Result<Option<Seen>, HttpError> {
+    let mut given = pairs.iter().filter(|(k, _)| k == "seen");
+    match (given.next(), given.next()) {
+        (None, _) => Ok(None),
+        (Some((_, v)), None) => match v.as_str() {
+            "code" => Ok(Some(Seen::Code)),
+            "number" => Ok(Some(Seen::Number)),
+            _ => Err(HttpError::bad_request(
+                "seen: what the page shows, code or number",
+            )),
+        },
+        (Some(_), Some(_)) => Err(HttpError::bad_request("seen: given more than once")),
+    }
+}
+
+/// How long a poll may be held on login `l`, whose page shows `seen` and has codes up to the
+/// second `after`: until the login would look different to the page, at most
+/// [`login::POLL_HOLD_MAX_MS`], never past its expiry, and, before the scan, only until the
+/// page needs new codes ([`login::POLL_HOLD_MARGIN_MS`] before its last one). `None`: answer
+/// now (the login already looks different, or the page has no codes to show meanwhile).
+fn hold_for(
+    l: &QrLogin,
+    seen: Seen,
+    after: Option<crate::clock::Timestamp>,
+    now: crate::clock::Timestamp,
+) -> Option<std::time::Duration> {
+    if l.public_status(now) != "pending" {
+        return None;
+    }
+    let shows = match l.number.filter(|_| l.is_scanned()) {
+        Some(_) => Seen::Number,
+        None => Seen::Code,
+    };
+    if shows != seen {
+        return None;
+    }
+    let mut until = (now.millis() + i64::from(login::POLL_HOLD_MAX_MS)).min(l.expires_at.millis());
+    if shows == Seen::Code {
+        until = until.min(after?.millis() - login::POLL_HOLD_MARGIN_MS);
+    }
+    let wait = until - now.millis();
+    (wait >= 100).then(|| std::time::Duration::from_millis(wait.unsigned_abs()))
+}
+
+/// `GET .../login-actions/status?session=`: what the QR page polls. With `seen` (what the page
+/// shows: `code` or `number`) and a process that sees every write to the login
+/// ([`Context::login_watch`]: `scanid serve` on the embedded store), the answer waits until
+/// the login would look different (see [`hold_for`]) and says `poll_ms: 0`: ask again at once.
 pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let pairs = query_pairs(&req);
     let after = poll_after(&pairs)?;
-    let s = polled_qr_login(ctx, &req, single(&pairs, "session").as_deref()).await?;
+    let seen = poll_seen(&pairs)?;
+    let session = single(&pairs, "session");
+    // The watch is taken before the login is read: a scan written between the read and the
+    // wait still wakes it.
+    let watch = match (&ctx.login_watch, seen, session.as_deref()) {
+        (Some(w), Some(_), Some(id)) if id.len() <= 64 => Some(w.watch(id)),
+        _ => None,
+    };
+    let changed = watch.as_ref().map(|w| w.changed());
+    let mut s = polled_qr_login(ctx, &req, session.as_deref()).await?;
+    if let (Some(changed), Some(seen)) = (changed, seen) {
+        if let Some(wait) = hold_for(&s.value, seen, after, ctx.clock.now()) {
+            // Changed or not, the page is answered with the login as it is now.
+            let _ = scanid_core::service::login_watch::within(changed, wait).await;
+            s = polled_qr_login(ctx, &req, session.as_deref()).await?;
+        }
+    }
+    let held = watch.is_some();
     let now = ctx.clock.now();
     let status = s.value.public_status(now);
     let l = &s.value;
@@ -339,7 +418,8 @@ pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, Http
             let mut b = json!({ "status": status, "app_link": link,
                     "expires_at": l.expires_at.to_rfc3339_millis(),
                     "server_time": now.to_rfc3339_millis(),
-                    "scanned": l.is_scanned(), "poll_ms": l.poll_after_ms() });
+                    "scanned": l.is_scanned(),
+                    "poll_ms": if held { 0 } else { l.poll_after_ms() } });
             if let Some(svg) = svg {
                 b["qr_svg"] = json!(svg);
             }
@@ -348,7 +428,7 @@ pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, Http
                 // phone's scan would cancel the login).
                 (Some(n), _) => {
                     b["number"] = json!(n);
-                    b["pick_ms"] = json!(login::POLL_PICK_MS);
+                    b["pick_ms"] = json!(if held { 0 } else { login::POLL_PICK_MS });
                 }
                 (None, codes) => b["challenges"] = codes.unwrap_or_default(),
             }

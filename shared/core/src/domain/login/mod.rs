@@ -70,6 +70,12 @@ pub const POLL_SCANNED_MS: u32 = 1000;
 /// the person reads it there and picks it on the phone, which takes longer than this, so a
 /// poll sooner would only find the login as it was.
 pub const POLL_PICK_MS: u32 = 2000;
+/// The longest a held status poll waits for its login to change
+/// (`crate::service::login_watch`), below the idle timeouts of common proxies.
+pub const POLL_HOLD_MAX_MS: u32 = 20_000;
+/// Before the scan, a held poll returns this long before the page's last code is due, so
+/// that new ones reach it in time (one failed poll and its retry included).
+pub const POLL_HOLD_MARGIN_MS: i64 = 2_000;
 
 /// Where the session is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -72,6 +72,10 @@ pub async fn decide(
     let approver =
         (approve && cancel.is_none()).then_some((signed.sub.as_str(), signed.approved_with));
     let written = write_decision(ctx, id, (&s, &next), approver, &signed, now).await?;
+    if written == Outcome::Done {
+        // A poll held on this login answers now.
+        ctx.login_changed(id);
+    }
     // A backchannel request's ping mode client is told (OpenID CIBA Core §10.2).
     if let (Outcome::Done, Some(hash)) = (written, &next.device_grant) {
         ping(ctx, hash, now).await;

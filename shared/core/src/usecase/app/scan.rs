@@ -123,6 +123,8 @@ pub async fn scan_from(
         if ctx.store.update_qr_login(&s, &next, now).await? == Outcome::Lost {
             continue;
         }
+        // A poll held on this login answers now: the number, or the cancellation.
+        ctx.login_changed(&next.id);
         if let Err(ScanError::Cancelled(reason)) = accepted {
             cancelled(ctx, &next, reason, first_scanner(&next), by.who, now).await;
             return Err(AppError::Cancelled(reason));
