@@ -459,11 +459,15 @@ impl Driver {
         } else {
             payload
         };
+        // The page's polls say what it shows (`seen`): under `scanid serve` each is held until
+        // the login changes, which it already has here.
         let shown = self
             .expect(
                 "status poll",
                 200,
-                self.http.get(&status_url).header("Cookie", &cookie),
+                self.http
+                    .get(format!("{status_url}&seen=code"))
+                    .header("Cookie", &cookie),
             )
             .await?;
         let number = serde_json::from_str::<serde_json::Value>(&shown.body)
@@ -488,7 +492,9 @@ impl Driver {
             .expect(
                 "status poll",
                 200,
-                self.http.get(&status_url).header("Cookie", &cookie),
+                self.http
+                    .get(format!("{status_url}&seen=number"))
+                    .header("Cookie", &cookie),
             )
             .await?;
         if !s.body.contains("approved") {
