@@ -295,6 +295,32 @@ fn a_held_poll_without_a_scan_returns_in_time_for_new_codes() {
 }
 
 #[test]
+fn a_held_poll_does_not_hold_the_shutdown() {
+    use std::time::Duration;
+    let Env { s, _dir } = env(&[]);
+    let carol = TestApp::enroll(&s, "carol");
+    let mut b = Browser::new();
+    let (_, payload) = open(&mut b, &auth_url(&s, &good("h-3")));
+    assert_eq!(carol.scan(&payload).status, 200);
+    // The page shows the number; nobody decides: the poll would wait 20 s.
+    let poll = held(
+        &b,
+        &format!(
+            "{}/login-actions/status?session={}&seen=number",
+            s.issuer,
+            params_of(&payload)["session"]
+        ),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let t = std::time::Instant::now();
+    // SIGTERM: `stop` fails the test unless the server exits within 5 s.
+    assert!(s.stop().success());
+    let (r, _) = poll.join().unwrap();
+    assert_eq!(r["status"], "pending", "answered as it was: {r}");
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+}
+
+#[test]
 fn deny_on_the_phone_or_the_page_redirects_access_denied() {
     let e = env(&[]);
     let s = &e.s;

@@ -3,7 +3,9 @@
 // QR, a replayed approval and completion from a second browser context.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import {
+  BIN,
   startServer,
   startCallback,
   launchBrowser,
@@ -116,6 +118,46 @@ test('throttled or failing status polls are retried, honouring Retry-After: the 
     { timeout: 20_000 },
   );
   assert.deepEqual(answered.slice(0, 4), [429, 503, 'abort', 'server']);
+  await ctx.close();
+});
+
+test('the page shows the number as the phone scans: its status request waits for the scan', async () => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  const polls = [];
+  page.on('request', (r) => {
+    if (r.url().includes('/login-actions/status')) polls.push(new URL(r.url()));
+  });
+  await page.goto(authUrl('held', { prompt: 'consent' }));
+  const payload = await qrPayload(page);
+  // The phone scans (the reference app, which then asks for the number the page shows).
+  const app = spawn(
+    BIN,
+    ['app', 'approve', '--key-file', alice.file, '--server', server.base, payload],
+    { env: { ...process.env, RUST_LOG: 'warn' }, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let err = '';
+  const scanned = await new Promise((resolve, reject) => {
+    app.stderr.on('data', (d) => {
+      err += d;
+      if (/Which number does the login page show\?/.test(err)) resolve(Date.now());
+    });
+    app.once('close', () => reject(new Error(`the app ended: ${err}`)));
+  });
+  await page.locator('#number').waitFor({ state: 'visible', timeout: 5000 });
+  const shownAfter = Date.now() - scanned;
+  // A request sent as the page loaded, answered at the scan (or, if the page needed new
+  // codes first, the one after it): no poll interval to wait.
+  assert.ok(polls.length <= 2, polls.map(String).join('\n'));
+  assert.ok(polls.every((u) => u.searchParams.get('seen') === 'code'));
+  assert.ok(shownAfter < 1000, `the number showed ${shownAfter} ms after the scan`);
+  const shown = (await page.textContent('#number')).match(/\d+/)[0];
+  app.stdin.end(`${shown}\n`);
+  // The next request waits for the decision, and the page moves on when it lands.
+  const before = polls.length;
+  await page.waitForURL(/login-actions\/consent/, { timeout: 10_000 });
+  assert.equal(polls.length, before + 1, polls.map(String).join('\n'));
+  assert.equal(polls.at(-1).searchParams.get('seen'), 'number');
   await ctx.close();
 });
 

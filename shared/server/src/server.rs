@@ -221,6 +221,10 @@ pub async fn serve(
         }
     }
     drop(listener);
+    // Held status polls are answered now, not after the 10 s below.
+    if let Some(w) = &ctx.login_watch {
+        w.close();
+    }
     tokio::select! {
         () = graceful.shutdown() => {}
         () = tokio::time::sleep(Duration::from_secs(10)) => {

@@ -775,11 +775,13 @@ fn rss_mb(pid: u32) -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-fn dir_mb(dir: &std::path::Path) -> Option<f64> {
+fn dir_mb(dir: &std::path::Path, events: bool) -> Option<f64> {
     let mut total = 0u64;
     for e in std::fs::read_dir(dir).ok()? {
-        let m = e.ok()?.metadata().ok()?;
-        if m.is_file() {
+        let e = e.ok()?;
+        let m = e.metadata().ok()?;
+        let is_events = e.file_name().to_string_lossy().starts_with("events.db");
+        if m.is_file() && is_events == events {
             total += m.len();
         }
     }
@@ -881,7 +883,10 @@ async fn mixed(a: MixedArgs) -> Result<(), String> {
             "errors": w.errors,
             "late": late.swap(0, Ordering::Relaxed),
             "rss_mb": a.pid.and_then(rss_mb).map(round2),
-            "data_mb": a.data_dir.as_deref().and_then(dir_mb).map(round2),
+            // The stored audit events (events.db) apart: they are kept for days
+            // (SCANID_EVENT_RETENTION_DAYS), so they grow with the traffic by design.
+            "data_mb": a.data_dir.as_deref().and_then(|d| dir_mb(d, false)).map(round2),
+            "events_mb": a.data_dir.as_deref().and_then(|d| dir_mb(d, true)).map(round2),
         });
         println!("{row}");
         last = Instant::now();

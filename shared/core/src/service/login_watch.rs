@@ -11,6 +11,7 @@
 //! request's path.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 use tokio::sync::futures::Notified;
@@ -23,6 +24,8 @@ const SHARDS: usize = 16;
 #[derive(Default)]
 pub struct LoginWatch {
     shards: [Mutex<HashMap<String, Weak<Notify>>>; SHARDS],
+    /// The server is shutting down: no poll waits any more.
+    closed: AtomicBool,
 }
 
 impl std::fmt::Debug for LoginWatch {
@@ -74,6 +77,27 @@ impl LoginWatch {
             shard,
             id: id.to_owned(),
             notify,
+        }
+    }
+
+    /// Whether a poll may wait: not once the server shuts down. Asked *after* the watch's
+    /// [`Watch::changed`] is registered, so a poll either sees the close or is woken by it.
+    pub fn is_open(&self) -> bool {
+        !self.closed.load(Ordering::SeqCst)
+    }
+
+    /// The server shuts down: every waiting poll is answered now (its connection must not
+    /// hold the shutdown), and none waits from now on.
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+        for shard in &self.shards {
+            let waiting: Vec<Arc<Notify>> = shard
+                .lock()
+                .map(|m| m.values().filter_map(Weak::upgrade).collect())
+                .unwrap_or_default();
+            for n in waiting {
+                n.notify_waiters();
+            }
         }
     }
 
@@ -158,6 +182,21 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(1), changed)
             .await
             .unwrap();
+    }
+
+    #[tokio::test]
+    async fn closing_answers_every_waiting_poll_and_no_poll_waits_after() {
+        let w = LoginWatch::default();
+        let (a, b) = (w.watch("a"), w.watch("b"));
+        let (fa, fb) = (a.changed(), b.changed());
+        assert!(w.is_open());
+        w.close();
+        assert!(!w.is_open());
+        for f in [fa, fb] {
+            tokio::time::timeout(Duration::from_secs(1), f)
+                .await
+                .unwrap();
+        }
     }
 
     #[test]

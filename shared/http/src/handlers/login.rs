@@ -389,14 +389,17 @@ pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, Http
     };
     let changed = watch.as_ref().map(|w| w.changed());
     let mut s = polled_qr_login(ctx, &req, session.as_deref()).await?;
-    if let (Some(changed), Some(seen)) = (changed, seen) {
+    // (Not while the server shuts down: asked after the watch is registered, see
+    // `LoginWatch::is_open`.)
+    let open = ctx.login_watch.as_ref().is_some_and(|w| w.is_open());
+    if let (Some(changed), Some(seen), true) = (changed, seen, open) {
         if let Some(wait) = hold_for(&s.value, seen, after, ctx.clock.now()) {
             // Changed or not, the page is answered with the login as it is now.
             let _ = scanid_core::service::login_watch::within(changed, wait).await;
             s = polled_qr_login(ctx, &req, session.as_deref()).await?;
         }
     }
-    let held = watch.is_some();
+    let held = watch.is_some() && open;
     let now = ctx.clock.now();
     let status = s.value.public_status(now);
     let l = &s.value;
