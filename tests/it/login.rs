@@ -284,6 +284,10 @@ fn a_held_poll_without_a_scan_returns_in_time_for_new_codes() {
         "in time: answered {answered}, last code {last_ms}"
     );
     assert!(took >= Duration::from_millis(300), "it was held: {took:?}");
+    // A page that does not say which codes it has is answered at once, and told to wait as
+    // on Lambda (its next poll would not be held either).
+    let r = b.get(&format!("{status}&seen=code")).json();
+    assert_eq!(r["poll_ms"], 3000, "{r}");
     // What the page shows, in a form it does not know, is refused.
     for bad in ["&seen=qr", "&seen=code&seen=number"] {
         let r = b.get(&format!("{status}{bad}"));

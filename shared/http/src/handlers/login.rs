@@ -406,6 +406,9 @@ pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, Http
     let body = match status {
         "pending" => {
             let scanned = l.number.filter(|_| l.is_scanned());
+            // "Ask again at once" only to a page whose next poll will be held: before the
+            // scan, one that says which codes it has.
+            let held = held && (scanned.is_some() || after.is_some());
             let (codes, link, svg) = match scanned {
                 // A page that says what it has shows the number, no code: none is drawn.
                 Some(_) => {
