@@ -173,3 +173,38 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Command::Routes(args) => crate::routes::run(args),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Login ids are random base64url: one in 64 begins with `-`, and clap took it for a flag
+    /// (`scanid app report ... -2fc9LjH3f7qlWEp` failed in CI). Every positional id takes it.
+    #[test]
+    fn a_positional_id_may_begin_with_a_hyphen() {
+        let cases: [&[&str]; 4] = [
+            &[
+                "scanid",
+                "app",
+                "report",
+                "--key-file",
+                "k",
+                "-2fc9LjH3f7qlWEp",
+            ],
+            &["scanid", "app", "withdraw", "--key-file", "k", "-agent"],
+            &["scanid", "identity", "show", "-x"],
+            &["scanid", "identity", "add-group", "-x", "admins"],
+        ];
+        for args in cases {
+            let parsed = Cli::try_parse_from(args);
+            assert!(parsed.is_ok(), "{args:?}: {:?}", parsed.err());
+        }
+        let Ok(Cli {
+            command: Command::App(crate::reference_app::AppCommand::Report(r)),
+        }) = Cli::try_parse_from(cases[0])
+        else {
+            panic!("report did not parse");
+        };
+        assert_eq!(r.login_id, "-2fc9LjH3f7qlWEp");
+    }
+}

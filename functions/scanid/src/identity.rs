@@ -42,7 +42,8 @@ pub enum IdentityCommand {
 
 #[derive(Debug, Args)]
 pub struct ReplaceKeyArgs {
-    /// sub, service_id or name.
+    /// sub, service_id or name (may begin with `-`).
+    #[arg(allow_hyphen_values = true)]
     pub who: String,
     /// The new phone's device key: standard base64 of its P-256 SubjectPublicKeyInfo (DER),
     /// as the app shows it.
@@ -60,7 +61,8 @@ pub struct ListArgs {
 
 #[derive(Debug, Args)]
 pub struct WhoArgs {
-    /// sub, service_id or name.
+    /// sub, service_id or name (may begin with `-`).
+    #[arg(allow_hyphen_values = true)]
     pub who: String,
     #[command(flatten)]
     pub config: ConfigArgs,
@@ -68,7 +70,8 @@ pub struct WhoArgs {
 
 #[derive(Debug, Args)]
 pub struct GroupArgs {
-    /// sub, service_id or name.
+    /// sub, service_id or name (may begin with `-`).
+    #[arg(allow_hyphen_values = true)]
     pub who: String,
     /// The group: 1 to 64 of A-Z a-z 0-9 . _ - : /
     pub group: String,

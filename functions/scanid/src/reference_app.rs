@@ -42,7 +42,8 @@ pub enum AppCommand {
 pub struct WithdrawArgs {
     #[command(flatten)]
     pub common: Common,
-    /// The agent's client id, as `scanid app delegations` lists it.
+    /// The agent's client id, as `scanid app delegations` lists it (may begin with `-`).
+    #[arg(allow_hyphen_values = true)]
     pub client_id: String,
 }
 
@@ -60,7 +61,9 @@ pub struct RotateKeyArgs {
 pub struct ReportArgs {
     #[command(flatten)]
     pub common: Common,
-    /// The login's id, as `scanid app activity` lists it.
+    /// The login's id, as `scanid app activity` lists it. Ids are random base64url, so one
+    /// may begin with `-`: it is taken as the id, not as a flag.
+    #[arg(allow_hyphen_values = true)]
     pub login_id: String,
 }
 
