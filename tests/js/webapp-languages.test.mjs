@@ -248,7 +248,7 @@ test('every web app screen in every language: no missing message, lang and dir r
       await app.locator('#identity').waitFor();
     }
     // The approval screen for a login, in the phone's language (not the computer's, en-US).
-    const { desktop, link } = await startLogin(`every-${tag}`);
+    const { desktop, page: computer, link } = await startLogin(`every-${tag}`);
     await app.goto(link);
     await app.locator('#request').waitFor();
     assert.equal(plain(await app.textContent('h1')), fmt(words['login-title'], { client: 'Loja' }));
@@ -257,6 +257,11 @@ test('every web app screen in every language: no missing message, lang and dir r
     await app.locator('#decided[data-status="denied"]').waitFor();
     assert.equal(await app.textContent('h1'), words['denied-title'], tag);
     await noneMissing(app, tag);
+    // The computer follows the denial back to the relying party. Wait for it: closing a
+    // context while its page navigates can hang Playwright's close() for good (the held poll
+    // answers the denial at once, so the navigation comes right after the tap).
+    await computer.waitForURL((u) => u.toString().startsWith(rp.url), { timeout: 15_000 });
+    assert.equal(new URL(computer.url()).searchParams.get('error'), 'access_denied', tag);
     assert.deepEqual(
       [...new Set(fetched.map((p) => p.replace(/-[0-9a-f]{12}\.json$/, '')))],
       [`${new URL(server.issuer).pathname}/app/messages-${tag}`],
