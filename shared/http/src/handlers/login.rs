@@ -356,7 +356,7 @@ fn hold_for(
     if l.public_status(now) != "pending" {
         return None;
     }
-    let shows = match l.number.filter(|_| l.is_scanned()) {
+    let shows = match l.shown_number() {
         Some(_) => Seen::Number,
         None => Seen::Code,
     };
@@ -405,7 +405,7 @@ pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, Http
     let l = &s.value;
     let body = match status {
         "pending" => {
-            let scanned = l.number.filter(|_| l.is_scanned());
+            let scanned = l.shown_number();
             // "Ask again at once" only to a page whose next poll will be held: before the
             // scan, one that says which codes it has.
             let held = held && (scanned.is_some() || after.is_some());

@@ -306,6 +306,11 @@ impl QrLogin {
         !self.scanned.is_empty() || !self.scanned_steps.is_empty()
     }
 
+    /// The number the login page shows, for the person to pick in the app: once scanned.
+    pub fn shown_number(&self) -> Option<u8> {
+        self.number.filter(|_| self.is_scanned())
+    }
+
     /// When the login page should ask again (`poll_ms` in its status answer).
     pub fn poll_after_ms(&self) -> u32 {
         if self.is_scanned() {
