@@ -1,7 +1,8 @@
 //! The admin API's events (issue 37) against the real `scanid serve`, from outside: a login
 //! through the QR is found in `GET .../events` as Keycloak's `LOGIN` (and its code exchange as
 //! `CODE_TO_TOKEN`), filtered by type, client, user, date and page, newest first; admin calls
-//! are in `GET .../admin-events` without a representation; `view-events` is needed; the same
+//! are in `GET .../admin-events` without a representation; `GET .../events/config` says how
+//! they are kept; `view-events` is needed; the same
 //! on DynamoDB (moto, `--events-table`). `GET .../keys`, and a Keycloak realm export imported
 //! by `POST .../partialImport` and by `scanid client import`.
 
@@ -15,6 +16,7 @@ use serde_json::Value;
 
 const EVENTS: &str = "/admin/realms/scanid/events";
 const ADMIN_EVENTS: &str = "/admin/realms/scanid/admin-events";
+const EVENTS_CONFIG: &str = "/admin/realms/scanid/events/config";
 
 fn service_account(data_dir: &str, id: &str, role: &str) -> String {
     let out = scanid_json(&[
@@ -107,6 +109,32 @@ fn a_login_is_in_the_events_filtered_as_keycloak_filters_them() {
     assert_eq!(get(&s, EVENTS, None).status, 401);
     assert_eq!(get(&s, EVENTS, Some(&viewer)).status, 403);
     assert_eq!(get(&s, ADMIN_EVENTS, Some(&viewer)).status, 403);
+    assert_eq!(get(&s, EVENTS_CONFIG, Some(&viewer)).status, 403);
+
+    // How events are kept (Keycloak's events config): always, both kinds, for the retention
+    // (30 days by default); read-only, the retention being a setting. The realm says the same.
+    let config = get(&s, EVENTS_CONFIG, Some(&auditor));
+    assert_eq!(config.status, 200, "{}", config.text());
+    let config = config.json();
+    assert_eq!(config["eventsEnabled"], true, "{config}");
+    assert_eq!(config["adminEventsEnabled"], true, "{config}");
+    assert_eq!(config["eventsExpiration"], 30 * 24 * 3600, "{config}");
+    let h = [("Authorization", format!("Bearer {auditor}"))];
+    let h: Vec<(&str, &str)> = h.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let put = request(
+        "PUT",
+        &s.url(EVENTS_CONFIG),
+        &h,
+        br#"{"eventsEnabled":false}"#,
+    );
+    assert_eq!(put.status, 405, "{}", put.text());
+    let realm = get(&s, "/admin/realms/scanid", Some(&auditor)).json();
+    assert_eq!(realm["eventsEnabled"], true, "{realm}");
+    assert_eq!(realm["adminEventsEnabled"], true, "{realm}");
+    assert_eq!(
+        realm["eventsExpiration"], config["eventsExpiration"],
+        "{realm}"
+    );
 
     let logins = events_until(
         &s,

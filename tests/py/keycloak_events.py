@@ -12,7 +12,8 @@ import json
 import sys
 import time
 
-from keycloak import KeycloakAdmin
+from keycloak import KeycloakAdmin, urls_patterns
+from keycloak.exceptions import KeycloakPutError
 
 
 def main():
@@ -39,6 +40,20 @@ def main():
     assert any(e["type"] == "LOGIN" for e in mine), mine
     assert all(e["userId"] == sub for e in mine), mine
     assert admin.get_events(query={"client": login_client, "dateFrom": "2999-01-01"}) == []
+    # How they are kept: Keycloak's events config (python-keycloak sets it but has no getter:
+    # read with its own connection and URL). Setting it is refused: the retention is a setting.
+    path = urls_patterns.URL_ADMIN_EVENTS_CONFIG.format(**{"realm-name": realm})
+    config = admin.connection.raw_get(path)
+    assert config.status_code == 200, config.text
+    config = config.json()
+    assert config["eventsEnabled"] is True and config["adminEventsEnabled"] is True, config
+    assert config["eventsExpiration"] > 0, config
+    assert admin.get_realm(realm)["eventsExpiration"] == config["eventsExpiration"]
+    try:
+        admin.set_events({"eventsEnabled": False})
+        raise AssertionError("set_events was accepted")
+    except KeycloakPutError as e:
+        assert e.response_code == 405, e
 
     keys = admin.get_keys()
     assert keys["active"], keys

@@ -1,5 +1,5 @@
 //! The admin API's operations beside clients and users: `events` and `admin-events` (the
-//! stored audit events), `keys` (the signing keys, their rotation steps). Reached from [`super::admin::admin`] once the realm is checked.
+//! stored audit events) and `events/config` (how they are kept), `keys` (the signing keys, their rotation steps). Reached from [`super::admin::admin`] once the realm is checked.
 
 use crate::usecase::admin::events::{self, EventsQuery};
 use crate::usecase::admin::keys;
@@ -18,6 +18,12 @@ pub(crate) async fn serve(
     let path = req.uri().path();
     let method = req.method().as_str();
     let answer = match method {
+        "GET" if path.trim_end_matches('/').ends_with("/events/config") => {
+            events::events_config(ctx, token, src)
+                .await
+                .map(|v| no_store(json(200, &v)))
+                .map_err(HttpError::from)
+        }
         "GET" if path.ends_with("/admin-events") => {
             let q = match events_query(req, true) {
                 Ok(q) => q,

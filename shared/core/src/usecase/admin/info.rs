@@ -78,7 +78,9 @@ pub async fn realm(
         "rememberMe": false,
         "verifyEmail": false,
         "bruteForceProtected": true,
-        "eventsEnabled": false,
-        "adminEventsEnabled": false,
+        // Events are stored, both kinds (`events/config` says the same).
+        "eventsEnabled": true,
+        "eventsExpiration": l.event_retention,
+        "adminEventsEnabled": true,
     }))
 }
