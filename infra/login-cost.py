@@ -605,8 +605,14 @@ def main():
     # remembered, so the consent page sends the browser straight back with the code.
     again = one_login(dict(env, SCANID_BIN=timed_on) if timed else env, "kms-envelope",
                       returning=True)
+    steps = [s for s, *_ in again]
+    if "consent: allow" in steps or "consent page" not in steps:
+        print(f"login-cost: the returning login did not skip the consent form: {steps}",
+              file=sys.stderr)
+        return 1
     print(f"\n## A returning person (consent remembered), kms-envelope, polling as now "
-          f"(one login; Lambda durations: {'release' if timed else 'DEBUG'} build)\n")
+          f"(one login, on the process that served the first; Lambda durations: "
+          f"{'release' if timed else 'DEBUG'} build)\n")
     print("| login | requests/login | RRU | WRU | API GW | Lambda | DynamoDB | total |")
     print("|---|--:|--:|--:|--:|--:|--:|--:|")
     for label, rs in (("first (the consent page, then allow)", measured["kms-envelope"]),

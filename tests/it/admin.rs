@@ -122,6 +122,10 @@ fn scenario(s: &TestServer, op: &Operator) -> Vec<String> {
     assert!(info.json()["systemInfo"]["version"].is_string());
     let realm = bearer_call(s, "GET", "/admin/realms/scanid", Some(&admin), None).json();
     assert_eq!(realm["realm"], "scanid");
+    // Events are stored on the embedded store; on a table only with an events table (none here).
+    let stored = !op.flags.iter().any(|f| f == "--table");
+    assert_eq!(realm["eventsEnabled"], stored, "{realm}");
+    assert_eq!(realm["adminEventsEnabled"], stored, "{realm}");
     assert_eq!(
         bearer_call(s, "GET", "/admin/realms/other", Some(&admin), None).status,
         404

@@ -179,32 +179,52 @@ mod tests {
     use super::*;
 
     /// Login ids are random base64url: one in 64 begins with `-`, and clap took it for a flag
-    /// (`scanid app report ... -2fc9LjH3f7qlWEp` failed in CI). Every positional id takes it.
+    /// (`scanid app report ... -2fc9LjH3f7qlWEp` failed in CI). Every id argument takes it,
+    /// before or after the flags, and the flags are still flags.
     #[test]
-    fn a_positional_id_may_begin_with_a_hyphen() {
-        let cases: [&[&str]; 4] = [
-            &[
-                "scanid",
-                "app",
-                "report",
-                "--key-file",
-                "k",
-                "-2fc9LjH3f7qlWEp",
-            ],
-            &["scanid", "app", "withdraw", "--key-file", "k", "-agent"],
-            &["scanid", "identity", "show", "-x"],
-            &["scanid", "identity", "add-group", "-x", "admins"],
-        ];
-        for args in cases {
-            let parsed = Cli::try_parse_from(args);
-            assert!(parsed.is_ok(), "{args:?}: {:?}", parsed.err());
-        }
-        let Ok(Cli {
-            command: Command::App(crate::reference_app::AppCommand::Report(r)),
-        }) = Cli::try_parse_from(cases[0])
-        else {
-            panic!("report did not parse");
+    fn an_id_may_begin_with_a_hyphen() {
+        use crate::identity::IdentityCommand as I;
+        use crate::reference_app::AppCommand as A;
+        let id = |args: &[&str]| match Cli::try_parse_from(args) {
+            Ok(Cli { command }) => match command {
+                Command::App(A::Report(r)) => (r.login_id, r.common.server),
+                Command::App(A::Withdraw(w)) => (w.client_id, w.common.server),
+                Command::Identity(I::Show(w)) => (w.who, String::new()),
+                Command::Identity(I::AddGroup(g)) => (g.who, g.group),
+                Command::Identity(I::ReplaceKey(r)) => (r.who, r.public_key),
+                Command::Identity(I::AddRole(r)) => (r.who, r.role),
+                other => panic!("{args:?}: {other:?}"),
+            },
+            Err(e) => panic!("{args:?}: {e}"),
         };
-        assert_eq!(r.login_id, "-2fc9LjH3f7qlWEp");
+        let report = ["scanid", "app", "report", "--key-file", "k"];
+        let got = id(&[&report[..], &["-2fc9LjH3f7qlWEp"]].concat());
+        assert_eq!(got.0, "-2fc9LjH3f7qlWEp");
+        let got = id(&[&report[..], &["--2fc9LjH3f7qlWE", "--server", "http://s"]].concat());
+        assert_eq!(got, ("--2fc9LjH3f7qlWE".into(), "http://s".into()));
+        let got = id(&["scanid", "app", "withdraw", "-agent", "--key-file", "k"]);
+        assert_eq!(got.0, "-agent");
+        assert_eq!(id(&["scanid", "identity", "show", "-x"]).0, "-x");
+        let got = id(&["scanid", "identity", "add-group", "-x", "admins"]);
+        assert_eq!(got, ("-x".into(), "admins".into()));
+        let got = id(&[
+            "scanid",
+            "identity",
+            "replace-key",
+            "-x",
+            "--public-key",
+            "AAAA",
+        ]);
+        assert_eq!(got, ("-x".into(), "AAAA".into()));
+        let got = id(&[
+            "scanid",
+            "identity",
+            "add-role",
+            "--name",
+            "-x",
+            "--role",
+            "view-users",
+        ]);
+        assert_eq!(got, ("-x".into(), "view-users".into()));
     }
 }

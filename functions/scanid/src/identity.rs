@@ -81,8 +81,8 @@ pub struct GroupArgs {
 
 #[derive(Debug, Args)]
 pub struct RoleArgs {
-    /// sub, service_id or name.
-    #[arg(long = "name", value_name = "WHO")]
+    /// sub, service_id or name (may begin with `-`).
+    #[arg(long = "name", value_name = "WHO", allow_hyphen_values = true)]
     pub who: String,
     /// realm-admin, manage-clients, view-clients, manage-users, view-users or view-events.
     #[arg(long)]

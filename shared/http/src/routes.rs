@@ -276,6 +276,7 @@ pub const ROUTES: &[Route] = &[
     route("GET",  "/admin/realms/{realm}/events", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/admin-events", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/events/config", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
+    route("PUT",  "/admin/realms/{realm}/events/config", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     route("GET",  "/admin/realms/{realm}/keys", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     route("POST", "/admin/realms/{realm}/keys/rotate", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),
     route("DELETE", "/admin/realms/{realm}/keys/{kid}", Handler::Admin, "admin-api", SIGN, NO_CORS, NO_PHOTOS),

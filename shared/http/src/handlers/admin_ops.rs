@@ -24,6 +24,11 @@ pub(crate) async fn serve(
                 .map(|v| no_store(json(200, &v)))
                 .map_err(HttpError::from)
         }
+        // The retention is a setting of the deployment, not a call (declared, so that API
+        // Gateway answers as `scanid serve` does).
+        "PUT" if path.trim_end_matches('/').ends_with("/events/config") => {
+            Err(HttpError::MethodNotAllowed(vec!["GET"]))
+        }
         "GET" if path.ends_with("/admin-events") => {
             let q = match events_query(req, true) {
                 Ok(q) => q,

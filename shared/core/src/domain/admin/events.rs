@@ -53,6 +53,20 @@ pub fn keycloak_type(name: &str, outcome: &str, detail: Option<&str>) -> String 
     }
 }
 
+/// Keycloak's `RealmEventsConfigRepresentation` of how events are kept: both kinds (user events
+/// and the admin API's) when there is an event store (`stored`), each for `retention_secs`;
+/// no listeners, Keycloak's default types, no admin representations.
+pub fn events_config(stored: bool, retention_secs: i64) -> serde_json::Value {
+    serde_json::json!({
+        "eventsEnabled": stored,
+        "eventsExpiration": retention_secs,
+        "eventsListeners": [],
+        "enabledEventTypes": [],
+        "adminEventsEnabled": stored,
+        "adminEventsDetailsEnabled": false,
+    })
+}
+
 /// Keycloak's `OperationType` of an admin call (`clients.create` is `CREATE`).
 pub fn operation_type(op: &str) -> &'static str {
     let verb = op.rsplit('.').next().unwrap_or_default();

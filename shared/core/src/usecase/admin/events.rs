@@ -108,28 +108,21 @@ pub async fn events(
 }
 
 /// `GET .../events/config`: Keycloak's `RealmEventsConfigRepresentation`, as scanid stores
-/// events: always, both kinds (user events and the admin API's), each kept for
-/// `--event-retention-days` (`eventsExpiration`, in seconds). It is read-only: the retention is
-/// a setting of the deployment, and Keycloak's `PUT` is answered 405.
+/// events: both kinds (user events and the admin API's) wherever there is an event store (`scanid
+/// serve` always; Lambda with its events table), each kept for `--event-retention-days`
+/// (`eventsExpiration`, in seconds). It is read-only: the retention is a setting of the
+/// deployment, and Keycloak's `PUT` is answered 405.
 pub async fn events_config(
     ctx: &Context,
     token: Option<&str>,
     source: &Source,
 ) -> Result<Value, AdminError> {
     let caller = authorize(ctx, token, VIEW, "events.config", source).await?;
-    caller.finish("events.config", None, Ok(events_config_representation(ctx)))
-}
-
-/// What [`events_config`] answers (the realm's representation says the same of events).
-fn events_config_representation(ctx: &Context) -> Value {
-    json!({
-        "eventsEnabled": true,
-        "eventsExpiration": ctx.settings.lifetimes.event_retention,
-        "eventsListeners": [],
-        "enabledEventTypes": [],
-        "adminEventsEnabled": true,
-        "adminEventsDetailsEnabled": false,
-    })
+    let config = crate::domain::admin::events::events_config(
+        ctx.events.is_some(),
+        ctx.settings.lifetimes.event_retention,
+    );
+    caller.finish("events.config", None, Ok(config))
 }
 
 /// `GET .../admin-events`: the admin API's calls and refusals.

@@ -61,7 +61,7 @@ pub async fn realm(
     };
     caller.finish("realm.read", Some(realm), found)?;
     let l = &ctx.settings.lifetimes;
-    Ok(json!({
+    let mut realm = json!({
         "id": ctx.settings.realm,
         "realm": ctx.settings.realm,
         "enabled": true,
@@ -78,9 +78,16 @@ pub async fn realm(
         "rememberMe": false,
         "verifyEmail": false,
         "bruteForceProtected": true,
-        // Events are stored, both kinds (`events/config` says the same).
-        "eventsEnabled": true,
-        "eventsExpiration": l.event_retention,
-        "adminEventsEnabled": true,
-    }))
+    });
+    // Whether events are stored, and for how long: what `events/config` says.
+    if let (Some(realm), Value::Object(events)) = (
+        realm.as_object_mut(),
+        crate::domain::admin::events::events_config(
+            ctx.events.is_some(),
+            ctx.settings.lifetimes.event_retention,
+        ),
+    ) {
+        realm.extend(events);
+    }
+    Ok(realm)
 }
