@@ -197,34 +197,39 @@ mod tests {
             },
             Err(e) => panic!("{args:?}: {e}"),
         };
-        let report = ["scanid", "app", "report", "--key-file", "k"];
-        let got = id(&[&report[..], &["-2fc9LjH3f7qlWEp"]].concat());
-        assert_eq!(got.0, "-2fc9LjH3f7qlWEp");
-        let got = id(&[&report[..], &["--2fc9LjH3f7qlWE", "--server", "http://s"]].concat());
-        assert_eq!(got, ("--2fc9LjH3f7qlWE".into(), "http://s".into()));
-        let got = id(&["scanid", "app", "withdraw", "-agent", "--key-file", "k"]);
-        assert_eq!(got.0, "-agent");
-        assert_eq!(id(&["scanid", "identity", "show", "-x"]).0, "-x");
-        let got = id(&["scanid", "identity", "add-group", "-x", "admins"]);
-        assert_eq!(got, ("-x".into(), "admins".into()));
-        let got = id(&[
-            "scanid",
-            "identity",
-            "replace-key",
-            "-x",
-            "--public-key",
-            "AAAA",
-        ]);
-        assert_eq!(got, ("-x".into(), "AAAA".into()));
-        let got = id(&[
-            "scanid",
-            "identity",
-            "add-role",
-            "--name",
-            "-x",
-            "--role",
-            "view-users",
-        ]);
-        assert_eq!(got, ("-x".into(), "view-users".into()));
+        // (the command line after `scanid`, the id, and the other value it names)
+        let cases: [(&str, &str, &str); 7] = [
+            (
+                "app report --key-file k -2fc9LjH3f7qlWEp",
+                "-2fc9LjH3f7qlWEp",
+                "http://127.0.0.1:8080",
+            ),
+            (
+                "app report --key-file k --2fc9LjH3f7qlWE --server http://s",
+                "--2fc9LjH3f7qlWE",
+                "http://s",
+            ),
+            (
+                "app withdraw -agent --key-file k",
+                "-agent",
+                "http://127.0.0.1:8080",
+            ),
+            ("identity show -x", "-x", ""),
+            ("identity add-group -x admins", "-x", "admins"),
+            ("identity replace-key -x --public-key AAAA", "-x", "AAAA"),
+            (
+                "identity add-role --name -x --role view-users",
+                "-x",
+                "view-users",
+            ),
+        ];
+        for (line, want_id, want_other) in cases {
+            let args: Vec<&str> = std::iter::once("scanid").chain(line.split(' ')).collect();
+            assert_eq!(
+                id(&args),
+                (want_id.to_owned(), want_other.to_owned()),
+                "{line}"
+            );
+        }
     }
 }
