@@ -273,3 +273,13 @@ async fn person(
         person: Some(identity.sub.as_str().to_owned()),
     }))
 }
+
+/// How this deployment keeps events, as Keycloak's `RealmEventsConfigRepresentation`
+/// ([`crate::domain::admin::events::events_config`]): what `events/config` answers and the
+/// realm's representation carries.
+pub fn events_config(ctx: &Context) -> serde_json::Value {
+    crate::domain::admin::events::events_config(
+        ctx.events.is_some(),
+        ctx.settings.lifetimes.event_retention,
+    )
+}

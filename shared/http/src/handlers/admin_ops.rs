@@ -1,5 +1,6 @@
 //! The admin API's operations beside clients and users: `events` and `admin-events` (the
-//! stored audit events) and `events/config` (how they are kept), `keys` (the signing keys, their rotation steps). Reached from [`super::admin::admin`] once the realm is checked.
+//! stored audit events) and `events/config` (how they are kept), `keys` (the signing keys,
+//! their rotation steps). Reached from [`super::admin::admin`] once the realm is checked.
 
 use crate::usecase::admin::events::{self, EventsQuery};
 use crate::usecase::admin::keys;
@@ -17,18 +18,15 @@ pub(crate) async fn serve(
 ) -> Option<Result<Response, HttpError>> {
     let path = req.uri().path();
     let method = req.method().as_str();
+    let events_config = path.trim_end_matches('/').ends_with("/events/config");
     let answer = match method {
-        "GET" if path.trim_end_matches('/').ends_with("/events/config") => {
-            events::events_config(ctx, token, src)
-                .await
-                .map(|v| no_store(json(200, &v)))
-                .map_err(HttpError::from)
-        }
+        "GET" if events_config => events::events_config(ctx, token, src)
+            .await
+            .map(|v| no_store(json(200, &v)))
+            .map_err(HttpError::from),
         // The retention is a setting of the deployment, not a call (declared, so that API
         // Gateway answers as `scanid serve` does).
-        "PUT" if path.trim_end_matches('/').ends_with("/events/config") => {
-            Err(HttpError::MethodNotAllowed(vec!["GET"]))
-        }
+        "PUT" if events_config => Err(HttpError::MethodNotAllowed(vec!["GET"])),
         "GET" if path.ends_with("/admin-events") => {
             let q = match events_query(req, true) {
                 Ok(q) => q,

@@ -15,7 +15,7 @@ use crate::context::Context;
 use crate::domain::admin::events::{is_failure, keycloak_type, operation_type, resource_type};
 use crate::domain::admin::{AdminRole, Need};
 use crate::domain::ratelimit::Source;
-use crate::service::admin::{authorize, AdminError};
+use crate::service::admin::{self, authorize, AdminError};
 use crate::store::events::{EventQuery, EventStore, StoredEvent};
 use crate::store::StoreError;
 
@@ -118,11 +118,7 @@ pub async fn events_config(
     source: &Source,
 ) -> Result<Value, AdminError> {
     let caller = authorize(ctx, token, VIEW, "events.config", source).await?;
-    let config = crate::domain::admin::events::events_config(
-        ctx.events.is_some(),
-        ctx.settings.lifetimes.event_retention,
-    );
-    caller.finish("events.config", None, Ok(config))
+    caller.finish("events.config", None, Ok(admin::events_config(ctx)))
 }
 
 /// `GET .../admin-events`: the admin API's calls and refusals.

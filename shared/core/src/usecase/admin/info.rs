@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 use crate::context::Context;
 use crate::domain::admin::Need;
 use crate::domain::ratelimit::Source;
-use crate::service::admin::{authorize, AdminError};
+use crate::service::admin::{authorize, events_config, AdminError};
 
 /// The Keycloak version whose admin API this one follows (the tools read it to choose their
 /// calls; terraform's provider parses it as a version number).
@@ -80,14 +80,8 @@ pub async fn realm(
         "bruteForceProtected": true,
     });
     // Whether events are stored, and for how long: what `events/config` says.
-    if let (Some(realm), Value::Object(events)) = (
-        realm.as_object_mut(),
-        crate::domain::admin::events::events_config(
-            ctx.events.is_some(),
-            ctx.settings.lifetimes.event_retention,
-        ),
-    ) {
-        realm.extend(events);
+    if let (Some(fields), Value::Object(events)) = (realm.as_object_mut(), events_config(ctx)) {
+        fields.extend(events);
     }
     Ok(realm)
 }
