@@ -49,6 +49,7 @@ mod import_overwrite;
 mod languages;
 mod load_driver;
 mod login;
+mod login_status_url;
 mod message_signing;
 mod passkey_login;
 mod passkeys;

@@ -66,6 +66,17 @@ pub fn html(
     cookies: Vec<String>,
     render: impl FnOnce(&str) -> askama::Result<String>,
 ) -> Response {
+    html_connecting(rng, (status, form_action, "'self'"), cookies, render)
+}
+
+/// [`html`] for a page whose script also fetches from elsewhere: `connect_src` is the CSP's
+/// `connect-src` (the QR page's: `'self'` and the origin it polls its status from).
+pub fn html_connecting(
+    rng: &dyn Random,
+    (status, form_action, connect_src): (u16, &str, &str),
+    cookies: Vec<String>,
+    render: impl FnOnce(&str) -> askama::Result<String>,
+) -> Response {
     let nonce = random::token(rng, 16);
     let html = match render(&nonce) {
         Ok(html) => html,
@@ -76,7 +87,7 @@ pub fn html(
     };
     let csp = format!(
         "default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; img-src 'self' data:; \
-         connect-src 'self'; form-action {form_action}; frame-ancestors 'none'; base-uri 'none'"
+         connect-src {connect_src}; form-action {form_action}; frame-ancestors 'none'; base-uri 'none'"
     );
     let mut b = security_headers(base(status))
         .header("content-type", "text/html; charset=utf-8")

@@ -111,6 +111,9 @@ pub struct Settings {
     pub events_table: Option<String>,
     /// Reverse proxies whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Where the QR page polls its status from when not the public URL
+    /// (`SCANID_LOGIN_STATUS_URL`, no trailing `/`): the login-status function's URL.
+    pub login_status_url: Option<String>,
     /// Behind the CloudFront edge: the secret its requests carry (`SCANID_EDGE_SECRET`).
     pub edge_secret: Option<crate::protocol::Secret>,
     /// `nonce` and `state` required on every authorization request (else: `nonce` optional,
@@ -203,6 +206,7 @@ impl Settings {
                 .filter(|t| !t.is_empty())
                 .map(str::to_owned),
             trusted_proxies,
+            login_status_url: login_status_url(raw)?,
             edge_secret: edge_secret(raw)?,
             require_nonce: flag(&setting::REQUIRE_NONCE, raw)?,
             require_par: flag(&setting::REQUIRE_PUSHED_AUTHORIZATION_REQUESTS, raw)?,
@@ -342,6 +346,10 @@ mod tests {
                 "SCANID_DIRECTORY_URL",
                 Box::new(|r| r.directory_url = Some("https://x/?q".into())),
             ),
+            (
+                "SCANID_LOGIN_STATUS_URL",
+                Box::new(|r| r.login_status_url = Some("https://x.lambda-url.example/#f".into())),
+            ),
             ("SCANID_REALM", Box::new(|r| r.realm = Some("a/b".into()))),
             ("SCANID_TABLE", Box::new(|r| r.table = Some("x".into()))),
             (
@@ -400,5 +408,34 @@ mod tests {
             Settings::from_raw(&r).unwrap().resources,
             vec!["https://api.example/v1", "urn:example:mcp"]
         );
+    }
+
+    #[test]
+    fn the_login_status_url_is_a_base_url_never_behind_the_edge() {
+        let mut r = raw();
+        assert_eq!(Settings::from_raw(&r).unwrap().login_status_url, None);
+        r.login_status_url = Some(" ".into());
+        assert_eq!(Settings::from_raw(&r).unwrap().login_status_url, None);
+        // What CloudFormation's `FunctionUrl` attribute gives: the trailing slash goes.
+        r.login_status_url = Some("https://abc.lambda-url.eu-west-1.on.aws/".into());
+        assert_eq!(
+            Settings::from_raw(&r).unwrap().login_status_url.as_deref(),
+            Some("https://abc.lambda-url.eu-west-1.on.aws")
+        );
+        for bad in [
+            "abc.lambda-url.eu-west-1.on.aws",
+            "ftp://x",
+            "https://u:p@x",
+        ] {
+            r.login_status_url = Some(bad.into());
+            let e = Settings::from_raw(&r).unwrap_err();
+            assert_eq!(e.setting, "SCANID_LOGIN_STATUS_URL", "{bad}");
+        }
+        // Behind the edge every request must carry its secret: the polls would not.
+        r.login_status_url = Some("https://abc.lambda-url.eu-west-1.on.aws/".into());
+        r.edge_secret = Some("e".repeat(32));
+        let e = Settings::from_raw(&r).unwrap_err();
+        assert_eq!(e.setting, "SCANID_LOGIN_STATUS_URL");
+        assert!(e.to_string().contains("SCANID_EDGE_SECRET"), "{e}");
     }
 }

@@ -95,6 +95,10 @@ settings! {
         flag: Some("directory-url"), default: None, repeatable: false,
         help: "Base URL of the directory API ({base_url}); default the public URL",
     }
+    LOGIN_STATUS_URL login_status_url = "SCANID_LOGIN_STATUS_URL" {
+        flag: Some("login-status-url"), default: None, repeatable: false,
+        help: "Base URL the QR page polls its status from, with a read-only token in place of the cookie (the template's Lambda function URL: no API Gateway charge per poll); default the public URL, with the cookie",
+    }
     DATA_DIR data_dir = "SCANID_DATA_DIR" {
         flag: Some("data-dir"), default: Some("./.scanid"), repeatable: false,
         help: "Data directory: embedded store and local signing keys",

@@ -223,6 +223,23 @@ pub(super) fn edge_secret(
     }
 }
 
+/// Where the QR page polls its status from: unset (or empty), the public URL; else a base URL
+/// that is not behind the edge (its requests would carry no edge secret, and would go around
+/// the edge's WAF).
+pub(super) fn login_status_url(raw: &RawSettings) -> Result<Option<String>, ConfigError> {
+    let url = match setting::LOGIN_STATUS_URL.raw(raw).map(str::trim) {
+        None | Some("") => return Ok(None),
+        Some(u) => base_url("SCANID_LOGIN_STATUS_URL", u)?,
+    };
+    if edge_secret(raw)?.is_some() {
+        return Err(bad(
+            "SCANID_LOGIN_STATUS_URL",
+            "not with SCANID_EDGE_SECRET: the page's polls would go around the edge",
+        ));
+    }
+    Ok(Some(url))
+}
+
 /// The DPoP nonce secret: unset, or a random value of at least 32 characters.
 pub(super) fn dpop_nonce_secret(
     raw: &RawSettings,

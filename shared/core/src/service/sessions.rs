@@ -74,3 +74,25 @@ pub async fn end_known_session(
     crate::backchannel::notify(ctx, session, now).await;
     Ok(())
 }
+
+/// Records that `client_id` took part in the SSO session `sid` (who back-channel logout tells
+/// when it ends). Best effort after the code was issued: a failure only means that client is
+/// not told.
+pub async fn note_client(ctx: &Context, sid: &str, client_id: &str, now: Timestamp) {
+    if let Err(e) = ctx.store.add_session_client(sid, client_id, now).await {
+        tracing::warn!(error = %e, "recording a session's client failed");
+    }
+}
+
+/// Records the new SSO session `sid` under its identity, so disabling the identity can end it
+/// (and tell its clients). Best effort, like [`note_client`].
+pub async fn note_session(ctx: &Context, sub: &str, sid: &str, now: Timestamp) {
+    let expires = now.plus_secs(ctx.settings.lifetimes.sso_max).secs();
+    if let Err(e) = ctx
+        .store
+        .remember_identity_session(sub, sid, expires, now)
+        .await
+    {
+        tracing::warn!(error = %e, "recording an identity's session failed");
+    }
+}

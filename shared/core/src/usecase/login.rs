@@ -16,7 +16,7 @@ use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId, Subject};
 use crate::random;
 use crate::service::login_history::remember_sso_login;
-use crate::service::sessions::sso_session;
+use crate::service::sessions::{self, sso_session};
 use crate::service::{self, limits, request_objects};
 use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
@@ -467,10 +467,14 @@ pub async fn bound_login(
 /// shows the page the login as it was up to about a second before, and the page asks again; a
 /// login such a read does not find yet (a poll just after the page opened) is read again,
 /// consistently, before the page is told it is gone.
+///
+/// The poller shows the browser's cookie, or where the page polls from another origin (one the
+/// cookie is not sent to: `SCANID_LOGIN_STATUS_URL`) the page's poll token
+/// ([`QrLogin::poll_token`]): either reads the login, neither acts on it.
 pub async fn polled_login(
     ctx: &Context,
     id: &str,
-    browser_secret: Option<&BrowserSecret>,
+    poller: Poller<'_>,
     now: Timestamp,
 ) -> Result<VersionedLogin, BoundLoginError> {
     if !(1..=64).contains(&id.len()) {
@@ -484,10 +488,23 @@ pub async fn polled_login(
         None => ctx.store.qr_login(id, now).await?,
     };
     let s = read.ok_or(BoundLoginError::NotFound)?;
-    if !s.value.bound_to(browser_secret.map(Secret::expose)) {
+    let shown = match poller {
+        Poller::Browser(secret) => s.value.bound_to(secret.map(Secret::expose)),
+        Poller::Token(token) => s.value.poll_token_matches(token),
+    };
+    if !shown {
         return Err(BoundLoginError::OtherBrowser);
     }
     Ok(s)
+}
+
+/// What a status poll shows to read its login ([`polled_login`]).
+#[derive(Debug, Clone, Copy)]
+pub enum Poller<'a> {
+    /// The browser-binding cookie's secret, if the request carried it.
+    Browser(Option<&'a BrowserSecret>),
+    /// The page's poll token (`?poll=`).
+    Token(&'a str),
 }
 
 /// A finished login.
@@ -572,9 +589,9 @@ pub async fn complete(
     }
     let sso_cookie = new_sso.map(|(_, _, cookie)| Secret::new(cookie));
     if joined {
-        note_client(ctx, &sid, &req.client_id, now).await;
+        sessions::note_client(ctx, &sid, &req.client_id, now).await;
     } else {
-        note_session(ctx, sub, &sid, now).await;
+        sessions::note_session(ctx, sub, &sid, now).await;
     }
     if consented {
         Audit::new(Event::ConsentGranted)
@@ -604,28 +621,6 @@ pub async fn complete(
         response: seal(ctx, response).await?,
         sso_cookie,
     })
-}
-
-/// Records that `client_id` took part in the SSO session `sid` (who back-channel logout tells
-/// when it ends). Best effort after the code was issued: a failure only means that client is
-/// not told.
-async fn note_client(ctx: &Context, sid: &str, client_id: &str, now: Timestamp) {
-    if let Err(e) = ctx.store.add_session_client(sid, client_id, now).await {
-        tracing::warn!(error = %e, "recording a session's client failed");
-    }
-}
-
-/// Records the new SSO session `sid` under its identity, so disabling the identity can end it
-/// (and tell its clients). Best effort, like [`note_client`].
-async fn note_session(ctx: &Context, sub: &str, sid: &str, now: Timestamp) {
-    let expires = now.plus_secs(ctx.settings.lifetimes.sso_max).secs();
-    if let Err(e) = ctx
-        .store
-        .remember_identity_session(sub, sid, expires, now)
-        .await
-    {
-        tracing::warn!(error = %e, "recording an identity's session failed");
-    }
 }
 
 /// Ends a login with `access_denied` (a denial on the phone or on the consent page).

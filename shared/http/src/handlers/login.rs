@@ -102,11 +102,24 @@ fn passkey_url(ctx: &Context, session: &str) -> String {
     )
 }
 
-fn status_url(ctx: &Context, session: &str) -> String {
-    format!(
-        "{}/login-actions/status?session={session}",
-        ctx.settings.issuer()
-    )
+/// Where the QR page polls: the issuer's status endpoint (the browser sends the login's
+/// cookie), or the same path under `SCANID_LOGIN_STATUS_URL` (another origin, the
+/// login-status function's own URL, which the cookie is not sent to) with the login's
+/// read-only poll token.
+fn status_url(ctx: &Context, s: &QrLogin) -> String {
+    match &ctx.settings.login_status_url {
+        None => format!(
+            "{}/login-actions/status?session={}",
+            ctx.settings.issuer(),
+            s.id
+        ),
+        Some(base) => format!(
+            "{base}/realms/{}/login-actions/status?session={}&poll={}",
+            ctx.settings.realm,
+            s.id,
+            s.poll_token()
+        ),
+    }
 }
 
 fn restart_url(ctx: &Context, s: &QrLogin) -> String {
@@ -206,8 +219,16 @@ pub(crate) fn qr_page_noting(
         .to_string()
         .replace('<', "\\u003c");
     let text = script_text(tr);
+    // Where the page polls from another origin, its script may fetch from there too.
+    let connect = match ctx.settings.login_status_url.as_deref() {
+        Some(base) => format!(
+            "'self' {}",
+            scanid_core::domain::client::origin_of(base).unwrap_or_default()
+        ),
+        None => "'self'".to_owned(),
+    };
     // `'self'`: the language selector's form.
-    pages::html(rng, 200, "'self'", cookies, |nonce| {
+    pages::html_connecting(rng, (200, "'self'", &connect), cookies, |nonce| {
         askama::Template::render(&crate::views::QrPage {
             nonce,
             tr,
@@ -217,7 +238,7 @@ pub(crate) fn qr_page_noting(
             qr_svg: &svg,
             ahead: &ahead,
             app_link: &link,
-            status_url: &status_url(ctx, &s.id),
+            status_url: &status_url(ctx, s),
             // Where polls are held, the first one is sent at once and waits.
             poll_ms: if ctx.login_watch.is_some() {
                 0
@@ -275,10 +296,15 @@ async fn polled_qr_login(
     ctx: &Context,
     req: &Request,
     id: Option<&str>,
+    poll_token: Option<&str>,
 ) -> Result<VersionedLogin, HttpError> {
     let id = id.unwrap_or_default();
     let browser = cookies::get(req, &cookies::login(ctx, id)).map(Secret::new);
-    match flow::polled_login(ctx, id, browser.as_ref(), ctx.clock.now()).await {
+    let poller = match poll_token {
+        Some(t) => flow::Poller::Token(t),
+        None => flow::Poller::Browser(browser.as_ref()),
+    };
+    match flow::polled_login(ctx, id, poller, ctx.clock.now()).await {
         Ok(s) => Ok(s),
         Err(BoundLoginError::NotFound | BoundLoginError::OtherBrowser) => {
             Err(HttpError::not_found("unknown login session"))
@@ -375,12 +401,31 @@ fn hold_for(
 /// shows: `code` or `number`) and a process that sees every write to the login
 /// ([`Context::login_watch`]: `scanid serve` on the embedded store), the answer waits until
 /// the login would look different (see [`hold_for`]) and says `poll_ms: 0`: ask again at once.
+///
+/// Where the page polls from `SCANID_LOGIN_STATUS_URL` (another origin), every answer, errors
+/// too, lets the public URL's pages read it (`Access-Control-Allow-Origin`; a GET with no
+/// credentials and no header beyond `Accept` is a CORS simple request, so no preflight).
 pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> {
+    if ctx.settings.login_status_url.is_none() {
+        return status_answer(ctx, req).await;
+    }
+    let mut r = status_answer(ctx, req)
+        .await
+        .unwrap_or_else(HttpError::into_response);
+    let public = scanid_core::domain::client::origin_of(&ctx.settings.public_url);
+    if let Some(v) = public.and_then(|o| http::HeaderValue::from_str(&o).ok()) {
+        r.headers_mut().insert("access-control-allow-origin", v);
+    }
+    Ok(r)
+}
+
+async fn status_answer(ctx: &Context, req: Request) -> Result<Response, HttpError> {
     check_realm(ctx, &req)?;
     let pairs = query_pairs(&req);
     let after = poll_after(&pairs)?;
     let seen = poll_seen(&pairs)?;
     let session = single(&pairs, "session");
+    let poll_token = single(&pairs, "poll");
     // The watch is taken before the login is read: a scan written between the read and the
     // wait still wakes it.
     let watch = match (&ctx.login_watch, seen, session.as_deref()) {
@@ -388,7 +433,7 @@ pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, Http
         _ => None,
     };
     let changed = watch.as_ref().map(|w| w.changed());
-    let mut s = polled_qr_login(ctx, &req, session.as_deref()).await?;
+    let mut s = polled_qr_login(ctx, &req, session.as_deref(), poll_token.as_deref()).await?;
     // (Not while the server shuts down: asked after the watch is registered, see
     // `LoginWatch::is_open`.)
     let open = ctx.login_watch.as_ref().is_some_and(|w| w.is_open());
@@ -396,7 +441,7 @@ pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, Http
         if let Some(wait) = hold_for(&s.value, seen, after, ctx.clock.now()) {
             // Changed or not, the page is answered with the login as it is now.
             let _ = scanid_core::service::login_watch::within(changed, wait).await;
-            s = polled_qr_login(ctx, &req, session.as_deref()).await?;
+            s = polled_qr_login(ctx, &req, session.as_deref(), poll_token.as_deref()).await?;
         }
     }
     let held = watch.is_some() && open;

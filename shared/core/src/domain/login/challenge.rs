@@ -3,11 +3,30 @@
 
 use super::*;
 
+/// What a poll token is the HMAC of (see [`QrLogin::poll_token`]).
+const POLL_TOKEN_LABEL: &[u8] = b"scanid login status poll";
+
 impl QrLogin {
     pub(super) fn challenge_at(&self, step: i64) -> String {
         let key = hmac::Key::new(hmac::HMAC_SHA256, self.secret.expose().as_bytes());
         let tag = hmac::sign(&key, &step.to_be_bytes());
         URL_SAFE_NO_PAD.encode(&tag.as_ref()[..16])
+    }
+
+    /// The login page's read-only token for its status (`?poll=`), where the page polls from
+    /// another origin that the browser sends no cookie to (`SCANID_LOGIN_STATUS_URL`: a Lambda
+    /// function URL). `HMAC(secret, label)`, so nothing more is stored; the label is longer
+    /// than a step's 8 bytes, so no challenge is ever a token. It reads only what the page has
+    /// (its codes, the number, where to go next); every step that acts on the login (the
+    /// consent page, its POST) still asks for the browser's cookie.
+    pub fn poll_token(&self) -> String {
+        let key = hmac::Key::new(hmac::HMAC_SHA256, self.secret.expose().as_bytes());
+        URL_SAFE_NO_PAD.encode(hmac::sign(&key, POLL_TOKEN_LABEL).as_ref())
+    }
+
+    /// Is `token` this login's [`Self::poll_token`]? (Constant time.)
+    pub fn poll_token_matches(&self, token: &str) -> bool {
+        verify_slices_are_equal(self.poll_token().as_bytes(), token.as_bytes()).is_ok()
     }
 
     /// The challenge the QR shows now.
@@ -156,5 +175,26 @@ mod tests {
             .upcoming_challenges_after(later, 7, Some(t0.plus_secs(8)))
             .is_empty());
         assert_eq!(s.upcoming_challenges_after(later, 7, None), all);
+    }
+
+    #[test]
+    fn the_poll_token_is_the_logins_own_and_no_challenge() {
+        let t0 = Timestamp::from_secs(1_800_000_000);
+        let s = session(t0);
+        let token = s.poll_token();
+        assert_eq!(token.len(), 43, "256 bits, base64url");
+        assert_eq!(s.poll_token(), token, "the same for the login's whole life");
+        assert!(s.poll_token_matches(&token));
+        // Another login's token, a challenge of this one, a prefix, nothing: refused.
+        let other = session_seeded(t0, 6);
+        assert_ne!(other.poll_token(), token, "per-login secret");
+        assert!(!s.poll_token_matches(&other.poll_token()));
+        assert!(!s.poll_token_matches(&s.current_challenge(t0)));
+        assert!(!s.poll_token_matches(&token[..42]));
+        assert!(!s.poll_token_matches(""));
+        // No step's challenge starts as the token does (they are different MACs).
+        for (_, c) in s.upcoming_challenges(t0, CHALLENGES_AHEAD) {
+            assert!(!token.starts_with(&c));
+        }
     }
 }

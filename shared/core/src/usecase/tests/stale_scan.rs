@@ -15,6 +15,7 @@ use crate::store::memory::MemoryStore;
 use crate::store::{Backend, Cond, Key, Kind, QrLogins, Record, StoreError, Write};
 use crate::testing::{Builder, TestEnv};
 use crate::usecase::app::{self, AppError};
+use crate::usecase::login::Poller;
 
 /// The in-memory store, with eventually consistent reads of the frozen keys answered from
 /// their snapshot (`None`: not visible yet).
@@ -130,24 +131,44 @@ async fn a_poll_never_loses_a_login_a_stale_read_does_not_show_yet() {
         store: lagging.clone(),
         ..ctx
     };
-    let polled = crate::usecase::login::polled_login(&ctx, &login.id, Some(&browser), now)
-        .await
-        .unwrap();
+    let polled =
+        crate::usecase::login::polled_login(&ctx, &login.id, Poller::Browser(Some(&browser)), now)
+            .await
+            .unwrap();
     assert_eq!(polled.value.status, LoginStatus::Pending);
     let current = store.qr_login(&login.id, now).await.unwrap().unwrap();
     assert_eq!(polled.record.version, current.record.version);
     // Another browser is not told more than "unknown".
     let other = crate::protocol::Secret::new("another browser".to_owned());
     assert!(matches!(
-        crate::usecase::login::polled_login(&ctx, &login.id, Some(&other), now).await,
+        crate::usecase::login::polled_login(&ctx, &login.id, Poller::Browser(Some(&other)), now)
+            .await,
+        Err(crate::usecase::login::BoundLoginError::OtherBrowser)
+    ));
+    // The page's poll token reads it as the cookie does; another login's token, or none,
+    // does not.
+    let token = current.value.poll_token();
+    let polled = crate::usecase::login::polled_login(&ctx, &login.id, Poller::Token(&token), now)
+        .await
+        .unwrap();
+    assert_eq!(polled.value.status, LoginStatus::Pending);
+    for wrong in ["", "x", &current.value.current_challenge(now)] {
+        assert!(matches!(
+            crate::usecase::login::polled_login(&ctx, &login.id, Poller::Token(wrong), now).await,
+            Err(crate::usecase::login::BoundLoginError::OtherBrowser)
+        ));
+    }
+    assert!(matches!(
+        crate::usecase::login::polled_login(&ctx, &login.id, Poller::Browser(None), now).await,
         Err(crate::usecase::login::BoundLoginError::OtherBrowser)
     ));
     // A stale copy is what the poll shows until the read catches up.
     let mut older = current.record.clone();
     older.version = 0;
     lagging.frozen.lock().unwrap().insert(pk, Some(older));
-    let polled = crate::usecase::login::polled_login(&ctx, &login.id, Some(&browser), now)
-        .await
-        .unwrap();
+    let polled =
+        crate::usecase::login::polled_login(&ctx, &login.id, Poller::Browser(Some(&browser)), now)
+            .await
+            .unwrap();
     assert_eq!(polled.record.version, 0);
 }
