@@ -28,6 +28,8 @@ pub struct Function {
     pub memory: Option<u32>,
     /// Its timeout in seconds, where it differs from the template's global.
     pub timeout: Option<u32>,
+    /// Its `ReservedConcurrentExecutions:` value in the template, if any.
+    pub reserved_concurrency: Option<&'static str>,
     /// Its sample event.
     pub sample: Sample,
 }
@@ -81,6 +83,7 @@ impl Function {
         photo_list: None,
         memory: None,
         timeout: None,
+        reserved_concurrency: None,
         sample: Sample::DEFAULT,
     };
 }
@@ -90,6 +93,13 @@ const VAPID: &[(&str, &str)] = &[
     ("SCANID_VAPID_PRIVATE_KEY", "!Ref VapidPrivateKey"),
     ("SCANID_VAPID_SUBJECT", "!Ref VapidSubject"),
 ];
+
+/// Where the QR page polls from (`SCANID_LOGIN_STATUS_URL`), for the functions that render
+/// it: the login-status function's own URL, unless the template polls through the API.
+const STATUS_URL: &[(&str, &str)] = &[(
+    "SCANID_LOGIN_STATUS_URL",
+    "!If [HasStatusFunctionUrl, !GetAtt LoginStatusUrl.FunctionUrl, \"\"]",
+)];
 
 /// The sample value of a path parameter, by its name (`unknown` for any other).
 pub const PARAMS: &[(&str, &str)] = &[
@@ -165,12 +175,19 @@ pub const FUNCTIONS: &[Function] = &[
         ..Sample::DEFAULT
     }),
     // An unknown client: the error page, never a redirect.
-    described("authorize", "Authorization endpoint; validates the request and renders the QR page", sample(
-        "client_id=unknown&redirect_uri=https%3A%2F%2Frp.example.com%2Fcb&response_type=code&state=s&nonce=n&scope=openid",
-        None, 400,
-    )),
-    // Unknown login sessions.
-    described("login-status", "What the QR page polls", sample("session=unknown", None, NOT_FOUND)),
+    Function {
+        env: STATUS_URL,
+        ..described("authorize", "Authorization endpoint; validates the request and renders the QR page", sample(
+            "client_id=unknown&redirect_uri=https%3A%2F%2Frp.example.com%2Fcb&response_type=code&state=s&nonce=n&scope=openid",
+            None, 400,
+        ))
+    },
+    // Unknown login sessions. Polled through its own URL too (template.yaml's LoginStatusUrl),
+    // which no API Gateway throttles: a reservation bounds it when the operator sets one.
+    Function {
+        reserved_concurrency: Some("!If [HasLoginStatusConcurrency, !Ref LoginStatusConcurrency, !Ref AWS::NoValue]"),
+        ..described("login-status", "What the QR page polls", sample("session=unknown", None, NOT_FOUND))
+    },
     described("consent", "Consent page; issues the authorization code", sample("session=unknown", None, NOT_FOUND)),
     described("login-passkey", "Sign in with a passkey on the login page: a WebAuthn challenge, then the assertion",
         sample("session=b3f1c2d4e5f60718", Some(Body::Json("{}")), NOT_FOUND)),
@@ -250,11 +267,14 @@ pub const FUNCTIONS: &[Function] = &[
     described("par", "Pushed authorization requests (RFC 9126): the request validated and stored, its request_uri answered",
         sample("", Some(Body::Form("client_id=unknown&client_secret=wrong&response_type=code")), NO_CLIENT)),
     // The code entry form, prefilled.
-    described("device-pages", "Device grant verification page (RFC 8628): type the code, then the QR login", Sample {
-        query: "user_code=BCDF-GHJK",
-        accept: "text/html",
-        ..Sample::DEFAULT
-    }),
+    Function {
+        env: STATUS_URL,
+        ..described("device-pages", "Device grant verification page (RFC 8628): type the code, then the QR login", Sample {
+            query: "user_code=BCDF-GHJK",
+            accept: "text/html",
+            ..Sample::DEFAULT
+        })
+    },
     // No id_token_hint: the confirmation page.
     described("logout", "RP-initiated logout, Keycloak's back-channel logout; signs back-channel logout tokens", Sample::DEFAULT),
     described("app-profile", "App profile update",

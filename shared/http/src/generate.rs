@@ -331,6 +331,9 @@ pub fn function_yaml(name: &'static str) -> Result<String, String> {
     if let Some(t) = extras.timeout {
         out.push_str(&format!("      Timeout: {t}\n"));
     }
+    if let Some(c) = extras.reserved_concurrency {
+        out.push_str(&format!("      ReservedConcurrentExecutions: {c}\n"));
+    }
     let env = env(name)?;
     if !env.is_empty() {
         out.push_str("      Environment:\n        Variables:\n");
@@ -595,6 +598,7 @@ pub fn table_json() -> Result<serde_json::Value, String> {
             "layers": extras.layers,
             "memory": extras.memory,
             "timeout": extras.timeout,
+            "reserved_concurrency": extras.reserved_concurrency,
             "sample_status": extras.sample.status,
         }));
     }

@@ -645,6 +645,30 @@ pub enum Matched {
     NotFound,
 }
 
+/// `req` as its handler wants it. A request that came by the function's own Lambda function
+/// URL (the login-status function's, `SCANID_LOGIN_STATUS_URL`) has no API Gateway route
+/// (`routeKey` `$default`) and so no path parameters: it gets those of the function's route its
+/// method and path match, and `None` (a 404) when none does. Every other request is as API
+/// Gateway routed it.
+pub fn routed(endpoint: Endpoint, req: Request) -> Option<Request> {
+    use lambda_http::request::RequestContext;
+    use lambda_http::RequestExt;
+    let by_function_url = matches!(
+        req.request_context_ref(),
+        Some(RequestContext::ApiGatewayV2(c)) if c.route_key.as_deref() == Some("$default")
+    ) && req.path_parameters_ref().is_none_or(|p| p.is_empty());
+    if !by_function_url {
+        return Some(req);
+    }
+    let method = req.method().as_str().to_owned();
+    let path = req.uri().path().to_owned();
+    let params = ROUTES
+        .iter()
+        .filter(|r| r.handler == endpoint.handler && r.method == method)
+        .find_map(|r| match_path(r.path, &path))?;
+    Some(req.with_path_parameters(params))
+}
+
 /// Finds the route for `method` and `path` (the raw, still percent-encoded path).
 pub fn match_route(method: &str, path: &str) -> Matched {
     match match_exact(method, path) {
@@ -715,6 +739,52 @@ fn match_path(template: &str, path: &str) -> Option<HashMap<String, String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_request_by_the_function_url_gets_its_routes_parameters() {
+        use lambda_http::aws_lambda_events::apigw::ApiGatewayV2httpRequestContext;
+        use lambda_http::request::RequestContext;
+        use lambda_http::RequestExt;
+        let endpoint = endpoints::LOGIN_STATUS;
+        let request = |method: &str, path: &str, route_key: &str| {
+            let req: Request = http::Request::builder()
+                .method(method)
+                .uri(format!(
+                    "https://abc.lambda-url.eu-west-1.on.aws{path}?session=x"
+                ))
+                .body(lambda_http::Body::Empty)
+                .unwrap();
+            let mut ctx = ApiGatewayV2httpRequestContext::default();
+            ctx.route_key = Some(route_key.to_owned());
+            req.with_request_context(RequestContext::ApiGatewayV2(ctx))
+        };
+        let status = "/realms/scanid/login-actions/status";
+        let r = routed(endpoint, request("GET", status, "$default")).expect("its route");
+        assert_eq!(
+            r.path_parameters_ref().and_then(|p| p.first("realm")),
+            Some("scanid")
+        );
+        // Another function's path, another method, a longer path: no route of this function.
+        for (method, path) in [
+            ("GET", "/realms/scanid/login-actions/consent"),
+            ("POST", status),
+            ("GET", "/realms/scanid/login-actions/status/x"),
+            ("GET", "/"),
+        ] {
+            assert!(
+                routed(endpoint, request(method, path, "$default")).is_none(),
+                "{method} {path}"
+            );
+        }
+        // API Gateway's requests are as it routed them.
+        let gw = request(
+            "GET",
+            "/anything",
+            "GET /realms/{realm}/login-actions/status",
+        );
+        let r = routed(endpoint, gw).expect("untouched");
+        assert!(r.path_parameters_ref().is_none_or(|p| p.is_empty()));
+    }
 
     #[test]
     fn matches_templates_and_decodes_params() {

@@ -313,7 +313,10 @@ async fn serve(
         let (ctx, namespace) = (ctx.clone(), namespace.clone());
         async move {
             let started = Instant::now();
-            let resp = routes::serve(endpoint, &ctx, req).await;
+            let resp = match routes::routed(endpoint, req) {
+                Some(req) => routes::serve(endpoint, &ctx, req).await,
+                None => scanid_http::HttpError::NotFound.into_response(),
+            };
             #[allow(
                 clippy::disallowed_methods,
                 reason = "the request line's timestamp is wall time, as CloudWatch reads it"
