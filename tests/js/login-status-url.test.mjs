@@ -130,7 +130,11 @@ async function qrPayload(page) {
 function watchErrors(page) {
   const errors = [];
   page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(`console: ${m.text()} (${m.location().url})`);
+    // (Chromium asks for /favicon.ico on its own; scanid has none: not the page's doing.)
+    const where = m.location().url;
+    if (m.type() === 'error' && !where.endsWith('/favicon.ico')) {
+      errors.push(`console: ${m.text()} (${where})`);
+    }
   });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
   return errors;
