@@ -183,7 +183,7 @@ pub const FUNCTIONS: &[Function] = &[
         ))
     },
     // Unknown login sessions. Polled through its own URL too (template.yaml's LoginStatusUrl),
-    // which no API Gateway throttles: a reservation bounds it when the operator sets one.
+    // which no API Gateway throttles: its reserved concurrency bounds it (50 by default).
     Function {
         reserved_concurrency: Some("!If [HasLoginStatusConcurrency, !Ref LoginStatusConcurrency, !Ref AWS::NoValue]"),
         ..described("login-status", "What the QR page polls", sample("session=unknown", None, NOT_FOUND))

@@ -431,6 +431,15 @@ mod tests {
             let e = Settings::from_raw(&r).unwrap_err();
             assert_eq!(e.setting, "SCANID_LOGIN_STATUS_URL", "{bad}");
         }
+        // Over https where the public URL is: the token must not go in clear.
+        let public = r.public_url.clone();
+        r.public_url = Some("https://id.example.com".into());
+        r.login_status_url = Some("http://abc.lambda-url.eu-west-1.on.aws/".into());
+        let e = Settings::from_raw(&r).unwrap_err();
+        assert_eq!(e.setting, "SCANID_LOGIN_STATUS_URL");
+        r.login_status_url = Some("https://abc.lambda-url.eu-west-1.on.aws/".into());
+        assert!(Settings::from_raw(&r).is_ok());
+        r.public_url = public;
         // Behind the edge every request must carry its secret: the polls would not.
         r.login_status_url = Some("https://abc.lambda-url.eu-west-1.on.aws/".into());
         r.edge_secret = Some("e".repeat(32));

@@ -223,14 +223,24 @@ pub(super) fn edge_secret(
     }
 }
 
-/// Where the QR page polls its status from: unset (or empty), the public URL; else a base URL
-/// that is not behind the edge (its requests would carry no edge secret, and would go around
-/// the edge's WAF).
+/// Where the QR page polls its status from: unset (or empty), the public URL; else a base URL,
+/// over https where the public URL is (the page's token must not cross the network in clear,
+/// and a browser would refuse the mixed content anyway), that is not behind the edge (its
+/// requests would carry no edge secret, and would go around the edge's WAF).
 pub(super) fn login_status_url(raw: &RawSettings) -> Result<Option<String>, ConfigError> {
     let url = match setting::LOGIN_STATUS_URL.raw(raw).map(str::trim) {
         None | Some("") => return Ok(None),
         Some(u) => base_url("SCANID_LOGIN_STATUS_URL", u)?,
     };
+    let public_https = setting::PUBLIC_URL
+        .raw(raw)
+        .is_some_and(|u| u.trim().starts_with("https:"));
+    if public_https && !url.starts_with("https:") {
+        return Err(bad(
+            "SCANID_LOGIN_STATUS_URL",
+            "https, as SCANID_PUBLIC_URL is (the page's poll token goes there)",
+        ));
+    }
     if edge_secret(raw)?.is_some() {
         return Err(bad(
             "SCANID_LOGIN_STATUS_URL",

@@ -402,13 +402,13 @@ fn hold_for(
 /// ([`Context::login_watch`]: `scanid serve` on the embedded store), the answer waits until
 /// the login would look different (see [`hold_for`]) and says `poll_ms: 0`: ask again at once.
 ///
-/// Where the page polls from `SCANID_LOGIN_STATUS_URL` (another origin), every answer, errors
-/// too, lets the public URL's pages read it (`Access-Control-Allow-Origin`; a GET with no
-/// credentials and no header beyond `Accept` is a CORS simple request, so no preflight).
+/// Every answer, errors too, lets the public URL's pages read it (`Access-Control-Allow-Origin`
+/// the public origin, never the request's, and no credentials), for a page that polls from
+/// `SCANID_LOGIN_STATUS_URL` (another origin; a GET with no credentials and no header beyond
+/// `Accept` is a CORS simple request, so no preflight). Always, not only where that setting is
+/// set: on Lambda the status function serves that URL and cannot be told it (its URL is its
+/// own attribute), and to a page of the same origin the header says nothing new.
 pub(crate) async fn status(ctx: &Context, req: Request) -> Result<Response, HttpError> {
-    if ctx.settings.login_status_url.is_none() {
-        return status_answer(ctx, req).await;
-    }
     let mut r = status_answer(ctx, req)
         .await
         .unwrap_or_else(HttpError::into_response);
