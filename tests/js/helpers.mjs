@@ -267,7 +267,8 @@ export async function freePort() {
   return port;
 }
 
-/** `scanid serve` on 127.0.0.1 with its public URL on localhost (WebAuthn needs a host name). */
+/** `scanid serve` on 127.0.0.1 with its public URL on localhost (WebAuthn needs a host name).
+ * `storeFlags`: more flags, or a function of the port that gives them. */
 export async function startLocalhostServer(storeFlags) {
   // The port is found free, then bound by scanid: in between, something else may take it (an
   // outgoing connection's ephemeral port), so a start that fails is tried on another. The demo
@@ -284,9 +285,13 @@ export async function startLocalhostServer(storeFlags) {
           '--public-url',
           `http://localhost:${port}`,
         ],
-        ['--signup-rate-per-hour', '100', ...storeFlags],
+        [
+          '--signup-rate-per-hour',
+          '100',
+          ...(typeof storeFlags === 'function' ? storeFlags(port) : storeFlags),
+        ],
       );
-      return { ...server, storeFlags };
+      return { ...server, storeFlags, port };
     } catch (e) {
       if (attempt === 3) throw e;
     }

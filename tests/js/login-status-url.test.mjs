@@ -6,14 +6,8 @@
 // the public origin, but cannot take the login over (its consent page is refused).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
 import {
-  BIN,
-  freePort,
+  startLocalhostServer,
   startCallback,
   launchBrowser,
   cli,
@@ -25,63 +19,14 @@ import {
 let server, rp, browser, alice, bob;
 
 /** `scanid serve` on 127.0.0.1:PORT, its pages at http://localhost:PORT and its QR page's polls
- * at http://127.0.0.1:PORT (helpers' `startServer` picks its own port, so the port is chosen
- * here, as helpers' `startLocalhostServer` does, and the same spawn pattern is used). */
+ * at http://127.0.0.1:PORT: the same process under two origins. */
 async function startTwoOriginServer() {
-  for (let attempt = 1; ; attempt += 1) {
-    const port = await freePort();
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'scanid-js-'));
-    const pageOrigin = `http://localhost:${port}`;
-    const pollOrigin = `http://127.0.0.1:${port}`;
-    const child = spawn(
-      BIN,
-      [
-        'serve',
-        '--addr',
-        `127.0.0.1:${port}`,
-        '--demo-addr',
-        '127.0.0.1:0',
-        '--public-url',
-        pageOrigin,
-        '--login-status-url',
-        pollOrigin,
-        '--data-dir',
-        dataDir,
-      ],
-      {
-        env: {
-          ...process.env,
-          RUST_LOG: 'warn',
-          SCANID_QR_CHALLENGE_TTL: process.env.SCANID_QR_CHALLENGE_TTL ?? '6',
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    try {
-      const line = await new Promise((resolve, reject) => {
-        const rl = createInterface({ input: child.stdout });
-        rl.once('line', resolve);
-        child.once('exit', (code) => {
-          rmSync(dataDir, { recursive: true, force: true });
-          reject(new Error(`scanid serve exited with ${code}`));
-        });
-      });
-      return {
-        ...JSON.parse(line),
-        dataDir,
-        base: pageOrigin,
-        pageOrigin,
-        pollOrigin,
-        async stop() {
-          child.kill('SIGTERM');
-          await new Promise((r) => child.once('exit', r));
-        },
-      };
-    } catch (e) {
-      // The port was taken between the check and the bind: another one.
-      if (attempt === 3) throw e;
-    }
-  }
+  const server = await startLocalhostServer((port) => [
+    '--login-status-url',
+    `http://127.0.0.1:${port}`,
+  ]);
+  const pageOrigin = `http://localhost:${server.port}`;
+  return { ...server, base: pageOrigin, pageOrigin, pollOrigin: `http://127.0.0.1:${server.port}` };
 }
 
 before(async () => {
