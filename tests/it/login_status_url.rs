@@ -11,18 +11,7 @@ use scanid_tests::{
 /// `scanid serve` whose pages are `http://localhost:PORT` and whose status polls go to
 /// `http://127.0.0.1:PORT` (the same process under another origin).
 fn two_origins(dir: &std::path::Path) -> (TestServer, String, String) {
-    let d = dir.to_str().unwrap();
-    create_client(
-        d,
-        &[
-            "--name",
-            "Shop",
-            "--client-id",
-            "shop",
-            "--redirect-uri",
-            CB,
-        ],
-    );
+    shop(dir);
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -44,6 +33,21 @@ fn two_origins(dir: &std::path::Path) -> (TestServer, String, String) {
         &[],
     );
     (s, page_origin, poll_origin.trim_end_matches('/').to_owned())
+}
+
+/// The client the logins are for.
+fn shop(dir: &std::path::Path) {
+    create_client(
+        dir.to_str().unwrap(),
+        &[
+            "--name",
+            "Shop",
+            "--client-id",
+            "shop",
+            "--redirect-uri",
+            CB,
+        ],
+    );
 }
 
 fn request(state: &str) -> Vec<(&'static str, String)> {
@@ -141,18 +145,7 @@ fn the_page_polls_another_origin_with_a_read_only_token() {
 #[test]
 fn without_the_setting_the_page_polls_its_own_origin_with_the_cookie() {
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path().to_str().unwrap();
-    create_client(
-        d,
-        &[
-            "--name",
-            "Shop",
-            "--client-id",
-            "shop",
-            "--redirect-uri",
-            CB,
-        ],
-    );
+    shop(dir.as_ref());
     let s = TestServer::start(dir.path(), &[]);
     let mut b = Browser::new();
     let (page, payload) = open(&mut b, &auth_url(&s, &request("o-3")));
