@@ -786,6 +786,43 @@ mod tests {
         assert!(r.path_parameters_ref().is_none_or(|p| p.is_empty()));
     }
 
+    /// A Lambda function URL's event as AWS documents it (payload 2.0: `routeKey` and `stage`
+    /// `$default`, no `pathParameters`), parsed by lambda_http as the function's runtime parses
+    /// it: routed, it gets the status route's realm.
+    #[test]
+    fn a_function_url_event_parsed_by_lambda_http_is_routed() {
+        use lambda_http::RequestExt;
+        let event = r#"{
+          "version": "2.0",
+          "routeKey": "$default",
+          "rawPath": "/realms/scanid/login-actions/status",
+          "rawQueryString": "session=abc&poll=def",
+          "headers": {"accept": "application/json", "origin": "https://id.example.com",
+                      "host": "abcdefgh.lambda-url.eu-west-1.on.aws"},
+          "queryStringParameters": {"session": "abc", "poll": "def"},
+          "requestContext": {
+            "accountId": "123456789012", "apiId": "abcdefgh",
+            "domainName": "abcdefgh.lambda-url.eu-west-1.on.aws", "domainPrefix": "abcdefgh",
+            "http": {"method": "GET", "path": "/realms/scanid/login-actions/status",
+                     "protocol": "HTTP/1.1", "sourceIp": "203.0.113.7", "userAgent": "test"},
+            "requestId": "id", "routeKey": "$default", "stage": "$default",
+            "time": "29/Nov/2026:06:00:00 +0000", "timeEpoch": 1795845600000
+          },
+          "isBase64Encoded": false
+        }"#;
+        let req = lambda_http::request::from_str(event).expect("a function URL event");
+        assert_eq!(req.uri().path(), "/realms/scanid/login-actions/status");
+        let r = routed(endpoints::LOGIN_STATUS, req).expect("its route");
+        assert_eq!(
+            r.path_parameters_ref().and_then(|p| p.first("realm")),
+            Some("scanid")
+        );
+        assert_eq!(crate::source_ip(&r), "203.0.113.7");
+        // The same event for another function's handler: not its route.
+        let req = lambda_http::request::from_str(event).unwrap();
+        assert!(routed(endpoints::CONSENT, req).is_none());
+    }
+
     #[test]
     fn matches_templates_and_decodes_params() {
         match match_route("GET", "/realms/scanid/protocol/openid-connect/certs") {
