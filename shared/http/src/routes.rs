@@ -660,13 +660,12 @@ pub fn routed(endpoint: Endpoint, req: Request) -> Option<Request> {
     if !by_function_url {
         return Some(req);
     }
-    let method = req.method().as_str().to_owned();
-    let path = req.uri().path().to_owned();
-    let params = ROUTES
-        .iter()
-        .filter(|r| r.handler == endpoint.handler && r.method == method)
-        .find_map(|r| match_path(r.path, &path))?;
-    Some(req.with_path_parameters(params))
+    match match_route(req.method().as_str(), req.uri().path()) {
+        Matched::Found(r, params) if r.handler == endpoint.handler => {
+            Some(req.with_path_parameters(params))
+        }
+        _ => None,
+    }
 }
 
 /// Finds the route for `method` and `path` (the raw, still percent-encoded path).
