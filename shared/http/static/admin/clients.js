@@ -89,8 +89,8 @@ function create() {
       body.standardFlowEnabled = body.redirectUris.length > 0;
       const res = await api('POST', '/clients', body);
       if (res.status !== 201) return f.append(failure(res, 'Create'));
-      say(`Client ${clientId} created.`);
       await edit(clientId, publicClient ? null : await newSecret(clientId));
+      say(`Client ${clientId} created.`);
     }),
     h('button', { type: 'button', onclick: clients }, 'Back to clients'),
   );
@@ -128,8 +128,8 @@ export async function edit(clientId, secret) {
   const toggle = async () => {
     const r = await api('PUT', path, { clientId, enabled: c.enabled === false });
     if (r.status !== 204) return say(`Client ${clientId}: HTTP ${r.status}`, 'error');
-    say(`Client ${clientId} ${c.enabled === false ? 'enabled' : 'disabled'}.`);
     await edit(clientId);
+    say(`Client ${clientId} ${c.enabled === false ? 'enabled' : 'disabled'}.`);
   };
   let armed = false;
   const del = h('button', { type: 'button', class: 'danger', id: 'delete-client' }, 'Delete');
@@ -141,8 +141,8 @@ export async function edit(clientId, secret) {
     }
     const r = await api('DELETE', path);
     if (r.status !== 204) return say(`Delete: HTTP ${r.status}`, 'error');
-    say(`Client ${clientId} deleted.`);
     await clients();
+    say(`Client ${clientId} deleted.`);
   });
   screen(
     `Client ${clientId}`,

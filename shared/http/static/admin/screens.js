@@ -59,9 +59,9 @@ async function identity(id) {
           const r = await api(method, `${path}${sub}`, body);
           if (!r.ok)
             return say(`${label}: ${r.missing ? 'not available' : `HTTP ${r.status}`}`, 'error');
+          // Redrawn first, then said: the status describes the screen one sees.
+          await (method === 'DELETE' && !sub ? identities() : identity(id));
           say(`${u.username}: ${done}.`);
-          if (method === 'DELETE' && !sub) return identities();
-          return identity(id);
         },
       },
       label,
