@@ -70,7 +70,7 @@ pub enum ConsentDecision {
 }
 
 /// What is known about the login when deciding.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Known {
     /// The approving identity exists and is not disabled.
     pub identity_live: bool,

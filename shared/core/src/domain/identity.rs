@@ -167,7 +167,27 @@ pub struct Activity {
     /// Most recent first, at most [`APPROVED_PLACES`], without repeats.
     #[serde(default)]
     pub places: Vec<String>,
+    /// The SSO sessions the identity's approved QR logins start, oldest first, while they may
+    /// be live: so ending every session of the identity finds them. Listed by the approval's
+    /// write, which the login makes anyway, in place of a write of a list of its own when the
+    /// session starts (issue 41: one read and one write less per login).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sessions: Vec<ListedSession>,
 }
+
+/// An SSO session in an identity's [`Activity::sessions`]: its `sid`, and until when (Unix s)
+/// it may be live (its start plus the SSO sessions' maximum lifetime).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ListedSession {
+    /// The session's id.
+    pub sid: String,
+    /// When it is over whatever happens (Unix s).
+    pub until: i64,
+}
+
+/// At most this many sessions are listed per identity (the newest), as
+/// `store::flows::SESSIONS_PER_IDENTITY` in the identity's list of sessions.
+pub const LISTED_SESSIONS: usize = 32;
 
 /// The stored record: an [`Activity`], or the list of logins alone as written before the
 /// places were kept. Told apart by the record's first token (an object or a list) and parsed
@@ -214,6 +234,7 @@ impl From<StoredActivity> for Activity {
             StoredActivity::Logins(logins) => Activity {
                 logins,
                 places: Vec::new(),
+                sessions: Vec::new(),
             },
         }
     }
@@ -223,8 +244,15 @@ impl From<StoredActivity> for Activity {
 pub const APPROVED_PLACES: usize = 16;
 
 impl Activity {
-    /// The history with `entry` added: its place, when approved, becomes the most recent.
-    pub fn with(&self, entry: LoginActivity) -> Activity {
+    /// The history with `entry` added: its place, when approved, becomes the most recent;
+    /// `session`, the SSO session the login starts, is listed (sessions over by `now` leave
+    /// the list).
+    pub fn with(
+        &self,
+        entry: LoginActivity,
+        session: Option<&ListedSession>,
+        now: Timestamp,
+    ) -> Activity {
         let mut places = self.places.clone();
         if entry.outcome == "approved" {
             if let Some(p) = &entry.place {
@@ -236,8 +264,35 @@ impl Activity {
         Activity {
             logins: with_login(&self.logins, entry),
             places,
+            sessions: with_session(&self.sessions, session, now),
         }
     }
+
+    /// The listed sessions that may still be live at `now`.
+    pub fn live_sessions(&self, now: Timestamp) -> impl Iterator<Item = &str> {
+        self.sessions
+            .iter()
+            .filter(move |s| s.until > now.secs())
+            .map(|s| s.sid.as_str())
+    }
+}
+
+/// The list of sessions with `session` added (last; once), without those over by `now`, at
+/// most [`LISTED_SESSIONS`] (the newest).
+fn with_session(
+    list: &[ListedSession],
+    session: Option<&ListedSession>,
+    now: Timestamp,
+) -> Vec<ListedSession> {
+    let mut next: Vec<ListedSession> = list
+        .iter()
+        .filter(|s| s.until > now.secs() && session.is_none_or(|n| n.sid != s.sid))
+        .cloned()
+        .collect();
+    next.extend(session.cloned());
+    let skip = next.len().saturating_sub(LISTED_SESSIONS);
+    next.drain(..skip);
+    next
 }
 
 fn qr_method() -> String {
@@ -568,6 +623,64 @@ mod tests {
 
     use super::*;
     use crate::random::SeededRandom;
+
+    #[test]
+    fn a_listed_session_is_kept_once_until_it_is_over_and_the_list_is_bounded() {
+        let t = |s| Timestamp::from_secs(s);
+        let listed = |sid: &str, until| ListedSession {
+            sid: sid.into(),
+            until,
+        };
+        let sids = |a: &Activity, now| {
+            a.live_sessions(t(now))
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        };
+        let a = Activity::default().with(entry_at(1), Some(&listed("s1", 100)), t(1));
+        let a = a.with(entry_at(2), Some(&listed("s2", 200)), t(2));
+        // Listed again (a second write of the same approval): once, last, with its new time.
+        let a = a.with(entry_at(3), Some(&listed("s1", 300)), t(3));
+        assert_eq!(sids(&a, 3), ["s2", "s1"]);
+        // Over by its time: not live when read, and gone at the next write.
+        assert_eq!(sids(&a, 250), ["s1"]);
+        let a = a.with(entry_at(250), None, t(250));
+        assert_eq!(a.sessions, vec![listed("s1", 300)]);
+        // A denial lists nothing; at most LISTED_SESSIONS, the newest.
+        let mut a = a;
+        for n in 0..40 {
+            a = a.with(
+                entry_at(260),
+                Some(&listed(&format!("n{n}"), 1_000)),
+                t(260),
+            );
+        }
+        assert_eq!(a.sessions.len(), LISTED_SESSIONS);
+        assert_eq!(a.sessions.last().unwrap().sid, "n39");
+        assert_eq!(a.sessions[0].sid, format!("n{}", 40 - LISTED_SESSIONS));
+        // Not written when empty: a history without sessions reads as before.
+        let plain = Activity::default().with(entry_at(1), None, t(1));
+        assert!(!serde_json::to_string(&plain).unwrap().contains("sessions"));
+    }
+
+    fn entry_at(secs: i64) -> LoginActivity {
+        LoginActivity {
+            at: Timestamp::from_secs(secs),
+            client_id: "rp".into(),
+            client_name: "RP".into(),
+            outcome: "approved".into(),
+            browser_ip: "192.0.2.1".into(),
+            user_agent: String::new(),
+            location: None,
+            network: None,
+            place: None,
+            flags: Vec::new(),
+            id: format!("e{secs}"),
+            method: "qr".into(),
+            login_id: None,
+            sid: None,
+            reported_at: None,
+        }
+    }
 
     #[test]
     fn a_record_written_before_updated_at_reads_as_created_at() {

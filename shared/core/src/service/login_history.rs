@@ -5,8 +5,8 @@
 use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
-use crate::domain::identity::LoginActivity;
-use crate::domain::login::{CancelReason, QrLogin, Scanner};
+use crate::domain::identity::{ListedSession, LoginActivity};
+use crate::domain::login::{sid_of_login, CancelReason, QrLogin, Scanner};
 use crate::domain::ratelimit::Source;
 use crate::geoip;
 use crate::service::assessment::Assessment;
@@ -88,9 +88,24 @@ pub(crate) async fn remember_login(
         sid: None,
         reported_at: None,
     };
+    // An approved QR login starts its SSO session when it completes ([`sid_of_login`]): the
+    // session is listed now, in this write, so ending the identity's sessions finds it. It
+    // may start until the login expires, and lives at most the SSO maximum from then.
+    let session = (outcome == "approved" && login.device_grant.is_none()).then(|| ListedSession {
+        sid: sid_of_login(&login.id).to_string(),
+        until: login
+            .expires_at
+            .plus_secs(ctx.settings.lifetimes.sso_max)
+            .secs(),
+    });
+    let session = session.as_ref();
     let recorded = match assessment.and_then(|a| a.history.as_ref()) {
-        Some(read) => ctx.store.record_login_after(sub, entry, read, now).await,
-        None => ctx.store.record_login(sub, entry, now).await,
+        Some(read) => {
+            ctx.store
+                .record_login_after(sub, entry, session, read, now)
+                .await
+        }
+        None => ctx.store.record_login(sub, entry, session, now).await,
     };
     if let Err(e) = recorded {
         tracing::warn!(error = %e, "recording a login in the identity's recent logins");
@@ -133,7 +148,7 @@ pub async fn remember_sso_login(
         sid: Some(sid.to_owned()),
         reported_at: None,
     };
-    if let Err(e) = ctx.store.record_login(sub, entry, now).await {
+    if let Err(e) = ctx.store.record_login(sub, entry, None, now).await {
         tracing::warn!(error = %e, "recording an SSO login in the identity's recent logins");
     }
 }

@@ -4,7 +4,8 @@
 //!
 //! * [`signed_request`]: the check of every signed app request and the write that spends
 //!   its `jti`; `webauthn`: the relying party and the server's challenges.
-//! * [`sessions`]: the SSO session a cookie proves, and the end of sessions.
+//! * [`sessions`]: the SSO session a cookie proves, and the end of sessions; [`consents`]: what
+//!   the consent step reads (a remembered consent, the identity and client it shows).
 //! * [`issuance`]: the signed tokens every grant hands out; [`client_auth`]: client
 //!   authentication, [`client_secrets`] the sealed secrets of `client_secret_jwt` clients;
 //!   [`grants`]: whether a grant still stands; [`live_tokens`]: whether an
@@ -30,6 +31,7 @@ pub mod backchannel;
 pub mod client_auth;
 pub mod client_documents;
 pub mod client_secrets;
+pub mod consents;
 pub mod dpop;
 pub mod erase;
 pub mod exchange;

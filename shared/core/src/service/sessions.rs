@@ -6,7 +6,7 @@ use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::login::{self, SsoSession};
 use crate::store::typed::Versioned;
-use crate::store::{IdentityStore, SsoSessions, StoreError};
+use crate::store::{IdentityStore, QrLogins, SsoSessions, StoreError};
 
 /// A live SSO session from the cookie, if the cookie proves one and its identity may log in.
 pub async fn sso_session(
@@ -71,6 +71,7 @@ pub async fn end_known_session(
     now: Timestamp,
 ) -> Result<(), StoreError> {
     ctx.store.end_sso_session(&session.sid, now).await?;
+    close_its_login(ctx, session, now).await?;
     crate::backchannel::notify(ctx, session, now).await;
     Ok(())
 }
@@ -95,4 +96,28 @@ pub async fn note_session(ctx: &Context, sub: &str, sid: &str, now: Timestamp) {
     {
         tracing::warn!(error = %e, "recording an identity's session failed");
     }
+}
+
+/// The QR login that started `session`, closed if it is still approved (a session ended
+/// while its login lives): the session's write is what completes a login once (issue 41), so
+/// with the session gone the login could otherwise be completed again by its browser.
+async fn close_its_login(
+    ctx: &Context,
+    session: &SsoSession,
+    now: Timestamp,
+) -> Result<(), StoreError> {
+    let Some(id) = session.login.as_deref() else {
+        return Ok(());
+    };
+    // Only a login that may still live is read (a device authorization's link is no login).
+    let lived = now.secs() - session.created_at.secs() <= ctx.settings.lifetimes.login + 60;
+    if !lived || id.starts_with("device:") {
+        return Ok(());
+    }
+    if let Some(l) = ctx.store.qr_login(id, now).await? {
+        if matches!(l.value.status, login::LoginStatus::Approved { .. }) {
+            ctx.store.close_qr_login(&l, now).await?;
+        }
+    }
+    Ok(())
 }

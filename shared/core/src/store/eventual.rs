@@ -1,8 +1,9 @@
 //! Reads at the eventually consistent price: a view of a store whose reads are
 //! [`Backend::get_eventual`], for the typed reads ([`super::Typed`], [`super::QrLogins`], ...)
 //! a request may make without the last second's writes. A scan reads the identity its proof
-//! names, the client and the identity's recent logins this way (the decision reads them again,
-//! consistently), and the login itself first this way (its write is conditional on the
+//! names, the client and the identity's recent logins this way (the decision reads the
+//! identity, whose key it verifies, again consistently; the client and the recent logins it
+//! reads this way too), and the login itself first this way (its write is conditional on the
 //! version it read: a stale read loses the write and the scan reads again, consistently).
 
 use async_trait::async_trait;

@@ -5,7 +5,9 @@ use async_trait::async_trait;
 
 use super::{Backend, Cond, Key, Kind, Record, StoreError, Write};
 use crate::clock::Timestamp;
-use crate::domain::identity::{self, Activity, Identity, LoginActivity, StoredActivity};
+use crate::domain::identity::{
+    self, Activity, Identity, ListedSession, LoginActivity, StoredActivity,
+};
 
 /// Why an identity was not created. Nothing was written in any case.
 #[derive(Debug, thiserror::Error)]
@@ -38,11 +40,13 @@ pub struct LoginHistory {
 fn login_write(
     key: &Key,
     read: &LoginHistory,
-    entry: &LoginActivity,
+    (entry, session): (&LoginActivity, Option<&ListedSession>),
     now: Timestamp,
 ) -> Result<(Record, Cond), StoreError> {
-    let expires = Some(now.secs() + identity::RECENT_LOGINS_TTL_SECS);
-    let history = read.activity.with(entry.clone());
+    let history = read.activity.with(entry.clone(), session, now);
+    // Kept while a session it lists may live, too (`sso_max` may be longer than the TTL).
+    let listed = history.sessions.iter().map(|s| s.until).max().unwrap_or(0);
+    let expires = Some((now.secs() + identity::RECENT_LOGINS_TTL_SECS).max(listed));
     Ok(match &read.record {
         Some(old) => {
             let mut r = old.next(&history)?;
@@ -180,11 +184,13 @@ pub trait IdentityStore: Send + Sync {
     /// Whether `name` is taken: by an identity, or held after its identity was deleted.
     async fn name_taken(&self, name: &str, now: Timestamp) -> Result<bool, StoreError>;
     /// Adds a login to the identity's recent logins (newest first, bounded); an approved
-    /// login's place joins the identity's places ([`Activity::with`]).
+    /// login's place joins the identity's places, and `session`, the SSO session it starts,
+    /// its sessions ([`Activity::with`]).
     async fn record_login(
         &self,
         sub: &str,
         entry: LoginActivity,
+        session: Option<&ListedSession>,
         now: Timestamp,
     ) -> Result<(), StoreError>;
     /// The identity's recent logins, newest first.
@@ -201,6 +207,7 @@ pub trait IdentityStore: Send + Sync {
         &self,
         sub: &str,
         entry: LoginActivity,
+        session: Option<&ListedSession>,
         read: &LoginHistory,
         now: Timestamp,
     ) -> Result<(), StoreError>;
@@ -330,12 +337,13 @@ impl<B: Backend + ?Sized> IdentityStore for B {
         &self,
         sub: &str,
         entry: LoginActivity,
+        session: Option<&ListedSession>,
         now: Timestamp,
     ) -> Result<(), StoreError> {
         let key = Key::new(Kind::IdentityActivity, sub);
         for _ in 0..3 {
             let read = self.login_history(sub, now).await?;
-            let (record, cond) = login_write(&key, &read, &entry, now)?;
+            let (record, cond) = login_write(&key, &read, (&entry, session), now)?;
             match self.put(record, cond, now).await {
                 Err(StoreError::ConditionFailed) => continue,
                 done => return done,
@@ -371,13 +379,14 @@ impl<B: Backend + ?Sized> IdentityStore for B {
         &self,
         sub: &str,
         entry: LoginActivity,
+        session: Option<&ListedSession>,
         read: &LoginHistory,
         now: Timestamp,
     ) -> Result<(), StoreError> {
         let key = Key::new(Kind::IdentityActivity, sub);
-        let (record, cond) = login_write(&key, read, &entry, now)?;
+        let (record, cond) = login_write(&key, read, (&entry, session), now)?;
         match self.put(record, cond, now).await {
-            Err(StoreError::ConditionFailed) => self.record_login(sub, entry, now).await,
+            Err(StoreError::ConditionFailed) => self.record_login(sub, entry, session, now).await,
             done => done,
         }
     }

@@ -8,19 +8,20 @@ use crate::audit::{Audit, Event};
 use crate::clock::Timestamp;
 use crate::context::Context;
 use crate::domain::authorize::{self, AuthorizationRequest, AuthorizeError};
-use crate::domain::client::{Client, GrantType};
+use crate::domain::client::Client;
 use crate::domain::consent::{self, ConsentDecision, ConsentInput, ConsentRefusal, Known};
 use crate::domain::identity::Identity;
 use crate::domain::login::{AuthCode, Authenticated, Consent, LoginStatus, QrLogin, SsoSession};
 use crate::domain::ratelimit::{Counted, Limit, Source};
 use crate::protocol::{OAuthError, OAuthErrorCode, Params, Secret, SessionId, Subject};
 use crate::random;
+use crate::service::consents::{self, remembered};
 use crate::service::login_history::remember_sso_login;
 use crate::service::sessions::{self, sso_session};
 use crate::service::{self, limits, request_objects};
 use crate::store::flows::CodeIssue;
 use crate::store::typed::Versioned;
-use crate::store::{ClientStore, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError};
+use crate::store::{ClientStore, Outcome, QrLogins, SsoSessions, StoreError};
 
 use crate::service::auth_response::seal;
 pub use crate::service::auth_response::AuthResponse;
@@ -71,34 +72,6 @@ pub enum AuthorizeDecision {
         /// Seconds until the next try may succeed.
         retry_after: i64,
     },
-}
-
-/// Does a remembered consent cover this request (its scopes, claims and resource servers)?
-/// Only one given to this very registration of the client (a deleted and re-registered
-/// `client_id` asks again), and not with `prompt=consent`.
-pub async fn remembered(
-    ctx: &Context,
-    sub: &str,
-    req: &AuthorizationRequest,
-    client: &Client,
-    now: Timestamp,
-) -> Result<bool, StoreError> {
-    // An agent's consent page says it may act for the person: a consent from before it
-    // became an agent did not, so the page is shown again.
-    let agent = client.allows(GrantType::TokenExchange);
-    if req.prompt.consent {
-        return Ok(false);
-    }
-    Ok(ctx
-        .store
-        .consent(sub, &req.client_id, now)
-        .await?
-        .is_some_and(|c| {
-            c.covers(&req.scopes, &req.claims.all())
-                && c.covers_resources(&req.resources)
-                && c.granted_at.secs() >= client.created_at.secs()
-                && (c.delegation || !agent)
-        }))
 }
 
 /// `GET|POST .../auth`: what to do with the request; a response to the client signed when
@@ -590,7 +563,8 @@ pub async fn complete(
     let sso_cookie = new_sso.map(|(_, _, cookie)| Secret::new(cookie));
     if joined {
         sessions::note_client(ctx, &sid, &req.client_id, now).await;
-    } else {
+    } else if login.is_none() {
+        // (A QR login's session was listed by its approval: `login_history::remember_login`.)
         sessions::note_session(ctx, sub, &sid, now).await;
     }
     if consented {
@@ -630,6 +604,12 @@ pub async fn deny(
 ) -> Result<AuthResponse, CompleteError> {
     let now = ctx.clock.now();
     if ctx.store.close_qr_login(login, now).await? == Outcome::Lost {
+        return Err(CompleteError::AlreadyCompleted);
+    }
+    // A login completes by the session it starts, which does not write the login (issue 41):
+    // a completion that landed before this denial wins it.
+    let started = crate::domain::login::sid_of_login(&login.value.id);
+    if login.value.sso_sid.is_none() && ctx.store.sso_session(&started, now).await?.is_some() {
         return Err(CompleteError::AlreadyCompleted);
     }
     let r = AuthResponse::for_request(
@@ -680,33 +660,13 @@ pub async fn consent(
         return device_grant_done(ctx, login, now).await;
     }
     let approved = l.approved(now);
-    let mut known = Known {
-        identity_live: false,
-        client_exists: false,
-        remembered: false,
-    };
-    let mut found = None;
-    if let Some(Authenticated { sub, .. }) = &approved {
-        let identity = ctx
-            .store
-            .identity(sub, now)
-            .await?
-            .map(|(i, _)| i)
-            .filter(|i| !i.disabled);
-        known.identity_live = identity.is_some();
-        if identity.is_some() && input == ConsentInput::Open {
-            let client = ctx
-                .store
-                .client(&l.request.client_id, now)
-                .await?
-                .map(|(c, _)| c);
-            if let Some(c) = &client {
-                known.client_exists = true;
-                known.remembered = remembered(ctx, sub, &l.request, c, now).await?;
-            }
-            found = identity.zip(client);
+    let (known, found) = match &approved {
+        Some(Authenticated { sub, .. }) => {
+            let open = input == ConsentInput::Open;
+            consents::consent_known(ctx, sub, &l.request, open, now).await?
         }
-    }
+        None => (Known::default(), None),
+    };
     match consent::decide(l, browser_secret, known, input, now) {
         ConsentDecision::Refuse(why) => Ok(ConsentOutcome::Refused(why)),
         ConsentDecision::Deny { by_user } => {

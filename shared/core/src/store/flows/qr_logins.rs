@@ -100,9 +100,12 @@ pub trait QrLogins: Backend {
 
     /// Ends a login with a code: stores the code, starts the SSO session (new random keys,
     /// unknown until the answer hands them out) and remembers the consent, then marks the QR
-    /// login completed by one conditional write. [`Outcome::Lost`] when the login was completed
-    /// by someone else meanwhile; then, as when a write fails, what was written for it is
-    /// deleted again (a consent too: at worst the person is asked again).
+    /// login completed by one conditional write; or, when the session is the one the login
+    /// starts ([`login::sid_of_login`]), by that session's write, conditional on its absence,
+    /// and a read of the login that finds it unchanged (the login stays `Approved`: a second
+    /// completion loses on the session). [`Outcome::Lost`] when the login was completed or
+    /// changed by someone else meanwhile; then, as when a write fails, what was written for it
+    /// is deleted again (a consent too: at worst the person is asked again).
     async fn issue_code(
         &self,
         issue: CodeIssue<'_>,
@@ -130,14 +133,37 @@ pub trait QrLogins: Backend {
                 None => Ok(()),
             }
         };
-        let (code_written, sso_written, consent_written) = tokio::join!(
+        // The session a QR login starts (its `sid` from the login) completes the login: its
+        // write, conditional on its absence, goes first and alone, so a second completion (a
+        // form sent twice) writes nothing else, and the login is not written (issue 41: one
+        // write less per login). A denial or a report that wrote the login since it was read
+        // wins: the login is read again once the session is there (a report closes the login
+        // before it ends the session, so one of the two sees the other).
+        let guarded = issue.login.filter(|l| started_by(issue.new_sso, l));
+        let mut sso = sso;
+        if let Some(r) = sso.take_if(|_| guarded.is_some()) {
+            match self.put(r, Cond::Absent, now).await {
+                Ok(()) => {}
+                Err(StoreError::ConditionFailed) => return Ok(Outcome::Lost),
+                Err(e) => return Err(e),
+            }
+        }
+        let reread = async {
+            match guarded {
+                Some(l) => still_as_read(self, l, now).await.map(Some),
+                None => Ok(None),
+            }
+        };
+        let (code_written, sso_written, consent_written, reread) = tokio::join!(
             self.put(code, Cond::Absent, now),
             put(sso, Cond::Absent),
             put(consent, Cond::Any),
+            reread,
         );
         let consent_landed = consent_written.is_ok();
         // A login's session has its `sid` from the login (`SsoSession::for_login`): a racing
-        // completion's session is the same record, not undone by the one that lost to it.
+        // completion's session is the same record, not undone by the one that lost to it
+        // (written first and alone above, it landed when this point is reached).
         let sso_landed = sso_written.is_ok();
         let undo_all = || async {
             undo(self, &code_key, now).await;
@@ -154,11 +180,18 @@ pub trait QrLogins: Backend {
             .and(sso_written)
             .and(consent_written)
             .map(|()| Outcome::Done);
-        if let (Ok(_), Some(l)) = (&done, issue.login) {
-            let Write::Put(record, cond) = completed(l, now)? else {
-                return Err(StoreError::Corrupt("a completion is a put".into()));
+        if done.is_ok() {
+            done = match (reread, issue.login) {
+                (Ok(Some(o)), _) => Ok(o),
+                (Err(e), _) => Err(e),
+                (Ok(None), Some(l)) => {
+                    let Write::Put(record, cond) = completed(l, now)? else {
+                        return Err(StoreError::Corrupt("a completion is a put".into()));
+                    };
+                    outcome(self.put(record, cond, now).await)
+                }
+                (Ok(None), None) => done,
             };
-            done = outcome(self.put(record, cond, now).await);
         }
         if !matches!(done, Ok(Outcome::Done)) {
             undo_all().await;
@@ -181,6 +214,24 @@ pub trait QrLogins: Backend {
         };
         outcome(self.put(record, cond, now).await)
     }
+}
+
+/// Whether `new_sso` is the session QR login `l` starts ([`login::sid_of_login`]): then its
+/// write, conditional on its absence, completes the login once, and the login is not written.
+fn started_by(new_sso: Option<(&SsoSession, i64)>, l: &Versioned<QrLogin>) -> bool {
+    new_sso.is_some_and(|(s, _)| s.sid == login::sid_of_login(&l.value.id))
+}
+
+/// [`Outcome::Done`] when QR login `l` is as it was read (read again, consistently).
+async fn still_as_read<B: Backend + ?Sized>(
+    store: &B,
+    l: &Versioned<QrLogin>,
+    now: Timestamp,
+) -> Result<Outcome, StoreError> {
+    Ok(match store.qr_login(&l.value.id, now).await? {
+        Some(read) if read.record.version == l.record.version => Outcome::Done,
+        _ => Outcome::Lost,
+    })
 }
 
 /// Deletes a record written for a spend that did not land (best effort: nobody knows its key,

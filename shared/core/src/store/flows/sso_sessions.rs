@@ -4,6 +4,7 @@
 use async_trait::async_trait;
 
 use crate::clock::Timestamp;
+use crate::domain::identity::{Activity, StoredActivity};
 use crate::domain::login::{Consent, SsoSession};
 use crate::protocol::ClientId;
 use crate::store::typed::Versioned;
@@ -93,17 +94,31 @@ pub trait SsoSessions: Backend {
         ))
     }
 
-    /// The identity's recent SSO session ids.
+    /// The identity's recent SSO session ids: those its list holds (sessions started
+    /// otherwise than by a QR login: a device code, an SSO session before issue 41) and those
+    /// its recent logins list ([`Activity::sessions`]: its approved QR logins').
     async fn identity_sessions(
         &self,
         sub: &str,
         now: Timestamp,
     ) -> Result<Vec<String>, StoreError> {
-        Ok(self
+        let mut sids = self
             .read::<Vec<String>>(Kind::IdentitySessions, sub, now)
             .await?
             .map(|l| l.value)
-            .unwrap_or_default())
+            .unwrap_or_default();
+        if let Some(a) = self
+            .read::<StoredActivity>(Kind::IdentityActivity, sub, now)
+            .await?
+        {
+            let activity: Activity = a.value.into();
+            for sid in activity.live_sessions(now) {
+                if !sids.iter().any(|s| s == sid) {
+                    sids.push(sid.to_owned());
+                }
+            }
+        }
+        Ok(sids)
     }
 
     /// Forgets the identity's list of sessions (after ending them).

@@ -158,7 +158,7 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
     };
     assert!(s.recent_logins(&a.sub, T0).await.unwrap().is_empty());
     for n in 0..25 {
-        s.record_login(&a.sub, login(n), T0).await.unwrap();
+        s.record_login(&a.sub, login(n), None, T0).await.unwrap();
     }
     let recent = s.recent_logins(&a.sub, T0).await.unwrap();
     assert_eq!(recent.len(), crate::domain::identity::RECENT_LOGINS);
@@ -272,19 +272,19 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
             .len(),
         0
     );
-    s.record_login(&sub, login(0, "approved", "SE/AS64500"), T0)
+    s.record_login(&sub, login(0, "approved", "SE/AS64500"), None, T0)
         .await
         .unwrap();
-    s.record_login(&sub, login(1, "refused", "NG/AS64501"), T0)
+    s.record_login(&sub, login(1, "refused", "NG/AS64501"), None, T0)
         .await
         .unwrap();
-    s.record_login(&sub, login(2, "denied", "NG/AS64502"), T0)
+    s.record_login(&sub, login(2, "denied", "NG/AS64502"), None, T0)
         .await
         .unwrap();
-    s.record_login(&sub, login(3, "approved", "DE/AS64503"), T0)
+    s.record_login(&sub, login(3, "approved", "DE/AS64503"), None, T0)
         .await
         .unwrap();
-    s.record_login(&sub, login(4, "approved", "SE/AS64500"), T0)
+    s.record_login(&sub, login(4, "approved", "SE/AS64500"), None, T0)
         .await
         .unwrap();
     let h = s.login_history(&sub, T0).await.unwrap().activity;
@@ -304,6 +304,7 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
         s.record_login(
             &sub,
             login(10 + n, "approved", &format!("{n}.0.0.0/24")),
+            None,
             T0,
         )
         .await
@@ -319,10 +320,10 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     // A login added on the history as read: one conditional write; on a history that
     // changed meanwhile it is added all the same, nothing lost.
     let read = s.login_history(&sub, T0).await.unwrap();
-    s.record_login_after(&sub, login(40, "approved", "FI/AS1"), &read, T0)
+    s.record_login_after(&sub, login(40, "approved", "FI/AS1"), None, &read, T0)
         .await
         .unwrap();
-    s.record_login_after(&sub, login(41, "denied", "FI/AS1"), &read, T0)
+    s.record_login_after(&sub, login(41, "denied", "FI/AS1"), None, &read, T0)
         .await
         .unwrap();
     let h = s.login_history(&sub, T0).await.unwrap().activity;
@@ -331,10 +332,10 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     assert_eq!(h.places[0], "FI/AS1");
     let fresh = id("sub");
     let none = s.login_history(&fresh, T0).await.unwrap();
-    s.record_login_after(&fresh, login(1, "approved", "SE/AS64500"), &none, T0)
+    s.record_login_after(&fresh, login(1, "approved", "SE/AS64500"), None, &none, T0)
         .await
         .unwrap();
-    s.record_login_after(&fresh, login(2, "approved", "NO/AS2"), &none, T0)
+    s.record_login_after(&fresh, login(2, "approved", "NO/AS2"), None, &none, T0)
         .await
         .unwrap();
     let h = s.login_history(&fresh, T0).await.unwrap().activity;
@@ -368,7 +369,7 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     .unwrap();
     let h = s.login_history(&before, T0).await.unwrap().activity;
     assert_eq!((h.logins.len(), h.places.len()), (1, 0));
-    s.record_login(&before, login(5, "approved", "SE/AS64500"), T0)
+    s.record_login(&before, login(5, "approved", "SE/AS64500"), None, T0)
         .await
         .unwrap();
     let h = s.login_history(&before, T0).await.unwrap().activity;
@@ -439,8 +440,8 @@ pub async fn a_reported_login_is_marked_with_its_jti_spent<B: Backend>(s: Arc<B>
             .unwrap(),
         None
     );
-    s.record_login(&a.sub, login(0), T0).await.unwrap();
-    s.record_login(&a.sub, login(1), T0).await.unwrap();
+    s.record_login(&a.sub, login(0), None, T0).await.unwrap();
+    s.record_login(&a.sub, login(1), None, T0).await.unwrap();
     assert_eq!(
         s.report_login(&a.sub, "nope", &unspent, T0).await.unwrap(),
         None

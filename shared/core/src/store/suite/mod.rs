@@ -80,6 +80,7 @@ macro_rules! adapter_suite {
                 a_passkey_use_is_one_conditional_write,
                 the_last_key_is_never_removed,
                 a_spend_that_loses_leaves_nothing_behind,
+                a_login_completes_once_by_the_session_it_starts,
                 a_client_document_is_read_as_a_client_until_it_expires);
         }
     };

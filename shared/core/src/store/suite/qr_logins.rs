@@ -256,3 +256,138 @@ pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
     assert!(s.refresh_token(&r2, T0).await.unwrap().is_none());
     assert_eq!(s.redeemed_as(&hash, T0).await.unwrap(), Some(g1.id.clone()));
 }
+
+/// A QR login completed by the session it starts (issue 41): the session's write, first and
+/// alone, completes it; the login is not written. A second completion loses and writes
+/// nothing (the first one's consent stays); a login written after the completion read it (a
+/// denial, a report's close) makes the completion lose, leaving nothing behind.
+pub async fn a_login_completes_once_by_the_session_it_starts<B: Backend>(s: Arc<B>) {
+    use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
+    use crate::domain::login::{sid_of_login, AuthCode, Consent, LoginStatus, QrLogin, SsoSession};
+    use crate::random::SystemRandom;
+    use crate::store::flows::{CodeIssue, Codes, Outcome, QrLogins, SsoSessions};
+
+    let rng = SystemRandom::new();
+    let request = AuthorizationRequest {
+        client_id: ClientId::new("rp"),
+        redirect_uri: RedirectUri::new("https://rp.example/cb"),
+        response_mode: ResponseMode::Query,
+        state: None,
+        nonce: None,
+        scopes: Scopes::from_stored(["openid"]),
+        code_challenge: None,
+        dpop_jkt: None,
+        prompt: Prompt::default(),
+        max_age: None,
+        login_hint: None,
+        ui_locales: None,
+        resources: Vec::new(),
+        claims: Default::default(),
+    };
+    let sub = id("sub");
+    let approved = |request: &AuthorizationRequest| {
+        let mut l = QrLogin::new(
+            300,
+            request.clone(),
+            "b",
+            "127.0.0.1".into(),
+            "ua".into(),
+            T0,
+            &rng,
+        );
+        l.status = LoginStatus::Approved {
+            sub: Subject::new(sub.as_str()),
+            auth_time: T0,
+            approved_with: Default::default(),
+        };
+        l
+    };
+    let code = AuthCode {
+        client_id: ClientId::new("rp"),
+        redirect_uri: RedirectUri::new("https://rp.example/cb"),
+        scopes: Scopes::from_stored(["openid"]),
+        nonce: None,
+        claims: Default::default(),
+        code_challenge: None,
+        dpop_jkt: None,
+        resources: Vec::new(),
+        sub: Subject::new(sub.as_str()),
+        sid: SessionId::new("sid"),
+        auth_time: T0,
+        issued_at: T0,
+        method: Default::default(),
+    };
+    let consent = |at| Consent {
+        scopes: Scopes::from_stored(["openid"]),
+        granted_at: at,
+        claims: Vec::new(),
+        resources: Vec::new(),
+        delegation: false,
+    };
+    let (first, second) = (consent(T0), consent(T0.plus_secs(1)));
+
+    let login = approved(&request);
+    s.create_qr_login(&login, T0).await.unwrap();
+    let read = s.qr_login(&login.id, T0).await.unwrap().unwrap();
+    let (sso, _) = SsoSession::for_login(&sub, &login.id, T0, T0, &rng);
+    assert_eq!(sso.sid, sid_of_login(&login.id));
+    let issue = |hash, consent| CodeIssue {
+        login: Some(&read),
+        new_sso: Some((&sso, T0.secs() + 600)),
+        consent: Some((&sub, "rp", consent)),
+        code_hash: hash,
+        code: &code,
+        code_expires_at: T0.secs() + 60,
+    };
+    let h1 = crate::protocol::CodeHash::new(id("code"));
+    assert_eq!(
+        s.issue_code(issue(&h1, &first), T0).await.unwrap(),
+        Outcome::Done
+    );
+    assert!(s.pending_code(&h1, T0).await.unwrap().is_some());
+    assert!(s.sso_session(&sso.sid, T0).await.unwrap().is_some());
+    let after = s.qr_login(&login.id, T0).await.unwrap().unwrap();
+    assert_eq!(
+        after.record.version, read.record.version,
+        "the login is not written"
+    );
+    let h2 = crate::protocol::CodeHash::new(id("code"));
+    assert_eq!(
+        s.issue_code(issue(&h2, &second), T0).await.unwrap(),
+        Outcome::Lost
+    );
+    assert!(s.pending_code(&h2, T0).await.unwrap().is_none());
+    assert_eq!(
+        s.consent(&sub, "rp", T0).await.unwrap(),
+        Some(first.clone())
+    );
+    assert!(
+        s.pending_code(&h1, T0).await.unwrap().is_some(),
+        "the first code stays"
+    );
+
+    // Closed after the completion read it (a report): the completion loses, nothing stays.
+    let other = approved(&request);
+    s.create_qr_login(&other, T0).await.unwrap();
+    let stale = s.qr_login(&other.id, T0).await.unwrap().unwrap();
+    assert_eq!(s.close_qr_login(&stale, T0).await.unwrap(), Outcome::Done);
+    let (sso, _) = SsoSession::for_login(&sub, &other.id, T0, T0, &rng);
+    let h3 = crate::protocol::CodeHash::new(id("code"));
+    let o = s
+        .issue_code(
+            CodeIssue {
+                login: Some(&stale),
+                new_sso: Some((&sso, T0.secs() + 600)),
+                consent: None,
+                code_hash: &h3,
+                code: &code,
+                code_expires_at: T0.secs() + 60,
+            },
+            T0,
+        )
+        .await
+        .unwrap();
+    assert_eq!(o, Outcome::Lost);
+    assert!(s.pending_code(&h3, T0).await.unwrap().is_none());
+    assert!(s.sso_session(&sso.sid, T0).await.unwrap().is_none());
+}

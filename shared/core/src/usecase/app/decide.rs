@@ -15,14 +15,14 @@ use crate::domain::ratelimit::{Limit, Source};
 use crate::domain::risk::Flag;
 use crate::protocol::app_request::{self, AppRequest, Approval, Decision};
 use crate::service::app_error::{flag_list, invalid, AppError};
-use crate::service::assessment::{assess, who_addr, Assessment};
+use crate::service::assessment::{assess_in, who_addr, Assessment};
 use crate::service::backchannel::ping;
 use crate::service::limits;
 use crate::service::login_history::{cancelled, first_scanner, remember_login};
 use crate::service::signed_request::{unverified, verify_signed};
 use crate::store::typed::Versioned;
 use crate::store::{
-    ClientStore, DeviceGrants, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError,
+    ClientStore, DeviceGrants, Eventual, IdentityStore, Outcome, QrLogins, SsoSessions, StoreError,
 };
 
 /// Records the decision signed in `approval` on QR login `id`.
@@ -169,6 +169,13 @@ struct ClientPolicy {
 
 /// The client's policy on the login's risk flags, now that the identity is known: an
 /// approval a flag refuses cancels the login (recorded as refused).
+///
+/// The client and the identity's recent logins are read at the eventually consistent price
+/// (issue 41): they describe and judge, and decide nothing by themselves. The client's name
+/// and policy, and the history the flags weigh, may be a second old; the history's write that
+/// follows is conditional on the version read, so a stale read costs a second write, never a
+/// lost login. What the decision verifies and writes on, the identity's key and the login, is
+/// read consistently.
 async fn client_policy(
     ctx: &Context,
     login: &QrLogin,
@@ -176,13 +183,24 @@ async fn client_policy(
     who: &Source,
     now: Timestamp,
 ) -> Result<ClientPolicy, AppError> {
-    let client = ctx
-        .store
+    let eventual = Eventual(ctx.store.as_ref());
+    let client = eventual
         .client(&login.request.client_id, now)
         .await?
         .map(|(c, _)| c);
     let assessment = match &client {
-        Some(c) => Some(assess(ctx, login, c, &who_addr(who), Some(&signed.sub), now).await?),
+        Some(c) => Some(
+            assess_in(
+                ctx,
+                &eventual,
+                login,
+                c,
+                &who_addr(who),
+                Some(&signed.sub),
+                now,
+            )
+            .await?,
+        ),
         None => None,
     };
     let refused = match &assessment {

@@ -93,8 +93,8 @@ pub async fn scan_from(
     };
     let ttl = ctx.settings.lifetimes.qr_challenge;
     // What the scan reads besides the login, it reads eventually consistent (half the read
-    // units): the decision reads the identity, the client and the identity's recent logins
-    // again, consistently, before anything is approved.
+    // units): the decision reads the identity (whose key it verifies) again, consistently,
+    // before anything is approved.
     let eventual = Eventual(ctx.store.as_ref());
     // The login's first read is eventually consistent too: the write is conditional on the
     // version read, so a stale read can only lose it, and anything but a won write (no login,

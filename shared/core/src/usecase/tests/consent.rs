@@ -41,27 +41,46 @@ async fn consent_open_asks_and_allow_issues_a_code_and_remembers_the_consent() {
         .expect("remembered");
     assert_eq!(remembered.scopes.as_slice(), ["openid", "profile"]);
     assert_eq!(remembered.granted_at, T0.plus_secs(7));
-    assert_eq!(
-        env.qr_login(&login.id).await.value.status,
-        LoginStatus::Completed
-    );
-    // The form cannot be submitted twice.
-    let again = env.submit_consent(&login.id, &secret, "allow").await;
+    // Completed by the session it started (the login is not written: issue 41), the login
+    // stays as approved; the form cannot be submitted twice, and the second try writes
+    // nothing (the consent stays remembered, no second code).
+    let sid = crate::domain::login::sid_of_login(&login.id);
+    assert!(env
+        .store
+        .sso_session(&sid, env.now())
+        .await
+        .unwrap()
+        .is_some());
+    let l = env.qr_login(&login.id).await;
+    assert!(matches!(l.value.status, LoginStatus::Approved { .. }));
+    let again = crate::usecase::login::consent(
+        &env.ctx,
+        &l,
+        secret.expose(),
+        ConsentInput::Submit {
+            csrf: Some(&csrf_token(secret.expose(), &login.id)),
+            choice: Some("allow"),
+        },
+    )
+    .await;
     assert!(
         matches!(
             again,
-            ConsentOutcome::Refused(ConsentRefusal::AlreadyCompleted)
+            Err(crate::usecase::login::CompleteError::AlreadyCompleted)
         ),
         "{again:?}"
     );
-    // The completed login's record lives a minute more (the page's next poll learns the
-    // outcome), not the whole grace an expired pending login keeps.
-    env.advance(COMPLETED_GRACE_SECS - 1);
     assert_eq!(
-        env.qr_login(&login.id).await.value.status,
-        LoginStatus::Completed
+        env.store
+            .consent(&env.alice.sub, SHOP, env.now())
+            .await
+            .unwrap()
+            .expect("still remembered")
+            .granted_at,
+        T0.plus_secs(7)
     );
-    env.advance(1);
+    // Its record lives its ordinary life, then goes.
+    env.advance(l.value.expires_at.secs() - env.now().secs() + RECORD_GRACE_SECS);
     assert!(env.qr_login_gone(&login.id).await);
 }
 
@@ -166,4 +185,54 @@ async fn a_consent_from_before_the_client_became_an_agent_is_asked_again_and_the
         .await
         .unwrap();
     assert!(now_delegated.expect("remembered").delegation);
+}
+
+/// A login completes by the session it starts (issue 41): a denial after the completion
+/// landed loses, and a session ended while its login lives closes the login, so the browser
+/// cannot complete it again (with a remembered consent, opening the page would).
+#[tokio::test]
+async fn a_completed_login_is_neither_denied_after_nor_completed_again_once_its_session_ends() {
+    let env = env().await;
+    let (login, secret) = env.show_qr(&env.shop_auth(&[])).await;
+    env.scan_and_decide(&login, "approve").await.unwrap();
+    let l = env.qr_login(&login.id).await;
+    let ConsentOutcome::Completed(_) = env.submit_consent(&login.id, &secret, "allow").await else {
+        panic!("expected a code");
+    };
+    // The deny form, sent on the login as read before the completion.
+    let denied = crate::usecase::login::deny(&env.ctx, &l).await;
+    assert!(
+        matches!(
+            denied,
+            Err(crate::usecase::login::CompleteError::AlreadyCompleted)
+        ),
+        "{denied:?}"
+    );
+
+    let (login, secret) = env.show_qr(&env.shop_auth(&[("state", "two")])).await;
+    env.scan_and_decide(&login, "approve").await.unwrap();
+    let ConsentOutcome::Completed(_) = env.consent(&login.id, &secret, ConsentInput::Open).await
+    else {
+        panic!("the remembered consent completes at once");
+    };
+    let sid = crate::domain::login::sid_of_login(&login.id);
+    crate::service::sessions::end_session(&env.ctx, &sid, env.now())
+        .await
+        .unwrap();
+    let l = env.qr_login(&login.id).await;
+    assert!(
+        !matches!(l.value.status, LoginStatus::Approved { .. }),
+        "closed"
+    );
+    let again = env.consent(&login.id, &secret, ConsentInput::Open).await;
+    assert!(
+        !matches!(again, ConsentOutcome::Completed(_)),
+        "completed again"
+    );
+    assert!(env
+        .store
+        .sso_session(&sid, env.now())
+        .await
+        .unwrap()
+        .is_none());
 }

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::domain::identity::LoginActivity;
 use crate::domain::login::SsoSession;
-use crate::store::{ClientStore, SsoSessions};
+use crate::store::{ClientStore, IdentityStore, SsoSessions};
 use crate::testing::{param, Builder, Device, TestEnv, SHOP};
 use crate::usecase::app::{self, AppError};
 use crate::usecase::login::AuthorizeDecision;
@@ -132,6 +132,51 @@ async fn a_key_replaced_with_end_sessions_ends_every_session_and_token_of_the_id
     let again = env.login(&env.shop_auth(&[])).await;
     let t = env.exchange_shop(&again.code).await.unwrap();
     assert!(active(&env, &t.access_token).await);
+}
+
+/// A QR login's session is listed under its identity by the approval's write (its recent
+/// logins), not by a list written when the session starts (issue 41); ending the identity's
+/// sessions finds it there, and a session started otherwise (an older list) still counts.
+#[tokio::test]
+async fn a_qr_logins_session_is_listed_by_its_approval_and_ended_with_the_identity() {
+    use crate::store::{Backend, Key, Kind};
+    let env = env().await;
+    let one = env.login(&env.shop_auth(&[])).await;
+    let sub = env.alice.sub.as_str();
+    let list = Key::new(Kind::IdentitySessions, sub);
+    assert!(
+        env.store.get(&list, env.now()).await.unwrap().is_none(),
+        "no list of its own was written"
+    );
+    let history = env.store.login_history(sub, env.now()).await.unwrap();
+    let listed: Vec<&str> = history.activity.live_sessions(env.now()).collect();
+    assert_eq!(listed, [one.sid.as_str()]);
+    // A session from before (listed the old way) is found too.
+    let two = env.login(&env.shop_auth(&[("state", "two")])).await;
+    env.store
+        .end_sso_session(&two.sid, env.now())
+        .await
+        .unwrap();
+    let older = env.login(&env.shop_auth(&[("state", "three")])).await;
+    env.store
+        .remember_identity_session(sub, &older.sid, env.now().secs() + 3600, env.now())
+        .await
+        .unwrap();
+    let sids = env.store.identity_sessions(sub, env.now()).await.unwrap();
+    for s in [&one.sid, &older.sid] {
+        assert_eq!(
+            sids.iter().filter(|x| *x == s).count(),
+            1,
+            "{s} once in {sids:?}"
+        );
+    }
+    let ended = crate::service::sessions::end_sessions_of(&env.ctx, sub, env.now())
+        .await
+        .unwrap();
+    assert_eq!(ended, 2, "the two live sessions, not the one ended already");
+    for s in [&one.sid, &two.sid, &older.sid] {
+        assert!(!session_live(&env, s).await);
+    }
 }
 
 #[tokio::test]
