@@ -86,7 +86,10 @@ pub trait QrLogins: Backend {
             Err(StoreError::ConditionFailed) => return Ok(Outcome::Lost),
             Err(e) => return Err(e),
         }
-        let written = outcome(self.replace(old, next, now).await);
+        let written = outcome(
+            self.put(decided(old, next)?, Cond::Version(old.record.version), now)
+                .await,
+        );
         if !matches!(written, Ok(Outcome::Done)) {
             undo(self, &jti_key(sub, jti), now).await;
         }
@@ -240,6 +243,17 @@ async fn undo<B: Backend + ?Sized>(store: &B, key: &Key, now: Timestamp) {
     if let Err(e) = store.delete(key, Cond::Version(1), now).await {
         tracing::debug!(error = %e, key = %key.pk(), "undoing a write failed (it expires)");
     }
+}
+
+/// The record of QR login `old` decided (`next`): it lives [`login::COMPLETED_GRACE_SECS`]
+/// past the login's end, not the full grace a pending login keeps (an approved login is not
+/// written again when it completes: issue 41; with the full grace, approved logins would be
+/// most of the embedded store, as completed ones were before the grace was cut).
+fn decided(old: &Versioned<QrLogin>, next: &QrLogin) -> Result<Record, StoreError> {
+    let mut record = old.record.next(next)?;
+    let end = next.expires_at.secs() + login::COMPLETED_GRACE_SECS;
+    record.expires_at = Some(record.expires_at.map_or(end, |e| e.min(end)));
+    Ok(record)
 }
 
 /// The write that marks a QR login completed; its record then lives

@@ -79,8 +79,11 @@ async fn consent_open_asks_and_allow_issues_a_code_and_remembers_the_consent() {
             .granted_at,
         T0.plus_secs(7)
     );
-    // Its record lives its ordinary life, then goes.
-    env.advance(l.value.expires_at.secs() - env.now().secs() + RECORD_GRACE_SECS);
+    // Decided, its record lives a minute past the login's end (the page's next poll learns the
+    // outcome), not the whole grace a pending login keeps.
+    env.advance(l.value.expires_at.secs() - env.now().secs() + COMPLETED_GRACE_SECS - 1);
+    assert!(!env.qr_login_gone(&login.id).await);
+    env.advance(1);
     assert!(env.qr_login_gone(&login.id).await);
 }
 

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use crate::config::Limits;
 use crate::domain::consent::{csrf_token, ConsentInput, ConsentRefusal};
 use crate::domain::grant::{Issued, REFRESH_GRACE_SECS};
-use crate::domain::login::{CancelReason, LoginStatus, RECORD_GRACE_SECS};
+use crate::domain::login::{CancelReason, LoginStatus, COMPLETED_GRACE_SECS, RECORD_GRACE_SECS};
 use crate::domain::ratelimit::{Counted, Limit};
 use crate::keys::jwt;
 use crate::protocol::OAuthErrorCode;
