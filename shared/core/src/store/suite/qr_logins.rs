@@ -6,26 +6,14 @@ use super::*;
 /// back (the number, its choices, the scanner, a cancellation), and a scan written on a stale
 /// version loses (a challenge is spent by one conditional write).
 pub async fn a_scanned_qr_login_keeps_its_number_scanner_and_cancellation<B: Backend>(s: Arc<B>) {
-    use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
+    use crate::domain::authorize::AuthorizationRequest;
     use crate::domain::login::{CancelReason, QrLogin, Scanner, DEFAULT_CHALLENGE_TTL_SECS};
     use crate::random::SystemRandom;
     use crate::store::flows::{Outcome, QrLogins};
 
     let request = AuthorizationRequest {
-        client_id: ClientId::new("rp"),
-        redirect_uri: RedirectUri::new("https://rp.example/cb"),
-        response_mode: ResponseMode::Query,
         state: Some("s".into()),
-        nonce: None,
-        scopes: Scopes::from_stored(["openid"]),
-        code_challenge: None,
-        dpop_jkt: None,
-        prompt: Prompt::default(),
-        max_age: None,
-        login_hint: None,
-        ui_locales: None,
-        resources: Vec::new(),
-        claims: Default::default(),
+        ..rp_request()
     };
     // Fresh ids per run: suites may share one DynamoDB table.
     let rng = SystemRandom::new();
@@ -97,29 +85,13 @@ pub async fn a_scanned_qr_login_keeps_its_number_scanner_and_cancellation<B: Bac
 /// as it did in a transaction); a completion that loses leaves no code, SSO session or
 /// consent; a redemption that loses leaves no grant or refresh token.
 pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
-    use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
     use crate::domain::grant::{Grant, GrantKind};
-    use crate::domain::login::{AuthCode, Consent, LoginStatus, QrLogin, SsoSession};
+    use crate::domain::login::{Consent, LoginStatus, QrLogin, SsoSession};
     use crate::random::SystemRandom;
     use crate::store::flows::{CodeIssue, Codes, Grants, Outcome, QrLogins, SsoSessions};
 
     let rng = SystemRandom::new();
-    let request = AuthorizationRequest {
-        client_id: ClientId::new("rp"),
-        redirect_uri: RedirectUri::new("https://rp.example/cb"),
-        response_mode: ResponseMode::Query,
-        state: None,
-        nonce: None,
-        scopes: Scopes::from_stored(["openid"]),
-        code_challenge: None,
-        dpop_jkt: None,
-        prompt: Prompt::default(),
-        max_age: None,
-        login_hint: None,
-        ui_locales: None,
-        resources: Vec::new(),
-        claims: Default::default(),
-    };
+    let request = rp_request();
     let login = QrLogin::new(300, request, "b", "127.0.0.1".into(), "ua".into(), T0, &rng);
     s.create_qr_login(&login, T0).await.unwrap();
     let read = s.qr_login(&login.id, T0).await.unwrap().unwrap();
@@ -148,21 +120,7 @@ pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
     assert_eq!(still.record.version, decided.record.version);
 
     // A completion on a stale version loses: no code, no SSO session, no consent.
-    let code = AuthCode {
-        client_id: ClientId::new("rp"),
-        redirect_uri: RedirectUri::new("https://rp.example/cb"),
-        scopes: Scopes::from_stored(["openid"]),
-        nonce: None,
-        claims: Default::default(),
-        code_challenge: None,
-        dpop_jkt: None,
-        resources: Vec::new(),
-        sub: Subject::new(sub.as_str()),
-        sid: SessionId::new("sid"),
-        auth_time: T0,
-        issued_at: T0,
-        method: Default::default(),
-    };
+    let code = rp_code(&sub);
     let (sso, _) = SsoSession::new(&sub, T0, T0, &rng);
     let consent = Consent {
         scopes: Scopes::from_stored(["openid"]),
@@ -262,28 +220,13 @@ pub async fn a_spend_that_loses_leaves_nothing_behind<B: Backend>(s: Arc<B>) {
 /// nothing (the first one's consent stays); a login written after the completion read it (a
 /// denial, a report's close) makes the completion lose, leaving nothing behind.
 pub async fn a_login_completes_once_by_the_session_it_starts<B: Backend>(s: Arc<B>) {
-    use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
-    use crate::domain::login::{sid_of_login, AuthCode, Consent, LoginStatus, QrLogin, SsoSession};
+    use crate::domain::authorize::AuthorizationRequest;
+    use crate::domain::login::{sid_of_login, Consent, LoginStatus, QrLogin, SsoSession};
     use crate::random::SystemRandom;
     use crate::store::flows::{CodeIssue, Codes, Outcome, QrLogins, SsoSessions};
 
     let rng = SystemRandom::new();
-    let request = AuthorizationRequest {
-        client_id: ClientId::new("rp"),
-        redirect_uri: RedirectUri::new("https://rp.example/cb"),
-        response_mode: ResponseMode::Query,
-        state: None,
-        nonce: None,
-        scopes: Scopes::from_stored(["openid"]),
-        code_challenge: None,
-        dpop_jkt: None,
-        prompt: Prompt::default(),
-        max_age: None,
-        login_hint: None,
-        ui_locales: None,
-        resources: Vec::new(),
-        claims: Default::default(),
-    };
+    let request = rp_request();
     let sub = id("sub");
     let approved = |request: &AuthorizationRequest| {
         let mut l = QrLogin::new(
@@ -302,21 +245,7 @@ pub async fn a_login_completes_once_by_the_session_it_starts<B: Backend>(s: Arc<
         };
         l
     };
-    let code = AuthCode {
-        client_id: ClientId::new("rp"),
-        redirect_uri: RedirectUri::new("https://rp.example/cb"),
-        scopes: Scopes::from_stored(["openid"]),
-        nonce: None,
-        claims: Default::default(),
-        code_challenge: None,
-        dpop_jkt: None,
-        resources: Vec::new(),
-        sub: Subject::new(sub.as_str()),
-        sid: SessionId::new("sid"),
-        auth_time: T0,
-        issued_at: T0,
-        method: Default::default(),
-    };
+    let code = rp_code(&sub);
     let consent = |at| Consent {
         scopes: Scopes::from_stored(["openid"]),
         granted_at: at,
@@ -390,4 +319,44 @@ pub async fn a_login_completes_once_by_the_session_it_starts<B: Backend>(s: Arc<
     assert_eq!(o, Outcome::Lost);
     assert!(s.pending_code(&h3, T0).await.unwrap().is_none());
     assert!(s.sso_session(&sso.sid, T0).await.unwrap().is_none());
+}
+
+/// The suite's authorization request of client `rp`.
+pub(super) fn rp_request() -> crate::domain::authorize::AuthorizationRequest {
+    use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
+    AuthorizationRequest {
+        client_id: ClientId::new("rp"),
+        redirect_uri: RedirectUri::new("https://rp.example/cb"),
+        response_mode: ResponseMode::Query,
+        state: None,
+        nonce: None,
+        scopes: Scopes::from_stored(["openid"]),
+        code_challenge: None,
+        dpop_jkt: None,
+        prompt: Prompt::default(),
+        max_age: None,
+        login_hint: None,
+        ui_locales: None,
+        resources: Vec::new(),
+        claims: Default::default(),
+    }
+}
+
+/// A code for `rp_request()`, issued to `sub`.
+fn rp_code(sub: &str) -> crate::domain::login::AuthCode {
+    crate::domain::login::AuthCode {
+        client_id: ClientId::new("rp"),
+        redirect_uri: RedirectUri::new("https://rp.example/cb"),
+        scopes: Scopes::from_stored(["openid"]),
+        nonce: None,
+        claims: Default::default(),
+        code_challenge: None,
+        dpop_jkt: None,
+        resources: Vec::new(),
+        sub: Subject::new(sub),
+        sid: SessionId::new("sid"),
+        auth_time: T0,
+        issued_at: T0,
+        method: Default::default(),
+    }
 }

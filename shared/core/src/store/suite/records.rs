@@ -297,24 +297,12 @@ pub async fn eventual_reads_check_expiry_and_write_through<B: Backend + 'static>
         2
     );
     // A QR login read through the view has its id (the record's key) as a consistent read does.
-    use crate::domain::authorize::{AuthorizationRequest, Prompt, ResponseMode};
+    use crate::domain::authorize::AuthorizationRequest;
     use crate::domain::login::QrLogin;
     use crate::store::QrLogins;
     let request = AuthorizationRequest {
         client_id: ClientId::new("shop"),
-        redirect_uri: RedirectUri::new("https://rp.example/cb"),
-        response_mode: ResponseMode::Query,
-        state: None,
-        nonce: None,
-        scopes: Scopes::from_stored(["openid"]),
-        code_challenge: None,
-        dpop_jkt: None,
-        prompt: Prompt::default(),
-        max_age: None,
-        login_hint: None,
-        ui_locales: None,
-        resources: Vec::new(),
-        claims: Default::default(),
+        ..super::qr_logins::rp_request()
     };
     let rng = crate::random::SystemRandom::default();
     let login = QrLogin::new(
