@@ -185,8 +185,8 @@ pub struct ListedSession {
     pub until: i64,
 }
 
-/// At most this many sessions are listed per identity (the newest), as
-/// `store::flows::SESSIONS_PER_IDENTITY` in the identity's list of sessions.
+/// At most this many sessions are listed per identity (the newest), here and in the
+/// identity's list of sessions (`store::flows::SESSIONS_PER_IDENTITY`).
 pub const LISTED_SESSIONS: usize = 32;
 
 /// The stored record: an [`Activity`], or the list of logins alone as written before the

@@ -56,11 +56,7 @@ pub async fn consent_known(
     let consistent = ctx.store.as_ref();
     let eventual = Eventual(consistent);
     let live = |from| live_identity(from, sub, now);
-    let mut known = Known {
-        identity_live: false,
-        client_exists: false,
-        remembered: false,
-    };
+    let mut known = Known::default();
     if !open {
         known.identity_live = live(consistent).await?.is_some();
         return Ok((known, None));

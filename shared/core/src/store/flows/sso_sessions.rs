@@ -11,7 +11,7 @@ use crate::store::typed::Versioned;
 use crate::store::{Backend, Cond, Key, Kind, Record, StoreError, Typed};
 
 /// At most this many SSO sessions are remembered per identity (the newest).
-pub(crate) const SESSIONS_PER_IDENTITY: usize = 32;
+pub(crate) const SESSIONS_PER_IDENTITY: usize = crate::domain::identity::LISTED_SESSIONS;
 
 /// SSO sessions, the identities' lists of them, and remembered consents.
 #[async_trait]
