@@ -6,7 +6,10 @@
 // verifies the ID token, whose amr and acr the test reads:
 // - the login page's passkey: amr ["hwk","user","pop"], acr "3";
 // - a QR login approved on a phone with its passkey: amr ["pop","hwk","user"], acr "2";
-// - the authenticator not verifying the user: refused, the login still waits.
+// - the authenticator not verifying the user: refused, the login still waits;
+// - the page leaves for the consent step once, though both its scripts learn of the approval
+//   (the passkey's answer and the status poll): the consent page is held back 1.5 s, so a second
+//   navigation would come while the first is pending and abort it.
 // On the embedded store, and on DynamoDB when SCANID_TEST_AWS_ENDPOINT is set.
 // SCANID_README_SHOTS=dir writes the login page with its passkey button (login-passkey.png).
 import { describe, test, before, after } from 'node:test';
@@ -145,8 +148,17 @@ for (const store of ['embedded', ...(emulator ? ['DynamoDB'] : [])]) {
           scale: 'css',
         });
       }
+      let consentLoads = 0;
+      await me.page.route(/\/login-actions\/consent/, async (route) => {
+        if (route.request().isNavigationRequest() && route.request().method() === 'GET') {
+          consentLoads += 1;
+          await new Promise((r) => setTimeout(r, 1500));
+        }
+        await route.continue();
+      });
       await button.click();
       const tokens = await finish(config, me.page, expected);
+      assert.equal(consentLoads, 1, 'the page asked for the consent step once');
       const claims = tokens.claims();
       assert.deepEqual(claims.amr, ['hwk', 'user', 'pop']);
       assert.equal(claims.acr, '3');

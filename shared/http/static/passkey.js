@@ -92,7 +92,12 @@
       })
       .then(function (r) {
         say(t('passkey-signed-in'));
-        window.location.assign(r.next);
+        // Once, like static/poll.js, which may have seen the approval first.
+        var root = document.documentElement;
+        if (!root.hasAttribute('data-leaving')) {
+          root.setAttribute('data-leaving', '');
+          window.location.assign(r.next);
+        }
       })
       .catch(function (e) {
         btn.disabled = false;

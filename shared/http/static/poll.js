@@ -12,6 +12,16 @@
   // has (`after`: the second of its last one), and the answer carries only the ones after it,
   // which the page adds to those it has. Once the app has scanned, the page shows the number to
   // pick in the app instead of the code.
+  // The page leaves once: the passkey button (static/passkey.js) may learn of the same approval
+  // first, and a second navigation would abort the first. Whichever script leaves marks <html>
+  // data-leaving, and the other then stays put.
+  var root = document.documentElement;
+  function leave(url) {
+    if (!root.hasAttribute('data-leaving')) {
+      root.setAttribute('data-leaving', '');
+      window.location.assign(url);
+    }
+  }
   // The page's words, in its language (the #text data block the server fills from its
   // catalogue).
   var text = Object.create(null);
@@ -163,7 +173,7 @@
       })
       .then(function (s) {
         busy = false;
-        if (done) {
+        if (done || root.hasAttribute('data-leaving')) {
           return;
         }
         if (s.retry) {
@@ -220,14 +230,14 @@
           state.textContent = why[s.reason];
           if (s.next) {
             setTimeout(function () {
-              window.location.assign(s.next);
+              leave(s.next);
             }, 5000);
           }
           return;
         }
         if (s.next) {
           state.textContent = s.status === 'denied' ? t('qr-denied') : t('qr-approved');
-          window.location.assign(s.next);
+          leave(s.next);
         }
       })
       .catch(function () {
