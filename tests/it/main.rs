@@ -39,6 +39,7 @@ mod directory;
 mod dpop;
 mod events;
 mod events_writer;
+mod executable;
 mod fapi2_message_signing;
 mod fapi2_security_profile;
 mod fapi_profile;

@@ -81,7 +81,10 @@ pub struct Tuning {
     /// instead of a long one on the writer every two hundred.
     pub wal_bound_pages: u32,
     /// The writer's page cache, in KiB: the pages its writes change are found there instead
-    /// of being read again from the file.
+    /// of being read again from the file (the OS's page cache keeps them too). 2 MiB: at
+    /// 8 MiB it was the largest single part of `scanid serve`'s peak memory (the writer
+    /// thread's malloc arena at 8.7 MB under whole QR logins), and the code exchange, the path
+    /// that writes most, runs as fast with 2 (docs/benchmarks/2026-11-29-memory.md).
     pub writer_cache_kib: u32,
 }
 
@@ -89,7 +92,7 @@ impl Default for Tuning {
     fn default() -> Self {
         Self {
             wal_bound_pages: 16_384,
-            writer_cache_kib: 8_192,
+            writer_cache_kib: 2_048,
         }
     }
 }
