@@ -77,9 +77,20 @@ fn seeded_codes_redeem_once_and_logins_and_the_mix_succeed() {
         "--apps",
         "2",
     ];
+    // As `infra/bench/run.sh` runs it: on one thread, with the server's CPU time per login.
+    let pid = s.pid().unwrap().to_string();
     let logins = lines(&load(
         &[
-            &["logins", "--secs", "1", "--concurrency", "2"],
+            &[
+                "--threads",
+                "1",
+                "logins",
+                "--secs",
+                "1",
+                "--concurrency",
+                "2",
+            ][..],
+            &["--pid", pid.as_str()][..],
             &target[..],
         ]
         .concat(),
@@ -87,8 +98,11 @@ fn seeded_codes_redeem_once_and_logins_and_the_mix_succeed() {
     ));
     assert!(logins[0]["logins"].as_u64().unwrap() > 0, "{}", logins[0]);
     assert_eq!(logins[0]["errors"], 0, "{}", logins[0]);
-
-    let pid = s.pid().unwrap().to_string();
+    // A whole login costs the server and the driver some CPU, and neither a second of it.
+    for who in ["server_cpu_ms_per_login", "driver_cpu_ms_per_login"] {
+        let ms = logins[0][who].as_f64().unwrap_or(-1.0);
+        assert!(ms > 0.0 && ms < 1000.0, "{who}: {}", logins[0]);
+    }
     let mixed = lines(&load(
         &[
             &[

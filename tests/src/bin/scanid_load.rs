@@ -33,6 +33,11 @@ use scanid_tests::{attr, basic_auth, code_at, now_ms, page_codes, params_of, Tes
 #[derive(Parser)]
 #[command(name = "scanid-load")]
 struct Cli {
+    /// The driver's worker threads (0: one per core, tokio's default). On a machine the server
+    /// shares, one thread keeps the driver to one core at most (`infra/bench/run.sh` does so for
+    /// `logins`).
+    #[arg(long, global = true, default_value_t = 0)]
+    threads: usize,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -85,6 +90,9 @@ struct LoginsArgs {
     secs: u64,
     #[arg(long, default_value_t = 16)]
     concurrency: usize,
+    /// The server's process id: its CPU time per login is reported (`server_cpu_ms_per_login`).
+    #[arg(long)]
+    pid: Option<u32>,
 }
 
 #[derive(Args)]
@@ -111,10 +119,11 @@ struct MixedArgs {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    let rt = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let mut rt = tokio::runtime::Builder::new_multi_thread();
+    if cli.threads > 0 {
+        rt.worker_threads(cli.threads);
+    }
+    let rt = match rt.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("scanid-load: {e}");
@@ -577,6 +586,7 @@ async fn logins(a: LoginsArgs) -> Result<(), String> {
     let d = Driver::new(a.target).await?;
     let deadline = Instant::now() + Duration::from_secs(a.secs);
     let started = Instant::now();
+    let cpu_before = (a.pid.and_then(cpu_secs), cpu_secs(std::process::id()));
     let mut tasks = tokio::task::JoinSet::new();
     for w in 0..a.concurrency {
         let d = d.clone();
@@ -599,6 +609,14 @@ async fn logins(a: LoginsArgs) -> Result<(), String> {
         times.extend(t.map_err(|e| e.to_string())?);
     }
     let secs = started.elapsed().as_secs_f64();
+    // CPU per login, the server's and the driver's (both on the same cores): a figure the
+    // machine's other load moves less than logins a second.
+    let per_login = |before: Option<f64>, pid: Option<u32>| {
+        let spent = pid.and_then(cpu_secs)? - before?;
+        Some(round2(spent * 1000.0 / times.len().max(1) as f64))
+    };
+    let server_ms = per_login(cpu_before.0, a.pid);
+    let driver_ms = per_login(cpu_before.1, Some(std::process::id()));
     times.sort_unstable();
     let mut w = d.take_window();
     w.latencies.sort_unstable();
@@ -614,6 +632,8 @@ async fn logins(a: LoginsArgs) -> Result<(), String> {
             "request_p50_ms": round2(pct(&w.latencies, 50.0)),
             "request_p99_ms": round2(pct(&w.latencies, 99.0)),
             "errors": w.errors,
+            "server_cpu_ms_per_login": server_ms,
+            "driver_cpu_ms_per_login": driver_ms,
         })
     );
     if w.errors > 0 {
@@ -761,6 +781,18 @@ impl Mix {
         self.keep(Self::family_of(&tokens)?);
         Ok(())
     }
+}
+
+/// The CPU time (user and system, seconds) process `pid` has used: `/proc/<pid>/stat`'s
+/// `utime` and `stime`, in Linux's clock ticks (`USER_HZ`, 100 a second on every
+/// architecture Linux runs this on).
+fn cpu_secs(pid: u32) -> Option<f64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces: count from the parenthesis that ends it.
+    let mut f = s.get(s.rfind(')')? + 2..)?.split_whitespace();
+    let utime: f64 = f.nth(11)?.parse().ok()?;
+    let stime: f64 = f.next()?.parse().ok()?;
+    Some((utime + stime) / 100.0)
 }
 
 fn rss_mb(pid: u32) -> Option<f64> {
