@@ -609,8 +609,8 @@ async fn logins(a: LoginsArgs) -> Result<(), String> {
         times.extend(t.map_err(|e| e.to_string())?);
     }
     let secs = started.elapsed().as_secs_f64();
-    // CPU per login, the server's and the driver's (both on the same cores): a figure the
-    // machine's other load moves less than logins a second.
+    // CPU per login, the server's and the driver's (both on the same cores): whether a slower
+    // run did more work a login or ran on a slower (busier) machine.
     let per_login = |before: Option<f64>, pid: Option<u32>| {
         let spent = pid.and_then(cpu_secs)? - before?;
         Some(round2(spent * 1000.0 / times.len().max(1) as f64))
