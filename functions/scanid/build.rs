@@ -13,12 +13,11 @@
 //! other packages (their `provided.al2023` has glibc 2.34) and are not touched.
 //! `SCANID_NO_RELR=1` turns it off.
 
-use std::io::Write as _;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
+include!("relr.rs");
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=relr.rs");
     println!("cargo:rerun-if-env-changed=SCANID_NO_RELR");
     let var = |k: &str| std::env::var(k).unwrap_or_default();
     let native = var("HOST") == var("TARGET");
@@ -29,30 +28,8 @@ fn main() {
     {
         return;
     }
-    if probe() {
+    let out = std::path::PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default());
+    if packs_relative_relocations(&out.join("relr-probe")) {
         println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
     }
-}
-
-/// Whether `cc` links a program with `-z pack-relative-relocs` that then runs.
-fn probe() -> bool {
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default()).join("relr-probe");
-    let child = Command::new("cc")
-        .args(["-x", "c", "-", "-o"])
-        .arg(&out)
-        .arg("-Wl,-z,pack-relative-relocs")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn();
-    let Ok(mut child) = child else {
-        return false;
-    };
-    if let Some(mut stdin) = child.stdin.take() {
-        if stdin.write_all(b"int main(void) { return 0; }\n").is_err() {
-            return false;
-        }
-    }
-    let linked = child.wait().is_ok_and(|s| s.success());
-    linked && Command::new(&out).status().is_ok_and(|s| s.success())
 }

@@ -586,7 +586,8 @@ async fn logins(a: LoginsArgs) -> Result<(), String> {
     let d = Driver::new(a.target).await?;
     let deadline = Instant::now() + Duration::from_secs(a.secs);
     let started = Instant::now();
-    let cpu_before = (a.pid.and_then(cpu_secs), cpu_secs(std::process::id()));
+    let me = std::process::id();
+    let (server_before, driver_before) = (a.pid.and_then(cpu_secs), cpu_secs(me));
     let mut tasks = tokio::task::JoinSet::new();
     for w in 0..a.concurrency {
         let d = d.clone();
@@ -611,12 +612,12 @@ async fn logins(a: LoginsArgs) -> Result<(), String> {
     let secs = started.elapsed().as_secs_f64();
     // CPU per login, the server's and the driver's (both on the same cores): whether a slower
     // run did more work a login or ran on a slower (busier) machine.
-    let per_login = |before: Option<f64>, pid: Option<u32>| {
-        let spent = pid.and_then(cpu_secs)? - before?;
+    let per_login = |pid: u32, before: Option<f64>| {
+        let spent = cpu_secs(pid)? - before?;
         Some(round2(spent * 1000.0 / times.len().max(1) as f64))
     };
-    let server_ms = per_login(cpu_before.0, a.pid);
-    let driver_ms = per_login(cpu_before.1, Some(std::process::id()));
+    let server_ms = a.pid.and_then(|pid| per_login(pid, server_before));
+    let driver_ms = per_login(me, driver_before);
     times.sort_unstable();
     let mut w = d.take_window();
     w.latencies.sort_unstable();
