@@ -47,35 +47,44 @@ pub fn svg(text: &str) -> Result<String, QrError> {
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"256\" height=\"256\" \
          viewBox=\"0 0 {size} {size}\" shape-rendering=\"crispEdges\"><rect \
          width=\"{size}\" height=\"{size}\" fill=\"#fff\"/><path stroke=\"#000\" d=\""
-    );
+    )
+    .into_bytes();
     out.reserve(4096);
+    // Bytes, not `String::push`: a code has some 500 runs and a thousand numbers, and
+    // pushing them as `char`s and `str`s was a sixth of the page's QR time (`callgrind`).
     let mut row_end: Option<(usize, usize)> = None;
     code.runs(|x, y, run| {
         match row_end {
             Some((ry, end)) if ry == y => {
-                out.push('m');
+                out.push(b'm');
                 push_num(&mut out, x - end);
-                out.push_str(" 0");
+                out.extend_from_slice(b" 0");
             }
             _ => {
-                out.push('M');
+                out.push(b'M');
                 push_num(&mut out, x + quiet);
-                out.push(' ');
+                out.push(b' ');
                 push_num(&mut out, y + quiet);
-                out.push_str(".5");
+                out.extend_from_slice(b".5");
             }
         }
-        out.push('h');
+        out.push(b'h');
         push_num(&mut out, run);
         row_end = Some((y, x + run));
     });
-    out.push_str("\"/></svg>");
-    Ok(out)
+    out.extend_from_slice(b"\"/></svg>");
+    // Only ASCII was written.
+    String::from_utf8(out).map_err(|_| QrError::UnsupportedCharacterSet)
 }
 
-/// `n` in decimal, without `fmt`'s machinery (a code's path has a few hundred numbers).
-fn push_num(out: &mut String, n: usize) {
-    out.push_str(itoa::Buffer::new().format(n));
+/// `n` in decimal, without `fmt`'s machinery; the usual one or two digits directly.
+fn push_num(out: &mut Vec<u8>, n: usize) {
+    const DIGITS: &[u8; 10] = b"0123456789";
+    match n {
+        0..=9 => out.push(DIGITS[n]),
+        10..=99 => out.extend_from_slice(&[DIGITS[n / 10], DIGITS[n % 10]]),
+        _ => out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes()),
+    }
 }
 
 #[cfg(test)]

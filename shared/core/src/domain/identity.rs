@@ -253,33 +253,46 @@ impl Activity {
         session: Option<&ListedSession>,
         now: Timestamp,
     ) -> Activity {
-        let mut places = self.places.clone();
-        if entry.outcome == "approved" {
-            if let Some(p) = &entry.place {
-                places.retain(|q| q != p);
-                places.insert(0, p.clone());
-                places.truncate(APPROVED_PLACES);
-            }
-        }
         Activity {
+            places: with_place(&self.places, &entry),
             logins: with_login(&self.logins, entry),
-            places,
             sessions: with_session(&self.sessions, session, now),
         }
     }
 
     /// The listed sessions that may still be live at `now`.
     pub fn live_sessions(&self, now: Timestamp) -> impl Iterator<Item = &str> {
-        self.sessions
-            .iter()
-            .filter(move |s| s.until > now.secs())
-            .map(|s| s.sid.as_str())
+        live_sessions(&self.sessions, now)
     }
+}
+
+/// Those of `sessions` that may still be live at `now`.
+pub(crate) fn live_sessions(
+    sessions: &[ListedSession],
+    now: Timestamp,
+) -> impl Iterator<Item = &str> {
+    sessions
+        .iter()
+        .filter(move |s| s.until > now.secs())
+        .map(|s| s.sid.as_str())
+}
+
+/// The approved places after `entry`: its place, when approved, becomes the most recent.
+pub(crate) fn with_place(places: &[String], entry: &LoginActivity) -> Vec<String> {
+    let mut places = places.to_vec();
+    if entry.outcome == "approved" {
+        if let Some(p) = &entry.place {
+            places.retain(|q| q != p);
+            places.insert(0, p.clone());
+            places.truncate(APPROVED_PLACES);
+        }
+    }
+    places
 }
 
 /// The list of sessions with `session` added (last; once), without those over by `now`, at
 /// most [`LISTED_SESSIONS`] (the newest).
-fn with_session(
+pub(crate) fn with_session(
     list: &[ListedSession],
     session: Option<&ListedSession>,
     now: Timestamp,
@@ -325,13 +338,7 @@ pub const RECENT_LOGINS_TTL_SECS: i64 = 90 * 24 * 3600;
 /// repeats the newest entry (the same session and client, not reported: a single-page app's
 /// silent renewals) replaces it, so renewals do not push the QR logins out of the list.
 pub fn with_login(list: &[LoginActivity], entry: LoginActivity) -> Vec<LoginActivity> {
-    let repeat = entry.method == "sso"
-        && list.first().is_some_and(|l| {
-            l.method == "sso"
-                && l.sid == entry.sid
-                && l.client_id == entry.client_id
-                && l.reported_at.is_none()
-        });
+    let repeat = list.first().is_some_and(|l| repeats(l, &entry));
     let mut next = Vec::with_capacity(RECENT_LOGINS);
     next.push(entry);
     next.extend(
@@ -341,6 +348,16 @@ pub fn with_login(list: &[LoginActivity], entry: LoginActivity) -> Vec<LoginActi
             .cloned(),
     );
     next
+}
+
+/// Whether `entry` repeats `newest`, the list's newest entry, and so replaces it: an SSO
+/// login of the same session and client, `newest` not reported ([`with_login`]).
+pub(crate) fn repeats(newest: &LoginActivity, entry: &LoginActivity) -> bool {
+    entry.method == "sso"
+        && newest.method == "sso"
+        && newest.sid == entry.sid
+        && newest.client_id == entry.client_id
+        && newest.reported_at.is_none()
 }
 
 /// A validation failure: which field and why (the text goes to the client).

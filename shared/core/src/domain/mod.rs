@@ -16,6 +16,7 @@ pub(crate) mod device_grant;
 pub mod discovery;
 pub mod dpop;
 pub(crate) mod grant;
+pub mod history;
 pub mod identity;
 pub mod issuer;
 pub mod locale;

@@ -65,14 +65,14 @@ pub(crate) async fn assess_in(
     };
     let attempts: Vec<Timestamp> = history
         .as_ref()
-        .map(|h| h.activity.logins.iter().map(|l| l.at).collect())
+        .map(|h| h.history.logins.iter().map(|l| l.at).collect())
         .unwrap_or_default();
     let flags = risk::flags(
         &browser,
         &place,
         &phone,
         history.as_ref().map(|h| risk::History {
-            approved_places: &h.activity.places,
+            approved_places: &h.history.places,
             attempts: &attempts,
         }),
         ctx.settings.high_usage_logins_per_hour,

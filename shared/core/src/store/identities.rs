@@ -5,6 +5,7 @@ use async_trait::async_trait;
 
 use super::{Backend, Cond, Key, Kind, Record, StoreError, Write};
 use crate::clock::Timestamp;
+use crate::domain::history::History;
 use crate::domain::identity::{
     self, Activity, Identity, ListedSession, LoginActivity, StoredActivity,
 };
@@ -30,8 +31,8 @@ pub enum NewIdentityError {
 /// it without reading it again ([`IdentityStore::record_login_after`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LoginHistory {
-    /// The recent logins and approved places.
-    pub activity: Activity,
+    /// The recent logins' times, the approved places and the listed sessions.
+    pub history: History,
     /// The record it was read from (`None`: there was none).
     record: Option<Record>,
 }
@@ -43,18 +44,22 @@ fn login_write(
     (entry, session): (&LoginActivity, Option<&ListedSession>),
     now: Timestamp,
 ) -> Result<(Record, Cond), StoreError> {
-    let history = read.activity.with(entry.clone(), session, now);
+    let corrupt = |e: serde_json::Error| StoreError::Corrupt(format!("{}: {e}", key.pk()).into());
+    let next = read.history.with(entry, session, now).map_err(corrupt)?;
     // Kept while a session it lists may live, too (`sso_max` may be longer than the TTL).
-    let listed = history.sessions.iter().map(|s| s.until).max().unwrap_or(0);
-    let expires = Some((now.secs() + identity::RECENT_LOGINS_TTL_SECS).max(listed));
-    Ok(match &read.record {
-        Some(old) => {
-            let mut r = old.next(&history)?;
-            r.expires_at = expires;
-            (r, Cond::Version(old.version))
-        }
-        None => (Record::new(key.clone(), &history, expires)?, Cond::Absent),
-    })
+    let listed = next.sessions_until.unwrap_or(0);
+    let expires_at = Some((now.secs() + identity::RECENT_LOGINS_TTL_SECS).max(listed));
+    let (version, cond) = match &read.record {
+        Some(old) => (old.version + 1, Cond::Version(old.version)),
+        None => (1, Cond::Absent),
+    };
+    let record = Record {
+        key: key.clone(),
+        body: next.body,
+        version,
+        expires_at,
+    };
+    Ok((record, cond))
 }
 
 /// A uniqueness marker. A deleted identity's `service_id` marker stays, naming nobody
@@ -359,7 +364,13 @@ impl<B: Backend + ?Sized> IdentityStore for B {
         sub: &str,
         now: Timestamp,
     ) -> Result<Vec<LoginActivity>, StoreError> {
-        Ok(self.login_history(sub, now).await?.activity.logins)
+        match self
+            .get(&Key::new(Kind::IdentityActivity, sub), now)
+            .await?
+        {
+            Some(r) => Ok(Activity::from(r.value::<StoredActivity>()?).logins),
+            None => Ok(Vec::new()),
+        }
     }
 
     async fn login_history(&self, sub: &str, now: Timestamp) -> Result<LoginHistory, StoreError> {
@@ -368,7 +379,8 @@ impl<B: Backend + ?Sized> IdentityStore for B {
             .await?
         {
             Some(r) => Ok(LoginHistory {
-                activity: r.value::<StoredActivity>()?.into(),
+                history: History::parse(&r.body)
+                    .map_err(|e| StoreError::Corrupt(format!("{}: {e}", r.key.pk()).into()))?,
                 record: Some(r),
             }),
             None => Ok(LoginHistory::default()),

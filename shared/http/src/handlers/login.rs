@@ -215,9 +215,13 @@ pub(crate) fn qr_page_noting(
     let rng = ctx.random.as_ref();
     // The next codes, for the page's script to draw until its first poll answers: JSON in a
     // data block, `<` escaped so nothing in it can end the block.
-    let ahead = json!({ "server_time": now.to_rfc3339_millis(), "challenges": codes })
-        .to_string()
-        .replace('<', "\\u003c");
+    // (`serde_json::to_string`, not `Value`'s `Display`: the codes are some 20 KB, and
+    // `Display` writes them through `fmt` piece by piece.)
+    let ahead = serde_json::to_string(
+        &json!({ "server_time": now.to_rfc3339_millis(), "challenges": codes }),
+    )
+    .unwrap_or_default()
+    .replace('<', "\\u003c");
     let text = script_text(tr);
     // Where the page polls from another origin, its script may fetch from there too.
     let connect = match ctx.settings.login_status_url.as_deref() {

@@ -267,7 +267,7 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
         s.login_history(&sub, T0)
             .await
             .unwrap()
-            .activity
+            .history
             .places
             .len(),
         0
@@ -287,7 +287,13 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     s.record_login(&sub, login(4, "approved", "SE/AS64500"), None, T0)
         .await
         .unwrap();
-    let h = s.login_history(&sub, T0).await.unwrap().activity;
+    let h = s
+        .login_history(&sub, T0)
+        .await
+        .unwrap()
+        .history
+        .activity()
+        .unwrap();
     assert_eq!(
         h.places,
         vec!["SE/AS64500", "DE/AS64503"],
@@ -310,7 +316,13 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
         .await
         .unwrap();
     }
-    let h = s.login_history(&sub, T0).await.unwrap().activity;
+    let h = s
+        .login_history(&sub, T0)
+        .await
+        .unwrap()
+        .history
+        .activity()
+        .unwrap();
     assert_eq!(h.places.len(), APPROVED_PLACES, "bounded");
     assert_eq!(h.places[0], format!("{}.0.0.0/24", APPROVED_PLACES + 3));
     assert!(
@@ -326,7 +338,13 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     s.record_login_after(&sub, login(41, "denied", "FI/AS1"), None, &read, T0)
         .await
         .unwrap();
-    let h = s.login_history(&sub, T0).await.unwrap().activity;
+    let h = s
+        .login_history(&sub, T0)
+        .await
+        .unwrap()
+        .history
+        .activity()
+        .unwrap();
     assert_eq!(h.logins[0], login(41, "denied", "FI/AS1"));
     assert_eq!(h.logins[1], login(40, "approved", "FI/AS1"));
     assert_eq!(h.places[0], "FI/AS1");
@@ -338,7 +356,13 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     s.record_login_after(&fresh, login(2, "approved", "NO/AS2"), None, &none, T0)
         .await
         .unwrap();
-    let h = s.login_history(&fresh, T0).await.unwrap().activity;
+    let h = s
+        .login_history(&fresh, T0)
+        .await
+        .unwrap()
+        .history
+        .activity()
+        .unwrap();
     assert_eq!(h.places, vec!["NO/AS2", "SE/AS64500"]);
     // Expiry is checked on read: the whole history goes with its record.
     let later = T0.plus_secs(RECENT_LOGINS_TTL_SECS + 1);
@@ -346,7 +370,7 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
         s.login_history(&sub, later)
             .await
             .unwrap()
-            .activity
+            .history
             .places
             .len(),
         0
@@ -367,12 +391,24 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     )
     .await
     .unwrap();
-    let h = s.login_history(&before, T0).await.unwrap().activity;
+    let h = s
+        .login_history(&before, T0)
+        .await
+        .unwrap()
+        .history
+        .activity()
+        .unwrap();
     assert_eq!((h.logins.len(), h.places.len()), (1, 0));
     s.record_login(&before, login(5, "approved", "SE/AS64500"), None, T0)
         .await
         .unwrap();
-    let h = s.login_history(&before, T0).await.unwrap().activity;
+    let h = s
+        .login_history(&before, T0)
+        .await
+        .unwrap()
+        .history
+        .activity()
+        .unwrap();
     assert_eq!(
         (h.logins.len(), h.places.as_slice()),
         (2, &["SE/AS64500".to_owned()][..])

@@ -186,7 +186,7 @@ async fn a_flag_the_client_refuses_cancels_the_approval_and_the_activity_shows_i
         .login_history(&env.alice.sub, env.now())
         .await
         .unwrap();
-    assert!(h.activity.places.is_empty());
+    assert!(h.history.places.is_empty());
 
     // A denial is never refused: the person may always say no.
     let login = started_at(&env, ATTACKER).await;
@@ -207,7 +207,7 @@ async fn flags_warn_by_default_and_an_approval_remembers_its_place() {
         .login_history(&env.alice.sub, env.now())
         .await
         .unwrap();
-    assert_eq!(h.activity.places, vec!["SE/AS64500"]);
+    assert_eq!(h.history.places, vec!["SE/AS64500"]);
     // From a new country: both flags, warned only (the decision knows the identity).
     env.advance(60);
     let login = started_at(&env, ATTACKER).await;
@@ -278,7 +278,7 @@ async fn without_a_database_the_prefix_is_the_place() {
         .login_history(&env.alice.sub, env.now())
         .await
         .unwrap();
-    assert_eq!(h.activity.places, vec!["198.51.100.0/24"]);
+    assert_eq!(h.history.places, vec!["198.51.100.0/24"]);
 }
 
 #[tokio::test]

@@ -149,7 +149,7 @@ async fn a_qr_logins_session_is_listed_by_its_approval_and_ended_with_the_identi
         "no list of its own was written"
     );
     let history = env.store.login_history(sub, env.now()).await.unwrap();
-    let listed: Vec<&str> = history.activity.live_sessions(env.now()).collect();
+    let listed: Vec<&str> = history.history.live_sessions(env.now()).collect();
     assert_eq!(listed, [one.sid.as_str()]);
     // A session from before (listed the old way) is found too.
     let two = env.login(&env.shop_auth(&[("state", "two")])).await;
