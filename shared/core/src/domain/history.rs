@@ -186,7 +186,7 @@ mod tests {
 
     /// A varied entry: QR or SSO logins, approved or not, with or without place and flags.
     fn entry(n: u64) -> LoginActivity {
-        let sso = n % 3 == 0;
+        let sso = n.is_multiple_of(3);
         LoginActivity {
             at: Timestamp::from_secs(1_700_000_000 + i64::try_from(n).unwrap()),
             client_id: format!("client-{}", n % 2),
@@ -196,8 +196,8 @@ mod tests {
             user_agent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 \u{e9}".into(),
             location: None,
             network: None,
-            place: (n % 5 != 0).then(|| format!("SE/AS6450{}", n % 3)),
-            flags: if n % 2 == 0 {
+            place: (!n.is_multiple_of(5)).then(|| format!("SE/AS6450{}", n % 3)),
+            flags: if n.is_multiple_of(2) {
                 vec![crate::domain::risk::Flag::FirstFromHere]
             } else {
                 Vec::new()
@@ -206,7 +206,7 @@ mod tests {
             method: if sso { "sso" } else { "qr" }.into(),
             login_id: (!sso).then(|| format!("login{n}")),
             sid: sso.then(|| format!("sid{}", n % 2)),
-            reported_at: (n % 11 == 0).then(|| Timestamp::from_secs(5)),
+            reported_at: n.is_multiple_of(11).then(|| Timestamp::from_secs(5)),
         }
     }
 
