@@ -276,6 +276,11 @@ impl Driver {
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .pool_max_idle_per_host(256)
+            // Below `scanid serve`'s 10 s for a kept-alive connection's next request
+            // (`--head-timeout-secs`): a connection the server is closing just as the driver
+            // sends on it fails the request (two introspections failed so in a 10-minute
+            // soak: the open loop's bursts open connections that may then sit idle).
+            .pool_idle_timeout(Duration::from_secs(5))
             .timeout(Duration::from_secs(30))
             .build()
             .map_err(|e| e.to_string())?;
