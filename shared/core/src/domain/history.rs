@@ -10,7 +10,14 @@
 //! instructions; read this way, 1.4% fewer instructions a login in all (`callgrind`,
 //! 2026-11-29: the read still scans every byte, and that scan is most of its cost). The
 //! record written is the one [`Activity::with`] writes, byte for byte (a test holds the two
-//! to each other), so the app's listing ([`Activity`]) reads it as before.
+//! to each other, for entries in the form written now), so the app's listing ([`Activity`])
+//! reads it as before. Entries written by older versions are kept as they were stored, not
+//! rewritten in today's form; whoever reads them whole fills in the same defaults.
+//!
+//! Only each entry's time is checked at the read: an entry that reads no further (which
+//! scanid never writes) no longer stops a decision, and the sessions the record lists are read
+//! the same way when every session of the identity ends
+//! ([`crate::store::SsoSessions::identity_sessions`]), so none is hidden by it.
 
 use serde::de::Error as _;
 use serde::{Deserialize, Serialize};
@@ -185,8 +192,10 @@ mod tests {
     use crate::domain::identity::StoredActivity;
 
     /// A varied entry: QR or SSO logins, approved or not, with or without place and flags.
+    // (`is_multiple_of` is Rust 1.87; the workspace's `rust-version` is 1.85.)
+    #[allow(clippy::manual_is_multiple_of)]
     fn entry(n: u64) -> LoginActivity {
-        let sso = n.is_multiple_of(3);
+        let sso = n % 3 == 0;
         LoginActivity {
             at: Timestamp::from_secs(1_700_000_000 + i64::try_from(n).unwrap()),
             client_id: format!("client-{}", n % 2),
@@ -196,8 +205,8 @@ mod tests {
             user_agent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0 \u{e9}".into(),
             location: None,
             network: None,
-            place: (!n.is_multiple_of(5)).then(|| format!("SE/AS6450{}", n % 3)),
-            flags: if n.is_multiple_of(2) {
+            place: (n % 5 != 0).then(|| format!("SE/AS6450{}", n % 3)),
+            flags: if n % 2 == 0 {
                 vec![crate::domain::risk::Flag::FirstFromHere]
             } else {
                 Vec::new()
@@ -206,7 +215,7 @@ mod tests {
             method: if sso { "sso" } else { "qr" }.into(),
             login_id: (!sso).then(|| format!("login{n}")),
             sid: sso.then(|| format!("sid{}", n % 2)),
-            reported_at: n.is_multiple_of(11).then(|| Timestamp::from_secs(5)),
+            reported_at: (n % 11 == 0).then(|| Timestamp::from_secs(5)),
         }
     }
 

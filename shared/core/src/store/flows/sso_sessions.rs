@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 
 use crate::clock::Timestamp;
-use crate::domain::identity::{Activity, StoredActivity};
+use crate::domain::history::History;
 use crate::domain::login::{Consent, SsoSession};
 use crate::protocol::ClientId;
 use crate::store::typed::Versioned;
@@ -97,6 +97,8 @@ pub trait SsoSessions: Backend {
     /// The identity's recent SSO session ids: those its list holds (sessions started
     /// otherwise than by a QR login: a device code, an SSO session before issue 41) and those
     /// its recent logins list ([`Activity::sessions`]: its approved QR logins').
+    ///
+    /// [`Activity::sessions`]: crate::domain::identity::Activity::sessions
     async fn identity_sessions(
         &self,
         sub: &str,
@@ -107,12 +109,15 @@ pub trait SsoSessions: Backend {
             .await?
             .map(|l| l.value)
             .unwrap_or_default();
-        if let Some(a) = self
-            .read::<StoredActivity>(Kind::IdentityActivity, sub, now)
+        // Read as a decision reads it (`History`): the sessions it lists are found even in
+        // a record whose older entries no longer read as whole logins, as they are written.
+        if let Some(r) = self
+            .get(&Key::new(Kind::IdentityActivity, sub), now)
             .await?
         {
-            let activity: Activity = a.value.into();
-            for sid in activity.live_sessions(now) {
+            let history = History::parse(&r.body)
+                .map_err(|e| StoreError::Corrupt(format!("{}: {e}", r.key.pk()).into()))?;
+            for sid in history.live_sessions(now) {
                 if !sids.iter().any(|s| s == sid) {
                     sids.push(sid.to_owned());
                 }

@@ -415,6 +415,51 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     );
 }
 
+/// A decision reads the recent logins as far as each one's time (`domain::history`): an entry
+/// that reads no further (here a client id of another type) still takes a new login in front
+/// of it, and the session that login lists is found when every session of the identity ends.
+pub async fn a_history_entry_read_to_its_time_hides_no_session<B: Backend>(s: Arc<B>) {
+    use crate::domain::identity::{ListedSession, LoginActivity};
+    use crate::store::{IdentityStore, SsoSessions, Typed};
+    let sub = id("sub");
+    let odd = serde_json::json!({ "logins": [{ "at": T0, "client_id": 7 }], "places": [] });
+    s.create(Kind::IdentityActivity, &sub, &odd, Some(T0.secs() + 60), T0)
+        .await
+        .unwrap();
+    let entry = LoginActivity {
+        at: T0.plus_secs(1),
+        client_id: "suite".into(),
+        client_name: "Suite".into(),
+        outcome: "approved".into(),
+        browser_ip: "192.0.2.1".into(),
+        user_agent: "suite".into(),
+        location: None,
+        network: None,
+        place: None,
+        flags: Vec::new(),
+        id: "e1".into(),
+        method: "qr".into(),
+        login_id: None,
+        sid: None,
+        reported_at: None,
+    };
+    let session = ListedSession {
+        sid: "sid-1".into(),
+        until: T0.secs() + 600,
+    };
+    let read = s.login_history(&sub, T0).await.unwrap();
+    assert_eq!(read.history.logins.len(), 1);
+    s.record_login_after(&sub, entry, Some(&session), &read, T0)
+        .await
+        .unwrap();
+    let h = s.login_history(&sub, T0).await.unwrap().history;
+    assert_eq!((h.logins.len(), h.logins[0].at), (2, T0.plus_secs(1)));
+    assert_eq!(s.identity_sessions(&sub, T0).await.unwrap(), ["sid-1"]);
+    // Past the session's end it is no longer listed.
+    let later = T0.plus_secs(601);
+    assert!(s.identity_sessions(&sub, later).await.unwrap().is_empty());
+}
+
 pub async fn a_deleted_identity_name_is_held_until_its_quarantine_ends<B: Backend>(s: Arc<B>) {
     use crate::store::{IdentityStore, NewIdentityError};
     let (name, sid) = (short("n"), short("s"));

@@ -71,6 +71,7 @@ macro_rules! adapter_suite {
                 push_subscriptions_are_kept_per_identity,
                 a_device_code_is_redeemed_once,
                 an_identity_keeps_the_places_it_approved_logins_from,
+                a_history_entry_read_to_its_time_hides_no_session,
                 a_reported_login_is_marked_with_its_jti_spent,
                 a_session_s_grants_are_revoked_until_the_marker_expires,
                 a_scanned_qr_login_keeps_its_number_scanner_and_cancellation,
