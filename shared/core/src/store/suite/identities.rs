@@ -140,21 +140,9 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
         .await
         .unwrap();
     let login = |n: usize| LoginActivity {
-        at: T0.plus_secs(n as i64),
         client_id: client.client_id.to_string(),
         client_name: format!("login {n}"),
-        outcome: "approved".into(),
-        browser_ip: "192.0.2.1".into(),
-        user_agent: "suite".into(),
-        location: None,
-        network: None,
-        place: None,
-        flags: vec![],
-        id: format!("id{n}"),
-        method: "qr".into(),
-        login_id: None,
-        sid: None,
-        reported_at: None,
+        ..approved_login(n)
     };
     assert!(s.recent_logins(&a.sub, T0).await.unwrap().is_empty());
     for n in 0..25 {
@@ -233,6 +221,34 @@ pub async fn identity_deletion_frees_the_name_and_keeps_the_service_id<B: Backen
 /// The places an identity approved logins from are kept with its recent logins (bounded,
 /// most recent first, only approvals), with the location, network and flags of each login;
 /// a record written before the places were kept (a list of logins) still reads.
+/// An approved QR login at `T0 + n` s, to client `suite`, entry id `id{n}`.
+fn approved_login(n: usize) -> crate::domain::identity::LoginActivity {
+    crate::domain::identity::LoginActivity {
+        at: T0.plus_secs(i64::try_from(n).unwrap()),
+        client_id: "suite".into(),
+        client_name: "Suite".into(),
+        outcome: "approved".into(),
+        browser_ip: "192.0.2.1".into(),
+        user_agent: "suite".into(),
+        location: None,
+        network: None,
+        place: None,
+        flags: Vec::new(),
+        id: format!("id{n}"),
+        method: "qr".into(),
+        login_id: None,
+        sid: None,
+        reported_at: None,
+    }
+}
+
+/// `sub`'s login history as read, every entry parsed.
+async fn whole_history<B: Backend>(s: &B, sub: &str) -> crate::domain::identity::Activity {
+    use crate::store::IdentityStore;
+    let read = s.login_history(sub, T0).await.unwrap();
+    read.history.activity().unwrap()
+}
+
 pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s: Arc<B>) {
     use crate::domain::identity::{LoginActivity, APPROVED_PLACES, RECENT_LOGINS_TTL_SECS};
     use crate::domain::risk::Flag;
@@ -287,13 +303,7 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     s.record_login(&sub, login(4, "approved", "SE/AS64500"), None, T0)
         .await
         .unwrap();
-    let h = s
-        .login_history(&sub, T0)
-        .await
-        .unwrap()
-        .history
-        .activity()
-        .unwrap();
+    let h = whole_history(s.as_ref(), &sub).await;
     assert_eq!(
         h.places,
         vec!["SE/AS64500", "DE/AS64503"],
@@ -316,13 +326,7 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
         .await
         .unwrap();
     }
-    let h = s
-        .login_history(&sub, T0)
-        .await
-        .unwrap()
-        .history
-        .activity()
-        .unwrap();
+    let h = whole_history(s.as_ref(), &sub).await;
     assert_eq!(h.places.len(), APPROVED_PLACES, "bounded");
     assert_eq!(h.places[0], format!("{}.0.0.0/24", APPROVED_PLACES + 3));
     assert!(
@@ -338,13 +342,7 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     s.record_login_after(&sub, login(41, "denied", "FI/AS1"), None, &read, T0)
         .await
         .unwrap();
-    let h = s
-        .login_history(&sub, T0)
-        .await
-        .unwrap()
-        .history
-        .activity()
-        .unwrap();
+    let h = whole_history(s.as_ref(), &sub).await;
     assert_eq!(h.logins[0], login(41, "denied", "FI/AS1"));
     assert_eq!(h.logins[1], login(40, "approved", "FI/AS1"));
     assert_eq!(h.places[0], "FI/AS1");
@@ -356,13 +354,7 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     s.record_login_after(&fresh, login(2, "approved", "NO/AS2"), None, &none, T0)
         .await
         .unwrap();
-    let h = s
-        .login_history(&fresh, T0)
-        .await
-        .unwrap()
-        .history
-        .activity()
-        .unwrap();
+    let h = whole_history(s.as_ref(), &fresh).await;
     assert_eq!(h.places, vec!["NO/AS2", "SE/AS64500"]);
     // Expiry is checked on read: the whole history goes with its record.
     let later = T0.plus_secs(RECENT_LOGINS_TTL_SECS + 1);
@@ -391,24 +383,12 @@ pub async fn an_identity_keeps_the_places_it_approved_logins_from<B: Backend>(s:
     )
     .await
     .unwrap();
-    let h = s
-        .login_history(&before, T0)
-        .await
-        .unwrap()
-        .history
-        .activity()
-        .unwrap();
+    let h = whole_history(s.as_ref(), &before).await;
     assert_eq!((h.logins.len(), h.places.len()), (1, 0));
     s.record_login(&before, login(5, "approved", "SE/AS64500"), None, T0)
         .await
         .unwrap();
-    let h = s
-        .login_history(&before, T0)
-        .await
-        .unwrap()
-        .history
-        .activity()
-        .unwrap();
+    let h = whole_history(s.as_ref(), &before).await;
     assert_eq!(
         (h.logins.len(), h.places.as_slice()),
         (2, &["SE/AS64500".to_owned()][..])
@@ -427,21 +407,8 @@ pub async fn a_history_entry_read_to_its_time_hides_no_session<B: Backend>(s: Ar
         .await
         .unwrap();
     let entry = LoginActivity {
-        at: T0.plus_secs(1),
-        client_id: "suite".into(),
-        client_name: "Suite".into(),
-        outcome: "approved".into(),
-        browser_ip: "192.0.2.1".into(),
-        user_agent: "suite".into(),
-        location: None,
-        network: None,
-        place: None,
-        flags: Vec::new(),
         id: "e1".into(),
-        method: "qr".into(),
-        login_id: None,
-        sid: None,
-        reported_at: None,
+        ..approved_login(1)
     };
     let session = ListedSession {
         sid: "sid-1".into(),
