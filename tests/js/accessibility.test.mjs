@@ -272,9 +272,17 @@ test('a screen reader through a whole login: the QR named by its link, the numbe
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
   await page.goto(authUrl('reader', 'en'));
-  const link = await page.locator('#app-link').getAttribute('data-qr-payload');
-  // The QR: an image whose name is the link it holds; the same link as a named link.
-  const qr = await page.locator('body').ariaSnapshot();
+  // The QR: an image whose name is the link it holds; the same link as a named link. The
+  // code is redrawn every second, the link and the image's name together: the link is read
+  // before and after the snapshot, until both reads agree (one code's second).
+  const payload = () => page.locator('#app-link').getAttribute('data-qr-payload');
+  let link;
+  let qr;
+  for (let tries = 0; tries < 5; tries++) {
+    link = await payload();
+    qr = await page.locator('body').ariaSnapshot();
+    if ((await payload()) === link) break;
+  }
   assert.ok(qr.includes(`img "QR code. It holds this link: ${link}`), qr);
   assert.ok(qr.includes('link "Open the scanid app"'), qr);
   await everyControlNamed(page, 'QR page');
