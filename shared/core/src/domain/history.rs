@@ -30,14 +30,16 @@ use crate::domain::identity::{
 };
 
 /// A login history, read for a decision ([`History::parse`]) and written with one login more
-/// ([`History::with`]).
-#[derive(Debug, Clone, Default)]
+/// ([`History::with`]). Deserialized as the record is written now ([`Activity`]'s members).
+#[derive(Debug, Clone, Default, Deserialize)]
 pub struct History {
     /// The recent logins, most recent first.
     pub logins: Vec<StoredLogin>,
     /// The places approved logins came from, most recent first.
+    #[serde(default)]
     pub places: Vec<String>,
     /// The SSO sessions the identity's approved QR logins start ([`Activity::sessions`]).
+    #[serde(default)]
     pub sessions: Vec<ListedSession>,
 }
 
@@ -76,16 +78,6 @@ impl<'de> Deserialize<'de> for StoredLogin {
     }
 }
 
-/// The record as written now ([`Activity`]'s members).
-#[derive(Deserialize)]
-struct Stored {
-    logins: Vec<StoredLogin>,
-    #[serde(default)]
-    places: Vec<String>,
-    #[serde(default)]
-    sessions: Vec<ListedSession>,
-}
-
 /// A history with a login added ([`History::with`]).
 #[derive(Debug)]
 pub struct Written {
@@ -118,16 +110,7 @@ impl History {
                 ..History::default()
             });
         }
-        let Stored {
-            logins,
-            places,
-            sessions,
-        } = serde_json::from_str(body)?;
-        Ok(History {
-            logins,
-            places,
-            sessions,
-        })
+        serde_json::from_str(body)
     }
 
     /// The record's body with `entry` added, as [`Activity::with`] writes it: the entry first

@@ -37,6 +37,11 @@ pub struct LoginHistory {
     record: Option<Record>,
 }
 
+/// The login history record `r` as a decision reads it ([`History::parse`]).
+pub(crate) fn history_of(r: &Record) -> Result<History, StoreError> {
+    History::parse(&r.body).map_err(|e| StoreError::Corrupt(format!("{}: {e}", r.key.pk()).into()))
+}
+
 /// The write that adds `entry` to the history as `read` (parsed once, at the read).
 fn login_write(
     key: &Key,
@@ -379,8 +384,7 @@ impl<B: Backend + ?Sized> IdentityStore for B {
             .await?
         {
             Some(r) => Ok(LoginHistory {
-                history: History::parse(&r.body)
-                    .map_err(|e| StoreError::Corrupt(format!("{}: {e}", r.key.pk()).into()))?,
+                history: history_of(&r)?,
                 record: Some(r),
             }),
             None => Ok(LoginHistory::default()),

@@ -4,7 +4,6 @@
 use async_trait::async_trait;
 
 use crate::clock::Timestamp;
-use crate::domain::history::History;
 use crate::domain::login::{Consent, SsoSession};
 use crate::protocol::ClientId;
 use crate::store::typed::Versioned;
@@ -115,9 +114,7 @@ pub trait SsoSessions: Backend {
             .get(&Key::new(Kind::IdentityActivity, sub), now)
             .await?
         {
-            let history = History::parse(&r.body)
-                .map_err(|e| StoreError::Corrupt(format!("{}: {e}", r.key.pk()).into()))?;
-            for sid in history.live_sessions(now) {
+            for sid in crate::store::identities::history_of(&r)?.live_sessions(now) {
                 if !sids.iter().any(|s| s == sid) {
                     sids.push(sid.to_owned());
                 }
